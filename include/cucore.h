@@ -1,0 +1,16 @@
+/* libcucore: the CUDA driver API made safe and pleasant, as a C ABI.
+ *
+ * The umbrella header: include this, or the capability headers under cucore/.
+ * No CUDA header is needed to use it. Conventions: cucore/common.h and
+ * docs/c_abi.md.
+ */
+#ifndef CUCORE_H
+#define CUCORE_H
+
+#include "cucore/common.h"
+#include "cucore/device.h"
+#include "cucore/context.h"
+#include "cucore/event.h"
+#include "cucore/stream.h"
+
+#endif /* CUCORE_H */
