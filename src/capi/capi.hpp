@@ -1,0 +1,114 @@
+// Helpers for the extern "C" layer: argument checks, handle resolution, and the
+// catch-all that turns core::Error into a status and the thread's last error.
+// No CUDA logic lives in src/capi.
+#pragma once
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "core/context.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/event.hpp"
+#include "core/diagnostics.hpp"
+#include "core/handle.hpp"
+#include "core/stream.hpp"
+#include "cucore.h"
+
+namespace cucore::capi {
+
+// The core class behind each C handle type.
+template <class Handle> struct CoreOf;
+template <> struct CoreOf<cucore_device_t> { using type = core::Device; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_DEVICE; };
+template <> struct CoreOf<cucore_context_t> { using type = core::Context; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_CONTEXT; };
+template <> struct CoreOf<cucore_stream_t> { using type = core::Stream; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_STREAM; };
+template <> struct CoreOf<cucore_event_t> { using type = core::Event; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_EVENT; };
+
+// Runs `body`; returns CUCORE_SUCCESS or the status of what it threw, with the
+// thread's last error set to "<function>: <message>".
+template <class Body>
+inline cucore_status_t guarded(const char *function, Body &&body) noexcept {
+    try {
+        body();
+        return CUCORE_SUCCESS;
+    } catch (const core::Error &error) {
+        return core::set_last_error(function, error.status(), error.what(), error.cuda_result());
+    } catch (const std::bad_alloc &) {
+        return core::set_last_error(function, CUCORE_ERROR_OUT_OF_MEMORY, "out of host memory", 0);
+    } catch (const std::exception &error) {
+        return core::set_last_error(function, CUCORE_ERROR_INTERNAL, error.what(), 0);
+    } catch (...) {
+        return core::set_last_error(function, CUCORE_ERROR_INTERNAL, "unknown exception", 0);
+    }
+}
+
+// The object behind a handle argument (no reference taken).
+template <class Handle>
+inline typename CoreOf<Handle>::type &get(const Handle *handle, const char *argument) {
+    return *static_cast<typename CoreOf<Handle>::type *>(
+        core::handles::resolve(handle, CoreOf<Handle>::kind, argument));
+}
+
+// Checks an out-pointer and clears it, so it reads NULL/0 if the call fails.
+template <class T>
+inline T &out(T *pointer, const char *argument) {
+    if (!pointer) core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL");
+    *pointer = T{};
+    return *pointer;
+}
+
+// Hands a new reference to the C caller as its handle.
+template <class Handle, class T>
+inline Handle *give(core::Ref<T> object) noexcept {
+    return static_cast<Handle *>(core::handles::encode(object.detach()));
+}
+
+template <class Handle>
+inline void retain(Handle *handle) {
+    core::handles::retain(handle, CoreOf<Handle>::kind, core::object_type_name(CoreOf<Handle>::kind));
+}
+
+template <class Handle>
+inline void release(Handle *handle) {
+    if (!handle) return;  // NULL is a no-op
+    core::handles::release(handle, CoreOf<Handle>::kind, core::object_type_name(CoreOf<Handle>::kind));
+}
+
+// Reads a versioned options struct: NULL gives `defaults`; a smaller
+// struct_size (an older caller) reads only the fields it has; a larger one (a
+// newer caller) is accepted only if the fields this library does not know are 0.
+template <class Options>
+inline Options read_options(const Options *options, const Options &defaults, const char *argument) {
+    if (!options) return defaults;
+    const uint32_t size = options->struct_size;
+    if (size < sizeof(uint32_t))
+        core::throw_invalid_argument(std::string("argument '") + argument + "' has struct_size " +
+                                     std::to_string(size) + "; initialise it with its _OPTIONS_INIT macro");
+    if (size > sizeof(Options)) {
+        if (size > 4096)
+            core::throw_invalid_argument(std::string("argument '") + argument + "' has an implausible struct_size " +
+                                         std::to_string(size));
+        const unsigned char *tail = reinterpret_cast<const unsigned char *>(options) + sizeof(Options);
+        for (uint32_t i = 0; i < size - sizeof(Options); ++i)
+            if (tail[i])
+                throw core::Error(CUCORE_ERROR_NOT_SUPPORTED,
+                                  std::string("argument '") + argument +
+                                      "' sets fields this version of libcucore does not know (struct_size " +
+                                      std::to_string(size) + ", known " + std::to_string(sizeof(Options)) + ")");
+    }
+    Options result = defaults;
+    std::memcpy(&result, options, size < sizeof(Options) ? size : sizeof(Options));
+    result.struct_size = sizeof(Options);
+    return result;
+}
+
+// Rejects flag bits outside `known`.
+inline void check_flags(uint32_t flags, uint32_t known, const char *argument) {
+    if (flags & ~known)
+        core::throw_invalid_argument(std::string("argument '") + argument + "' has unknown flag bits 0x" +
+                                     [](uint32_t v) { char b[16]; std::snprintf(b, sizeof b, "%x", v); return std::string(b); }(flags & ~known));
+}
+
+}  // namespace cucore::capi

@@ -1,0 +1,99 @@
+#include "core/context.hpp"
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "driver/driver.hpp"
+
+namespace cucore::core {
+
+ScopedContext::ScopedContext(CUcontext context) {
+    const driver::Table &api = driver::api();
+    CUCORE_CALL(cuCtxGetCurrent, &previous_);
+    if (previous_ != context) {
+        CUCORE_CALL(cuCtxSetCurrent, context);
+        switched_ = true;
+    }
+    (void)api;
+}
+
+ScopedContext::ScopedContext(CUcontext context, NoThrow) noexcept {
+    const driver::Table *api = driver::peek();
+    if (!api || !api->cuCtxGetCurrent || !api->cuCtxSetCurrent) return;
+    CUresult result = api->cuCtxGetCurrent(&previous_);
+    if (result != CUDA_SUCCESS) {
+        report_release_failure(result, "cuCtxGetCurrent", "binding a context to release an object");
+        return;
+    }
+    if (previous_ != context) {
+        result = api->cuCtxSetCurrent(context);
+        if (result != CUDA_SUCCESS)
+            report_release_failure(result, "cuCtxSetCurrent", "binding a context to release an object");
+        else
+            switched_ = true;
+    }
+}
+
+ScopedContext::~ScopedContext() {
+    if (!switched_) return;
+    const driver::Table *api = driver::peek();
+    CUresult result = api && api->cuCtxSetCurrent ? api->cuCtxSetCurrent(previous_) : CUDA_ERROR_NOT_INITIALIZED;
+    if (result != CUDA_SUCCESS)
+        report_release_failure(result, "cuCtxSetCurrent", "restoring the caller's current context");
+}
+
+int device_ordinal_of(CUcontext context) {
+    CUdevice device = 0;
+    {
+        ScopedContext bind(context);
+        CUCORE_CALL(cuCtxGetDevice, &device);
+    }
+    return Device::ordinal_of(device);
+}
+
+Context::Context(Ref<Device> device, CUcontext context, bool primary, cucore_release_fn on_release,
+                 void *user_data) noexcept
+    : Object(CUCORE_OBJECT_CONTEXT),
+      device_(std::move(device)),
+      context_(context),
+      primary_(primary),
+      on_release_(on_release),
+      user_data_(user_data) {}
+
+Context::~Context() {
+    if (primary_) {
+        device_->forget_primary(this);
+        const driver::Table *api = driver::peek();
+        CUresult result = api && api->cuDevicePrimaryCtxRelease ? api->cuDevicePrimaryCtxRelease(device_->cu())
+                                                                : CUDA_ERROR_NOT_INITIALIZED;
+        if (result != CUDA_SUCCESS)
+            report_release_failure(result, "cuDevicePrimaryCtxRelease", "releasing a primary context");
+    } else if (on_release_) {
+        on_release_(user_data_);
+    }
+}
+
+Ref<Context> Context::primary(Device &device) { return device.primary_context(); }
+
+Ref<Context> Context::wrap(CUcontext context, cucore_release_fn on_release, void *user_data) {
+    if (!context) throw_invalid_argument("argument 'cu_context' is NULL");
+    Ref<Device> device = Device::get(device_ordinal_of(context));
+    return make<Context>(std::move(device), context, false, on_release, user_data);
+}
+
+Ref<Context> Context::current() {
+    CUcontext context = nullptr;
+    CUCORE_CALL(cuCtxGetCurrent, &context);
+    if (!context) throw Error(CUCORE_ERROR_INVALID_STATE, "no CUDA context is current on this thread");
+    Ref<Device> device = Device::get(device_ordinal_of(context));
+    if (Ref<Context> primary = device->primary_if_alive(); primary && primary->cu() == context) return primary;
+    return make<Context>(std::move(device), context, false, nullptr, nullptr);
+}
+
+void Context::set_current() { CUCORE_CALL(cuCtxSetCurrent, context_); }
+
+void Context::synchronize() {
+    ScopedContext bind(context_);
+    CUCORE_CALL(cuCtxSynchronize);
+}
+
+}  // namespace cucore::core

@@ -1,0 +1,62 @@
+// Contexts, and the one way libcucore binds a context for the duration of a call.
+#pragma once
+
+#include <cuda.h>
+
+#include "core/handle.hpp"
+#include "cucore/common.h"
+
+namespace cucore::core {
+
+class Device;
+
+class Context final : public Object {
+  public:
+    // The primary context of `device`, shared by every caller while it lives.
+    static Ref<Context> primary(Device &device);
+    // A foreign context, not owned; on_release(user_data) runs at the last release.
+    static Ref<Context> wrap(CUcontext context, cucore_release_fn on_release, void *user_data);
+    // The context current on this thread wrapped (a primary one is recognised);
+    // throws INVALID_STATE when none is current.
+    static Ref<Context> current();
+
+    Context(Ref<Device> device, CUcontext context, bool primary, cucore_release_fn on_release,
+            void *user_data) noexcept;
+    ~Context() override;
+
+    CUcontext cu() const noexcept { return context_; }
+    Device &device() const noexcept { return *device_; }
+    const Ref<Device> &device_ref() const noexcept { return device_; }
+    bool is_primary() const noexcept { return primary_; }
+    void set_current();
+    void synchronize();
+
+  private:
+    Ref<Device> device_;
+    CUcontext context_;
+    bool primary_;
+    cucore_release_fn on_release_;
+    void *user_data_;
+};
+
+// Makes `context` current for the lifetime of the guard and restores the
+// caller's current context afterwards. Switches only when needed.
+class ScopedContext {
+  public:
+    explicit ScopedContext(CUcontext context);  // throws if the driver fails
+    struct NoThrow {};
+    // For release paths: failures are reported, never thrown.
+    ScopedContext(CUcontext context, NoThrow) noexcept;
+    ~ScopedContext();
+    ScopedContext(const ScopedContext &) = delete;
+    ScopedContext &operator=(const ScopedContext &) = delete;
+
+  private:
+    CUcontext previous_ = nullptr;
+    bool switched_ = false;
+};
+
+// The device ordinal of `context` (binding it to ask the driver).
+int device_ordinal_of(CUcontext context);
+
+}  // namespace cucore::core

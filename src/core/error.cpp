@@ -1,0 +1,108 @@
+#include "core/error.hpp"
+
+#include <atomic>
+#include <mutex>
+
+#include "core/diagnostics.hpp"
+#include "driver/driver.hpp"
+
+namespace cucore::core {
+
+std::string cuda_error_name(int result) noexcept {
+    try {
+        std::string text = "CUDA error " + std::to_string(result);
+        const driver::Table *table = driver::peek();
+        const char *name = nullptr;
+        const char *description = nullptr;
+        if (table && table->cuGetErrorName &&
+            table->cuGetErrorName(static_cast<CUresult>(result), &name) == CUDA_SUCCESS && name) {
+            text = name;
+            if (table->cuGetErrorString &&
+                table->cuGetErrorString(static_cast<CUresult>(result), &description) == CUDA_SUCCESS &&
+                description)
+                text += std::string(" (") + description + ")";
+        }
+        return text;
+    } catch (...) {
+        return "CUDA error";
+    }
+}
+
+cucore_status_t status_of(CUresult result) noexcept {
+    switch (result) {
+        case CUDA_SUCCESS: return CUCORE_SUCCESS;
+        case CUDA_ERROR_OUT_OF_MEMORY: return CUCORE_ERROR_OUT_OF_MEMORY;
+        case CUDA_ERROR_NO_DEVICE:
+        case CUDA_ERROR_INVALID_DEVICE: return CUCORE_ERROR_NO_DEVICE;
+        case CUDA_ERROR_NOT_READY: return CUCORE_ERROR_NOT_READY;
+        case CUDA_ERROR_NOT_SUPPORTED: return CUCORE_ERROR_NOT_SUPPORTED;
+        default: return CUCORE_ERROR_CUDA;
+    }
+}
+
+void throw_cuda(CUresult result, const char *entry_point) {
+    throw Error(status_of(result), std::string(entry_point) + " failed: " + cuda_error_name(result),
+                static_cast<int>(result));
+}
+
+void throw_invalid_argument(const std::string &message) {
+    throw Error(CUCORE_ERROR_INVALID_ARGUMENT, message);
+}
+
+void report_release_failure(CUresult result, const char *entry_point, const char *what) noexcept {
+    try {
+        report_release_error(status_of(result), static_cast<int>(result),
+                             std::string(what) + ": " + entry_point + " failed: " + cuda_error_name(result));
+    } catch (...) {
+        report_release_error(CUCORE_ERROR_CUDA, static_cast<int>(result), "release failed");
+    }
+}
+
+namespace {
+std::atomic<uint64_t> g_release_errors{0};
+std::mutex g_handler_mutex;
+cucore_release_error_fn g_handler = nullptr;
+void *g_handler_data = nullptr;
+}  // namespace
+
+void report_release_error(cucore_status_t status, int cuda_result, const std::string &message) noexcept {
+    g_release_errors.fetch_add(1, std::memory_order_relaxed);
+    cucore_release_error_fn handler;
+    void *data;
+    {
+        std::lock_guard<std::mutex> lock(g_handler_mutex);
+        handler = g_handler;
+        data = g_handler_data;
+    }
+    if (handler) handler(status, cuda_result, message.c_str(), data);
+}
+
+uint64_t release_error_count() noexcept { return g_release_errors.load(std::memory_order_relaxed); }
+
+void set_release_error_handler(cucore_release_error_fn handler, void *user_data) noexcept {
+    std::lock_guard<std::mutex> lock(g_handler_mutex);
+    g_handler = handler;
+    g_handler_data = user_data;
+}
+
+LastError &last_error() noexcept {
+    thread_local LastError error;
+    return error;
+}
+
+cucore_status_t set_last_error(const char *function, cucore_status_t status, const char *message,
+                               int cuda_result) noexcept {
+    LastError &error = last_error();
+    error.status = status;
+    error.cuda_result = cuda_result;
+    try {
+        error.message.assign(function);
+        error.message += ": ";
+        error.message += message;
+    } catch (...) {
+        error.message.clear();  // out of memory while reporting: keep the status
+    }
+    return status;
+}
+
+}  // namespace cucore::core

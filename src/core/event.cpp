@@ -1,0 +1,100 @@
+#include "core/event.hpp"
+
+#include "core/error.hpp"
+#include "core/stream.hpp"
+#include "driver/driver.hpp"
+
+namespace cucore::core {
+
+unsigned driver_event_flags(uint32_t flags) noexcept {
+    unsigned driver_flags = CU_EVENT_DEFAULT;
+    if (!(flags & CUCORE_EVENT_TIMING)) driver_flags |= CU_EVENT_DISABLE_TIMING;
+    if (flags & CUCORE_EVENT_BLOCKING_SYNC) driver_flags |= CU_EVENT_BLOCKING_SYNC;
+    return driver_flags;
+}
+
+Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
+    CUevent event = nullptr;
+    {
+        ScopedContext bind(context->cu());
+        CUCORE_CALL(cuEventCreate, &event, driver_event_flags(flags));
+    }
+    try {
+        return make<Event>(std::move(context), event, flags, true, nullptr, nullptr);
+    } catch (...) {
+        driver::api().cuEventDestroy(event);  // no half-made object
+        throw;
+    }
+}
+
+Ref<Event> Event::wrap(CUevent event, cucore_release_fn on_release, void *user_data) {
+    if (!event) throw_invalid_argument("argument 'cu_event' is NULL");
+    Ref<Context> context = Context::current();
+    return make<Event>(std::move(context), event, 0u, false, on_release, user_data);
+}
+
+Event::Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned, cucore_release_fn on_release,
+             void *user_data) noexcept
+    : Object(CUCORE_OBJECT_EVENT),
+      context_(std::move(context)),
+      event_(event),
+      flags_(flags),
+      owned_(owned),
+      on_release_(on_release),
+      user_data_(user_data) {}
+
+Event::~Event() {
+    if (owned_) {
+        ScopedContext bind(context_->cu(), ScopedContext::NoThrow{});
+        const driver::Table *api = driver::peek();
+        CUresult result = api && api->cuEventDestroy ? api->cuEventDestroy(event_) : CUDA_ERROR_NOT_INITIALIZED;
+        if (result != CUDA_SUCCESS) report_release_failure(result, "cuEventDestroy", "destroying an event");
+    } else if (on_release_) {
+        on_release_(user_data_);
+    }
+}
+
+void Event::record(Stream &stream) {
+    ScopedContext bind(context_->cu());
+    CUCORE_CALL(cuEventRecord, event_, stream.cu());
+    recorded_.store(true, std::memory_order_relaxed);
+}
+
+void Event::synchronize() {
+    ScopedContext bind(context_->cu());
+    CUCORE_CALL(cuEventSynchronize, event_);
+}
+
+bool Event::query() {
+    ScopedContext bind(context_->cu());
+    CUresult result = CUCORE_DRIVER(cuEventQuery)(event_);
+    if (result == CUDA_ERROR_NOT_READY) return false;
+    check(result, "cuEventQuery");
+    return true;
+}
+
+float Event::elapsed_ms(Event &start, Event &end) {
+    // Owned events know their flags and whether they were recorded, so these
+    // errors are explained here rather than left to the driver's generic codes.
+    for (Event *event : {&start, &end}) {
+        const char *which = event == &start ? "start" : "end";
+        if (event->owned_ && !(event->flags_ & CUCORE_EVENT_TIMING))
+            throw Error(CUCORE_ERROR_INVALID_STATE, std::string("event '") + which +
+                                                        "' was created without CUCORE_EVENT_TIMING, so it "
+                                                        "has no timestamp");
+        if (event->owned_ && !event->recorded_.load(std::memory_order_relaxed))
+            throw Error(CUCORE_ERROR_INVALID_STATE,
+                        std::string("event '") + which + "' has never been recorded");
+    }
+    float ms = 0.0f;
+    ScopedContext bind(start.context_->cu());
+    CUresult result = CUCORE_DRIVER(cuEventElapsedTime)(&ms, start.event_, end.event_);
+    if (result == CUDA_ERROR_NOT_READY)
+        throw Error(CUCORE_ERROR_NOT_READY, "the work recorded by the events has not completed yet "
+                                            "(cuEventElapsedTime: CUDA_ERROR_NOT_READY); synchronize first",
+                    result);
+    check(result, "cuEventElapsedTime");
+    return ms;
+}
+
+}  // namespace cucore::core

@@ -1,0 +1,52 @@
+// Events.
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+
+#include "core/context.hpp"
+#include "core/handle.hpp"
+#include "cucore/event.h"
+
+namespace cucore::core {
+
+class Stream;
+
+class Event final : public Object {
+  public:
+    // Creates an event with cucore_event_flag_t `flags` in `context`.
+    static Ref<Event> create(Ref<Context> context, uint32_t flags);
+    // Wraps a foreign event in the current context, not owned.
+    static Ref<Event> wrap(CUevent event, cucore_release_fn on_release, void *user_data);
+    // Milliseconds between two events, with specific errors (see event.h).
+    static float elapsed_ms(Event &start, Event &end);
+
+    Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned, cucore_release_fn on_release,
+          void *user_data) noexcept;
+    ~Event() override;
+
+    void record(Stream &stream);
+    void synchronize();
+    bool query();
+
+    CUevent cu() const noexcept { return event_; }
+    uint32_t flags() const noexcept { return flags_; }
+    bool owned() const noexcept { return owned_; }
+    Context &context() const noexcept { return *context_; }
+    const Ref<Context> &context_ref() const noexcept { return context_; }
+
+  private:
+    Ref<Context> context_;
+    CUevent event_;
+    uint32_t flags_;
+    bool owned_;
+    std::atomic<bool> recorded_{false};
+    cucore_release_fn on_release_;
+    void *user_data_;
+};
+
+// The driver's CU_EVENT_* flags for cucore_event_flag_t bits.
+unsigned driver_event_flags(uint32_t flags) noexcept;
+
+}  // namespace cucore::core

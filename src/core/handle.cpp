@@ -1,0 +1,238 @@
+#include "core/handle.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include "core/diagnostics.hpp"
+#include "core/error.hpp"
+
+namespace cucore::core {
+namespace {
+
+constexpr uint64_t kMagic = 0xCCull << 56;
+constexpr uint32_t kGenerationMask = 0xFFFFFFu;  // 24 bits travel in the handle
+constexpr uint32_t kChunkBits = 12;
+constexpr uint32_t kChunkSize = 1u << kChunkBits;  // slots per chunk
+constexpr uint32_t kMaxChunks = 4096;               // 16M live objects at most
+constexpr uint32_t kNoSlot = UINT32_MAX;
+
+struct Slot {
+    std::atomic<uint64_t> word{uint64_t{1} << 32};  // generation 1, count 0
+    std::atomic<Object *> object{nullptr};
+    std::atomic<uint32_t> type{0};
+    std::atomic<uint32_t> next_free{kNoSlot};
+};
+
+std::atomic<Slot *> g_chunks[kMaxChunks];
+std::atomic<uint32_t> g_slots_published{0};  // slots whose chunk exists
+std::atomic<uint32_t> g_next_unused{0};
+std::atomic<uint64_t> g_free_head{kNoSlot};  // (ABA tag << 32) | slot
+std::mutex g_chunk_mutex;
+std::atomic<size_t> g_live[CUCORE_OBJECT_TYPE_COUNT];
+
+inline uint32_t generation_of(uint64_t word) { return static_cast<uint32_t>(word >> 32); }
+inline uint32_t count_of(uint64_t word) { return static_cast<uint32_t>(word); }
+
+inline Slot &slot_at(uint32_t index) {
+    return g_chunks[index >> kChunkBits].load(std::memory_order_acquire)[index & (kChunkSize - 1)];
+}
+
+Slot *ensure_chunk(uint32_t chunk) {
+    Slot *slots = g_chunks[chunk].load(std::memory_order_acquire);
+    if (slots) return slots;
+    std::lock_guard<std::mutex> lock(g_chunk_mutex);
+    slots = g_chunks[chunk].load(std::memory_order_relaxed);
+    if (!slots) {
+        slots = new Slot[kChunkSize];  // never freed: handles may be checked at any time
+        g_chunks[chunk].store(slots, std::memory_order_release);
+        uint32_t end = (chunk + 1) * kChunkSize;
+        uint32_t published = g_slots_published.load(std::memory_order_relaxed);
+        while (published < end && !g_slots_published.compare_exchange_weak(published, end)) {
+        }
+    }
+    return slots;
+}
+
+uint32_t pop_free() {
+    uint64_t head = g_free_head.load(std::memory_order_acquire);
+    for (;;) {
+        uint32_t index = static_cast<uint32_t>(head);
+        if (index == kNoSlot) return kNoSlot;
+        uint32_t next = slot_at(index).next_free.load(std::memory_order_relaxed);
+        uint64_t tag = (head >> 32) + 1;
+        if (g_free_head.compare_exchange_weak(head, (tag << 32) | next, std::memory_order_acq_rel))
+            return index;
+    }
+}
+
+void push_free(uint32_t index) {
+    uint64_t head = g_free_head.load(std::memory_order_relaxed);
+    for (;;) {
+        slot_at(index).next_free.store(static_cast<uint32_t>(head), std::memory_order_relaxed);
+        uint64_t tag = (head >> 32) + 1;
+        if (g_free_head.compare_exchange_weak(head, (tag << 32) | index, std::memory_order_acq_rel)) return;
+    }
+}
+
+uint32_t allocate_slot() {
+    uint32_t index = pop_free();
+    if (index != kNoSlot) return index;
+    index = g_next_unused.fetch_add(1, std::memory_order_relaxed);
+    if (index >= kChunkSize * kMaxChunks) {
+        g_next_unused.fetch_sub(1, std::memory_order_relaxed);
+        throw Error(CUCORE_ERROR_OUT_OF_MEMORY, "the handle table is full (16777216 live objects)");
+    }
+    ensure_chunk(index >> kChunkBits);
+    return index;
+}
+
+// Last reference gone: retire the generation, destroy, recycle the slot.
+void destroy(Slot &slot, uint32_t index, uint64_t last_word) noexcept {
+    uint32_t next_generation = (generation_of(last_word) + 1) & kGenerationMask;
+    if (next_generation == 0) next_generation = 1;
+    Object *object = slot.object.exchange(nullptr, std::memory_order_acq_rel);
+    slot.word.store(uint64_t{next_generation} << 32, std::memory_order_release);
+    cucore_object_type_t type = object->type();
+    delete object;  // destructors never throw; they report through report_release_error
+    g_live[type].fetch_sub(1, std::memory_order_relaxed);
+    push_free(index);
+}
+
+const char *type_name(uint32_t type) {
+    return object_type_name(static_cast<cucore_object_type_t>(type));
+}
+
+// Decodes and validates; on failure throws naming the argument.
+Slot &checked_slot(const void *handle, cucore_object_type_t type, const char *argument, uint32_t &index,
+                   uint32_t &generation) {
+    const uint64_t value = reinterpret_cast<uintptr_t>(handle);
+    const char *expected = type_name(type);
+    if (value == 0)
+        throw Error(CUCORE_ERROR_INVALID_HANDLE,
+                    std::string("argument '") + argument + "' is NULL, not a " + expected + " handle");
+    index = static_cast<uint32_t>(value);
+    generation = static_cast<uint32_t>(value >> 32) & kGenerationMask;
+    if ((value & (0xFFull << 56)) != kMagic || generation == 0 ||
+        index >= g_slots_published.load(std::memory_order_acquire) ||
+        index >= g_next_unused.load(std::memory_order_acquire)) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%p", handle);
+        throw Error(CUCORE_ERROR_INVALID_HANDLE, std::string("argument '") + argument + "' (" + text +
+                                                     ") is not a libcucore handle");
+    }
+    Slot &slot = slot_at(index);
+    uint64_t word = slot.word.load(std::memory_order_acquire);
+    if (generation_of(word) != generation || count_of(word) == 0)
+        throw Error(CUCORE_ERROR_INVALID_HANDLE, std::string("argument '") + argument + "' is a released " +
+                                                     "handle (its object no longer exists)");
+    uint32_t actual = slot.type.load(std::memory_order_relaxed);
+    if (type != CUCORE_OBJECT_ANY && actual != static_cast<uint32_t>(type))
+        throw Error(CUCORE_ERROR_INVALID_HANDLE, std::string("argument '") + argument + "' is a " +
+                                                     type_name(actual) + " handle, not a " + expected);
+    return slot;
+}
+
+}  // namespace
+
+Object::~Object() = default;
+
+namespace handles {
+
+void register_object(Object *object) {
+    uint32_t index = allocate_slot();
+    Slot &slot = slot_at(index);
+    uint64_t word = slot.word.load(std::memory_order_relaxed);
+    object->slot_ = index;
+    object->generation_ = generation_of(word);
+    slot.type.store(static_cast<uint32_t>(object->type()), std::memory_order_relaxed);
+    slot.object.store(object, std::memory_order_relaxed);
+    g_live[object->type()].fetch_add(1, std::memory_order_relaxed);
+    slot.word.store(word | 1u, std::memory_order_release);  // count 1: published
+}
+
+void *encode(const Object *object) noexcept {
+    uint64_t value = kMagic | (uint64_t{object->generation()} << 32) | object->slot();
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(value));
+}
+
+Object *resolve(const void *handle, cucore_object_type_t type, const char *argument) {
+    uint32_t index, generation;
+    return checked_slot(handle, type, argument, index, generation).object.load(std::memory_order_acquire);
+}
+
+void retain(const void *handle, cucore_object_type_t type, const char *argument) {
+    uint32_t index, generation;
+    Slot &slot = checked_slot(handle, type, argument, index, generation);
+    uint64_t word = slot.word.load(std::memory_order_acquire);
+    for (;;) {
+        if (generation_of(word) != generation || count_of(word) == 0)
+            throw Error(CUCORE_ERROR_INVALID_HANDLE,
+                        std::string("argument '") + argument + "' was released by another thread");
+        if (count_of(word) == UINT32_MAX)
+            throw Error(CUCORE_ERROR_INVALID_STATE,
+                        std::string("argument '") + argument + "' has too many references");
+        if (slot.word.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) return;
+    }
+}
+
+void release(const void *handle, cucore_object_type_t type, const char *argument) {
+    uint32_t index, generation;
+    Slot &slot = checked_slot(handle, type, argument, index, generation);
+    uint64_t word = slot.word.load(std::memory_order_acquire);
+    for (;;) {
+        if (generation_of(word) != generation || count_of(word) == 0)
+            throw Error(CUCORE_ERROR_INVALID_HANDLE,
+                        std::string("argument '") + argument + "' was released by another thread");
+        if (slot.word.compare_exchange_weak(word, word - 1, std::memory_order_acq_rel)) break;
+    }
+    if (count_of(word) == 1) destroy(slot, index, word - 1);
+}
+
+void retain_held(const Object *object) noexcept {
+    slot_at(object->slot()).word.fetch_add(1, std::memory_order_relaxed);
+}
+
+void release_held(const Object *object) noexcept {
+    uint32_t index = object->slot();
+    Slot &slot = slot_at(index);
+    uint64_t previous = slot.word.fetch_sub(1, std::memory_order_acq_rel);
+    if (count_of(previous) == 1) destroy(slot, index, previous - 1);
+}
+
+Object *try_retain(uint32_t index, uint32_t generation) noexcept {
+    if (index >= g_slots_published.load(std::memory_order_acquire) ||
+        index >= g_next_unused.load(std::memory_order_acquire))
+        return nullptr;
+    Slot &slot = slot_at(index);
+    uint64_t word = slot.word.load(std::memory_order_acquire);
+    for (;;) {
+        if (generation_of(word) != generation || count_of(word) == 0) return nullptr;
+        if (slot.word.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel))
+            return slot.object.load(std::memory_order_acquire);
+    }
+}
+
+}  // namespace handles
+
+size_t live_object_count(cucore_object_type_t type) noexcept {
+    if (type != CUCORE_OBJECT_ANY) return g_live[type].load(std::memory_order_relaxed);
+    size_t total = 0;
+    for (auto &count : g_live) total += count.load(std::memory_order_relaxed);
+    return total;
+}
+
+const char *object_type_name(cucore_object_type_t type) noexcept {
+    switch (type) {
+        case CUCORE_OBJECT_ANY: return "object";
+        case CUCORE_OBJECT_DEVICE: return "device";
+        case CUCORE_OBJECT_CONTEXT: return "context";
+        case CUCORE_OBJECT_STREAM: return "stream";
+        case CUCORE_OBJECT_EVENT: return "event";
+        default: return "unknown object type";
+    }
+}
+
+}  // namespace cucore::core

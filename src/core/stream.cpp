@@ -1,0 +1,140 @@
+#include "core/stream.hpp"
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/event.hpp"
+#include "driver/driver.hpp"
+
+namespace cucore::core {
+
+Ref<Stream> Stream::create(Ref<Context> context, uint32_t flags, int priority) {
+    CUstream stream = nullptr;
+    unsigned driver_flags = (flags & CUCORE_STREAM_BLOCKING) ? CU_STREAM_DEFAULT : CU_STREAM_NON_BLOCKING;
+    {
+        ScopedContext bind(context->cu());
+        CUCORE_CALL(cuStreamCreateWithPriority, &stream, driver_flags, priority);
+    }
+    try {
+        return make<Stream>(std::move(context), stream, true, nullptr, nullptr);
+    } catch (...) {
+        driver::api().cuStreamDestroy(stream);  // no half-made object
+        throw;
+    }
+}
+
+Ref<Stream> Stream::builtin(Ref<Context> context, CUstream which) {
+    return make<Stream>(std::move(context), which, false, nullptr, nullptr);
+}
+
+Ref<Stream> Stream::wrap(CUstream stream, cucore_release_fn on_release, void *user_data) {
+    Ref<Context> context;
+    if (stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD || stream == nullptr) {
+        context = Context::current();
+    } else {
+        CUcontext cu_context = nullptr;
+        CUCORE_CALL(cuStreamGetCtx, stream, &cu_context);
+        Ref<Device> device = Device::get(device_ordinal_of(cu_context));
+        Ref<Context> primary = device->primary_if_alive();
+        context = (primary && primary->cu() == cu_context)
+                      ? primary
+                      : make<Context>(std::move(device), cu_context, false, nullptr, nullptr);
+    }
+    return make<Stream>(std::move(context), stream, false, on_release, user_data);
+}
+
+Stream::Stream(Ref<Context> context, CUstream stream, bool owned, cucore_release_fn on_release,
+               void *user_data) noexcept
+    : Object(CUCORE_OBJECT_STREAM),
+      context_(std::move(context)),
+      stream_(stream),
+      owned_(owned),
+      on_release_(on_release),
+      user_data_(user_data) {}
+
+Stream::~Stream() {
+    if (owned_) {
+        ScopedContext bind(context_->cu(), ScopedContext::NoThrow{});
+        const driver::Table *api = driver::peek();
+        CUresult result = api && api->cuStreamDestroy ? api->cuStreamDestroy(stream_) : CUDA_ERROR_NOT_INITIALIZED;
+        if (result != CUDA_SUCCESS) report_release_failure(result, "cuStreamDestroy", "destroying a stream");
+    } else if (on_release_) {
+        on_release_(user_data_);
+    }
+}
+
+void Stream::synchronize() {
+    ScopedContext bind(context_->cu());
+    CUCORE_CALL(cuStreamSynchronize, stream_);
+}
+
+bool Stream::query() {
+    ScopedContext bind(context_->cu());
+    CUresult result = CUCORE_DRIVER(cuStreamQuery)(stream_);
+    if (result == CUDA_ERROR_NOT_READY) return false;
+    check(result, "cuStreamQuery");
+    return true;
+}
+
+void Stream::wait(Event &event) {
+    ScopedContext bind(context_->cu());
+    CUCORE_CALL(cuStreamWaitEvent, stream_, event.cu(), 0);
+}
+
+void Stream::wait(Stream &other) {
+    // A temporary event in the other stream's context, destroyed once queued
+    // (the driver keeps what the wait needs).
+    CUevent marker = nullptr;
+    {
+        ScopedContext bind(other.context_->cu());
+        CUCORE_CALL(cuEventCreate, &marker, CU_EVENT_DISABLE_TIMING);
+    }
+    struct Destroy {
+        CUcontext context;
+        CUevent event;
+        ~Destroy() {
+            ScopedContext bind(context, ScopedContext::NoThrow{});
+            const driver::Table *api = driver::peek();
+            CUresult result = api && api->cuEventDestroy ? api->cuEventDestroy(event) : CUDA_ERROR_NOT_INITIALIZED;
+            if (result != CUDA_SUCCESS)
+                report_release_failure(result, "cuEventDestroy", "destroying a stream-wait marker");
+        }
+    } destroy{other.context_->cu(), marker};
+    {
+        ScopedContext bind(other.context_->cu());
+        CUCORE_CALL(cuEventRecord, marker, other.stream_);
+    }
+    ScopedContext bind(context_->cu());
+    CUCORE_CALL(cuStreamWaitEvent, stream_, marker, 0);
+}
+
+Ref<Event> Stream::record(uint32_t event_flags) {
+    Ref<Event> event = Event::create(context_, event_flags);
+    event->record(*this);
+    return event;
+}
+
+void Stream::launch_host_func(cucore_host_fn fn, void *user_data) {
+    ScopedContext bind(context_->cu());
+    CUCORE_CALL(cuLaunchHostFunc, stream_, fn, user_data);
+}
+
+int Stream::priority() {
+    int priority = 0;
+    ScopedContext bind(context_->cu());
+    CUCORE_CALL(cuStreamGetPriority, stream_, &priority);
+    return priority;
+}
+
+uint32_t Stream::flags() {
+    unsigned driver_flags = 0;
+    ScopedContext bind(context_->cu());
+    CUCORE_CALL(cuStreamGetFlags, stream_, &driver_flags);
+    return (driver_flags & CU_STREAM_NON_BLOCKING) ? 0u : uint32_t{CUCORE_STREAM_BLOCKING};
+}
+
+void stream_priority_range(Context &context, int &least, int &greatest) {
+    ScopedContext bind(context.cu());
+    CUCORE_CALL(cuCtxGetStreamPriorityRange, &least, &greatest);
+}
+
+}  // namespace cucore::core

@@ -1,0 +1,51 @@
+// Streams.
+#pragma once
+
+#include <cuda.h>
+
+#include "core/context.hpp"
+#include "core/handle.hpp"
+#include "cucore/stream.h"
+
+namespace cucore::core {
+
+class Event;
+
+class Stream final : public Object {
+  public:
+    static Ref<Stream> create(Ref<Context> context, uint32_t flags, int priority);
+    // CU_STREAM_LEGACY or CU_STREAM_PER_THREAD bound to `context`.
+    static Ref<Stream> builtin(Ref<Context> context, CUstream which);
+    // A foreign stream, not owned; its context is asked from the driver.
+    static Ref<Stream> wrap(CUstream stream, cucore_release_fn on_release, void *user_data);
+
+    Stream(Ref<Context> context, CUstream stream, bool owned, cucore_release_fn on_release,
+           void *user_data) noexcept;
+    ~Stream() override;
+
+    void synchronize();
+    bool query();
+    void wait(Event &event);
+    void wait(Stream &other);
+    Ref<Event> record(uint32_t event_flags);
+    void launch_host_func(cucore_host_fn fn, void *user_data);
+    int priority();
+    uint32_t flags();
+
+    CUstream cu() const noexcept { return stream_; }
+    bool owned() const noexcept { return owned_; }
+    Context &context() const noexcept { return *context_; }
+    const Ref<Context> &context_ref() const noexcept { return context_; }
+
+  private:
+    Ref<Context> context_;
+    CUstream stream_;
+    bool owned_;
+    cucore_release_fn on_release_;
+    void *user_data_;
+};
+
+// Greatest and least priorities of the device of `context`.
+void stream_priority_range(Context &context, int &least, int &greatest);
+
+}  // namespace cucore::core

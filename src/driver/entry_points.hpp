@@ -1,0 +1,41 @@
+// The driver entry points libcucore uses, each with the CUDA version of the ABI
+// it was written against (the PFN_<name>_v<version> typedef of cudaTypedefs.h).
+// cuGetProcAddress is asked for exactly that version, so a newer driver cannot
+// hand back an entry point with another signature. Add new entry points here.
+#pragma once
+
+#define CUCORE_DRIVER_ENTRY_POINTS(X)          \
+    X(cuGetErrorName, 6000)                    \
+    X(cuGetErrorString, 6000)                  \
+    X(cuInit, 2000)                            \
+    X(cuDriverGetVersion, 2020)                \
+    X(cuDeviceGet, 2000)                       \
+    X(cuDeviceGetCount, 2000)                  \
+    X(cuDeviceGetName, 2000)                   \
+    X(cuDeviceGetUuid, 11040)                  \
+    X(cuDeviceGetPCIBusId, 4010)               \
+    X(cuDeviceTotalMem, 3020)                  \
+    X(cuDeviceGetAttribute, 2000)              \
+    X(cuDeviceCanAccessPeer, 4000)             \
+    X(cuDevicePrimaryCtxRetain, 7000)          \
+    X(cuDevicePrimaryCtxRelease, 11000)        \
+    X(cuCtxGetCurrent, 4000)                   \
+    X(cuCtxSetCurrent, 4000)                   \
+    X(cuCtxGetDevice, 2000)                    \
+    X(cuCtxSynchronize, 2000)                  \
+    X(cuCtxGetStreamPriorityRange, 5050)       \
+    X(cuStreamCreateWithPriority, 5050)        \
+    X(cuStreamDestroy, 4000)                   \
+    X(cuStreamSynchronize, 2000)               \
+    X(cuStreamQuery, 2000)                     \
+    X(cuStreamWaitEvent, 3020)                 \
+    X(cuStreamGetCtx, 9020)                    \
+    X(cuStreamGetPriority, 5050)               \
+    X(cuStreamGetFlags, 5050)                  \
+    X(cuLaunchHostFunc, 10000)                 \
+    X(cuEventCreate, 2000)                     \
+    X(cuEventDestroy, 4000)                    \
+    X(cuEventRecord, 2000)                     \
+    X(cuEventSynchronize, 2000)                \
+    X(cuEventQuery, 2000)                      \
+    X(cuEventElapsedTime, 12080)
