@@ -19,7 +19,7 @@ CUCORE_API cucore_status_t cucore_context_get_primary(cucore_device_t *device,
                                                       cucore_context_t **context);
 
 /* Wraps a foreign CUcontext without owning it (+1 reference). When the last
- * reference goes, `on_release(user_data)` is called if given, and nothing else
+ * reference goes, `on_release(user_data)` is called if given (never when this call fails), and nothing else
  * is done to the context. Errors: INVALID_ARGUMENT (NULL), NO_DRIVER, CUDA
  * (the driver rejects the context). */
 CUCORE_API cucore_status_t cucore_context_from_handle(void *cu_context, cucore_release_fn on_release,

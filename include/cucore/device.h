@@ -1,8 +1,9 @@
 /* libcucore: CUDA devices and the driver.
  *
- * A device handle names one GPU by ordinal. There is one device object per
- * ordinal for the life of the process; cucore_device_get() returns a new
- * reference to it. Getting a device does not create a CUDA context.
+ * A device handle names one GPU by ordinal. Each call that returns a device
+ * gives a new small handle object (compare devices by ordinal); what the driver
+ * says about the device is read once per ordinal and shared. Getting a device
+ * does not create a CUDA context.
  */
 #ifndef CUCORE_DEVICE_H
 #define CUCORE_DEVICE_H
@@ -42,7 +43,9 @@ typedef struct cucore_device_properties {
     uint64_t total_memory;                    /* bytes */
 } cucore_device_properties_t;
 
-#define CUCORE_DEVICE_PROPERTIES_INIT {(uint32_t)sizeof(cucore_device_properties_t), 0}
+/* Every field listed so that -Wextra users get no missing-initializer warning. */
+#define CUCORE_DEVICE_PROPERTIES_INIT \
+    {(uint32_t)sizeof(cucore_device_properties_t), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 CUCORE_EXTERN_C_BEGIN
 

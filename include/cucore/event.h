@@ -39,7 +39,7 @@ CUCORE_API cucore_status_t cucore_event_create_in_context(cucore_context_t *cont
 /* Wraps a foreign CUevent without owning it (+1 reference), in the calling
  * thread's current context (which is retained). Its flags are unknown to the
  * library and read as 0; elapsed-time errors then come from the driver. When
- * the last reference goes, `on_release(user_data)` is called if given.
+ * the last reference goes, `on_release(user_data)` is called if given (never when this call fails).
  * Errors: INVALID_ARGUMENT (NULL), NO_DRIVER, INVALID_STATE (no current
  * context), CUDA. */
 CUCORE_API cucore_status_t cucore_event_from_handle(void *cu_event, cucore_release_fn on_release,

@@ -61,7 +61,7 @@ CUCORE_API cucore_status_t cucore_stream_get_per_thread_default(cucore_device_t 
 
 /* Wraps a foreign CUstream without owning it (+1 reference); its context is
  * asked from the driver and retained. When the last reference goes,
- * `on_release(user_data)` is called if given. CU_STREAM_LEGACY (1) and
+ * `on_release(user_data)` is called if given (never when this call fails). CU_STREAM_LEGACY (1) and
  * CU_STREAM_PER_THREAD (2) are accepted and bound to the current context.
  * Errors: INVALID_ARGUMENT (NULL out), NO_DRIVER, CUDA (not a stream). */
 CUCORE_API cucore_status_t cucore_stream_from_handle(void *cu_stream, cucore_release_fn on_release,

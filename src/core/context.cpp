@@ -77,7 +77,9 @@ Ref<Context> Context::primary(Device &device) { return device.primary_context();
 Ref<Context> Context::wrap(CUcontext context, cucore_release_fn on_release, void *user_data) {
     if (!context) throw_invalid_argument("argument 'cu_context' is NULL");
     Ref<Device> device = Device::get(device_ordinal_of(context));
-    return make<Context>(std::move(device), context, false, on_release, user_data);
+    Ref<Context> wrapped = make<Context>(std::move(device), context, false, nullptr, nullptr);
+    wrapped->set_owner(on_release, user_data);
+    return wrapped;
 }
 
 Ref<Context> Context::current() {

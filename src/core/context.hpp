@@ -31,6 +31,13 @@ class Context final : public Object {
     void set_current();
     void synchronize();
 
+    // Attaches the owner's release callback once the wrapper is registered, so
+    // a wrap that fails never calls it.
+    void set_owner(cucore_release_fn on_release, void *user_data) noexcept {
+        on_release_ = on_release;
+        user_data_ = user_data;
+    }
+
   private:
     Ref<Device> device_;
     CUcontext context_;

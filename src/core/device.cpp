@@ -1,6 +1,7 @@
 #include "core/device.hpp"
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "core/context.hpp"
@@ -14,11 +15,11 @@ namespace cucore::core {
 
 namespace {
 std::mutex g_registry_mutex;
-// Never destroyed: devices live for the process, and static destruction order
+// Never destroyed: the records live for the process, and static destruction
 // must not release contexts after the driver is gone.
-std::vector<Ref<Device>> &registry() {
-    static auto *devices = new std::vector<Ref<Device>>();
-    return *devices;
+std::vector<Device::Shared *> &registry() {
+    static auto *records = new std::vector<Device::Shared *>();
+    return *records;
 }
 }  // namespace
 
@@ -43,22 +44,27 @@ Ref<Device> Device::get(int ordinal) {
         throw Error(CUCORE_ERROR_NO_DEVICE, "there is no CUDA device " + std::to_string(ordinal) + " (" +
                                                 std::to_string(devices) + " device" +
                                                 (devices == 1 ? "" : "s") + " visible)");
-    std::lock_guard<std::mutex> lock(g_registry_mutex);
-    auto &devices_by_ordinal = registry();
-    if (static_cast<size_t>(ordinal) < devices_by_ordinal.size() && devices_by_ordinal[ordinal])
-        return devices_by_ordinal[ordinal];
-    CUdevice device = 0;
-    CUCORE_CALL(cuDeviceGet, &device, ordinal);
-    char name[256] = {};
-    CUCORE_CALL(cuDeviceGetName, name, static_cast<int>(sizeof name), device);
-    char bus_id[64] = {};
-    CUCORE_CALL(cuDeviceGetPCIBusId, bus_id, static_cast<int>(sizeof bus_id), device);
-    CUuuid uuid{};
-    CUCORE_CALL(cuDeviceGetUuid, &uuid, device);
-    Ref<Device> created = make<Device>(ordinal, device, name, bus_id, uuid);
-    if (devices_by_ordinal.size() <= static_cast<size_t>(ordinal)) devices_by_ordinal.resize(ordinal + 1);
-    devices_by_ordinal[ordinal] = created;
-    return created;
+    Shared *record = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(g_registry_mutex);
+        auto &records = registry();
+        if (static_cast<size_t>(ordinal) < records.size()) record = records[ordinal];
+        if (!record) {
+            auto fresh = std::make_unique<Shared>();
+            fresh->ordinal = ordinal;
+            CUCORE_CALL(cuDeviceGet, &fresh->device, ordinal);
+            char name[256] = {};
+            CUCORE_CALL(cuDeviceGetName, name, static_cast<int>(sizeof name), fresh->device);
+            char bus_id[64] = {};
+            CUCORE_CALL(cuDeviceGetPCIBusId, bus_id, static_cast<int>(sizeof bus_id), fresh->device);
+            CUCORE_CALL(cuDeviceGetUuid, &fresh->uuid, fresh->device);
+            fresh->name = name;
+            fresh->pci_bus_id = bus_id;
+            if (records.size() <= static_cast<size_t>(ordinal)) records.resize(ordinal + 1, nullptr);
+            record = records[ordinal] = fresh.release();
+        }
+    }
+    return make<Device>(*record);
 }
 
 Ref<Device> Device::current() {
@@ -81,32 +87,29 @@ int Device::ordinal_of(CUdevice device) {
                                             ", which matches no device ordinal");
 }
 
-Device::Device(int ordinal, CUdevice device, std::string name, std::string pci_bus_id, CUuuid uuid) noexcept
-    : Object(CUCORE_OBJECT_DEVICE),
-      ordinal_(ordinal),
-      device_(device),
-      name_(std::move(name)),
-      pci_bus_id_(std::move(pci_bus_id)),
-      uuid_(uuid) {}
+Device::Device(Shared &shared) noexcept : Object(CUCORE_OBJECT_DEVICE), shared_(shared) {}
+Device::~Device() = default;
 
-Device::~Device() {
-    if (Context *pinned = pinned_primary_.exchange(nullptr)) handles::release_held(pinned);
-}
+int Device::ordinal() const noexcept { return shared_.ordinal; }
+CUdevice Device::cu() const noexcept { return shared_.device; }
+const std::string &Device::name() const noexcept { return shared_.name; }
+const std::string &Device::pci_bus_id() const noexcept { return shared_.pci_bus_id; }
+const CUuuid &Device::uuid() const noexcept { return shared_.uuid; }
 
 uint64_t Device::total_memory() const {
     size_t bytes = 0;
-    CUCORE_CALL(cuDeviceTotalMem, &bytes, device_);
+    CUCORE_CALL(cuDeviceTotalMem, &bytes, shared_.device);
     return bytes;
 }
 
 int Device::attribute(CUdevice_attribute attribute) const {
     int value = 0;
-    CUCORE_CALL(cuDeviceGetAttribute, &value, attribute, device_);
+    CUCORE_CALL(cuDeviceGetAttribute, &value, attribute, shared_.device);
     return value;
 }
 
 void Device::properties(cucore_device_properties_t &out) const {
-    out.ordinal = ordinal_;
+    out.ordinal = shared_.ordinal;
     out.compute_capability_major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     out.compute_capability_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     out.multiprocessor_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
@@ -131,46 +134,47 @@ void Device::properties(cucore_device_properties_t &out) const {
 }
 
 bool Device::can_access_peer(const Device &peer) const {
-    if (peer.device_ == device_) return false;
+    if (peer.shared_.device == shared_.device) return false;
     int can_access = 0;
-    CUCORE_CALL(cuDeviceCanAccessPeer, &can_access, device_, peer.device_);
+    CUCORE_CALL(cuDeviceCanAccessPeer, &can_access, shared_.device, peer.shared_.device);
     return can_access != 0;
 }
 
 Ref<Context> Device::primary_context() {
-    if (Context *pinned = pinned_primary_.load(std::memory_order_acquire)) return Ref<Context>(pinned);
-    std::lock_guard<std::mutex> lock(primary_mutex_);
-    if (Ref<Context> alive = primary_.lock()) return alive;
+    if (Context *pinned = shared_.pinned_primary.load(std::memory_order_acquire)) return Ref<Context>(pinned);
+    std::lock_guard<std::mutex> lock(shared_.primary_mutex);
+    if (Ref<Context> alive = shared_.primary.lock()) return alive;
     CUcontext context = nullptr;
-    CUCORE_CALL(cuDevicePrimaryCtxRetain, &context, device_);
+    CUCORE_CALL(cuDevicePrimaryCtxRetain, &context, shared_.device);
     Ref<Context> created;
     try {
         created = make<Context>(Ref<Device>(this), context, true, nullptr, nullptr);
     } catch (...) {
-        driver::api().cuDevicePrimaryCtxRelease(device_);  // undo the retain: no half-made object
+        driver::api().cuDevicePrimaryCtxRelease(shared_.device);  // undo the retain: no half-made object
         throw;
     }
-    primary_ = WeakRef<Context>(created.get());
+    shared_.primary = WeakRef<Context>(created.get());
     return created;
 }
 
 Ref<Context> Device::primary_if_alive() {
-    std::lock_guard<std::mutex> lock(primary_mutex_);
-    return primary_.lock();
+    std::lock_guard<std::mutex> lock(shared_.primary_mutex);
+    return shared_.primary.lock();
 }
 
 void Device::forget_primary(const Context *context) noexcept {
     // Compare identities only: taking a reference here could re-enter this
     // destructor path while the mutex is held.
-    std::lock_guard<std::mutex> lock(primary_mutex_);
-    if (primary_.refers_to(context)) primary_ = WeakRef<Context>();
+    std::lock_guard<std::mutex> lock(shared_.primary_mutex);
+    if (shared_.primary.refers_to(context)) shared_.primary = WeakRef<Context>();
 }
 
 void Device::set_current() {
     Ref<Context> context = primary_context();
     context->set_current();
     Context *expected = nullptr;
-    if (pinned_primary_.compare_exchange_strong(expected, context.get())) context.detach();  // pinned for good
+    if (shared_.pinned_primary.compare_exchange_strong(expected, context.get()))
+        context.detach();  // pinned for the life of the process
 }
 
 void Device::synchronize() {

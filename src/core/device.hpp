@@ -1,4 +1,7 @@
-// Devices: one object per ordinal for the life of the process.
+// Devices. What the driver says about a device, and its primary context, live
+// in one immortal record per ordinal; each cucore_device_get() returns a new
+// small handle object onto it, so releasing a device handle is checked like any
+// other handle (a released one is rejected).
 #pragma once
 
 #include <cuda.h>
@@ -22,14 +25,15 @@ class Device final : public Object {
     static int ordinal_of(CUdevice device);
     static int driver_version();
 
-    Device(int ordinal, CUdevice device, std::string name, std::string pci_bus_id, CUuuid uuid) noexcept;
+    struct Shared;  // the per-ordinal record
+    explicit Device(Shared &shared) noexcept;
     ~Device() override;
 
-    int ordinal() const noexcept { return ordinal_; }
-    CUdevice cu() const noexcept { return device_; }
-    const std::string &name() const noexcept { return name_; }
-    const std::string &pci_bus_id() const noexcept { return pci_bus_id_; }
-    const CUuuid &uuid() const noexcept { return uuid_; }
+    int ordinal() const noexcept;
+    CUdevice cu() const noexcept;
+    const std::string &name() const noexcept;
+    const std::string &pci_bus_id() const noexcept;
+    const CUuuid &uuid() const noexcept;
     uint64_t total_memory() const;
     int attribute(CUdevice_attribute attribute) const;
     void properties(cucore_device_properties_t &out) const;
@@ -46,16 +50,20 @@ class Device final : public Object {
     friend class Context;
     void forget_primary(const Context *context) noexcept;
 
-    int ordinal_;
-    CUdevice device_;
-    std::string name_;
-    std::string pci_bus_id_;
-    CUuuid uuid_;
-    std::mutex primary_mutex_;
-    WeakRef<Context> primary_;
+    Shared &shared_;
+};
+
+struct Device::Shared {
+    int ordinal = 0;
+    CUdevice device = 0;
+    std::string name;
+    std::string pci_bus_id;
+    CUuuid uuid{};
+    std::mutex primary_mutex;
+    WeakRef<Context> primary;
     // Set by set_current(): keeps the primary context for the process's life,
     // and is the lock-free fast path of primary_context().
-    std::atomic<Context *> pinned_primary_{nullptr};
+    std::atomic<Context *> pinned_primary{nullptr};
 };
 
 }  // namespace cucore::core

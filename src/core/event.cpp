@@ -30,7 +30,9 @@ Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
 Ref<Event> Event::wrap(CUevent event, cucore_release_fn on_release, void *user_data) {
     if (!event) throw_invalid_argument("argument 'cu_event' is NULL");
     Ref<Context> context = Context::current();
-    return make<Event>(std::move(context), event, 0u, false, on_release, user_data);
+    Ref<Event> wrapped = make<Event>(std::move(context), event, 0u, false, nullptr, nullptr);
+    wrapped->set_owner(on_release, user_data);
+    return wrapped;
 }
 
 Event::Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned, cucore_release_fn on_release,

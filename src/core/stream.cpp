@@ -39,7 +39,9 @@ Ref<Stream> Stream::wrap(CUstream stream, cucore_release_fn on_release, void *us
                       ? primary
                       : make<Context>(std::move(device), cu_context, false, nullptr, nullptr);
     }
-    return make<Stream>(std::move(context), stream, false, on_release, user_data);
+    Ref<Stream> wrapped = make<Stream>(std::move(context), stream, false, nullptr, nullptr);
+    wrapped->set_owner(on_release, user_data);
+    return wrapped;
 }
 
 Stream::Stream(Ref<Context> context, CUstream stream, bool owned, cucore_release_fn on_release,

@@ -37,6 +37,13 @@ class Stream final : public Object {
     Context &context() const noexcept { return *context_; }
     const Ref<Context> &context_ref() const noexcept { return context_; }
 
+    // Attaches the owner's release callback once the wrapper is registered, so
+    // a wrap that fails never calls it.
+    void set_owner(cucore_release_fn on_release, void *user_data) noexcept {
+        on_release_ = on_release;
+        user_data_ = user_data;
+    }
+
   private:
     Ref<Context> context_;
     CUstream stream_;

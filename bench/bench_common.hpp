@@ -1,0 +1,89 @@
+// libcucore benchmarks: what every capability file shares.
+//
+// Each operation is measured three ways in the same process and run, on the same device, with the
+// device's primary context current on the benchmark thread:
+//   <operation>/raw     the driver API called directly (raw_driver.hpp),
+//   <operation>/c_abi   the C ABI (cucore.h),
+//   <operation>/cpp     the C++ façade (cucore.hpp).
+// main.cpp sets up the environment once, runs the benchmarks (interleaved repetitions) and prints
+// the ratios C ABI / raw and C++ / C ABI against the targets of performance_anchors.md.
+#ifndef CUCORE_BENCH_COMMON_HPP
+#define CUCORE_BENCH_COMMON_HPP
+
+#include <benchmark/benchmark.h>
+#include <cucore.h>
+#include <cucore.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "raw_driver.hpp"
+
+namespace cucore_bench {
+
+// Set up by main() before any benchmark runs; the benchmarks only read it.
+struct Env {
+    RawDriver driver;
+    int ordinal = 0;
+    CUdevice cu_device = 0;
+    CUcontext cu_context = nullptr;      // the primary context: retained, current on the main thread
+    cucore_device_t *device = nullptr;   // the same device through the C ABI (one reference)
+    std::optional<cucore::Device> cpp_device;  // and through the C++ façade
+    std::string device_name;
+    int driver_version = 0;
+};
+
+Env &env();
+
+// One operation, three variants. `order` fixes its row in the ratio table.
+struct Operation {
+    int order;
+    const char *key;    // benchmark name prefix, e.g. "event_record"
+    const char *title;  // the row title, e.g. "event record"
+    // The anchor's bound on C ABI / raw (0: the anchors give none) and where it comes from.
+    double c_over_raw_target;
+    const char *target_note;
+    void (*raw)(benchmark::State &);
+    void (*c_abi)(benchmark::State &);
+    void (*cpp)(benchmark::State &);
+};
+
+// The variants, in the order of the ratio table's columns; names are the benchmark name suffixes.
+inline constexpr const char *kVariantNames[3] = {"raw", "c_abi", "cpp"};
+
+// All operations registered so far (by the static registrars of the capability files).
+std::vector<Operation> &operations();
+
+// Registers the three benchmarks of `op` ("<key>/raw", "<key>/c_abi", "<key>/cpp"); meant for a
+// namespace-scope `static const bool registered = register_operation({...});`.
+bool register_operation(const Operation &op);
+
+// ---- Error checks inside timed loops -----------------------------------------------------------
+// Every variant checks every call the same way: one compare on the fast path, the message built
+// only on failure, after which the benchmark stops with SkipWithError (and main() exits non-zero).
+
+[[gnu::cold, gnu::noinline]] void fail_raw(benchmark::State &state, CUresult r, const char *what);
+[[gnu::cold, gnu::noinline]] void fail_c(benchmark::State &state, cucore_status_t s,
+                                         const char *what);
+[[gnu::cold, gnu::noinline]] void fail_cpp(benchmark::State &state, const std::exception &e);
+[[gnu::cold, gnu::noinline]] void fail_check(benchmark::State &state, const std::string &what);
+
+inline bool ok(benchmark::State &state, CUresult r, const char *what) {
+    if (__builtin_expect(r == CUDA_SUCCESS, 1)) return true;
+    fail_raw(state, r, what);
+    return false;
+}
+
+inline bool ok(benchmark::State &state, cucore_status_t s, const char *what) {
+    if (__builtin_expect(s == CUCORE_SUCCESS, 1)) return true;
+    fail_c(state, s, what);
+    return false;
+}
+
+// Live objects of `type` through the C ABI (for leak checks outside the timed loops); -1 on error.
+long long live_objects(cucore_object_type_t type);
+
+}  // namespace cucore_bench
+
+#endif  // CUCORE_BENCH_COMMON_HPP

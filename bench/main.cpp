@@ -1,0 +1,539 @@
+// cucore_bench: each libcucore operation beside the raw driver call doing the same work, in one
+// process and one run, with the ratios C ABI / raw and C++ / C ABI at the end.
+//
+// The benchmarks live in one file per capability (event_bench.cpp, stream_bench.cpp,
+// device_bench.cpp) and register themselves through register_operation(). This file sets up the
+// shared environment (the raw driver, the device's primary context made current, the same device
+// through the C ABI and the C++ façade), runs Google Benchmark with interleaved repetitions,
+// collects the medians and prints the ratio table (and writes it as markdown with --ratio_out).
+// Without a CUDA driver or device it prints "skipped: <reason>" and exits 0.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_common.hpp"
+
+namespace cucore_bench {
+
+// ---- Shared state --------------------------------------------------------------------------------
+
+Env &env() {
+    static Env instance;
+    return instance;
+}
+
+std::vector<Operation> &operations() {
+    static std::vector<Operation> list;
+    return list;
+}
+
+bool register_operation(const Operation &op) {
+    operations().push_back(op);
+    void (*fns[3])(benchmark::State &) = {op.raw, op.c_abi, op.cpp};
+    for (int v = 0; v < 3; ++v) {
+        std::string name = std::string(op.key) + "/" + kVariantNames[v];
+        benchmark::RegisterBenchmark(name.c_str(), fns[v])
+            ->UseRealTime()
+            ->Unit(benchmark::kNanosecond);
+    }
+    return true;
+}
+
+void fail_raw(benchmark::State &state, CUresult r, const char *what) {
+    std::string msg = std::string(what) + " failed: " + env().driver.error_name(r);
+    state.SkipWithError(msg.c_str());
+}
+
+void fail_c(benchmark::State &state, cucore_status_t s, const char *what) {
+    std::string msg = std::string(what) + " failed: " + cucore_status_string(s) + ": " +
+                      cucore_last_error_message();
+    state.SkipWithError(msg.c_str());
+}
+
+void fail_cpp(benchmark::State &state, const std::exception &e) {
+    const auto *error = dynamic_cast<const cucore::Error *>(&e);
+    std::string msg = error != nullptr ? std::string("cucore::Error ") + error->status_name() + ": " + e.what()
+                                       : std::string("exception: ") + e.what();
+    state.SkipWithError(msg.c_str());
+}
+
+void fail_check(benchmark::State &state, const std::string &what) {
+    std::string msg = "check failed: " + what;
+    state.SkipWithError(msg.c_str());
+}
+
+long long live_objects(cucore_object_type_t type) {
+    size_t count = 0;
+    if (cucore_live_object_count(type, &count) != CUCORE_SUCCESS) return -1;
+    return static_cast<long long>(count);
+}
+
+namespace {
+
+// ---- Command line --------------------------------------------------------------------------------
+
+struct Options {
+    std::string ratio_out;   // --ratio_out=FILE: the ratio table as markdown
+    int device = 0;          // --device=N
+    bool strict = false;     // --ratio_strict: exit 1 when a target is missed
+    bool list_only = false;  // --benchmark_list_tests: list without a GPU
+    bool color = false;
+    bool interleaved = true;  // --benchmark_enable_random_interleaving, ours by default
+};
+
+const char *const kUsage =
+    "cucore_bench: libcucore beside the raw CUDA driver, same work, same process, same run.\n"
+    "\n"
+    "Own options (the rest go to Google Benchmark, see --help below):\n"
+    "  --ratio_out=FILE   also write the ratio table as markdown to FILE\n"
+    "  --device=N         the CUDA device ordinal to measure on (default 0)\n"
+    "  --ratio_strict     exit 1 when a ratio misses its target (default: report only)\n"
+    "Defaults given to Google Benchmark (later arguments override them):\n"
+    "  --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true\n"
+    "  --benchmark_min_time=0.25 --benchmark_display_aggregates_only=true\n"
+    "\n";
+
+const char *const kDefaultArgs[] = {
+    "--benchmark_repetitions=9",
+    "--benchmark_enable_random_interleaving=true",
+    "--benchmark_min_time=0.25",
+    "--benchmark_display_aggregates_only=true",
+};
+
+bool starts_with(const std::string &s, const char *prefix) {
+    return s.compare(0, std::strlen(prefix), prefix) == 0;
+}
+
+// Takes our own options out of argv; returns the arguments for Google Benchmark (program name,
+// our defaults, then the user's arguments so that theirs win). Exits on a malformed option.
+std::vector<std::string> parse_args(int argc, char **argv, Options *opt) {
+    std::vector<std::string> out;
+    out.emplace_back(argc > 0 ? argv[0] : "cucore_bench");
+    for (const char *d : kDefaultArgs) out.emplace_back(d);
+    std::string color_flag = "auto";
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (starts_with(a, "--ratio_out=")) {
+            opt->ratio_out = a.substr(std::strlen("--ratio_out="));
+            if (opt->ratio_out.empty()) {
+                std::fprintf(stderr, "cucore_bench: --ratio_out needs a file name\n");
+                std::exit(2);
+            }
+        } else if (starts_with(a, "--device=")) {
+            char *end = nullptr;
+            const char *num = a.c_str() + std::strlen("--device=");
+            long v = std::strtol(num, &end, 10);
+            if (*num == '\0' || *end != '\0' || v < 0 || v > 1 << 20) {
+                std::fprintf(stderr, "cucore_bench: bad --device value '%s'\n", num);
+                std::exit(2);
+            }
+            opt->device = static_cast<int>(v);
+        } else if (a == "--ratio_strict" || a == "--ratio_strict=true") {
+            opt->strict = true;
+        } else if (a == "--ratio_strict=false") {
+            opt->strict = false;
+        } else {
+            if (a == "--help" || a == "-h") std::fputs(kUsage, stdout);
+            if (a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true") opt->list_only = true;
+            if (a == "--benchmark_list_tests=false") opt->list_only = false;
+            if (starts_with(a, "--benchmark_color=")) color_flag = a.substr(std::strlen("--benchmark_color="));
+            if (starts_with(a, "--benchmark_enable_random_interleaving="))
+                opt->interleaved = a == "--benchmark_enable_random_interleaving=true";
+            out.push_back(a);
+        }
+    }
+    if (color_flag == "auto") {
+        const char *term = std::getenv("TERM");
+        opt->color = isatty(STDOUT_FILENO) && term != nullptr && std::strcmp(term, "dumb") != 0 &&
+                     std::getenv("NO_COLOR") == nullptr;
+    } else {
+        opt->color = color_flag == "true" || color_flag == "yes" || color_flag == "1";
+    }
+    return out;
+}
+
+// ---- Environment ---------------------------------------------------------------------------------
+
+// Why the benchmarks cannot run here (no driver, no device): they are skipped, not failed.
+struct Skip {
+    std::string why;
+};
+// The driver works but libcucore does not: a real failure.
+struct Failure {
+    std::string why;
+};
+
+void set_up(int ordinal) {
+    Env &e = env();
+    e.ordinal = ordinal;
+    RawDriver &d = e.driver;
+    std::string why;
+    if (!d.load(&why)) throw Skip{why};
+    CUresult r = d.cuInit_fn(0);
+    if (r == CUDA_ERROR_NO_DEVICE) throw Skip{"no CUDA device (cuInit: " + d.error_name(r) + ")"};
+    if (r != CUDA_SUCCESS) throw Skip{"the CUDA driver does not initialise (cuInit: " + d.error_name(r) + ")"};
+    int count = 0;
+    r = d.cuDeviceGetCount_fn(&count);
+    if (r != CUDA_SUCCESS) throw Skip{"cuDeviceGetCount: " + d.error_name(r)};
+    if (count == 0) throw Skip{"no CUDA device"};
+    if (ordinal >= count)
+        throw Skip{"no CUDA device " + std::to_string(ordinal) + " (" + std::to_string(count) + " present)"};
+    d.cuDriverGetVersion_fn(&e.driver_version);
+
+    if ((r = d.cuDeviceGet_fn(&e.cu_device, ordinal)) != CUDA_SUCCESS)
+        throw Failure{"cuDeviceGet: " + d.error_name(r)};
+    char name[256] = {0};
+    if (d.cuDeviceGetName_fn(name, sizeof name - 1, e.cu_device) == CUDA_SUCCESS) e.device_name = name;
+    if ((r = d.cuDevicePrimaryCtxRetain_fn(&e.cu_context, e.cu_device)) != CUDA_SUCCESS)
+        throw Failure{"cuDevicePrimaryCtxRetain: " + d.error_name(r)};
+    if ((r = d.cuCtxSetCurrent_fn(e.cu_context)) != CUDA_SUCCESS)
+        throw Failure{"cuCtxSetCurrent: " + d.error_name(r)};
+
+    // The same device through the C ABI; its primary context made current (a no-op here: it is
+    // the one the raw driver made current, which the check below confirms).
+    cucore_status_t s = cucore_device_get(ordinal, &e.device);
+    if (s != CUCORE_SUCCESS)
+        throw Failure{std::string("cucore_device_get: ") + cucore_status_string(s) + ": " +
+                      cucore_last_error_message()};
+    s = cucore_device_set_current(e.device);
+    if (s != CUCORE_SUCCESS)
+        throw Failure{std::string("cucore_device_set_current: ") + cucore_status_string(s) + ": " +
+                      cucore_last_error_message()};
+    CUcontext current = nullptr;
+    d.cuCtxGetCurrent_fn(&current);
+    if (current != e.cu_context)
+        throw Failure{"cucore_device_set_current did not leave the device's primary context current"};
+
+    // And through the C++ façade (one more reference to the same device object).
+    e.cpp_device.emplace(cucore::Device::borrow(e.device));
+}
+
+void tear_down() {
+    Env &e = env();
+    e.cpp_device.reset();
+    if (e.device != nullptr) cucore_device_release(e.device);
+    e.device = nullptr;
+    if (e.cu_context != nullptr) e.driver.cuDevicePrimaryCtxRelease_fn(e.cu_device);
+    e.cu_context = nullptr;
+}
+
+// ---- Collecting the results ------------------------------------------------------------------------
+
+struct Samples {
+    std::vector<double> ns;       // per-repetition ns/op (real time)
+    double median_agg = NAN;      // the "median" aggregate, when only aggregates were reported
+    double cv_agg = NAN;          // the "cv" aggregate (a fraction)
+    int repetitions = 0;          // as Google Benchmark reports it
+    std::string error;            // the first error, if any run failed
+};
+
+double to_ns(const benchmark::BenchmarkReporter::Run &run) {
+    return run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
+}
+
+class Collector : public benchmark::ConsoleReporter {
+public:
+    using benchmark::ConsoleReporter::ConsoleReporter;
+
+    bool ReportContext(const Context &context) override {
+        host_ = context.sys_info.name;
+        cpus_ = context.cpu_info.num_cpus;
+        mhz_ = context.cpu_info.cycles_per_second / 1e6;
+        return benchmark::ConsoleReporter::ReportContext(context);
+    }
+
+    void ReportRuns(const std::vector<Run> &runs) override {
+        for (const Run &run : runs) {
+            Samples &s = by_name_[run.run_name.function_name];
+            s.repetitions = static_cast<int>(run.repetitions);
+            if (run.error_occurred) {
+                if (s.error.empty()) s.error = run.error_message.empty() ? "error" : run.error_message;
+                continue;
+            }
+            if (run.run_type == Run::RT_Iteration) {
+                s.ns.push_back(to_ns(run));
+            } else if (run.aggregate_name == "median") {
+                s.median_agg = to_ns(run);
+            } else if (run.aggregate_name == "cv") {
+                // cv is a percentage unit aggregate: the value itself, not a time.
+                s.cv_agg = run.real_accumulated_time;
+            }
+        }
+        benchmark::ConsoleReporter::ReportRuns(runs);
+    }
+
+    const Samples *find(const std::string &name) const {
+        auto it = by_name_.find(name);
+        return it == by_name_.end() ? nullptr : &it->second;
+    }
+    bool any_error() const {
+        for (const auto &kv : by_name_)
+            if (!kv.second.error.empty()) return true;
+        return false;
+    }
+    const std::string &host() const { return host_; }
+    int cpus() const { return cpus_; }
+    double mhz() const { return mhz_; }
+
+private:
+    std::map<std::string, Samples> by_name_;
+    std::string host_;
+    int cpus_ = 0;
+    double mhz_ = 0;
+};
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) return NAN;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The coefficient of variation (stddev / mean) of the repetitions, as a fraction.
+double cv_of(const std::vector<double> &v) {
+    if (v.size() < 2) return NAN;
+    double mean = 0;
+    for (double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    double var = 0;
+    for (double x : v) var += (x - mean) * (x - mean);
+    var /= static_cast<double>(v.size() - 1);
+    return mean > 0 ? std::sqrt(var) / mean : NAN;
+}
+
+// ---- The ratio table ---------------------------------------------------------------------------------
+
+struct Row {
+    const Operation *op;
+    double ns[3] = {NAN, NAN, NAN};
+    double cv = NAN;  // the largest of the three variants' CVs
+    int reps = 0;     // the fewest repetitions among the three
+    std::string error;
+    double c_over_raw = NAN;
+    double cpp_over_c = NAN;
+    enum Verdict { NONE, PASS, FAIL, ERROR } verdict = NONE;
+};
+
+std::vector<Row> build_rows(const Collector &c) {
+    std::vector<const Operation *> ops;
+    for (const Operation &op : operations()) ops.push_back(&op);
+    std::sort(ops.begin(), ops.end(), [](const Operation *a, const Operation *b) { return a->order < b->order; });
+    std::vector<Row> rows;
+    for (const Operation *op : ops) {
+        Row row;
+        row.op = op;
+        row.reps = 1 << 30;
+        bool seen_any = false;
+        for (int v = 0; v < 3; ++v) {
+            const Samples *s = c.find(std::string(op->key) + "/" + kVariantNames[v]);
+            if (s == nullptr) {
+                row.reps = 0;
+                continue;
+            }
+            seen_any = true;
+            if (!s->error.empty() && row.error.empty()) row.error = std::string(kVariantNames[v]) + ": " + s->error;
+            row.ns[v] = !s->ns.empty() ? median_of(s->ns) : s->median_agg;
+            double cv = !s->ns.empty() ? cv_of(s->ns) : s->cv_agg;
+            if (!std::isnan(cv)) row.cv = std::isnan(row.cv) ? cv : std::max(row.cv, cv);
+            row.reps = std::min(row.reps, !s->ns.empty() ? static_cast<int>(s->ns.size()) : s->repetitions);
+        }
+        if (!seen_any) continue;  // filtered out with --benchmark_filter
+        row.c_over_raw = row.ns[1] / row.ns[0];
+        row.cpp_over_c = row.ns[2] / row.ns[1];
+        if (!row.error.empty())
+            row.verdict = Row::ERROR;
+        else if (op->c_over_raw_target > 0 && !std::isnan(row.c_over_raw))
+            row.verdict = row.c_over_raw <= op->c_over_raw_target ? Row::PASS : Row::FAIL;
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::string fmt(const char *format, double v) {
+    if (std::isnan(v)) return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+std::string target_text(const Operation &op) {
+    if (op.c_over_raw_target <= 0) return "-";
+    return fmt("<= %.2f", op.c_over_raw_target);
+}
+
+const char *verdict_text(Row::Verdict v) {
+    switch (v) {
+    case Row::PASS: return "PASS";
+    case Row::FAIL: return "FAIL";
+    case Row::ERROR: return "ERROR";
+    default: return "-";
+    }
+}
+
+std::string driver_version_text(int v) {
+    if (v <= 0) return "unknown";
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+std::string now_utc() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+    return buf;
+}
+
+std::string setup_line(const Options &opt, const Collector &c, const std::vector<Row> &rows) {
+    const Env &e = env();
+    int reps = -1;
+    for (const Row &r : rows)
+        if (r.reps > 0) reps = reps < 0 ? r.reps : std::min(reps, r.reps);
+    std::ostringstream os;
+    os << "Device " << e.ordinal << ": " << (e.device_name.empty() ? "unknown" : e.device_name)
+       << "; driver API " << driver_version_text(e.driver_version) << "; built against CUDA "
+       << driver_version_text(CUDA_VERSION) << "; libcucore " << cucore_version_string() << ".\n"
+       << "Host " << (c.host().empty() ? "unknown" : c.host()) << ", " << c.cpus() << " CPUs at "
+       << fmt("%.0f", c.mhz()) << " MHz; " << now_utc() << ".\n"
+       << "Medians of real time per operation over " << (reps > 0 ? std::to_string(reps) : std::string("the"))
+       << (opt.interleaved ? " randomly interleaved" : "") << (reps == 1 ? " repetition." : " repetitions.");
+    return os.str();
+}
+
+const char *const kNotes[] = {
+    "C/raw: the C ABI's median over the raw driver's; C++/C: the C++ facade's over the C ABI's.",
+    "target: performance_anchors.md's bound on C/raw, where it gives one; PASS when C/raw <= target.",
+    ("max cv: the largest coefficient of variation of the repetitions among the three variants; "
+     "a ratio closer to its target than this is noise, not a verdict."),
+};
+
+void print_table(std::ostream &os, const Options &opt, const Collector &c, const std::vector<Row> &rows) {
+    char line[512];
+    os << "\n" << setup_line(opt, c, rows) << "\n\n";
+    std::snprintf(line, sizeof line, "%-28s %11s %11s %11s %8s %8s %6s %8s %7s\n", "operation", "raw ns",
+                  "C ABI ns", "C++ ns", "C/raw", "target", "result", "C++/C", "max cv");
+    os << line;
+    os << std::string(std::strlen(line) - 1, '-') << "\n";
+    for (const Row &r : rows) {
+        std::snprintf(line, sizeof line, "%-28s %11s %11s %11s %8s %8s %6s %8s %7s\n", r.op->title,
+                      fmt("%.1f", r.ns[0]).c_str(), fmt("%.1f", r.ns[1]).c_str(), fmt("%.1f", r.ns[2]).c_str(),
+                      fmt("%.3f", r.c_over_raw).c_str(), target_text(*r.op).c_str(), verdict_text(r.verdict),
+                      fmt("%.3f", r.cpp_over_c).c_str(), fmt("%.1f%%", r.cv * 100).c_str());
+        os << line;
+        if (!r.error.empty()) os << "    error: " << r.error << "\n";
+    }
+    os << "\n";
+    for (const char *n : kNotes) os << "  " << n << "\n";
+    for (const Row &r : rows)
+        if (r.op->target_note[0] != '\0') os << "  target of " << r.op->title << ": " << r.op->target_note << "\n";
+}
+
+void write_markdown(const Options &opt, const Collector &c, const std::vector<Row> &rows) {
+    const std::string &path = opt.ratio_out;
+    std::ofstream f(path);
+    if (!f) throw Failure{"cannot write " + path};
+    f << "<!-- written by cucore_bench --ratio_out -->\n";
+    std::string setup = setup_line(opt, c, rows);
+    for (char &ch : setup)
+        if (ch == '\n') ch = ' ';
+    f << setup << "\n\n";
+    f << "| operation | raw ns/op | C ABI ns/op | C++ ns/op | C ABI / raw | target | result | C++ / C ABI | max cv |\n";
+    f << "|---|---:|---:|---:|---:|---|---|---:|---:|\n";
+    for (const Row &r : rows) {
+        std::string target = target_text(*r.op);
+        if (target != "-") target = "&le; " + target.substr(3) + "x";
+        f << "| " << r.op->title << " | " << fmt("%.1f", r.ns[0]) << " | " << fmt("%.1f", r.ns[1]) << " | "
+          << fmt("%.1f", r.ns[2]) << " | " << fmt("%.3f", r.c_over_raw) << " | " << target << " | "
+          << verdict_text(r.verdict) << " | " << fmt("%.3f", r.cpp_over_c) << " | "
+          << fmt("%.1f%%", r.cv * 100) << " |\n";
+    }
+    f << "\n";
+    for (const char *n : kNotes) f << "- " << n << "\n";
+    for (const Row &r : rows)
+        if (r.op->target_note[0] != '\0') f << "- target of " << r.op->title << ": " << r.op->target_note << "\n";
+    for (const Row &r : rows)
+        if (!r.error.empty()) f << "- " << r.op->title << " failed: " << r.error << "\n";
+    if (!f) throw Failure{"cannot write " + path};
+}
+
+int run(int argc, char **argv) {
+    Options opt;
+    std::vector<std::string> args = parse_args(argc, argv, &opt);
+    std::vector<char *> bargv;
+    for (std::string &a : args) bargv.push_back(a.data());
+    bargv.push_back(nullptr);
+    int bargc = static_cast<int>(args.size());
+    benchmark::Initialize(&bargc, bargv.data());
+    if (benchmark::ReportUnrecognizedArguments(bargc, bargv.data())) return 2;
+
+    if (opt.list_only) {  // needs no GPU
+        benchmark::RunSpecifiedBenchmarks();
+        benchmark::Shutdown();
+        return 0;
+    }
+
+    try {
+        set_up(opt.device);
+    } catch (const Skip &s) {
+        std::printf("cucore_bench: skipped: %s\n", s.why.c_str());
+        tear_down();
+        return 0;
+    } catch (const Failure &f) {
+        std::fprintf(stderr, "cucore_bench: error: %s\n", f.why.c_str());
+        tear_down();
+        return 1;
+    } catch (const std::exception &ex) {
+        std::fprintf(stderr, "cucore_bench: error: %s\n", ex.what());
+        tear_down();
+        return 1;
+    }
+
+    Collector collector(opt.color ? benchmark::ConsoleReporter::OO_ColorTabular
+                                  : benchmark::ConsoleReporter::OO_Tabular);
+    benchmark::RunSpecifiedBenchmarks(&collector);
+    benchmark::Shutdown();
+
+    std::vector<Row> rows = build_rows(collector);
+    int rc = 0;
+    print_table(std::cout, opt, collector, rows);
+    std::cout.flush();
+    if (!opt.ratio_out.empty()) {
+        try {
+            write_markdown(opt, collector, rows);
+            std::printf("cucore_bench: ratio table written to %s\n", opt.ratio_out.c_str());
+        } catch (const Failure &f) {
+            std::fprintf(stderr, "cucore_bench: error: %s\n", f.why.c_str());
+            rc = 1;
+        }
+    }
+    if (collector.any_error()) {
+        std::fprintf(stderr, "cucore_bench: error: some benchmarks failed (see above)\n");
+        rc = 1;
+    }
+    if (opt.strict) {
+        for (const Row &r : rows)
+            if (r.verdict == Row::FAIL) {
+                std::fprintf(stderr, "cucore_bench: %s misses its target (--ratio_strict)\n", r.op->title);
+                rc = 1;
+            }
+    }
+    tear_down();
+    return rc;
+}
+
+}  // namespace
+}  // namespace cucore_bench
+
+int main(int argc, char **argv) { return cucore_bench::run(argc, argv); }

@@ -1,0 +1,57 @@
+"""cucore: the CUDA driver API made safe and pleasant, over libcucore's C ABI (pure ctypes).
+
+    import cucore
+    dev = cucore.Device()            # the current device (device 0 when none is current)
+    dev.set_current()
+    s = dev.create_stream()
+    start = s.record(options=cucore.EventOptions(timing_enabled=True))
+    s.launch_host_func(print, "hello from the stream")
+    end = s.record(options=cucore.EventOptions(timing_enabled=True))
+    end.sync()
+    print(end - start, "ms")
+
+Importing never loads libcucore; the first call does (see cucore._lib for where it is searched) and
+raises LibraryNotFoundError if it cannot be found. Failures raise CUDAError subclasses carrying
+`status`, `cuda_result` and `message`.
+"""
+from ._version import __version__
+from .common import (
+    CUDAError, DriverError, InternalError, InvalidArgumentError, InvalidHandleError, InvalidStateError,
+    LibraryNotFoundError, LibraryVersion, NoDeviceError, NoDriverError, NotReadyError, NotSupportedError,
+    ObjectType, OutOfMemoryError, Status, clear_last_error, last_cuda_result, last_error_message,
+    last_error_status, library_path, library_version, library_version_string, live_object_count,
+    object_type_name, release_error_count, set_release_error_handler, status_string,
+)
+from .device_attributes import DeviceAttribute
+from .device import ComputeCapability, Device, DeviceProperties, StreamPriorityRange, driver_version, get_device_count
+from .context import Context
+from .event import Event, EventOptions
+from .stream import Stream, StreamOptions, legacy_default_stream, per_thread_default_stream
+
+__all__ = [
+    "__version__",
+    # errors
+    "CUDAError", "DriverError", "InternalError", "InvalidArgumentError", "InvalidHandleError",
+    "InvalidStateError", "LibraryNotFoundError", "NoDeviceError", "NoDriverError", "NotReadyError",
+    "NotSupportedError", "OutOfMemoryError", "Status",
+    # library, last error, diagnostics
+    "LibraryVersion", "library_path", "library_version", "library_version_string", "status_string",
+    "last_error_message", "last_cuda_result", "last_error_status", "clear_last_error", "ObjectType",
+    "object_type_name", "live_object_count", "release_error_count", "set_release_error_handler",
+    # devices
+    "Device", "DeviceAttribute", "DeviceProperties", "ComputeCapability", "StreamPriorityRange",
+    "driver_version", "get_device_count",
+    # contexts, streams, events
+    "Context", "Stream", "StreamOptions", "Event", "EventOptions", "legacy_default_stream",
+    "per_thread_default_stream", "LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM",
+]
+
+
+def __getattr__(name):
+    # The default streams need the driver, so they are looked up on access (not at import), each time
+    # for the device current at that moment.
+    if name == "LEGACY_DEFAULT_STREAM":
+        return legacy_default_stream()
+    if name == "PER_THREAD_DEFAULT_STREAM":
+        return per_thread_default_stream()
+    raise AttributeError(f"module 'cucore' has no attribute {name!r}")

@@ -1,0 +1,237 @@
+"""Finding, loading and binding libcucore.
+
+Importing the package never loads the library. Each module declares the C functions it calls with
+`bind(globals(), "cucore_x", ...)`, which puts a stub named `_cucore_x` in the module; the first call of
+any stub loads the library, sets up every function of _abi.ABI with its ctypes types and replaces all
+stubs, in every module, by the ctypes functions themselves. From then on a call costs one global
+lookup and the ctypes call, nothing else.
+
+The library is searched, in order, at:
+  1. the path in the environment variable CUCORE_LIBRARY (an error if set and unloadable),
+  2. a copy inside the package (cucore/libcucore.so*, placed there by the wheel build),
+  3. the repository's build tree (build/default/lib/libcucore.so) when running from a checkout,
+  4. the system loader ("libcucore.so.0").
+If none loads, every call raises LibraryNotFoundError naming what was searched.
+"""
+import ctypes
+import os
+import pathlib
+import sys
+import threading
+
+from . import _abi
+
+# The ABI major version this binding was written against (include/cucore/common.h).
+ABI_VERSION_MAJOR = 0
+ABI_VERSION_MINOR = 1
+
+PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
+
+if sys.platform == "darwin":  # pragma: no cover - Linux is the supported platform
+    SYSTEM_NAMES = ("libcucore.0.dylib", "libcucore.dylib")
+elif sys.platform == "win32":  # pragma: no cover
+    SYSTEM_NAMES = ("cucore.dll",)
+else:
+    SYSTEM_NAMES = ("libcucore.so.0",)
+
+# ---------------------------------------------------------------------------------------------
+# C type spellings of _abi.py -> ctypes
+# ---------------------------------------------------------------------------------------------
+
+_SCALARS = {
+    "void": None,
+    "int": ctypes.c_int,
+    "int32_t": ctypes.c_int32,
+    "uint32_t": ctypes.c_uint32,
+    "uint64_t": ctypes.c_uint64,
+    "size_t": ctypes.c_size_t,
+    "float": ctypes.c_float,
+    "char*": ctypes.c_char_p,
+    "void*": ctypes.c_void_p,
+    "unsigned char[16]": ctypes.c_ubyte * 16,
+}
+for _e in _abi.ENUM_TYPES:
+    _SCALARS[_e] = ctypes.c_int
+
+
+def _struct(name, fields):
+    return type(name, (ctypes.Structure,), {"_fields_": [(f, _SCALARS[t]) for f, t in fields]})
+
+
+STRUCTS = {name: _struct(name, fields) for name, fields in _abi.STRUCTS.items()}
+
+
+def ctype(spelling):
+    """The ctypes type for a C type spelling of _abi.py."""
+    if spelling in _SCALARS:
+        return _SCALARS[spelling]
+    if spelling in STRUCTS:
+        return STRUCTS[spelling]
+    if spelling in _abi.CALLBACKS:
+        # A function pointer parameter: c_void_p accepts both a CFUNCTYPE instance and None (NULL),
+        # where the CFUNCTYPE type itself would refuse None.
+        return ctypes.c_void_p
+    if spelling.endswith("*"):
+        base = spelling[:-1]
+        if base in _abi.HANDLE_TYPES:
+            return ctypes.c_void_p  # an opaque handle: passed and stored as its address
+        return ctypes.POINTER(ctype(base))
+    raise TypeError(f"_abi.py uses a C type _lib.py cannot map: {spelling!r}")
+
+
+CALLBACKS = {}
+for _name, (_ret, _args) in _abi.CALLBACKS.items():
+    CALLBACKS[_name] = ctypes.CFUNCTYPE(ctype(_ret), *[ctype(a) for a in _args])
+
+StreamOptionsC = STRUCTS["cucore_stream_options_t"]
+EventOptionsC = STRUCTS["cucore_event_options_t"]
+UuidC = STRUCTS["cucore_uuid_t"]
+DevicePropertiesC = STRUCTS["cucore_device_properties_t"]
+ReleaseFn = CALLBACKS["cucore_release_fn"]
+HostFn = CALLBACKS["cucore_host_fn"]
+ReleaseErrorFn = CALLBACKS["cucore_release_error_fn"]
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------------------------
+
+_lock = threading.RLock()
+_dll = None
+_path = None
+_functions = {}  # C name -> ctypes function (or a raiser for symbols the library lacks)
+_namespaces = []  # (module globals, (C names...)) registered by bind()
+
+
+def _candidates():
+    """(description, loader argument) pairs in search order; description says why it was tried."""
+    out = []
+    env = os.environ.get("CUCORE_LIBRARY")
+    if env:
+        out.append(("CUCORE_LIBRARY", env))
+    local = sorted(PACKAGE_DIR.glob("libcucore.so*"), key=lambda p: (len(p.name), p.name))
+    local += sorted(PACKAGE_DIR.glob("libcucore*.dylib")) + sorted(PACKAGE_DIR.glob("cucore*.dll"))
+    for p in local:
+        out.append(("package copy", str(p)))
+    repo = PACKAGE_DIR.parents[2] if len(PACKAGE_DIR.parents) > 2 else None
+    if repo is not None and (repo / "include" / "cucore.h").is_file():
+        out.append(("build tree", str(repo / "build" / "default" / "lib" / "libcucore.so")))
+    for name in SYSTEM_NAMES:
+        out.append(("system loader", name))
+    return out, env
+
+
+def _search():
+    """Load the first candidate that loads. Returns (dll, path, report lines)."""
+    from .common import LibraryNotFoundError
+
+    cands, env = _candidates()
+    report = []
+    if not env:
+        report.append("CUCORE_LIBRARY: not set")
+    if not any(d == "package copy" for d, _ in cands):
+        report.append(f"package copy: no libcucore.so* in {PACKAGE_DIR}")
+    if not any(d == "build tree" for d, _ in cands):
+        report.append("build tree: not running from a repository checkout")
+    for desc, arg in cands:
+        if desc in ("CUCORE_LIBRARY", "package copy", "build tree") and not os.path.exists(arg):
+            report.append(f"{desc}: {arg} does not exist")
+            if desc == "CUCORE_LIBRARY":
+                break
+            continue
+        try:
+            dll = ctypes.CDLL(arg)
+        except OSError as e:
+            report.append(f"{desc}: {arg}: {e}")
+            if desc == "CUCORE_LIBRARY":
+                break  # an explicit choice that fails is an error, not a reason to load another copy
+            continue
+        if not hasattr(dll, "cucore_version"):
+            report.append(f"{desc}: {arg} loaded but exports no cucore_version (not libcucore)")
+            continue
+        return dll, arg, report
+    raise LibraryNotFoundError(
+        "libcucore could not be loaded. Searched:\n  - " + "\n  - ".join(report)
+        + "\nBuild it (cmake --preset default && cmake --build --preset default --target cucore) and set "
+          "CUCORE_LIBRARY to the path of libcucore.so, or install a wheel that bundles it.",
+        searched=tuple(report))
+
+
+def _missing(name, path):
+    def raiser(*args):
+        from .common import NotSupportedError, Status
+        raise NotSupportedError(Status.ERROR_NOT_SUPPORTED,
+                                f"{name} is not exported by {path} (a libcucore older than this binding?)")
+    raiser.__name__ = name
+    return raiser
+
+
+def load():
+    """Load libcucore now (idempotent) and return the path it was loaded from."""
+    global _dll, _path
+    if _dll is not None:
+        return _path
+    with _lock:
+        if _dll is not None:
+            return _path
+        dll, path, _ = _search()
+        major = dll.cucore_version() // 10000 if hasattr(dll, "cucore_version") else -1
+        if major != ABI_VERSION_MAJOR:
+            from .common import LibraryNotFoundError
+            raise LibraryNotFoundError(
+                f"{path} has ABI major version {major}; this binding needs {ABI_VERSION_MAJOR}",
+                searched=(path,))
+        functions = {}
+        for name, (ret, args) in _abi.ABI.items():
+            try:
+                fn = getattr(dll, name)
+            except AttributeError:
+                functions[name] = _missing(name, path)
+                continue
+            fn.restype = ctype(ret)
+            fn.argtypes = [ctype(a) for a in args]
+            functions[name] = fn
+        _functions.update(functions)
+        for ns, names in _namespaces:
+            for name in names:
+                ns["_" + name] = functions[name]
+        _path = path
+        _dll = dll  # last: other threads take the fast path only once everything is bound
+        return path
+
+
+def is_loaded():
+    return _dll is not None
+
+
+def path():
+    """The path (or loader name) libcucore was loaded from; loads it if needed."""
+    return load()
+
+
+def function(name):
+    """The ctypes function for the C function `name` (for tests and advanced use); loads the library."""
+    load()
+    return _functions[name]
+
+
+def bind(namespace, *names):
+    """Define `_<name>` in `namespace` for each C function name: a stub until the library loads."""
+    for name in names:
+        if name not in _abi.ABI:
+            raise KeyError(f"{name} is not in _abi.ABI")
+    with _lock:
+        _namespaces.append((namespace, names))
+        for name in names:
+            if _dll is not None:
+                namespace["_" + name] = _functions[name]
+            else:
+                namespace["_" + name] = _stub(namespace, name)
+
+
+def _stub(namespace, name):
+    def stub(*args):
+        load()
+        return namespace["_" + name](*args)
+    stub.__name__ = "_" + name
+    stub.__qualname__ = "_" + name
+    return stub

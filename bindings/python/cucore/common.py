@@ -1,0 +1,328 @@
+"""Errors, versions and diagnostics (include/cucore/common.h)."""
+import collections
+import ctypes
+import enum
+import sys
+import threading
+import traceback
+
+from . import _lib
+
+_lib.bind(globals(),
+          "cucore_version", "cucore_version_string", "cucore_status_string", "cucore_last_error_message",
+          "cucore_last_cuda_result", "cucore_last_error_status", "cucore_clear_last_error",
+          "cucore_object_type_name", "cucore_live_object_count", "cucore_release_error_count",
+          "cucore_set_release_error_handler")
+
+
+class Status(enum.IntEnum):
+    """cucore_status_t."""
+    SUCCESS = 0
+    ERROR_INVALID_ARGUMENT = 1
+    ERROR_INVALID_HANDLE = 2
+    ERROR_INVALID_STATE = 3
+    ERROR_NO_DRIVER = 4
+    ERROR_NO_DEVICE = 5
+    ERROR_NOT_SUPPORTED = 6
+    ERROR_OUT_OF_MEMORY = 7
+    ERROR_CUDA = 8
+    ERROR_NOT_READY = 9
+    ERROR_INTERNAL = 10
+
+
+class ObjectType(enum.IntEnum):
+    """cucore_object_type_t (for live_object_count)."""
+    ANY = 0
+    DEVICE = 1
+    CONTEXT = 2
+    STREAM = 3
+    EVENT = 4
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+
+class CUDAError(Exception):
+    """A failed libcucore call.
+
+    Attributes: `status` (Status, or None for errors raised before any C call), `cuda_result` (the
+    driver's CUresult when the driver caused it, else 0) and `message` (libcucore's detail: the function,
+    the offending argument or object, and the driver's error name).
+    """
+
+    def __init__(self, status, message="", cuda_result=0):
+        if status is not None:
+            try:
+                status = Status(status)
+            except ValueError:
+                pass
+        self.status = status
+        self.message = message
+        self.cuda_result = cuda_result
+        super().__init__(message)
+
+    def __str__(self):
+        name = self.status.name if isinstance(self.status, Status) else self.status
+        text = self.message or "(no message)"
+        if name is None:
+            return text
+        extra = f", CUresult {self.cuda_result}" if self.cuda_result else ""
+        return f"[{name}{extra}] {text}"
+
+    def __reduce__(self):
+        return (type(self), (self.status, self.message, self.cuda_result))
+
+
+class InvalidArgumentError(CUDAError, ValueError):
+    """CUCORE_ERROR_INVALID_ARGUMENT: an argument is out of range, NULL or inconsistent."""
+
+
+class InvalidHandleError(CUDAError, ValueError):
+    """CUCORE_ERROR_INVALID_HANDLE: the object was closed/released, is of another type, or is garbage."""
+
+
+class InvalidStateError(CUDAError, RuntimeError):
+    """CUCORE_ERROR_INVALID_STATE: the object's state does not allow the call."""
+
+
+class NoDriverError(CUDAError, RuntimeError):
+    """CUCORE_ERROR_NO_DRIVER: libcuda.so.1 could not be loaded or initialised."""
+
+
+class NoDeviceError(CUDAError, RuntimeError):
+    """CUCORE_ERROR_NO_DEVICE: no CUDA device, or the ordinal names none."""
+
+
+class NotSupportedError(CUDAError, NotImplementedError):
+    """CUCORE_ERROR_NOT_SUPPORTED: the driver (or the library) lacks the entry point or feature."""
+
+
+class OutOfMemoryError(CUDAError, MemoryError):
+    """CUCORE_ERROR_OUT_OF_MEMORY: host or device memory ran out."""
+
+
+class DriverError(CUDAError, RuntimeError):
+    """CUCORE_ERROR_CUDA: any other driver failure; `cuda_result` holds the CUresult."""
+
+
+class NotReadyError(CUDAError, RuntimeError):
+    """CUCORE_ERROR_NOT_READY: the work asked about has not completed yet."""
+
+
+class InternalError(CUDAError, RuntimeError):
+    """CUCORE_ERROR_INTERNAL: a bug inside libcucore (please report it)."""
+
+
+class LibraryNotFoundError(CUDAError, OSError):
+    """libcucore itself could not be loaded; `searched` lists every place tried and why it failed."""
+
+    def __init__(self, message, searched=()):
+        super().__init__(None, message, 0)
+        self.searched = tuple(searched)
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.searched))
+
+
+ERROR_CLASSES = {
+    Status.ERROR_INVALID_ARGUMENT: InvalidArgumentError,
+    Status.ERROR_INVALID_HANDLE: InvalidHandleError,
+    Status.ERROR_INVALID_STATE: InvalidStateError,
+    Status.ERROR_NO_DRIVER: NoDriverError,
+    Status.ERROR_NO_DEVICE: NoDeviceError,
+    Status.ERROR_NOT_SUPPORTED: NotSupportedError,
+    Status.ERROR_OUT_OF_MEMORY: OutOfMemoryError,
+    Status.ERROR_CUDA: DriverError,
+    Status.ERROR_NOT_READY: NotReadyError,
+    Status.ERROR_INTERNAL: InternalError,
+}
+
+
+def error_from_status(status, message=None, cuda_result=None):
+    """The exception for `status`, with the calling thread's last error detail unless given."""
+    if message is None:
+        message = _cucore_last_error_message().decode("utf-8", "replace")
+    if cuda_result is None:
+        cuda_result = _cucore_last_cuda_result()
+    return ERROR_CLASSES.get(status, CUDAError)(status, message, cuda_result)
+
+
+def raise_error(status, *objects):
+    """Raise the error for a failed call. `objects` are the wrappers the call used: when the status is
+    INVALID_HANDLE and one of them was closed, the message says so first."""
+    message = _cucore_last_error_message().decode("utf-8", "replace")
+    if status == 2:
+        for obj in objects:
+            if getattr(obj, "_h", 0) is None:
+                message = f"{type(obj).__name__} is closed ({message})" if message else \
+                    f"{type(obj).__name__} is closed"
+                break
+    raise error_from_status(status, message, _cucore_last_cuda_result())
+
+
+def closed_error(obj):
+    return InvalidHandleError(Status.ERROR_INVALID_HANDLE, f"{type(obj).__name__} is closed", 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Versions and the last error
+# ---------------------------------------------------------------------------------------------
+
+LibraryVersion = collections.namedtuple("LibraryVersion", ["major", "minor", "patch"])
+
+
+def library_version():
+    """The loaded libcucore's version as (major, minor, patch)."""
+    v = _cucore_version()
+    return LibraryVersion(v // 10000, v // 100 % 100, v % 100)
+
+
+def library_version_string():
+    """The loaded libcucore's version, "MAJOR.MINOR.PATCH"."""
+    return _cucore_version_string().decode()
+
+
+def library_path():
+    """Where libcucore was loaded from (loads it if needed)."""
+    return _lib.load()
+
+
+def status_string(status):
+    """The C name of a status, e.g. "CUCORE_ERROR_INVALID_HANDLE"."""
+    return _cucore_status_string(int(status)).decode()
+
+
+def last_error_message():
+    """libcucore's message for the last failed call on this thread ("" if none)."""
+    return _cucore_last_error_message().decode("utf-8", "replace")
+
+
+def last_cuda_result():
+    """The CUresult of the last failed call on this thread, if the driver caused it, else 0."""
+    return _cucore_last_cuda_result()
+
+
+def last_error_status():
+    """The status of the last failed call on this thread (Status.SUCCESS if none)."""
+    return Status(_cucore_last_error_status())
+
+
+def clear_last_error():
+    """Forget the last error of this thread."""
+    _cucore_clear_last_error()
+
+
+# ---------------------------------------------------------------------------------------------
+# Diagnostics
+# ---------------------------------------------------------------------------------------------
+
+def _object_type(type):
+    if type is None:
+        return ObjectType.ANY
+    if isinstance(type, str):
+        try:
+            return ObjectType[type.upper()]
+        except KeyError:
+            raise ValueError(f"unknown object type {type!r}; one of {[t.name.lower() for t in ObjectType]}") \
+                from None
+    if isinstance(type, bool):
+        raise TypeError("object type must be an ObjectType, its name or None")
+    return int(type)
+
+
+def object_type_name(type):
+    """libcucore's name of an object type, e.g. "stream"."""
+    return _cucore_object_type_name(_object_type(type)).decode()
+
+
+def live_object_count(type=None):
+    """The number of live libcucore objects of `type` (an ObjectType, its name, or None for all) in
+    the process, for leak tests. Devices live until the process ends."""
+    out = ctypes.c_size_t()
+    st = _cucore_live_object_count(_object_type(type), out)
+    if st:
+        raise_error(st)
+    return out.value
+
+
+def release_error_count():
+    """How many failures happened inside release paths since the process started."""
+    out = ctypes.c_uint64()
+    st = _cucore_release_error_count(out)
+    if st:
+        raise_error(st)
+    return out.value
+
+
+_handler_lock = threading.Lock()
+_handler_cb = None  # the ctypes callback installed in the library: kept alive here
+_handler_fn = None
+
+
+def _release_error_trampoline(status, cuda_result, message, user_data):
+    fn = _handler_fn
+    if fn is None:
+        return
+    try:
+        try:
+            status = Status(status)
+        except ValueError:
+            pass
+        fn(status, cuda_result, (message or b"").decode("utf-8", "replace"))
+    except BaseException as e:  # never let an exception cross the C boundary
+        report_unraisable(e, "Exception ignored in the cucore release error handler", fn)
+
+
+def set_release_error_handler(fn):
+    """Call `fn(status, cuda_result, message)` for each failure inside a release path (which cannot
+    raise). Process-wide; replaces the previous handler; None removes it. Returns the previous handler.
+    `fn` runs on the releasing thread; exceptions it raises go to sys.unraisablehook."""
+    global _handler_cb, _handler_fn
+    if fn is not None and not callable(fn):
+        raise TypeError("the release error handler must be callable or None")
+    with _handler_lock:
+        previous = _handler_fn
+        if fn is None:
+            _cucore_set_release_error_handler(None, None)
+            _handler_fn = None
+            _handler_cb = None
+        else:
+            cb = _handler_cb or _lib.ReleaseErrorFn(_release_error_trampoline)
+            _handler_fn = fn
+            _cucore_set_release_error_handler(cb, None)
+            _handler_cb = cb
+        return previous
+
+
+# ---------------------------------------------------------------------------------------------
+# Reporting exceptions that cannot be raised (callbacks from C, __del__)
+# ---------------------------------------------------------------------------------------------
+
+class _UnraisableArgs:
+    __slots__ = ("exc_type", "exc_value", "exc_traceback", "err_msg", "object")
+
+    def __init__(self, exc, err_msg, obj):
+        self.exc_type = type(exc)
+        self.exc_value = exc
+        self.exc_traceback = exc.__traceback__
+        self.err_msg = err_msg
+        self.object = obj
+
+
+def report_unraisable(exc, err_msg, obj):
+    """Hand an exception that cannot propagate to sys.unraisablehook (as Python does for exceptions in
+    __del__); the default hook's output is reproduced when no custom hook is installed."""
+    try:
+        hook = getattr(sys, "unraisablehook", None)
+        if hook is not None and hook is not getattr(sys, "__unraisablehook__", None):
+            hook(_UnraisableArgs(exc, err_msg, obj))
+            return
+        stream = sys.stderr
+        if stream is None:
+            return
+        stream.write(f"{err_msg}: {obj!r}\n")
+        stream.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        stream.flush()
+    except BaseException:
+        pass

@@ -1,0 +1,149 @@
+"""CUDA contexts (include/cucore/context.h)."""
+import ctypes
+import sys
+
+from . import _lib
+from .common import closed_error, raise_error
+
+_lib.bind(globals(),
+          "cucore_context_get_primary", "cucore_context_from_handle", "cucore_context_retain",
+          "cucore_context_release", "cucore_context_handle", "cucore_context_device",
+          "cucore_context_is_primary", "cucore_context_set_current", "cucore_context_synchronize")
+
+_c_void_p = ctypes.c_void_p
+
+
+class Context:
+    """A CUDA context: a device's primary context (Device.context) or a foreign CUcontext wrapped
+    without ownership (Context.from_handle). Holding a Context keeps the context retained; close()
+    (or garbage collection) drops that reference."""
+
+    __slots__ = ("_h", "_raw", "__weakref__")
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("Context cannot be instantiated directly: use Device.context or Context.from_handle()")
+
+    @classmethod
+    def _wrap(cls, h):
+        obj = object.__new__(cls)
+        obj._h = h
+        obj._raw = None
+        return obj
+
+    @classmethod
+    def _primary(cls, device):
+        h = _c_void_p()
+        st = _cucore_context_get_primary(device._h, h)
+        if st:
+            raise_error(st, device)
+        return cls._wrap(h)
+
+    @classmethod
+    def from_handle(cls, handle):
+        """Wrap a raw CUcontext (an int address) without taking ownership."""
+        if isinstance(handle, bool) or not isinstance(handle, int):
+            handle = getattr(handle, "value", handle)  # a ctypes c_void_p
+            if not isinstance(handle, int):
+                raise TypeError("Context.from_handle() takes a CUcontext address as an int")
+        h = _c_void_p()
+        st = _cucore_context_from_handle(handle, None, None, h)
+        if st:
+            raise_error(st)
+        return cls._wrap(h)
+
+    @property
+    def handle(self):
+        """The raw CUcontext (an int address)."""
+        raw = self._raw
+        if raw is None or self._h is None:
+            if self._h is None:
+                raise closed_error(self)
+            out = _c_void_p()
+            st = _cucore_context_handle(self._h, out)
+            if st:
+                raise_error(st, self)
+            raw = self._raw = out.value or 0
+        return raw
+
+    @property
+    def device(self):
+        """The context's Device."""
+        from .device import _device_from_owned_handle
+        out = _c_void_p()
+        st = _cucore_context_device(self._h, out)
+        if st:
+            raise_error(st, self)
+        return _device_from_owned_handle(out)
+
+    @property
+    def is_primary(self):
+        """Whether this is its device's primary context."""
+        out = ctypes.c_int()
+        st = _cucore_context_is_primary(self._h, out)
+        if st:
+            raise_error(st, self)
+        return bool(out.value)
+
+    def set_current(self):
+        """Make the context current on the calling thread (cuCtxSetCurrent)."""
+        st = _cucore_context_set_current(self._h)
+        if st:
+            raise_error(st, self)
+
+    def sync(self):
+        """Wait for all work in the context."""
+        st = _cucore_context_synchronize(self._h)
+        if st:
+            raise_error(st, self)
+
+    def create_stream(self, options=None):
+        """A new Stream in this context (StreamOptions or None for the defaults)."""
+        from .stream import Stream
+        return Stream._create_in_context(self, options)
+
+    def create_event(self, options=None):
+        """A new Event in this context (EventOptions or None for the defaults)."""
+        from .event import Event
+        return Event._create_in_context(self, options)
+
+    def close(self):
+        """Drop this object's reference (idempotent); later use raises InvalidHandleError."""
+        h = self._h
+        self._h = None
+        if h is not None:
+            st = _cucore_context_release(h)
+            if st:
+                raise_error(st)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self, _finalizing=sys.is_finalizing):
+        try:
+            h = self._h
+            if h is None or _finalizing():
+                return
+            self._h = None
+            _cucore_context_release(h)
+        except BaseException:
+            pass
+
+    def __eq__(self, other):
+        if isinstance(other, Context):
+            return self.handle == other.handle
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((Context, self.handle))
+
+    def __repr__(self):
+        if self._h is None:
+            return "<Context (closed)>"
+        try:
+            return f"<Context 0x{self.handle:x} of device {self.device.device_id}" \
+                   f"{' (primary)' if self.is_primary else ''}>"
+        except Exception:
+            return "<Context>"

@@ -1,0 +1,365 @@
+"""CUDA devices and the driver (include/cucore/device.h)."""
+import collections
+import ctypes
+import operator
+import threading
+
+from . import _lib
+from .common import raise_error
+from .device_attributes import DeviceAttribute
+
+_lib.bind(globals(),
+          "cucore_driver_version", "cucore_device_count", "cucore_device_get", "cucore_device_get_current",
+          "cucore_device_retain", "cucore_device_release", "cucore_device_ordinal", "cucore_device_handle",
+          "cucore_device_name", "cucore_device_pci_bus_id", "cucore_device_uuid",
+          "cucore_device_compute_capability", "cucore_device_total_memory", "cucore_device_attribute",
+          "cucore_device_properties", "cucore_device_set_current", "cucore_device_synchronize",
+          "cucore_device_can_access_peer", "cucore_stream_priority_range")
+
+_c_int = ctypes.c_int
+_c_void_p = ctypes.c_void_p
+
+ComputeCapability = collections.namedtuple("ComputeCapability", ["major", "minor"])
+StreamPriorityRange = collections.namedtuple("StreamPriorityRange", ["least", "greatest"])
+
+
+def driver_version():
+    """The CUDA driver's version, e.g. 13000 for 13.0 (raises NoDriverError without a driver)."""
+    out = _c_int()
+    st = _cucore_driver_version(out)
+    if st:
+        raise_error(st)
+    return out.value
+
+
+def get_device_count():
+    """The number of CUDA devices (0 when a driver is installed but no device is visible)."""
+    out = _c_int()
+    st = _cucore_device_count(out)
+    if st:
+        raise_error(st)
+    return out.value
+
+
+# lower-case attribute name -> value, for Device.properties and Device.attribute("name")
+_ATTRIBUTES = {name.lower(): int(member) for name, member in DeviceAttribute.__members__.items()}
+
+
+def attribute_id(attr):
+    """A device attribute as its integer value: a DeviceAttribute, an int, or a name
+    ("multiprocessor_count", "MULTIPROCESSOR_COUNT" or "CUCORE_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")."""
+    if isinstance(attr, str):
+        key = attr.lower()
+        for prefix in ("cucore_device_attribute_", "cu_device_attribute_"):
+            if key.startswith(prefix):
+                key = key[len(prefix):]
+        try:
+            return _ATTRIBUTES[key]
+        except KeyError:
+            raise ValueError(f"unknown device attribute {attr!r}") from None
+    if isinstance(attr, bool):
+        raise TypeError("a device attribute must be a DeviceAttribute, an int or a name")
+    try:
+        return operator.index(attr)
+    except TypeError:
+        raise TypeError(f"a device attribute must be a DeviceAttribute, an int or a name, not "
+                        f"{type(attr).__name__}") from None
+
+
+class DeviceProperties:
+    """Every device attribute of include/cucore/device_attributes.h as a read-only, cached property
+    named in lower case: `dev.properties.multiprocessor_count`. Values are queried on first access and
+    kept (they are fixed for a device); use Device.attribute() for a fresh query."""
+
+    def __init__(self, device):
+        object.__setattr__(self, "_device", device)
+
+    def __getattr__(self, name):  # only reached when the value is not cached yet
+        attr = _ATTRIBUTES.get(name)
+        if attr is None:
+            raise AttributeError(f"'DeviceProperties' has no attribute {name!r} (no device attribute "
+                                 f"of that name)")
+        value = self._device.attribute(attr)
+        self.__dict__[name] = value
+        return value
+
+    def __setattr__(self, name, value):
+        raise AttributeError("device properties are read-only")
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) | set(_ATTRIBUTES))
+
+    def __repr__(self):
+        return f"<DeviceProperties of {self._device!r}>"
+
+
+_devices = {}
+_devices_lock = threading.Lock()
+
+
+class Device:
+    """A CUDA device: one object per ordinal for the life of the process.
+
+    `Device(device_id=None)` gives the device with that ordinal, or with None the device of the calling
+    thread's current context (device 0 when none is current). Getting a device creates no CUDA context;
+    `set_current()` does.
+    """
+
+    def __new__(cls, device_id=None):
+        if device_id is None:
+            h = _c_void_p()
+            st = _cucore_device_get_current(h)
+            if st:
+                raise_error(st)
+            ordinal = _c_int()
+            st = _cucore_device_ordinal(h, ordinal)
+            _cucore_device_release(h)
+            if st:
+                raise_error(st)
+            device_id = ordinal.value
+        else:
+            if isinstance(device_id, bool):
+                raise TypeError("device_id must be an int or None")
+            device_id = operator.index(device_id)
+        dev = _devices.get(device_id)
+        if dev is not None:
+            return dev
+        with _devices_lock:
+            dev = _devices.get(device_id)
+            if dev is not None:
+                return dev
+            h = _c_void_p()
+            st = _cucore_device_get(device_id, h)
+            if st:
+                raise_error(st)
+            dev = object.__new__(cls)
+            dev._h = h
+            dev._id = device_id
+            dev._cache = {}
+            _devices[device_id] = dev
+            return dev
+
+    @staticmethod
+    def get_all_devices():
+        """Every visible device, in ordinal order."""
+        return tuple(Device(i) for i in range(get_device_count()))
+
+    # ---- identity ---------------------------------------------------------------------------
+
+    @property
+    def device_id(self):
+        """The ordinal."""
+        return self._id
+
+    def __int__(self):
+        return self._id
+
+    def __index__(self):
+        return self._id
+
+    def __eq__(self, other):
+        if isinstance(other, Device):
+            return self._id == other._id
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((Device, self._id))
+
+    def __reduce__(self):
+        return (Device, (self._id,))
+
+    def __repr__(self):
+        try:
+            return f"<Device {self._id} ({self.name})>"
+        except Exception:
+            return f"<Device {self._id}>"
+
+    @property
+    def handle(self):
+        """The raw CUdevice (an int)."""
+        v = self._cache.get("handle")
+        if v is None:
+            out = _c_int()
+            st = _cucore_device_handle(self._h, out)
+            if st:
+                raise_error(st, self)
+            v = self._cache["handle"] = out.value
+        return v
+
+    # ---- fixed properties (cached) ----------------------------------------------------------
+
+    @property
+    def name(self):
+        """The device's name, e.g. "NVIDIA H200"."""
+        v = self._cache.get("name")
+        if v is None:
+            out = ctypes.c_char_p()
+            st = _cucore_device_name(self._h, out)
+            if st:
+                raise_error(st, self)
+            v = self._cache["name"] = out.value.decode("utf-8", "replace")
+        return v
+
+    @property
+    def pci_bus_id(self):
+        """The PCI bus id, "dddd:bb:dd.f"."""
+        v = self._cache.get("pci_bus_id")
+        if v is None:
+            out = ctypes.c_char_p()
+            st = _cucore_device_pci_bus_id(self._h, out)
+            if st:
+                raise_error(st, self)
+            v = self._cache["pci_bus_id"] = out.value.decode("ascii", "replace")
+        return v
+
+    @property
+    def uuid(self):
+        """The device's UUID as a string, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"."""
+        v = self._cache.get("uuid")
+        if v is None:
+            out = _lib.UuidC()
+            st = _cucore_device_uuid(self._h, out)
+            if st:
+                raise_error(st, self)
+            x = bytes(out.bytes).hex()
+            v = self._cache["uuid"] = f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
+        return v
+
+    @property
+    def compute_capability(self):
+        """(major, minor) as a named tuple."""
+        v = self._cache.get("cc")
+        if v is None:
+            major, minor = _c_int(), _c_int()
+            st = _cucore_device_compute_capability(self._h, major, minor)
+            if st:
+                raise_error(st, self)
+            v = self._cache["cc"] = ComputeCapability(major.value, minor.value)
+        return v
+
+    @property
+    def arch(self):
+        """The architecture as a string, e.g. "90" for compute capability 9.0."""
+        major, minor = self.compute_capability
+        return f"{major}{minor}"
+
+    @property
+    def total_memory(self):
+        """Total device memory in bytes."""
+        v = self._cache.get("total_memory")
+        if v is None:
+            out = ctypes.c_uint64()
+            st = _cucore_device_total_memory(self._h, out)
+            if st:
+                raise_error(st, self)
+            v = self._cache["total_memory"] = out.value
+        return v
+
+    @property
+    def properties(self):
+        """Every device attribute as a cached, lower-case named property (DeviceProperties)."""
+        p = self._cache.get("properties")
+        if p is None:
+            p = self._cache["properties"] = DeviceProperties(self)
+        return p
+
+    def attribute(self, attr):
+        """Query one device attribute now (uncached): a DeviceAttribute, an int, or a name."""
+        out = _c_int()
+        st = _cucore_device_attribute(self._h, attribute_id(attr), out)
+        if st:
+            raise_error(st, self)
+        return out.value
+
+    def basic_properties(self):
+        """The properties most programs want, read in one call (cucore_device_properties), as a dict."""
+        props = _lib.DevicePropertiesC()
+        props.struct_size = ctypes.sizeof(props)
+        st = _cucore_device_properties(self._h, props)
+        if st:
+            raise_error(st, self)
+        return {name: getattr(props, name) for name, _ in props._fields_ if name != "struct_size"}
+
+    @property
+    def stream_priority_range(self):
+        """(least, greatest) stream priorities: least is the default (0), greatest the highest
+        priority (a negative number)."""
+        least, greatest = _c_int(), _c_int()
+        st = _cucore_stream_priority_range(self._h, least, greatest)
+        if st:
+            raise_error(st, self)
+        return StreamPriorityRange(least.value, greatest.value)
+
+    # ---- actions ----------------------------------------------------------------------------
+
+    def set_current(self):
+        """Retain the device's primary context and make it current on the calling thread."""
+        st = _cucore_device_set_current(self._h)
+        if st:
+            raise_error(st, self)
+
+    def sync(self):
+        """Wait until all work in the device's primary context has completed."""
+        st = _cucore_device_synchronize(self._h)
+        if st:
+            raise_error(st, self)
+
+    def can_access_peer(self, peer):
+        """Whether this device can access `peer`'s (a Device or ordinal) memory directly."""
+        if not isinstance(peer, Device):
+            peer = Device(peer)
+        out = _c_int()
+        st = _cucore_device_can_access_peer(self._h, peer._h, out)
+        if st:
+            raise_error(st, self, peer)
+        return bool(out.value)
+
+    @property
+    def context(self):
+        """The device's primary Context (retained while the returned object lives)."""
+        return Context._primary(self)
+
+    def create_stream(self, obj=None, options=None):
+        """A new Stream in the device's primary context; with `obj` (anything with __cuda_stream__, or
+        a raw CUstream as an int), a non-owning Stream wrapping that stream instead."""
+        if obj is not None:
+            if options is not None:
+                raise ValueError("options cannot be given when wrapping an existing stream")
+            return Stream.from_handle(obj)
+        return Stream._create(self, options)
+
+    def create_event(self, options=None):
+        """A new Event in the device's primary context (EventOptions or None for the defaults)."""
+        return Event._create(self, options)
+
+    @property
+    def default_stream(self):
+        """The legacy default stream bound to this device's primary context."""
+        s = self._cache.get("legacy_stream")
+        if s is None:
+            s = self._cache["legacy_stream"] = Stream._legacy_default(self)
+        return s
+
+    @property
+    def per_thread_default_stream(self):
+        """The per-thread default stream bound to this device's primary context."""
+        s = self._cache.get("per_thread_stream")
+        if s is None:
+            s = self._cache["per_thread_stream"] = Stream._per_thread_default(self)
+        return s
+
+
+def _device_from_owned_handle(h):
+    """The Device for a +1 device handle a C call returned; the reference is dropped."""
+    ordinal = _c_int()
+    st = _cucore_device_ordinal(h, ordinal)
+    _cucore_device_release(h)
+    if st:
+        raise_error(st)
+    return Device(ordinal.value)
+
+
+# At the end: these modules use Device and _device_from_owned_handle from this one.
+from .context import Context  # noqa: E402
+from .event import Event  # noqa: E402
+from .stream import Stream  # noqa: E402

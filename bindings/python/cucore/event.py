@@ -1,0 +1,249 @@
+"""CUDA events (include/cucore/event.h)."""
+import ctypes
+import sys
+from dataclasses import dataclass
+
+from . import _lib
+from .common import closed_error, raise_error
+from .device import _device_from_owned_handle
+
+_lib.bind(globals(),
+          "cucore_event_create", "cucore_event_create_in_context", "cucore_event_from_handle",
+          "cucore_event_retain", "cucore_event_release", "cucore_event_record", "cucore_event_synchronize",
+          "cucore_event_query", "cucore_event_elapsed_time", "cucore_event_flags", "cucore_event_device",
+          "cucore_event_context", "cucore_event_handle")
+
+_c_void_p = ctypes.c_void_p
+
+EVENT_TIMING = 1  # CUCORE_EVENT_TIMING
+EVENT_BLOCKING_SYNC = 2  # CUCORE_EVENT_BLOCKING_SYNC
+
+
+@dataclass
+class EventOptions:
+    """Options for new events (cucore_event_options_t).
+
+    timing_enabled: record timestamps so that `end - start` gives the elapsed milliseconds.
+    blocking_sync: Event.sync() blocks the thread instead of spinning.
+    """
+    timing_enabled: bool = False
+    blocking_sync: bool = False
+
+    def __post_init__(self):
+        for name in ("timing_enabled", "blocking_sync"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"EventOptions.{name} must be a bool, not {type(getattr(self, name)).__name__}")
+
+    @property
+    def _flags(self):
+        return (EVENT_TIMING if self.timing_enabled else 0) | (EVENT_BLOCKING_SYNC if self.blocking_sync else 0)
+
+
+_options_cache = {}  # flags -> cucore_event_options_t (read-only for C: safe to share between threads)
+
+
+def _options_struct(options):
+    """A pointer-compatible struct for `options` (EventOptions, a dict of its fields, or None -> NULL)."""
+    if options is None:
+        return None
+    if type(options) is not EventOptions:
+        if isinstance(options, dict):
+            options = EventOptions(**options)
+        elif not isinstance(options, EventOptions):
+            raise TypeError(f"options must be EventOptions, a dict or None, not {type(options).__name__}")
+    flags = options._flags
+    s = _options_cache.get(flags)
+    if s is None:
+        s = _lib.EventOptionsC(ctypes.sizeof(_lib.EventOptionsC), flags)
+        _options_cache[flags] = s
+    return s
+
+
+class Event:
+    """A CUDA event. Create with Device.create_event() or Stream.record(); wrap a foreign CUevent with
+    Event.from_handle(). `end - start` is the elapsed time in milliseconds between two timing events."""
+
+    __slots__ = ("_h", "_raw", "_flags", "__weakref__")
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("Event cannot be instantiated directly: use Device.create_event(), Stream.record() "
+                        "or Event.from_handle()")
+
+    @classmethod
+    def _wrap(cls, h, flags=None):
+        obj = object.__new__(cls)
+        obj._h = h
+        obj._raw = None
+        obj._flags = flags
+        return obj
+
+    @classmethod
+    def _create(cls, device, options=None):
+        h = _c_void_p()
+        st = _cucore_event_create(device._h, _options_struct(options), h)
+        if st:
+            raise_error(st, device)
+        obj = object.__new__(cls)
+        obj._h = h
+        obj._raw = None
+        obj._flags = None
+        return obj
+
+    @classmethod
+    def _create_in_context(cls, context, options=None):
+        h = _c_void_p()
+        st = _cucore_event_create_in_context(context._h, _options_struct(options), h)
+        if st:
+            raise_error(st, context)
+        return cls._wrap(h)
+
+    @classmethod
+    def from_handle(cls, handle):
+        """Wrap a raw CUevent (an int address) without taking ownership, in the calling thread's current
+        context. Its flags are unknown (read as no timing, no blocking sync)."""
+        if isinstance(handle, bool) or not isinstance(handle, int):
+            handle = getattr(handle, "value", handle)
+            if not isinstance(handle, int):
+                raise TypeError("Event.from_handle() takes a CUevent address as an int")
+        h = _c_void_p()
+        st = _cucore_event_from_handle(handle, None, None, h)
+        if st:
+            raise_error(st)
+        return cls._wrap(h)
+
+    # ---- operations -------------------------------------------------------------------------
+
+    def record(self, stream):
+        """Record the event on `stream` (a Stream, or anything with __cuda_stream__)."""
+        try:
+            sh = stream._h
+        except AttributeError:
+            from .stream import Stream
+            stream = Stream.from_handle(stream)
+            sh = stream._h
+        st = _cucore_event_record(self._h, sh)
+        if st:
+            raise_error(st, self, stream)
+
+    def sync(self):
+        """Wait until the recorded work has completed (an event never recorded is complete)."""
+        st = _cucore_event_synchronize(self._h)
+        if st:
+            raise_error(st, self)
+
+    @property
+    def is_done(self):
+        """Whether the recorded work has completed."""
+        out = ctypes.c_int()
+        st = _cucore_event_query(self._h, out)
+        if st:
+            raise_error(st, self)
+        return bool(out.value)
+
+    def __sub__(self, other):
+        """`end - start`: milliseconds between two recorded, completed timing events."""
+        if not isinstance(other, Event):
+            return NotImplemented
+        out = ctypes.c_float()
+        st = _cucore_event_elapsed_time(other._h, self._h, out)
+        if st:
+            raise_error(st, other, self)
+        return out.value
+
+    def elapsed_time(self, end):
+        """Milliseconds from this event to `end` (the same as `end - self`)."""
+        return end - self
+
+    # ---- properties -------------------------------------------------------------------------
+
+    def _get_flags(self):
+        f = self._flags
+        if f is None:
+            out = ctypes.c_uint32()
+            st = _cucore_event_flags(self._h, out)
+            if st:
+                raise_error(st, self)
+            f = self._flags = out.value
+        return f
+
+    @property
+    def is_timing_enabled(self):
+        return bool(self._get_flags() & EVENT_TIMING)
+
+    @property
+    def is_blocking_sync(self):
+        return bool(self._get_flags() & EVENT_BLOCKING_SYNC)
+
+    @property
+    def handle(self):
+        """The raw CUevent (an int address)."""
+        raw = self._raw
+        if raw is None or self._h is None:
+            if self._h is None:
+                raise closed_error(self)
+            out = _c_void_p()
+            st = _cucore_event_handle(self._h, out)
+            if st:
+                raise_error(st, self)
+            raw = self._raw = out.value or 0
+        return raw
+
+    @property
+    def device(self):
+        out = _c_void_p()
+        st = _cucore_event_device(self._h, out)
+        if st:
+            raise_error(st, self)
+        return _device_from_owned_handle(out)
+
+    @property
+    def context(self):
+        from .context import Context
+        out = _c_void_p()
+        st = _cucore_event_context(self._h, out)
+        if st:
+            raise_error(st, self)
+        return Context._wrap(out)
+
+    # ---- lifetime ---------------------------------------------------------------------------
+
+    def close(self):
+        """Release the event (idempotent); later use raises InvalidHandleError."""
+        h = self._h
+        self._h = None
+        if h is not None:
+            st = _cucore_event_release(h)
+            if st:
+                raise_error(st)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self, _finalizing=sys.is_finalizing):
+        try:
+            h = self._h
+            if h is None or _finalizing():
+                return
+            self._h = None
+            _cucore_event_release(h)
+        except BaseException:
+            pass
+
+    def __eq__(self, other):
+        if isinstance(other, Event):
+            return self.handle == other.handle
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((Event, self.handle))
+
+    def __repr__(self):
+        if self._h is None:
+            return "<Event (closed)>"
+        try:
+            return f"<Event 0x{self.handle:x}{' timing' if self.is_timing_enabled else ''}>"
+        except Exception:
+            return "<Event>"

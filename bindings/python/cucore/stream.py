@@ -1,0 +1,379 @@
+"""CUDA streams (include/cucore/stream.h)."""
+import ctypes
+import itertools
+import sys
+from dataclasses import dataclass
+from typing import Optional
+
+from . import _lib
+from .common import closed_error, raise_error, report_unraisable
+from .device import Device, _device_from_owned_handle
+from .event import Event, _options_struct as _event_options_struct
+
+_lib.bind(globals(),
+          "cucore_stream_create", "cucore_stream_create_in_context", "cucore_stream_get_legacy_default",
+          "cucore_stream_get_per_thread_default", "cucore_stream_from_handle", "cucore_stream_retain",
+          "cucore_stream_release", "cucore_stream_synchronize", "cucore_stream_query",
+          "cucore_stream_wait_event", "cucore_stream_wait_stream", "cucore_stream_record",
+          "cucore_stream_launch_host_func", "cucore_stream_device", "cucore_stream_context",
+          "cucore_stream_priority", "cucore_stream_flags", "cucore_stream_is_owned", "cucore_stream_handle",
+          "cucore_event_record")
+
+_c_void_p = ctypes.c_void_p
+
+STREAM_BLOCKING = 1  # CUCORE_STREAM_BLOCKING
+CU_STREAM_LEGACY = 1
+CU_STREAM_PER_THREAD = 2
+
+
+@dataclass
+class StreamOptions:
+    """Options for new streams (cucore_stream_options_t).
+
+    nonblocking: True (the default, as in cuda.core) for a stream that does not synchronize with the
+        legacy default stream; False for a blocking one.
+    priority: None for the default; lower numbers are higher priority, down to
+        Device.stream_priority_range.greatest (values outside the range are clamped by the driver).
+    """
+    nonblocking: bool = True
+    priority: Optional[int] = None
+
+    def __post_init__(self):
+        if not isinstance(self.nonblocking, bool):
+            raise TypeError(f"StreamOptions.nonblocking must be a bool, not {type(self.nonblocking).__name__}")
+        if self.priority is not None and (isinstance(self.priority, bool) or not isinstance(self.priority, int)):
+            raise TypeError(f"StreamOptions.priority must be an int or None, not {type(self.priority).__name__}")
+        if self.priority is not None and not -2**31 <= self.priority < 2**31:
+            raise ValueError(f"StreamOptions.priority {self.priority} does not fit in 32 bits")
+
+
+_options_cache = {}  # (flags, priority) -> cucore_stream_options_t (only read by C: shareable)
+
+
+def _options_struct(options):
+    if options is None:
+        return None
+    if type(options) is not StreamOptions:
+        if isinstance(options, dict):
+            options = StreamOptions(**options)
+        elif not isinstance(options, StreamOptions):
+            raise TypeError(f"options must be StreamOptions, a dict or None, not {type(options).__name__}")
+    key = (0 if options.nonblocking else STREAM_BLOCKING, options.priority or 0)
+    s = _options_cache.get(key)
+    if s is None:
+        s = _lib.StreamOptionsC(ctypes.sizeof(_lib.StreamOptionsC), key[0], key[1])
+        if len(_options_cache) < 256:
+            _options_cache[key] = s
+    return s
+
+
+# ---- host functions: one C trampoline; the Python callables wait in _pending until they run --------
+
+_pending = {}
+_next_key = itertools.count(1).__next__
+
+
+def _host_trampoline(key):
+    item = _pending.pop(key, None)
+    if item is None:
+        return
+    fn, args = item
+    try:
+        fn(*args)
+    except BaseException as e:  # never let an exception cross into the driver's thread
+        report_unraisable(e, "Exception ignored in a host function launched on a cucore Stream", fn)
+
+
+_HOST_CB = _lib.HostFn(_host_trampoline)
+
+# ---- owners of wrapped foreign streams: kept alive until the library releases the wrapper ----------
+
+_owners = {}
+
+
+def _release_owner(key):
+    _owners.pop(key, None)
+
+
+_RELEASE_CB = _lib.ReleaseFn(_release_owner)
+
+
+class Stream:
+    """A CUDA stream. Create with Device.create_stream(); wrap a foreign stream with
+    Stream.from_handle(). Speaks the __cuda_stream__ protocol."""
+
+    __slots__ = ("_h", "_raw", "__weakref__")
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("Stream cannot be instantiated directly: use Device.create_stream() or "
+                        "Stream.from_handle()")
+
+    @classmethod
+    def _wrap(cls, h):
+        obj = object.__new__(cls)
+        obj._h = h
+        obj._raw = None
+        return obj
+
+    @classmethod
+    def _create(cls, device, options=None):
+        h = _c_void_p()
+        st = _cucore_stream_create(device._h, _options_struct(options), h)
+        if st:
+            raise_error(st, device)
+        obj = object.__new__(cls)
+        obj._h = h
+        obj._raw = None
+        return obj
+
+    @classmethod
+    def _create_in_context(cls, context, options=None):
+        h = _c_void_p()
+        st = _cucore_stream_create_in_context(context._h, _options_struct(options), h)
+        if st:
+            raise_error(st, context)
+        return cls._wrap(h)
+
+    @classmethod
+    def _legacy_default(cls, device):
+        h = _c_void_p()
+        st = _cucore_stream_get_legacy_default(device._h, h)
+        if st:
+            raise_error(st, device)
+        return cls._wrap(h)
+
+    @classmethod
+    def _per_thread_default(cls, device):
+        h = _c_void_p()
+        st = _cucore_stream_get_per_thread_default(device._h, h)
+        if st:
+            raise_error(st, device)
+        return cls._wrap(h)
+
+    @classmethod
+    def from_handle(cls, obj):
+        """Wrap a foreign stream without owning it: `obj` is a raw CUstream address (an int; 1 and 2
+        are the legacy and per-thread default streams) or any object with `__cuda_stream__` (kept
+        alive for as long as the wrapper lives)."""
+        owner = None
+        if isinstance(obj, int) and not isinstance(obj, bool):
+            raw = obj
+        else:
+            proto = getattr(obj, "__cuda_stream__", None)
+            if proto is None:
+                raise TypeError(f"Stream.from_handle() takes a CUstream address (int) or an object with "
+                                f"__cuda_stream__, not {type(obj).__name__}")
+            info = proto() if callable(proto) else proto
+            if not (isinstance(info, tuple) and len(info) == 2):
+                raise TypeError(f"{type(obj).__name__}.__cuda_stream__ must return (version, handle), "
+                                f"not {info!r}")
+            version, raw = info
+            if version != 0:
+                raise ValueError(f"unsupported __cuda_stream__ protocol version {version} (supported: 0)")
+            if isinstance(raw, bool) or not isinstance(raw, int):
+                raise TypeError(f"{type(obj).__name__}.__cuda_stream__ gave a handle of type "
+                                f"{type(raw).__name__}, not int")
+            owner = obj
+        h = _c_void_p()
+        if owner is None:
+            st = _cucore_stream_from_handle(raw, None, None, h)
+        else:
+            key = _next_key()
+            _owners[key] = owner
+            st = _cucore_stream_from_handle(raw, _RELEASE_CB, key, h)
+            if st:
+                _owners.pop(key, None)
+        if st:
+            raise_error(st)
+        return cls._wrap(h)
+
+    # ---- protocol and identity --------------------------------------------------------------
+
+    @property
+    def handle(self):
+        """The raw CUstream (an int address; 1 and 2 for the legacy and per-thread default streams)."""
+        raw = self._raw
+        if raw is None or self._h is None:
+            if self._h is None:
+                raise closed_error(self)
+            out = _c_void_p()
+            st = _cucore_stream_handle(self._h, out)
+            if st:
+                raise_error(st, self)
+            raw = self._raw = out.value or 0
+        return raw
+
+    def __cuda_stream__(self):
+        """The stream protocol: (version 0, raw CUstream address)."""
+        return (0, self.handle)
+
+    def __eq__(self, other):
+        if isinstance(other, Stream):
+            return self.handle == other.handle
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((Stream, self.handle))
+
+    def __repr__(self):
+        if self._h is None:
+            return "<Stream (closed)>"
+        try:
+            return f"<Stream 0x{self.handle:x} on device {self.device.device_id}>"
+        except Exception:
+            return "<Stream>"
+
+    # ---- properties -------------------------------------------------------------------------
+
+    @property
+    def is_nonblocking(self):
+        """Whether the stream does not synchronize with the legacy default stream."""
+        out = ctypes.c_uint32()
+        st = _cucore_stream_flags(self._h, out)
+        if st:
+            raise_error(st, self)
+        return not (out.value & STREAM_BLOCKING)
+
+    @property
+    def priority(self):
+        out = ctypes.c_int()
+        st = _cucore_stream_priority(self._h, out)
+        if st:
+            raise_error(st, self)
+        return out.value
+
+    @property
+    def is_owned(self):
+        """Whether the library created the stream (True) or wraps a foreign one (False)."""
+        out = ctypes.c_int()
+        st = _cucore_stream_is_owned(self._h, out)
+        if st:
+            raise_error(st, self)
+        return bool(out.value)
+
+    @property
+    def device(self):
+        out = _c_void_p()
+        st = _cucore_stream_device(self._h, out)
+        if st:
+            raise_error(st, self)
+        return _device_from_owned_handle(out)
+
+    @property
+    def context(self):
+        from .context import Context
+        out = _c_void_p()
+        st = _cucore_stream_context(self._h, out)
+        if st:
+            raise_error(st, self)
+        return Context._wrap(out)
+
+    # ---- operations -------------------------------------------------------------------------
+
+    def sync(self):
+        """Wait until all work queued on the stream has completed."""
+        st = _cucore_stream_synchronize(self._h)
+        if st:
+            raise_error(st, self)
+
+    @property
+    def is_done(self):
+        """Whether all queued work has completed."""
+        out = ctypes.c_int()
+        st = _cucore_stream_query(self._h, out)
+        if st:
+            raise_error(st, self)
+        return bool(out.value)
+
+    def record(self, event=None, options=None):
+        """Record `event` on the stream and return it; with no event, create one (with `options`,
+        EventOptions or None) in the stream's context, record it, and return it."""
+        if event is None:
+            h = _c_void_p()
+            st = _cucore_stream_record(self._h, _event_options_struct(options), h)
+            if st:
+                raise_error(st, self)
+            return Event._wrap(h, 0 if options is None else None)
+        try:
+            eh = event._h
+        except AttributeError:
+            raise TypeError(f"record() takes an Event or None, not {type(event).__name__}") from None
+        if options is not None:
+            raise ValueError("options apply only when record() creates the event")
+        st = _cucore_event_record(eh, self._h)
+        if st:
+            raise_error(st, event, self)
+        return event
+
+    def wait(self, event_or_stream):
+        """Make future work on this stream wait for an Event's last recorded work, or for all work
+        queued so far on another stream (a Stream, or anything with __cuda_stream__)."""
+        if isinstance(event_or_stream, Event):
+            st = _cucore_stream_wait_event(self._h, event_or_stream._h)
+        else:
+            other = event_or_stream
+            if not isinstance(other, Stream):
+                if not hasattr(other, "__cuda_stream__"):
+                    raise TypeError(f"wait() takes an Event, a Stream or an object with __cuda_stream__, "
+                                    f"not {type(other).__name__}")
+                other = Stream.from_handle(other)
+            st = _cucore_stream_wait_stream(self._h, other._h)
+        if st:
+            raise_error(st, self, event_or_stream)
+
+    def launch_host_func(self, fn, *args):
+        """Queue `fn(*args)` on the stream: it runs on a driver thread after all earlier work and blocks
+        later work until it returns. It must not call CUDA (nor cucore). Exceptions it raises go to
+        sys.unraisablehook. `fn` and `args` are kept alive until it has run."""
+        if not callable(fn):
+            raise TypeError(f"launch_host_func() needs a callable, not {type(fn).__name__}")
+        key = _next_key()
+        _pending[key] = (fn, args)
+        st = _cucore_stream_launch_host_func(self._h, _HOST_CB, key)
+        if st:
+            _pending.pop(key, None)
+            raise_error(st, self)
+
+    def create_event(self, options=None):
+        """A new (unrecorded) Event in this stream's context."""
+        return self.context.create_event(options)
+
+    # ---- lifetime ---------------------------------------------------------------------------
+
+    def close(self):
+        """Release the stream (idempotent): a stream the library created is destroyed after its pending
+        work. Later use raises InvalidHandleError."""
+        h = self._h
+        self._h = None
+        if h is not None:
+            st = _cucore_stream_release(h)
+            if st:
+                raise_error(st)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self, _finalizing=sys.is_finalizing):
+        try:
+            h = self._h
+            if h is None or _finalizing():
+                return
+            self._h = None
+            _cucore_stream_release(h)
+        except BaseException:
+            pass
+
+
+# ---- the default streams ------------------------------------------------------------------------------
+
+def legacy_default_stream(device=None):
+    """The legacy default stream (CU_STREAM_LEGACY) bound to `device` (default: the current device)."""
+    return (device if isinstance(device, Device) else Device(device)).default_stream
+
+
+def per_thread_default_stream(device=None):
+    """The per-thread default stream (CU_STREAM_PER_THREAD) bound to `device` (default: current)."""
+    return (device if isinstance(device, Device) else Device(device)).per_thread_default_stream

@@ -1,0 +1,142 @@
+//! Safe Rust bindings of libcucore, the CUDA driver API made safe and pleasant (a C ABI modelled
+//! on NVIDIA's Python `cuda.core`).
+//!
+//! Every handle type ([`Device`], [`Context`], [`Stream`], [`Event`]) owns one reference to a
+//! library object: `Clone` adds one (`cucore_*_retain`), `Drop` gives it back
+//! (`cucore_*_release`). Objects hold references to what they depend on (a stream holds its
+//! context, which holds its device), so drop order never matters. The C ABI is thread safe, so
+//! every handle is `Send + Sync`. Every fallible call returns [`Result`], whose [`Error`] carries
+//! the library's status, the driver's `CUresult` and the message of
+//! `cucore_last_error_message()`.
+//!
+//! ```no_run
+//! use cucore::{Device, EventOptions, StreamOptions};
+//!
+//! # fn main() -> cucore::Result<()> {
+//! let dev = Device::get(0)?;
+//! dev.set_current()?;
+//! let stream = dev.create_stream(StreamOptions::default())?;
+//! let start = stream.record(EventOptions::timing())?;
+//! stream.launch_host_func(|| println!("runs on a driver thread, in stream order"))?;
+//! let end = stream.record(EventOptions::timing())?;
+//! end.synchronize()?;
+//! println!("{} on {}: {} ms", dev.name()?, dev.pci_bus_id()?, end.elapsed_since(&start)?);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Modules are named after the C headers (`include/cucore/<name>.h`); everything is re-exported
+//! at the crate root. The raw declarations are the `cucore-sys` crate, re-exported as [`sys`].
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub use cucore_sys as sys;
+
+/// Implements the handle plumbing shared by every wrapper type: `Clone` = retain,
+/// `Drop` = release, `Send + Sync`, and adopt/into_raw/as_raw.
+macro_rules! handle_type {
+    ($ty:ident, $raw:ty, $retain:path, $release:path) => {
+        // SAFETY: the C ABI is thread safe: every function may be called from any thread, and
+        // reference counts are atomic.
+        unsafe impl Send for $ty {}
+        // SAFETY: as above; `&self` methods only make library calls on the handle.
+        unsafe impl Sync for $ty {}
+
+        impl Clone for $ty {
+            fn clone(&self) -> Self {
+                // SAFETY: self.raw is a live handle we hold a reference to.
+                let status = unsafe { $retain(self.raw.as_ptr()) };
+                if let Err(e) = $crate::common::check(status) {
+                    panic!(concat!("cucore: ", stringify!($retain), " failed: {}"), e);
+                }
+                $ty { raw: self.raw }
+            }
+        }
+
+        impl Drop for $ty {
+            fn drop(&mut self) {
+                // SAFETY: gives back the reference this value owns. A failure inside the
+                // release path is counted and reported by the library
+                // (release_error_count / set_release_error_handler); nothing to do here.
+                unsafe {
+                    $release(self.raw.as_ptr());
+                }
+            }
+        }
+
+        impl $ty {
+            /// Takes over one reference to `raw` (as a C function's out-parameter hands it out).
+            ///
+            /// # Safety
+            /// `raw` is a live handle of this type, and the caller owns the reference it gives.
+            /// # Panics
+            /// If `raw` is NULL.
+            pub unsafe fn adopt(raw: *mut $raw) -> Self {
+                $ty { raw: std::ptr::NonNull::new(raw).expect(concat!(stringify!($ty), "::adopt: NULL handle")) }
+            }
+
+            /// Gives up this value's reference as a raw handle (the caller must release it).
+            pub fn into_raw(self) -> *mut $raw {
+                let raw = self.raw.as_ptr();
+                std::mem::forget(self);
+                raw
+            }
+
+            /// The library handle, borrowed (no reference is added).
+            pub fn as_raw(&self) -> *mut $raw {
+                self.raw.as_ptr()
+            }
+
+            /// Wraps an out-parameter of a successful call.
+            #[allow(dead_code)]
+            pub(crate) fn from_out(raw: *mut $raw) -> $crate::common::Result<Self> {
+                match std::ptr::NonNull::new(raw) {
+                    Some(raw) => Ok($ty { raw }),
+                    None => Err($crate::common::Error::binding(
+                        $crate::common::Status::Internal,
+                        concat!("the library returned a NULL ", stringify!($ty), " on success").to_string(),
+                    )),
+                }
+            }
+        }
+    };
+}
+
+/// Equality and hashing by identity: two values are equal when they hold the same library
+/// object (clones of one another, or references the library handed out to one object).
+macro_rules! identity_eq {
+    ($ty:ident) => {
+        impl PartialEq for $ty {
+            /// The same library object (compare `handle()` for the same driver object).
+            fn eq(&self, other: &Self) -> bool {
+                self.raw == other.raw
+            }
+        }
+        impl Eq for $ty {}
+
+        impl std::hash::Hash for $ty {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                self.raw.hash(state)
+            }
+        }
+    };
+}
+
+pub mod common;
+pub mod context;
+pub mod device;
+mod device_attributes;
+pub mod event;
+pub mod stream;
+
+pub use common::{
+    live_object_count, release_error_count, set_release_error_handler, version, version_string, Error, ObjectType,
+    OwnerCallback, ReleaseErrorHandler, Result, Status, BINDING_VERSION,
+};
+pub use context::Context;
+pub use device::{driver_version, ComputeCapability, Device, DeviceAttribute, DeviceProperties, Uuid};
+pub use event::{Event, EventOptions};
+pub use stream::{Stream, StreamOptions, StreamPriorityRange};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,23 @@
+// libcucore: the C++ façade (header-only, C++17) over the C ABI of cucore.h.
+//
+//   #include <cucore.hpp>
+//   cucore::Device dev(0);
+//   cucore::Stream s = dev.create_stream();
+//   s.launch_host_func([&] { done = true; });
+//   cucore::Event e = s.record({/*timing_enabled=*/true});
+//   e.synchronize();
+//
+// Each class is exactly one C handle: copy = retain, move = steal, destructor =
+// release (never throws); adopt()/release()/get() pass ownership to and from C.
+// Failures throw cucore::Error (status(), cuda_result(), what()).
+#ifndef CUCORE_HPP
+#define CUCORE_HPP
+
+#include "cucore.h"
+#include "cucore/common.hpp"
+#include "cucore/device.hpp"
+#include "cucore/context.hpp"
+#include "cucore/event.hpp"
+#include "cucore/stream.hpp"
+
+#endif // CUCORE_HPP

@@ -1,0 +1,107 @@
+// libcucore C++ façade: CUDA contexts (over cucore/context.h).
+#ifndef CUCORE_CONTEXT_HPP
+#define CUCORE_CONTEXT_HPP
+
+#include "common.hpp"
+#include "context.h"
+
+namespace cucore {
+
+class Device;
+class Stream;
+class Event;
+struct StreamOptions;
+struct EventOptions;
+
+namespace detail {
+template <> struct HandleTraits<cucore_context_t> {
+    static cucore_status_t retain(cucore_context_t *h) noexcept { return cucore_context_retain(h); }
+    static cucore_status_t release(cucore_context_t *h) noexcept { return cucore_context_release(h); }
+};
+} // namespace detail
+
+// A CUDA context (cuda.core: Context): a device's primary context, or a foreign
+// CUcontext wrapped without ownership. A default-constructed Context is empty.
+class Context : public Handle<Context, cucore_context_t> {
+public:
+    Context() noexcept = default;
+
+    // The primary context of `device` (retained while this object or anything
+    // made in it lives). Throws Error: INVALID_HANDLE, CUDA.
+    static Context primary(const Device &device);
+
+    // Wraps a foreign CUcontext without owning it. When the last reference goes,
+    // `on_release(user_data)` runs (if given) and nothing else is done to the
+    // context. Throws Error: INVALID_ARGUMENT (NULL), NO_DRIVER, CUDA.
+    static Context from_handle(void *cu_context, cucore_release_fn on_release = nullptr,
+                               void *user_data = nullptr) {
+        cucore_context_t *raw = nullptr;
+        detail::check(cucore_context_from_handle(cu_context, on_release, user_data, &raw));
+        return adopt(raw);
+    }
+
+    // The raw CUcontext. Throws Error: INVALID_HANDLE.
+    void *handle() const {
+        void *h = nullptr;
+        detail::check(cucore_context_handle(handle_, &h));
+        return h;
+    }
+
+    // Whether this is its device's primary context. Throws Error: INVALID_HANDLE.
+    bool is_primary() const {
+        int v = 0;
+        detail::check(cucore_context_is_primary(handle_, &v));
+        return v != 0;
+    }
+
+    // The context's device. Throws Error: INVALID_HANDLE.
+    Device device() const;
+
+    // Makes the context current on the calling thread (the caller manages what is
+    // current afterwards). Throws Error: INVALID_HANDLE, CUDA.
+    void set_current() const { detail::check(cucore_context_set_current(handle_)); }
+
+    // Waits for all work in the context. Throws Error: INVALID_HANDLE, CUDA.
+    void synchronize() const { detail::check(cucore_context_synchronize(handle_)); }
+
+    // A new stream in this context. Throws as Stream::create.
+    Stream create_stream() const;
+    Stream create_stream(const StreamOptions &options) const;
+
+    // A new event in this context. Throws as Event::create.
+    Event create_event() const;
+    Event create_event(const EventOptions &options) const;
+};
+
+static_assert(sizeof(Context) == sizeof(void *), "a Context is exactly one C handle");
+
+} // namespace cucore
+
+// The definitions that need the other classes complete.
+#include "device.hpp"
+#include "event.hpp"
+#include "stream.hpp"
+
+namespace cucore {
+
+inline Context Context::primary(const Device &device) { return device.primary_context(); }
+
+inline Device Context::device() const {
+    cucore_device_t *raw = nullptr;
+    detail::check(cucore_context_device(handle_, &raw));
+    return Device::adopt(raw);
+}
+
+inline Stream Context::create_stream() const { return Stream::create(*this); }
+inline Stream Context::create_stream(const StreamOptions &options) const {
+    return Stream::create(*this, options);
+}
+
+inline Event Context::create_event() const { return Event::create(*this); }
+inline Event Context::create_event(const EventOptions &options) const {
+    return Event::create(*this, options);
+}
+
+} // namespace cucore
+
+#endif // CUCORE_CONTEXT_HPP

@@ -1,0 +1,265 @@
+// libcucore C++ façade: devices and the driver (over cucore/device.h).
+#ifndef CUCORE_DEVICE_HPP
+#define CUCORE_DEVICE_HPP
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common.hpp"
+#include "device.h"
+#include "stream.h"
+
+namespace cucore {
+
+class Context;
+class Stream;
+class Event;
+struct StreamOptions;
+struct EventOptions;
+
+namespace detail {
+template <> struct HandleTraits<cucore_device_t> {
+    static cucore_status_t retain(cucore_device_t *h) noexcept { return cucore_device_retain(h); }
+    static cucore_status_t release(cucore_device_t *h) noexcept { return cucore_device_release(h); }
+};
+} // namespace detail
+
+// A device's compute capability, e.g. {9, 0}.
+struct ComputeCapability {
+    int major = 0;
+    int minor = 0;
+
+    friend bool operator==(ComputeCapability a, ComputeCapability b) noexcept {
+        return a.major == b.major && a.minor == b.minor;
+    }
+    friend bool operator!=(ComputeCapability a, ComputeCapability b) noexcept { return !(a == b); }
+    friend bool operator<(ComputeCapability a, ComputeCapability b) noexcept {
+        return a.major < b.major || (a.major == b.major && a.minor < b.minor);
+    }
+};
+
+// A device's UUID (the driver's 16 bytes).
+struct Uuid {
+    cucore_uuid_t value{};
+
+    const unsigned char *bytes() const noexcept { return value.bytes; }
+
+    // "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" in lower-case hex (as cuda.core).
+    std::string str() const {
+        char text[37];
+        int n = 0;
+        for (int i = 0; i < 16; ++i) {
+            if (i == 4 || i == 6 || i == 8 || i == 10) text[n++] = '-';
+            std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), "%02x",
+                          static_cast<unsigned>(value.bytes[i]));
+            n += 2;
+        }
+        return std::string(text, static_cast<std::size_t>(n));
+    }
+
+    friend bool operator==(const Uuid &a, const Uuid &b) noexcept {
+        for (int i = 0; i < 16; ++i)
+            if (a.value.bytes[i] != b.value.bytes[i]) return false;
+        return true;
+    }
+    friend bool operator!=(const Uuid &a, const Uuid &b) noexcept { return !(a == b); }
+};
+
+// The range of stream priorities of a device: `least` (the default, 0) and
+// `greatest` (the highest priority, a negative number).
+struct StreamPriorityRange {
+    int least = 0;
+    int greatest = 0;
+};
+
+// The properties most programs want, read in one call.
+using DeviceProperties = cucore_device_properties_t;
+
+// One GPU, by ordinal (cuda.core: Device). There is one device object per ordinal
+// for the life of the process; getting it creates no CUDA context. A
+// default-constructed Device is empty.
+class Device : public Handle<Device, cucore_device_t> {
+public:
+    Device() noexcept = default;
+
+    using Handle::get; // get() -> the C handle, beside the static get(ordinal)
+
+    // The device with `ordinal`. Throws Error: INVALID_ARGUMENT (negative),
+    // NO_DRIVER, NO_DEVICE (no such ordinal), CUDA.
+    explicit Device(int ordinal) : Device(get(ordinal)) {}
+
+    // The device with `ordinal`. Throws as Device(int).
+    static Device get(int ordinal) {
+        cucore_device_t *raw = nullptr;
+        detail::check(cucore_device_get(ordinal, &raw));
+        return adopt(raw);
+    }
+
+    // The device of the calling thread's current context, or device 0 when none
+    // is current. Throws Error: NO_DRIVER, NO_DEVICE, CUDA.
+    static Device current() {
+        cucore_device_t *raw = nullptr;
+        detail::check(cucore_device_get_current(&raw));
+        return adopt(raw);
+    }
+
+    // The number of visible devices (0 when a driver is installed but no device is
+    // visible). Throws Error: NO_DRIVER, CUDA.
+    static int count() {
+        int n = 0;
+        detail::check(cucore_device_count(&n));
+        return n;
+    }
+
+    // Every visible device, by ordinal. Throws as count() and get().
+    static std::vector<Device> all() {
+        const int n = count();
+        std::vector<Device> devices;
+        devices.reserve(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) devices.push_back(get(i));
+        return devices;
+    }
+
+    // The CUDA driver's version, e.g. 13000 for 13.0. Throws Error: NO_DRIVER.
+    static int driver_version() {
+        int v = 0;
+        detail::check(cucore_driver_version(&v));
+        return v;
+    }
+
+    // The device's ordinal. Throws Error: INVALID_HANDLE.
+    int ordinal() const {
+        int v = 0;
+        detail::check(cucore_device_ordinal(handle_, &v));
+        return v;
+    }
+
+    // The raw CUdevice. Throws Error: INVALID_HANDLE.
+    int handle() const {
+        int v = 0;
+        detail::check(cucore_device_handle(handle_, &v));
+        return v;
+    }
+
+    // The device's name; the storage is NUL-terminated and lives as long as the
+    // process. Throws Error: INVALID_HANDLE, CUDA.
+    std::string_view name() const {
+        const char *s = nullptr;
+        detail::check(cucore_device_name(handle_, &s));
+        return s;
+    }
+
+    // The PCI bus id, "dddd:bb:dd.f" (storage as for name()). Throws as name().
+    std::string_view pci_bus_id() const {
+        const char *s = nullptr;
+        detail::check(cucore_device_pci_bus_id(handle_, &s));
+        return s;
+    }
+
+    // The device's UUID. Throws Error: INVALID_HANDLE, CUDA.
+    Uuid uuid() const {
+        Uuid u;
+        detail::check(cucore_device_uuid(handle_, &u.value));
+        return u;
+    }
+
+    // The compute capability. Throws Error: INVALID_HANDLE, CUDA.
+    ComputeCapability compute_capability() const {
+        ComputeCapability cc;
+        detail::check(cucore_device_compute_capability(handle_, &cc.major, &cc.minor));
+        return cc;
+    }
+
+    // Total device memory in bytes. Throws Error: INVALID_HANDLE, CUDA.
+    std::uint64_t total_memory() const {
+        std::uint64_t bytes = 0;
+        detail::check(cucore_device_total_memory(handle_, &bytes));
+        return bytes;
+    }
+
+    // Any device attribute. Throws Error: INVALID_HANDLE, INVALID_ARGUMENT
+    // (attribute <= 0), CUDA (the driver does not know the attribute).
+    int attribute(cucore_device_attribute_t attr) const {
+        int v = 0;
+        detail::check(cucore_device_attribute(handle_, attr, &v));
+        return v;
+    }
+
+    // The common properties in one call. Throws Error: INVALID_HANDLE, CUDA.
+    DeviceProperties properties() const {
+        DeviceProperties p{};
+        p.struct_size = static_cast<std::uint32_t>(sizeof p);
+        detail::check(cucore_device_properties(handle_, &p));
+        return p;
+    }
+
+    // The range of stream priorities. Throws Error: INVALID_HANDLE, CUDA.
+    StreamPriorityRange stream_priority_range() const {
+        StreamPriorityRange r;
+        detail::check(cucore_stream_priority_range(handle_, &r.least, &r.greatest));
+        return r;
+    }
+
+    // Retains the primary context and makes it current on the calling thread (it
+    // stays retained for the life of the process). Throws Error: INVALID_HANDLE, CUDA.
+    void set_current() const { detail::check(cucore_device_set_current(handle_)); }
+
+    // Waits for all work in the primary context. Throws Error: INVALID_HANDLE,
+    // CUDA (an earlier asynchronous error).
+    void synchronize() const { detail::check(cucore_device_synchronize(handle_)); }
+
+    // Whether this device can access `peer`'s memory directly. Throws Error:
+    // INVALID_HANDLE, CUDA.
+    bool can_access_peer(const Device &peer) const {
+        int v = 0;
+        detail::check(cucore_device_can_access_peer(handle_, peer.get(), &v));
+        return v != 0;
+    }
+
+    // The primary context, retained while the result or any object made in it
+    // lives. Throws Error: INVALID_HANDLE, CUDA.
+    Context primary_context() const;
+
+    // A new stream in the primary context (defaults: non-blocking, priority 0).
+    // Throws Error: INVALID_HANDLE, INVALID_ARGUMENT, CUDA, OUT_OF_MEMORY.
+    Stream create_stream() const;
+    Stream create_stream(const StreamOptions &options) const;
+
+    // A new event in the primary context (defaults: no timing, spin on sync).
+    // Throws Error: INVALID_HANDLE, INVALID_ARGUMENT, CUDA, OUT_OF_MEMORY.
+    Event create_event() const;
+    Event create_event(const EventOptions &options) const;
+};
+
+static_assert(sizeof(Device) == sizeof(void *), "a Device is exactly one C handle");
+
+} // namespace cucore
+
+// The definitions that need the other classes complete.
+#include "context.hpp"
+#include "event.hpp"
+#include "stream.hpp"
+
+namespace cucore {
+
+inline Context Device::primary_context() const {
+    cucore_context_t *raw = nullptr;
+    detail::check(cucore_context_get_primary(handle_, &raw));
+    return Context::adopt(raw);
+}
+
+inline Stream Device::create_stream() const { return Stream::create(*this); }
+inline Stream Device::create_stream(const StreamOptions &options) const {
+    return Stream::create(*this, options);
+}
+
+inline Event Device::create_event() const { return Event::create(*this); }
+inline Event Device::create_event(const EventOptions &options) const {
+    return Event::create(*this, options);
+}
+
+} // namespace cucore
+
+#endif // CUCORE_DEVICE_HPP

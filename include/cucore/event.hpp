@@ -1,0 +1,165 @@
+// libcucore C++ façade: CUDA events (over cucore/event.h).
+#ifndef CUCORE_EVENT_HPP
+#define CUCORE_EVENT_HPP
+
+#include "common.hpp"
+#include "event.h"
+
+namespace cucore {
+
+class Device;
+class Context;
+class Stream;
+
+namespace detail {
+template <> struct HandleTraits<cucore_event_t> {
+    static cucore_status_t retain(cucore_event_t *h) noexcept { return cucore_event_retain(h); }
+    static cucore_status_t release(cucore_event_t *h) noexcept { return cucore_event_release(h); }
+};
+} // namespace detail
+
+// How to create an event (cuda.core: EventOptions). The defaults match
+// cuda.core: no timing, and synchronize() spins rather than blocks.
+struct EventOptions {
+    bool timing_enabled = false; // record timestamps, so elapsed times work
+    bool blocking_sync = false;  // synchronize() blocks the thread instead of spinning
+
+    // The C options these stand for.
+    cucore_event_options_t to_c() const noexcept {
+        cucore_event_options_t o{};
+        o.struct_size = static_cast<std::uint32_t>(sizeof o);
+        o.flags = (timing_enabled ? static_cast<std::uint32_t>(CUCORE_EVENT_TIMING) : 0u) |
+                  (blocking_sync ? static_cast<std::uint32_t>(CUCORE_EVENT_BLOCKING_SYNC) : 0u);
+        return o;
+    }
+};
+
+// A CUDA event (cuda.core: Event). A default-constructed Event is empty.
+class Event : public Handle<Event, cucore_event_t> {
+public:
+    Event() noexcept = default;
+
+    // A new event in `device`'s primary context, or in `context`. Throws Error:
+    // INVALID_HANDLE, INVALID_ARGUMENT, CUDA, OUT_OF_MEMORY.
+    static Event create(const Device &device);
+    static Event create(const Device &device, const EventOptions &options);
+    static Event create(const Context &context);
+    static Event create(const Context &context, const EventOptions &options);
+
+    // Wraps a foreign CUevent (of the calling thread's current context) without
+    // owning it; its flags read as 0. When the last reference goes,
+    // `on_release(user_data)` runs if given. Throws Error: INVALID_ARGUMENT,
+    // NO_DRIVER, INVALID_STATE (no current context), CUDA.
+    static Event from_handle(void *cu_event, cucore_release_fn on_release = nullptr,
+                             void *user_data = nullptr) {
+        cucore_event_t *raw = nullptr;
+        detail::check(cucore_event_from_handle(cu_event, on_release, user_data, &raw));
+        return adopt(raw);
+    }
+
+    // Records the event on `stream` (captures the work queued so far). Throws
+    // Error: INVALID_HANDLE, CUDA (e.g. stream and event in different contexts).
+    void record(const Stream &stream) const;
+
+    // Waits until the recorded work has completed (an event never recorded is
+    // complete). Throws Error: INVALID_HANDLE, CUDA.
+    void synchronize() const { detail::check(cucore_event_synchronize(handle_)); }
+
+    // Whether the recorded work has completed. Throws Error: INVALID_HANDLE, CUDA.
+    bool is_done() const {
+        int done = 0;
+        detail::check(cucore_event_query(handle_, &done));
+        return done != 0;
+    }
+
+    // Milliseconds from `start` to `end`. Throws Error: INVALID_HANDLE,
+    // INVALID_STATE (an event without timing, or never recorded), NOT_READY
+    // (either has not completed yet), CUDA.
+    static float elapsed_ms(const Event &start, const Event &end) {
+        float ms = 0.0f;
+        detail::check(cucore_event_elapsed_time(start.handle_, end.handle_, &ms));
+        return ms;
+    }
+
+    // `end - start`: milliseconds from `start` to `end` (as cuda.core's ev2 - ev1).
+    // Throws as elapsed_ms().
+    friend float operator-(const Event &end, const Event &start) { return elapsed_ms(start, end); }
+
+    // The event's cucore_event_flag_t bits (0 for wrapped events). Throws Error:
+    // INVALID_HANDLE.
+    std::uint32_t flags() const {
+        std::uint32_t f = 0;
+        detail::check(cucore_event_flags(handle_, &f));
+        return f;
+    }
+    bool is_timing_enabled() const { return (flags() & CUCORE_EVENT_TIMING) != 0; }
+    bool is_blocking_sync() const { return (flags() & CUCORE_EVENT_BLOCKING_SYNC) != 0; }
+
+    // The raw CUevent. Throws Error: INVALID_HANDLE.
+    void *handle() const {
+        void *h = nullptr;
+        detail::check(cucore_event_handle(handle_, &h));
+        return h;
+    }
+
+    // The event's device and context. Throw Error: INVALID_HANDLE.
+    Device device() const;
+    Context context() const;
+};
+
+static_assert(sizeof(Event) == sizeof(void *), "an Event is exactly one C handle");
+
+} // namespace cucore
+
+// The definitions that need the other classes complete.
+#include "context.hpp"
+#include "device.hpp"
+#include "stream.hpp"
+
+namespace cucore {
+
+inline Event Event::create(const Device &device) {
+    cucore_event_t *raw = nullptr;
+    detail::check(cucore_event_create(device.get(), nullptr, &raw));
+    return adopt(raw);
+}
+
+inline Event Event::create(const Device &device, const EventOptions &options) {
+    const cucore_event_options_t o = options.to_c();
+    cucore_event_t *raw = nullptr;
+    detail::check(cucore_event_create(device.get(), &o, &raw));
+    return adopt(raw);
+}
+
+inline Event Event::create(const Context &context) {
+    cucore_event_t *raw = nullptr;
+    detail::check(cucore_event_create_in_context(context.get(), nullptr, &raw));
+    return adopt(raw);
+}
+
+inline Event Event::create(const Context &context, const EventOptions &options) {
+    const cucore_event_options_t o = options.to_c();
+    cucore_event_t *raw = nullptr;
+    detail::check(cucore_event_create_in_context(context.get(), &o, &raw));
+    return adopt(raw);
+}
+
+inline void Event::record(const Stream &stream) const {
+    detail::check(cucore_event_record(handle_, stream.get()));
+}
+
+inline Device Event::device() const {
+    cucore_device_t *raw = nullptr;
+    detail::check(cucore_event_device(handle_, &raw));
+    return Device::adopt(raw);
+}
+
+inline Context Event::context() const {
+    cucore_context_t *raw = nullptr;
+    detail::check(cucore_event_context(handle_, &raw));
+    return Context::adopt(raw);
+}
+
+} // namespace cucore
+
+#endif // CUCORE_EVENT_HPP

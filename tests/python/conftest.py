@@ -1,0 +1,152 @@
+"""Shared fixtures for the Python binding's tests.
+
+- The package is imported from bindings/python of this checkout (set CUCORE_TEST_INSTALLED=1 to test an
+  installed copy instead); libcucore is found as the package finds it (CUCORE_LIBRARY, ...).
+- Tests marked `gpu` (or using the `gpu` fixture) need a CUDA driver and a device. Without them they
+  skip with the reason printed (-rs); they never fail for that. test_fake_driver.py reruns them against
+  an in-memory driver (fake_cuda.c) on machines without a GPU; CUCORE_TEST_FAKE_DRIVER=1 marks that run.
+"""
+import ctypes
+import os
+import pathlib
+import sys
+
+import pytest
+
+TESTS_DIR = pathlib.Path(__file__).resolve().parent
+REPO = TESTS_DIR.parent.parent
+if os.environ.get("CUCORE_TEST_INSTALLED") != "1":
+    sys.path.insert(0, str(REPO / "bindings" / "python"))
+
+import cucore  # noqa: E402
+
+FAKE_DRIVER = os.environ.get("CUCORE_TEST_FAKE_DRIVER") == "1"
+
+_gpu_state = None
+
+
+def gpu_state():
+    """(device count, None) when a driver and a device are usable, else (0, reason)."""
+    global _gpu_state
+    if _gpu_state is None:
+        try:
+            n = cucore.get_device_count()
+            _gpu_state = (n, None) if n > 0 else (0, "a CUDA driver is installed but no device is visible")
+        except cucore.LibraryNotFoundError as e:
+            _gpu_state = (0, "libcucore could not be loaded: " + "; ".join(e.searched))
+        except cucore.CUDAError as e:
+            _gpu_state = (0, f"no usable CUDA driver: {e}")
+    return _gpu_state
+
+
+def library_state():
+    """None when libcucore loads, else the reason."""
+    try:
+        cucore.library_path()
+        return None
+    except cucore.LibraryNotFoundError as e:
+        return "libcucore could not be loaded: " + "; ".join(e.searched)
+
+
+def pytest_collection_modifyitems(config, items):
+    count, reason = None, None
+    for item in items:
+        if "gpu" in item.keywords or "gpu" in getattr(item, "fixturenames", ()):
+            if count is None:
+                count, reason = gpu_state()
+            if not count:
+                item.add_marker(pytest.mark.skip(reason=f"needs a GPU: {reason}"))
+
+
+def pytest_report_header(config):
+    lib = library_state()
+    count, reason = gpu_state()
+    lines = [f"cucore binding {cucore.__version__} from {pathlib.Path(cucore.__file__).parent}",
+             f"libcucore: {lib or cucore.library_path()}"]
+    lines.append(f"GPU: {count} device(s){' (fake driver)' if FAKE_DRIVER else ''}" if count
+                 else f"GPU: none ({reason})")
+    return lines
+
+
+@pytest.fixture
+def lib():
+    """The loaded library (skips when libcucore itself is missing)."""
+    reason = library_state()
+    if reason:
+        pytest.skip(reason)
+    return cucore._lib
+
+
+@pytest.fixture
+def gpu():
+    """Device 0, current on this thread (skips with the reason when there is no GPU)."""
+    count, reason = gpu_state()
+    if not count:
+        pytest.skip(f"needs a GPU: {reason}")
+    dev = cucore.Device(0)
+    dev.set_current()
+    return dev
+
+
+@pytest.fixture
+def fake_driver():
+    return FAKE_DRIVER
+
+
+class RawDriver:
+    """The CUDA driver called directly through ctypes (libcuda.so.1, or the fake driver of this run)."""
+
+    def __init__(self):
+        path = os.environ.get("CUCORE_CUDA_DRIVER_PATH") or "libcuda.so.1"
+        self.path = path
+        self.dll = ctypes.CDLL(path)
+        d = self.dll
+        V, I, U = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint
+        self._sig("cuInit", [U])
+        self._sig("cuDriverGetVersion", [ctypes.POINTER(I)])
+        self._sig("cuDeviceGet", [ctypes.POINTER(I), I])
+        self._sig("cuDeviceGetCount", [ctypes.POINTER(I)])
+        self._sig("cuDeviceGetName", [ctypes.c_char_p, I, I])
+        self._sig("cuDeviceGetAttribute", [ctypes.POINTER(I), I, I])
+        self._sig("cuDeviceTotalMem_v2", [ctypes.POINTER(ctypes.c_size_t), I])
+        self._sig("cuDevicePrimaryCtxRetain", [ctypes.POINTER(V), I])
+        self._sig("cuDevicePrimaryCtxRelease_v2", [I])
+        self._sig("cuCtxGetCurrent", [ctypes.POINTER(V)])
+        self._sig("cuCtxSetCurrent", [V])
+        self._sig("cuStreamCreate", [ctypes.POINTER(V), U])
+        self._sig("cuStreamDestroy_v2", [V])
+        self._sig("cuStreamSynchronize", [V])
+        self._sig("cuStreamQuery", [V])
+        self._sig("cuEventCreate", [ctypes.POINTER(V), U])
+        self._sig("cuEventDestroy_v2", [V])
+        self._sig("cuEventRecord", [V, V])
+        self._sig("cuEventQuery", [V])
+        self._sig("cuEventSynchronize", [V])
+        assert d.cuInit(0) == 0
+
+    def _sig(self, name, argtypes):
+        fn = getattr(self.dll, name)
+        fn.restype = ctypes.c_int
+        fn.argtypes = argtypes
+        setattr(self, name, fn)
+
+    def check(self, result, what):
+        assert result == 0, f"{what} failed with CUresult {result}"
+
+    def device(self, ordinal):
+        d = ctypes.c_int()
+        self.check(self.cuDeviceGet(ctypes.byref(d), ordinal), "cuDeviceGet")
+        return d.value
+
+    def attribute(self, attr, ordinal):
+        v = ctypes.c_int()
+        r = self.cuDeviceGetAttribute(ctypes.byref(v), int(attr), self.device(ordinal))
+        return (r, v.value)
+
+
+@pytest.fixture
+def raw(gpu):
+    try:
+        return RawDriver()
+    except OSError as e:
+        pytest.skip(f"cannot load the CUDA driver directly: {e}")

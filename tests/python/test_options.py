@@ -1,0 +1,108 @@
+"""StreamOptions / EventOptions validation and their C structs. No GPU needed."""
+import ctypes
+
+import pytest
+
+import cucore
+from cucore import _lib
+from cucore.event import _options_struct as event_struct
+from cucore.stream import _options_struct as stream_struct
+
+
+def test_stream_options_defaults():
+    o = cucore.StreamOptions()
+    assert o.nonblocking is True and o.priority is None
+    s = stream_struct(o)
+    assert (s.struct_size, s.flags, s.priority) == (ctypes.sizeof(_lib.StreamOptionsC), 0, 0)
+    assert ctypes.sizeof(_lib.StreamOptionsC) == 12
+    assert stream_struct(None) is None
+
+
+def test_stream_options_mapping():
+    s = stream_struct(cucore.StreamOptions(nonblocking=False, priority=-3))
+    assert (s.flags, s.priority) == (1, -3)
+    s = stream_struct({"nonblocking": True, "priority": -1})
+    assert (s.flags, s.priority) == (0, -1)
+
+
+@pytest.mark.parametrize("kwargs, exc", [
+    ({"nonblocking": 1}, TypeError),
+    ({"nonblocking": None}, TypeError),
+    ({"priority": 1.5}, TypeError),
+    ({"priority": "high"}, TypeError),
+    ({"priority": True}, TypeError),
+    ({"priority": 2**40}, ValueError),
+])
+def test_stream_options_validation(kwargs, exc):
+    with pytest.raises(exc):
+        cucore.StreamOptions(**kwargs)
+
+
+def test_stream_options_wrong_type():
+    with pytest.raises(TypeError):
+        stream_struct(cucore.EventOptions())
+    with pytest.raises(TypeError):
+        stream_struct({"bogus": 1})
+
+
+def test_event_options_defaults_and_mapping():
+    o = cucore.EventOptions()
+    assert o.timing_enabled is False and o.blocking_sync is False
+    assert ctypes.sizeof(_lib.EventOptionsC) == 8
+    assert event_struct(o).flags == 0
+    assert event_struct(cucore.EventOptions(timing_enabled=True)).flags == 1
+    assert event_struct(cucore.EventOptions(blocking_sync=True)).flags == 2
+    s = event_struct({"timing_enabled": True, "blocking_sync": True})
+    assert (s.struct_size, s.flags) == (8, 3)
+    assert event_struct(None) is None
+
+
+@pytest.mark.parametrize("kwargs", [{"timing_enabled": 1}, {"blocking_sync": "yes"}, {"timing_enabled": None}])
+def test_event_options_validation(kwargs):
+    with pytest.raises(TypeError):
+        cucore.EventOptions(**kwargs)
+
+
+def test_event_options_unknown_field():
+    with pytest.raises(TypeError):
+        cucore.EventOptions(ipc_enabled=True)
+    with pytest.raises(TypeError):
+        event_struct(cucore.StreamOptions())
+
+
+def test_struct_layouts_match_the_header():
+    assert [f for f, _ in _lib.StreamOptionsC._fields_] == ["struct_size", "flags", "priority"]
+    assert ctypes.sizeof(_lib.UuidC) == 16
+    # cucore_device_properties_t: uint32 + 21 ints + padding + uint64
+    assert ctypes.sizeof(_lib.DevicePropertiesC) == 96
+    assert _lib.DevicePropertiesC.total_memory.offset == 88
+
+
+def test_objects_cannot_be_made_directly():
+    for cls in (cucore.Stream, cucore.Event, cucore.Context):
+        with pytest.raises(TypeError, match="cannot be instantiated directly"):
+            cls()
+
+
+def test_attribute_names():
+    from cucore.device import attribute_id
+    A = cucore.DeviceAttribute
+    assert attribute_id(A.MULTIPROCESSOR_COUNT) == 16
+    assert attribute_id("multiprocessor_count") == 16
+    assert attribute_id("MULTIPROCESSOR_COUNT") == 16
+    assert attribute_id("CUCORE_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT") == 16
+    assert attribute_id("CU_DEVICE_ATTRIBUTE_WARP_SIZE") == 10
+    assert attribute_id(75) == 75
+    with pytest.raises(ValueError):
+        attribute_id("no_such_attribute")
+    with pytest.raises(TypeError):
+        attribute_id(1.0)
+    with pytest.raises(TypeError):
+        attribute_id(True)
+
+
+def test_device_argument_validation():
+    with pytest.raises(TypeError):
+        cucore.Device("0")
+    with pytest.raises(TypeError):
+        cucore.Device(True)

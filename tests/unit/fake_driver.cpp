@@ -1,0 +1,334 @@
+#include "fake_driver.hpp"
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+
+namespace fake {
+namespace {
+
+struct FakeContext {
+    int device;
+    bool primary;
+};
+struct FakeStream {
+    CUcontext context;
+    unsigned flags;
+    int priority;
+};
+struct FakeEvent {
+    CUcontext context;
+    unsigned flags;
+    bool recorded = false;
+};
+
+std::recursive_mutex g_mutex;
+int g_devices = 2;
+cucore::driver::Table g_table;
+std::atomic<long> g_calls{0};
+std::atomic<long> g_fail_at{0};
+CUresult g_fail_result = CUDA_ERROR_UNKNOWN;
+std::string g_fail_entry;
+CUresult g_fail_entry_result = CUDA_ERROR_UNKNOWN;
+std::vector<std::string> g_log;
+std::vector<std::unique_ptr<FakeContext>> g_primary;  // one per device
+std::vector<int> g_primary_refs;
+std::set<FakeContext *> g_contexts;  // every live context (primary and foreign)
+std::set<FakeStream *> g_streams;
+std::set<FakeEvent *> g_events;
+thread_local CUcontext t_current = nullptr;
+
+// Every fake entry point starts here: counts the call and injects failures.
+CUresult enter(const char *name) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    long n = ++g_calls;
+    g_log.emplace_back(name);
+    if (g_fail_at != 0 && n == g_fail_at) return g_fail_result;
+    if (!g_fail_entry.empty() && g_fail_entry == name) return g_fail_entry_result;
+    return CUDA_SUCCESS;
+}
+#define ENTER(name)                                  \
+    if (CUresult injected = enter(name); injected) \
+        return injected;                             \
+    std::lock_guard<std::recursive_mutex> lock(g_mutex)
+
+FakeContext *as_context(CUcontext c) {
+    auto *context = reinterpret_cast<FakeContext *>(c);
+    return g_contexts.count(context) ? context : nullptr;
+}
+FakeStream *as_stream(CUstream s) {
+    auto *stream = reinterpret_cast<FakeStream *>(s);
+    return g_streams.count(stream) ? stream : nullptr;
+}
+FakeEvent *as_event(CUevent e) {
+    auto *event = reinterpret_cast<FakeEvent *>(e);
+    return g_events.count(event) ? event : nullptr;
+}
+bool is_builtin(CUstream s) { return s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD; }
+
+CUresult f_cuGetErrorName(CUresult error, const char **name) {
+    switch (error) {
+        case CUDA_ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return CUDA_SUCCESS;
+        case CUDA_ERROR_UNKNOWN: *name = "CUDA_ERROR_UNKNOWN"; return CUDA_SUCCESS;
+        case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; return CUDA_SUCCESS;
+        case CUDA_ERROR_INVALID_CONTEXT: *name = "CUDA_ERROR_INVALID_CONTEXT"; return CUDA_SUCCESS;
+        case CUDA_ERROR_INVALID_HANDLE: *name = "CUDA_ERROR_INVALID_HANDLE"; return CUDA_SUCCESS;
+        case CUDA_ERROR_NOT_READY: *name = "CUDA_ERROR_NOT_READY"; return CUDA_SUCCESS;
+        default: return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+CUresult f_cuGetErrorString(CUresult, const char **text) {
+    *text = "fake driver error";
+    return CUDA_SUCCESS;
+}
+CUresult f_cuInit(unsigned) { return CUDA_SUCCESS; }
+CUresult f_cuDriverGetVersion(int *version) { ENTER("cuDriverGetVersion"); *version = 13000; return CUDA_SUCCESS; }
+CUresult f_cuDeviceGet(CUdevice *device, int ordinal) {
+    ENTER("cuDeviceGet");
+    if (ordinal < 0 || ordinal >= g_devices) return CUDA_ERROR_INVALID_DEVICE;
+    *device = ordinal;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuDeviceGetCount(int *count) { ENTER("cuDeviceGetCount"); *count = g_devices; return CUDA_SUCCESS; }
+CUresult f_cuDeviceGetName(char *name, int length, CUdevice device) {
+    ENTER("cuDeviceGetName");
+    std::snprintf(name, length, "Fake GPU %d", device);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuDeviceGetUuid(CUuuid *uuid, CUdevice device) {
+    ENTER("cuDeviceGetUuid");
+    for (int i = 0; i < 16; ++i) uuid->bytes[i] = static_cast<char>(device * 16 + i);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuDeviceGetPCIBusId(char *bus, int length, CUdevice device) {
+    ENTER("cuDeviceGetPCIBusId");
+    std::snprintf(bus, length, "0000:%02x:00.0", device + 1);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuDeviceTotalMem(size_t *bytes, CUdevice device) {
+    ENTER("cuDeviceTotalMem");
+    *bytes = (size_t{80} << 30) + static_cast<size_t>(device);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device) {
+    ENTER("cuDeviceGetAttribute");
+    if (attribute <= 0 || attribute >= CU_DEVICE_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
+    // A value that encodes both inputs, so tests can check what was asked.
+    *value = static_cast<int>(attribute) * 10 + device;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuDeviceCanAccessPeer(int *can, CUdevice device, CUdevice peer) {
+    ENTER("cuDeviceCanAccessPeer");
+    *can = device != peer;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device) {
+    ENTER("cuDevicePrimaryCtxRetain");
+    ++g_primary_refs.at(device);
+    *context = reinterpret_cast<CUcontext>(g_primary.at(device).get());
+    return CUDA_SUCCESS;
+}
+CUresult f_cuDevicePrimaryCtxRelease(CUdevice device) {
+    ENTER("cuDevicePrimaryCtxRelease");
+    if (g_primary_refs.at(device) <= 0) return CUDA_ERROR_INVALID_CONTEXT;
+    --g_primary_refs.at(device);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuCtxGetCurrent(CUcontext *context) { ENTER("cuCtxGetCurrent"); *context = t_current; return CUDA_SUCCESS; }
+CUresult f_cuCtxSetCurrent(CUcontext context) {
+    ENTER("cuCtxSetCurrent");
+    if (context && !as_context(context)) return CUDA_ERROR_INVALID_CONTEXT;
+    t_current = context;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuCtxGetDevice(CUdevice *device) {
+    ENTER("cuCtxGetDevice");
+    FakeContext *context = as_context(t_current);
+    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+    *device = context->device;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuCtxSynchronize() { ENTER("cuCtxSynchronize"); return t_current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
+CUresult f_cuCtxGetStreamPriorityRange(int *least, int *greatest) {
+    ENTER("cuCtxGetStreamPriorityRange");
+    *least = 0;
+    *greatest = -5;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuStreamCreateWithPriority(CUstream *stream, unsigned flags, int priority) {
+    ENTER("cuStreamCreateWithPriority");
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    auto *s = new FakeStream{t_current, flags, priority < -5 ? -5 : (priority > 0 ? 0 : priority)};
+    g_streams.insert(s);
+    *stream = reinterpret_cast<CUstream>(s);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuStreamDestroy(CUstream stream) {
+    ENTER("cuStreamDestroy");
+    FakeStream *s = as_stream(stream);
+    if (!s) return CUDA_ERROR_INVALID_HANDLE;
+    g_streams.erase(s);
+    delete s;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuStreamSynchronize(CUstream stream) {
+    ENTER("cuStreamSynchronize");
+    return (is_builtin(stream) || as_stream(stream)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult f_cuStreamQuery(CUstream stream) {
+    ENTER("cuStreamQuery");
+    return (is_builtin(stream) || as_stream(stream)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult f_cuStreamWaitEvent(CUstream stream, CUevent event, unsigned) {
+    ENTER("cuStreamWaitEvent");
+    if (!(is_builtin(stream) || as_stream(stream)) || !as_event(event)) return CUDA_ERROR_INVALID_HANDLE;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuStreamGetCtx(CUstream stream, CUcontext *context) {
+    ENTER("cuStreamGetCtx");
+    if (is_builtin(stream)) { *context = t_current; return t_current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
+    FakeStream *s = as_stream(stream);
+    if (!s) return CUDA_ERROR_INVALID_HANDLE;
+    *context = s->context;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuStreamGetPriority(CUstream stream, int *priority) {
+    ENTER("cuStreamGetPriority");
+    FakeStream *s = as_stream(stream);
+    *priority = s ? s->priority : 0;
+    return (s || is_builtin(stream)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult f_cuStreamGetFlags(CUstream stream, unsigned *flags) {
+    ENTER("cuStreamGetFlags");
+    FakeStream *s = as_stream(stream);
+    *flags = s ? s->flags : static_cast<unsigned>(CU_STREAM_DEFAULT);
+    return (s || is_builtin(stream)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult f_cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data) {
+    {
+        ENTER("cuLaunchHostFunc");
+        if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    }
+    fn(data);  // the fake runs host work at once, outside the lock
+    return CUDA_SUCCESS;
+}
+CUresult f_cuEventCreate(CUevent *event, unsigned flags) {
+    ENTER("cuEventCreate");
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    auto *e = new FakeEvent{t_current, flags};
+    g_events.insert(e);
+    *event = reinterpret_cast<CUevent>(e);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuEventDestroy(CUevent event) {
+    ENTER("cuEventDestroy");
+    FakeEvent *e = as_event(event);
+    if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    g_events.erase(e);
+    delete e;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuEventRecord(CUevent event, CUstream stream) {
+    ENTER("cuEventRecord");
+    FakeEvent *e = as_event(event);
+    if (!e || !(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    e->recorded = true;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuEventSynchronize(CUevent event) { ENTER("cuEventSynchronize"); return as_event(event) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+CUresult f_cuEventQuery(CUevent event) { ENTER("cuEventQuery"); return as_event(event) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+CUresult f_cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+    ENTER("cuEventElapsedTime");
+    FakeEvent *a = as_event(start);
+    FakeEvent *b = as_event(end);
+    if (!a || !b) return CUDA_ERROR_INVALID_HANDLE;
+    if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return CUDA_ERROR_INVALID_HANDLE;
+    if (!a->recorded || !b->recorded) return CUDA_ERROR_INVALID_HANDLE;
+    *ms = 1.5f;
+    return CUDA_SUCCESS;
+}
+
+void build_table() {
+    g_table = cucore::driver::Table{};
+#define CUCORE_FAKE_ENTRY(name, version) g_table.name = &f_##name;
+    CUCORE_DRIVER_ENTRY_POINTS(CUCORE_FAKE_ENTRY)
+#undef CUCORE_FAKE_ENTRY
+}
+
+}  // namespace
+
+void install(int devices) {
+    {
+        std::lock_guard<std::recursive_mutex> lock(g_mutex);
+        g_devices = devices;
+        g_calls = 0;
+        g_fail_at = 0;
+        g_fail_entry.clear();
+        g_log.clear();
+        // Contexts are kept across installs: library objects from an earlier
+        // test (devices pin their primary context) may still refer to them.
+        while (static_cast<int>(g_primary.size()) < devices) {
+            g_primary.push_back(std::make_unique<FakeContext>(FakeContext{static_cast<int>(g_primary.size()), true}));
+            g_contexts.insert(g_primary.back().get());
+            g_primary_refs.push_back(0);
+        }
+        for (FakeStream *stream : g_streams) delete stream;
+        g_streams.clear();
+        for (FakeEvent *event : g_events) delete event;
+        g_events.clear();
+        t_current = nullptr;
+        build_table();
+    }
+    cucore::driver::install_substitute(&g_table);
+}
+
+void uninstall() { cucore::driver::install_substitute(nullptr); }
+
+void fail_call(long n, CUresult result) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    g_fail_at = n == 0 ? 0 : g_calls + n;
+    g_fail_result = result;
+}
+
+void fail_entry(const std::string &name, CUresult result) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    g_fail_entry = name;
+    g_fail_entry_result = result;
+}
+
+long calls() { return g_calls; }
+void reset_calls() {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    g_calls = 0;
+    g_log.clear();
+}
+std::vector<std::string> call_log() {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    return g_log;
+}
+
+Counters counters() {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    Counters c;
+    for (int refs : g_primary_refs) c.primary_retained += refs;
+    c.streams = static_cast<int>(g_streams.size());
+    c.events = static_cast<int>(g_events.size());
+    return c;
+}
+
+cucore::driver::Table &table() { return g_table; }
+void reinstall() { cucore::driver::install_substitute(&g_table); }
+
+CUcontext make_foreign_context(int device) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    auto *context = new FakeContext{device, false};  // lives for the test process
+    g_contexts.insert(context);
+    return reinterpret_cast<CUcontext>(context);
+}
+
+CUcontext current_context() { return t_current; }
+void set_current_context(CUcontext context) { t_current = context; }
+
+}  // namespace fake

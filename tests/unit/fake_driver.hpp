@@ -1,0 +1,48 @@
+// An in-memory CUDA driver for unit tests, installed through the substitute
+// function table. It counts every call and can fail the N-th one, so a test can
+// make each driver call of a create path fail in turn.
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "driver/driver.hpp"
+
+namespace fake {
+
+struct Counters {
+    int primary_retained = 0;  // primary-context retains not yet released, all devices
+    int streams = 0;           // streams created and not destroyed
+    int events = 0;            // events created and not destroyed
+};
+
+// Installs the fake driver with `devices` devices (resets all state).
+void install(int devices = 2);
+// Restores the real driver table (loaded on next use).
+void uninstall();
+
+// Fails the `n`-th driver call from now (1-based) with `result`; 0 disables.
+void fail_call(long n, CUresult result = CUDA_ERROR_UNKNOWN);
+// Makes every call of entry point `name` fail with `result` ("" clears).
+void fail_entry(const std::string &name, CUresult result = CUDA_ERROR_UNKNOWN);
+// Number of driver calls since install() or reset_calls().
+long calls();
+void reset_calls();
+// Names of the calls made since reset_calls(), in order.
+std::vector<std::string> call_log();
+
+Counters counters();
+// The fake table itself (tests may null entries to simulate an old driver).
+cucore::driver::Table &table();
+// Re-installs table() after a test edited it.
+void reinstall();
+
+// Raw fake contexts, for wrapping tests.
+CUcontext make_foreign_context(int device);
+CUcontext current_context();  // this thread's current context in the fake
+void set_current_context(CUcontext context);
+
+}  // namespace fake

@@ -1,0 +1,202 @@
+// Every driver call in every create path fails in turn: the call fails with a
+// clear message and nothing is left behind (library objects, driver objects,
+// context retains), or, when the failing call belonged to a cleanup that runs
+// after the work was done (restoring the caller's context, destroying a
+// temporary), the call succeeds and the failure is reported as a release error.
+#include <functional>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace {
+
+struct Scenario {
+    const char *function;
+    // Makes the object; returns the status and the handle (or NULL).
+    std::function<cucore_status_t(void **handle)> create;
+    std::function<void(void *handle)> release;
+    int minimum_driver_calls;  // the path is known to make at least this many
+};
+
+class FaultInjectionTest : public FakeDriverTest {
+  protected:
+    void SetUp() override {
+        FakeDriverTest::SetUp();
+        expects_release_errors_ = true;
+    }
+
+    void run(const Scenario &scenario) {
+        SCOPED_TRACE(scenario.function);
+        int failures_seen = 0;
+        for (long i = 1; i < 100; ++i) {
+            size_t live_before = live(CUCORE_OBJECT_ANY);
+            fake::Counters driver_before = fake::counters();
+            uint64_t release_errors_before = release_errors();
+            fake::reset_calls();
+            fake::fail_call(i, CUDA_ERROR_OUT_OF_MEMORY);
+            void *handle = reinterpret_cast<void *>(0x1);
+            cucore_status_t status = scenario.create(&handle);
+            long made = fake::calls();
+            fake::fail_call(0);
+            std::vector<std::string> log = fake::call_log();
+            std::string failed_call = (i <= static_cast<long>(log.size())) ? log[i - 1] : "";
+            SCOPED_TRACE("failing call " + std::to_string(i) + ": " + failed_call);
+            fake::set_current_context(nullptr);
+            if (made < i) {  // every call of the path has failed once
+                ASSERT_EQ(status, CUCORE_SUCCESS) << message();
+                scenario.release(handle);
+                EXPECT_GE(failures_seen, scenario.minimum_driver_calls);
+                return;
+            }
+            ++failures_seen;
+            bool driver_refused_cleanup = false;
+            if (status == CUCORE_SUCCESS) {
+                EXPECT_EQ(release_errors(), release_errors_before + 1) << "a late failure must be reported";
+                // A temporary the driver refused to destroy stays in the fake.
+                driver_refused_cleanup = failed_call == "cuEventDestroy" || failed_call == "cuStreamDestroy";
+                reset_fake_at_end_ = reset_fake_at_end_ || driver_refused_cleanup;
+                scenario.release(handle);
+            } else {
+                EXPECT_EQ(handle, nullptr) << "out-pointer cleared";
+                EXPECT_EQ(message().rfind(std::string(scenario.function) + ":", 0), 0u) << message();
+                EXPECT_NE(message().find(failed_call), std::string::npos) << message();
+                EXPECT_EQ(status, CUCORE_ERROR_OUT_OF_MEMORY) << message();
+            }
+            EXPECT_EQ(live(CUCORE_OBJECT_ANY), live_before) << "no half-made object";
+            fake::Counters after = fake::counters();
+            if (!driver_refused_cleanup) {
+                EXPECT_EQ(after.streams, driver_before.streams);
+                EXPECT_EQ(after.events, driver_before.events);
+            }
+            EXPECT_EQ(after.primary_retained, driver_before.primary_retained);
+        }
+        FAIL() << "the path never completed";
+    }
+    void TearDown() override {
+        if (reset_fake_at_end_) fake::install(2);  // forget what the driver refused to destroy
+        FakeDriverTest::TearDown();
+    }
+    bool reset_fake_at_end_ = false;
+};
+
+TEST_F(FaultInjectionTest, DeviceGet) {
+    run({"cucore_device_get", [](void **h) { return cucore_device_get(1, reinterpret_cast<cucore_device_t **>(h)); },
+         [](void *h) { cucore_device_release(static_cast<cucore_device_t *>(h)); }, 1});
+}
+
+TEST_F(FaultInjectionTest, DeviceGetCurrent) {
+    run({"cucore_device_get_current",
+         [](void **h) { return cucore_device_get_current(reinterpret_cast<cucore_device_t **>(h)); },
+         [](void *h) { cucore_device_release(static_cast<cucore_device_t *>(h)); }, 2});
+}
+
+TEST_F(FaultInjectionTest, ContextGetPrimary) {
+    cucore_device_t *d = device(1);
+    run({"cucore_context_get_primary",
+         [d](void **h) { return cucore_context_get_primary(d, reinterpret_cast<cucore_context_t **>(h)); },
+         [](void *h) { cucore_context_release(static_cast<cucore_context_t *>(h)); }, 1});
+    cucore_device_release(d);
+}
+
+TEST_F(FaultInjectionTest, ContextFromHandle) {
+    CUcontext foreign = fake::make_foreign_context(1);
+    run({"cucore_context_from_handle",
+         [foreign](void **h) {
+             return cucore_context_from_handle(foreign, nullptr, nullptr, reinterpret_cast<cucore_context_t **>(h));
+         },
+         [](void *h) { cucore_context_release(static_cast<cucore_context_t *>(h)); }, 4});
+}
+
+TEST_F(FaultInjectionTest, StreamCreate) {
+    cucore_device_t *d = device(1);
+    run({"cucore_stream_create",
+         [d](void **h) { return cucore_stream_create(d, nullptr, reinterpret_cast<cucore_stream_t **>(h)); },
+         [](void *h) { cucore_stream_release(static_cast<cucore_stream_t *>(h)); }, 4});
+    cucore_device_release(d);
+}
+
+TEST_F(FaultInjectionTest, StreamCreateInContext) {
+    CUcontext foreign = fake::make_foreign_context(1);
+    cucore_context_t *c = nullptr;
+    ASSERT_EQ(cucore_context_from_handle(foreign, nullptr, nullptr, &c), CUCORE_SUCCESS);
+    run({"cucore_stream_create_in_context",
+         [c](void **h) { return cucore_stream_create_in_context(c, nullptr, reinterpret_cast<cucore_stream_t **>(h)); },
+         [](void *h) { cucore_stream_release(static_cast<cucore_stream_t *>(h)); }, 3});
+    cucore_context_release(c);
+}
+
+TEST_F(FaultInjectionTest, StreamDefaults) {
+    cucore_device_t *d = device(1);
+    run({"cucore_stream_get_legacy_default",
+         [d](void **h) { return cucore_stream_get_legacy_default(d, reinterpret_cast<cucore_stream_t **>(h)); },
+         [](void *h) { cucore_stream_release(static_cast<cucore_stream_t *>(h)); }, 1});
+    run({"cucore_stream_get_per_thread_default",
+         [d](void **h) { return cucore_stream_get_per_thread_default(d, reinterpret_cast<cucore_stream_t **>(h)); },
+         [](void *h) { cucore_stream_release(static_cast<cucore_stream_t *>(h)); }, 1});
+    cucore_device_release(d);
+}
+
+TEST_F(FaultInjectionTest, StreamFromHandle) {
+    CUcontext foreign = fake::make_foreign_context(1);
+    fake::set_current_context(foreign);
+    CUstream raw = nullptr;
+    ASSERT_EQ(fake::table().cuStreamCreateWithPriority(&raw, 0, 0), CUDA_SUCCESS);
+    fake::set_current_context(nullptr);
+    run({"cucore_stream_from_handle",
+         [raw](void **h) {
+             return cucore_stream_from_handle(raw, nullptr, nullptr, reinterpret_cast<cucore_stream_t **>(h));
+         },
+         [](void *h) { cucore_stream_release(static_cast<cucore_stream_t *>(h)); }, 5});
+    fake::table().cuStreamDestroy(raw);
+}
+
+TEST_F(FaultInjectionTest, EventCreate) {
+    cucore_device_t *d = device(1);
+    run({"cucore_event_create",
+         [d](void **h) { return cucore_event_create(d, nullptr, reinterpret_cast<cucore_event_t **>(h)); },
+         [](void *h) { cucore_event_release(static_cast<cucore_event_t *>(h)); }, 4});
+    cucore_device_release(d);
+}
+
+TEST_F(FaultInjectionTest, EventFromHandle) {
+    CUcontext foreign = fake::make_foreign_context(1);
+    fake::set_current_context(foreign);
+    CUevent raw = nullptr;
+    ASSERT_EQ(fake::table().cuEventCreate(&raw, 0), CUDA_SUCCESS);
+    run({"cucore_event_from_handle",
+         [raw, foreign](void **h) {
+             fake::set_current_context(foreign);
+             return cucore_event_from_handle(raw, nullptr, nullptr, reinterpret_cast<cucore_event_t **>(h));
+         },
+         [](void *h) { cucore_event_release(static_cast<cucore_event_t *>(h)); }, 4});
+    fake::table().cuEventDestroy(raw);
+}
+
+TEST_F(FaultInjectionTest, StreamRecord) {
+    cucore_device_t *d = device(1);
+    cucore_stream_t *s = nullptr;
+    ASSERT_EQ(cucore_stream_create(d, nullptr, &s), CUCORE_SUCCESS);
+    run({"cucore_stream_record",
+         [s](void **h) { return cucore_stream_record(s, nullptr, reinterpret_cast<cucore_event_t **>(h)); },
+         [](void *h) { cucore_event_release(static_cast<cucore_event_t *>(h)); }, 4});
+    cucore_stream_release(s);
+    cucore_device_release(d);
+}
+
+TEST_F(FaultInjectionTest, StreamWaitStreamLeavesNoMarkerEvent) {
+    cucore_device_t *d = device(1);
+    cucore_stream_t *a = nullptr, *b = nullptr;
+    ASSERT_EQ(cucore_stream_create(d, nullptr, &a), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_stream_create(d, nullptr, &b), CUCORE_SUCCESS);
+    run({"cucore_stream_wait_stream",
+         [a, b](void **h) {
+             *h = nullptr;
+             return cucore_stream_wait_stream(a, b);
+         },
+         [](void *) {}, 4});
+    cucore_stream_release(a);
+    cucore_stream_release(b);
+    cucore_device_release(d);
+}
+
+}  // namespace

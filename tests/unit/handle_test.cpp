@@ -1,0 +1,252 @@
+// NULL, garbage, released and wrong-type handles on every public function that
+// takes a handle: CUCORE_ERROR_INVALID_HANDLE, a message naming the argument,
+// cleared out-pointers, and no driver call made.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace {
+
+void noop_host_fn(void *) {}
+
+// Valid objects of every type, for the other arguments of each call.
+struct World {
+    cucore_device_t *device = nullptr;
+    cucore_context_t *context = nullptr;
+    cucore_stream_t *stream = nullptr;
+    cucore_event_t *event = nullptr;
+    World() {
+        EXPECT_EQ(cucore_device_get(0, &device), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_context_get_primary(device, &context), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_stream_create(device, nullptr, &stream), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_event_create(device, nullptr, &event), CUCORE_SUCCESS);
+    }
+    ~World() {
+        cucore_event_release(event);
+        cucore_stream_release(stream);
+        cucore_context_release(context);
+        cucore_device_release(device);
+    }
+};
+
+struct Call {
+    std::string name;       // function and argument under test
+    std::string argument;   // name of the handle argument
+    cucore_object_type_t type;
+    // Calls the function with `handle` in the argument under test; returns the
+    // status and, through `cleared`, whether every out-pointer reads NULL/0.
+    std::function<cucore_status_t(void *handle, const World &w, bool &cleared)> call;
+};
+
+template <class T>
+T *as(void *handle) { return static_cast<T *>(handle); }
+
+std::vector<Call> all_calls() {
+    using D = cucore_device_t;
+    using C = cucore_context_t;
+    using S = cucore_stream_t;
+    using E = cucore_event_t;
+    std::vector<Call> calls = {
+        {"cucore_device_retain", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { c = true; return cucore_device_retain(as<D>(h)); }},
+        {"cucore_device_release", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { c = true; return cucore_device_release(as<D>(h)); }},
+        {"cucore_device_ordinal", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_device_ordinal(as<D>(h), &v); c = v == 0; return s; }},
+        {"cucore_device_handle", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_device_handle(as<D>(h), &v); c = v == 0; return s; }},
+        {"cucore_device_name", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { const char *v = "x"; auto s = cucore_device_name(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_device_pci_bus_id", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { const char *v = "x"; auto s = cucore_device_pci_bus_id(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_device_uuid", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { cucore_uuid_t v; v.bytes[0] = 9; auto s = cucore_device_uuid(as<D>(h), &v); c = v.bytes[0] == 0; return s; }},
+        {"cucore_device_compute_capability", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { int a = 9, b = 9; auto s = cucore_device_compute_capability(as<D>(h), &a, &b); c = a == 0 && b == 0; return s; }},
+        {"cucore_device_total_memory", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { uint64_t v = 9; auto s = cucore_device_total_memory(as<D>(h), &v); c = v == 0; return s; }},
+        {"cucore_device_attribute", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_device_attribute(as<D>(h), CUCORE_DEVICE_ATTRIBUTE_WARP_SIZE, &v); c = v == 0; return s; }},
+        {"cucore_device_properties", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { cucore_device_properties_t p = CUCORE_DEVICE_PROPERTIES_INIT; c = true; return cucore_device_properties(as<D>(h), &p); }},
+        {"cucore_device_set_current", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { c = true; return cucore_device_set_current(as<D>(h)); }},
+        {"cucore_device_synchronize", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { c = true; return cucore_device_synchronize(as<D>(h)); }},
+        {"cucore_device_can_access_peer", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { int v = 9; auto s = cucore_device_can_access_peer(as<D>(h), w.device, &v); c = v == 0; return s; }},
+        {"cucore_device_can_access_peer", "peer", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { int v = 9; auto s = cucore_device_can_access_peer(w.device, as<D>(h), &v); c = v == 0; return s; }},
+        {"cucore_context_get_primary", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { C *v = as<C>(h); auto s = cucore_context_get_primary(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_context_retain", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { c = true; return cucore_context_retain(as<C>(h)); }},
+        {"cucore_context_release", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { c = true; return cucore_context_release(as<C>(h)); }},
+        {"cucore_context_handle", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_context_handle(as<C>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_context_device", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { D *v = as<D>(h); auto s = cucore_context_device(as<C>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_context_is_primary", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_context_is_primary(as<C>(h), &v); c = v == 0; return s; }},
+        {"cucore_context_set_current", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { c = true; return cucore_context_set_current(as<C>(h)); }},
+        {"cucore_context_synchronize", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { c = true; return cucore_context_synchronize(as<C>(h)); }},
+        {"cucore_stream_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { S *v = as<S>(h); auto s = cucore_stream_create(as<D>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_stream_create_in_context", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { S *v = as<S>(h); auto s = cucore_stream_create_in_context(as<C>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_stream_get_legacy_default", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { S *v = as<S>(h); auto s = cucore_stream_get_legacy_default(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_stream_get_per_thread_default", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { S *v = as<S>(h); auto s = cucore_stream_get_per_thread_default(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_stream_retain", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { c = true; return cucore_stream_retain(as<S>(h)); }},
+        {"cucore_stream_release", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { c = true; return cucore_stream_release(as<S>(h)); }},
+        {"cucore_stream_synchronize", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { c = true; return cucore_stream_synchronize(as<S>(h)); }},
+        {"cucore_stream_query", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_stream_query(as<S>(h), &v); c = v == 0; return s; }},
+        {"cucore_stream_wait_event", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_wait_event(as<S>(h), w.event); }},
+        {"cucore_stream_wait_event", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_wait_event(w.stream, as<E>(h)); }},
+        {"cucore_stream_wait_stream", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_wait_stream(as<S>(h), w.stream); }},
+        {"cucore_stream_wait_stream", "other", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_wait_stream(w.stream, as<S>(h)); }},
+        {"cucore_stream_record", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { E *v = as<E>(h); auto s = cucore_stream_record(as<S>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_stream_launch_host_func", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { c = true; return cucore_stream_launch_host_func(as<S>(h), noop_host_fn, nullptr); }},
+        {"cucore_stream_device", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { D *v = as<D>(h); auto s = cucore_stream_device(as<S>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_stream_context", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { C *v = as<C>(h); auto s = cucore_stream_context(as<S>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_stream_priority", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_stream_priority(as<S>(h), &v); c = v == 0; return s; }},
+        {"cucore_stream_flags", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { uint32_t v = 9; auto s = cucore_stream_flags(as<S>(h), &v); c = v == 0; return s; }},
+        {"cucore_stream_is_owned", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_stream_is_owned(as<S>(h), &v); c = v == 0; return s; }},
+        {"cucore_stream_handle", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_stream_handle(as<S>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_stream_priority_range", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { int a = 9, b = 9; auto s = cucore_stream_priority_range(as<D>(h), &a, &b); c = a == 0 && b == 0; return s; }},
+        {"cucore_event_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { E *v = as<E>(h); auto s = cucore_event_create(as<D>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_event_create_in_context", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { E *v = as<E>(h); auto s = cucore_event_create_in_context(as<C>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_event_retain", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { c = true; return cucore_event_retain(as<E>(h)); }},
+        {"cucore_event_release", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { c = true; return cucore_event_release(as<E>(h)); }},
+        {"cucore_event_record", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &w, bool &c) { c = true; return cucore_event_record(as<E>(h), w.stream); }},
+        {"cucore_event_record", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_event_record(w.event, as<S>(h)); }},
+        {"cucore_event_synchronize", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { c = true; return cucore_event_synchronize(as<E>(h)); }},
+        {"cucore_event_query", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_event_query(as<E>(h), &v); c = v == 0; return s; }},
+        {"cucore_event_elapsed_time", "start", CUCORE_OBJECT_EVENT, [](void *h, const World &w, bool &c) { float v = 9; auto s = cucore_event_elapsed_time(as<E>(h), w.event, &v); c = v == 0.0f; return s; }},
+        {"cucore_event_elapsed_time", "end", CUCORE_OBJECT_EVENT, [](void *h, const World &w, bool &c) { float v = 9; auto s = cucore_event_elapsed_time(w.event, as<E>(h), &v); c = v == 0.0f; return s; }},
+        {"cucore_event_flags", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { uint32_t v = 9; auto s = cucore_event_flags(as<E>(h), &v); c = v == 0; return s; }},
+        {"cucore_event_device", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { D *v = as<D>(h); auto s = cucore_event_device(as<E>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_event_context", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { C *v = as<C>(h); auto s = cucore_event_context(as<E>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_event_handle", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_event_handle(as<E>(h), &v); c = v == nullptr; return s; }},
+    };
+    return calls;
+}
+
+bool is_release(const Call &call) { return call.name.size() > 8 && call.name.rfind("_release") == call.name.size() - 8; }
+
+// A released handle of `type`, made through the fake driver.
+void *released_handle(cucore_object_type_t type, cucore_device_t *device) {
+    void *handle = nullptr;
+    switch (type) {
+        case CUCORE_OBJECT_DEVICE: {
+            cucore_device_t *d = nullptr;
+            cucore_device_get(0, &d);
+            cucore_device_release(d);
+            handle = d;
+            break;
+        }
+        case CUCORE_OBJECT_CONTEXT: {
+            // Not the primary context: the World holds that one.
+            cucore_context_t *c = nullptr;
+            cucore_context_from_handle(fake::make_foreign_context(0), nullptr, nullptr, &c);
+            cucore_context_release(c);
+            handle = c;
+            break;
+        }
+        case CUCORE_OBJECT_STREAM: {
+            cucore_stream_t *s = nullptr;
+            cucore_stream_create(device, nullptr, &s);
+            cucore_stream_release(s);
+            handle = s;
+            break;
+        }
+        default: {
+            cucore_event_t *e = nullptr;
+            cucore_event_create(device, nullptr, &e);
+            cucore_event_release(e);
+            handle = e;
+            break;
+        }
+    }
+    return handle;
+}
+
+void *handle_of_type(cucore_object_type_t type, const World &w) {
+    switch (type) {
+        case CUCORE_OBJECT_DEVICE: return w.device;
+        case CUCORE_OBJECT_CONTEXT: return w.context;
+        case CUCORE_OBJECT_STREAM: return w.stream;
+        default: return w.event;
+    }
+}
+
+class HandleTest : public FakeDriverTest {
+  protected:
+    void expect_rejected(const Call &call, void *handle, const World &w, const char *kind) {
+        SCOPED_TRACE(call.name + "(" + call.argument + " = " + kind + ")");
+        fake::reset_calls();
+        bool cleared = false;
+        cucore_clear_last_error();
+        cucore_status_t status = call.call(handle, w, cleared);
+        EXPECT_EQ(status, CUCORE_ERROR_INVALID_HANDLE) << message();
+        EXPECT_TRUE(cleared) << "out-pointers must read NULL/0 after a failure";
+        std::string text = message();
+        EXPECT_EQ(text.rfind(call.name + ":", 0), 0u) << text;
+        EXPECT_NE(text.find("'" + call.argument + "'"), std::string::npos) << text;
+        EXPECT_EQ(fake::calls(), 0) << "a handle must be validated before any driver call";
+    }
+};
+
+TEST_F(HandleTest, NullHandlesAreRejectedExceptByRelease) {
+    World w;
+    for (const Call &call : all_calls()) {
+        if (is_release(call)) {
+            bool cleared;
+            EXPECT_EQ(call.call(nullptr, w, cleared), CUCORE_SUCCESS) << call.name << ": NULL is a no-op";
+            continue;
+        }
+        expect_rejected(call, nullptr, w, "NULL");
+    }
+}
+
+TEST_F(HandleTest, GarbageHandlesAreRejected) {
+    World w;
+    auto heap_object = std::make_unique<long[]>(8);
+    std::vector<std::pair<void *, const char *>> garbage = {
+        {reinterpret_cast<void *>(0xdeadbeef), "0xdeadbeef"},
+        {heap_object.get(), "a heap pointer"},
+        {reinterpret_cast<void *>(~uintptr_t{0}), "all ones"},
+        {reinterpret_cast<void *>((uintptr_t{0xCC} << 56) | (uintptr_t{1} << 32) | 0xFFFFFF), "magic, bad slot"},
+        {reinterpret_cast<void *>((uintptr_t{0xCC} << 56) | 0), "magic, generation 0"},
+    };
+    for (const Call &call : all_calls())
+        for (auto &[handle, kind] : garbage) expect_rejected(call, handle, w, kind);
+}
+
+TEST_F(HandleTest, ReleasedHandlesAreRejected) {
+    World w;
+    for (const Call &call : all_calls()) expect_rejected(call, released_handle(call.type, w.device), w, "released");
+}
+
+TEST_F(HandleTest, WrongTypeHandlesAreRejectedAndNamed) {
+    World w;
+    const cucore_object_type_t types[] = {CUCORE_OBJECT_DEVICE, CUCORE_OBJECT_CONTEXT, CUCORE_OBJECT_STREAM,
+                                          CUCORE_OBJECT_EVENT};
+    for (const Call &call : all_calls()) {
+        for (cucore_object_type_t other : types) {
+            if (other == call.type) continue;
+            expect_rejected(call, handle_of_type(other, w), w, cucore_object_type_name(other));
+            std::string text = message();
+            EXPECT_NE(text.find(std::string("is a ") + cucore_object_type_name(other) + " handle"), std::string::npos)
+                << text;
+        }
+    }
+}
+
+TEST_F(HandleTest, DoubleReleaseIsDetectedAndHarmless) {
+    cucore_stream_t *stream = nullptr;
+    cucore_device_t *d = device();
+    ASSERT_EQ(cucore_stream_create(d, nullptr, &stream), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_stream_retain(stream), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_stream_release(stream), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().streams, 1) << "one reference left: still alive";
+    EXPECT_EQ(cucore_stream_release(stream), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_stream_release(stream), CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_NE(message().find("released"), std::string::npos) << message();
+    cucore_device_release(d);
+}
+
+TEST_F(HandleTest, ASlotReusedByANewObjectDoesNotReviveAnOldHandle) {
+    cucore_device_t *d = device();
+    cucore_event_t *first = nullptr, *second = nullptr;
+    ASSERT_EQ(cucore_event_create(d, nullptr, &first), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_event_release(first), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_event_create(d, nullptr, &second), CUCORE_SUCCESS);
+    EXPECT_NE(first, second) << "same slot, new generation";
+    EXPECT_EQ(cucore_event_synchronize(first), CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_EQ(cucore_event_synchronize(second), CUCORE_SUCCESS);
+    cucore_event_release(second);
+    cucore_device_release(d);
+}
+
+}  // namespace
