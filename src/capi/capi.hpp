@@ -59,10 +59,14 @@ inline T &out(T *pointer, const char *argument) {
     return *pointer;
 }
 
-// Hands a new reference to the C caller as its handle.
+// Hands a new reference to the C caller as its handle. References to immortal
+// objects are not counted inside the library, but the caller's must be, so that
+// its release is checked like any other.
 template <class Handle, class T>
 inline Handle *give(core::Ref<T> object) noexcept {
-    return static_cast<Handle *>(core::handles::encode(object.detach()));
+    T *raw = object.detach();
+    if (raw->immortal()) core::handles::retain_counted(raw);
+    return static_cast<Handle *>(core::handles::encode(raw));
 }
 
 template <class Handle>

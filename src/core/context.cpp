@@ -6,14 +6,13 @@
 
 namespace cucore::core {
 
-ScopedContext::ScopedContext(CUcontext context) {
-    const driver::Table &api = driver::api();
+ScopedContext::ScopedContext(CUcontext context, bool needed) {
+    if (!needed) return;
     CUCORE_CALL(cuCtxGetCurrent, &previous_);
     if (previous_ != context) {
         CUCORE_CALL(cuCtxSetCurrent, context);
         switched_ = true;
     }
-    (void)api;
 }
 
 ScopedContext::ScopedContext(CUcontext context, NoThrow) noexcept {

@@ -48,9 +48,15 @@ class Context final : public Object {
 
 // Makes `context` current for the lifetime of the guard and restores the
 // caller's current context afterwards. Switches only when needed.
+//
+// Calls whose driver entry point names every object explicitly (an event, a
+// created stream) do not depend on the current context, so they pass
+// `needed = false` and pay nothing; calls that create objects, use the legacy
+// or per-thread default stream, or release objects always bind.
 class ScopedContext {
   public:
-    explicit ScopedContext(CUcontext context);  // throws if the driver fails
+    explicit ScopedContext(CUcontext context) : ScopedContext(context, true) {}
+    ScopedContext(CUcontext context, bool needed);  // throws if the driver fails
     struct NoThrow {};
     // For release paths: failures are reported, never thrown.
     ScopedContext(CUcontext context, NoThrow) noexcept;

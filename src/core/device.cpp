@@ -173,8 +173,10 @@ void Device::set_current() {
     Ref<Context> context = primary_context();
     context->set_current();
     Context *expected = nullptr;
-    if (shared_.pinned_primary.compare_exchange_strong(expected, context.get()))
-        context.detach();  // pinned for the life of the process
+    if (shared_.pinned_primary.compare_exchange_strong(expected, context.get())) {
+        Context *pinned = context.detach();  // this reference is never dropped
+        pinned->make_immortal();
+    }
 }
 
 void Device::synchronize() {

@@ -39,6 +39,7 @@ Event::Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned, cu
              void *user_data) noexcept
     : Object(CUCORE_OBJECT_EVENT),
       context_(std::move(context)),
+      cu_context_(context_->cu()),
       event_(event),
       flags_(flags),
       owned_(owned),
@@ -47,7 +48,7 @@ Event::Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned, cu
 
 Event::~Event() {
     if (owned_) {
-        ScopedContext bind(context_->cu(), ScopedContext::NoThrow{});
+        ScopedContext bind(cu_context_, ScopedContext::NoThrow{});
         const driver::Table *api = driver::peek();
         CUresult result = api && api->cuEventDestroy ? api->cuEventDestroy(event_) : CUDA_ERROR_NOT_INITIALIZED;
         if (result != CUDA_SUCCESS) report_release_failure(result, "cuEventDestroy", "destroying an event");
@@ -57,18 +58,17 @@ Event::~Event() {
 }
 
 void Event::record(Stream &stream) {
-    ScopedContext bind(context_->cu());
+    // The event names its context; only a default stream depends on the current one.
+    ScopedContext bind(cu_context_, stream.is_builtin());
     CUCORE_CALL(cuEventRecord, event_, stream.cu());
     recorded_.store(true, std::memory_order_relaxed);
 }
 
 void Event::synchronize() {
-    ScopedContext bind(context_->cu());
     CUCORE_CALL(cuEventSynchronize, event_);
 }
 
 bool Event::query() {
-    ScopedContext bind(context_->cu());
     CUresult result = CUCORE_DRIVER(cuEventQuery)(event_);
     if (result == CUDA_ERROR_NOT_READY) return false;
     check(result, "cuEventQuery");
@@ -89,7 +89,6 @@ float Event::elapsed_ms(Event &start, Event &end) {
                         std::string("event '") + which + "' has never been recorded");
     }
     float ms = 0.0f;
-    ScopedContext bind(start.context_->cu());
     CUresult result = CUCORE_DRIVER(cuEventElapsedTime)(&ms, start.event_, end.event_);
     if (result == CUDA_ERROR_NOT_READY)
         throw Error(CUCORE_ERROR_NOT_READY, "the work recorded by the events has not completed yet "

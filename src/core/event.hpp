@@ -45,6 +45,7 @@ class Event final : public Object {
 
   private:
     Ref<Context> context_;
+    CUcontext cu_context_;  // cached: no pointer chase on hot paths
     CUevent event_;
     uint32_t flags_;
     bool owned_;

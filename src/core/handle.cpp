@@ -1,5 +1,6 @@
 #include "core/handle.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <mutex>
@@ -31,7 +32,6 @@ std::atomic<uint32_t> g_slots_published{0};  // slots whose chunk exists
 std::atomic<uint32_t> g_next_unused{0};
 std::atomic<uint64_t> g_free_head{kNoSlot};  // (ABA tag << 32) | slot
 std::mutex g_chunk_mutex;
-std::atomic<size_t> g_live[CUCORE_OBJECT_TYPE_COUNT];
 
 inline uint32_t generation_of(uint64_t word) { return static_cast<uint32_t>(word >> 32); }
 inline uint32_t count_of(uint64_t word) { return static_cast<uint32_t>(word); }
@@ -77,7 +77,29 @@ void push_free(uint32_t index) {
     }
 }
 
+// Each thread keeps a few free slots so that steady create/destroy cycles touch
+// no shared cache line; the rest go back to the global list (also at thread exit).
+struct SlotCache {
+    static constexpr int kCapacity = 32;
+    uint32_t slots[kCapacity];
+    int size = 0;
+    ~SlotCache() {
+        while (size > 0) push_free(slots[--size]);
+    }
+};
+thread_local SlotCache t_slot_cache;
+
+void release_slot(uint32_t index) {
+    SlotCache &cache = t_slot_cache;
+    if (cache.size < SlotCache::kCapacity)
+        cache.slots[cache.size++] = index;
+    else
+        push_free(index);
+}
+
 uint32_t allocate_slot() {
+    SlotCache &cache = t_slot_cache;
+    if (cache.size > 0) return cache.slots[--cache.size];
     uint32_t index = pop_free();
     if (index != kNoSlot) return index;
     index = g_next_unused.fetch_add(1, std::memory_order_relaxed);
@@ -93,12 +115,12 @@ uint32_t allocate_slot() {
 void destroy(Slot &slot, uint32_t index, uint64_t last_word) noexcept {
     uint32_t next_generation = (generation_of(last_word) + 1) & kGenerationMask;
     if (next_generation == 0) next_generation = 1;
-    Object *object = slot.object.exchange(nullptr, std::memory_order_acq_rel);
+    // Only the thread that dropped the count to zero gets here, so plain loads
+    // and stores suffice; the generation bump makes every copy of the handle stale.
+    Object *object = slot.object.load(std::memory_order_acquire);
     slot.word.store(uint64_t{next_generation} << 32, std::memory_order_release);
-    cucore_object_type_t type = object->type();
     delete object;  // destructors never throw; they report through report_release_error
-    g_live[type].fetch_sub(1, std::memory_order_relaxed);
-    push_free(index);
+    release_slot(index);
 }
 
 const char *type_name(uint32_t type) {
@@ -149,7 +171,6 @@ void register_object(Object *object) {
     object->generation_ = generation_of(word);
     slot.type.store(static_cast<uint32_t>(object->type()), std::memory_order_relaxed);
     slot.object.store(object, std::memory_order_relaxed);
-    g_live[object->type()].fetch_add(1, std::memory_order_relaxed);
     slot.word.store(word | 1u, std::memory_order_release);  // count 1: published
 }
 
@@ -192,10 +213,16 @@ void release(const void *handle, cucore_object_type_t type, const char *argument
 }
 
 void retain_held(const Object *object) noexcept {
+    if (object->immortal()) return;
+    slot_at(object->slot()).word.fetch_add(1, std::memory_order_relaxed);
+}
+
+void retain_counted(const Object *object) noexcept {
     slot_at(object->slot()).word.fetch_add(1, std::memory_order_relaxed);
 }
 
 void release_held(const Object *object) noexcept {
+    if (object->immortal()) return;
     uint32_t index = object->slot();
     Slot &slot = slot_at(index);
     uint64_t previous = slot.word.fetch_sub(1, std::memory_order_acq_rel);
@@ -218,9 +245,17 @@ Object *try_retain(uint32_t index, uint32_t generation) noexcept {
 }  // namespace handles
 
 size_t live_object_count(cucore_object_type_t type) noexcept {
-    if (type != CUCORE_OBJECT_ANY) return g_live[type].load(std::memory_order_relaxed);
+    // A scan rather than counters kept on every create and destroy: this is a
+    // diagnostic, and the hot paths stay free of shared atomics.
+    const uint32_t end = std::min(g_next_unused.load(std::memory_order_acquire),
+                                  g_slots_published.load(std::memory_order_acquire));
     size_t total = 0;
-    for (auto &count : g_live) total += count.load(std::memory_order_relaxed);
+    for (uint32_t index = 0; index < end; ++index) {
+        Slot &slot = slot_at(index);
+        if (count_of(slot.word.load(std::memory_order_acquire)) == 0) continue;
+        if (type == CUCORE_OBJECT_ANY || slot.type.load(std::memory_order_relaxed) == static_cast<uint32_t>(type))
+            ++total;
+    }
     return total;
 }
 

@@ -45,6 +45,8 @@ void release(const void *handle, cucore_object_type_t type, const char *argument
 
 // Internal: the caller already holds a reference.
 void retain_held(const Object *object) noexcept;
+// A counted reference even for an immortal object (C handles are always counted).
+void retain_counted(const Object *object) noexcept;
 void release_held(const Object *object) noexcept;
 
 // Takes a reference only if the object identified by (slot, generation) is
@@ -64,8 +66,15 @@ class Object {
     uint32_t slot() const noexcept { return slot_; }
     uint32_t generation() const noexcept { return generation_; }
 
+    // An object the library keeps for the life of the process (a pinned primary
+    // context) no longer counts internal references: Ref<> copies of it cost no
+    // atomic operation. Call only while holding a reference that is never dropped.
+    void make_immortal() noexcept { immortal_.store(true, std::memory_order_release); }
+    bool immortal() const noexcept { return immortal_.load(std::memory_order_relaxed); }
+
   private:
     friend void handles::register_object(Object *);
+    std::atomic<bool> immortal_{false};
     cucore_object_type_t type_;
     uint32_t slot_ = UINT32_MAX;
     uint32_t generation_ = 0;

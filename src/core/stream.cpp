@@ -48,14 +48,16 @@ Stream::Stream(Ref<Context> context, CUstream stream, bool owned, cucore_release
                void *user_data) noexcept
     : Object(CUCORE_OBJECT_STREAM),
       context_(std::move(context)),
+      cu_context_(context_->cu()),
       stream_(stream),
+      builtin_(stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD),
       owned_(owned),
       on_release_(on_release),
       user_data_(user_data) {}
 
 Stream::~Stream() {
     if (owned_) {
-        ScopedContext bind(context_->cu(), ScopedContext::NoThrow{});
+        ScopedContext bind(cu_context_, ScopedContext::NoThrow{});
         const driver::Table *api = driver::peek();
         CUresult result = api && api->cuStreamDestroy ? api->cuStreamDestroy(stream_) : CUDA_ERROR_NOT_INITIALIZED;
         if (result != CUDA_SUCCESS) report_release_failure(result, "cuStreamDestroy", "destroying a stream");
@@ -65,12 +67,12 @@ Stream::~Stream() {
 }
 
 void Stream::synchronize() {
-    ScopedContext bind(context_->cu());
+    ScopedContext bind(cu_context_, builtin_);
     CUCORE_CALL(cuStreamSynchronize, stream_);
 }
 
 bool Stream::query() {
-    ScopedContext bind(context_->cu());
+    ScopedContext bind(cu_context_, builtin_);
     CUresult result = CUCORE_DRIVER(cuStreamQuery)(stream_);
     if (result == CUDA_ERROR_NOT_READY) return false;
     check(result, "cuStreamQuery");
@@ -78,7 +80,7 @@ bool Stream::query() {
 }
 
 void Stream::wait(Event &event) {
-    ScopedContext bind(context_->cu());
+    ScopedContext bind(cu_context_, builtin_);
     CUCORE_CALL(cuStreamWaitEvent, stream_, event.cu(), 0);
 }
 
@@ -102,10 +104,10 @@ void Stream::wait(Stream &other) {
         }
     } destroy{other.context_->cu(), marker};
     {
-        ScopedContext bind(other.context_->cu());
+        ScopedContext bind(other.cu_context_, other.builtin_);
         CUCORE_CALL(cuEventRecord, marker, other.stream_);
     }
-    ScopedContext bind(context_->cu());
+    ScopedContext bind(cu_context_, builtin_);
     CUCORE_CALL(cuStreamWaitEvent, stream_, marker, 0);
 }
 
@@ -116,20 +118,20 @@ Ref<Event> Stream::record(uint32_t event_flags) {
 }
 
 void Stream::launch_host_func(cucore_host_fn fn, void *user_data) {
-    ScopedContext bind(context_->cu());
+    ScopedContext bind(cu_context_, builtin_);
     CUCORE_CALL(cuLaunchHostFunc, stream_, fn, user_data);
 }
 
 int Stream::priority() {
     int priority = 0;
-    ScopedContext bind(context_->cu());
+    ScopedContext bind(cu_context_, builtin_);
     CUCORE_CALL(cuStreamGetPriority, stream_, &priority);
     return priority;
 }
 
 uint32_t Stream::flags() {
     unsigned driver_flags = 0;
-    ScopedContext bind(context_->cu());
+    ScopedContext bind(cu_context_, builtin_);
     CUCORE_CALL(cuStreamGetFlags, stream_, &driver_flags);
     return (driver_flags & CU_STREAM_NON_BLOCKING) ? 0u : uint32_t{CUCORE_STREAM_BLOCKING};
 }

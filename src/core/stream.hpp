@@ -33,6 +33,9 @@ class Stream final : public Object {
     uint32_t flags();
 
     CUstream cu() const noexcept { return stream_; }
+    CUcontext cu_context() const noexcept { return cu_context_; }
+    // The legacy and per-thread default streams mean "of the current context".
+    bool is_builtin() const noexcept { return builtin_; }
     bool owned() const noexcept { return owned_; }
     Context &context() const noexcept { return *context_; }
     const Ref<Context> &context_ref() const noexcept { return context_; }
@@ -46,7 +49,9 @@ class Stream final : public Object {
 
   private:
     Ref<Context> context_;
+    CUcontext cu_context_;  // cached: no pointer chase on hot paths
     CUstream stream_;
+    bool builtin_;
     bool owned_;
     cucore_release_fn on_release_;
     void *user_data_;
