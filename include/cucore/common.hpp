@@ -157,7 +157,8 @@ public:
     // Whether this object holds a handle.
     explicit operator bool() const noexcept { return handle_ != nullptr; }
 
-    // Two objects are equal when they hold the same C handle.
+    // Two objects are equal when they hold the same C handle (the same library
+    // object). Device refines this: same device.
     friend bool operator==(const Handle &a, const Handle &b) noexcept { return a.handle_ == b.handle_; }
     friend bool operator!=(const Handle &a, const Handle &b) noexcept { return a.handle_ != b.handle_; }
 

@@ -231,6 +231,17 @@ public:
     // Throws Error: INVALID_HANDLE, INVALID_ARGUMENT, CUDA, OUT_OF_MEMORY.
     Event create_event() const;
     Event create_event(const EventOptions &options) const;
+
+    // Two Device objects are equal when they name the same device (the library
+    // may give distinct handles for one device). Never throws.
+    friend bool operator==(const Device &a, const Device &b) noexcept {
+        if (a.handle_ == b.handle_) return true;
+        if (a.handle_ == nullptr || b.handle_ == nullptr) return false;
+        int oa = -1, ob = -1;
+        return cucore_device_ordinal(a.handle_, &oa) == CUCORE_SUCCESS &&
+               cucore_device_ordinal(b.handle_, &ob) == CUCORE_SUCCESS && oa == ob;
+    }
+    friend bool operator!=(const Device &a, const Device &b) noexcept { return !(a == b); }
 };
 
 static_assert(sizeof(Device) == sizeof(void *), "a Device is exactly one C handle");

@@ -49,7 +49,7 @@ TEST_F(ContextTest, ForeignContextIsWrappedWithoutOwnership) {
     EXPECT_EQ(is_primary, 0);
     cucore_device_t *owner_dev = nullptr;
     CUCORE_EXPECT_OK(cucore_context_device(ctx, &owner_dev));
-    EXPECT_EQ(owner_dev, dev_);
+    EXPECT_EQ(ordinal(owner_dev), 0);
     cucore_device_release(owner_dev);
     EXPECT_EQ(gpu::current_context(), nullptr);
 
@@ -59,7 +59,10 @@ TEST_F(ContextTest, ForeignContextIsWrappedWithoutOwnership) {
     void *cu_stream = nullptr;
     CUCORE_EXPECT_OK(cucore_stream_handle(s, &cu_stream));
     CUcontext stream_ctx = nullptr;
-    CU_EXPECT_OK(cu().StreamGetCtx(static_cast<CUstream>(cu_stream), &stream_ctx));
+    {
+        const gpu::ScopedContext bound(raw_ctx);
+        CU_EXPECT_OK(cu().StreamGetCtx(static_cast<CUstream>(cu_stream), &stream_ctx));
+    }
     EXPECT_EQ(stream_ctx, raw_ctx);
     cucore_context_t *sc = nullptr;
     CUCORE_EXPECT_OK(cucore_stream_context(s, &sc));
@@ -102,7 +105,7 @@ TEST_F(ContextTest, ForeignContextThroughTheFacade) {
                 cucore::Context::from_handle(raw_ctx, &gpu::ReleaseCounter::callback, &owner);
             EXPECT_EQ(ctx.handle(), static_cast<void *>(raw_ctx));
             EXPECT_FALSE(ctx.is_primary());
-            EXPECT_EQ(ctx.device().get(), dev_);
+            EXPECT_EQ(ctx.device().ordinal(), 0);
             cucore::Context copy = ctx;
             s = ctx.create_stream({false, 0});
             EXPECT_EQ(s.context(), ctx);
@@ -191,7 +194,7 @@ protected:
              [&] { return cucore_device_attribute(dev, CUCORE_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &n); });
         cucore_device_properties_t props = CUCORE_DEVICE_PROPERTIES_INIT;
         keep("cucore_device_properties", [&] { return cucore_device_properties(dev, &props); });
-        if (dev != dev_)
+        if (device_count_ > 1)
             keep("cucore_device_can_access_peer", [&] { return cucore_device_can_access_peer(dev, dev_, &n); });
         keep("cucore_stream_priority_range", [&] { return cucore_stream_priority_range(dev, &a, &b); });
         keep("cucore_device_synchronize", [&] { return cucore_device_synchronize(dev); });
@@ -252,12 +255,19 @@ protected:
             keep("cucore_event_release (wrapped)", [&] { return cucore_event_release(we); });
             EXPECT_EQ(cu().EventDestroy(raw_event), CUDA_SUCCESS);
         } else {
+            // With no current context, wrapping an event is refused, and still nothing changes.
+            CUevent raw_event = nullptr;
+            {
+                const gpu::ScopedContext bound(primary_);
+                ASSERT_EQ(cu().EventCreate(&raw_event, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+            }
+            ASSERT_EQ(gpu::current_context(), nullptr);
             cucore_event_t *we = nullptr;
-            ASSERT_EQ(cu().CtxSetCurrent(nullptr), CUDA_SUCCESS);
-            EXPECT_EQ(cucore_event_from_handle(reinterpret_cast<void *>(std::uintptr_t{0x1000}), nullptr, nullptr, &we),
-                      CUCORE_ERROR_INVALID_STATE)
+            EXPECT_EQ(cucore_event_from_handle(raw_event, nullptr, nullptr, &we), CUCORE_ERROR_INVALID_STATE)
                 << cucore_last_error_message();
             EXPECT_EQ(gpu::current_context(), nullptr);
+            const gpu::ScopedContext bound(primary_);
+            EXPECT_EQ(cu().EventDestroy(raw_event), CUDA_SUCCESS);
         }
 
         // Releases run deleters (cuStreamDestroy, cuEventDestroy, primary context release).

@@ -58,7 +58,7 @@ TEST_F(EventTest, ElapsedTimeCoversASleepingHostFunction) {
     EXPECT_LT(ms, 10000.0f);
     float back = 1;
     CUCORE_EXPECT_OK(cucore_event_elapsed_time(end, start, &back)); // reversed: negative
-    EXPECT_FLOAT_EQ(back, -ms);
+    EXPECT_NEAR(back, -ms, 0.01);
     // The raw driver measures the same interval.
     void *hs = nullptr, *he = nullptr;
     CUCORE_ASSERT_OK(cucore_event_handle(start, &hs));
@@ -68,7 +68,7 @@ TEST_F(EventTest, ElapsedTimeCoversASleepingHostFunction) {
     CU_EXPECT_OK(cu().EventElapsedTime(&raw_ms, static_cast<CUevent>(hs), static_cast<CUevent>(he)));
     CUcontext popped = nullptr;
     CU_EXPECT_OK(cu().CtxPopCurrent(&popped));
-    EXPECT_FLOAT_EQ(ms, raw_ms);
+    EXPECT_NEAR(ms, raw_ms, 0.01);
     cucore_event_release(start);
     cucore_event_release(end);
 }
@@ -248,7 +248,7 @@ TEST_F(EventTest, DeviceAndContextOfAnEvent) {
     cucore_event_t *e = make(kNoTiming);
     cucore_device_t *d = nullptr;
     CUCORE_EXPECT_OK(cucore_event_device(e, &d));
-    EXPECT_EQ(d, dev_);
+    EXPECT_EQ(ordinal(d), 0);
     cucore_device_release(d);
     cucore_context_t *c = nullptr;
     CUCORE_EXPECT_OK(cucore_event_context(e, &c));
@@ -258,7 +258,7 @@ TEST_F(EventTest, DeviceAndContextOfAnEvent) {
     cucore_context_release(c);
     cucore_event_release(e);
     const cucore::Event fe = cucore::Device(0).create_event();
-    EXPECT_EQ(fe.device().get(), dev_);
+    EXPECT_EQ(fe.device().ordinal(), 0);
     EXPECT_EQ(fe.context().handle(), static_cast<void *>(primary_));
 }
 

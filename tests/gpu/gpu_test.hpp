@@ -37,10 +37,10 @@
             << cucore_last_error_message();                                                \
     } while (0)
 // A cucore call that must fail with `status`.
-#define CUCORE_EXPECT_STATUS(expr, status)                                                 \
+#define CUCORE_EXPECT_STATUS(expr, expected_status)                                        \
     do {                                                                                   \
         const cucore_status_t cucore_status_ = (expr);                                     \
-        EXPECT_EQ(cucore_status_, (status))                                                \
+        EXPECT_EQ(cucore_status_, (expected_status))                                       \
             << #expr << " -> " << cucore_status_string(cucore_status_) << ": "             \
             << cucore_last_error_message();                                                \
     } while (0)
@@ -56,13 +56,13 @@
         EXPECT_EQ(cu_result_, CUDA_SUCCESS) << #expr << " -> " << raw::error_name(cu_result_); \
     } while (0)
 // A façade expression that must throw cucore::Error with `status`.
-#define CUCORE_EXPECT_THROW_STATUS(expr, status)                                           \
+#define CUCORE_EXPECT_THROW_STATUS(expr, expected_status)                                  \
     do {                                                                                   \
         try {                                                                              \
             (void)(expr);                                                                  \
             ADD_FAILURE() << #expr << " did not throw";                                    \
         } catch (const cucore::Error &cucore_error_) {                                     \
-            EXPECT_EQ(cucore_error_.status(), (status)) << cucore_error_.what();           \
+            EXPECT_EQ(cucore_error_.status(), (expected_status)) << cucore_error_.what();  \
             EXPECT_STRNE(cucore_error_.what(), "");                                        \
         }                                                                                  \
     } while (0)
@@ -85,6 +85,18 @@ inline CUcontext current_context() {
     EXPECT_EQ(cu().CtxGetCurrent(&c), CUDA_SUCCESS);
     return c;
 }
+
+// Pushes a context for raw driver calls and pops it at scope exit.
+class ScopedContext {
+public:
+    explicit ScopedContext(CUcontext ctx) { EXPECT_EQ(cu().CtxPushCurrent(ctx), CUDA_SUCCESS); }
+    ~ScopedContext() {
+        CUcontext popped = nullptr;
+        EXPECT_EQ(cu().CtxPopCurrent(&popped), CUDA_SUCCESS);
+    }
+    ScopedContext(const ScopedContext &) = delete;
+    ScopedContext &operator=(const ScopedContext &) = delete;
+};
 
 // Queues any callable on a stream through the C ABI (the callable is boxed
 // and freed after it ran). Host functions must not call CUDA.
@@ -142,12 +154,12 @@ protected:
         warm_up();
         if (HasFatalFailure()) return;
         CU_ASSERT_OK(d.CtxSetCurrent(nullptr)); // tests start with no current context
-        CUCORE_ASSERT_OK(cucore_device_get(0, &dev_));
-        CU_ASSERT_OK(d.DeviceGet(&cu_dev_, 0));
-        CU_ASSERT_OK(d.DevicePrimaryCtxRetain(&primary_, cu_dev_));
         for (int t = 0; t < CUCORE_OBJECT_TYPE_COUNT; ++t)
             baseline_[t] = live(static_cast<cucore_object_type_t>(t));
         ready_ = true;
+        CUCORE_ASSERT_OK(cucore_device_get(0, &dev_));
+        CU_ASSERT_OK(d.DeviceGet(&cu_dev_, 0));
+        CU_ASSERT_OK(d.DevicePrimaryCtxRetain(&primary_, cu_dev_));
     }
 
     void TearDown() override {
@@ -160,7 +172,7 @@ protected:
                 << "live " << cucore_object_type_name(type) << " objects differ from the test's start";
         }
         cu().CtxSetCurrent(nullptr);
-        cu().DevicePrimaryCtxRelease(cu_dev_);
+        if (primary_ != nullptr) cu().DevicePrimaryCtxRelease(cu_dev_);
     }
 
     // Once per process: touch everything the library creates lazily and keeps
@@ -184,6 +196,13 @@ protected:
             cucore_device_release(dev);
         }
         cu().CtxSetCurrent(nullptr);
+    }
+
+    // The ordinal of a device handle (handles of one device may differ).
+    static int ordinal(const cucore_device_t *dev) {
+        int o = -1;
+        EXPECT_EQ(cucore_device_ordinal(dev, &o), CUCORE_SUCCESS) << cucore_last_error_message();
+        return o;
     }
 
     int device_count_ = 0;

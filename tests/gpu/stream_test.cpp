@@ -211,8 +211,11 @@ TEST_F(StreamTest, PriorityAndFlagsRoundTrip) {
             CUCORE_ASSERT_OK(cucore_stream_handle(s, &h));
             int raw_prio = 99;
             unsigned raw_flags = 99;
-            CU_EXPECT_OK(cu().StreamGetPriority(static_cast<CUstream>(h), &raw_prio));
-            CU_EXPECT_OK(cu().StreamGetFlags(static_cast<CUstream>(h), &raw_flags));
+            {
+                const gpu::ScopedContext bound(primary_);
+                CU_EXPECT_OK(cu().StreamGetPriority(static_cast<CUstream>(h), &raw_prio));
+                CU_EXPECT_OK(cu().StreamGetFlags(static_cast<CUstream>(h), &raw_flags));
+            }
             EXPECT_EQ(raw_prio, expected);
             EXPECT_EQ(raw_flags, flags == 0 ? static_cast<unsigned>(CU_STREAM_NON_BLOCKING)
                                             : static_cast<unsigned>(CU_STREAM_DEFAULT));
@@ -251,7 +254,7 @@ TEST_F(StreamTest, DeviceAndContextOfAStream) {
     CUCORE_ASSERT_OK(cucore_stream_create(dev_, nullptr, &s));
     cucore_device_t *d = nullptr;
     CUCORE_EXPECT_OK(cucore_stream_device(s, &d));
-    EXPECT_EQ(d, dev_);
+    EXPECT_EQ(ordinal(d), 0);
     cucore_device_release(d);
     cucore_context_t *c = nullptr;
     CUCORE_EXPECT_OK(cucore_stream_context(s, &c));
@@ -261,13 +264,16 @@ TEST_F(StreamTest, DeviceAndContextOfAStream) {
     void *cu_stream = nullptr;
     CUCORE_EXPECT_OK(cucore_stream_handle(s, &cu_stream));
     CUcontext raw_ctx = nullptr;
-    CU_EXPECT_OK(cu().StreamGetCtx(static_cast<CUstream>(cu_stream), &raw_ctx));
+    {
+        const gpu::ScopedContext bound(primary_);
+        CU_EXPECT_OK(cu().StreamGetCtx(static_cast<CUstream>(cu_stream), &raw_ctx));
+    }
     EXPECT_EQ(raw_ctx, primary_);
     cucore_context_release(c);
     cucore_stream_release(s);
 
     const cucore::Stream fs = cucore::Device(0).create_stream();
-    EXPECT_EQ(fs.device().get(), dev_);
+    EXPECT_EQ(fs.device().ordinal(), 0);
     EXPECT_EQ(fs.context().handle(), static_cast<void *>(primary_));
     EXPECT_TRUE(fs.context().is_primary());
 }
@@ -324,10 +330,10 @@ TEST_F(StreamTest, LegacyDefaultStreamSynchronizesWithBlockingStreams) {
     cucore_stream_release(blocking);
     cucore_stream_release(nonblocking);
     cucore_stream_release(legacy); // destroys nothing: the legacy stream still works
-    CU_ASSERT_OK(cu().CtxPushCurrent(primary_));
-    CU_EXPECT_OK(cu().StreamSynchronize(CU_STREAM_LEGACY));
-    CUcontext popped = nullptr;
-    CU_EXPECT_OK(cu().CtxPopCurrent(&popped));
+    {
+        const gpu::ScopedContext bound(primary_);
+        CU_EXPECT_OK(cu().StreamSynchronize(CU_STREAM_LEGACY));
+    }
 
     const cucore::Stream fl = cucore::Stream::legacy_default(cucore::Device(0));
     EXPECT_EQ(fl.handle(), reinterpret_cast<void *>(std::uintptr_t{1}));
@@ -346,7 +352,7 @@ TEST_F(StreamTest, PerThreadDefaultStream) {
     EXPECT_EQ(h, reinterpret_cast<void *>(std::uintptr_t{2})); // CU_STREAM_PER_THREAD
     cucore_device_t *d = nullptr;
     CUCORE_EXPECT_OK(cucore_stream_device(ptds, &d));
-    EXPECT_EQ(d, dev_);
+    EXPECT_EQ(ordinal(d), 0);
     cucore_device_release(d);
     cucore_stream_t *legacy = nullptr;
     CUCORE_ASSERT_OK(cucore_stream_get_legacy_default(dev_, &legacy));
@@ -420,7 +426,7 @@ TEST_F(StreamTest, ForeignStreamIsWrappedWithoutOwnership) {
     cucore_context_release(c);
     cucore_device_t *d = nullptr;
     CUCORE_EXPECT_OK(cucore_stream_device(s, &d));
-    EXPECT_EQ(d, dev_);
+    EXPECT_EQ(ordinal(d), 0);
     cucore_device_release(d);
 
     auto flag = std::make_shared<std::atomic<int>>(0);
@@ -442,15 +448,19 @@ TEST_F(StreamTest, ForeignStreamIsWrappedWithoutOwnership) {
 
     // The foreign stream was not destroyed: it still runs work.
     auto after = std::make_shared<std::atomic<int>>(0);
-    auto *box = new std::shared_ptr<std::atomic<int>>(after);
-    CU_EXPECT_OK(cu().LaunchHostFunc(
-        raw_stream,
-        [](void *p) {
-            std::unique_ptr<std::shared_ptr<std::atomic<int>>> b(static_cast<std::shared_ptr<std::atomic<int>> *>(p));
-            (*b)->store(1);
-        },
-        box));
-    CU_EXPECT_OK(cu().StreamSynchronize(raw_stream));
+    {
+        const gpu::ScopedContext bound(primary_);
+        auto *box = new std::shared_ptr<std::atomic<int>>(after);
+        CU_EXPECT_OK(cu().LaunchHostFunc(
+            raw_stream,
+            [](void *p) {
+                std::unique_ptr<std::shared_ptr<std::atomic<int>>> b(
+                    static_cast<std::shared_ptr<std::atomic<int>> *>(p));
+                (*b)->store(1);
+            },
+            box));
+        CU_EXPECT_OK(cu().StreamSynchronize(raw_stream));
+    }
     EXPECT_EQ(after->load(), 1);
 
     // The façade, wrapping the same stream again.
@@ -468,6 +478,7 @@ TEST_F(StreamTest, ForeignStreamIsWrappedWithoutOwnership) {
         EXPECT_EQ(owner.calls.load(), 1);
     }
     EXPECT_EQ(owner.calls.load(), 2);
+    const gpu::ScopedContext bound(primary_);
     CU_EXPECT_OK(cu().StreamQuery(raw_stream));
     CU_EXPECT_OK(cu().StreamDestroy(raw_stream));
 }
@@ -577,7 +588,7 @@ TEST_F(StreamTest, FacadeObjectsOutliveTheirParents) {
     EXPECT_EQ(flag->load(), 1);
     EXPECT_GE(e - start, 0.0f);
     EXPECT_EQ(s.context().handle(), static_cast<void *>(primary_));
-    EXPECT_EQ(e.device().get(), dev_);
+    EXPECT_EQ(e.device().ordinal(), 0);
     s.reset(); // creation order
     EXPECT_TRUE(e.is_done());
 }

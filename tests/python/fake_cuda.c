@@ -3,10 +3,11 @@
  * libcucore loads it through CUCORE_CUDA_DRIVER_PATH and resolves entry points with cuGetProcAddress_v2,
  * as it does with the real driver; the tests' raw-driver helpers dlsym the same exported names. Streams
  * are worker threads running queued operations in order (host functions, event records, waits), so
- * ordering, completion and timing behave like a real device's. Memory of destroyed objects is never freed
- * (their magic is cleared, so stale handles are rejected); this is a test double, not a driver.
+ * ordering, completion and timing behave like a real device's. Destroyed objects leave the registries
+ * (so stale handles are rejected) but their memory is never freed; this is a test double, not a driver.
  *
- * Environment: FAKE_CUDA_DEVICES (default 2) sets the number of devices.
+ * Environment: FAKE_CUDA_DEVICES (default 2) sets the number of devices; FAKE_CUDA_FAIL_STREAM_DESTROY=1
+ * makes cuStreamDestroy fail (read on every call), to exercise libcucore's release-error reporting.
  * Build: cc -shared -fPIC -pthread -o libcuda.so.1 fake_cuda.c
  */
 #define _POSIX_C_SOURCE 200809L
@@ -373,12 +374,21 @@ static CUresult f_cuStreamCreate(struct stream **out, unsigned flags) {
 static CUresult f_cuStreamDestroy(void *h) {
     NEED_INIT();
     if ((uintptr_t)h <= 2) return CUDA_ERROR_INVALID_HANDLE;
+    const char *fail = getenv("FAKE_CUDA_FAIL_STREAM_DESTROY"); /* read on each call: tests toggle it */
+    if (fail && fail[0] == '1') return 999;                     /* CUDA_ERROR_UNKNOWN */
     pthread_mutex_lock(&g_mu);
     CUresult r = CUDA_SUCCESS;
     struct stream *s = resolve_stream(h, &r);
     if (s) {
         s->magic = 0;
         s->destroy = 1;
+        /* Unlink it (the worker still owns the memory) so look-ups stay short. */
+        for (struct stream **p = &g_all_streams; *p; p = &(*p)->next_all) {
+            if (*p == s) {
+                *p = s->next_all;
+                break;
+            }
+        }
         pthread_cond_broadcast(&g_cv);
     }
     pthread_mutex_unlock(&g_mu);
@@ -488,7 +498,16 @@ static CUresult f_cuEventDestroy(void *h) {
     NEED_INIT();
     pthread_mutex_lock(&g_mu);
     struct event *e = resolve_event(h);
-    if (e) e->magic = 0;
+    if (e) {
+        e->magic = 0;
+        /* Drop it from the registry (queued operations may still point at the memory: never freed). */
+        for (size_t i = 0; i < g_nevents; ++i) {
+            if (g_events[i] == e) {
+                g_events[i] = g_events[--g_nevents];
+                break;
+            }
+        }
+    }
     pthread_mutex_unlock(&g_mu);
     return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }

@@ -137,3 +137,44 @@ def test_release_error_trampoline_reports_handler_exceptions(lib, monkeypatch):
         cucore.set_release_error_handler(None)
     assert seen == [(Status.ERROR_CUDA, 700, "cuStreamDestroy failed")]
     assert len(reported) == 1 and reported[0].exc_type is KeyError and reported[0].object is handler
+
+
+def test_stubs_are_replaced_by_the_ctypes_functions(lib):
+    # The hot paths call module globals directly: after loading they must be the ctypes functions.
+    import ctypes
+    from cucore import common, context, device, event, stream
+    lib.load()
+    bound = 0
+    for module in (common, context, device, event, stream):
+        for name, value in vars(module).items():
+            if name.startswith("_cucore_"):
+                assert isinstance(value, ctypes._CFuncPtr), (module.__name__, name, value)
+                bound += 1
+    assert bound >= 71
+    from cucore import _abi
+    used = {n[1:] for m in (common, context, device, event, stream) for n in vars(m) if n.startswith("_cucore_")}
+    assert used == set(_abi.ABI), set(_abi.ABI) ^ used
+
+
+def _header_enum(prefix, header):
+    import re
+    from conftest import REPO
+    text = (REPO / "include" / "cucore" / header).read_text()
+    return {m.group(1): int(m.group(2), 0) for m in re.finditer(rf"\b{prefix}(\w+)\s*=\s*(\w+)", text)
+            if not m.group(1).endswith("FORCE_INT32")}
+
+
+def test_python_enums_match_the_headers():
+    from conftest import REPO
+    if not (REPO / "include" / "cucore" / "common.h").is_file():
+        pytest.skip("not running from a checkout")
+    statuses = _header_enum("CUCORE_", "common.h")
+    want = {k: v for k, v in statuses.items() if k == "SUCCESS" or k.startswith("ERROR_")}
+    assert {s.name: int(s) for s in Status} == want
+    objects = _header_enum("CUCORE_OBJECT_", "common.h")
+    objects.pop("TYPE_COUNT")
+    assert {t.name: int(t) for t in cucore.ObjectType} == objects
+    from cucore import event, stream
+    assert _header_enum("CUCORE_EVENT_", "event.h") == {"DEFAULT": 0, "TIMING": event.EVENT_TIMING,
+                                                        "BLOCKING_SYNC": event.EVENT_BLOCKING_SYNC}
+    assert _header_enum("CUCORE_STREAM_", "stream.h") == {"DEFAULT": 0, "BLOCKING": stream.STREAM_BLOCKING}

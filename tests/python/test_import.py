@@ -89,3 +89,20 @@ def test_search_lists_every_place_without_the_env_var(tmp_path):
 def test_library_found_in_build_tree_or_env(lib):
     import cucore
     assert os.path.exists(cucore.library_path()) or cucore.library_path().startswith("libcucore")
+
+
+def _ctypes_module_path():
+    import _ctypes  # a loadable shared object that is not libcucore
+    return _ctypes.__file__
+
+
+def test_env_var_naming_another_library_is_an_error(tmp_path):
+    r = run_python("""
+        import cucore
+        try:
+            cucore.get_device_count()
+        except cucore.LibraryNotFoundError as e:
+            print(e)
+        """, CUCORE_LIBRARY=_ctypes_module_path())
+    assert r.returncode == 0, r.stderr
+    assert "exports no cucore_version" in r.stdout

@@ -106,3 +106,29 @@ def test_device_argument_validation():
         cucore.Device("0")
     with pytest.raises(TypeError):
         cucore.Device(True)
+
+
+def test_abi_structs_match_the_headers():
+    import re
+    from conftest import REPO
+    from cucore import _abi
+    headers = REPO / "include" / "cucore"
+    if not headers.is_dir():
+        pytest.skip("not running from a checkout")
+    text = "\n".join(p.read_text() for p in sorted(headers.glob("*.h")))
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    found = {}
+    for m in re.finditer(r"typedef struct (\w+) \{(.*?)\} (\w+);", text, re.S):
+        fields = []
+        for decl in m.group(2).split(";"):
+            decl = " ".join(decl.split())
+            if not decl:
+                continue
+            fm = re.match(r"^(.*?)\s*(\w+)(\[\d+\])?$", decl)
+            fields.append((fm.group(2), fm.group(1) + (fm.group(3) or "")))
+        found[m.group(3)] = tuple(fields)
+    assert set(found) == set(_abi.STRUCTS)
+    for name, fields in _abi.STRUCTS.items():
+        assert found[name] == fields, name
+    for name in _abi.CALLBACKS:
+        assert re.search(rf"\(\*{name}\)\(", text), name

@@ -1,9 +1,12 @@
 // Unit tests of the C++ façade (cucore.hpp) that need no GPU: the handle
-// template's ownership rules, cucore::Error, options conversion and the host
-// function trampolines. Cases that need a real object skip without a device.
+// template's ownership rules (on empty and invalid handles, and on real objects
+// made by the fake driver), cucore::Error, options conversion and host-function
+// boxes. The last two cases use the real driver and skip without a device.
 #include <gtest/gtest.h>
 
 #include <cucore.hpp>
+
+#include "test_support.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -11,6 +14,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -318,6 +322,187 @@ TEST(FacadeHostFunc, FailedLaunchFreesTheBoxAndThrows) {
                      [](void *p) { ++*static_cast<int *>(p); }, &hits),
                  cucore::Error);
     EXPECT_EQ(hits, 0);
+}
+
+// ---- With objects of the fake driver ------------------------------------------------
+
+class FacadeFake : public FakeDriverTest {};
+
+TEST_F(FacadeFake, CopyRetainsMoveStealsDestructorReleases) {
+    const cucore::Device dev(0);
+    const std::size_t streams0 = live(CUCORE_OBJECT_STREAM);
+    const std::size_t events0 = live(CUCORE_OBJECT_EVENT);
+    const int driver_streams0 = fake::counters().streams;
+    {
+        cucore::Stream a = dev.create_stream();
+        EXPECT_EQ(live(CUCORE_OBJECT_STREAM), streams0 + 1);
+        EXPECT_EQ(fake::counters().streams, driver_streams0 + 1);
+        cucore::Stream b = a; // retain: the same object
+        EXPECT_TRUE(a == b);
+        EXPECT_EQ(live(CUCORE_OBJECT_STREAM), streams0 + 1);
+        a.reset(); // b keeps it alive
+        EXPECT_EQ(fake::counters().streams, driver_streams0 + 1);
+        EXPECT_NO_THROW(b.synchronize());
+        cucore::Stream c = std::move(b);
+        expect_empty(b); // NOLINT(bugprone-use-after-move)
+        expect_invalid_handle([&] { b.synchronize(); });
+        EXPECT_TRUE(c.is_done());
+        cucore::Event e = c.record();
+        EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0 + 1);
+        cucore::Event f;
+        f = e; // copy assignment retains
+        e = cucore::Event{}; // releases one reference
+        EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0 + 1);
+        EXPECT_TRUE(f.is_done());
+    } // destructors release
+    EXPECT_EQ(live(CUCORE_OBJECT_STREAM), streams0);
+    EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0);
+    EXPECT_EQ(fake::counters().streams, driver_streams0);
+}
+
+TEST_F(FacadeFake, AssignmentReleasesThePreviousObject) {
+    const cucore::Device dev(1);
+    const std::size_t events0 = live(CUCORE_OBJECT_EVENT);
+    cucore::Event a = dev.create_event();
+    cucore::Event b = dev.create_event({true, true});
+    EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0 + 2);
+    a = b; // a's first event is released
+    EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0 + 1);
+    const cucore::Event &same = a;
+    a = same; // self-assignment keeps it
+    EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0 + 1);
+    EXPECT_TRUE(a.is_timing_enabled());
+    EXPECT_TRUE(a.is_blocking_sync());
+    b = std::move(a);
+    expect_empty(a); // NOLINT(bugprone-use-after-move)
+    EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0 + 1);
+    b = cucore::Event{};
+    EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0);
+}
+
+TEST_F(FacadeFake, OwnershipPassesToAndFromC) {
+    const cucore::Device dev(0);
+    const std::size_t streams0 = live(CUCORE_OBJECT_STREAM);
+    cucore::Stream s = dev.create_stream({false, -1});
+    cucore_stream_t *raw = s.release(); // C owns it now
+    expect_empty(s);
+    EXPECT_EQ(live(CUCORE_OBJECT_STREAM), streams0 + 1);
+    int priority = 0;
+    ASSERT_EQ(cucore_stream_priority(raw, &priority), CUCORE_SUCCESS);
+    EXPECT_EQ(priority, -1);
+    {
+        const cucore::Stream borrowed = cucore::Stream::borrow(raw); // +1, C keeps its own
+        EXPECT_FALSE(borrowed.is_nonblocking());
+    }
+    EXPECT_EQ(live(CUCORE_OBJECT_STREAM), streams0 + 1);
+    {
+        const cucore::Stream adopted = cucore::Stream::adopt(raw); // takes C's reference
+        EXPECT_EQ(adopted.priority(), -1);
+    }
+    EXPECT_EQ(live(CUCORE_OBJECT_STREAM), streams0);
+    EXPECT_EQ(cucore_stream_release(raw), CUCORE_ERROR_INVALID_HANDLE); // stale now
+}
+
+TEST_F(FacadeFake, DriverFailureThrowsErrorWithTheCudaResult) {
+    const cucore::Device dev(0);
+    fake::fail_entry("cuStreamCreateWithPriority", CUDA_ERROR_OUT_OF_MEMORY);
+    try {
+        (void)dev.create_stream();
+        ADD_FAILURE() << "create_stream did not throw";
+    } catch (const cucore::Error &e) {
+        EXPECT_NE(e.status(), CUCORE_SUCCESS);
+        EXPECT_EQ(e.cuda_result(), CUDA_ERROR_OUT_OF_MEMORY);
+        EXPECT_STRNE(e.what(), "");
+        EXPECT_EQ(std::string(e.what()), std::string(cucore_last_error_message()));
+    }
+    fake::fail_entry("");
+    fake::fail_entry("cuEventElapsedTime", CUDA_ERROR_NOT_READY);
+    const cucore::Stream s = dev.create_stream();
+    const cucore::Event a = s.record({true, false});
+    const cucore::Event b = s.record({true, false});
+    try {
+        (void)(b - a);
+        ADD_FAILURE() << "elapsed time did not throw";
+    } catch (const cucore::Error &e) {
+        EXPECT_EQ(e.status(), CUCORE_ERROR_NOT_READY);
+        EXPECT_EQ(e.cuda_result(), CUDA_ERROR_NOT_READY);
+    }
+    fake::fail_entry("");
+    EXPECT_FLOAT_EQ(b - a, cucore::Event::elapsed_ms(a, b));
+}
+
+TEST_F(FacadeFake, HostFunctionBoxesRunOnceAndAreFreed) {
+    const cucore::Stream s = cucore::Device(0).create_stream();
+    Counted::live = 0;
+    Counted::calls = 0;
+    {
+        Counted f;
+        s.launch_host_func(f);         // boxed copy
+        s.launch_host_func(Counted{}); // boxed move
+        s.synchronize();
+        EXPECT_EQ(Counted::calls, 2);
+        EXPECT_EQ(Counted::live, 1); // only `f`
+    }
+    EXPECT_EQ(Counted::live, 0);
+    int hits = 0;
+    s.launch_host_func([&hits] { ++hits; }); // travels in the pointer
+    s.launch_host_func([](void *p) { ++*static_cast<int *>(p); }, &hits);
+    s.synchronize();
+    EXPECT_EQ(hits, 2);
+}
+
+TEST_F(FacadeFake, QueriesForwardToTheCAbi) {
+    EXPECT_EQ(cucore::Device::count(), 2);
+    const std::vector<cucore::Device> all = cucore::Device::all();
+    ASSERT_EQ(all.size(), 2u);
+    for (int i = 0; i < 2; ++i) {
+        const cucore::Device &d = all[static_cast<std::size_t>(i)];
+        EXPECT_EQ(d.ordinal(), i);
+        EXPECT_TRUE(d == cucore::Device::get(i)); // one object per ordinal
+        const char *name = nullptr;
+        ASSERT_EQ(cucore_device_name(d.get(), &name), CUCORE_SUCCESS);
+        EXPECT_EQ(d.name(), std::string(name));
+        cucore_uuid_t uuid{};
+        ASSERT_EQ(cucore_device_uuid(d.get(), &uuid), CUCORE_SUCCESS);
+        EXPECT_EQ(std::memcmp(d.uuid().bytes(), uuid.bytes, 16), 0);
+        EXPECT_EQ(d.properties().ordinal, i);
+        int major = 0, minor = 0;
+        ASSERT_EQ(cucore_device_compute_capability(d.get(), &major, &minor), CUCORE_SUCCESS);
+        EXPECT_EQ(d.compute_capability(), (cucore::ComputeCapability{major, minor}));
+        EXPECT_EQ(d.attribute(CUCORE_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR), major);
+    }
+    const cucore::Context c = all[1].primary_context();
+    EXPECT_TRUE(c.is_primary());
+    EXPECT_TRUE(c.device() == all[1]);
+    const cucore::Stream s = c.create_stream();
+    EXPECT_TRUE(s.context() == c);
+    EXPECT_TRUE(s.device() == all[1]);
+    EXPECT_TRUE(s.is_owned());
+    const cucore::Event e = c.create_event();
+    EXPECT_TRUE(e.context() == c);
+    EXPECT_TRUE(e.device() == all[1]);
+    EXPECT_EQ(cucore::Stream::legacy_default(all[0]).handle(), reinterpret_cast<void *>(1));
+    EXPECT_EQ(cucore::Stream::per_thread_default(all[0]).handle(), reinterpret_cast<void *>(2));
+    EXPECT_EQ(fake::current_context(), nullptr); // nothing was made current
+}
+
+void count_release(void *p) { ++*static_cast<int *>(p); }
+
+TEST_F(FacadeFake, ForeignContextOwnerIsToldOnceAtTheLastRelease) {
+    CUcontext foreign = fake::make_foreign_context(0);
+    int released = 0;
+    cucore::Stream s;
+    {
+        const cucore::Context c = cucore::Context::from_handle(foreign, &count_release, &released);
+        EXPECT_EQ(c.handle(), static_cast<void *>(foreign));
+        EXPECT_FALSE(c.is_primary());
+        const cucore::Context copy = c;
+        s = copy.create_stream();
+    }
+    EXPECT_EQ(released, 0); // the stream holds the context
+    s.synchronize();
+    s.reset();
+    EXPECT_EQ(released, 1);
 }
 
 // ---- With a real object (skipped without a device) -----------------------------------

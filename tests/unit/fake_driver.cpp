@@ -35,6 +35,7 @@ CUresult g_fail_entry_result = CUDA_ERROR_UNKNOWN;
 std::vector<std::string> g_log;
 std::vector<std::unique_ptr<FakeContext>> g_primary;  // one per device
 std::vector<int> g_primary_refs;
+std::vector<std::unique_ptr<FakeContext>> g_foreign;  // kept for the process: wrappers may outlive a test
 std::set<FakeContext *> g_contexts;  // every live context (primary and foreign)
 std::set<FakeStream *> g_streams;
 std::set<FakeEvent *> g_events;
@@ -323,9 +324,9 @@ void reinstall() { cucore::driver::install_substitute(&g_table); }
 
 CUcontext make_foreign_context(int device) {
     std::lock_guard<std::recursive_mutex> lock(g_mutex);
-    auto *context = new FakeContext{device, false};  // lives for the test process
-    g_contexts.insert(context);
-    return reinterpret_cast<CUcontext>(context);
+    g_foreign.push_back(std::make_unique<FakeContext>(FakeContext{device, false}));
+    g_contexts.insert(g_foreign.back().get());
+    return reinterpret_cast<CUcontext>(g_foreign.back().get());
 }
 
 CUcontext current_context() { return t_current; }

@@ -1,9 +1,9 @@
 """Finding, loading and binding libcucore.
 
 Importing the package never loads the library. Each module declares the C functions it calls with
-`bind(globals(), "cucore_x", ...)`, which puts a stub named `_cucore_x` in the module; the first call of
-any stub loads the library, sets up every function of _abi.ABI with its ctypes types and replaces all
-stubs, in every module, by the ctypes functions themselves. From then on a call costs one global
+`(_cucore_x, ...) = bind(globals(), "cucore_x", ...)`, which gives stubs; the first call of any stub loads
+the library, sets up every function of _abi.ABI with its ctypes types and replaces all stubs, in every
+module, by the ctypes functions themselves. From then on a call costs one global
 lookup and the ctypes call, nothing else.
 
 The library is searched, in order, at:
@@ -147,6 +147,8 @@ def _search():
             continue
         if not hasattr(dll, "cucore_version"):
             report.append(f"{desc}: {arg} loaded but exports no cucore_version (not libcucore)")
+            if desc == "CUCORE_LIBRARY":
+                break
             continue
         return dll, arg, report
     raise LibraryNotFoundError(
@@ -174,7 +176,8 @@ def load():
         if _dll is not None:
             return _path
         dll, path, _ = _search()
-        major = dll.cucore_version() // 10000 if hasattr(dll, "cucore_version") else -1
+        dll.cucore_version.restype = ctypes.c_uint32
+        major = dll.cucore_version() // 10000
         if major != ABI_VERSION_MAJOR:
             from .common import LibraryNotFoundError
             raise LibraryNotFoundError(
@@ -215,17 +218,15 @@ def function(name):
 
 
 def bind(namespace, *names):
-    """Define `_<name>` in `namespace` for each C function name: a stub until the library loads."""
+    """Return, for each C function name, what a module should call it through, to be assigned to
+    `_<name>` in that module (`namespace` is its globals()): a stub until the library loads, which
+    loading then replaces in `namespace` by the ctypes function itself."""
     for name in names:
         if name not in _abi.ABI:
             raise KeyError(f"{name} is not in _abi.ABI")
     with _lock:
         _namespaces.append((namespace, names))
-        for name in names:
-            if _dll is not None:
-                namespace["_" + name] = _functions[name]
-            else:
-                namespace["_" + name] = _stub(namespace, name)
+        return tuple(_functions[name] if _dll is not None else _stub(namespace, name) for name in names)
 
 
 def _stub(namespace, name):

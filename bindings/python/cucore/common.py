@@ -8,11 +8,13 @@ import traceback
 
 from . import _lib
 
-_lib.bind(globals(),
-          "cucore_version", "cucore_version_string", "cucore_status_string", "cucore_last_error_message",
-          "cucore_last_cuda_result", "cucore_last_error_status", "cucore_clear_last_error",
-          "cucore_object_type_name", "cucore_live_object_count", "cucore_release_error_count",
-          "cucore_set_release_error_handler")
+(_cucore_version, _cucore_version_string, _cucore_status_string, _cucore_last_error_message,
+ _cucore_last_cuda_result, _cucore_last_error_status, _cucore_clear_last_error, _cucore_object_type_name,
+ _cucore_live_object_count, _cucore_release_error_count, _cucore_set_release_error_handler) = _lib.bind(
+    globals(), "cucore_version", "cucore_version_string", "cucore_status_string",
+    "cucore_last_error_message", "cucore_last_cuda_result", "cucore_last_error_status",
+    "cucore_clear_last_error", "cucore_object_type_name", "cucore_live_object_count",
+    "cucore_release_error_count", "cucore_set_release_error_handler")
 
 
 class Status(enum.IntEnum):

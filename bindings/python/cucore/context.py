@@ -5,10 +5,12 @@ import sys
 from . import _lib
 from .common import closed_error, raise_error
 
-_lib.bind(globals(),
-          "cucore_context_get_primary", "cucore_context_from_handle", "cucore_context_retain",
-          "cucore_context_release", "cucore_context_handle", "cucore_context_device",
-          "cucore_context_is_primary", "cucore_context_set_current", "cucore_context_synchronize")
+(_cucore_context_get_primary, _cucore_context_from_handle, _cucore_context_retain, _cucore_context_release,
+ _cucore_context_handle, _cucore_context_device, _cucore_context_is_primary, _cucore_context_set_current,
+ _cucore_context_synchronize) = _lib.bind(
+    globals(), "cucore_context_get_primary", "cucore_context_from_handle", "cucore_context_retain",
+    "cucore_context_release", "cucore_context_handle", "cucore_context_device", "cucore_context_is_primary",
+    "cucore_context_set_current", "cucore_context_synchronize")
 
 _c_void_p = ctypes.c_void_p
 
@@ -132,12 +134,17 @@ class Context:
             pass
 
     def __eq__(self, other):
-        if isinstance(other, Context):
-            return self.handle == other.handle
-        return NotImplemented
+        # Equal when they wrap the same driver object; a closed object equals only itself.
+        if not isinstance(other, Context):
+            return NotImplemented
+        if self._h is None or other._h is None:
+            return self is other
+        return self.handle == other.handle
 
     def __hash__(self):
-        return hash((Context, self.handle))
+        if self._raw is None and self._h is None:
+            return id(self) >> 4
+        return hash((Context, self.handle if self._h is not None else self._raw))
 
     def __repr__(self):
         if self._h is None:

@@ -8,13 +8,18 @@ from . import _lib
 from .common import raise_error
 from .device_attributes import DeviceAttribute
 
-_lib.bind(globals(),
-          "cucore_driver_version", "cucore_device_count", "cucore_device_get", "cucore_device_get_current",
-          "cucore_device_retain", "cucore_device_release", "cucore_device_ordinal", "cucore_device_handle",
-          "cucore_device_name", "cucore_device_pci_bus_id", "cucore_device_uuid",
-          "cucore_device_compute_capability", "cucore_device_total_memory", "cucore_device_attribute",
-          "cucore_device_properties", "cucore_device_set_current", "cucore_device_synchronize",
-          "cucore_device_can_access_peer", "cucore_stream_priority_range")
+(_cucore_driver_version, _cucore_device_count, _cucore_device_get, _cucore_device_get_current,
+ _cucore_device_retain, _cucore_device_release, _cucore_device_ordinal, _cucore_device_handle,
+ _cucore_device_name, _cucore_device_pci_bus_id, _cucore_device_uuid, _cucore_device_compute_capability,
+ _cucore_device_total_memory, _cucore_device_attribute, _cucore_device_properties,
+ _cucore_device_set_current, _cucore_device_synchronize, _cucore_device_can_access_peer,
+ _cucore_stream_priority_range) = _lib.bind(
+    globals(), "cucore_driver_version", "cucore_device_count", "cucore_device_get",
+    "cucore_device_get_current", "cucore_device_retain", "cucore_device_release", "cucore_device_ordinal",
+    "cucore_device_handle", "cucore_device_name", "cucore_device_pci_bus_id", "cucore_device_uuid",
+    "cucore_device_compute_capability", "cucore_device_total_memory", "cucore_device_attribute",
+    "cucore_device_properties", "cucore_device_set_current", "cucore_device_synchronize",
+    "cucore_device_can_access_peer", "cucore_stream_priority_range")
 
 _c_int = ctypes.c_int
 _c_void_p = ctypes.c_void_p
@@ -43,6 +48,7 @@ def get_device_count():
 
 # lower-case attribute name -> value, for Device.properties and Device.attribute("name")
 _ATTRIBUTES = {name.lower(): int(member) for name, member in DeviceAttribute.__members__.items()}
+_DeviceAttribute = DeviceAttribute
 
 
 def attribute_id(attr):
@@ -265,8 +271,10 @@ class Device:
 
     def attribute(self, attr):
         """Query one device attribute now (uncached): a DeviceAttribute, an int, or a name."""
+        if type(attr) is not int and type(attr) is not _DeviceAttribute:
+            attr = attribute_id(attr)
         out = _c_int()
-        st = _cucore_device_attribute(self._h, attribute_id(attr), out)
+        st = _cucore_device_attribute(self._h, attr, out)
         if st:
             raise_error(st, self)
         return out.value

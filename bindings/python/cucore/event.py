@@ -7,11 +7,14 @@ from . import _lib
 from .common import closed_error, raise_error
 from .device import _device_from_owned_handle
 
-_lib.bind(globals(),
-          "cucore_event_create", "cucore_event_create_in_context", "cucore_event_from_handle",
-          "cucore_event_retain", "cucore_event_release", "cucore_event_record", "cucore_event_synchronize",
-          "cucore_event_query", "cucore_event_elapsed_time", "cucore_event_flags", "cucore_event_device",
-          "cucore_event_context", "cucore_event_handle")
+(_cucore_event_create, _cucore_event_create_in_context, _cucore_event_from_handle, _cucore_event_retain,
+ _cucore_event_release, _cucore_event_record, _cucore_event_synchronize, _cucore_event_query,
+ _cucore_event_elapsed_time, _cucore_event_flags, _cucore_event_device, _cucore_event_context,
+ _cucore_event_handle) = _lib.bind(
+    globals(), "cucore_event_create", "cucore_event_create_in_context", "cucore_event_from_handle",
+    "cucore_event_retain", "cucore_event_release", "cucore_event_record", "cucore_event_synchronize",
+    "cucore_event_query", "cucore_event_elapsed_time", "cucore_event_flags", "cucore_event_device",
+    "cucore_event_context", "cucore_event_handle")
 
 _c_void_p = ctypes.c_void_p
 
@@ -233,12 +236,17 @@ class Event:
             pass
 
     def __eq__(self, other):
-        if isinstance(other, Event):
-            return self.handle == other.handle
-        return NotImplemented
+        # Equal when they wrap the same driver object; a closed object equals only itself.
+        if not isinstance(other, Event):
+            return NotImplemented
+        if self._h is None or other._h is None:
+            return self is other
+        return self.handle == other.handle
 
     def __hash__(self):
-        return hash((Event, self.handle))
+        if self._raw is None and self._h is None:
+            return id(self) >> 4
+        return hash((Event, self.handle if self._h is not None else self._raw))
 
     def __repr__(self):
         if self._h is None:

@@ -1,7 +1,9 @@
 """CUDA streams (include/cucore/stream.h)."""
 import ctypes
 import itertools
+import os
 import sys
+import threading
 from dataclasses import dataclass
 from typing import Optional
 
@@ -10,14 +12,19 @@ from .common import closed_error, raise_error, report_unraisable
 from .device import Device, _device_from_owned_handle
 from .event import Event, _options_struct as _event_options_struct
 
-_lib.bind(globals(),
-          "cucore_stream_create", "cucore_stream_create_in_context", "cucore_stream_get_legacy_default",
-          "cucore_stream_get_per_thread_default", "cucore_stream_from_handle", "cucore_stream_retain",
-          "cucore_stream_release", "cucore_stream_synchronize", "cucore_stream_query",
-          "cucore_stream_wait_event", "cucore_stream_wait_stream", "cucore_stream_record",
-          "cucore_stream_launch_host_func", "cucore_stream_device", "cucore_stream_context",
-          "cucore_stream_priority", "cucore_stream_flags", "cucore_stream_is_owned", "cucore_stream_handle",
-          "cucore_event_record")
+(_cucore_stream_create, _cucore_stream_create_in_context, _cucore_stream_get_legacy_default,
+ _cucore_stream_get_per_thread_default, _cucore_stream_from_handle, _cucore_stream_retain,
+ _cucore_stream_release, _cucore_stream_synchronize, _cucore_stream_query, _cucore_stream_wait_event,
+ _cucore_stream_wait_stream, _cucore_stream_record, _cucore_stream_launch_host_func, _cucore_stream_device,
+ _cucore_stream_context, _cucore_stream_priority, _cucore_stream_flags, _cucore_stream_is_owned,
+ _cucore_stream_handle, _cucore_event_record) = _lib.bind(
+    globals(), "cucore_stream_create", "cucore_stream_create_in_context",
+    "cucore_stream_get_legacy_default", "cucore_stream_get_per_thread_default", "cucore_stream_from_handle",
+    "cucore_stream_retain", "cucore_stream_release", "cucore_stream_synchronize", "cucore_stream_query",
+    "cucore_stream_wait_event", "cucore_stream_wait_stream", "cucore_stream_record",
+    "cucore_stream_launch_host_func", "cucore_stream_device", "cucore_stream_context",
+    "cucore_stream_priority", "cucore_stream_flags", "cucore_stream_is_owned", "cucore_stream_handle",
+    "cucore_event_record")
 
 _c_void_p = ctypes.c_void_p
 
@@ -72,14 +79,44 @@ def _options_struct(options):
 _pending = {}
 _next_key = itertools.count(1).__next__
 
+# ctypes runs each callback from a thread Python does not know under a brand-new thread state, created and
+# destroyed around every call (PyGILState_Ensure/Release): several microseconds per host function, as much
+# as the driver's own round trip. The driver runs host functions on a few long-lived threads, so on the
+# first call in such a thread one extra PyGILState_Ensure (never released) keeps its thread state alive
+# and later calls only take the GIL. CUCORE_PIN_HOST_THREADS=0 turns this off. (Host functions still
+# pending when the interpreter exits are unsafe either way: synchronize streams before exiting.)
+_pinned_threads = set()
+_get_ident = threading.get_ident
+try:
+    _gil_ensure = ctypes.pythonapi.PyGILState_Ensure
+    _gil_ensure.restype = ctypes.c_int
+    _gil_ensure.argtypes = []
+except (AttributeError, OSError):  # not CPython
+    _gil_ensure = None
+if os.environ.get("CUCORE_PIN_HOST_THREADS", "1") == "0":
+    _gil_ensure = None
+
+
+def _pin_thread_state(tid):
+    if _gil_ensure is not None and tid not in _pinned_threads and not _is_python_thread(tid):
+        _gil_ensure()
+    _pinned_threads.add(tid)
+
+
+def _is_python_thread(tid):
+    # A thread started by Python already keeps its thread state; only foreign (driver) threads need pinning.
+    return tid in threading._active  # noqa: SLF001 (read-only look-up)
+
 
 def _host_trampoline(key):
+    if _get_ident() not in _pinned_threads:
+        _pin_thread_state(_get_ident())
     item = _pending.pop(key, None)
     if item is None:
         return
-    fn, args = item
+    fn, args, kwargs = item
     try:
-        fn(*args)
+        fn(*args, **kwargs)
     except BaseException as e:  # never let an exception cross into the driver's thread
         report_unraisable(e, "Exception ignored in a host function launched on a cucore Stream", fn)
 
@@ -208,12 +245,17 @@ class Stream:
         return (0, self.handle)
 
     def __eq__(self, other):
-        if isinstance(other, Stream):
-            return self.handle == other.handle
-        return NotImplemented
+        # Equal when they wrap the same driver object; a closed object equals only itself.
+        if not isinstance(other, Stream):
+            return NotImplemented
+        if self._h is None or other._h is None:
+            return self is other
+        return self.handle == other.handle
 
     def __hash__(self):
-        return hash((Stream, self.handle))
+        if self._raw is None and self._h is None:
+            return id(self) >> 4
+        return hash((Stream, self.handle if self._h is not None else self._raw))
 
     def __repr__(self):
         if self._h is None:
@@ -321,14 +363,14 @@ class Stream:
         if st:
             raise_error(st, self, event_or_stream)
 
-    def launch_host_func(self, fn, *args):
-        """Queue `fn(*args)` on the stream: it runs on a driver thread after all earlier work and blocks
-        later work until it returns. It must not call CUDA (nor cucore). Exceptions it raises go to
-        sys.unraisablehook. `fn` and `args` are kept alive until it has run."""
+    def launch_host_func(self, fn, /, *args, **kwargs):
+        """Queue `fn(*args, **kwargs)` on the stream: it runs on a driver thread after all earlier work and
+        blocks later work until it returns. It must not call CUDA (nor cucore). Exceptions it raises go to
+        sys.unraisablehook. `fn` and its arguments are kept alive until it has run."""
         if not callable(fn):
             raise TypeError(f"launch_host_func() needs a callable, not {type(fn).__name__}")
         key = _next_key()
-        _pending[key] = (fn, args)
+        _pending[key] = (fn, args, kwargs)
         st = _cucore_stream_launch_host_func(self._h, _HOST_CB, key)
         if st:
             _pending.pop(key, None)

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Runs the whole suite on a GPU machine from a build made elsewhere
+# (scripts/stage_gpu.sh): unit, loader, GPU and example binaries, the Python
+# and Rust tests, the benchmarks (C/C++ beside the raw driver, Python beside
+# cuda.core when installed), and the GPU tests once more under
+# compute-sanitizer memcheck. Logs go to the folder given (default ./gpu-logs):
+#   summary.md        pass/skip/fail per suite and the verdict
+#   suite.log         everything the suites printed
+#   bench_c.md        C ABI and C++ against the raw driver
+#   bench_python.md   Python binding against cuda.core
+#   memcheck.log      compute-sanitizer's report
+# Exit status: 0 when every suite passed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-gpu-logs}"
+mkdir -p "$out"
+stage=.device
+export LD_LIBRARY_PATH="$PWD/$stage/lib:$PWD/$stage/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CUCORE_LIBRARY="$PWD/$stage/lib/libcucore.so"
+export PYTHONUNBUFFERED=1
+log="$out/suite.log"
+summary="$out/summary.md"
+: >"$log"
+failed=0
+
+{
+    echo "# GPU suite on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo
+    echo '```'
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -4
+    echo '```'
+    echo
+    echo "| suite | passed | skipped | failed | status |"
+    echo "|---|---|---|---|---|"
+} >"$summary"
+
+# gtest_counts LOGFILE: "passed skipped failed" from a GoogleTest run.
+gtest_counts() {
+    local p s f
+    p=$(grep -Eo '\[  PASSED  \] [0-9]+' "$1" | awk '{s+=$4} END {print s+0}')
+    s=$(grep -Eo '\[  SKIPPED \] [0-9]+ test' "$1" | awk '{s+=$4} END {print s+0}')
+    f=$(grep -Eo '\[  FAILED  \] [0-9]+ test' "$1" | awk '{s+=$4} END {print s+0}')
+    echo "$p $s $f"
+}
+
+record() {  # record NAME RC PASSED SKIPPED FAILED
+    local status=passed
+    if [[ $2 != 0 ]]; then status="FAILED (exit $2)"; failed=1; fi
+    echo "| $1 | $3 | $4 | $5 | $status |" >>"$summary"
+    echo "== $1: $status (passed $3, skipped $4, failed $5)" | tee -a "$log"
+}
+
+run_gtest() {  # run_gtest NAME BINARY [ENV...]
+    local name=$1 binary=$2
+    shift 2
+    local part="$out/.part_$name"
+    echo "== $name: $binary" >>"$log"
+    env "$@" timeout 300 "$binary" >"$part" 2>&1
+    local rc=$?
+    cat "$part" >>"$log"
+    read -r p s f < <(gtest_counts "$part")
+    rm -f "$part"
+    record "$name" "$rc" "$p" "$s" "$f"
+}
+
+run_gtest unit "$stage/bin/cucore_unit_tests"
+run_gtest loader_no_driver "$stage/bin/cucore_loader_tests"
+run_gtest loader_too_old "$stage/bin/cucore_loader_tests" \
+    CUCORE_CUDA_DRIVER_PATH="$PWD/$stage/lib/libstandin_cuda_too_old.so" CUCORE_TEST_DRIVER_EXPECT=too_old
+run_gtest loader_partial "$stage/bin/cucore_loader_tests" \
+    CUCORE_CUDA_DRIVER_PATH="$PWD/$stage/lib/libstandin_cuda_partial.so" CUCORE_TEST_DRIVER_EXPECT=partial
+run_gtest gpu "$stage/bin/cucore_gpu_tests"
+
+for example in device_info device_info_cpp; do
+    echo "== example $example" >>"$log"
+    timeout 60 "$stage/bin/$example" >>"$log" 2>&1
+    rc=$?
+    record "example $example" "$rc" "$([[ $rc == 0 ]] && echo 1 || echo 0)" 0 "$([[ $rc == 0 ]] && echo 0 || echo 1)"
+done
+
+echo "== python" >>"$log"
+part="$out/.part_python"
+timeout 600 python3 -m pytest -q -rs tests/python >"$part" 2>&1
+rc=$?
+cat "$part" >>"$log"
+line=$(grep -E '(passed|failed|skipped|error)' "$part" | tail -1)
+p=$(grep -Eo '[0-9]+ passed' <<<"$line" | awk '{print $1}')
+s=$(grep -Eo '[0-9]+ skipped' <<<"$line" | awk '{print $1}')
+f=$(grep -Eo '[0-9]+ (failed|error)' <<<"$line" | awk '{s+=$1} END {print s+0}')
+rm -f "$part"
+record python "$rc" "${p:-0}" "${s:-0}" "${f:-0}"
+
+rust_p=0 rust_f=0 rust_rc=0 rust_s=0
+for binary in "$stage"/rust/*; do
+    [[ -x "$binary" && -f "$binary" && "$binary" != *.so* ]] || continue
+    echo "== rust $(basename "$binary")" >>"$log"
+    part="$out/.part_rust"
+    timeout 300 "$binary" --test-threads=4 >"$part" 2>&1 || rust_rc=$?
+    cat "$part" >>"$log"
+    rust_p=$((rust_p + $(grep -Eo '[0-9]+ passed' "$part" | awk '{s+=$1} END {print s+0}')))
+    rust_f=$((rust_f + $(grep -Eo '[0-9]+ failed' "$part" | awk '{s+=$1} END {print s+0}')))
+    rust_s=$((rust_s + $(grep -c '^skipped:' "$part" || true)))
+    rm -f "$part"
+done
+record rust "$rust_rc" "$rust_p" "$rust_s" "$rust_f"
+
+echo "== benchmarks (C/C++ beside the raw driver)" >>"$log"
+timeout 400 "$stage/bin/cucore_bench" --ratio_out="$out/bench_c.md" >>"$log" 2>&1
+rc=$?
+record "bench C/C++" "$rc" "$([[ $rc == 0 ]] && echo 1 || echo 0)" 0 "$([[ $rc == 0 ]] && echo 0 || echo 1)"
+
+echo "== benchmarks (Python beside cuda.core)" >>"$log"
+timeout 400 python3 bench/python/bench_python.py --out "$out/bench_python.md" >>"$log" 2>&1
+rc=$?
+record "bench Python" "$rc" "$([[ $rc == 0 ]] && echo 1 || echo 0)" 0 "$([[ $rc == 0 ]] && echo 0 || echo 1)"
+
+if command -v compute-sanitizer >/dev/null; then
+    echo "== compute-sanitizer memcheck" >>"$log"
+    timeout 600 compute-sanitizer --tool memcheck --error-exitcode 99 --leak-check full \
+        "$stage/bin/cucore_gpu_tests" >"$out/memcheck.log" 2>&1
+    rc=$?
+    read -r p s f < <(gtest_counts "$out/memcheck.log")
+    grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1 >>"$summary"
+    record "gpu under memcheck" "$rc" "$p" "$s" "$f"
+else
+    echo "| gpu under memcheck | - | - | - | compute-sanitizer not found |" >>"$summary"
+fi
+
+{
+    echo
+    [[ $failed == 0 ]] && echo "**All suites passed.**" || echo "**Some suites FAILED: see suite.log.**"
+    for f in "$out/bench_c.md" "$out/bench_python.md"; do
+        [[ -f $f ]] && { echo; cat "$f"; }
+    done
+} >>"$summary"
+cat "$summary"
+exit $failed

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs what building and testing libcucore needs on a Debian machine that
+# has the CUDA toolkit. As root it uses apt-get (and pip for pytest when the
+# python3 on PATH is not Debian's); otherwise it prints the exact command.
+# Usage: scripts/setup.sh [--minimal]   (--minimal: only what the demo needs)
+set -euo pipefail
+
+minimal=0
+[[ "${1:-}" == "--minimal" ]] && minimal=1
+
+missing_packages=()
+need() {  # need COMMAND-OR-CHECK PACKAGE
+    if ! eval "$1" >/dev/null 2>&1; then missing_packages+=("$2"); fi
+}
+need "command -v cmake" cmake
+need "command -v ninja" ninja-build
+need "command -v g++" g++
+need "command -v python3" python3
+if [[ $minimal == 0 ]]; then
+    need "test -e /usr/include/gtest/gtest.h" libgtest-dev
+    need "test -e /usr/include/benchmark/benchmark.h" libbenchmark-dev
+    need "command -v cargo" cargo
+    need "command -v nm" binutils
+fi
+
+if ((${#missing_packages[@]})); then
+    if [[ $(id -u) == 0 ]]; then
+        echo "setup: installing ${missing_packages[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_packages[@]}" >/dev/null
+    else
+        echo "setup: missing packages; run: sudo apt-get install -y ${missing_packages[*]}" >&2
+        exit 1
+    fi
+fi
+
+if [[ $minimal == 0 ]] && ! python3 -m pytest --version >/dev/null 2>&1; then
+    echo "setup: installing pytest for $(command -v python3)"
+    if ! python3 -m pip install --quiet pytest 2>/dev/null; then
+        if [[ $(id -u) == 0 ]]; then
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pytest >/dev/null
+        else
+            echo "setup: run: python3 -m pip install pytest   (or: sudo apt-get install python3-pytest)" >&2
+            exit 1
+        fi
+    fi
+fi
+
+# The CUDA toolkit's headers are needed to build (never its libraries).
+cuda_h=""
+for dir in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda /usr; do
+    [[ -n "$dir" && -e "$dir/include/cuda.h" ]] && { cuda_h="$dir/include/cuda.h"; break; }
+done
+if [[ -z "$cuda_h" ]]; then
+    echo "setup: cuda.h not found: install the CUDA toolkit (or set CUDA_HOME)." >&2
+    exit 1
+fi
+echo "setup: ready (cuda.h: $cuda_h)"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds everything that must run on a GPU server into .device/ (git-ignored),
+# because that server has no GoogleTest, Google Benchmark or Rust:
+#   .device/bin   test, benchmark and example binaries (+ libbenchmark beside them)
+#   .device/lib   libcucore.so*
+#   .device/rust  the Rust test binaries
+# Then carry .device to the server and run scripts/gpu_suite.sh there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+cmake --preset default >/dev/null
+cmake --build --preset default -j "$(nproc)"
+rm -rf .device && mkdir -p .device/bin .device/lib .device/rust
+cp -a build/default/bin/. .device/bin/
+cp -a build/default/lib/libcucore.so* .device/lib/
+# The loader tests' stand-in drivers live beside the library in the build tree.
+cp -a build/default/lib/libstandin_cuda_*.so .device/lib/ 2>/dev/null || true
+CUCORE_LIB_DIR="$PWD/build/default/lib" python3 bindings/rust/test_binaries.py --copy .device/rust >/dev/null
+du -sh .device

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds libcucore and runs every test: unit tests (also under AddressSanitizer
+# and UndefinedBehaviorSanitizer), ABI and binding checks, the Python and Rust
+# bindings' tests, the examples, and the GPU tests, which skip with the reason
+# printed when no GPU is present. This is what CI runs (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+jobs=$(nproc)
+
+echo "== build (RelWithDebInfo) =="
+cmake --preset default >/dev/null
+cmake --build --preset default -j "$jobs"
+echo "== tests =="
+ctest --preset default -j "$jobs"
+
+echo "== unit tests under ASan + UBSan =="
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs" --target cucore_unit_tests cucore_loader_tests \
+    standin_cuda_too_old standin_cuda_partial cucore
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -L unit -j "$jobs"

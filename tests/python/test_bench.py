@@ -1,0 +1,30 @@
+"""bench/python/bench_python.py runs (a quick smoke run; the real numbers come from a full run)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, gpu_state
+
+BENCH = REPO / "bench" / "python" / "bench_python.py"
+
+
+def test_bench_without_gpu_exits_zero(lib):
+    if gpu_state()[0]:
+        pytest.skip("a GPU is present: covered by test_bench_quick_run")
+    r = subprocess.run([sys.executable, str(BENCH), "--quick"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "no GPU" in r.stdout or "no device" in r.stdout
+
+
+@pytest.mark.gpu
+def test_bench_quick_run(gpu, tmp_path):
+    out = tmp_path / "bench.md"
+    r = subprocess.run([sys.executable, str(BENCH), "--quick", "--out", str(out)], capture_output=True,
+                       text=True, timeout=600, env=dict(os.environ))
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = out.read_text()
+    for op in ("event record", "event create + destroy", "stream create + destroy",
+               "host function + synchronize round trip", "device attribute query"):
+        assert f"| {op}" in text, text
