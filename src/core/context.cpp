@@ -75,7 +75,7 @@ Ref<Context> Context::primary(Device &device) { return device.primary_context();
 
 Ref<Context> Context::wrap(CUcontext context, cucore_release_fn on_release, void *user_data) {
     if (!context) throw_invalid_argument("argument 'cu_context' is NULL");
-    Ref<Device> device = Device::get(device_ordinal_of(context));
+    Ref<Device> device = Device::get(device_ordinal_of(context), false);
     Ref<Context> wrapped = make<Context>(std::move(device), context, false, nullptr, nullptr);
     wrapped->set_owner(on_release, user_data);
     return wrapped;
@@ -85,7 +85,7 @@ Ref<Context> Context::current() {
     CUcontext context = nullptr;
     CUCORE_CALL(cuCtxGetCurrent, &context);
     if (!context) throw Error(CUCORE_ERROR_INVALID_STATE, "no CUDA context is current on this thread");
-    Ref<Device> device = Device::get(device_ordinal_of(context));
+    Ref<Device> device = Device::get(device_ordinal_of(context), false);
     if (Ref<Context> primary = device->primary_if_alive(); primary && primary->cu() == context) return primary;
     return make<Context>(std::move(device), context, false, nullptr, nullptr);
 }

@@ -21,6 +21,11 @@ std::vector<Device::Shared *> &registry() {
     static auto *records = new std::vector<Device::Shared *>();
     return *records;
 }
+// The driver table the records were read from: records (and the primary
+// contexts they know) belong to one driver, so another table (tests install
+// substitutes) starts a new registry. Old records stay allocated: objects made
+// under the old table may still point to them.
+const driver::Table *g_registry_table = nullptr;
 }  // namespace
 
 int Device::count() {
@@ -37,7 +42,7 @@ int Device::driver_version() {
     return version;
 }
 
-Ref<Device> Device::get(int ordinal) {
+Ref<Device> Device::get(int ordinal, bool caches_primary) {
     if (ordinal < 0) throw_invalid_argument("argument 'ordinal' is negative (" + std::to_string(ordinal) + ")");
     int devices = count();
     if (ordinal >= devices)
@@ -48,6 +53,11 @@ Ref<Device> Device::get(int ordinal) {
     {
         std::lock_guard<std::mutex> lock(g_registry_mutex);
         auto &records = registry();
+        const driver::Table *table = &driver::api();
+        if (table != g_registry_table) {
+            records.clear();
+            g_registry_table = table;
+        }
         if (static_cast<size_t>(ordinal) < records.size()) record = records[ordinal];
         if (!record) {
             auto fresh = std::make_unique<Shared>();
@@ -64,7 +74,7 @@ Ref<Device> Device::get(int ordinal) {
             record = records[ordinal] = fresh.release();
         }
     }
-    return make<Device>(*record);
+    return make<Device>(*record, caches_primary);
 }
 
 Ref<Device> Device::current() {
@@ -87,8 +97,12 @@ int Device::ordinal_of(CUdevice device) {
                                             ", which matches no device ordinal");
 }
 
-Device::Device(Shared &shared) noexcept : Object(CUCORE_OBJECT_DEVICE), shared_(shared) {}
-Device::~Device() = default;
+Device::Device(Shared &shared, bool caches_primary) noexcept
+    : Object(CUCORE_OBJECT_DEVICE), shared_(shared), caches_primary_(caches_primary) {}
+
+Device::~Device() {
+    if (Context *cached = cached_primary_.load(std::memory_order_acquire)) handles::release_held(cached);
+}
 
 int Device::ordinal() const noexcept { return shared_.ordinal; }
 CUdevice Device::cu() const noexcept { return shared_.device; }
@@ -142,19 +156,26 @@ bool Device::can_access_peer(const Device &peer) const {
 
 Ref<Context> Device::primary_context() {
     if (Context *pinned = shared_.pinned_primary.load(std::memory_order_acquire)) return Ref<Context>(pinned);
+    if (Context *cached = cached_primary_.load(std::memory_order_acquire)) return Ref<Context>(cached);
     std::lock_guard<std::mutex> lock(shared_.primary_mutex);
-    if (Ref<Context> alive = shared_.primary.lock()) return alive;
-    CUcontext context = nullptr;
-    CUCORE_CALL(cuDevicePrimaryCtxRetain, &context, shared_.device);
-    Ref<Context> created;
-    try {
-        created = make<Context>(Ref<Device>(this), context, true, nullptr, nullptr);
-    } catch (...) {
-        driver::api().cuDevicePrimaryCtxRelease(shared_.device);  // undo the retain: no half-made object
-        throw;
+    Ref<Context> primary = shared_.primary.lock();
+    if (!primary) {
+        CUcontext context = nullptr;
+        CUCORE_CALL(cuDevicePrimaryCtxRetain, &context, shared_.device);
+        try {
+            // The context holds a device handle of its own that does not cache
+            // (a cached context would then hold itself alive).
+            primary = make<Context>(make<Device>(shared_, false), context, true, nullptr, nullptr);
+        } catch (...) {
+            driver::api().cuDevicePrimaryCtxRelease(shared_.device);  // undo the retain: no half-made object
+            throw;
+        }
+        shared_.primary = WeakRef<Context>(primary.get());
     }
-    shared_.primary = WeakRef<Context>(created.get());
-    return created;
+    Context *expected = nullptr;
+    if (caches_primary_ && cached_primary_.compare_exchange_strong(expected, primary.get()))
+        handles::retain_held(primary.get());  // the cache's own reference
+    return primary;
 }
 
 Ref<Context> Device::primary_if_alive() {

@@ -20,13 +20,18 @@ class Context;
 class Device final : public Object {
   public:
     static int count();                 // 0 when the driver sees no device
-    static Ref<Device> get(int ordinal);  // throws NO_DEVICE for a bad ordinal
+    // A new handle object for `ordinal` (throws NO_DEVICE for a bad one). A
+    // handle that `caches_primary` keeps the primary context it first needs
+    // until the handle goes, so create/destroy cycles do not retain and release
+    // the driver's primary context each time; handles held by contexts don't
+    // (that would be a reference cycle).
+    static Ref<Device> get(int ordinal, bool caches_primary = true);
     static Ref<Device> current();         // device of the current context, else 0
     static int ordinal_of(CUdevice device);
     static int driver_version();
 
     struct Shared;  // the per-ordinal record
-    explicit Device(Shared &shared) noexcept;
+    Device(Shared &shared, bool caches_primary) noexcept;
     ~Device() override;
 
     int ordinal() const noexcept;
@@ -51,6 +56,8 @@ class Device final : public Object {
     void forget_primary(const Context *context) noexcept;
 
     Shared &shared_;
+    const bool caches_primary_;
+    std::atomic<Context *> cached_primary_{nullptr};  // holds one reference when set
 };
 
 struct Device::Shared {

@@ -33,7 +33,7 @@ Ref<Stream> Stream::wrap(CUstream stream, cucore_release_fn on_release, void *us
     } else {
         CUcontext cu_context = nullptr;
         CUCORE_CALL(cuStreamGetCtx, stream, &cu_context);
-        Ref<Device> device = Device::get(device_ordinal_of(cu_context));
+        Ref<Device> device = Device::get(device_ordinal_of(cu_context), false);
         Ref<Context> primary = device->primary_if_alive();
         context = (primary && primary->cu() == cu_context)
                       ? primary

@@ -40,10 +40,12 @@ std::set<FakeContext *> g_contexts;  // every live context (primary and foreign)
 std::set<FakeStream *> g_streams;
 std::set<FakeEvent *> g_events;
 thread_local CUcontext t_current = nullptr;
+thread_local int t_uncounted = 0;
 
 // Every fake entry point starts here: counts the call and injects failures.
 CUresult enter(const char *name) {
     std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    if (t_uncounted) return CUDA_SUCCESS;
     long n = ++g_calls;
     g_log.emplace_back(name);
     if (g_fail_at != 0 && n == g_fail_at) return g_fail_result;
@@ -298,6 +300,9 @@ void fail_entry(const std::string &name, CUresult result) {
     g_fail_entry = name;
     g_fail_entry_result = result;
 }
+
+Uncounted::Uncounted() { ++t_uncounted; }
+Uncounted::~Uncounted() { --t_uncounted; }
 
 long calls() { return g_calls; }
 void reset_calls() {

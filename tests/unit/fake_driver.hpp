@@ -34,6 +34,13 @@ void reset_calls();
 // Names of the calls made since reset_calls(), in order.
 std::vector<std::string> call_log();
 
+// While one lives, this thread's driver calls are neither counted nor failed
+// (for test set-up inside a fault-injection window).
+struct Uncounted {
+    Uncounted();
+    ~Uncounted();
+};
+
 Counters counters();
 // The fake table itself (tests may null entries to simulate an old driver).
 cucore::driver::Table &table();

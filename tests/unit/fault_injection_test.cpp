@@ -107,12 +107,30 @@ TEST_F(FaultInjectionTest, ContextFromHandle) {
          [](void *h) { cucore_context_release(static_cast<cucore_context_t *>(h)); }, 4});
 }
 
-TEST_F(FaultInjectionTest, StreamCreate) {
-    cucore_device_t *d = device(1);
-    run({"cucore_stream_create",
-         [d](void **h) { return cucore_stream_create(d, nullptr, reinterpret_cast<cucore_stream_t **>(h)); },
-         [](void *h) { cucore_stream_release(static_cast<cucore_stream_t *>(h)); }, 4});
+// A device handle keeps the primary context it first needed (so create/destroy
+// cycles do not churn the driver's retain count); to fault the retain path too,
+// these scenarios use a fresh device handle each time, released at once.
+template <class Create>
+cucore_status_t with_fresh_device(Create create) {
+    cucore_device_t *d = nullptr;
+    {
+        fake::Uncounted setup;  // getting the device is the DeviceGet scenario's business
+        if (cucore_device_get(1, &d) != CUCORE_SUCCESS) return CUCORE_ERROR_INTERNAL;
+    }
+    cucore_status_t status = create(d);
+    fake::Uncounted cleanup;
     cucore_device_release(d);
+    return status;
+}
+
+TEST_F(FaultInjectionTest, StreamCreate) {
+    run({"cucore_stream_create",
+         [](void **h) {
+             return with_fresh_device([h](cucore_device_t *d) {
+                 return cucore_stream_create(d, nullptr, reinterpret_cast<cucore_stream_t **>(h));
+             });
+         },
+         [](void *h) { cucore_stream_release(static_cast<cucore_stream_t *>(h)); }, 4});
 }
 
 TEST_F(FaultInjectionTest, StreamCreateInContext) {
@@ -126,14 +144,20 @@ TEST_F(FaultInjectionTest, StreamCreateInContext) {
 }
 
 TEST_F(FaultInjectionTest, StreamDefaults) {
-    cucore_device_t *d = device(1);
     run({"cucore_stream_get_legacy_default",
-         [d](void **h) { return cucore_stream_get_legacy_default(d, reinterpret_cast<cucore_stream_t **>(h)); },
+         [](void **h) {
+             return with_fresh_device([h](cucore_device_t *d) {
+                 return cucore_stream_get_legacy_default(d, reinterpret_cast<cucore_stream_t **>(h));
+             });
+         },
          [](void *h) { cucore_stream_release(static_cast<cucore_stream_t *>(h)); }, 1});
     run({"cucore_stream_get_per_thread_default",
-         [d](void **h) { return cucore_stream_get_per_thread_default(d, reinterpret_cast<cucore_stream_t **>(h)); },
+         [](void **h) {
+             return with_fresh_device([h](cucore_device_t *d) {
+                 return cucore_stream_get_per_thread_default(d, reinterpret_cast<cucore_stream_t **>(h));
+             });
+         },
          [](void *h) { cucore_stream_release(static_cast<cucore_stream_t *>(h)); }, 1});
-    cucore_device_release(d);
 }
 
 TEST_F(FaultInjectionTest, StreamFromHandle) {
@@ -151,10 +175,23 @@ TEST_F(FaultInjectionTest, StreamFromHandle) {
 }
 
 TEST_F(FaultInjectionTest, EventCreate) {
+    run({"cucore_event_create",
+         [](void **h) {
+             return with_fresh_device([h](cucore_device_t *d) {
+                 return cucore_event_create(d, nullptr, reinterpret_cast<cucore_event_t **>(h));
+             });
+         },
+         [](void *h) { cucore_event_release(static_cast<cucore_event_t *>(h)); }, 4});
+}
+
+TEST_F(FaultInjectionTest, EventCreateWithTheDevicesCachedContext) {
     cucore_device_t *d = device(1);
+    cucore_context_t *c = nullptr;
+    ASSERT_EQ(cucore_context_get_primary(d, &c), CUCORE_SUCCESS);  // the handle now caches it
+    cucore_context_release(c);
     run({"cucore_event_create",
          [d](void **h) { return cucore_event_create(d, nullptr, reinterpret_cast<cucore_event_t **>(h)); },
-         [](void *h) { cucore_event_release(static_cast<cucore_event_t *>(h)); }, 4});
+         [](void *h) { cucore_event_release(static_cast<cucore_event_t *>(h)); }, 2});
     cucore_device_release(d);
 }
 
