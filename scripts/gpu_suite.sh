@@ -17,6 +17,8 @@ mkdir -p "$out"
 stage=.device
 export LD_LIBRARY_PATH="$PWD/$stage/lib:$PWD/$stage/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CUCORE_LIBRARY="$PWD/$stage/lib/libcucore.so"
+# The Python suite also reruns its GPU tests on this fake driver.
+export CUCORE_TEST_FAKE_CUDA="$PWD/$stage/lib/libcucore_fake_cuda.so"
 export PYTHONUNBUFFERED=1
 log="$out/suite.log"
 summary="$out/summary.md"
