@@ -2,6 +2,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/release.hpp"
 #include "driver/driver.hpp"
 
 namespace cucore::core {
@@ -49,25 +50,20 @@ int device_ordinal_of(CUcontext context) {
     return Device::ordinal_of(device);
 }
 
-Context::Context(Ref<Device> device, CUcontext context, bool primary, cucore_release_fn on_release,
-                 void *user_data) noexcept
-    : Object(CUCORE_OBJECT_CONTEXT),
-      device_(std::move(device)),
-      context_(context),
-      primary_(primary),
-      on_release_(on_release),
-      user_data_(user_data) {}
+Context::Context(Ref<Device> device, CUcontext context, bool primary) noexcept
+    : Object(CUCORE_OBJECT_CONTEXT), device_(std::move(device)), context_(context), primary_(primary) {}
 
 Context::~Context() {
     if (primary_) {
         device_->forget_primary(this);
-        const driver::Table *api = driver::peek();
-        CUresult result = api && api->cuDevicePrimaryCtxRelease ? api->cuDevicePrimaryCtxRelease(device_->cu())
-                                                                : CUDA_ERROR_NOT_INITIALIZED;
-        if (result != CUDA_SUCCESS)
-            report_release_failure(result, "cuDevicePrimaryCtxRelease", "releasing a primary context");
-    } else if (on_release_) {
-        on_release_(user_data_);
+        const CUdevice device = device_->cu();
+        release_reported("cuDevicePrimaryCtxRelease", "releasing a primary context",
+                           [device](const driver::Table &api) {
+                               return api.cuDevicePrimaryCtxRelease ? api.cuDevicePrimaryCtxRelease(device)
+                                                                    : CUDA_ERROR_NOT_INITIALIZED;
+                           });
+    } else {
+        owner_.notify();
     }
 }
 
@@ -76,8 +72,8 @@ Ref<Context> Context::primary(Device &device) { return device.primary_context();
 Ref<Context> Context::wrap(CUcontext context, cucore_release_fn on_release, void *user_data) {
     if (!context) throw_invalid_argument("argument 'cu_context' is NULL");
     Ref<Device> device = Device::get(device_ordinal_of(context), false);
-    Ref<Context> wrapped = make<Context>(std::move(device), context, false, nullptr, nullptr);
-    wrapped->set_owner(on_release, user_data);
+    Ref<Context> wrapped = make<Context>(std::move(device), context, false);
+    wrapped->owner_.set(on_release, user_data);
     return wrapped;
 }
 
@@ -87,7 +83,7 @@ Ref<Context> Context::current() {
     if (!context) throw Error(CUCORE_ERROR_INVALID_STATE, "no CUDA context is current on this thread");
     Ref<Device> device = Device::get(device_ordinal_of(context), false);
     if (Ref<Context> primary = device->primary_if_alive(); primary && primary->cu() == context) return primary;
-    return make<Context>(std::move(device), context, false, nullptr, nullptr);
+    return make<Context>(std::move(device), context, false);
 }
 
 void Context::set_current() { CUCORE_CALL(cuCtxSetCurrent, context_); }

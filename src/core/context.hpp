@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include "core/handle.hpp"
+#include "core/owner.hpp"
 #include "cucore/common.h"
 
 namespace cucore::core {
@@ -20,8 +21,7 @@ class Context final : public Object {
     // throws INVALID_STATE when none is current.
     static Ref<Context> current();
 
-    Context(Ref<Device> device, CUcontext context, bool primary, cucore_release_fn on_release,
-            void *user_data) noexcept;
+    Context(Ref<Device> device, CUcontext context, bool primary) noexcept;
     ~Context() override;
 
     CUcontext cu() const noexcept { return context_; }
@@ -31,19 +31,11 @@ class Context final : public Object {
     void set_current();
     void synchronize();
 
-    // Attaches the owner's release callback once the wrapper is registered, so
-    // a wrap that fails never calls it.
-    void set_owner(cucore_release_fn on_release, void *user_data) noexcept {
-        on_release_ = on_release;
-        user_data_ = user_data;
-    }
-
   private:
     Ref<Device> device_;
     CUcontext context_;
     bool primary_;
-    cucore_release_fn on_release_;
-    void *user_data_;
+    ForeignOwner owner_;  // wrapped contexts only
 };
 
 // Makes `context` current for the lifetime of the guard and restores the

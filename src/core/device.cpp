@@ -165,7 +165,7 @@ Ref<Context> Device::primary_context() {
         try {
             // The context holds a device handle of its own that does not cache
             // (a cached context would then hold itself alive).
-            primary = make<Context>(make<Device>(shared_, false), context, true, nullptr, nullptr);
+            primary = make<Context>(make<Device>(shared_, false), context, true);
         } catch (...) {
             driver::api().cuDevicePrimaryCtxRelease(shared_.device);  // undo the retain: no half-made object
             throw;

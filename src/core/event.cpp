@@ -1,6 +1,7 @@
 #include "core/event.hpp"
 
 #include "core/error.hpp"
+#include "core/release.hpp"
 #include "core/stream.hpp"
 #include "driver/driver.hpp"
 
@@ -20,7 +21,7 @@ Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
         CUCORE_CALL(cuEventCreate, &event, driver_event_flags(flags));
     }
     try {
-        return make<Event>(std::move(context), event, flags, true, nullptr, nullptr);
+        return make<Event>(std::move(context), event, flags, true);
     } catch (...) {
         driver::api().cuEventDestroy(event);  // no half-made object
         throw;
@@ -30,31 +31,30 @@ Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
 Ref<Event> Event::wrap(CUevent event, cucore_release_fn on_release, void *user_data) {
     if (!event) throw_invalid_argument("argument 'cu_event' is NULL");
     Ref<Context> context = Context::current();
-    Ref<Event> wrapped = make<Event>(std::move(context), event, 0u, false, nullptr, nullptr);
-    wrapped->set_owner(on_release, user_data);
+    Ref<Event> wrapped = make<Event>(std::move(context), event, 0u, false);
+    wrapped->owner_.set(on_release, user_data);
     return wrapped;
 }
 
-Event::Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned, cucore_release_fn on_release,
-             void *user_data) noexcept
+Event::Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned) noexcept
     : Object(CUCORE_OBJECT_EVENT),
       context_(std::move(context)),
       cu_context_(context_->cu()),
       event_(event),
       flags_(flags),
-      owned_(owned),
-      on_release_(on_release),
-      user_data_(user_data) {}
+      owned_(owned) {}
+
+void destroy_event(CUcontext context, CUevent event, const char *what) noexcept {
+    release_in_context(context, "cuEventDestroy", what, [event](const driver::Table &api) {
+        return api.cuEventDestroy ? api.cuEventDestroy(event) : CUDA_ERROR_NOT_INITIALIZED;
+    });
+}
 
 Event::~Event() {
-    if (owned_) {
-        ScopedContext bind(cu_context_, ScopedContext::NoThrow{});
-        const driver::Table *api = driver::peek();
-        CUresult result = api && api->cuEventDestroy ? api->cuEventDestroy(event_) : CUDA_ERROR_NOT_INITIALIZED;
-        if (result != CUDA_SUCCESS) report_release_failure(result, "cuEventDestroy", "destroying an event");
-    } else if (on_release_) {
-        on_release_(user_data_);
-    }
+    if (owned_)
+        destroy_event(cu_context_, event_, "destroying an event");
+    else
+        owner_.notify();
 }
 
 void Event::record(Stream &stream) {

@@ -7,6 +7,7 @@
 
 #include "core/context.hpp"
 #include "core/handle.hpp"
+#include "core/owner.hpp"
 #include "cucore/event.h"
 
 namespace cucore::core {
@@ -22,8 +23,7 @@ class Event final : public Object {
     // Milliseconds between two events, with specific errors (see event.h).
     static float elapsed_ms(Event &start, Event &end);
 
-    Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned, cucore_release_fn on_release,
-          void *user_data) noexcept;
+    Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned) noexcept;
     ~Event() override;
 
     void record(Stream &stream);
@@ -36,13 +36,6 @@ class Event final : public Object {
     Context &context() const noexcept { return *context_; }
     const Ref<Context> &context_ref() const noexcept { return context_; }
 
-    // Attaches the owner's release callback once the wrapper is registered, so
-    // a wrap that fails never calls it.
-    void set_owner(cucore_release_fn on_release, void *user_data) noexcept {
-        on_release_ = on_release;
-        user_data_ = user_data;
-    }
-
   private:
     Ref<Context> context_;
     CUcontext cu_context_;  // cached: no pointer chase on hot paths
@@ -50,11 +43,13 @@ class Event final : public Object {
     uint32_t flags_;
     bool owned_;
     std::atomic<bool> recorded_{false};
-    cucore_release_fn on_release_;
-    void *user_data_;
+    ForeignOwner owner_;  // wrapped events only
 };
 
 // The driver's CU_EVENT_* flags for cucore_event_flag_t bits.
 unsigned driver_event_flags(uint32_t flags) noexcept;
+
+// Destroys a driver event in `context`, reporting a failure as a release error.
+void destroy_event(CUcontext context, CUevent event, const char *what) noexcept;
 
 }  // namespace cucore::core

@@ -3,6 +3,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/event.hpp"
+#include "core/release.hpp"
 #include "driver/driver.hpp"
 
 namespace cucore::core {
@@ -15,7 +16,7 @@ Ref<Stream> Stream::create(Ref<Context> context, uint32_t flags, int priority) {
         CUCORE_CALL(cuStreamCreateWithPriority, &stream, driver_flags, priority);
     }
     try {
-        return make<Stream>(std::move(context), stream, true, nullptr, nullptr);
+        return make<Stream>(std::move(context), stream, true);
     } catch (...) {
         driver::api().cuStreamDestroy(stream);  // no half-made object
         throw;
@@ -23,7 +24,7 @@ Ref<Stream> Stream::create(Ref<Context> context, uint32_t flags, int priority) {
 }
 
 Ref<Stream> Stream::builtin(Ref<Context> context, CUstream which) {
-    return make<Stream>(std::move(context), which, false, nullptr, nullptr);
+    return make<Stream>(std::move(context), which, false);
 }
 
 Ref<Stream> Stream::wrap(CUstream stream, cucore_release_fn on_release, void *user_data) {
@@ -37,32 +38,29 @@ Ref<Stream> Stream::wrap(CUstream stream, cucore_release_fn on_release, void *us
         Ref<Context> primary = device->primary_if_alive();
         context = (primary && primary->cu() == cu_context)
                       ? primary
-                      : make<Context>(std::move(device), cu_context, false, nullptr, nullptr);
+                      : make<Context>(std::move(device), cu_context, false);
     }
-    Ref<Stream> wrapped = make<Stream>(std::move(context), stream, false, nullptr, nullptr);
-    wrapped->set_owner(on_release, user_data);
+    Ref<Stream> wrapped = make<Stream>(std::move(context), stream, false);
+    wrapped->owner_.set(on_release, user_data);
     return wrapped;
 }
 
-Stream::Stream(Ref<Context> context, CUstream stream, bool owned, cucore_release_fn on_release,
-               void *user_data) noexcept
+Stream::Stream(Ref<Context> context, CUstream stream, bool owned) noexcept
     : Object(CUCORE_OBJECT_STREAM),
       context_(std::move(context)),
       cu_context_(context_->cu()),
       stream_(stream),
       builtin_(stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD),
-      owned_(owned),
-      on_release_(on_release),
-      user_data_(user_data) {}
+      owned_(owned) {}
 
 Stream::~Stream() {
     if (owned_) {
-        ScopedContext bind(cu_context_, ScopedContext::NoThrow{});
-        const driver::Table *api = driver::peek();
-        CUresult result = api && api->cuStreamDestroy ? api->cuStreamDestroy(stream_) : CUDA_ERROR_NOT_INITIALIZED;
-        if (result != CUDA_SUCCESS) report_release_failure(result, "cuStreamDestroy", "destroying a stream");
-    } else if (on_release_) {
-        on_release_(user_data_);
+        CUstream stream = stream_;
+        release_in_context(cu_context_, "cuStreamDestroy", "destroying a stream", [stream](const driver::Table &api) {
+            return api.cuStreamDestroy ? api.cuStreamDestroy(stream) : CUDA_ERROR_NOT_INITIALIZED;
+        });
+    } else {
+        owner_.notify();
     }
 }
 
@@ -95,14 +93,8 @@ void Stream::wait(Stream &other) {
     struct Destroy {
         CUcontext context;
         CUevent event;
-        ~Destroy() {
-            ScopedContext bind(context, ScopedContext::NoThrow{});
-            const driver::Table *api = driver::peek();
-            CUresult result = api && api->cuEventDestroy ? api->cuEventDestroy(event) : CUDA_ERROR_NOT_INITIALIZED;
-            if (result != CUDA_SUCCESS)
-                report_release_failure(result, "cuEventDestroy", "destroying a stream-wait marker");
-        }
-    } destroy{other.context_->cu(), marker};
+        ~Destroy() { destroy_event(context, event, "destroying a stream-wait marker"); }
+    } destroy{other.cu_context_, marker};
     {
         ScopedContext bind(other.cu_context_, other.builtin_);
         CUCORE_CALL(cuEventRecord, marker, other.stream_);

@@ -5,6 +5,7 @@
 
 #include "core/context.hpp"
 #include "core/handle.hpp"
+#include "core/owner.hpp"
 #include "cucore/stream.h"
 
 namespace cucore::core {
@@ -19,8 +20,7 @@ class Stream final : public Object {
     // A foreign stream, not owned; its context is asked from the driver.
     static Ref<Stream> wrap(CUstream stream, cucore_release_fn on_release, void *user_data);
 
-    Stream(Ref<Context> context, CUstream stream, bool owned, cucore_release_fn on_release,
-           void *user_data) noexcept;
+    Stream(Ref<Context> context, CUstream stream, bool owned) noexcept;
     ~Stream() override;
 
     void synchronize();
@@ -40,21 +40,13 @@ class Stream final : public Object {
     Context &context() const noexcept { return *context_; }
     const Ref<Context> &context_ref() const noexcept { return context_; }
 
-    // Attaches the owner's release callback once the wrapper is registered, so
-    // a wrap that fails never calls it.
-    void set_owner(cucore_release_fn on_release, void *user_data) noexcept {
-        on_release_ = on_release;
-        user_data_ = user_data;
-    }
-
   private:
     Ref<Context> context_;
     CUcontext cu_context_;  // cached: no pointer chase on hot paths
     CUstream stream_;
     bool builtin_;
     bool owned_;
-    cucore_release_fn on_release_;
-    void *user_data_;
+    ForeignOwner owner_;  // wrapped streams only
 };
 
 // Greatest and least priorities of the device of `context`.
