@@ -140,7 +140,7 @@ TEST_F(ContextTest, SetCurrentAndSynchronize) {
     cucore_stream_t *s = nullptr;
     CUCORE_ASSERT_OK(cucore_stream_create_in_context(ctx, nullptr, &s));
     CUCORE_EXPECT_OK(gpu::launch(s, [flag] {
-        gpu::sleep_ms(30);
+        gpu::sleep_ms(20);
         flag->store(1);
     }));
     CUCORE_EXPECT_OK(cucore_context_synchronize(ctx));
@@ -154,7 +154,7 @@ TEST_F(ContextTest, SetCurrentAndSynchronize) {
     CU_ASSERT_OK(cu().CtxSetCurrent(nullptr));
     const cucore::Stream fs = c.create_stream();
     fs.launch_host_func([flag] {
-        gpu::sleep_ms(30);
+        gpu::sleep_ms(20);
         flag->store(2);
     });
     c.synchronize();

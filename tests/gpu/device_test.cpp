@@ -310,7 +310,7 @@ TEST_F(DeviceTest, SynchronizeWaitsForTheDevicesWork) {
     cucore_stream_t *s = nullptr;
     CUCORE_ASSERT_OK(cucore_stream_create(dev_, nullptr, &s));
     CUCORE_EXPECT_OK(gpu::launch(s, [flag] {
-        gpu::sleep_ms(30);
+        gpu::sleep_ms(20);
         flag->store(1);
     }));
     CUCORE_EXPECT_OK(cucore_device_synchronize(dev_));
@@ -318,7 +318,7 @@ TEST_F(DeviceTest, SynchronizeWaitsForTheDevicesWork) {
     const cucore::Device d(0);
     const cucore::Stream fs = d.create_stream();
     fs.launch_host_func([flag] {
-        gpu::sleep_ms(30);
+        gpu::sleep_ms(20);
         flag->store(2);
     });
     d.synchronize();

@@ -9,7 +9,7 @@ using gpu::cu;
 using gpu::Gate;
 using gpu::GpuTest;
 
-constexpr int kSleepMs = 50;
+constexpr int kSleepMs = 20;
 constexpr float kToleranceMs = 5.0f;
 
 const cucore_event_options_t kTiming = {sizeof(cucore_event_options_t), CUCORE_EVENT_TIMING};
@@ -149,6 +149,25 @@ TEST_F(EventTest, FacadeElapsedTimeErrors) {
         pending.synchronize();
         EXPECT_GE(pending - timed, 0.0f);
     }
+}
+
+// Assignment of real events (also a unit test, on the fake driver).
+TEST_F(EventTest, FacadeAssignmentReleasesThePreviousObject) {
+    const cucore::Device dev(0);
+    const std::size_t events0 = gpu::live(CUCORE_OBJECT_EVENT);
+    cucore::Event a = dev.create_event();
+    cucore::Event b = dev.create_event();
+    EXPECT_EQ(gpu::live(CUCORE_OBJECT_EVENT), events0 + 2);
+    a = b; // a's first event is released
+    EXPECT_EQ(gpu::live(CUCORE_OBJECT_EVENT), events0 + 1);
+    const cucore::Event &same = a;
+    a = same; // self-assignment keeps it
+    EXPECT_EQ(gpu::live(CUCORE_OBJECT_EVENT), events0 + 1);
+    b = std::move(a);
+    EXPECT_FALSE(static_cast<bool>(a)); // NOLINT(bugprone-use-after-move): moved-from is empty
+    EXPECT_EQ(gpu::live(CUCORE_OBJECT_EVENT), events0 + 1);
+    b = cucore::Event{};
+    EXPECT_EQ(gpu::live(CUCORE_OBJECT_EVENT), events0);
 }
 
 TEST_F(EventTest, FlagsRoundTripAndReachTheDriver) {

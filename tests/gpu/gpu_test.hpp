@@ -13,9 +13,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -113,27 +115,88 @@ inline cucore_status_t launch(cucore_stream_t *stream, std::function<void()> fn)
     return s;
 }
 
-// A host function that blocks its stream until the test opens the gate. The
-// state is shared with the queued function, and a gate opens when destroyed,
-// so a failing test never leaves a driver thread blocked or dangling.
+// A host function that blocks its stream until the gate opens.
+//
+// Rules for tests. A driver may make more calls wait for pending work than its
+// documentation promises (under compute-sanitizer, releasing a stream whose
+// work waited on a gate hung), so:
+//  * while the gate is closed, the thread that will open it makes no call that
+//    may wait for the gated work: no synchronize of the gated stream, of a
+//    stream or event behind it, of its context or device, and no release of
+//    the gated stream. Where a test must make such a call, it arms
+//    open_after() first, so that another thread opens the gate;
+//  * every wait has a time limit: a gated host function gives up after
+//    kGateTimeout and the gate then reports a failure, so a mistake becomes a
+//    failed test, not a stalled binary.
+// The state is shared with the queued function, and the gate opens (and joins
+// its timer) when destroyed, so a failing test never leaves a driver thread
+// blocked or a host function pointing at freed memory.
+inline constexpr std::chrono::milliseconds kGateTimeout{5000};
+
 class Gate {
 public:
-    Gate() : open_(std::make_shared<std::atomic<bool>>(false)) {}
-    ~Gate() { open(); }
+    Gate() : state_(std::make_shared<State>()) {}
+    ~Gate() {
+        open();
+        if (timer_.joinable()) timer_.join();
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        EXPECT_FALSE(state_->timed_out)
+            << "a gated host function gave up after " << kGateTimeout.count()
+            << " ms: the test blocked (or took too long) while its gate was closed";
+    }
     Gate(const Gate &) = delete;
     Gate &operator=(const Gate &) = delete;
 
-    // The function to queue (captures the shared state).
+    // The function to queue (captures the shared state). It returns when the
+    // gate opens, or after kGateTimeout (recorded as a failure of the test).
     std::function<void()> waiter() const {
-        auto open = open_;
-        return [open] {
-            while (!open->load()) sleep_ms(1);
+        auto state = state_;
+        return [state] {
+            std::unique_lock<std::mutex> lock(state->mutex);
+            if (!state->cv.wait_for(lock, kGateTimeout, [&] { return state->open; })) state->timed_out = true;
         };
     }
-    void open() { open_->store(true); }
+    void open() {
+        {
+            std::lock_guard<std::mutex> lock(state_->mutex);
+            state_->open = true;
+        }
+        state_->cv.notify_all();
+    }
+    // Opens the gate from another thread after `delay` (sooner if open() or
+    // the destructor comes first). At most once per gate.
+    void open_after(std::chrono::milliseconds delay) {
+        if (timer_.joinable()) {
+            ADD_FAILURE() << "Gate::open_after called twice";
+            return;
+        }
+        auto state = state_;
+        timer_ = std::thread([state, delay] {
+            std::unique_lock<std::mutex> lock(state->mutex);
+            state->cv.wait_for(lock, delay, [&] { return state->open; });
+            state->open = true;
+            lock.unlock();
+            state->cv.notify_all();
+        });
+    }
+    bool is_open() const {
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        return state_->open;
+    }
+    bool timed_out() const {
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        return state_->timed_out;
+    }
 
 private:
-    std::shared_ptr<std::atomic<bool>> open_;
+    struct State {
+        mutable std::mutex mutex;
+        std::condition_variable cv;
+        bool open = false;
+        bool timed_out = false;
+    };
+    std::shared_ptr<State> state_;
+    std::thread timer_;
 };
 
 // The fixture of every GPU test: skips without driver or device, holds device

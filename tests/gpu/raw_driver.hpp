@@ -2,72 +2,92 @@
 //
 // The test binary must start (and skip) on a machine without a driver, so it
 // does not link libcuda: this helper dlopens libcuda.so.1 itself and resolves
-// each entry point through cuGetProcAddress with the CUDA version whose
-// signature is declared here (12.0: stable for every function used), so the
-// versioned symbols (_v2...) are the ones cuda.h of that version would call.
-// cuda.h is used for its types only.
+// each entry point through cuGetProcAddress.
+//
+// Each entry point is declared with the PFN_<name>_v<version> typedef of
+// cudaTypedefs.h and asked for at exactly that <version>, as libcucore's
+// src/driver/entry_points.hpp does. One CUDA version for all of them would be
+// wrong: cuGetProcAddress answers with the newest ABI of the name at the asked
+// version, and that is not the signature a caller of the old ABI uses (asked at
+// 12000, "cuCtxCreate" is cuCtxCreate_v3, the 11.4 ABI with exec-affinity
+// parameters, and called as (ctx*, flags, dev) it fails with
+// CUDA_ERROR_INVALID_DEVICE). The typedef and the version come from one macro
+// argument, so they cannot disagree. cuda.h and cudaTypedefs.h are used for
+// their types only.
 #pragma once
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <dlfcn.h>
 
 #include <string>
 #include <type_traits>
 
+// X(Name, version): the entry point cu<Name> with the ABI of PFN_cu<Name>_v<version>.
+// Names are the driver's without the "cu" prefix, so that cuda.h's renaming
+// macros (cuCtxDestroy -> cuCtxDestroy_v2...) never touch them; the versions
+// are those of src/driver/entry_points.hpp where libcucore uses the same call.
+#define RAW_DRIVER_ENTRY_POINTS(X)      \
+    X(Init, 2000)                       \
+    X(GetErrorName, 6000)               \
+    X(DriverGetVersion, 2020)           \
+    X(DeviceGetCount, 2000)             \
+    X(DeviceGet, 2000)                  \
+    X(DeviceGetName, 2000)              \
+    X(DeviceGetUuid, 11040)             \
+    X(DeviceGetPCIBusId, 4010)          \
+    X(DeviceGetAttribute, 2000)         \
+    X(DeviceTotalMem, 3020)             \
+    X(DeviceCanAccessPeer, 4000)        \
+    X(DevicePrimaryCtxRetain, 7000)     \
+    X(DevicePrimaryCtxRelease, 11000)   \
+    X(CtxCreate, 3020)                  \
+    X(CtxDestroy, 4000)                 \
+    X(CtxGetCurrent, 4000)              \
+    X(CtxSetCurrent, 4000)              \
+    X(CtxPushCurrent, 4000)             \
+    X(CtxPopCurrent, 4000)              \
+    X(CtxGetDevice, 2000)               \
+    X(CtxSynchronize, 2000)             \
+    X(CtxGetStreamPriorityRange, 5050)  \
+    X(StreamCreate, 2000)               \
+    X(StreamCreateWithPriority, 5050)   \
+    X(StreamDestroy, 4000)              \
+    X(StreamQuery, 2000)                \
+    X(StreamSynchronize, 2000)          \
+    X(StreamGetPriority, 5050)          \
+    X(StreamGetFlags, 5050)             \
+    X(StreamGetCtx, 9020)               \
+    X(StreamWaitEvent, 3020)            \
+    X(LaunchHostFunc, 10000)            \
+    X(EventCreate, 2000)                \
+    X(EventDestroy, 4000)               \
+    X(EventRecord, 2000)                \
+    X(EventQuery, 2000)                 \
+    X(EventSynchronize, 2000)           \
+    X(EventElapsedTime, 12080)
+
 namespace raw {
 
-// The entry points the tests use. Names are the driver's without the "cu"
-// prefix, so that cuda.h's renaming macros (cuCtxDestroy -> cuCtxDestroy_v2...)
-// never touch them.
 struct Driver {
     bool available = false; // library loaded, every entry point found, cuInit ok, >= 1 device
     std::string reason;     // why not, for the skip message
     int device_count = 0;
 
-    CUresult (*Init)(unsigned int) = nullptr;
-    CUresult (*GetErrorName)(CUresult, const char **) = nullptr;
-    CUresult (*DriverGetVersion)(int *) = nullptr;
-    CUresult (*DeviceGetCount)(int *) = nullptr;
-    CUresult (*DeviceGet)(CUdevice *, int) = nullptr;
-    CUresult (*DeviceGetName)(char *, int, CUdevice) = nullptr;
-    CUresult (*DeviceGetUuid)(CUuuid *, CUdevice) = nullptr;
-    CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice) = nullptr;
-    CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice) = nullptr;
-    CUresult (*DeviceTotalMem)(size_t *, CUdevice) = nullptr;
-    CUresult (*DeviceCanAccessPeer)(int *, CUdevice, CUdevice) = nullptr;
-    CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
-    CUresult (*DevicePrimaryCtxRelease)(CUdevice) = nullptr;
-    CUresult (*CtxCreate)(CUcontext *, unsigned int, CUdevice) = nullptr;
-    CUresult (*CtxDestroy)(CUcontext) = nullptr;
-    CUresult (*CtxGetCurrent)(CUcontext *) = nullptr;
-    CUresult (*CtxSetCurrent)(CUcontext) = nullptr;
-    CUresult (*CtxPushCurrent)(CUcontext) = nullptr;
-    CUresult (*CtxPopCurrent)(CUcontext *) = nullptr;
-    CUresult (*CtxGetDevice)(CUdevice *) = nullptr;
-    CUresult (*CtxSynchronize)(void) = nullptr;
-    CUresult (*CtxGetStreamPriorityRange)(int *, int *) = nullptr;
-    CUresult (*StreamCreate)(CUstream *, unsigned int) = nullptr;
-    CUresult (*StreamCreateWithPriority)(CUstream *, unsigned int, int) = nullptr;
-    CUresult (*StreamDestroy)(CUstream) = nullptr;
-    CUresult (*StreamQuery)(CUstream) = nullptr;
-    CUresult (*StreamSynchronize)(CUstream) = nullptr;
-    CUresult (*StreamGetPriority)(CUstream, int *) = nullptr;
-    CUresult (*StreamGetFlags)(CUstream, unsigned int *) = nullptr;
-    CUresult (*StreamGetCtx)(CUstream, CUcontext *) = nullptr;
-    CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned int) = nullptr;
-    CUresult (*LaunchHostFunc)(CUstream, CUhostFn, void *) = nullptr;
-    CUresult (*EventCreate)(CUevent *, unsigned int) = nullptr;
-    CUresult (*EventDestroy)(CUevent) = nullptr;
-    CUresult (*EventRecord)(CUevent, CUstream) = nullptr;
-    CUresult (*EventQuery)(CUevent) = nullptr;
-    CUresult (*EventSynchronize)(CUevent) = nullptr;
-    CUresult (*EventElapsedTime)(float *, CUevent, CUevent) = nullptr;
+#define RAW_DRIVER_FIELD(name, version) PFN_cu##name##_v##version name = nullptr;
+    RAW_DRIVER_ENTRY_POINTS(RAW_DRIVER_FIELD)
+#undef RAW_DRIVER_FIELD
 };
 
 namespace detail {
 
 using GetProcV2 = CUresult (*)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 using GetProcV1 = CUresult (*)(const char *, void **, int, cuuint64_t);
+
+// cuEventElapsedTime_v2 (12.8) has the signature of the original, which any
+// older driver still has: libcucore asks for 12080 and the tests compare with
+// the same entry point, falling back to the original on an older driver.
+static_assert(std::is_same_v<PFN_cuEventElapsedTime_v12080, PFN_cuEventElapsedTime_v2000>);
 
 inline Driver load() {
     Driver d;
@@ -83,8 +103,8 @@ inline Driver load() {
         d.reason = "libcuda.so.1 has no cuGetProcAddress (driver older than CUDA 11.3)";
         return d;
     }
-    std::string missing;
-    auto resolve = [&](const char *name, int version, auto &fn) {
+    // The entry point `name` with the ABI of CUDA `version`, or nullptr.
+    auto lookup = [&](const char *name, int version) -> void * {
         void *p = nullptr;
         CUresult r;
         if (v2 != nullptr) {
@@ -94,51 +114,17 @@ inline Driver load() {
         } else {
             r = v1(name, &p, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM);
         }
-        if (r != CUDA_SUCCESS || p == nullptr) {
-            missing += missing.empty() ? name : std::string(", ") + name;
-            return;
-        }
-        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+        return r == CUDA_SUCCESS ? p : nullptr;
     };
-    constexpr int kVersion = 12000;
-    resolve("cuInit", kVersion, d.Init);
-    resolve("cuGetErrorName", kVersion, d.GetErrorName);
-    resolve("cuDriverGetVersion", kVersion, d.DriverGetVersion);
-    resolve("cuDeviceGetCount", kVersion, d.DeviceGetCount);
-    resolve("cuDeviceGet", kVersion, d.DeviceGet);
-    resolve("cuDeviceGetName", kVersion, d.DeviceGetName);
-    resolve("cuDeviceGetUuid", kVersion, d.DeviceGetUuid);
-    resolve("cuDeviceGetPCIBusId", kVersion, d.DeviceGetPCIBusId);
-    resolve("cuDeviceGetAttribute", kVersion, d.DeviceGetAttribute);
-    resolve("cuDeviceTotalMem", kVersion, d.DeviceTotalMem);
-    resolve("cuDeviceCanAccessPeer", kVersion, d.DeviceCanAccessPeer);
-    resolve("cuDevicePrimaryCtxRetain", kVersion, d.DevicePrimaryCtxRetain);
-    resolve("cuDevicePrimaryCtxRelease", kVersion, d.DevicePrimaryCtxRelease);
-    resolve("cuCtxCreate", kVersion, d.CtxCreate);
-    resolve("cuCtxDestroy", kVersion, d.CtxDestroy);
-    resolve("cuCtxGetCurrent", kVersion, d.CtxGetCurrent);
-    resolve("cuCtxSetCurrent", kVersion, d.CtxSetCurrent);
-    resolve("cuCtxPushCurrent", kVersion, d.CtxPushCurrent);
-    resolve("cuCtxPopCurrent", kVersion, d.CtxPopCurrent);
-    resolve("cuCtxGetDevice", kVersion, d.CtxGetDevice);
-    resolve("cuCtxSynchronize", kVersion, d.CtxSynchronize);
-    resolve("cuCtxGetStreamPriorityRange", kVersion, d.CtxGetStreamPriorityRange);
-    resolve("cuStreamCreate", kVersion, d.StreamCreate);
-    resolve("cuStreamCreateWithPriority", kVersion, d.StreamCreateWithPriority);
-    resolve("cuStreamDestroy", kVersion, d.StreamDestroy);
-    resolve("cuStreamQuery", kVersion, d.StreamQuery);
-    resolve("cuStreamSynchronize", kVersion, d.StreamSynchronize);
-    resolve("cuStreamGetPriority", kVersion, d.StreamGetPriority);
-    resolve("cuStreamGetFlags", kVersion, d.StreamGetFlags);
-    resolve("cuStreamGetCtx", kVersion, d.StreamGetCtx);
-    resolve("cuStreamWaitEvent", kVersion, d.StreamWaitEvent);
-    resolve("cuLaunchHostFunc", kVersion, d.LaunchHostFunc);
-    resolve("cuEventCreate", kVersion, d.EventCreate);
-    resolve("cuEventDestroy", kVersion, d.EventDestroy);
-    resolve("cuEventRecord", kVersion, d.EventRecord);
-    resolve("cuEventQuery", kVersion, d.EventQuery);
-    resolve("cuEventSynchronize", kVersion, d.EventSynchronize);
-    resolve("cuEventElapsedTime", kVersion, d.EventElapsedTime);
+    std::string missing;
+#define RAW_DRIVER_RESOLVE(name, version)                                                  \
+    d.name = reinterpret_cast<PFN_cu##name##_v##version>(lookup("cu" #name, version));    \
+    if (d.name == nullptr && std::string("cu" #name) == "cuEventElapsedTime")             \
+        d.name = reinterpret_cast<PFN_cu##name##_v##version>(lookup("cu" #name, 2000));  \
+    if (d.name == nullptr)                                                                 \
+        missing += (missing.empty() ? "" : ", ") + std::string("cu" #name " (v" #version ")");
+    RAW_DRIVER_ENTRY_POINTS(RAW_DRIVER_RESOLVE)
+#undef RAW_DRIVER_RESOLVE
     if (!missing.empty()) {
         d.reason = "libcuda.so.1 lacks " + missing;
         return d;
