@@ -5,12 +5,17 @@ Usage:
     CUCORE_LIBRARY=build/default/lib/libcucore.so python3 bench/python/bench_python.py [--out FILE.md]
         [--repeats 7] [--target-ms 60] [--quick]
 
-Each operation runs in a tight loop (after a warm-up) for about --target-ms per repeat; repeats of
-cucore and cuda.core alternate, and the median ns/op of each is reported with the ratio cucore/cuda.core
-(the project's target for the Python binding: <= 0.80). cuda.core (and cuda.bindings, for the host
-function row, since cuda.core has no host-function launch) are imported if installed; otherwise only
-cucore is measured and the comparison is skipped with a message. Without a GPU (or driver) it says so and
-exits 0.
+Each operation runs in a tight loop (after a warm-up) for about --target-ms per repeat; repeats of the
+sides alternate, and the median ns/op of each is reported with the ratio cucore/cuda.core (the project's
+target for the Python binding: <= 0.80) and the absolute difference in ns. Every row does the same work on
+every side: the same driver calls, with the same flags, on objects made the same way, errors checked.
+A third side, the driver called through cuda.bindings (the thinnest Python path to it), shows how much
+of each number is the driver itself, so "cucore - driver" is cucore's whole per-call overhead (its Python
+and its C layers together).
+
+cuda.core (and cuda.bindings, for the rows cuda.core has no API for) are imported if installed; otherwise
+only cucore is measured and the comparison is skipped with a message. Without a GPU (or driver) it says so
+and exits 0. The whole run takes about 6 rows x 3 sides x (repeats + 2) x target-ms: ~10 s by default.
 """
 import argparse
 import ctypes
@@ -32,8 +37,8 @@ import cucore  # noqa: E402
 TARGET_RATIO = 0.80
 
 
-def median_ns_per_op(fn, n, repeats, results):
-    """Append the ns/op of one repeat (fn runs the operation n times) to results."""
+def ns_per_op(fn, n):
+    """The ns/op of one repeat (fn runs the operation n times), with the garbage collector off."""
     gc_was = gc.isenabled()
     gc.disable()
     try:
@@ -43,7 +48,7 @@ def median_ns_per_op(fn, n, repeats, results):
     finally:
         if gc_was:
             gc.enable()
-    results.append((t1 - t0) / n)
+    return (t1 - t0) / n
 
 
 def calibrate(fn, target_ms):
@@ -58,12 +63,31 @@ def calibrate(fn, target_ms):
 
 
 # ---------------------------------------------------------------------------------------------
-# The operations
+# The operations: the same work on every side
+#
+#   event record            cuEventRecord of an existing event (no timing) on an existing non-blocking
+#                           stream, n times, then one stream synchronize
+#   event create + destroy  cuEventCreate(CU_EVENT_DISABLE_TIMING) + cuEventDestroy (default options)
+#   stream create + destroy cuStreamCreateWithPriority(CU_STREAM_NON_BLOCKING, 0) + cuStreamDestroy
+#   host function round trip  cuLaunchHostFunc running one Python no-op on the driver's thread, then a
+#                           stream synchronize
+#   attribute (cached)      a cached property read: no driver call
+#   attribute (uncached)    cuDeviceGetAttribute(MULTIPROCESSOR_COUNT), result checked
 # ---------------------------------------------------------------------------------------------
 
+ROWS = (
+    "event record",
+    "event create + destroy",
+    "stream create + destroy",
+    "host function + synchronize round trip",
+    "device attribute query (properties, cached)",
+    "device attribute query (uncached)",
+)
+
+
 def cucore_ops(dev):
-    s = dev.create_stream()
-    ev = dev.create_event()
+    s = dev.create_stream()  # non-blocking, priority 0
+    ev = dev.create_event()  # no timing
     attr = cucore.DeviceAttribute.MULTIPROCESSOR_COUNT
     props = dev.properties
     props.multiprocessor_count  # fill the cache, as cuda.core's first access does
@@ -103,18 +127,14 @@ def cucore_ops(dev):
         for _ in range(n):
             a(attr)
 
-    return {
-        "event record": event_record,
-        "event create + destroy": event_create_destroy,
-        "stream create + destroy": stream_create_destroy,
-        "host function + synchronize round trip": host_func_round_trip,
-        "device attribute query (properties, cached)": attribute_cached,
-        "device attribute query (uncached)": attribute_uncached,
-    }, (s, ev)
+    ops = dict(zip(ROWS, (event_record, event_create_destroy, stream_create_destroy, host_func_round_trip,
+                          attribute_cached, attribute_uncached)))
+    return ops, (s, ev)
 
 
 def cuda_core_ops():
-    """cuda.core's versions of the same operations, or (None, reason)."""
+    """(cuda.core's versions of the operations, the driver's through cuda.bindings, notes, description,
+    objects to keep alive), or (None, None, {}, reason, None)."""
     try:
         import cuda.core as cc
         Device = getattr(cc, "Device", None)
@@ -122,11 +142,11 @@ def cuda_core_ops():
             from cuda.core.experimental import Device
         version = getattr(cc, "__version__", "?")
     except Exception as e:  # ImportError, or a broken install
-        return None, f"cuda.core is not importable ({type(e).__name__}: {e})", None
+        return None, None, {}, f"cuda.core is not importable ({type(e).__name__}: {e})", None
     dev = Device(0)
     dev.set_current()
-    s = dev.create_stream()
-    ev = dev.create_event()
+    s = dev.create_stream()  # default StreamOptions: non-blocking, default priority
+    ev = dev.create_event()  # default EventOptions: no timing
     dev.properties.multiprocessor_count
 
     def event_record(n):
@@ -157,54 +177,130 @@ def cuda_core_ops():
         "device attribute query (properties, cached)": attribute_cached,
     }
     notes = {}
-    # cuda.core has no host-function launch (NVIDIA/cuda-python#2058): its users call cuda.bindings.
-    try:
-        from cuda.bindings import driver
+    keep = [s, ev, dev]
 
-        cb_type = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-        noop_cb = cb_type(lambda _: None)
-        fn = driver.CUhostFn(ctypes.cast(noop_cb, ctypes.c_void_p).value)
-        handle = s.handle
+    host_launch = getattr(cc, "host_launch", None)
+    if host_launch is not None:  # newer cuda.core: host_launch(stream, fn) runs a Python callable
+        def noop():
+            pass
 
-        def host_func_round_trip(n, _keep=noop_cb):
-            launch = driver.cuLaunchHostFunc
+        def host_launch_round_trip(n):
             sync = s.sync
             for _ in range(n):
-                launch(handle, fn, 0)
+                host_launch(s, noop)
                 sync()
 
-        host_func_round_trip(2)
-        ops["host function + synchronize round trip"] = host_func_round_trip
+        host_launch_round_trip(2)
+        ops["host function + synchronize round trip"] = host_launch_round_trip
+
+    try:
+        driver_ops = _driver_ops(s, ev, keep)
+    except Exception as e:  # no (or an incompatible) cuda.bindings: no driver columns
+        driver_ops = {}
+        notes["event record"] = f"no driver column: {type(e).__name__}: {e}"
+    if "host function + synchronize round trip" not in ops and driver_ops:
+        # cuda.core has no host-function launch (NVIDIA/cuda-python#2058): its users call cuda.bindings
+        ops["host function + synchronize round trip"] = driver_ops["host function + synchronize round trip"]
         notes["host function + synchronize round trip"] = \
-            "cuda.core stream + cuda.bindings cuLaunchHostFunc (cuda.core has no host-function launch)"
+            "cuda.core column: cuda.bindings cuLaunchHostFunc (this cuda.core has no host_launch)"
+    if driver_ops:
+        # cuda.core caches attributes: its users call cuda.bindings for a fresh query
+        ops["device attribute query (uncached)"] = driver_ops["device attribute query (uncached)"]
+        notes["device attribute query (uncached)"] = "cuda.core column: cuda.bindings cuDeviceGetAttribute"
+    return ops, driver_ops, notes, f"cuda.core {version}", keep
 
-        attr = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
-        cu_dev = driver.cuDeviceGet(0)[1]
 
-        def attribute_uncached(n):
-            get = driver.cuDeviceGetAttribute
-            for _ in range(n):
-                get(attr, cu_dev)
+def _driver_ops(s, ev, keep):
+    """The rows' driver calls through cuda.bindings, on cuda.core's stream and event."""
+    from cuda.bindings import driver
 
-        attribute_uncached(2)
-        ops["device attribute query (uncached)"] = attribute_uncached
-        notes["device attribute query (uncached)"] = "cuda.bindings cuDeviceGetAttribute (cuda.core caches)"
-    except Exception as e:
-        notes["host function + synchronize round trip"] = f"no cuda.bindings comparison: {e}"
-    return ops, f"cuda.core {version}", (notes, s, ev, dev)
+    OK = driver.CUresult.CUDA_SUCCESS
+
+    def check(result, what):
+        if result[0] != OK:
+            raise RuntimeError(f"{what} failed: {result[0]}")
+        return result
+
+    s_h, ev_h = s.handle, ev.handle
+    disable_timing = int(driver.CUevent_flags.CU_EVENT_DISABLE_TIMING)
+    non_blocking = int(driver.CUstream_flags.CU_STREAM_NON_BLOCKING)
+
+    def raw_event_record(n):
+        record = driver.cuEventRecord
+        for _ in range(n):
+            if record(ev_h, s_h)[0] != OK:
+                raise RuntimeError("cuEventRecord failed")
+        check(driver.cuStreamSynchronize(s_h), "cuStreamSynchronize")
+
+    def raw_event_create_destroy(n):
+        create, destroy = driver.cuEventCreate, driver.cuEventDestroy
+        for _ in range(n):
+            err, e = create(disable_timing)
+            if err != OK or destroy(e)[0] != OK:
+                raise RuntimeError("cuEventCreate/cuEventDestroy failed")
+
+    def raw_stream_create_destroy(n):
+        create, destroy = driver.cuStreamCreateWithPriority, driver.cuStreamDestroy
+        for _ in range(n):
+            err, st = create(non_blocking, 0)
+            if err != OK or destroy(st)[0] != OK:
+                raise RuntimeError("cuStreamCreateWithPriority/cuStreamDestroy failed")
+
+    # A host function through the driver: a ctypes callback (CUhostFn) around a Python no-op. Without
+    # cuda.core.host_launch this is also what a cuda.core user writes.
+    def noop_cb(_):
+        pass
+
+    cb = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(noop_cb)
+    keep.append(cb)
+    host_fn = driver.CUhostFn(ctypes.cast(cb, ctypes.c_void_p).value)
+
+    def raw_host_func_round_trip(n):
+        launch, sync = driver.cuLaunchHostFunc, driver.cuStreamSynchronize
+        for _ in range(n):
+            if launch(s_h, host_fn, 0)[0] != OK or sync(s_h)[0] != OK:
+                raise RuntimeError("cuLaunchHostFunc/cuStreamSynchronize failed")
+
+    attr = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+    cu_dev = check(driver.cuDeviceGet(0), "cuDeviceGet")[1]
+
+    def raw_attribute(n):
+        get = driver.cuDeviceGetAttribute
+        for _ in range(n):
+            err, value = get(attr, cu_dev)
+            if err != OK:
+                raise RuntimeError("cuDeviceGetAttribute failed")
+
+    driver_ops = {
+        "event record": raw_event_record,
+        "event create + destroy": raw_event_create_destroy,
+        "stream create + destroy": raw_stream_create_destroy,
+        "host function + synchronize round trip": raw_host_func_round_trip,
+        "device attribute query (uncached)": raw_attribute,
+    }
+    for fn in driver_ops.values():
+        fn(2)  # fails here, not in the middle of the measurements, if something does not work
+    return driver_ops
 
 
 # ---------------------------------------------------------------------------------------------
+
+def _fmt(x, signed=False):
+    if x is None:
+        return ""
+    return f"{x:+.0f}" if signed else f"{x:.0f}"
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=pathlib.Path, help="write the results as markdown to this file")
     ap.add_argument("--repeats", type=int, default=7)
-    ap.add_argument("--target-ms", type=float, default=60.0, help="time per repeat and operation")
+    ap.add_argument("--target-ms", type=float, default=60.0, help="time per repeat, operation and side")
     ap.add_argument("--quick", action="store_true", help="few, short repeats (a smoke test)")
     args = ap.parse_args(argv)
     if args.quick:
         args.repeats, args.target_ms = 3, 5.0
+    started = time.monotonic()
 
     try:
         count = cucore.get_device_count()
@@ -222,31 +318,40 @@ def main(argv=None):
     dev.set_current()
     ours, keep_ours = cucore_ops(dev)
     fake = bool(os.environ.get("CUCORE_CUDA_DRIVER_PATH"))
-    theirs, their_name, keep_theirs = (None, "cuda.core: not compared under CUCORE_CUDA_DRIVER_PATH", None) \
-        if fake else cuda_core_ops()
-    notes = keep_theirs[0] if keep_theirs else {}
+    if fake:
+        theirs, raw, notes, their_name, keep_theirs = \
+            None, None, {}, "cuda.core: not compared under CUCORE_CUDA_DRIVER_PATH", None
+    else:
+        theirs, raw, notes, their_name, keep_theirs = cuda_core_ops()
     if theirs is None:
         print(f"bench_python: {their_name}; measuring cucore alone (no comparison)")
-        theirs = {}
+    theirs, raw = theirs or {}, raw or {}
 
     rows = []
-    for name, fn in ours.items():
-        other = theirs.get(name)
-        fn(16)
-        n = calibrate(fn, args.target_ms)
-        n_other = calibrate(other, args.target_ms) if other else 0
-        if other:
-            other(16)
-        a, b = [], []
-        for _ in range(args.repeats):
-            median_ns_per_op(fn, n, args.repeats, a)
-            if other:
-                median_ns_per_op(other, n_other, args.repeats, b)
-        ma = statistics.median(a)
-        mb = statistics.median(b) if b else None
-        rows.append((name, ma, mb, (ma / mb) if mb else None, notes.get(name, "")))
-        print(f"  {name:45s} {ma:10.0f} ns" + (f"  {mb:10.0f} ns  ratio {ma / mb:5.2f}" if mb else ""),
-              flush=True)
+    print(f"  {'operation':45s} {'cucore':>9s} {'cuda.core':>10s} {'ratio':>6s} {'diff':>8s} "
+          f"{'driver':>9s} {'overhead':>9s}  (ns/op; overhead = cucore - driver)")
+    for name in ROWS:
+        ours_fn, their_fn, raw_fn = ours[name], theirs.get(name), raw.get(name)
+        sides = []  # each distinct function once (a cuda.core column may be the driver's function)
+        for fn in (ours_fn, their_fn, raw_fn):
+            if fn is not None and fn not in sides:
+                sides.append(fn)
+        for fn in sides:
+            fn(16)  # warm up
+        counts = [calibrate(fn, args.target_ms) for fn in sides]
+        times = [[] for _ in sides]
+        for _ in range(args.repeats):  # alternate the sides, repeat after repeat
+            for fn, n, out in zip(sides, counts, times):
+                out.append(ns_per_op(fn, n))
+        median = {fn: statistics.median(t) for fn, t in zip(sides, times)}
+        ma, mb, mr = median[ours_fn], median.get(their_fn), median.get(raw_fn)
+        ratio = ma / mb if mb else None
+        diff = ma - mb if mb is not None else None
+        over = ma - mr if mr is not None else None
+        rows.append((name, ma, mb, ratio, diff, mr, over, notes.get(name, "")))
+        print(f"  {name:45s} {ma:9.0f} {_fmt(mb):>10s} {'' if ratio is None else f'{ratio:6.2f}':>6s} "
+              f"{_fmt(diff, True):>8s} {_fmt(mr):>9s} {_fmt(over, True):>9s}", flush=True)
+    elapsed = time.monotonic() - started
 
     lines = [
         "# Python binding beside cuda.core",
@@ -258,16 +363,20 @@ def main(argv=None):
         f"Python {platform.python_version()}",
         f"- cucore {cucore.__version__} (libcucore {cucore.library_version_string()} from "
         f"{cucore.library_path()}); {their_name}",
-        f"- method: {args.repeats} alternating repeats of ~{args.target_ms:g} ms per operation, median ns/op;"
-        f" target ratio cucore/cuda.core <= {TARGET_RATIO:.2f}",
+        f"- method: {args.repeats} alternating repeats of ~{args.target_ms:g} ms per operation and side, "
+        f"median ns/op; target ratio cucore/cuda.core <= {TARGET_RATIO:.2f}; {elapsed:.0f} s in all",
+        "- every row does the same work on each side (see the top of bench_python.py); `cucore - cuda.core` "
+        "is the absolute difference, `driver` the same driver calls through cuda.bindings, and "
+        "`cucore - driver` cucore's whole per-call overhead (Python and C layers)",
         "",
-        "| operation | cucore (ns/op) | cuda.core (ns/op) | ratio | target met | note |",
-        "|---|---:|---:|---:|---|---|",
+        "| operation | cucore (ns/op) | cuda.core (ns/op) | ratio | target met | cucore - cuda.core (ns) "
+        "| driver (ns/op) | cucore - driver (ns) | note |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|",
     ]
-    for name, ma, mb, ratio, note in rows:
+    for name, ma, mb, ratio, diff, mr, over, note in rows:
         met = "" if ratio is None else ("yes" if ratio <= TARGET_RATIO else "NO")
-        lines.append(f"| {name} | {ma:.0f} | {'' if mb is None else f'{mb:.0f}'} | "
-                     f"{'' if ratio is None else f'{ratio:.2f}'} | {met} | {note} |")
+        lines.append(f"| {name} | {ma:.0f} | {_fmt(mb)} | {'' if ratio is None else f'{ratio:.2f}'} | {met} | "
+                     f"{_fmt(diff, True)} | {_fmt(mr)} | {_fmt(over, True)} | {note} |")
     text = "\n".join(lines) + "\n"
     print()
     print(text)

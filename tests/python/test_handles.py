@@ -35,22 +35,26 @@ def _out_args(name):
     return out
 
 
-def _call(name, handle):
+def _call(name, handle, unchecked=False):
     from cucore import _lib
-    fn = _lib.function(name)
+    fn = _lib.unchecked_function(name) if unchecked else _lib.function(name)
     return fn(handle, *_out_args(name))
 
 
+@pytest.mark.parametrize("unchecked", [False, True], ids=["typed", "unchecked"])
 @pytest.mark.parametrize("name", HANDLE_FUNCTIONS)
-def test_garbage_handles_are_rejected(lib, name):
+def test_garbage_handles_are_rejected(lib, name, unchecked):
+    fn = lib.unchecked_function(name) if unchecked else lib.function(name)
     if name.endswith("_release"):
         # NULL is a no-op for release; garbage is INVALID_HANDLE.
-        assert lib.function(name)(None) == 0
+        assert fn(None) == 0
     for value in GARBAGE:
-        st = _call(name, ctypes.c_void_p(value))
-        assert st == Status.ERROR_INVALID_HANDLE, (name, hex(value), st, cucore.last_error_message())
-        assert isinstance(error_from_status(st), cucore.InvalidHandleError)
-        assert name in cucore.last_error_message()
+        # both forms the binding passes handles in: a c_void_p and a c_void_p.from_param() argument
+        for handle in (ctypes.c_void_p(value), ctypes.c_void_p.from_param(value)):
+            st = _call(name, handle, unchecked)
+            assert st == Status.ERROR_INVALID_HANDLE, (name, hex(value), st, cucore.last_error_message())
+            assert isinstance(error_from_status(st), cucore.InvalidHandleError)
+            assert name in cucore.last_error_message()
 
 
 def test_pointer_to_python_memory_is_rejected(lib):
@@ -69,7 +73,7 @@ def test_released_and_wrong_type_handles(gpu, lib):
     s = gpu.create_stream()
     e = gpu.create_event()
     ctx = gpu.context
-    sh, eh, ch = s._h.value, e._h.value, ctx._h.value
+    sh, eh, ch = s._h, e._h, ctx._h  # the handles as the wrappers pass them
     f = lib.function
     # wrong type: each handle passed where another type is expected
     assert f("cucore_event_synchronize")(sh) == Status.ERROR_INVALID_HANDLE
@@ -78,6 +82,10 @@ def test_released_and_wrong_type_handles(gpu, lib):
     assert f("cucore_context_synchronize")(sh) == Status.ERROR_INVALID_HANDLE
     assert f("cucore_event_record")(sh, eh) == Status.ERROR_INVALID_HANDLE
     assert f("cucore_device_synchronize")(sh) == Status.ERROR_INVALID_HANDLE
+    u = lib.unchecked_function
+    assert u("cucore_event_synchronize")(sh) == Status.ERROR_INVALID_HANDLE
+    assert u("cucore_stream_synchronize")(eh) == Status.ERROR_INVALID_HANDLE
+    assert u("cucore_event_record")(sh, eh) == Status.ERROR_INVALID_HANDLE
     # the objects are still fine
     s.sync()
     e.sync()
@@ -89,6 +97,8 @@ def test_released_and_wrong_type_handles(gpu, lib):
     assert f("cucore_event_synchronize")(eh) == Status.ERROR_INVALID_HANDLE
     assert f("cucore_stream_release")(sh) == Status.ERROR_INVALID_HANDLE
     assert f("cucore_event_release")(eh) == Status.ERROR_INVALID_HANDLE
+    assert u("cucore_stream_synchronize")(sh) == Status.ERROR_INVALID_HANDLE
+    assert u("cucore_event_release")(eh) == Status.ERROR_INVALID_HANDLE
     # ... and through the Python API after close()
     with pytest.raises(cucore.InvalidHandleError, match="Stream is closed"):
         s.sync()

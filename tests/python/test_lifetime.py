@@ -53,7 +53,7 @@ def test_del_releases(gpu):
     assert cucore.live_object_count(cucore.ObjectType.STREAM) == base
 
 
-def test_del_after_close_and_failed_construction_is_silent(gpu, monkeypatch):
+def test_del_after_close_and_failed_construction_is_silent(gpu, fake_driver, monkeypatch):
     reported = []
     monkeypatch.setattr("sys.unraisablehook", lambda args: reported.append(args))
     s = gpu.create_stream()
@@ -62,8 +62,32 @@ def test_del_after_close_and_failed_construction_is_silent(gpu, monkeypatch):
     e = gpu.create_event()
     e.close()
     del e
-    with pytest.raises(cucore.CUDAError):
-        cucore.Stream.from_handle(0xDEADBEEF0)
+    # Failed constructions that cannot crash: a closed context (libcucore validates its own handles) ...
+    ctx = gpu.context
+    ctx.close()
+    with pytest.raises(cucore.InvalidHandleError, match="closed"):
+        ctx.create_stream()
+    with pytest.raises(cucore.InvalidHandleError, match="closed"):
+        ctx.create_event()
+
+    # ... and __cuda_stream__ objects that fail before any driver call.
+    class Raises:
+        def __cuda_stream__(self):
+            raise RuntimeError("no stream here")
+
+    class WrongVersion:
+        def __cuda_stream__(self):
+            return (7, 0x1000)
+
+    with pytest.raises(RuntimeError, match="no stream here"):
+        cucore.Stream.from_handle(Raises())
+    with pytest.raises(ValueError, match="version"):
+        cucore.Stream.from_handle(WrongVersion())
+    if fake_driver:
+        # A garbage raw CUstream is rejected only by the fake driver: the real one dereferences it
+        # (from_handle trusts raw handles; see bindings/python/README.md), so never pass one there.
+        with pytest.raises(cucore.CUDAError):
+            cucore.Stream.from_handle(0xDEADBEEF0)
     import gc
     gc.collect()
     assert reported == []

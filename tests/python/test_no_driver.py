@@ -12,6 +12,9 @@ import pytest
 import cucore
 from conftest import REPO, FAKE_DRIVER, gpu_state
 
+# The raw handles below (0x1234) are garbage: safe only because no driver is loaded (the calls fail with
+# NoDriverError before any handle reaches a driver). Never pass garbage raw CUstream/CUevent/CUcontext
+# handles where a real driver is loaded: it dereferences them (see bindings/python/README.md).
 CODE = textwrap.dedent("""
     import cucore
     calls = {

@@ -6,6 +6,14 @@ the library, sets up every function of _abi.ABI with its ctypes types and replac
 module, by the ctypes functions themselves. From then on a call costs one global
 lookup and the ctypes call, nothing else.
 
+Hot paths call the same C functions through `bind_unchecked()`: a second ctypes function object per
+symbol, derived here from the same _abi.ABI entry (same restype) but without argtypes, so that ctypes
+converts nothing (typed calls convert each argument through its type's from_param, and an out-parameter
+through a new pointer object). Callers of unchecked functions pass exactly the C types: handles as the
+`handle_arg()` objects the wrappers keep in `_h` (or None for NULL), out-parameters as `byref()` of the
+right ctypes type (see `outs()`), structs as `byref()`, enums as ints (C int). Nothing checks that at
+run time; tests/python/test_fast_paths.py checks every call site's arity against _abi.ABI.
+
 The library is searched, in order, at:
   1. the path in the environment variable CUCORE_LIBRARY (an error if set and unloadable),
   2. a copy inside the package (cucore/libcucore.so*, placed there by the wheel build),
@@ -98,8 +106,9 @@ ReleaseErrorFn = CALLBACKS["cucore_release_error_fn"]
 _lock = threading.RLock()
 _dll = None
 _path = None
-_functions = {}  # C name -> ctypes function (or a raiser for symbols the library lacks)
-_namespaces = []  # (module globals, (C names...)) registered by bind()
+_functions = {}  # C name -> ctypes function with argtypes (or a raiser for symbols the library lacks)
+_unchecked = {}  # C name -> ctypes function without argtypes (or the same raiser)
+_namespaces = []  # (module globals, {global name: C name}, table) registered by bind*()
 
 
 def _candidates():
@@ -183,20 +192,26 @@ def load():
             raise LibraryNotFoundError(
                 f"{path} has ABI major version {major}; this binding needs {ABI_VERSION_MAJOR}",
                 searched=(path,))
-        functions = {}
+        functions, unchecked = {}, {}
         for name, (ret, args) in _abi.ABI.items():
             try:
                 fn = getattr(dll, name)
             except AttributeError:
-                functions[name] = _missing(name, path)
+                functions[name] = unchecked[name] = _missing(name, path)
                 continue
-            fn.restype = ctype(ret)
+            restype = ctype(ret)
+            fn.restype = restype
             fn.argtypes = [ctype(a) for a in args]
             functions[name] = fn
+            fast = dll[name]  # a second, distinct function object for the same symbol
+            fast.restype = restype  # argtypes stay None: arguments are passed as they are
+            unchecked[name] = fast
         _functions.update(functions)
-        for ns, names in _namespaces:
-            for name in names:
-                ns["_" + name] = functions[name]
+        _unchecked.update(unchecked)
+        tables = {"typed": functions, "unchecked": unchecked}
+        for ns, names, table in _namespaces:
+            for key, name in names.items():
+                ns[key] = tables[table][name]
         _path = path
         _dll = dll  # last: other threads take the fast path only once everything is bound
         return path
@@ -217,22 +232,84 @@ def function(name):
     return _functions[name]
 
 
+def unchecked_function(name):
+    """The unchecked (argtypes-less) ctypes function for `name` (for tests); loads the library."""
+    load()
+    return _unchecked[name]
+
+
+def unchecked_name(name):
+    """The global name bind_unchecked() gives the C function `name`: "cucore_event_record" ->
+    "_fast_event_record"."""
+    return "_fast_" + name[len("cucore_"):]
+
+
 def bind(namespace, *names):
     """Return, for each C function name, what a module should call it through, to be assigned to
     `_<name>` in that module (`namespace` is its globals()): a stub until the library loads, which
-    loading then replaces in `namespace` by the ctypes function itself."""
+    loading then replaces in `namespace` by the ctypes function itself (with argtypes)."""
+    return _bind(namespace, names, "typed", lambda name: "_" + name)
+
+
+def bind_unchecked(namespace, *names):
+    """As bind(), for the unchecked functions (no argtypes; see the module docstring), to be assigned to
+    `_fast_<name without "cucore_">` in that module."""
+    return _bind(namespace, names, "unchecked", unchecked_name)
+
+
+def _bind(namespace, names, table, key_of):
     for name in names:
         if name not in _abi.ABI:
             raise KeyError(f"{name} is not in _abi.ABI")
+    keys = {key_of(name): name for name in names}
     with _lock:
-        _namespaces.append((namespace, names))
-        return tuple(_functions[name] if _dll is not None else _stub(namespace, name) for name in names)
+        _namespaces.append((namespace, keys, table))
+        if _dll is not None:
+            loaded = _functions if table == "typed" else _unchecked
+            return tuple(loaded[name] for name in names)
+        return tuple(_stub(namespace, key_of(name)) for name in names)
 
 
-def _stub(namespace, name):
+def _stub(namespace, key):
     def stub(*args):
         load()
-        return namespace["_" + name](*args)
-    stub.__name__ = "_" + name
-    stub.__qualname__ = "_" + name
+        return namespace[key](*args)
+    stub.__name__ = key
+    stub.__qualname__ = key
     return stub
+
+
+# ---------------------------------------------------------------------------------------------
+# Out-parameters for unchecked calls
+# ---------------------------------------------------------------------------------------------
+
+def outs(ctype):
+    """A free list of (value, byref(value)) pairs of `ctype` for out-parameters of unchecked calls:
+
+        try:
+            out, ref = pair = free.pop()
+        except IndexError:
+            out, ref = pair = new_out(ctype)
+        st = _fast_x(handle, ref)
+        value = out.value
+        free.append(pair)
+
+    A pair belongs to one call at a time (list.pop/append are atomic), so threads (ctypes releases the
+    GIL during the call) and re-entrant calls (signal handlers, finalizers) never share one; reusing
+    pairs saves creating a ctypes object and a byref per call."""
+    return _OUTS.setdefault(ctype, [])
+
+
+def new_out(ctype):
+    value = ctype()
+    return value, ctypes.byref(value)
+
+
+# The form in which the wrappers keep their libcucore handle (`_h`): c_void_p.from_param(address) gives
+# a ctypes argument object (a 'P' cparam) that ctypes copies into a call as it is, where a c_void_p
+# instance costs a temporary argument object per call (~15 ns); typed (argtypes c_void_p) calls take it
+# too. Made once per wrapper from the out-parameter's value.
+handle_arg = ctypes.c_void_p.from_param
+
+
+_OUTS = {}

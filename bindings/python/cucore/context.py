@@ -11,8 +11,11 @@ from .common import closed_error, raise_error
     globals(), "cucore_context_get_primary", "cucore_context_from_handle", "cucore_context_retain",
     "cucore_context_release", "cucore_context_handle", "cucore_context_device", "cucore_context_is_primary",
     "cucore_context_set_current", "cucore_context_synchronize")
+(_fast_context_release, _fast_context_set_current, _fast_context_synchronize) = _lib.bind_unchecked(
+    globals(), "cucore_context_release", "cucore_context_set_current", "cucore_context_synchronize")
 
 _c_void_p = ctypes.c_void_p
+_handle_arg = _lib.handle_arg
 
 
 class Context:
@@ -27,8 +30,9 @@ class Context:
 
     @classmethod
     def _wrap(cls, h):
+        """A new wrapper owning the +1 reference in `h` (a c_void_p out-parameter)."""
         obj = object.__new__(cls)
-        obj._h = h
+        obj._h = _handle_arg(h.value)
         obj._raw = None
         return obj
 
@@ -42,7 +46,8 @@ class Context:
 
     @classmethod
     def from_handle(cls, handle):
-        """Wrap a raw CUcontext (an int address) without taking ownership."""
+        """Wrap a raw CUcontext (an int address) without taking ownership. The handle is trusted: a
+        garbage address can crash the driver."""
         if isinstance(handle, bool) or not isinstance(handle, int):
             handle = getattr(handle, "value", handle)  # a ctypes c_void_p
             if not isinstance(handle, int):
@@ -88,13 +93,13 @@ class Context:
 
     def set_current(self):
         """Make the context current on the calling thread (cuCtxSetCurrent)."""
-        st = _cucore_context_set_current(self._h)
+        st = _fast_context_set_current(self._h)
         if st:
             raise_error(st, self)
 
     def sync(self):
         """Wait for all work in the context."""
-        st = _cucore_context_synchronize(self._h)
+        st = _fast_context_synchronize(self._h)
         if st:
             raise_error(st, self)
 
@@ -111,9 +116,9 @@ class Context:
     def close(self):
         """Drop this object's reference (idempotent); later use raises InvalidHandleError."""
         h = self._h
-        self._h = None
         if h is not None:
-            st = _cucore_context_release(h)
+            self._h = None
+            st = _fast_context_release(h)
             if st:
                 raise_error(st)
 
@@ -129,7 +134,7 @@ class Context:
             if h is None or _finalizing():
                 return
             self._h = None
-            _cucore_context_release(h)
+            _fast_context_release(h)
         except BaseException:
             pass
 

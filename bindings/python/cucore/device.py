@@ -20,9 +20,20 @@ from .device_attributes import DeviceAttribute
     "cucore_device_compute_capability", "cucore_device_total_memory", "cucore_device_attribute",
     "cucore_device_properties", "cucore_device_set_current", "cucore_device_synchronize",
     "cucore_device_can_access_peer", "cucore_stream_priority_range")
+(_fast_device_get_current, _fast_device_ordinal, _fast_device_release, _fast_device_attribute,
+ _fast_device_set_current, _fast_device_synchronize, _fast_stream_create, _fast_event_create) = \
+    _lib.bind_unchecked(
+        globals(), "cucore_device_get_current", "cucore_device_ordinal", "cucore_device_release",
+        "cucore_device_attribute", "cucore_device_set_current", "cucore_device_synchronize",
+        "cucore_stream_create", "cucore_event_create")
 
 _c_int = ctypes.c_int
 _c_void_p = ctypes.c_void_p
+_new = object.__new__
+_int_outs = _lib.outs(_c_int)
+_handle_outs = _lib.outs(_c_void_p)
+_new_out = _lib.new_out
+_handle_arg = _lib.handle_arg
 
 ComputeCapability = collections.namedtuple("ComputeCapability", ["major", "minor"])
 StreamPriorityRange = collections.namedtuple("StreamPriorityRange", ["least", "greatest"])
@@ -54,6 +65,8 @@ _DeviceAttribute = DeviceAttribute
 def attribute_id(attr):
     """A device attribute as its integer value: a DeviceAttribute, an int, or a name
     ("multiprocessor_count", "MULTIPROCESSOR_COUNT" or "CUCORE_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")."""
+    if type(attr) is _DeviceAttribute:
+        return attr
     if isinstance(attr, str):
         key = attr.lower()
         for prefix in ("cucore_device_attribute_", "cu_device_attribute_"):
@@ -66,10 +79,13 @@ def attribute_id(attr):
     if isinstance(attr, bool):
         raise TypeError("a device attribute must be a DeviceAttribute, an int or a name")
     try:
-        return operator.index(attr)
+        value = operator.index(attr)
     except TypeError:
         raise TypeError(f"a device attribute must be a DeviceAttribute, an int or a name, not "
                         f"{type(attr).__name__}") from None
+    if not -0x80000000 <= value <= 0x7FFFFFFF:  # cucore_device_attribute_t is an int
+        raise ValueError(f"device attribute {value} is out of range")
+    return value
 
 
 class DeviceProperties:
@@ -113,16 +129,30 @@ class Device:
 
     def __new__(cls, device_id=None):
         if device_id is None:
-            h = _c_void_p()
-            st = _cucore_device_get_current(h)
+            try:
+                hout, href = hpair = _handle_outs.pop()
+            except IndexError:
+                hout, href = hpair = _new_out(_c_void_p)
+            st = _fast_device_get_current(href)
+            h = hout.value
+            _handle_outs.append(hpair)
             if st:
                 raise_error(st)
-            ordinal = _c_int()
-            st = _cucore_device_ordinal(h, ordinal)
-            _cucore_device_release(h)
+            h = _handle_arg(h)
+            try:
+                out, ref = pair = _int_outs.pop()
+            except IndexError:
+                out, ref = pair = _new_out(_c_int)
+            st = _fast_device_ordinal(h, ref)
+            device_id = out.value
+            _int_outs.append(pair)
+            _fast_device_release(h)
             if st:
                 raise_error(st)
-            device_id = ordinal.value
+        elif type(device_id) is int:
+            dev = _devices.get(device_id)
+            if dev is not None:
+                return dev
         else:
             if isinstance(device_id, bool):
                 raise TypeError("device_id must be an int or None")
@@ -139,7 +169,7 @@ class Device:
             if st:
                 raise_error(st)
             dev = object.__new__(cls)
-            dev._h = h
+            dev._h = _handle_arg(h.value)
             dev._id = device_id
             dev._cache = {}
             _devices[device_id] = dev
@@ -271,13 +301,18 @@ class Device:
 
     def attribute(self, attr):
         """Query one device attribute now (uncached): a DeviceAttribute, an int, or a name."""
-        if type(attr) is not int and type(attr) is not _DeviceAttribute:
+        if type(attr) is not _DeviceAttribute and (type(attr) is not int or not -0x80000000 <= attr <= 0x7FFFFFFF):
             attr = attribute_id(attr)
-        out = _c_int()
-        st = _cucore_device_attribute(self._h, attr, out)
+        try:
+            out, ref = pair = _int_outs.pop()
+        except IndexError:
+            out, ref = pair = _new_out(_c_int)
+        st = _fast_device_attribute(self._h, attr, ref)
+        value = out.value
+        _int_outs.append(pair)
         if st:
             raise_error(st, self)
-        return out.value
+        return value
 
     def basic_properties(self):
         """The properties most programs want, read in one call (cucore_device_properties), as a dict."""
@@ -302,13 +337,13 @@ class Device:
 
     def set_current(self):
         """Retain the device's primary context and make it current on the calling thread."""
-        st = _cucore_device_set_current(self._h)
+        st = _fast_device_set_current(self._h)
         if st:
             raise_error(st, self)
 
     def sync(self):
         """Wait until all work in the device's primary context has completed."""
-        st = _cucore_device_synchronize(self._h)
+        st = _fast_device_synchronize(self._h)
         if st:
             raise_error(st, self)
 
@@ -334,11 +369,36 @@ class Device:
             if options is not None:
                 raise ValueError("options cannot be given when wrapping an existing stream")
             return Stream.from_handle(obj)
-        return Stream._create(self, options)
+        try:
+            out, ref = pair = _handle_outs.pop()
+        except IndexError:
+            out, ref = pair = _new_out(_c_void_p)
+        st = _fast_stream_create(self._h, None if options is None else _stream_options_ref(options), ref)
+        h = out.value
+        _handle_outs.append(pair)
+        if st:
+            raise_error(st, self)
+        s = _new(Stream)
+        s._h = _handle_arg(h)
+        s._raw = None
+        return s
 
     def create_event(self, options=None):
         """A new Event in the device's primary context (EventOptions or None for the defaults)."""
-        return Event._create(self, options)
+        try:
+            out, ref = pair = _handle_outs.pop()
+        except IndexError:
+            out, ref = pair = _new_out(_c_void_p)
+        st = _fast_event_create(self._h, None if options is None else _event_options_ref(options), ref)
+        h = out.value
+        _handle_outs.append(pair)
+        if st:
+            raise_error(st, self)
+        e = _new(Event)
+        e._h = _handle_arg(h)
+        e._raw = None
+        e._flags = None
+        return e
 
     @property
     def default_stream(self):
@@ -369,5 +429,5 @@ def _device_from_owned_handle(h):
 
 # At the end: these modules use Device and _device_from_owned_handle from this one.
 from .context import Context  # noqa: E402
-from .event import Event  # noqa: E402
-from .stream import Stream  # noqa: E402
+from .event import Event, _options_ref as _event_options_ref  # noqa: E402
+from .stream import Stream, _options_ref as _stream_options_ref  # noqa: E402

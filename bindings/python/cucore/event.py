@@ -15,8 +15,19 @@ from .device import _device_from_owned_handle
     "cucore_event_retain", "cucore_event_release", "cucore_event_record", "cucore_event_synchronize",
     "cucore_event_query", "cucore_event_elapsed_time", "cucore_event_flags", "cucore_event_device",
     "cucore_event_context", "cucore_event_handle")
+(_fast_event_create_in_context, _fast_event_release, _fast_event_record, _fast_event_synchronize,
+ _fast_event_query, _fast_event_elapsed_time) = _lib.bind_unchecked(
+    globals(), "cucore_event_create_in_context", "cucore_event_release", "cucore_event_record",
+    "cucore_event_synchronize", "cucore_event_query", "cucore_event_elapsed_time")
 
 _c_void_p = ctypes.c_void_p
+_c_int = ctypes.c_int
+_c_float = ctypes.c_float
+_byref = ctypes.byref
+_int_outs = _lib.outs(_c_int)
+_float_outs = _lib.outs(_c_float)
+_new_out = _lib.new_out
+_handle_arg = _lib.handle_arg
 
 EVENT_TIMING = 1  # CUCORE_EVENT_TIMING
 EVENT_BLOCKING_SYNC = 2  # CUCORE_EVENT_BLOCKING_SYNC
@@ -42,24 +53,45 @@ class EventOptions:
         return (EVENT_TIMING if self.timing_enabled else 0) | (EVENT_BLOCKING_SYNC if self.blocking_sync else 0)
 
 
-_options_cache = {}  # flags -> cucore_event_options_t (read-only for C: safe to share between threads)
+_options_cache = {}  # flags -> (cucore_event_options_t, byref of it): only read by C, shareable
 
 
-def _options_struct(options):
-    """A pointer-compatible struct for `options` (EventOptions, a dict of its fields, or None -> NULL)."""
-    if options is None:
-        return None
+def _options_flags(options):
     if type(options) is not EventOptions:
         if isinstance(options, dict):
             options = EventOptions(**options)
         elif not isinstance(options, EventOptions):
             raise TypeError(f"options must be EventOptions, a dict or None, not {type(options).__name__}")
-    flags = options._flags
-    s = _options_cache.get(flags)
-    if s is None:
-        s = _lib.EventOptionsC(ctypes.sizeof(_lib.EventOptionsC), flags)
-        _options_cache[flags] = s
-    return s
+    return options._flags
+
+
+def _cached_options(flags):
+    c = _options_cache.get(flags)
+    if c is None:
+        struct = _lib.EventOptionsC(ctypes.sizeof(_lib.EventOptionsC), flags)
+        c = _options_cache[flags] = (struct, _byref(struct))
+    return c
+
+
+def _options_struct(options):
+    """The C struct for `options` (EventOptions, a dict of its fields, or None -> None)."""
+    if options is None:
+        return None
+    return _cached_options(_options_flags(options))[0]
+
+
+def _options_ref(options):
+    """What unchecked calls take for `options` (not None): a byref() of its struct, or None (NULL, the
+    C defaults) when every option is the default."""
+    if type(options) is EventOptions:  # inlined _options_flags: timing events are created often
+        flags = (EVENT_TIMING if options.timing_enabled else 0) | \
+            (EVENT_BLOCKING_SYNC if options.blocking_sync else 0)
+    else:
+        flags = _options_flags(options)
+    if not flags:
+        return None
+    c = _options_cache.get(flags)
+    return (c if c is not None else _cached_options(flags))[1]
 
 
 class Event:
@@ -74,28 +106,18 @@ class Event:
 
     @classmethod
     def _wrap(cls, h, flags=None):
+        """A new wrapper owning the +1 reference in `h` (a c_void_p out-parameter)."""
         obj = object.__new__(cls)
-        obj._h = h
+        obj._h = _handle_arg(h.value)
         obj._raw = None
         obj._flags = flags
         return obj
 
     @classmethod
-    def _create(cls, device, options=None):
-        h = _c_void_p()
-        st = _cucore_event_create(device._h, _options_struct(options), h)
-        if st:
-            raise_error(st, device)
-        obj = object.__new__(cls)
-        obj._h = h
-        obj._raw = None
-        obj._flags = None
-        return obj
-
-    @classmethod
     def _create_in_context(cls, context, options=None):
         h = _c_void_p()
-        st = _cucore_event_create_in_context(context._h, _options_struct(options), h)
+        st = _fast_event_create_in_context(context._h, None if options is None else _options_ref(options),
+                                           _byref(h))
         if st:
             raise_error(st, context)
         return cls._wrap(h)
@@ -103,7 +125,8 @@ class Event:
     @classmethod
     def from_handle(cls, handle):
         """Wrap a raw CUevent (an int address) without taking ownership, in the calling thread's current
-        context. Its flags are unknown (read as no timing, no blocking sync)."""
+        context. Its flags are unknown (read as no timing, no blocking sync). The handle is trusted: a
+        garbage address can crash the driver."""
         if isinstance(handle, bool) or not isinstance(handle, int):
             handle = getattr(handle, "value", handle)
             if not isinstance(handle, int):
@@ -118,40 +141,46 @@ class Event:
 
     def record(self, stream):
         """Record the event on `stream` (a Stream, or anything with __cuda_stream__)."""
-        try:
-            sh = stream._h
-        except AttributeError:
-            from .stream import Stream
+        if not isinstance(stream, Stream):
             stream = Stream.from_handle(stream)
-            sh = stream._h
-        st = _cucore_event_record(self._h, sh)
+        st = _fast_event_record(self._h, stream._h)
         if st:
             raise_error(st, self, stream)
 
     def sync(self):
         """Wait until the recorded work has completed (an event never recorded is complete)."""
-        st = _cucore_event_synchronize(self._h)
+        st = _fast_event_synchronize(self._h)
         if st:
             raise_error(st, self)
 
     @property
     def is_done(self):
         """Whether the recorded work has completed."""
-        out = ctypes.c_int()
-        st = _cucore_event_query(self._h, out)
+        try:
+            out, ref = pair = _int_outs.pop()
+        except IndexError:
+            out, ref = pair = _new_out(_c_int)
+        st = _fast_event_query(self._h, ref)
+        value = out.value
+        _int_outs.append(pair)
         if st:
             raise_error(st, self)
-        return bool(out.value)
+        return value != 0
 
     def __sub__(self, other):
         """`end - start`: milliseconds between two recorded, completed timing events."""
         if not isinstance(other, Event):
             return NotImplemented
-        out = ctypes.c_float()
-        st = _cucore_event_elapsed_time(other._h, self._h, out)
+        try:
+            out, ref = pair = _float_outs.pop()
+        except IndexError:
+            out, ref = pair = _new_out(_c_float)
+        st = _fast_event_elapsed_time(other._h, self._h, ref)
+        value = out.value
+        _float_outs.append(pair)
         if st:
             raise_error(st, other, self)
-        return out.value
+        return value
 
     def elapsed_time(self, end):
         """Milliseconds from this event to `end` (the same as `end - self`)."""
@@ -213,9 +242,9 @@ class Event:
     def close(self):
         """Release the event (idempotent); later use raises InvalidHandleError."""
         h = self._h
-        self._h = None
         if h is not None:
-            st = _cucore_event_release(h)
+            self._h = None
+            st = _fast_event_release(h)
             if st:
                 raise_error(st)
 
@@ -231,7 +260,7 @@ class Event:
             if h is None or _finalizing():
                 return
             self._h = None
-            _cucore_event_release(h)
+            _fast_event_release(h)
         except BaseException:
             pass
 
@@ -255,3 +284,7 @@ class Event:
             return f"<Event 0x{self.handle:x}{' timing' if self.is_timing_enabled else ''}>"
         except Exception:
             return "<Event>"
+
+
+# At the end: stream.py imports this module.
+from .stream import Stream  # noqa: E402

@@ -1,5 +1,6 @@
 """CUDA streams (include/cucore/stream.h)."""
 import ctypes
+import functools
 import itertools
 import os
 import sys
@@ -10,7 +11,7 @@ from typing import Optional
 from . import _lib
 from .common import closed_error, raise_error, report_unraisable
 from .device import Device, _device_from_owned_handle
-from .event import Event, _options_struct as _event_options_struct
+from .event import Event, _options_ref as _event_options_ref
 
 (_cucore_stream_create, _cucore_stream_create_in_context, _cucore_stream_get_legacy_default,
  _cucore_stream_get_per_thread_default, _cucore_stream_from_handle, _cucore_stream_retain,
@@ -25,8 +26,21 @@ from .event import Event, _options_struct as _event_options_struct
     "cucore_stream_launch_host_func", "cucore_stream_device", "cucore_stream_context",
     "cucore_stream_priority", "cucore_stream_flags", "cucore_stream_is_owned", "cucore_stream_handle",
     "cucore_event_record")
+(_fast_stream_create_in_context, _fast_stream_release, _fast_stream_synchronize, _fast_stream_query,
+ _fast_stream_wait_event, _fast_stream_wait_stream, _fast_stream_record, _fast_stream_launch_host_func,
+ _fast_event_record) = _lib.bind_unchecked(
+    globals(), "cucore_stream_create_in_context", "cucore_stream_release", "cucore_stream_synchronize",
+    "cucore_stream_query", "cucore_stream_wait_event", "cucore_stream_wait_stream", "cucore_stream_record",
+    "cucore_stream_launch_host_func", "cucore_event_record")
 
 _c_void_p = ctypes.c_void_p
+_c_int = ctypes.c_int
+_byref = ctypes.byref
+_new = object.__new__
+_int_outs = _lib.outs(_c_int)
+_handle_outs = _lib.outs(_c_void_p)
+_new_out = _lib.new_out
+_handle_arg = _lib.handle_arg
 
 STREAM_BLOCKING = 1  # CUCORE_STREAM_BLOCKING
 CU_STREAM_LEGACY = 1
@@ -54,24 +68,40 @@ class StreamOptions:
             raise ValueError(f"StreamOptions.priority {self.priority} does not fit in 32 bits")
 
 
-_options_cache = {}  # (flags, priority) -> cucore_stream_options_t (only read by C: shareable)
+_options_cache = {}  # (flags, priority) -> (cucore_stream_options_t, byref of it): only read by C, shareable
 
 
-def _options_struct(options):
-    if options is None:
-        return None
+def _options_key(options):
     if type(options) is not StreamOptions:
         if isinstance(options, dict):
             options = StreamOptions(**options)
         elif not isinstance(options, StreamOptions):
             raise TypeError(f"options must be StreamOptions, a dict or None, not {type(options).__name__}")
-    key = (0 if options.nonblocking else STREAM_BLOCKING, options.priority or 0)
-    s = _options_cache.get(key)
-    if s is None:
-        s = _lib.StreamOptionsC(ctypes.sizeof(_lib.StreamOptionsC), key[0], key[1])
+    return (0 if options.nonblocking else STREAM_BLOCKING, options.priority or 0)
+
+
+def _cached_options(key):
+    c = _options_cache.get(key)
+    if c is None:
+        struct = _lib.StreamOptionsC(ctypes.sizeof(_lib.StreamOptionsC), key[0], key[1])
+        c = (struct, _byref(struct))
         if len(_options_cache) < 256:
-            _options_cache[key] = s
-    return s
+            _options_cache[key] = c
+    return c
+
+
+def _options_struct(options):
+    """The C struct for `options` (StreamOptions, a dict of its fields, or None -> None)."""
+    if options is None:
+        return None
+    return _cached_options(_options_key(options))[0]
+
+
+def _options_ref(options):
+    """What unchecked calls take for `options` (not None): a byref() of its struct, or None (NULL, the
+    C defaults) when every option is the default."""
+    key = _options_key(options)
+    return _cached_options(key)[1] if key != (0, 0) else None
 
 
 # ---- host functions: one C trampoline; the Python callables wait in _pending until they run --------
@@ -114,9 +144,9 @@ def _host_trampoline(key):
     item = _pending.pop(key, None)
     if item is None:
         return
-    fn, args, kwargs = item
+    fn, args = item
     try:
-        fn(*args, **kwargs)
+        fn(*args)
     except BaseException as e:  # never let an exception cross into the driver's thread
         report_unraisable(e, "Exception ignored in a host function launched on a cucore Stream", fn)
 
@@ -147,26 +177,17 @@ class Stream:
 
     @classmethod
     def _wrap(cls, h):
+        """A new wrapper owning the +1 reference in `h` (a c_void_p out-parameter)."""
         obj = object.__new__(cls)
-        obj._h = h
-        obj._raw = None
-        return obj
-
-    @classmethod
-    def _create(cls, device, options=None):
-        h = _c_void_p()
-        st = _cucore_stream_create(device._h, _options_struct(options), h)
-        if st:
-            raise_error(st, device)
-        obj = object.__new__(cls)
-        obj._h = h
+        obj._h = _handle_arg(h.value)
         obj._raw = None
         return obj
 
     @classmethod
     def _create_in_context(cls, context, options=None):
         h = _c_void_p()
-        st = _cucore_stream_create_in_context(context._h, _options_struct(options), h)
+        st = _fast_stream_create_in_context(context._h, None if options is None else _options_ref(options),
+                                            _byref(h))
         if st:
             raise_error(st, context)
         return cls._wrap(h)
@@ -191,7 +212,8 @@ class Stream:
     def from_handle(cls, obj):
         """Wrap a foreign stream without owning it: `obj` is a raw CUstream address (an int; 1 and 2
         are the legacy and per-thread default streams) or any object with `__cuda_stream__` (kept
-        alive for as long as the wrapper lives)."""
+        alive for as long as the wrapper lives). The handle is trusted: the driver dereferences it, so
+        a garbage address can crash the process."""
         owner = None
         if isinstance(obj, int) and not isinstance(obj, bool):
             raw = obj
@@ -314,35 +336,47 @@ class Stream:
 
     def sync(self):
         """Wait until all work queued on the stream has completed."""
-        st = _cucore_stream_synchronize(self._h)
+        st = _fast_stream_synchronize(self._h)
         if st:
             raise_error(st, self)
 
     @property
     def is_done(self):
         """Whether all queued work has completed."""
-        out = ctypes.c_int()
-        st = _cucore_stream_query(self._h, out)
+        try:
+            out, ref = pair = _int_outs.pop()
+        except IndexError:
+            out, ref = pair = _new_out(_c_int)
+        st = _fast_stream_query(self._h, ref)
+        value = out.value
+        _int_outs.append(pair)
         if st:
             raise_error(st, self)
-        return bool(out.value)
+        return value != 0
 
     def record(self, event=None, options=None):
         """Record `event` on the stream and return it; with no event, create one (with `options`,
         EventOptions or None) in the stream's context, record it, and return it."""
         if event is None:
-            h = _c_void_p()
-            st = _cucore_stream_record(self._h, _event_options_struct(options), h)
+            try:
+                out, ref = pair = _handle_outs.pop()
+            except IndexError:
+                out, ref = pair = _new_out(_c_void_p)
+            st = _fast_stream_record(self._h, None if options is None else _event_options_ref(options), ref)
+            h = out.value
+            _handle_outs.append(pair)
             if st:
                 raise_error(st, self)
-            return Event._wrap(h, 0 if options is None else None)
-        try:
-            eh = event._h
-        except AttributeError:
-            raise TypeError(f"record() takes an Event or None, not {type(event).__name__}") from None
+            e = _new(Event)
+            e._h = _handle_arg(h)
+            e._raw = None
+            e._flags = 0 if options is None else None
+            return e
+        if not isinstance(event, Event):
+            raise TypeError(f"record() takes an Event or None, not {type(event).__name__}")
         if options is not None:
             raise ValueError("options apply only when record() creates the event")
-        st = _cucore_event_record(eh, self._h)
+        st = _fast_event_record(event._h, self._h)
         if st:
             raise_error(st, event, self)
         return event
@@ -351,7 +385,7 @@ class Stream:
         """Make future work on this stream wait for an Event's last recorded work, or for all work
         queued so far on another stream (a Stream, or anything with __cuda_stream__)."""
         if isinstance(event_or_stream, Event):
-            st = _cucore_stream_wait_event(self._h, event_or_stream._h)
+            st = _fast_stream_wait_event(self._h, event_or_stream._h)
         else:
             other = event_or_stream
             if not isinstance(other, Stream):
@@ -359,7 +393,7 @@ class Stream:
                     raise TypeError(f"wait() takes an Event, a Stream or an object with __cuda_stream__, "
                                     f"not {type(other).__name__}")
                 other = Stream.from_handle(other)
-            st = _cucore_stream_wait_stream(self._h, other._h)
+            st = _fast_stream_wait_stream(self._h, other._h)
         if st:
             raise_error(st, self, event_or_stream)
 
@@ -369,9 +403,11 @@ class Stream:
         sys.unraisablehook. `fn` and its arguments are kept alive until it has run."""
         if not callable(fn):
             raise TypeError(f"launch_host_func() needs a callable, not {type(fn).__name__}")
+        if kwargs:
+            fn = functools.partial(fn, **kwargs)
         key = _next_key()
-        _pending[key] = (fn, args, kwargs)
-        st = _cucore_stream_launch_host_func(self._h, _HOST_CB, key)
+        _pending[key] = (fn, args)
+        st = _fast_stream_launch_host_func(self._h, _HOST_CB, _handle_arg(key))
         if st:
             _pending.pop(key, None)
             raise_error(st, self)
@@ -386,9 +422,9 @@ class Stream:
         """Release the stream (idempotent): a stream the library created is destroyed after its pending
         work. Later use raises InvalidHandleError."""
         h = self._h
-        self._h = None
         if h is not None:
-            st = _cucore_stream_release(h)
+            self._h = None
+            st = _fast_stream_release(h)
             if st:
                 raise_error(st)
 
@@ -404,7 +440,7 @@ class Stream:
             if h is None or _finalizing():
                 return
             self._h = None
-            _cucore_stream_release(h)
+            _fast_stream_release(h)
         except BaseException:
             pass
 
