@@ -8,10 +8,15 @@ namespace cucore::driver {
 
 LoadedLibrary open_library(const char *env_override, const std::vector<std::string> &sonames) {
     LoadedLibrary result;
+    // An explicit override is the only candidate: a user who names a library
+    // wants that one, and silently loading another would hide their mistake.
     std::vector<std::string> candidates;
     const char *override_path = env_override ? std::getenv(env_override) : nullptr;
-    if (override_path && *override_path) candidates.emplace_back(override_path);
-    candidates.insert(candidates.end(), sonames.begin(), sonames.end());
+    const bool overridden = override_path && *override_path;
+    if (overridden)
+        candidates.emplace_back(override_path);
+    else
+        candidates.insert(candidates.end(), sonames.begin(), sonames.end());
 
     for (const std::string &candidate : candidates) {
         dlerror();
@@ -26,8 +31,12 @@ LoadedLibrary open_library(const char *env_override, const std::vector<std::stri
         if (!result.failure.empty()) result.failure += "; ";
         result.failure += candidate + " (" + (why ? why : "unknown error") + ")";
     }
-    result.failure = "tried " + result.failure;
-    if (env_override) result.failure += std::string("; set ") + env_override + " to a full path to override";
+    if (overridden)
+        result.failure = std::string("tried ") + env_override + "=" + result.failure + "; unset " + env_override +
+                         " to search the usual names";
+    else
+        result.failure = "tried " + result.failure +
+                         (env_override ? std::string("; set ") + env_override + " to a full path to override" : "");
     return result;
 }
 

@@ -13,8 +13,9 @@ struct LoadedLibrary {
     std::string failure;      // when handle is null: what was tried and why each failed
 };
 
-// Opens the first of: the path in environment variable `env_override` (if set
-// and non-empty), then each of `sonames`. Never throws.
+// Opens the path in environment variable `env_override` if it is set and
+// non-empty (and nothing else), otherwise the first of `sonames` that loads.
+// Never throws.
 LoadedLibrary open_library(const char *env_override, const std::vector<std::string> &sonames);
 
 // dlsym on a loaded library; nullptr when absent.

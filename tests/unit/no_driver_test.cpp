@@ -34,6 +34,10 @@ TEST(NoDriver, EveryDriverCallReportsItClearly) {
     EXPECT_NE(message.find("cucore_device_count"), std::string::npos) << message;
     EXPECT_NE(message.find("libcuda.so.1"), std::string::npos) << "says what was searched: " << message;
     EXPECT_NE(message.find("CUCORE_CUDA_DRIVER_PATH"), std::string::npos) << message;
+    if (std::getenv("CUCORE_CUDA_DRIVER_PATH")) {
+        EXPECT_NE(message.find("/nonexistent/"), std::string::npos) << "names the override it tried: " << message;
+        EXPECT_EQ(message.find("tried libcuda.so.1"), std::string::npos) << "an override is the only candidate";
+    }
     int version = 7;
     EXPECT_EQ(cucore_driver_version(&version), CUCORE_ERROR_NO_DRIVER);
     EXPECT_EQ(version, 0);
