@@ -11,13 +11,14 @@
 #include <string>
 
 #include "core/handle.hpp"
+#include "core/thread_cache.hpp"
 #include "cucore/device.h"
 
 namespace cucore::core {
 
 class Context;
 
-class Device final : public Object {
+class Device final : public Object, public Pooled<Device> {
   public:
     static int count();                 // 0 when the driver sees no device
     // A new handle object for `ordinal` (throws NO_DEVICE for a bad one). A

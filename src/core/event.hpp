@@ -7,6 +7,7 @@
 
 #include "core/context.hpp"
 #include "core/handle.hpp"
+#include "core/thread_cache.hpp"
 #include "core/owner.hpp"
 #include "cucore/event.h"
 
@@ -14,7 +15,7 @@ namespace cucore::core {
 
 class Stream;
 
-class Event final : public Object {
+class Event final : public Object, public Pooled<Event> {
   public:
     // Creates an event with cucore_event_flag_t `flags` in `context`.
     static Ref<Event> create(Ref<Context> context, uint32_t flags);

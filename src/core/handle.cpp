@@ -9,6 +9,7 @@
 
 #include "core/diagnostics.hpp"
 #include "core/error.hpp"
+#include "core/thread_cache.hpp"
 
 namespace cucore::core {
 namespace {
@@ -79,28 +80,14 @@ void push_free(uint32_t index) {
 
 // Each thread keeps a few free slots so that steady create/destroy cycles touch
 // no shared cache line; the rest go back to the global list (also at thread exit).
-struct SlotCache {
-    static constexpr int kCapacity = 32;
-    uint32_t slots[kCapacity];
-    int size = 0;
-    ~SlotCache() {
-        while (size > 0) push_free(slots[--size]);
-    }
-};
-thread_local SlotCache t_slot_cache;
+ThreadCache<uint32_t, 32, &push_free> g_slot_cache;
 
-void release_slot(uint32_t index) {
-    SlotCache &cache = t_slot_cache;
-    if (cache.size < SlotCache::kCapacity)
-        cache.slots[cache.size++] = index;
-    else
-        push_free(index);
-}
+void release_slot(uint32_t index) { g_slot_cache.push(index); }
 
 uint32_t allocate_slot() {
-    SlotCache &cache = t_slot_cache;
-    if (cache.size > 0) return cache.slots[--cache.size];
-    uint32_t index = pop_free();
+    uint32_t index;
+    if (g_slot_cache.pop(index)) return index;
+    index = pop_free();
     if (index != kNoSlot) return index;
     index = g_next_unused.fetch_add(1, std::memory_order_relaxed);
     if (index >= kChunkSize * kMaxChunks) {
@@ -127,16 +114,17 @@ const char *type_name(uint32_t type) {
     return object_type_name(static_cast<cucore_object_type_t>(type));
 }
 
-// Decodes and validates; on failure throws naming the argument.
-Slot &checked_slot(const void *handle, cucore_object_type_t type, const char *argument, uint32_t &index,
-                   uint32_t &generation) {
+// Builds and throws the message for a handle that failed validation: NULL,
+// not a handle at all, released, or of another type. Cold: never on success.
+[[noreturn]] __attribute__((cold, noinline)) void throw_bad_handle(const void *handle, cucore_object_type_t type,
+                                                                   const char *argument) {
     const uint64_t value = reinterpret_cast<uintptr_t>(handle);
     const char *expected = type_name(type);
     if (value == 0)
         throw Error(CUCORE_ERROR_INVALID_HANDLE,
                     std::string("argument '") + argument + "' is NULL, not a " + expected + " handle");
-    index = static_cast<uint32_t>(value);
-    generation = static_cast<uint32_t>(value >> 32) & kGenerationMask;
+    const uint32_t index = static_cast<uint32_t>(value);
+    const uint32_t generation = static_cast<uint32_t>(value >> 32) & kGenerationMask;
     if ((value & (0xFFull << 56)) != kMagic || generation == 0 ||
         index >= g_slots_published.load(std::memory_order_acquire) ||
         index >= g_next_unused.load(std::memory_order_acquire)) {
@@ -150,10 +138,30 @@ Slot &checked_slot(const void *handle, cucore_object_type_t type, const char *ar
     if (generation_of(word) != generation || count_of(word) == 0)
         throw Error(CUCORE_ERROR_INVALID_HANDLE, std::string("argument '") + argument + "' is a released " +
                                                      "handle (its object no longer exists)");
-    uint32_t actual = slot.type.load(std::memory_order_relaxed);
-    if (type != CUCORE_OBJECT_ANY && actual != static_cast<uint32_t>(type))
-        throw Error(CUCORE_ERROR_INVALID_HANDLE, std::string("argument '") + argument + "' is a " +
-                                                     type_name(actual) + " handle, not a " + expected);
+    throw Error(CUCORE_ERROR_INVALID_HANDLE, std::string("argument '") + argument + "' is a " +
+                                                 type_name(slot.type.load(std::memory_order_relaxed)) +
+                                                 " handle, not a " + expected);
+}
+
+// Decodes and validates a handle; on failure throws naming the argument.
+inline Slot &checked_slot(const void *handle, cucore_object_type_t type, const char *argument, uint32_t &index,
+                          uint32_t &generation) {
+    const uint64_t value = reinterpret_cast<uintptr_t>(handle);
+    index = static_cast<uint32_t>(value);
+    generation = static_cast<uint32_t>(value >> 32) & kGenerationMask;
+    // One bound suffices: slots below g_slots_published have their chunk, and a
+    // slot never handed out still has count 0.
+    if (__builtin_expect((value & (0xFFull << 56)) != kMagic ||
+                             index >= g_slots_published.load(std::memory_order_acquire),
+                         0))
+        throw_bad_handle(handle, type, argument);
+    Slot &slot = slot_at(index);
+    const uint64_t word = slot.word.load(std::memory_order_acquire);
+    if (__builtin_expect(generation_of(word) != generation || count_of(word) == 0 ||
+                             (type != CUCORE_OBJECT_ANY &&
+                              slot.type.load(std::memory_order_relaxed) != static_cast<uint32_t>(type)),
+                         0))
+        throw_bad_handle(handle, type, argument);
     return slot;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/context.hpp"
 #include "core/handle.hpp"
+#include "core/thread_cache.hpp"
 #include "core/owner.hpp"
 #include "cucore/stream.h"
 
@@ -12,7 +13,7 @@ namespace cucore::core {
 
 class Event;
 
-class Stream final : public Object {
+class Stream final : public Object, public Pooled<Stream> {
   public:
     static Ref<Stream> create(Ref<Context> context, uint32_t flags, int priority);
     // CU_STREAM_LEGACY or CU_STREAM_PER_THREAD bound to `context`.

@@ -1,0 +1,82 @@
+// A small per-thread cache of free items (slot indices, object blocks) in front
+// of a shared pool, so steady create/destroy cycles touch no shared cache line
+// and no allocator. The cache is plain data in initial-exec TLS (a %fs-relative
+// load, no __tls_get_addr and no guard on the hot path); what it still holds
+// when its thread exits is handed back to the shared pool.
+#pragma once
+
+#include <cstddef>
+
+#define CUCORE_HOT_TLS __attribute__((tls_model("initial-exec")))
+
+namespace cucore::core {
+
+// `Item` is trivially copyable; `Spill(item)` returns one item to the shared pool.
+template <class Item, int Capacity, void (*Spill)(Item)>
+class ThreadCache {
+  public:
+    bool pop(Item &item) noexcept {
+        Cache &cache = cache_;
+        if (cache.size == 0) return false;
+        item = cache.items[--cache.size];
+        return true;
+    }
+    void push(Item item) noexcept {
+        Cache &cache = cache_;
+        if (cache.size == Capacity) {
+            Spill(item);
+            return;
+        }
+        if (!cache.flush_registered) register_flush();
+        cache.items[cache.size++] = item;
+    }
+
+  private:
+    struct Cache {  // trivially destructible: zero-initialised TLS, no guard
+        Item items[Capacity];
+        int size;
+        bool flush_registered;
+    };
+    struct Flush {
+        ~Flush() {
+            Cache &cache = cache_;
+            while (cache.size > 0) Spill(cache.items[--cache.size]);
+        }
+    };
+    __attribute__((noinline)) static void register_flush() noexcept {
+        static thread_local Flush flush;  // constructed once per thread; runs at thread exit
+        (void)flush;
+        cache_.flush_registered = true;
+    }
+    static thread_local Cache cache_ CUCORE_HOT_TLS;
+};
+
+template <class Item, int Capacity, void (*Spill)(Item)>
+thread_local typename ThreadCache<Item, Capacity, Spill>::Cache ThreadCache<Item, Capacity, Spill>::cache_;
+
+// Per-thread recycling of the memory of one object type (class-specific
+// operator new/delete): `class Event : public Object, public Pooled<Event>`.
+template <class T>
+class Pooled {
+  public:
+    static void *operator new(size_t size) {
+        void *block;
+        if (size == sizeof(T) && cache_.pop(block)) return block;
+        return ::operator new(size);
+    }
+    static void operator delete(void *block, size_t size) noexcept {
+        if (size == sizeof(T))
+            cache_.push(block);
+        else
+            ::operator delete(block);
+    }
+
+  private:
+    static void spill(void *block) { ::operator delete(block); }
+    static ThreadCache<void *, 64, &Pooled::spill> cache_;
+};
+
+template <class T>
+ThreadCache<void *, 64, &Pooled<T>::spill> Pooled<T>::cache_;
+
+}  // namespace cucore::core
