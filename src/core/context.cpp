@@ -16,23 +16,6 @@ ScopedContext::ScopedContext(CUcontext context, bool needed) {
     }
 }
 
-ScopedContext::ScopedContext(CUcontext context, NoThrow) noexcept {
-    const driver::Table *api = driver::peek();
-    if (!api || !api->cuCtxGetCurrent || !api->cuCtxSetCurrent) return;
-    CUresult result = api->cuCtxGetCurrent(&previous_);
-    if (result != CUDA_SUCCESS) {
-        report_release_failure(result, "cuCtxGetCurrent", "binding a context to release an object");
-        return;
-    }
-    if (previous_ != context) {
-        result = api->cuCtxSetCurrent(context);
-        if (result != CUDA_SUCCESS)
-            report_release_failure(result, "cuCtxSetCurrent", "binding a context to release an object");
-        else
-            switched_ = true;
-    }
-}
-
 ScopedContext::~ScopedContext() {
     if (!switched_) return;
     const driver::Table *api = driver::peek();

@@ -44,15 +44,16 @@ Event::Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned) no
       flags_(flags),
       owned_(owned) {}
 
-void destroy_event(CUcontext context, CUevent event, const char *what) noexcept {
-    release_in_context(context, "cuEventDestroy", what, [event](const driver::Table &api) {
+void destroy_event(CUevent event, const char *what) noexcept {
+    // cuEventDestroy names its event, so no context is bound (see ScopedContext).
+    release_reported("cuEventDestroy", what, [event](const driver::Table &api) {
         return api.cuEventDestroy ? api.cuEventDestroy(event) : CUDA_ERROR_NOT_INITIALIZED;
     });
 }
 
 Event::~Event() {
     if (owned_)
-        destroy_event(cu_context_, event_, "destroying an event");
+        destroy_event(event_, "destroying an event");
     else
         owner_.notify();
 }

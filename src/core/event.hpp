@@ -50,7 +50,7 @@ class Event final : public Object, public Pooled<Event> {
 // The driver's CU_EVENT_* flags for cucore_event_flag_t bits.
 unsigned driver_event_flags(uint32_t flags) noexcept;
 
-// Destroys a driver event in `context`, reporting a failure as a release error.
-void destroy_event(CUcontext context, CUevent event, const char *what) noexcept;
+// Destroys a driver event, reporting a failure as a release error.
+void destroy_event(CUevent event, const char *what) noexcept;
 
 }  // namespace cucore::core

@@ -55,8 +55,9 @@ Stream::Stream(Ref<Context> context, CUstream stream, bool owned) noexcept
 
 Stream::~Stream() {
     if (owned_) {
+        // cuStreamDestroy names its stream, so no context is bound (see ScopedContext).
         CUstream stream = stream_;
-        release_in_context(cu_context_, "cuStreamDestroy", "destroying a stream", [stream](const driver::Table &api) {
+        release_reported("cuStreamDestroy", "destroying a stream", [stream](const driver::Table &api) {
             return api.cuStreamDestroy ? api.cuStreamDestroy(stream) : CUDA_ERROR_NOT_INITIALIZED;
         });
     } else {
@@ -91,10 +92,9 @@ void Stream::wait(Stream &other) {
         CUCORE_CALL(cuEventCreate, &marker, CU_EVENT_DISABLE_TIMING);
     }
     struct Destroy {
-        CUcontext context;
         CUevent event;
-        ~Destroy() { destroy_event(context, event, "destroying a stream-wait marker"); }
-    } destroy{other.cu_context_, marker};
+        ~Destroy() { destroy_event(event, "destroying a stream-wait marker"); }
+    } destroy{marker};
     {
         ScopedContext bind(other.cu_context_, other.builtin_);
         CUCORE_CALL(cuEventRecord, marker, other.stream_);

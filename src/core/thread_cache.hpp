@@ -1,13 +1,15 @@
 // A small per-thread cache of free items (slot indices, object blocks) in front
 // of a shared pool, so steady create/destroy cycles touch no shared cache line
-// and no allocator. The cache is plain data in initial-exec TLS (a %fs-relative
-// load, no __tls_get_addr and no guard on the hot path); what it still holds
-// when its thread exits is handed back to the shared pool.
+// and no allocator. The cache is plain data (no guard on the hot path); what it
+// still holds when its thread exits is handed back to the shared pool.
+//
+// It stays in the default (global-dynamic) TLS model: initial-exec would save
+// the __tls_get_addr call, but a library loaded with dlopen (Python's ctypes)
+// then fails to load in processes whose static TLS block is already full
+// ("cannot allocate memory in static TLS block", seen with torch loaded).
 #pragma once
 
 #include <cstddef>
-
-#define CUCORE_HOT_TLS __attribute__((tls_model("initial-exec")))
 
 namespace cucore::core {
 
@@ -48,7 +50,7 @@ class ThreadCache {
         (void)flush;
         cache_.flush_registered = true;
     }
-    static thread_local Cache cache_ CUCORE_HOT_TLS;
+    static thread_local Cache cache_;
 };
 
 template <class Item, int Capacity, void (*Spill)(Item)>

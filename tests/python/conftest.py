@@ -48,6 +48,15 @@ def library_state():
         return "libcucore could not be loaded: " + "; ".join(e.searched)
 
 
+def pytest_sessionstart(session):
+    # A library named explicitly (as CTest and the GPU suite do) must load: a
+    # broken build would otherwise turn every test into a skip and pass.
+    if os.environ.get("CUCORE_LIBRARY"):
+        reason = library_state()
+        if reason:
+            pytest.exit(f"CUCORE_LIBRARY is set but {reason}", returncode=3)
+
+
 def pytest_collection_modifyitems(config, items):
     count, reason = None, None
     for item in items:
