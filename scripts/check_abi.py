@@ -5,6 +5,9 @@
    (nothing more: no C++ internals; nothing less: no missing definition).
 2. Every public function is exercised by the unit tests (named in tests/unit),
    so a new function cannot slip in without argument and handle checks.
+3. No CUDA library (libcuda, NVRTC, nvJitLink, the runtime) is NEEDED: they are
+   loaded at run time, so libcucore loads on a machine without them.
+4. The soname is libcucore.so.<major>.
 
 Usage: check_abi.py LIBRARY [REPO_ROOT]
 """
@@ -42,6 +45,16 @@ def main() -> int:
         problems.append(f"declared in a header but not exported: {name}")
     for name in sorted(exported - declared):
         problems.append(f"exported but not declared in a public header: {name}")
+    dynamic = subprocess.run(["readelf", "-d", library], check=True, capture_output=True, text=True).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic)
+    for lib in needed:
+        if re.match(r"lib(cuda|nvrtc|nvJitLink|cudart|nvvm)", lib):
+            problems.append(f"links a CUDA library at load time (NEEDED {lib}); it must be loaded at run time")
+    soname = re.findall(r"\(SONAME\)\s+Library soname: \[(.+?)\]", dynamic)
+    header = (root / "include/cucore/common.h").read_text()
+    major = re.search(r"#define CUCORE_VERSION_MAJOR (\d+)", header).group(1)
+    if soname != [f"libcucore.so.{major}"]:
+        problems.append(f"soname is {soname}, expected libcucore.so.{major}")
     unit_sources = "".join(p.read_text() for p in (root / "tests/unit").glob("*.cpp"))
     for name in sorted(declared):
         if not re.search(r"\b" + name + r"\b", unit_sources):
@@ -51,7 +64,8 @@ def main() -> int:
         for problem in problems:
             print("  " + problem)
         return 1
-    print(f"ABI check passed: {len(declared)} functions declared, exported and unit-tested")
+    print(f"ABI check passed: {len(declared)} functions declared, exported and unit-tested; "
+          f"NEEDED {', '.join(needed)}; soname {soname[0]}")
     return 0
 
 

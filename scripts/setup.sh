@@ -21,6 +21,7 @@ if [[ $minimal == 0 ]]; then
     need "test -e /usr/include/benchmark/benchmark.h" libbenchmark-dev
     need "command -v cargo" cargo
     need "command -v nm" binutils
+    need "command -v pkg-config" pkgconf
 fi
 
 if ((${#missing_packages[@]})); then
