@@ -34,6 +34,25 @@ def _fast_calls(tree):
             yield node
 
 
+def _release_bindings(tree):
+    """Unchecked functions handed to HandleObject as `_release = staticmethod(_fast_x)`; _handle.py calls
+    each as `self._release(h)`, with one argument."""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "staticmethod"
+                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id.startswith("_fast_")):
+            yield node.args[0].id
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_release_functions_take_one_handle(path):
+    tree = ast.parse(path.read_text())
+    bound = _bound_unchecked(tree)
+    for name in _release_bindings(tree):
+        assert name in bound, f"{path.name}: {name} is not bound with bind_unchecked here"
+        c_name = bound[name]
+        assert c_name.endswith("_release") and len(_abi.ABI[c_name][1]) == 1, c_name
+
+
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
 def test_unchecked_call_sites_match_the_abi(path):
     tree = ast.parse(path.read_text())
@@ -56,7 +75,7 @@ def test_unchecked_call_sites_match_the_abi(path):
 def test_every_module_uses_what_it_binds():
     for path in MODULES:
         tree = ast.parse(path.read_text())
-        used = {c.func.id for c in _fast_calls(tree)}
+        used = {c.func.id for c in _fast_calls(tree)} | set(_release_bindings(tree))
         unused = set(_bound_unchecked(tree)) - used
         assert not unused, f"{path.name} binds but never calls {sorted(unused)}"
 

@@ -1,8 +1,8 @@
 """CUDA contexts (include/cucore/context.h)."""
 import ctypes
-import sys
 
 from . import _lib
+from ._handle import HandleObject
 from .common import closed_error, raise_error
 
 (_cucore_context_get_primary, _cucore_context_from_handle, _cucore_context_retain, _cucore_context_release,
@@ -18,12 +18,13 @@ _c_void_p = ctypes.c_void_p
 _handle_arg = _lib.handle_arg
 
 
-class Context:
+class Context(HandleObject):
     """A CUDA context: a device's primary context (Device.context) or a foreign CUcontext wrapped
     without ownership (Context.from_handle). Holding a Context keeps the context retained; close()
     (or garbage collection) drops that reference."""
 
-    __slots__ = ("_h", "_raw", "__weakref__")
+    __slots__ = ()
+    _release = staticmethod(_fast_context_release)
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("Context cannot be instantiated directly: use Device.context or Context.from_handle()")
@@ -112,44 +113,6 @@ class Context:
         """A new Event in this context (EventOptions or None for the defaults)."""
         from .event import Event
         return Event._create_in_context(self, options)
-
-    def close(self):
-        """Drop this object's reference (idempotent); later use raises InvalidHandleError."""
-        h = self._h
-        if h is not None:
-            self._h = None
-            st = _fast_context_release(h)
-            if st:
-                raise_error(st)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self, _finalizing=sys.is_finalizing):
-        try:
-            h = self._h
-            if h is None or _finalizing():
-                return
-            self._h = None
-            _fast_context_release(h)
-        except BaseException:
-            pass
-
-    def __eq__(self, other):
-        # Equal when they wrap the same driver object; a closed object equals only itself.
-        if not isinstance(other, Context):
-            return NotImplemented
-        if self._h is None or other._h is None:
-            return self is other
-        return self.handle == other.handle
-
-    def __hash__(self):
-        if self._raw is None and self._h is None:
-            return id(self) >> 4
-        return hash((Context, self.handle if self._h is not None else self._raw))
 
     def __repr__(self):
         if self._h is None:

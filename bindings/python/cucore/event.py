@@ -1,9 +1,9 @@
 """CUDA events (include/cucore/event.h)."""
 import ctypes
-import sys
 from dataclasses import dataclass
 
 from . import _lib
+from ._handle import HandleObject
 from .common import closed_error, raise_error
 from .device import _device_from_owned_handle
 
@@ -94,11 +94,12 @@ def _options_ref(options):
     return (c if c is not None else _cached_options(flags))[1]
 
 
-class Event:
+class Event(HandleObject):
     """A CUDA event. Create with Device.create_event() or Stream.record(); wrap a foreign CUevent with
     Event.from_handle(). `end - start` is the elapsed time in milliseconds between two timing events."""
 
-    __slots__ = ("_h", "_raw", "_flags", "__weakref__")
+    __slots__ = ("_flags",)
+    _release = staticmethod(_fast_event_release)
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("Event cannot be instantiated directly: use Device.create_event(), Stream.record() "
@@ -236,46 +237,6 @@ class Event:
         if st:
             raise_error(st, self)
         return Context._wrap(out)
-
-    # ---- lifetime ---------------------------------------------------------------------------
-
-    def close(self):
-        """Release the event (idempotent); later use raises InvalidHandleError."""
-        h = self._h
-        if h is not None:
-            self._h = None
-            st = _fast_event_release(h)
-            if st:
-                raise_error(st)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self, _finalizing=sys.is_finalizing):
-        try:
-            h = self._h
-            if h is None or _finalizing():
-                return
-            self._h = None
-            _fast_event_release(h)
-        except BaseException:
-            pass
-
-    def __eq__(self, other):
-        # Equal when they wrap the same driver object; a closed object equals only itself.
-        if not isinstance(other, Event):
-            return NotImplemented
-        if self._h is None or other._h is None:
-            return self is other
-        return self.handle == other.handle
-
-    def __hash__(self):
-        if self._raw is None and self._h is None:
-            return id(self) >> 4
-        return hash((Event, self.handle if self._h is not None else self._raw))
 
     def __repr__(self):
         if self._h is None:

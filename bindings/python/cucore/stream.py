@@ -3,12 +3,12 @@ import ctypes
 import functools
 import itertools
 import os
-import sys
 import threading
 from dataclasses import dataclass
 from typing import Optional
 
 from . import _lib
+from ._handle import HandleObject
 from .common import closed_error, raise_error, report_unraisable
 from .device import Device, _device_from_owned_handle
 from .event import Event, _options_ref as _event_options_ref
@@ -165,11 +165,12 @@ def _release_owner(key):
 _RELEASE_CB = _lib.ReleaseFn(_release_owner)
 
 
-class Stream:
+class Stream(HandleObject):
     """A CUDA stream. Create with Device.create_stream(); wrap a foreign stream with
     Stream.from_handle(). Speaks the __cuda_stream__ protocol."""
 
-    __slots__ = ("_h", "_raw", "__weakref__")
+    __slots__ = ()
+    _release = staticmethod(_fast_stream_release)
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("Stream cannot be instantiated directly: use Device.create_stream() or "
@@ -265,19 +266,6 @@ class Stream:
     def __cuda_stream__(self):
         """The stream protocol: (version 0, raw CUstream address)."""
         return (0, self.handle)
-
-    def __eq__(self, other):
-        # Equal when they wrap the same driver object; a closed object equals only itself.
-        if not isinstance(other, Stream):
-            return NotImplemented
-        if self._h is None or other._h is None:
-            return self is other
-        return self.handle == other.handle
-
-    def __hash__(self):
-        if self._raw is None and self._h is None:
-            return id(self) >> 4
-        return hash((Stream, self.handle if self._h is not None else self._raw))
 
     def __repr__(self):
         if self._h is None:
@@ -415,35 +403,6 @@ class Stream:
     def create_event(self, options=None):
         """A new (unrecorded) Event in this stream's context."""
         return self.context.create_event(options)
-
-    # ---- lifetime ---------------------------------------------------------------------------
-
-    def close(self):
-        """Release the stream (idempotent): a stream the library created is destroyed after its pending
-        work. Later use raises InvalidHandleError."""
-        h = self._h
-        if h is not None:
-            self._h = None
-            st = _fast_stream_release(h)
-            if st:
-                raise_error(st)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self, _finalizing=sys.is_finalizing):
-        try:
-            h = self._h
-            if h is None or _finalizing():
-                return
-            self._h = None
-            _fast_stream_release(h)
-        except BaseException:
-            pass
-
 
 # ---- the default streams ------------------------------------------------------------------------------
 

@@ -1,0 +1,58 @@
+"""The one lifetime mechanism of the binding's handle objects (Context, Stream, Event).
+
+Each object owns one reference to its libcucore handle in `_h` (None once closed); `close()` and the
+finalizer drop it through the subclass's unchecked release function, exactly once. Equality is identity
+of the wrapped driver object."""
+import sys
+
+from .common import raise_error
+
+
+class HandleObject:
+    __slots__ = ("_h", "_raw", "__weakref__")
+    _release = None  # each kind: staticmethod(the unchecked cucore_<noun>_release)
+    _kind = None     # the kind: Context, Stream or Event (a user's subclass of Stream is a Stream)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if HandleObject in cls.__bases__:
+            cls._kind = cls
+
+    def close(self):
+        """Release this object's reference (idempotent); later use raises InvalidHandleError. For a stream
+        or event the library created, the last reference destroys it (a stream after its pending work)."""
+        h = self._h
+        if h is not None:
+            self._h = None
+            st = self._release(h)
+            if st:
+                raise_error(st)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self, _finalizing=sys.is_finalizing):
+        try:
+            h = self._h
+            if h is None or _finalizing():
+                return
+            self._h = None
+            self._release(h)
+        except BaseException:
+            pass
+
+    def __eq__(self, other):
+        # Equal when they wrap the same driver object; a closed object equals only itself.
+        if getattr(other, "_kind", None) is not self._kind:
+            return NotImplemented
+        if self._h is None or other._h is None:
+            return self is other
+        return self.handle == other.handle
+
+    def __hash__(self):
+        if self._raw is None and self._h is None:
+            return id(self) >> 4
+        return hash((self._kind, self.handle if self._h is not None else self._raw))
