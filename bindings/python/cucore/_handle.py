@@ -3,20 +3,37 @@
 Each object owns one reference to its libcucore handle in `_h` (None once closed); `close()` and the
 finalizer drop it through the subclass's unchecked release function, exactly once. Equality is identity
 of the wrapped driver object."""
+import ctypes
 import sys
 
-from .common import raise_error
+from .common import closed_error, raise_error
 
 
 class HandleObject:
     __slots__ = ("_h", "_raw", "__weakref__")
     _release = None  # each kind: staticmethod(the unchecked cucore_<noun>_release)
     _kind = None     # the kind: Context, Stream or Event (a user's subclass of Stream is a Stream)
+    _handle_fn = None  # each kind: staticmethod(the checked cucore_<noun>_handle)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if HandleObject in cls.__bases__:
             cls._kind = cls
+
+    @property
+    def handle(self):
+        """The raw driver handle (CUcontext, CUstream or CUevent) as an int address; for the legacy and
+        per-thread default streams, 1 and 2."""
+        raw = self._raw
+        if raw is None or self._h is None:
+            if self._h is None:
+                raise closed_error(self)
+            out = ctypes.c_void_p()
+            st = self._handle_fn(self._h, out)
+            if st:
+                raise_error(st, self)
+            raw = self._raw = out.value or 0
+        return raw
 
     def close(self):
         """Release this object's reference (idempotent); later use raises InvalidHandleError. For a stream

@@ -3,7 +3,7 @@ import ctypes
 
 from . import _lib
 from ._handle import HandleObject
-from .common import closed_error, raise_error
+from .common import raise_error
 
 (_cucore_context_get_primary, _cucore_context_from_handle, _cucore_context_retain, _cucore_context_release,
  _cucore_context_handle, _cucore_context_device, _cucore_context_is_primary, _cucore_context_set_current,
@@ -25,6 +25,7 @@ class Context(HandleObject):
 
     __slots__ = ()
     _release = staticmethod(_fast_context_release)
+    _handle_fn = staticmethod(_cucore_context_handle)
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("Context cannot be instantiated directly: use Device.context or Context.from_handle()")
@@ -58,20 +59,6 @@ class Context(HandleObject):
         if st:
             raise_error(st)
         return cls._wrap(h)
-
-    @property
-    def handle(self):
-        """The raw CUcontext (an int address)."""
-        raw = self._raw
-        if raw is None or self._h is None:
-            if self._h is None:
-                raise closed_error(self)
-            out = _c_void_p()
-            st = _cucore_context_handle(self._h, out)
-            if st:
-                raise_error(st, self)
-            raw = self._raw = out.value or 0
-        return raw
 
     @property
     def device(self):

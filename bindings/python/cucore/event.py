@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from . import _lib
 from ._handle import HandleObject
-from .common import closed_error, raise_error
+from .common import raise_error
 from .device import _device_from_owned_handle
 
 (_cucore_event_create, _cucore_event_create_in_context, _cucore_event_from_handle, _cucore_event_retain,
@@ -100,6 +100,7 @@ class Event(HandleObject):
 
     __slots__ = ("_flags",)
     _release = staticmethod(_fast_event_release)
+    _handle_fn = staticmethod(_cucore_event_handle)
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("Event cannot be instantiated directly: use Device.create_event(), Stream.record() "
@@ -206,20 +207,6 @@ class Event(HandleObject):
     @property
     def is_blocking_sync(self):
         return bool(self._get_flags() & EVENT_BLOCKING_SYNC)
-
-    @property
-    def handle(self):
-        """The raw CUevent (an int address)."""
-        raw = self._raw
-        if raw is None or self._h is None:
-            if self._h is None:
-                raise closed_error(self)
-            out = _c_void_p()
-            st = _cucore_event_handle(self._h, out)
-            if st:
-                raise_error(st, self)
-            raw = self._raw = out.value or 0
-        return raw
 
     @property
     def device(self):

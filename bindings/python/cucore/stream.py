@@ -171,6 +171,7 @@ class Stream(HandleObject):
 
     __slots__ = ()
     _release = staticmethod(_fast_stream_release)
+    _handle_fn = staticmethod(_cucore_stream_handle)
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("Stream cannot be instantiated directly: use Device.create_stream() or "
@@ -248,20 +249,6 @@ class Stream(HandleObject):
         return cls._wrap(h)
 
     # ---- protocol and identity --------------------------------------------------------------
-
-    @property
-    def handle(self):
-        """The raw CUstream (an int address; 1 and 2 for the legacy and per-thread default streams)."""
-        raw = self._raw
-        if raw is None or self._h is None:
-            if self._h is None:
-                raise closed_error(self)
-            out = _c_void_p()
-            st = _cucore_stream_handle(self._h, out)
-            if st:
-                raise_error(st, self)
-            raw = self._raw = out.value or 0
-        return raw
 
     def __cuda_stream__(self):
         """The stream protocol: (version 0, raw CUstream address)."""
