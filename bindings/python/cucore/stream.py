@@ -9,7 +9,7 @@ from typing import Optional
 
 from . import _lib
 from ._handle import HandleObject
-from .common import closed_error, raise_error, report_unraisable
+from .common import raise_error, report_unraisable
 from .device import Device, _device_from_owned_handle
 from .event import Event, _options_ref as _event_options_ref
 
