@@ -4,13 +4,18 @@
 // The benchmarks live in one file per capability (event_bench.cpp, stream_bench.cpp,
 // device_bench.cpp) and register themselves through register_operation(). This file sets up the
 // shared environment (the raw driver, the device's primary context made current, the same device
-// through the C ABI and the C++ façade), runs Google Benchmark with interleaved repetitions,
-// collects the medians and prints the ratio table (and writes it as markdown with --ratio_out).
+// through the C ABI and the C++ façade), pins the benchmark thread to one CPU, runs Google Benchmark
+// with interleaved repetitions, collects each variant's minimum and median over the repetitions and
+// prints the ratio table (verdicts from the minima; written as markdown with --ratio_out).
 // Without a CUDA driver or device it prints "skipped: <reason>" and exits 0.
 
+#include <dirent.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -39,14 +44,88 @@ std::vector<Operation> &operations() {
     return list;
 }
 
+namespace {
+
+// ---- Pinning -------------------------------------------------------------------------------------
+// The benchmark thread (the main thread: Google Benchmark runs single-threaded benchmarks on it, and
+// the primary context is current there) runs on one CPU for the whole run, so all three variants of
+// every operation run on the same core, without migrations. Threads the driver starts inherit the
+// affinity of the thread that starts them; before every run (outside the timed loop) the other
+// threads of the process are moved off the benchmark CPU, so that e.g. the driver's host-function
+// thread never competes with the benchmark thread for it.
+
+struct Pinning {
+    int cpu = -1;          // the benchmark thread's CPU; -1: not pinned
+    cpu_set_t allowed{};   // the CPUs the process may run on, at start
+    cpu_set_t others{};    // allowed minus cpu (empty when cpu is the only one)
+    std::string why_not;   // when not pinned: why
+};
+
+Pinning &pinning() {
+    static Pinning instance;
+    return instance;
+}
+
+long current_tid() { return syscall(SYS_gettid); }
+
+// Moves every other thread of the process whose affinity includes the benchmark CPU off it (to its
+// own CPUs minus that one, or, when that leaves none, to the other allowed CPUs). Best effort;
+// returns how many threads were moved.
+int keep_other_threads_off() {
+    const Pinning &p = pinning();
+    if (p.cpu < 0 || CPU_COUNT(&p.others) == 0) return 0;
+    DIR *dir = opendir("/proc/self/task");
+    if (dir == nullptr) return 0;
+    const long self = current_tid();
+    int moved = 0;
+    while (const dirent *de = readdir(dir)) {
+        char *end = nullptr;
+        const long tid = std::strtol(de->d_name, &end, 10);
+        if (*de->d_name == '\0' || *end != '\0' || tid <= 0 || tid == self) continue;
+        cpu_set_t mask;
+        CPU_ZERO(&mask);
+        if (sched_getaffinity(static_cast<pid_t>(tid), sizeof mask, &mask) != 0 || !CPU_ISSET(p.cpu, &mask))
+            continue;
+        CPU_CLR(p.cpu, &mask);
+        if (CPU_COUNT(&mask) == 0) mask = p.others;
+        if (sched_setaffinity(static_cast<pid_t>(tid), sizeof mask, &mask) == 0) ++moved;
+    }
+    closedir(dir);
+    return moved;
+}
+
+// Called by every benchmark before its function (outside the timed loop).
+void before_run() {
+    const Pinning &p = pinning();
+    if (p.cpu < 0) return;
+    if (sched_getcpu() != p.cpu) {  // someone changed our affinity: pin again
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(p.cpu, &one);
+        sched_setaffinity(0, sizeof one, &one);
+    }
+    keep_other_threads_off();
+}
+
+double min_of(const std::vector<double> &v) { return v.empty() ? NAN : *std::min_element(v.begin(), v.end()); }
+
+}  // namespace
+
 bool register_operation(const Operation &op) {
     operations().push_back(op);
     void (*fns[3])(benchmark::State &) = {op.raw, op.c_abi, op.cpp};
     for (int v = 0; v < 3; ++v) {
         std::string name = std::string(op.key) + "/" + kVariantNames[v];
-        benchmark::RegisterBenchmark(name.c_str(), fns[v])
+        void (*fn)(benchmark::State &) = fns[v];
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [fn](benchmark::State &state) {
+                                         before_run();
+                                         fn(state);
+                                     })
             ->UseRealTime()
-            ->Unit(benchmark::kNanosecond);
+            ->Unit(benchmark::kNanosecond)
+            // The minimum over the repetitions, beside Google Benchmark's mean, median, stddev, cv.
+            ->ComputeStatistics("min", min_of);
     }
     return true;
 }
@@ -91,6 +170,9 @@ struct Options {
     bool list_only = false;  // --benchmark_list_tests: list without a GPU
     bool color = false;
     bool interleaved = true;  // --benchmark_enable_random_interleaving, ours by default
+    int cpu = -1;             // --cpu=N: the benchmark thread's CPU; -1: chosen here
+    bool pin = true;          // --cpu=none: do not pin
+    std::string min_time;     // the --benchmark_min_time in effect (ours unless overridden)
 };
 
 const char *const kUsage =
@@ -100,15 +182,18 @@ const char *const kUsage =
     "  --ratio_out=FILE   also write the ratio table as markdown to FILE\n"
     "  --device=N         the CUDA device ordinal to measure on (default 0)\n"
     "  --ratio_strict     exit 1 when a ratio misses its target (default: report only)\n"
+    "  --cpu=N            pin the benchmark thread to CPU N (default: the highest-numbered CPU\n"
+    "                     this process may run on); --cpu=none: do not pin\n"
     "Defaults given to Google Benchmark (later arguments override them):\n"
-    "  --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true\n"
-    "  --benchmark_min_time=0.25 --benchmark_display_aggregates_only=true\n"
+    "  --benchmark_repetitions=15 --benchmark_enable_random_interleaving=true\n"
+    "  --benchmark_min_time=0.1 --benchmark_display_aggregates_only=true\n"
     "\n";
 
+const char *const kMinTimeFlag = "--benchmark_min_time=";
 const char *const kDefaultArgs[] = {
-    "--benchmark_repetitions=9",
+    "--benchmark_repetitions=15",
     "--benchmark_enable_random_interleaving=true",
-    "--benchmark_min_time=0.25",
+    "--benchmark_min_time=0.1",
     "--benchmark_display_aggregates_only=true",
 };
 
@@ -121,7 +206,10 @@ bool starts_with(const std::string &s, const char *prefix) {
 std::vector<std::string> parse_args(int argc, char **argv, Options *opt) {
     std::vector<std::string> out;
     out.emplace_back(argc > 0 ? argv[0] : "cucore_bench");
-    for (const char *d : kDefaultArgs) out.emplace_back(d);
+    for (const char *d : kDefaultArgs) {
+        out.emplace_back(d);
+        if (starts_with(d, kMinTimeFlag)) opt->min_time = d + std::strlen(kMinTimeFlag);
+    }
     std::string color_flag = "auto";
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -144,6 +232,20 @@ std::vector<std::string> parse_args(int argc, char **argv, Options *opt) {
             opt->strict = true;
         } else if (a == "--ratio_strict=false") {
             opt->strict = false;
+        } else if (starts_with(a, "--cpu=")) {
+            const char *num = a.c_str() + std::strlen("--cpu=");
+            if (std::strcmp(num, "none") == 0) {
+                opt->pin = false;
+                continue;
+            }
+            char *end = nullptr;
+            long v = std::strtol(num, &end, 10);
+            if (*num == '\0' || *end != '\0' || v < 0 || v >= CPU_SETSIZE) {
+                std::fprintf(stderr, "cucore_bench: bad --cpu value '%s' (a CPU number, or none)\n", num);
+                std::exit(2);
+            }
+            opt->pin = true;
+            opt->cpu = static_cast<int>(v);
         } else {
             if (a == "--help" || a == "-h") std::fputs(kUsage, stdout);
             if (a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true") opt->list_only = true;
@@ -151,6 +253,7 @@ std::vector<std::string> parse_args(int argc, char **argv, Options *opt) {
             if (starts_with(a, "--benchmark_color=")) color_flag = a.substr(std::strlen("--benchmark_color="));
             if (starts_with(a, "--benchmark_enable_random_interleaving="))
                 opt->interleaved = a == "--benchmark_enable_random_interleaving=true";
+            if (starts_with(a, kMinTimeFlag)) opt->min_time = a.substr(std::strlen(kMinTimeFlag));
             out.push_back(a);
         }
     }
@@ -229,11 +332,87 @@ void tear_down() {
     e.cu_context = nullptr;
 }
 
+// ---- Pinning the benchmark thread ------------------------------------------------------------------
+
+std::string cpu_list_text(const cpu_set_t &set) {
+    std::string out;
+    for (int i = 0; i < CPU_SETSIZE; ++i) {
+        if (!CPU_ISSET(i, &set)) continue;
+        int j = i;
+        while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, &set)) ++j;
+        if (!out.empty()) out += ",";
+        out += std::to_string(i);
+        if (j > i) out += "-" + std::to_string(j);
+        i = j;
+    }
+    return out.empty() ? "none" : out;
+}
+
+// Reads the CPUs this process may run on and checks --cpu against them (exit 2 when it is not one
+// of them); does not pin yet.
+void choose_cpu(const Options &opt) {
+    Pinning &p = pinning();
+    if (!opt.pin) {
+        p.why_not = "--cpu=none";
+        return;
+    }
+    CPU_ZERO(&p.allowed);
+    if (sched_getaffinity(0, sizeof p.allowed, &p.allowed) != 0) {
+        p.why_not = std::string("sched_getaffinity: ") + std::strerror(errno);
+        return;
+    }
+    if (opt.cpu >= 0 && !CPU_ISSET(opt.cpu, &p.allowed)) {
+        std::fprintf(stderr, "cucore_bench: --cpu=%d: this process may run only on CPUs %s\n", opt.cpu,
+                     cpu_list_text(p.allowed).c_str());
+        std::exit(2);
+    }
+}
+
+// Pins the calling thread (the benchmark thread) to --cpu, or by default to the highest-numbered
+// CPU the process may run on (CPU 0 tends to take more of the system's housekeeping), and moves
+// the process's other threads (the driver's) off it. Prints what it did.
+void pin_benchmark_thread(const Options &opt) {
+    Pinning &p = pinning();
+    int moved = 0;
+    if (p.why_not.empty()) {
+        int cpu = opt.cpu;
+        for (int i = CPU_SETSIZE - 1; cpu < 0 && i >= 0; --i)
+            if (CPU_ISSET(i, &p.allowed)) cpu = i;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        if (cpu >= 0) CPU_SET(cpu, &one);
+        if (cpu < 0) {
+            p.why_not = "no CPU in the affinity mask";
+        } else if (sched_setaffinity(0, sizeof one, &one) != 0) {
+            p.why_not = std::string("sched_setaffinity: ") + std::strerror(errno);
+        } else {
+            p.cpu = cpu;
+            p.others = p.allowed;
+            CPU_CLR(cpu, &p.others);
+            moved = keep_other_threads_off();
+        }
+    }
+    if (p.cpu >= 0)
+        std::printf("cucore_bench: benchmark thread pinned to CPU %d (this process may run on CPUs %s); "
+                    "%d other thread%s of the process moved off it\n",
+                    p.cpu, cpu_list_text(p.allowed).c_str(), moved, moved == 1 ? "" : "s");
+    else
+        std::printf("cucore_bench: benchmark thread not pinned (%s)\n", p.why_not.c_str());
+    std::fflush(stdout);
+}
+
+std::string pinning_text() {
+    const Pinning &p = pinning();
+    if (p.cpu < 0) return "benchmark thread not pinned (" + p.why_not + ")";
+    return "benchmark thread pinned to CPU " + std::to_string(p.cpu) + " (of " + cpu_list_text(p.allowed) + ")";
+}
+
 // ---- Collecting the results ------------------------------------------------------------------------
 
 struct Samples {
     std::vector<double> ns;       // per-repetition ns/op (real time)
     double median_agg = NAN;      // the "median" aggregate, when only aggregates were reported
+    double min_agg = NAN;         // the "min" aggregate (ours, see register_operation)
     double cv_agg = NAN;          // the "cv" aggregate (a fraction)
     int repetitions = 0;          // as Google Benchmark reports it
     std::string error;            // the first error, if any run failed
@@ -266,6 +445,8 @@ public:
                 s.ns.push_back(to_ns(run));
             } else if (run.aggregate_name == "median") {
                 s.median_agg = to_ns(run);
+            } else if (run.aggregate_name == "min") {
+                s.min_agg = to_ns(run);
             } else if (run.aggregate_name == "cv") {
                 // cv is a percentage unit aggregate: the value itself, not a time.
                 s.cv_agg = run.real_accumulated_time;
@@ -317,13 +498,17 @@ double cv_of(const std::vector<double> &v) {
 
 struct Row {
     const Operation *op;
-    double ns[3] = {NAN, NAN, NAN};
+    double min[3] = {NAN, NAN, NAN};     // per variant: the minimum over the repetitions (ns/op)
+    double median[3] = {NAN, NAN, NAN};  // and the median
     double cv = NAN;  // the largest of the three variants' CVs
     int reps = 0;     // the fewest repetitions among the three
     std::string error;
-    double c_over_raw = NAN;
+    double c_over_raw = NAN;  // from the minima: the verdict's
     double cpp_over_c = NAN;
+    double c_over_raw_median = NAN;  // from the medians: shown beside
+    double cpp_over_c_median = NAN;
     enum Verdict { NONE, PASS, FAIL, ERROR } verdict = NONE;
+    Verdict median_verdict = NONE;  // what the medians would say (a note when it differs)
 };
 
 std::vector<Row> build_rows(const Collector &c) {
@@ -344,18 +529,25 @@ std::vector<Row> build_rows(const Collector &c) {
             }
             seen_any = true;
             if (!s->error.empty() && row.error.empty()) row.error = std::string(kVariantNames[v]) + ": " + s->error;
-            row.ns[v] = !s->ns.empty() ? median_of(s->ns) : s->median_agg;
+            row.min[v] = !s->ns.empty() ? min_of(s->ns) : s->min_agg;
+            row.median[v] = !s->ns.empty() ? median_of(s->ns) : s->median_agg;
             double cv = !s->ns.empty() ? cv_of(s->ns) : s->cv_agg;
             if (!std::isnan(cv)) row.cv = std::isnan(row.cv) ? cv : std::max(row.cv, cv);
             row.reps = std::min(row.reps, !s->ns.empty() ? static_cast<int>(s->ns.size()) : s->repetitions);
         }
         if (!seen_any) continue;  // filtered out with --benchmark_filter
-        row.c_over_raw = row.ns[1] / row.ns[0];
-        row.cpp_over_c = row.ns[2] / row.ns[1];
-        if (!row.error.empty())
-            row.verdict = Row::ERROR;
-        else if (op->c_over_raw_target > 0 && !std::isnan(row.c_over_raw))
-            row.verdict = row.c_over_raw <= op->c_over_raw_target ? Row::PASS : Row::FAIL;
+        row.c_over_raw = row.min[1] / row.min[0];
+        row.cpp_over_c = row.min[2] / row.min[1];
+        row.c_over_raw_median = row.median[1] / row.median[0];
+        row.cpp_over_c_median = row.median[2] / row.median[1];
+        if (!row.error.empty()) {
+            row.verdict = row.median_verdict = Row::ERROR;
+        } else if (op->c_over_raw_target > 0) {
+            if (!std::isnan(row.c_over_raw))
+                row.verdict = row.c_over_raw <= op->c_over_raw_target ? Row::PASS : Row::FAIL;
+            if (!std::isnan(row.c_over_raw_median))
+                row.median_verdict = row.c_over_raw_median <= op->c_over_raw_target ? Row::PASS : Row::FAIL;
+        }
         rows.push_back(row);
     }
     return rows;
@@ -396,6 +588,12 @@ std::string now_utc() {
     return buf;
 }
 
+std::string min_time_text(const std::string &t) {
+    if (t.empty()) return "";
+    const char last = t.back();
+    return " of >= " + t + (last == 's' || last == 'x' ? "" : " s") + " each";
+}
+
 std::string setup_line(const Options &opt, const Collector &c, const std::vector<Row> &rows) {
     const Env &e = env();
     int reps = -1;
@@ -406,31 +604,65 @@ std::string setup_line(const Options &opt, const Collector &c, const std::vector
        << "; driver API " << driver_version_text(e.driver_version) << "; built against CUDA "
        << driver_version_text(CUDA_VERSION) << "; libcucore " << cucore_version_string() << ".\n"
        << "Host " << (c.host().empty() ? "unknown" : c.host()) << ", " << c.cpus() << " CPUs at "
-       << fmt("%.0f", c.mhz()) << " MHz; " << now_utc() << ".\n"
-       << "Medians of real time per operation over " << (reps > 0 ? std::to_string(reps) : std::string("the"))
-       << (opt.interleaved ? " randomly interleaved" : "") << (reps == 1 ? " repetition." : " repetitions.");
+       << fmt("%.0f", c.mhz()) << " MHz; " << now_utc() << "; " << pinning_text() << ".\n"
+       << "Minimum and median of real time per operation over "
+       << (reps > 0 ? std::to_string(reps) : std::string("the")) << (opt.interleaved ? " randomly interleaved" : "")
+       << (reps == 1 ? " repetition" : " repetitions") << min_time_text(opt.min_time)
+       << "; ratios and results from the minima.";
     return os.str();
 }
 
 const char *const kNotes[] = {
-    "C/raw: the C ABI's median over the raw driver's; C++/C: the C++ facade's over the C ABI's.",
-    "target: performance_anchors.md's bound on C/raw, where it gives one; PASS when C/raw <= target.",
-    ("max cv: the largest coefficient of variation of the repetitions among the three variants; "
-     "a ratio closer to its target than this is noise, not a verdict."),
+    ("raw, C ABI, C++: real time per operation of each variant (ns/op), the minimum and the median over the "
+     "repetitions (a repetition's time is its mean over its iterations)."),
+    ("C/raw: the C ABI's over the raw driver's; C++/C: the C++ facade's over the C ABI's. Both are taken from "
+     "the minima, and the result from C/raw of the minima: interference on a shared machine (other load, "
+     "preemption, interrupts, clock changes) only adds time, so a variant's fastest repetition is the "
+     "standard estimator of its intrinsic cost. The same ratios of the medians are shown beside them."),
+    "target: performance_anchors.md's bound on C/raw, where it gives one; PASS when C/raw (minima) <= target.",
+    ("max cv: the largest coefficient of variation of the repetitions among the three variants: how noisy "
+     "the run was. The larger it is, the less the medians' ratios mean; the minima suffer far less from it, "
+     "but a C/raw within a few percent of its target is still a lead, not a verdict: rerun."),
 };
 
+// Notes on rows whose medians would give another result than their minima (nothing hidden).
+std::vector<std::string> disagreement_notes(const std::vector<Row> &rows) {
+    std::vector<std::string> out;
+    for (const Row &r : rows) {
+        if (r.verdict != Row::PASS && r.verdict != Row::FAIL) continue;
+        if (r.median_verdict == r.verdict || r.median_verdict == Row::NONE) continue;
+        out.push_back(std::string(r.op->title) + ": the medians' C/raw " + fmt("%.3f", r.c_over_raw_median) +
+                      " would " + verdict_text(r.median_verdict) + " its target (" + target_text(*r.op) +
+                      "); the result is the minima's C/raw " + fmt("%.3f", r.c_over_raw) + " (" +
+                      verdict_text(r.verdict) + "). The run was noisy for this row: rerun to confirm.");
+    }
+    return out;
+}
+
+std::string center(const std::string &text, size_t width) {
+    if (text.size() >= width) return text;
+    size_t left = (width - text.size() + 1) / 2;
+    return std::string(left, ' ') + text + std::string(width - text.size() - left, ' ');
+}
+
 void print_table(std::ostream &os, const Options &opt, const Collector &c, const std::vector<Row> &rows) {
-    char line[512];
+    static const char *const kRow = "%-28s %9s %9s  %9s %9s  %9s %9s  %7s %8s %6s %7s  %7s %7s %7s\n";
+    char line[768];
     os << "\n" << setup_line(opt, c, rows) << "\n\n";
-    std::snprintf(line, sizeof line, "%-28s %11s %11s %11s %8s %8s %6s %8s %7s\n", "operation", "raw ns",
-                  "C ABI ns", "C++ ns", "C/raw", "target", "result", "C++/C", "max cv");
+    os << std::string(28, ' ') << " " << center("raw ns/op", 19) << "  " << center("C ABI ns/op", 19) << "  "
+       << center("C++ ns/op", 19) << "  " << center("C/raw", 31) << "  " << center("C++/C", 15) << "\n";
+    std::snprintf(line, sizeof line, kRow, "operation", "min", "median", "min", "median", "min", "median", "min",
+                  "target", "result", "median", "min", "median", "max cv");
     os << line;
     os << std::string(std::strlen(line) - 1, '-') << "\n";
     for (const Row &r : rows) {
-        std::snprintf(line, sizeof line, "%-28s %11s %11s %11s %8s %8s %6s %8s %7s\n", r.op->title,
-                      fmt("%.1f", r.ns[0]).c_str(), fmt("%.1f", r.ns[1]).c_str(), fmt("%.1f", r.ns[2]).c_str(),
-                      fmt("%.3f", r.c_over_raw).c_str(), target_text(*r.op).c_str(), verdict_text(r.verdict),
-                      fmt("%.3f", r.cpp_over_c).c_str(), fmt("%.1f%%", r.cv * 100).c_str());
+        std::snprintf(line, sizeof line, kRow, r.op->title, fmt("%.1f", r.min[0]).c_str(),
+                      fmt("%.1f", r.median[0]).c_str(), fmt("%.1f", r.min[1]).c_str(),
+                      fmt("%.1f", r.median[1]).c_str(), fmt("%.1f", r.min[2]).c_str(),
+                      fmt("%.1f", r.median[2]).c_str(), fmt("%.3f", r.c_over_raw).c_str(),
+                      target_text(*r.op).c_str(), verdict_text(r.verdict), fmt("%.3f", r.c_over_raw_median).c_str(),
+                      fmt("%.3f", r.cpp_over_c).c_str(), fmt("%.3f", r.cpp_over_c_median).c_str(),
+                      fmt("%.1f%%", r.cv * 100).c_str());
         os << line;
         if (!r.error.empty()) os << "    error: " << r.error << "\n";
     }
@@ -438,6 +670,7 @@ void print_table(std::ostream &os, const Options &opt, const Collector &c, const
     for (const char *n : kNotes) os << "  " << n << "\n";
     for (const Row &r : rows)
         if (r.op->target_note[0] != '\0') os << "  target of " << r.op->title << ": " << r.op->target_note << "\n";
+    for (const std::string &n : disagreement_notes(rows)) os << "  note: " << n << "\n";
 }
 
 void write_markdown(const Options &opt, const Collector &c, const std::vector<Row> &rows) {
@@ -449,20 +682,24 @@ void write_markdown(const Options &opt, const Collector &c, const std::vector<Ro
     for (char &ch : setup)
         if (ch == '\n') ch = ' ';
     f << setup << "\n\n";
-    f << "| operation | raw ns/op | C ABI ns/op | C++ ns/op | C ABI / raw | target | result | C++ / C ABI | max cv |\n";
-    f << "|---|---:|---:|---:|---:|---|---|---:|---:|\n";
+    f << "| operation | raw min ns/op | raw median ns/op | C ABI min ns/op | C ABI median ns/op | C++ min ns/op "
+         "| C++ median ns/op | C ABI / raw (minima) | target | result | C ABI / raw (medians) "
+         "| C++ / C ABI (minima) | C++ / C ABI (medians) | max cv |\n";
+    f << "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|\n";
     for (const Row &r : rows) {
         std::string target = target_text(*r.op);
         if (target != "-") target = "&le; " + target.substr(3) + "x";
-        f << "| " << r.op->title << " | " << fmt("%.1f", r.ns[0]) << " | " << fmt("%.1f", r.ns[1]) << " | "
-          << fmt("%.1f", r.ns[2]) << " | " << fmt("%.3f", r.c_over_raw) << " | " << target << " | "
-          << verdict_text(r.verdict) << " | " << fmt("%.3f", r.cpp_over_c) << " | "
-          << fmt("%.1f%%", r.cv * 100) << " |\n";
+        f << "| " << r.op->title;
+        for (int v = 0; v < 3; ++v) f << " | " << fmt("%.1f", r.min[v]) << " | " << fmt("%.1f", r.median[v]);
+        f << " | " << fmt("%.3f", r.c_over_raw) << " | " << target << " | " << verdict_text(r.verdict) << " | "
+          << fmt("%.3f", r.c_over_raw_median) << " | " << fmt("%.3f", r.cpp_over_c) << " | "
+          << fmt("%.3f", r.cpp_over_c_median) << " | " << fmt("%.1f%%", r.cv * 100) << " |\n";
     }
     f << "\n";
     for (const char *n : kNotes) f << "- " << n << "\n";
     for (const Row &r : rows)
         if (r.op->target_note[0] != '\0') f << "- target of " << r.op->title << ": " << r.op->target_note << "\n";
+    for (const std::string &n : disagreement_notes(rows)) f << "- note: " << n << "\n";
     for (const Row &r : rows)
         if (!r.error.empty()) f << "- " << r.op->title << " failed: " << r.error << "\n";
     if (!f) throw Failure{"cannot write " + path};
@@ -484,6 +721,7 @@ int run(int argc, char **argv) {
         return 0;
     }
 
+    choose_cpu(opt);  // a --cpu the process may not run on is a bad command line, GPU or not
     try {
         set_up(opt.device);
     } catch (const Skip &s) {
@@ -499,6 +737,9 @@ int run(int argc, char **argv) {
         tear_down();
         return 1;
     }
+
+    // After set_up: the driver's threads started so far keep their own CPUs, less the benchmark's.
+    pin_benchmark_thread(opt);
 
     Collector collector(opt.color ? benchmark::ConsoleReporter::OO_ColorTabular
                                   : benchmark::ConsoleReporter::OO_Tabular);
