@@ -21,10 +21,10 @@ namespace cucore::capi {
 
 // The core class behind each C handle type.
 template <class Handle> struct CoreOf;
-template <> struct CoreOf<cucore_device_t> { using type = core::Device; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_DEVICE; };
-template <> struct CoreOf<cucore_context_t> { using type = core::Context; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_CONTEXT; };
-template <> struct CoreOf<cucore_stream_t> { using type = core::Stream; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_STREAM; };
-template <> struct CoreOf<cucore_event_t> { using type = core::Event; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_EVENT; };
+template <> struct CoreOf<cucore_device_t> { using type = core::Device; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_DEVICE; static constexpr const char *name = "device"; };
+template <> struct CoreOf<cucore_context_t> { using type = core::Context; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_CONTEXT; static constexpr const char *name = "context"; };
+template <> struct CoreOf<cucore_stream_t> { using type = core::Stream; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_STREAM; static constexpr const char *name = "stream"; };
+template <> struct CoreOf<cucore_event_t> { using type = core::Event; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_EVENT; static constexpr const char *name = "event"; };
 
 // Runs `body`; returns CUCORE_SUCCESS or the status of what it threw, with the
 // thread's last error set to "<function>: <message>".
@@ -71,13 +71,13 @@ inline Handle *give(core::Ref<T> object) noexcept {
 
 template <class Handle>
 inline void retain(Handle *handle) {
-    core::handles::retain(handle, CoreOf<Handle>::kind, core::object_type_name(CoreOf<Handle>::kind));
+    core::handles::retain(handle, CoreOf<Handle>::kind, CoreOf<Handle>::name);
 }
 
 template <class Handle>
 inline void release(Handle *handle) {
     if (!handle) return;  // NULL is a no-op
-    core::handles::release(handle, CoreOf<Handle>::kind, core::object_type_name(CoreOf<Handle>::kind));
+    core::handles::release(handle, CoreOf<Handle>::kind, CoreOf<Handle>::name);
 }
 
 // Reads a versioned options struct: NULL gives `defaults`; a smaller
