@@ -14,6 +14,11 @@ cmake --preset default >/dev/null
 cmake --build --preset default -j "$jobs"
 echo "== tests =="
 ctest --preset default -j "$jobs"
+# CTest only says "Skipped": show why the GPU suites skipped, when they did.
+gpu_log=$(build/default/bin/cucore_gpu_tests 2>&1 || true)
+if grep -q "SKIPPED" <<<"$gpu_log"; then
+    echo "GPU tests skipped: $(grep -A1 -m1 ': Skipped' <<<"$gpu_log" | tail -1)"
+fi
 
 echo "== unit tests under ASan + UBSan =="
 cmake --preset asan >/dev/null
