@@ -14,6 +14,7 @@
 #include "core/event.hpp"
 #include "core/diagnostics.hpp"
 #include "core/handle.hpp"
+#include "core/handle_table.hpp"
 #include "core/stream.hpp"
 #include "cucore.h"
 

@@ -1,4 +1,5 @@
 #include "core/handle.hpp"
+#include "core/handle_table.hpp"
 
 #include <algorithm>
 #include <cinttypes>
@@ -12,34 +13,18 @@
 #include "core/thread_cache.hpp"
 
 namespace cucore::core {
-namespace {
-
-constexpr uint64_t kMagic = 0xCCull << 56;
-constexpr uint32_t kGenerationMask = 0xFFFFFFu;  // 24 bits travel in the handle
-constexpr uint32_t kChunkBits = 12;
-constexpr uint32_t kChunkSize = 1u << kChunkBits;  // slots per chunk
-constexpr uint32_t kMaxChunks = 4096;               // 16M live objects at most
-constexpr uint32_t kNoSlot = UINT32_MAX;
-
-struct Slot {
-    std::atomic<uint64_t> word{uint64_t{1} << 32};  // generation 1, count 0
-    std::atomic<Object *> object{nullptr};
-    std::atomic<uint32_t> type{0};
-    std::atomic<uint32_t> next_free{kNoSlot};
-};
-
+namespace table {
 std::atomic<Slot *> g_chunks[kMaxChunks];
 std::atomic<uint32_t> g_slots_published{0};  // slots whose chunk exists
 std::atomic<uint32_t> g_next_unused{0};
 std::atomic<uint64_t> g_free_head{kNoSlot};  // (ABA tag << 32) | slot
+}  // namespace table
+
+using namespace table;
+
+namespace {
+
 std::mutex g_chunk_mutex;
-
-inline uint32_t generation_of(uint64_t word) { return static_cast<uint32_t>(word >> 32); }
-inline uint32_t count_of(uint64_t word) { return static_cast<uint32_t>(word); }
-
-inline Slot &slot_at(uint32_t index) {
-    return g_chunks[index >> kChunkBits].load(std::memory_order_acquire)[index & (kChunkSize - 1)];
-}
 
 Slot *ensure_chunk(uint32_t chunk) {
     Slot *slots = g_chunks[chunk].load(std::memory_order_acquire);
@@ -114,10 +99,13 @@ const char *type_name(uint32_t type) {
     return object_type_name(static_cast<cucore_object_type_t>(type));
 }
 
+}  // namespace
+
 // Builds and throws the message for a handle that failed validation: NULL,
 // not a handle at all, released, or of another type. Cold: never on success.
-[[noreturn]] __attribute__((cold, noinline)) void throw_bad_handle(const void *handle, cucore_object_type_t type,
-                                                                   const char *argument) {
+[[noreturn]] __attribute__((cold, noinline)) void table::throw_bad_handle(const void *handle,
+                                                                          cucore_object_type_t type,
+                                                                          const char *argument) {
     const uint64_t value = reinterpret_cast<uintptr_t>(handle);
     const char *expected = type_name(type);
     if (value == 0)
@@ -143,30 +131,6 @@ const char *type_name(uint32_t type) {
                                                  " handle, not a " + expected);
 }
 
-// Decodes and validates a handle; on failure throws naming the argument.
-inline Slot &checked_slot(const void *handle, cucore_object_type_t type, const char *argument, uint32_t &index,
-                          uint32_t &generation) {
-    const uint64_t value = reinterpret_cast<uintptr_t>(handle);
-    index = static_cast<uint32_t>(value);
-    generation = static_cast<uint32_t>(value >> 32) & kGenerationMask;
-    // One bound suffices: slots below g_slots_published have their chunk, and a
-    // slot never handed out still has count 0.
-    if (__builtin_expect((value & (0xFFull << 56)) != kMagic ||
-                             index >= g_slots_published.load(std::memory_order_acquire),
-                         0))
-        throw_bad_handle(handle, type, argument);
-    Slot &slot = slot_at(index);
-    const uint64_t word = slot.word.load(std::memory_order_acquire);
-    if (__builtin_expect(generation_of(word) != generation || count_of(word) == 0 ||
-                             (type != CUCORE_OBJECT_ANY &&
-                              slot.type.load(std::memory_order_relaxed) != static_cast<uint32_t>(type)),
-                         0))
-        throw_bad_handle(handle, type, argument);
-    return slot;
-}
-
-}  // namespace
-
 Object::~Object() = default;
 
 namespace handles {
@@ -185,11 +149,6 @@ void register_object(Object *object) {
 void *encode(const Object *object) noexcept {
     uint64_t value = kMagic | (uint64_t{object->generation()} << 32) | object->slot();
     return reinterpret_cast<void *>(static_cast<uintptr_t>(value));
-}
-
-Object *resolve(const void *handle, cucore_object_type_t type, const char *argument) {
-    uint32_t index, generation;
-    return checked_slot(handle, type, argument, index, generation).object.load(std::memory_order_acquire);
 }
 
 void retain(const void *handle, cucore_object_type_t type, const char *argument) {

@@ -34,9 +34,7 @@ void register_object(Object *object);
 // The encoded C handle of a registered object.
 void *encode(const Object *object) noexcept;
 
-// Resolves a C handle of `type` to its object without taking a reference, or
-// throws INVALID_HANDLE with a message naming `argument`.
-Object *resolve(const void *handle, cucore_object_type_t type, const char *argument);
+// resolve(handle, type, argument): in handle_table.hpp (inline, hot path).
 
 // C ABI retain/release: validate, then adjust the count atomically. Throw
 // INVALID_HANDLE (naming `argument`) for a bad handle.
