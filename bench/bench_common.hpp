@@ -59,6 +59,26 @@ std::vector<Operation> &operations();
 // namespace-scope `static const bool registered = register_operation({...});`.
 bool register_operation(const Operation &op);
 
+// ---- The loop of operations that queue work ------------------------------------------------------
+// Runs `step()` (false after it reported a failure) once per iteration and, every `sync_every`
+// iterations, `sync()` with the timer paused, so the stream's queue stays short and every variant
+// measures the same thing: the host cost of enqueuing.
+template <typename Step, typename Sync>
+void queued_loop(benchmark::State &state, int sync_every, Step step, Sync sync) {
+    int pending = 0;
+    for (auto _ : state) {
+        if (!step()) return;
+        if (++pending == sync_every) {
+            state.PauseTiming();
+            bool synced = sync();
+            state.ResumeTiming();
+            if (!synced) return;
+            pending = 0;
+        }
+    }
+    sync();
+}
+
 // ---- Error checks inside timed loops -----------------------------------------------------------
 // Every variant checks every call the same way: one compare on the fast path, the message built
 // only on failure, after which the benchmark stops with SkipWithError (and main() exits non-zero).

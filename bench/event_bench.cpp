@@ -15,21 +15,6 @@ constexpr int kSyncEvery = 1024;
 
 // The one loop every event-record variant runs: `record()` returns false after reporting a
 // failure; `sync()` waits for the stream (outside the timed region).
-template <typename Record, typename Sync>
-void record_loop(benchmark::State &state, Record record, Sync sync) {
-    int pending = 0;
-    for (auto _ : state) {
-        if (!record()) return;
-        if (++pending == kSyncEvery) {
-            state.PauseTiming();
-            bool synced = sync();
-            state.ResumeTiming();
-            if (!synced) return;
-            pending = 0;
-        }
-    }
-    sync();
-}
 
 // ---- event record ------------------------------------------------------------------------------
 
@@ -40,8 +25,8 @@ void event_record_raw(benchmark::State &state) {
     if (!ok(state, d.cuStreamCreateWithPriority_fn(&stream, CU_STREAM_NON_BLOCKING, 0), "cuStreamCreateWithPriority"))
         return;
     if (ok(state, d.cuEventCreate_fn(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate")) {
-        record_loop(
-            state, [&] { return ok(state, d.cuEventRecord_fn(event, stream), "cuEventRecord"); },
+        queued_loop(
+            state, kSyncEvery, [&] { return ok(state, d.cuEventRecord_fn(event, stream), "cuEventRecord"); },
             [&] { return ok(state, d.cuStreamSynchronize_fn(stream), "cuStreamSynchronize"); });
         d.cuEventDestroy_fn(event);
     }
@@ -54,8 +39,8 @@ void event_record_c(benchmark::State &state) {
     cucore_event_t *event = nullptr;
     if (!ok(state, cucore_stream_create(device, nullptr, &stream), "cucore_stream_create")) return;
     if (ok(state, cucore_event_create(device, nullptr, &event), "cucore_event_create")) {
-        record_loop(
-            state, [&] { return ok(state, cucore_event_record(event, stream), "cucore_event_record"); },
+        queued_loop(
+            state, kSyncEvery, [&] { return ok(state, cucore_event_record(event, stream), "cucore_event_record"); },
             [&] { return ok(state, cucore_stream_synchronize(stream), "cucore_stream_synchronize"); });
         cucore_event_release(event);
     }
@@ -68,8 +53,8 @@ void event_record_cpp(benchmark::State &state) {
         cucore::Stream stream = device.create_stream();
         cucore::Event event = device.create_event();
         // A failing call throws out of the loop, into the handler below.
-        record_loop(
-            state,
+        queued_loop(
+            state, kSyncEvery,
             [&] {
                 event.record(stream);
                 return true;

@@ -37,7 +37,10 @@ namespace cucore_bench {
     X(cuEventCreate)                     \
     X(cuEventDestroy)                    \
     X(cuEventRecord)                     \
-    X(cuEventSynchronize)
+    X(cuEventSynchronize)                \
+    X(cuDeviceGetMemPool)                \
+    X(cuMemAllocFromPoolAsync)           \
+    X(cuMemFreeAsync)
 
 struct RawDriver {
     // `#name` is not macro-expanded, so the table holds the base names ("cuStreamDestroy") that

@@ -12,5 +12,6 @@
 #include "cucore/context.h"
 #include "cucore/event.h"
 #include "cucore/stream.h"
+#include "cucore/memory.h"
 
 #endif /* CUCORE_H */

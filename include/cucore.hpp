@@ -6,6 +6,11 @@
 //   s.launch_host_func([&] { done = true; });
 //   cucore::Event e = s.record({/*timing_enabled=*/true});
 //   e.synchronize();
+//   cucore::Buffer buf = dev.allocate(4096, s);   // the device's memory pool
+//   buf.fill(std::uint32_t{0xdeadbeef}, s);
+//   std::vector<std::uint32_t> host(1024);
+//   buf.copy_to_host(host, s);
+//   s.synchronize();
 //
 // Each class is exactly one C handle: copy = retain, move = steal, destructor =
 // release (never throws); adopt()/release()/get() pass ownership to and from C.
@@ -19,5 +24,6 @@
 #include "cucore/context.hpp"
 #include "cucore/event.hpp"
 #include "cucore/stream.hpp"
+#include "cucore/memory.hpp"
 
 #endif // CUCORE_HPP

@@ -87,7 +87,10 @@ ROWS = (
     "host function + synchronize round trip",
     "device attribute query (properties, cached)",
     "device attribute query (uncached)",
+    "pool alloc + free, 4 KiB",
 )
+POOL_BYTES = 4096
+POOL_SYNC_EVERY = 1024  # keep the stream's queue short: synchronize every so many frees
 
 
 def cucore_ops(dev):
@@ -132,9 +135,19 @@ def cucore_ops(dev):
         for _ in range(n):
             a(attr)
 
+    mr = dev.memory_resource  # the device's current pool, as cuda.core's default resource
+
+    def pool_alloc_free(n):
+        allocate, sync = mr.allocate, s.sync
+        for i in range(n):
+            allocate(POOL_BYTES, stream=s).close()  # freed in stream order on s
+            if i % POOL_SYNC_EVERY == POOL_SYNC_EVERY - 1:
+                sync()
+        sync()
+
     ops = dict(zip(ROWS, (event_record, event_create_destroy, stream_create_destroy, host_func_round_trip,
-                          attribute_cached, attribute_uncached)))
-    return ops, (s, ev)
+                          attribute_cached, attribute_uncached, pool_alloc_free)))
+    return ops, (s, ev, mr)
 
 
 def cuda_core_ops():
@@ -183,6 +196,22 @@ def cuda_core_ops():
     }
     notes = {}
     keep = [s, ev, dev]
+    try:
+        mr = dev.memory_resource  # DeviceMemoryResource on the device's current pool
+
+        def pool_alloc_free(n):
+            allocate, sync = mr.allocate, s.sync
+            for i in range(n):
+                allocate(POOL_BYTES, stream=s).close()
+                if i % POOL_SYNC_EVERY == POOL_SYNC_EVERY - 1:
+                    sync()
+            sync()
+
+        pool_alloc_free(2)
+        ops["pool alloc + free, 4 KiB"] = pool_alloc_free
+        keep.append(mr)
+    except Exception as e:  # an API this cuda.core lacks: no comparison for this row
+        notes["pool alloc + free, 4 KiB"] = f"cuda.core column missing: {type(e).__name__}: {e}"
 
     host_launch = getattr(cc, "host_launch", None)
     if host_launch is not None:  # newer cuda.core: host_launch(stream, fn) runs a Python callable

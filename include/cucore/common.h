@@ -91,7 +91,9 @@ typedef enum cucore_object_type {
     CUCORE_OBJECT_CONTEXT = 2,
     CUCORE_OBJECT_STREAM = 3,
     CUCORE_OBJECT_EVENT = 4,
-    CUCORE_OBJECT_TYPE_COUNT = 5, /* one past the last type; grows with the library */
+    CUCORE_OBJECT_MEMORY_RESOURCE = 5,
+    CUCORE_OBJECT_BUFFER = 6,
+    CUCORE_OBJECT_TYPE_COUNT = 7, /* one past the last type; grows with the library */
     CUCORE_OBJECT_TYPE_FORCE_INT32 = 0x7fffffff
 } cucore_object_type_t;
 
@@ -101,6 +103,8 @@ typedef struct cucore_device cucore_device_t;
 typedef struct cucore_context cucore_context_t;
 typedef struct cucore_stream cucore_stream_t;
 typedef struct cucore_event cucore_event_t;
+typedef struct cucore_memory_resource cucore_memory_resource_t;
+typedef struct cucore_buffer cucore_buffer_t;
 
 /* Called once when the last reference to a wrapped foreign object is released,
  * so that its owner can free it. Runs on the releasing thread. */

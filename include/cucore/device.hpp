@@ -16,6 +16,7 @@ namespace cucore {
 class Context;
 class Stream;
 class Event;
+class Buffer;
 struct StreamOptions;
 struct EventOptions;
 
@@ -232,6 +233,13 @@ public:
     Event create_event() const;
     Event create_event(const EventOptions &options) const;
 
+    // Allocates `size` bytes from the device's current memory pool, ordered on
+    // `stream` (cuda.core: Device.allocate; MemoryResource::device_default(*this)
+    // .allocate(size, stream)). Throws Error: INVALID_HANDLE, INVALID_ARGUMENT
+    // (stream of another device), NOT_SUPPORTED (no memory pools), OUT_OF_MEMORY,
+    // CUDA.
+    Buffer allocate(std::uint64_t size, const Stream &stream) const;
+
     // Two Device objects are equal when they name the same device (the library
     // may give distinct handles for one device). Never throws.
     friend bool operator==(const Device &a, const Device &b) noexcept {
@@ -251,6 +259,7 @@ static_assert(sizeof(Device) == sizeof(void *), "a Device is exactly one C handl
 // The definitions that need the other classes complete.
 #include "context.hpp"
 #include "event.hpp"
+#include "memory.hpp"
 #include "stream.hpp"
 
 namespace cucore {
@@ -269,6 +278,10 @@ inline Stream Device::create_stream(const StreamOptions &options) const {
 inline Event Device::create_event() const { return Event::create(*this); }
 inline Event Device::create_event(const EventOptions &options) const {
     return Event::create(*this, options);
+}
+
+inline Buffer Device::allocate(std::uint64_t size, const Stream &stream) const {
+    return MemoryResource::device_default(*this).allocate(size, stream);
 }
 
 } // namespace cucore

@@ -15,17 +15,21 @@
 #include "core/diagnostics.hpp"
 #include "core/handle.hpp"
 #include "core/handle_table.hpp"
+#include "core/memory.hpp"
 #include "core/stream.hpp"
 #include "cucore.h"
 
 namespace cucore::capi {
 
-// The core class behind each C handle type.
+// The core class behind each C handle type, and the name of the handle
+// parameter of its retain/release functions (for messages).
 template <class Handle> struct CoreOf;
-template <> struct CoreOf<cucore_device_t> { using type = core::Device; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_DEVICE; static constexpr const char *name = "device"; };
-template <> struct CoreOf<cucore_context_t> { using type = core::Context; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_CONTEXT; static constexpr const char *name = "context"; };
-template <> struct CoreOf<cucore_stream_t> { using type = core::Stream; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_STREAM; static constexpr const char *name = "stream"; };
-template <> struct CoreOf<cucore_event_t> { using type = core::Event; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_EVENT; static constexpr const char *name = "event"; };
+template <> struct CoreOf<cucore_device_t> { using type = core::Device; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_DEVICE; static constexpr const char *argument = "device"; };
+template <> struct CoreOf<cucore_context_t> { using type = core::Context; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_CONTEXT; static constexpr const char *argument = "context"; };
+template <> struct CoreOf<cucore_stream_t> { using type = core::Stream; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_STREAM; static constexpr const char *argument = "stream"; };
+template <> struct CoreOf<cucore_event_t> { using type = core::Event; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_EVENT; static constexpr const char *argument = "event"; };
+template <> struct CoreOf<cucore_memory_resource_t> { using type = core::MemoryResource; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_MEMORY_RESOURCE; static constexpr const char *argument = "resource"; };
+template <> struct CoreOf<cucore_buffer_t> { using type = core::Buffer; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_BUFFER; static constexpr const char *argument = "buffer"; };
 
 // Runs `body`; returns CUCORE_SUCCESS or the status of what it threw, with the
 // thread's last error set to "<function>: <message>".
@@ -72,13 +76,13 @@ inline Handle *give(core::Ref<T> object) noexcept {
 
 template <class Handle>
 inline void retain(Handle *handle) {
-    core::handles::retain(handle, CoreOf<Handle>::kind, CoreOf<Handle>::name);
+    core::handles::retain(handle, CoreOf<Handle>::kind, CoreOf<Handle>::argument);
 }
 
 template <class Handle>
 inline void release(Handle *handle) {
     if (!handle) return;  // NULL is a no-op
-    core::handles::release(handle, CoreOf<Handle>::kind, CoreOf<Handle>::name);
+    core::handles::release(handle, CoreOf<Handle>::kind, CoreOf<Handle>::argument);
 }
 
 // Reads a versioned options struct: NULL gives `defaults`; a smaller

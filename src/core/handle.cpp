@@ -233,6 +233,8 @@ const char *object_type_name(cucore_object_type_t type) noexcept {
         case CUCORE_OBJECT_CONTEXT: return "context";
         case CUCORE_OBJECT_STREAM: return "stream";
         case CUCORE_OBJECT_EVENT: return "event";
+        case CUCORE_OBJECT_MEMORY_RESOURCE: return "memory resource";
+        case CUCORE_OBJECT_BUFFER: return "buffer";
         default: return "unknown object type";
     }
 }

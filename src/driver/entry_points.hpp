@@ -38,4 +38,16 @@
     X(cuEventRecord, 2000)                     \
     X(cuEventSynchronize, 2000)                \
     X(cuEventQuery, 2000)                      \
-    X(cuEventElapsedTime, 12080)
+    X(cuEventElapsedTime, 12080)               \
+    X(cuDeviceGetMemPool, 11020)               \
+    X(cuMemPoolCreate, 11020)                  \
+    X(cuMemPoolDestroy, 11020)                 \
+    X(cuMemPoolSetAttribute, 11020)            \
+    X(cuMemAllocFromPoolAsync, 11020)          \
+    X(cuMemFreeAsync, 11020)                   \
+    X(cuMemAllocHost, 3020)                    \
+    X(cuMemFreeHost, 2000)                     \
+    X(cuMemcpyAsync, 4000)                     \
+    X(cuMemsetD8Async, 3020)                   \
+    X(cuMemsetD16Async, 3020)                  \
+    X(cuMemsetD32Async, 3020)

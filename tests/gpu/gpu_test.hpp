@@ -254,6 +254,22 @@ protected:
             cucore_event_t *e = nullptr;
             CUCORE_ASSERT_OK(cucore_stream_record(s, nullptr, &e));
             CUCORE_ASSERT_OK(cucore_event_synchronize(e));
+            // Memory: whatever the library sets up on first use of a device's
+            // pool or of pinned memory (statuses are the memory tests' business).
+            cucore_memory_resource_t *mr = nullptr;
+            cucore_buffer_t *buf = nullptr;
+            if (cucore_device_memory_resource_get_default(dev, &mr) == CUCORE_SUCCESS &&
+                cucore_memory_resource_allocate(mr, 256, s, &buf) == CUCORE_SUCCESS)
+                cucore_buffer_release(buf);
+            cucore_memory_resource_release(mr);
+            mr = nullptr;
+            buf = nullptr;
+            if (cucore_legacy_pinned_memory_resource_create(dev, &mr) == CUCORE_SUCCESS &&
+                cucore_memory_resource_allocate(mr, 256, nullptr, &buf) == CUCORE_SUCCESS)
+                cucore_buffer_release(buf);
+            cucore_memory_resource_release(mr);
+            (void)cucore_stream_synchronize(s);
+            cucore_clear_last_error();
             cucore_event_release(e);
             cucore_stream_release(s);
             cucore_device_release(dev);

@@ -65,7 +65,14 @@
     X(EventRecord, 2000)                \
     X(EventQuery, 2000)                 \
     X(EventSynchronize, 2000)           \
-    X(EventElapsedTime, 12080)
+    X(EventElapsedTime, 12080)          \
+    X(MemAlloc, 3020)                   \
+    X(MemFree, 3020)                    \
+    X(MemcpyHtoD, 3020)                 \
+    X(MemcpyDtoH, 3020)                 \
+    X(PointerGetAttribute, 4000)        \
+    X(DeviceGetMemPool, 11020)          \
+    X(MemPoolGetAttribute, 11020)
 
 namespace raw {
 

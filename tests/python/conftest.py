@@ -131,6 +131,16 @@ class RawDriver:
         self._sig("cuEventRecord", [V, V])
         self._sig("cuEventQuery", [V])
         self._sig("cuEventSynchronize", [V])
+        U64, SZ = ctypes.c_uint64, ctypes.c_size_t
+        try:  # memory helpers (a fake driver built before they existed lacks them: those tests skip)
+            self._sig("cuMemAlloc_v2", [ctypes.POINTER(U64), SZ])
+            self._sig("cuMemFree_v2", [U64])
+            self._sig("cuMemcpyHtoD_v2", [U64, V, SZ])
+            self._sig("cuMemcpyDtoH_v2", [V, U64, SZ])
+            self._sig("cuCtxSynchronize", [])
+            self.memory_error = None
+        except AttributeError as e:
+            self.memory_error = f"{path} lacks a memory entry point: {e}"
         assert d.cuInit(0) == 0
 
     def _sig(self, name, argtypes):
@@ -146,6 +156,23 @@ class RawDriver:
         d = ctypes.c_int()
         self.check(self.cuDeviceGet(ctypes.byref(d), ordinal), "cuDeviceGet")
         return d.value
+
+    def need_memory(self):
+        if self.memory_error:
+            pytest.skip(self.memory_error)
+
+    def read(self, address, size):
+        """`size` bytes of device memory at `address`, read with the synchronous cuMemcpyDtoH."""
+        out = ctypes.create_string_buffer(max(size, 1))
+        self.check(self.cuMemcpyDtoH_v2(out, address, size), "cuMemcpyDtoH")
+        return out.raw[:size]
+
+    def write(self, address, data):
+        """Write bytes to device memory at `address` with the synchronous cuMemcpyHtoD, then synchronize
+        the current context (from pageable memory the call may return before the DMA has landed, and
+        non-blocking streams do not wait for the legacy stream it ran on)."""
+        self.check(self.cuMemcpyHtoD_v2(address, data, len(data)), "cuMemcpyHtoD")
+        self.check(self.cuCtxSynchronize(), "cuCtxSynchronize")
 
     def attribute(self, attr, ordinal):
         v = ctypes.c_int()

@@ -6,6 +6,14 @@
  * ordering, completion and timing behave like a real device's. Destroyed objects leave the registries
  * (so stale handles are rejected) but their memory is never freed; this is a test double, not a driver.
  *
+ * Memory: device memory and page-locked host memory are host memory (malloc) in a registry of allocations,
+ * so copies and fills really happen and can be read back. Every pointer an operation names is checked
+ * against the registry: a range outside a live allocation, a double free or a use after free is
+ * CUDA_ERROR_INVALID_VALUE, never a crash (freed memory is marked, not returned to malloc). Fills and
+ * copies between registered memory run in stream order on the stream's worker; as the real driver does
+ * for pageable host memory (any address outside the registry), a copy from it is staged at the call and a
+ * copy to it completes before the call returns. New memory is filled with 0xA5 (never zero).
+ *
  * Environment: FAKE_CUDA_DEVICES (default 2) sets the number of devices; FAKE_CUDA_FAIL_STREAM_DESTROY=1
  * makes cuStreamDestroy fail (read on every call), to exercise libcucore's release-error reporting.
  * Build: cc -shared -fPIC -pthread -o libcuda.so.1 fake_cuda.c
@@ -27,6 +35,7 @@ typedef void (*CUhostFn)(void *);
 enum {
     CUDA_SUCCESS = 0,
     CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
     CUDA_ERROR_NOT_INITIALIZED = 3,
     CUDA_ERROR_INVALID_DEVICE = 101,
     CUDA_ERROR_INVALID_CONTEXT = 201,
@@ -55,13 +64,21 @@ struct event {
     unsigned long long recorded_gen, completed_gen;
     double time_ms;
 };
-enum { OP_HOST, OP_RECORD, OP_WAIT };
+enum { OP_HOST, OP_RECORD, OP_WAIT, OP_COPY, OP_SET, OP_FREE };
+struct alloc;
 struct op {
     int kind;
     CUhostFn fn;
     void *data;
     struct event *ev;
     unsigned long long gen;
+    /* OP_COPY: dst <- src (size bytes; src freed after when staged); OP_SET: count elements of elsize
+       bytes of value at dst; OP_FREE: the allocation at index `index` */
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t size, count, index;
+    unsigned value, elsize;
+    int staged;
     struct op *next;
 };
 struct stream {
@@ -83,6 +100,31 @@ static struct stream *g_all_streams;
 static __thread struct ctx *tl_current;
 static struct event **g_events;
 static size_t g_nevents, g_capevents;
+
+/* ---- memory: pools and the registry of allocations ------------------------------------------------------- */
+
+#define POOL_MAGIC 0x504f4f31u
+enum { MEM_DEVICE = 1, MEM_PINNED = 2 };
+enum { ALLOC_LIVE, ALLOC_FREE_PENDING, ALLOC_FREED };
+struct pool {
+    unsigned magic;
+    int device;
+    int is_default;
+    int destroyed;
+    size_t max_size, used;
+    unsigned long long release_threshold;
+};
+struct alloc {
+    uintptr_t base;
+    size_t size;
+    int kind, state, device;
+    struct pool *pool;
+};
+static struct pool g_default_pools[MAX_DEVICES];
+static struct pool **g_pools;
+static size_t g_npools, g_cappools;
+static struct alloc *g_allocs;
+static size_t g_nallocs, g_capallocs;
 
 static double now_ms(void) {
     struct timespec ts;
@@ -120,6 +162,20 @@ static void *worker(void *arg) {
             pthread_mutex_unlock(&g_mu);
             op->fn(op->data);
             pthread_mutex_lock(&g_mu);
+        } else if (op->kind == OP_COPY) {
+            memmove(op->dst, op->src, op->size);
+            if (op->staged) free((void *)op->src);
+        } else if (op->kind == OP_SET) {
+            for (size_t i = 0; i < op->count; ++i) {
+                unsigned char *p = op->dst + i * op->elsize;
+                if (op->elsize == 1) *p = (unsigned char)op->value;
+                else if (op->elsize == 2) { unsigned short v = (unsigned short)op->value; memcpy(p, &v, 2); }
+                else memcpy(p, &op->value, 4);
+            }
+        } else if (op->kind == OP_FREE) {
+            struct alloc *a = &g_allocs[op->index];
+            a->state = ALLOC_FREED;
+            if (a->pool) a->pool->used -= a->size;
         } else if (op->ev->completed_gen < op->gen) {
             op->ev->completed_gen = op->gen;
             op->ev->time_ms = now_ms();
@@ -193,6 +249,7 @@ static CUresult f_cuGetErrorName(CUresult r, const char **s) {
     switch (r) {
     case CUDA_SUCCESS: *s = "CUDA_SUCCESS"; break;
     case CUDA_ERROR_INVALID_VALUE: *s = "CUDA_ERROR_INVALID_VALUE"; break;
+    case CUDA_ERROR_OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; break;
     case CUDA_ERROR_NOT_INITIALIZED: *s = "CUDA_ERROR_NOT_INITIALIZED"; break;
     case CUDA_ERROR_INVALID_DEVICE: *s = "CUDA_ERROR_INVALID_DEVICE"; break;
     case CUDA_ERROR_INVALID_CONTEXT: *s = "CUDA_ERROR_INVALID_CONTEXT"; break;
@@ -212,6 +269,9 @@ static CUresult f_cuInit(unsigned flags) {
         for (int i = 0; i < MAX_DEVICES; ++i) {
             g_primary[i].magic = CTX_MAGIC;
             g_primary[i].device = i;
+            g_default_pools[i].magic = POOL_MAGIC;
+            g_default_pools[i].device = i;
+            g_default_pools[i].is_default = 1;
         }
         g_initialized = 1;
     }
@@ -562,6 +622,300 @@ static CUresult f_cuEventElapsedTime(float *ms, void *start, void *end) {
     return r;
 }
 
+/* ---- memory ------------------------------------------------------------------------------------------------ */
+
+/* Caller holds g_mu. */
+static struct pool *resolve_pool(void *h) {
+    for (int i = 0; i < device_count(); ++i)
+        if (h == &g_default_pools[i]) return &g_default_pools[i];
+    for (size_t i = 0; i < g_npools; ++i)
+        if (g_pools[i] == h && g_pools[i]->magic == POOL_MAGIC && !g_pools[i]->destroyed) return g_pools[i];
+    return NULL;
+}
+
+/* Caller holds g_mu. A new registered allocation of `size` bytes (filled with 0xA5), or 0. */
+static uintptr_t new_alloc(size_t size, int kind, int device, struct pool *pool) {
+    if (g_nallocs == g_capallocs) {
+        size_t cap = g_capallocs ? 2 * g_capallocs : 256;
+        struct alloc *grown = realloc(g_allocs, cap * sizeof *grown);
+        if (!grown) return 0;
+        g_allocs = grown;
+        g_capallocs = cap;
+    }
+    unsigned char *p = malloc(size);
+    if (!p) return 0;
+    memset(p, 0xA5, size);
+    struct alloc *a = &g_allocs[g_nallocs++];
+    a->base = (uintptr_t)p;
+    a->size = size;
+    a->kind = kind;
+    a->state = ALLOC_LIVE;
+    a->device = device;
+    a->pool = pool;
+    return a->base;
+}
+
+/* Caller holds g_mu. Where [p, p + n) lies: 1 inside a live allocation (its index in *index), 0 outside
+   every allocation (pageable host memory), -1 in freed memory or across an allocation's end. */
+static int classify(uintptr_t p, size_t n, size_t *index) {
+    size_t m = n ? n : 1;
+    for (size_t i = 0; i < g_nallocs; ++i) {
+        struct alloc *a = &g_allocs[i];
+        uintptr_t end = a->base + a->size;
+        if (p < end && p + m > a->base) { /* overlaps */
+            if (a->state != ALLOC_LIVE || p < a->base || p + m > end) return -1;
+            if (index) *index = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static CUresult f_cuDeviceGetMemPool(struct pool **out, CUdevice dev) {
+    CHECK_DEV(dev);
+    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    *out = &g_default_pools[dev];
+    return CUDA_SUCCESS;
+}
+
+/* CUmemPoolProps as the CUDA 12.2+ headers lay it out. */
+struct pool_props {
+    int alloc_type, handle_types;
+    struct { int type, id; } location;
+    void *win32_security_attributes;
+    size_t max_size;
+    unsigned short usage;
+    unsigned char reserved[54];
+};
+
+static CUresult f_cuMemPoolCreate(struct pool **out, const struct pool_props *props) {
+    NEED_INIT();
+    if (!out || !props) return CUDA_ERROR_INVALID_VALUE;
+    if (props->alloc_type != 1 /* PINNED */ || props->location.type != 1 /* DEVICE */ ||
+        props->handle_types != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CHECK_DEV(props->location.id);
+    struct pool *p = calloc(1, sizeof *p);
+    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+    p->magic = POOL_MAGIC;
+    p->device = props->location.id;
+    p->max_size = props->max_size;
+    pthread_mutex_lock(&g_mu);
+    if (g_npools == g_cappools) {
+        g_cappools = g_cappools ? 2 * g_cappools : 64;
+        g_pools = realloc(g_pools, g_cappools * sizeof *g_pools);
+    }
+    g_pools[g_npools++] = p;
+    pthread_mutex_unlock(&g_mu);
+    *out = p;
+    return CUDA_SUCCESS;
+}
+
+static CUresult f_cuMemPoolDestroy(void *h) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    struct pool *p = resolve_pool(h);
+    CUresult r = (!p || p->is_default) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS) p->destroyed = 1; /* outstanding allocations stay valid, as with the real driver */
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemPoolSetAttribute(void *h, int attr, void *value) {
+    NEED_INIT();
+    if (!value) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct pool *p = resolve_pool(h);
+    CUresult r = CUDA_SUCCESS;
+    if (!p) r = CUDA_ERROR_INVALID_VALUE;
+    else if (attr == 4) p->release_threshold = *(unsigned long long *)value; /* RELEASE_THRESHOLD */
+    else if (attr < 1 || attr > 8 || attr == 5 || attr == 7) r = CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemAllocFromPoolAsync(unsigned long long *dptr, size_t size, void *pool, void *h) {
+    NEED_INIT();
+    if (!dptr || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    CUresult r = CUDA_SUCCESS;
+    struct pool *p = resolve_pool(pool);
+    struct stream *s = resolve_stream(h, &r);
+    if (s && !p) r = CUDA_ERROR_INVALID_VALUE;
+    if (s && p && p->max_size && (size > p->max_size || p->used > p->max_size - size)) r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (r == CUDA_SUCCESS) {
+        uintptr_t a = new_alloc(size, MEM_DEVICE, p->device, p);
+        if (a) {
+            p->used += size;
+            *dptr = a;
+        } else {
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemFreeAsync(unsigned long long dptr, void *h) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    CUresult r = CUDA_SUCCESS;
+    struct stream *s = resolve_stream(h, &r);
+    size_t i = 0;
+    if (s && (classify((uintptr_t)dptr, 1, &i) != 1 || g_allocs[i].base != dptr || g_allocs[i].kind != MEM_DEVICE))
+        r = CUDA_ERROR_INVALID_VALUE; /* not the start of a live pool allocation: a double or bad free */
+    if (r == CUDA_SUCCESS) {
+        g_allocs[i].state = ALLOC_FREE_PENDING;
+        struct op *op = calloc(1, sizeof *op);
+        op->kind = OP_FREE;
+        op->index = i;
+        enqueue(s, op);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemAllocHost(void **out, size_t size) {
+    NEED_INIT();
+    if (!out || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (!tl_current) return CUDA_ERROR_INVALID_CONTEXT;
+    pthread_mutex_lock(&g_mu);
+    uintptr_t a = new_alloc(size, MEM_PINNED, tl_current->device, NULL);
+    pthread_mutex_unlock(&g_mu);
+    if (!a) return CUDA_ERROR_OUT_OF_MEMORY;
+    *out = (void *)a;
+    return CUDA_SUCCESS;
+}
+
+static CUresult f_cuMemFreeHost(void *ptr) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    size_t i = 0;
+    CUresult r = CUDA_SUCCESS;
+    if (classify((uintptr_t)ptr, 1, &i) != 1 || g_allocs[i].base != (uintptr_t)ptr || g_allocs[i].kind != MEM_PINNED)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else
+        g_allocs[i].state = ALLOC_FREED;
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+/* A copy of n bytes in stream order. Registered memory on both sides: queued. Pageable (unregistered) source:
+   staged now, then queued. Pageable destination: waits for the stream's earlier work, then copies now. */
+static CUresult copy_async(uintptr_t dst, uintptr_t src, size_t n, void *h) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    CUresult r = CUDA_SUCCESS;
+    struct stream *s = resolve_stream(h, &r);
+    int dk = s ? classify(dst, n, NULL) : 0, sk = s ? classify(src, n, NULL) : 0;
+    if (s && (dk < 0 || sk < 0 || (n && (!dst || !src)))) r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS && n) {
+        if (dk == 0) {
+            while (s->head) pthread_cond_wait(&g_cv, &g_mu);
+            memmove((void *)dst, (const void *)src, n);
+        } else {
+            struct op *op = calloc(1, sizeof *op);
+            op->kind = OP_COPY;
+            op->dst = (unsigned char *)dst;
+            op->size = n;
+            if (sk == 0) {
+                unsigned char *staged = malloc(n);
+                memcpy(staged, (const void *)src, n);
+                op->src = staged;
+                op->staged = 1;
+            } else {
+                op->src = (const unsigned char *)src;
+            }
+            enqueue(s, op);
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemcpyAsync(unsigned long long dst, unsigned long long src, size_t n, void *h) {
+    return copy_async((uintptr_t)dst, (uintptr_t)src, n, h);
+}
+static CUresult f_cuMemcpyHtoDAsync(unsigned long long dst, const void *src, size_t n, void *h) {
+    return copy_async((uintptr_t)dst, (uintptr_t)src, n, h);
+}
+static CUresult f_cuMemcpyDtoHAsync(void *dst, unsigned long long src, size_t n, void *h) {
+    return copy_async((uintptr_t)dst, (uintptr_t)src, n, h);
+}
+
+static CUresult memset_async(unsigned long long dst, unsigned value, unsigned elsize, size_t count, void *h) {
+    NEED_INIT();
+    if (dst % elsize) return CUDA_ERROR_INVALID_VALUE; /* the driver wants 2- and 4-byte alignment */
+    pthread_mutex_lock(&g_mu);
+    CUresult r = CUDA_SUCCESS;
+    struct stream *s = resolve_stream(h, &r);
+    if (s && count && classify((uintptr_t)dst, count * elsize, NULL) != 1) r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS && count) {
+        struct op *op = calloc(1, sizeof *op);
+        op->kind = OP_SET;
+        op->dst = (unsigned char *)(uintptr_t)dst;
+        op->value = value;
+        op->elsize = elsize;
+        op->count = count;
+        enqueue(s, op);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+static CUresult f_cuMemsetD8Async(unsigned long long d, unsigned char v, size_t n, void *h) {
+    return memset_async(d, v, 1, n, h);
+}
+static CUresult f_cuMemsetD16Async(unsigned long long d, unsigned short v, size_t n, void *h) {
+    return memset_async(d, v, 2, n, h);
+}
+static CUresult f_cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void *h) {
+    return memset_async(d, v, 4, n, h);
+}
+
+/* Synchronous entry points for the tests' raw-driver helpers (exported below, not in the proc table). */
+static CUresult raw_mem_alloc(unsigned long long *dptr, size_t size) {
+    NEED_INIT();
+    if (!dptr || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (!tl_current) return CUDA_ERROR_INVALID_CONTEXT;
+    pthread_mutex_lock(&g_mu);
+    uintptr_t a = new_alloc(size, MEM_DEVICE, tl_current->device, NULL);
+    pthread_mutex_unlock(&g_mu);
+    if (!a) return CUDA_ERROR_OUT_OF_MEMORY;
+    *dptr = a;
+    return CUDA_SUCCESS;
+}
+static CUresult raw_mem_free(unsigned long long dptr) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    size_t i = 0;
+    CUresult r = CUDA_SUCCESS;
+    if (classify((uintptr_t)dptr, 1, &i) != 1 || g_allocs[i].base != dptr || g_allocs[i].kind != MEM_DEVICE ||
+        g_allocs[i].pool)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else
+        g_allocs[i].state = ALLOC_FREED;
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+/* Synchronous copies: wait for every stream first (the real ones synchronize with the legacy stream only;
+   the tests synchronize their streams first anyway). */
+static CUresult raw_copy(uintptr_t dst, uintptr_t src, size_t n) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    for (;;) {
+        int busy = 0;
+        for (struct stream *s = g_all_streams; s; s = s->next_all)
+            if (s->head) busy = 1;
+        if (!busy) break;
+        pthread_cond_wait(&g_cv, &g_mu);
+    }
+    CUresult r = CUDA_SUCCESS;
+    if (classify(dst, n, NULL) < 0 || classify(src, n, NULL) < 0) r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS && n) memmove((void *)dst, (const void *)src, n);
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
 /* ---- cuGetProcAddress and the plain exported names ----------------------------------------------------- */
 
 #define ENTRY_POINTS(X)                                                                                    \
@@ -572,7 +926,10 @@ static CUresult f_cuEventElapsedTime(float *ms, void *start, void *end) {
     X(cuCtxSynchronize) X(cuCtxGetStreamPriorityRange) X(cuStreamCreate) X(cuStreamCreateWithPriority)     \
     X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamQuery) X(cuStreamWaitEvent) X(cuStreamGetCtx)      \
     X(cuStreamGetPriority) X(cuStreamGetFlags) X(cuLaunchHostFunc) X(cuEventCreate) X(cuEventDestroy)      \
-    X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery) X(cuEventElapsedTime)
+    X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery) X(cuEventElapsedTime) X(cuDeviceGetMemPool)     \
+    X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemPoolSetAttribute) X(cuMemAllocFromPoolAsync)             \
+    X(cuMemFreeAsync) X(cuMemAllocHost) X(cuMemFreeHost) X(cuMemcpyAsync) X(cuMemcpyHtoDAsync)             \
+    X(cuMemcpyDtoHAsync) X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32Async)
 
 static const struct {
     const char *name;
@@ -615,6 +972,7 @@ FWD(cuDevicePrimaryCtxRetain, f_cuDevicePrimaryCtxRetain, (struct ctx **c, CUdev
 FWD(cuDevicePrimaryCtxRelease_v2, f_cuDevicePrimaryCtxRelease, (CUdevice d), (d))
 FWD(cuCtxGetCurrent, f_cuCtxGetCurrent, (struct ctx **c), (c))
 FWD(cuCtxSetCurrent, f_cuCtxSetCurrent, (struct ctx *c), (c))
+FWD(cuCtxSynchronize, f_cuCtxSynchronize, (void), ())
 FWD(cuStreamCreate, f_cuStreamCreate, (struct stream **s, unsigned f), (s, f))
 FWD(cuStreamDestroy_v2, f_cuStreamDestroy, (void *s), (s))
 FWD(cuStreamSynchronize, f_cuStreamSynchronize, (void *s), (s))
@@ -626,3 +984,7 @@ FWD(cuEventRecord, f_cuEventRecord, (void *e, void *s), (e, s))
 FWD(cuEventQuery, f_cuEventQuery, (void *e), (e))
 FWD(cuEventSynchronize, f_cuEventSynchronize, (void *e), (e))
 FWD(cuEventElapsedTime, f_cuEventElapsedTime, (float *m, void *a, void *b), (m, a, b))
+FWD(cuMemAlloc_v2, raw_mem_alloc, (unsigned long long *p, size_t n), (p, n))
+FWD(cuMemFree_v2, raw_mem_free, (unsigned long long p), (p))
+FWD(cuMemcpyHtoD_v2, raw_copy, (unsigned long long d, const void *s, size_t n), ((uintptr_t)d, (uintptr_t)s, n))
+FWD(cuMemcpyDtoH_v2, raw_copy, (void *d, unsigned long long s, size_t n), ((uintptr_t)d, (uintptr_t)s, n))

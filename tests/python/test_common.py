@@ -142,17 +142,18 @@ def test_release_error_trampoline_reports_handler_exceptions(lib, monkeypatch):
 def test_stubs_are_replaced_by_the_ctypes_functions(lib):
     # The hot paths call module globals directly: after loading they must be the ctypes functions.
     import ctypes
-    from cucore import common, context, device, event, stream
+    from cucore import common, context, device, event, memory, stream
     lib.load()
     bound = 0
-    for module in (common, context, device, event, stream):
+    for module in (common, context, device, event, memory, stream):
         for name, value in vars(module).items():
             if name.startswith("_cucore_"):
                 assert isinstance(value, ctypes._CFuncPtr), (module.__name__, name, value)
                 bound += 1
-    assert bound >= 71
+    assert bound >= 94
     from cucore import _abi
-    used = {n[1:] for m in (common, context, device, event, stream) for n in vars(m) if n.startswith("_cucore_")}
+    used = {n[1:] for m in (common, context, device, event, memory, stream) for n in vars(m)
+            if n.startswith("_cucore_")}
     assert used == set(_abi.ABI), set(_abi.ABI) ^ used
 
 

@@ -2,7 +2,8 @@
 // -Wall -Wextra -Werror -pedantic. It includes every header on its own and
 // twice, and instantiates every member and template so that a warning anywhere
 // in cucore.hpp fails the build.
-#include <cucore/stream.hpp> // any capability header alone brings what it needs
+#include <cucore/memory.hpp> // any capability header alone brings what it needs
+#include <cucore/stream.hpp>
 #include <cucore/event.hpp>
 #include <cucore/context.hpp>
 #include <cucore/device.hpp>
@@ -10,7 +11,10 @@
 #include <cucore.hpp>
 #include <cucore.hpp> // include guards
 
+#include <array>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -18,6 +22,20 @@ static_assert(sizeof(cucore::Device) == sizeof(void *));
 static_assert(sizeof(cucore::Context) == sizeof(void *));
 static_assert(sizeof(cucore::Stream) == sizeof(void *));
 static_assert(sizeof(cucore::Event) == sizeof(void *));
+static_assert(sizeof(cucore::MemoryResource) == sizeof(void *));
+static_assert(sizeof(cucore::Buffer) == sizeof(void *));
+
+// The span-like copy overloads take contiguous containers of trivially copyable
+// elements, and copy_to_host only mutable ones.
+static_assert(cucore::detail::is_readable_host_range_v<const std::vector<float>>);
+static_assert(cucore::detail::is_readable_host_range_v<const int[4]>);
+static_assert(cucore::detail::is_writable_host_range_v<std::array<std::uint16_t, 3>>);
+static_assert(cucore::detail::is_writable_host_range_v<std::string>);
+static_assert(!cucore::detail::is_writable_host_range_v<const std::vector<float>>);
+static_assert(!cucore::detail::is_readable_host_range_v<const std::vector<std::string>>);
+static_assert(!cucore::detail::is_readable_host_range_v<const std::vector<bool>>);
+static_assert(!cucore::detail::is_readable_host_range_v<const cucore::Buffer>);
+static_assert(!cucore::detail::is_readable_host_range_v<const int *>);
 
 namespace {
 
@@ -114,6 +132,67 @@ int cucore_facade_compile_check() {
     sum += static_cast<int>(static_cast<bool>(copied)) + static_cast<int>(copied != legacy) +
            static_cast<int>(all.size()) + static_cast<int>(ptds == wrapped) +
            static_cast<int>(wrapped2 == s3) + static_cast<int>(e4 == e5) + static_cast<int>(e7 == e1);
+
+    // Memory resources and buffers.
+    cucore::DevicePoolOptions popts;
+    popts.max_size = 1u << 30;
+    popts.release_threshold = 1u << 20;
+    cucore::MemoryResource mr_default = cucore::MemoryResource::device_default(dev);
+    cucore::MemoryResource mr_pool = cucore::MemoryResource::device_pool(dev);
+    cucore::MemoryResource mr_pool2 = cucore::MemoryResource::device_pool(dev, popts);
+    cucore::MemoryResource mr_pool3 = cucore::MemoryResource::device_pool(dev, {0, 4096});
+    cucore::MemoryResource mr_pinned = cucore::MemoryResource::legacy_pinned(dev);
+    sum += static_cast<int>(mr_default.kind()) + mr_pool.device_id() +
+           static_cast<int>(mr_pool2.is_device_accessible()) + static_cast<int>(mr_pinned.is_host_accessible()) +
+           static_cast<int>(mr_pool3 == mr_pool);
+    cucore::Buffer b1 = mr_pool.allocate(4096, s1);
+    cucore::Buffer b2 = mr_pinned.allocate(4096);
+    cucore::Buffer b3 = dev.allocate(4096, s1);
+    cucore::Buffer b4 = b1.view(16, 32);
+    cucore::Buffer b5 = cucore::Buffer::from_handle(b3.address(), b3.size(), dev);
+    cucore::Buffer b6 = cucore::Buffer::from_handle(b3.address(), b3.size(), dev, &release_cb, &sum);
+    cucore::Buffer b7 = cucore::Buffer::from_handle(b2.address(), b2.size());
+    cucore::Buffer b8 = cucore::Buffer::from_handle(b2.address(), b2.size(), &release_cb, nullptr);
+    sum += static_cast<int>(b1.size() + b1.address()) + b1.device_id() +
+           static_cast<int>(b1.memory_resource() == mr_pool) + static_cast<int>(b2.data() != nullptr);
+    b1.set_deallocation_stream(s2);
+    b1.copy_from(b3, s1);
+    b1.copy_to(b3, s1);
+    const cucore::Buffer b9 = b1.copy_to(s1);
+    b1.fill(std::uint8_t{1}, s1);
+    b1.fill(std::uint16_t{2}, s1);
+    b1.fill(std::uint32_t{3}, s1);
+    std::vector<float> hv(64);
+    const std::vector<float> chv(64);
+    std::array<std::uint16_t, 8> ha{};
+    int carr[4] = {1, 2, 3, 4};
+    std::string hs(16, 'x');
+    unsigned char raw_bytes[8] = {};
+    b1.copy_from_host(0, raw_bytes, sizeof raw_bytes, s1);
+    b1.copy_from_host(hv, s1);
+    b1.copy_from_host(chv, s1);
+    b1.copy_from_host(64, ha, s1);
+    b1.copy_from_host(carr, s1);
+    b1.copy_from_host(hs, s1);
+    b1.copy_to_host(0, raw_bytes, sizeof raw_bytes, s1);
+    b1.copy_to_host(hv, s1);
+    b1.copy_to_host(8, ha, s1);
+    b1.copy_to_host(carr, s1);
+    b1.copy_to_host(hs, s1);
+    b4.close();
+    b5.close(s1);
+    // Ownership to and from C.
+    cucore_buffer_t *raw_buf = b6.release();
+    cucore::Buffer b10 = cucore::Buffer::adopt(raw_buf);
+    cucore::Buffer b11 = cucore::Buffer::borrow(b10.get());
+    cucore_memory_resource_t *raw_mr = mr_pool3.release();
+    cucore::MemoryResource mr_back = cucore::MemoryResource::adopt(raw_mr);
+    cucore::MemoryResource mr_copy = mr_back;
+    mr_copy = std::move(mr_back);
+    cucore::Buffer b12 = std::move(b11);
+    b12 = b10;
+    swap(b12, b10);
+    sum += static_cast<int>(b7 == b8) + static_cast<int>(b9 != b12) + static_cast<int>(static_cast<bool>(mr_copy));
 
     try {
         (void)cucore::live_object_count(CUCORE_OBJECT_STREAM);

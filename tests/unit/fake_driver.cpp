@@ -1,5 +1,6 @@
 #include "fake_driver.hpp"
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -39,6 +40,16 @@ std::vector<std::unique_ptr<FakeContext>> g_foreign;  // kept for the process: w
 std::set<FakeContext *> g_contexts;  // every live context (primary and foreign)
 std::set<FakeStream *> g_streams;
 std::set<FakeEvent *> g_events;
+// Memory: fake device memory is host memory, so copies and fills really happen.
+struct FakePool {
+    int device;
+    bool is_default;
+};
+std::vector<std::unique_ptr<FakePool>> g_default_pools;  // one per device, never destroyed
+std::vector<std::unique_ptr<FakePool>> g_pool_storage;    // created pools, kept for the process
+std::set<FakePool *> g_pools;                             // created pools alive
+std::set<FakePool *> g_all_pools;                         // every pool the fake knows
+std::map<CUdeviceptr, size_t> g_allocations;             // live allocations (pool and pinned)
 thread_local CUcontext t_current = nullptr;
 thread_local int t_uncounted = 0;
 
@@ -253,6 +264,89 @@ CUresult f_cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
     return CUDA_SUCCESS;
 }
 
+CUresult f_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice device) {
+    ENTER("cuDeviceGetMemPool");
+    if (device < 0 || device >= static_cast<int>(g_default_pools.size())) return CUDA_ERROR_INVALID_DEVICE;
+    *pool = reinterpret_cast<CUmemoryPool>(g_default_pools[device].get());
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props) {
+    ENTER("cuMemPoolCreate");
+    if (!props || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+    g_pool_storage.push_back(std::make_unique<FakePool>(FakePool{props->location.id, false}));
+    FakePool *created = g_pool_storage.back().get();
+    g_pools.insert(created);
+    g_all_pools.insert(created);
+    *pool = reinterpret_cast<CUmemoryPool>(created);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemPoolDestroy(CUmemoryPool pool) {
+    ENTER("cuMemPoolDestroy");
+    auto *fake_pool = reinterpret_cast<FakePool *>(pool);
+    if (!g_pools.erase(fake_pool)) return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;  // the record stays in g_all_pools: late frees may still name it
+}
+CUresult f_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute, void *value) {
+    ENTER("cuMemPoolSetAttribute");
+    return (g_all_pools.count(reinterpret_cast<FakePool *>(pool)) && value) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult f_cuMemAllocFromPoolAsync(CUdeviceptr *address, size_t size, CUmemoryPool pool, CUstream stream) {
+    ENTER("cuMemAllocFromPoolAsync");
+    if (!g_all_pools.count(reinterpret_cast<FakePool *>(pool))) return CUDA_ERROR_INVALID_VALUE;
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    void *memory = std::malloc(size);
+    if (!memory) return CUDA_ERROR_OUT_OF_MEMORY;
+    *address = reinterpret_cast<CUdeviceptr>(memory);
+    g_allocations[*address] = size;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
+    ENTER("cuMemFreeAsync");
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    if (!g_allocations.erase(address)) return CUDA_ERROR_INVALID_VALUE;
+    std::free(reinterpret_cast<void *>(address));
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemAllocHost(void **pointer, size_t size) {
+    ENTER("cuMemAllocHost");
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    *pointer = std::malloc(size);
+    if (!*pointer) return CUDA_ERROR_OUT_OF_MEMORY;
+    g_allocations[reinterpret_cast<CUdeviceptr>(*pointer)] = size;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemFreeHost(void *pointer) {
+    ENTER("cuMemFreeHost");
+    if (!g_allocations.erase(reinterpret_cast<CUdeviceptr>(pointer))) return CUDA_ERROR_INVALID_VALUE;
+    std::free(pointer);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream) {
+    ENTER("cuMemcpyAsync");
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    std::memmove(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), size);
+    return CUDA_SUCCESS;
+}
+template <class T>
+CUresult fake_memset(CUdeviceptr address, T value, size_t count, CUstream stream) {
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    T *data = reinterpret_cast<T *>(address);
+    for (size_t i = 0; i < count; ++i) data[i] = value;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemsetD8Async(CUdeviceptr a, unsigned char v, size_t n, CUstream s) {
+    ENTER("cuMemsetD8Async");
+    return fake_memset(a, v, n, s);
+}
+CUresult f_cuMemsetD16Async(CUdeviceptr a, unsigned short v, size_t n, CUstream s) {
+    ENTER("cuMemsetD16Async");
+    return fake_memset(a, v, n, s);
+}
+CUresult f_cuMemsetD32Async(CUdeviceptr a, unsigned int v, size_t n, CUstream s) {
+    ENTER("cuMemsetD32Async");
+    return fake_memset(a, v, n, s);
+}
+
 void build_table() {
     g_table = cucore::driver::Table{};
 #define CUCORE_FAKE_ENTRY(name, version) g_table.name = &f_##name;
@@ -277,6 +371,13 @@ void install(int devices) {
             g_contexts.insert(g_primary.back().get());
             g_primary_refs.push_back(0);
         }
+        while (static_cast<int>(g_default_pools.size()) < devices) {
+            g_default_pools.push_back(
+                std::make_unique<FakePool>(FakePool{static_cast<int>(g_default_pools.size()), true}));
+            g_all_pools.insert(g_default_pools.back().get());
+        }
+        for (auto &[address, size] : g_allocations) std::free(reinterpret_cast<void *>(address));
+        g_allocations.clear();
         for (FakeStream *stream : g_streams) delete stream;
         g_streams.clear();
         for (FakeEvent *event : g_events) delete event;
@@ -315,12 +416,20 @@ std::vector<std::string> call_log() {
     return g_log;
 }
 
+void forget_allocations() {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    for (auto &[address, size] : g_allocations) std::free(reinterpret_cast<void *>(address));
+    g_allocations.clear();
+}
+
 Counters counters() {
     std::lock_guard<std::recursive_mutex> lock(g_mutex);
     Counters c;
     for (int refs : g_primary_refs) c.primary_retained += refs;
     c.streams = static_cast<int>(g_streams.size());
     c.events = static_cast<int>(g_events.size());
+    c.pools = static_cast<int>(g_pools.size());
+    c.allocations = static_cast<int>(g_allocations.size());
     return c;
 }
 

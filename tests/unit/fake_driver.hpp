@@ -17,6 +17,8 @@ struct Counters {
     int primary_retained = 0;  // primary-context retains not yet released, all devices
     int streams = 0;           // streams created and not destroyed
     int events = 0;            // events created and not destroyed
+    int pools = 0;             // memory pools created and not destroyed
+    int allocations = 0;       // device (pool) and pinned host allocations not freed
 };
 
 // Installs the fake driver with `devices` devices (resets all state).
@@ -42,6 +44,8 @@ struct Uncounted {
 };
 
 Counters counters();
+// Frees and forgets every allocation (after a test made the fake refuse a free).
+void forget_allocations();
 // The fake table itself (tests may null entries to simulate an old driver).
 cucore::driver::Table &table();
 // Re-installs table() after a test edited it.

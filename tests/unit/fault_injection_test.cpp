@@ -236,4 +236,50 @@ TEST_F(FaultInjectionTest, StreamWaitStreamLeavesNoMarkerEvent) {
     cucore_device_release(d);
 }
 
+TEST_F(FaultInjectionTest, DeviceMemoryResources) {
+    run({"cucore_device_memory_resource_get_default",
+         [](void **h) {
+             return with_fresh_device([h](cucore_device_t *d) {
+                 return cucore_device_memory_resource_get_default(d, reinterpret_cast<cucore_memory_resource_t **>(h));
+             });
+         },
+         [](void *h) { cucore_memory_resource_release(static_cast<cucore_memory_resource_t *>(h)); }, 2});
+    cucore_device_memory_resource_options_t options = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
+    options.release_threshold = 1 << 20;
+    run({"cucore_device_memory_resource_create",
+         [&options](void **h) {
+             return with_fresh_device([h, &options](cucore_device_t *d) {
+                 return cucore_device_memory_resource_create(d, &options, reinterpret_cast<cucore_memory_resource_t **>(h));
+             });
+         },
+         [](void *h) { cucore_memory_resource_release(static_cast<cucore_memory_resource_t *>(h)); }, 3});
+    run({"cucore_legacy_pinned_memory_resource_create",
+         [](void **h) {
+             return with_fresh_device([h](cucore_device_t *d) {
+                 return cucore_legacy_pinned_memory_resource_create(d, reinterpret_cast<cucore_memory_resource_t **>(h));
+             });
+         },
+         [](void *h) { cucore_memory_resource_release(static_cast<cucore_memory_resource_t *>(h)); }, 1});
+}
+
+TEST_F(FaultInjectionTest, Allocations) {
+    cucore_device_t *d = device(1);
+    cucore_stream_t *s = nullptr;
+    cucore_memory_resource_t *pool = nullptr, *pinned = nullptr;
+    ASSERT_EQ(cucore_stream_create(d, nullptr, &s), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_device_memory_resource_create(d, nullptr, &pool), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_legacy_pinned_memory_resource_create(d, &pinned), CUCORE_SUCCESS);
+    for (cucore_memory_resource_t *resource : {pool, pinned}) {
+        run({"cucore_memory_resource_allocate",
+             [resource, s](void **h) {
+                 return cucore_memory_resource_allocate(resource, 256, s, reinterpret_cast<cucore_buffer_t **>(h));
+             },
+             [](void *h) { cucore_buffer_release(static_cast<cucore_buffer_t *>(h)); }, 1});
+    }
+    cucore_memory_resource_release(pinned);
+    cucore_memory_resource_release(pool);
+    cucore_stream_release(s);
+    cucore_device_release(d);
+}
+
 }  // namespace

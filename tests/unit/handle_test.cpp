@@ -18,13 +18,19 @@ struct World {
     cucore_context_t *context = nullptr;
     cucore_stream_t *stream = nullptr;
     cucore_event_t *event = nullptr;
+    cucore_memory_resource_t *resource = nullptr;
+    cucore_buffer_t *buffer = nullptr;
     World() {
         EXPECT_EQ(cucore_device_get(0, &device), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_context_get_primary(device, &context), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_stream_create(device, nullptr, &stream), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_event_create(device, nullptr, &event), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_device_memory_resource_get_default(device, &resource), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_memory_resource_allocate(resource, 64, stream, &buffer), CUCORE_SUCCESS);
     }
     ~World() {
+        cucore_buffer_release(buffer);
+        cucore_memory_resource_release(resource);
         cucore_event_release(event);
         cucore_stream_release(stream);
         cucore_context_release(context);
@@ -49,7 +55,41 @@ std::vector<Call> all_calls() {
     using C = cucore_context_t;
     using S = cucore_stream_t;
     using E = cucore_event_t;
+    using M = cucore_memory_resource_t;
+    using B = cucore_buffer_t;
     std::vector<Call> calls = {
+        {"cucore_device_memory_resource_get_default", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource_get_default(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_device_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource_create(as<D>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_legacy_pinned_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_legacy_pinned_memory_resource_create(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_memory_resource_retain", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_memory_resource_retain(as<M>(h)); }},
+        {"cucore_memory_resource_release", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_memory_resource_release(as<M>(h)); }},
+        {"cucore_memory_resource_allocate", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &w, bool &c) { B *v = as<B>(h); auto s = cucore_memory_resource_allocate(as<M>(h), 16, w.stream, &v); c = v == nullptr; return s; }},
+        {"cucore_memory_resource_allocate", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { B *v = as<B>(h); auto s = cucore_memory_resource_allocate(w.resource, 16, as<S>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_memory_resource_handle", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_memory_resource_handle(as<M>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_memory_resource_kind", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { cucore_memory_resource_kind_t v = CUCORE_MEMORY_RESOURCE_DEVICE; auto s = cucore_memory_resource_kind(as<M>(h), &v); c = v == CUCORE_MEMORY_RESOURCE_UNSET; return s; }},
+        {"cucore_memory_resource_device_id", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_memory_resource_device_id(as<M>(h), &v); c = v == 0; return s; }},
+        {"cucore_memory_resource_accessibility", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { int a = 9, b = 9; auto s = cucore_memory_resource_accessibility(as<M>(h), &a, &b); c = a == 0 && b == 0; return s; }},
+        {"cucore_buffer_from_handle", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { B *v = as<B>(h); auto s = cucore_buffer_from_handle(0x1000, 16, as<D>(h), nullptr, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_buffer_retain", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { c = true; return cucore_buffer_retain(as<B>(h)); }},
+        {"cucore_buffer_release", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { c = true; return cucore_buffer_release(as<B>(h)); }},
+        {"cucore_buffer_close", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_close(as<B>(h), w.stream); }},
+        {"cucore_buffer_close", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_close(w.buffer, as<S>(h)); }},
+        {"cucore_buffer_set_deallocation_stream", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_set_deallocation_stream(as<B>(h), w.stream); }},
+        {"cucore_buffer_set_deallocation_stream", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_set_deallocation_stream(w.buffer, as<S>(h)); }},
+        {"cucore_buffer_size", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { uint64_t v = 9; auto s = cucore_buffer_size(as<B>(h), &v); c = v == 0; return s; }},
+        {"cucore_buffer_address", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { uint64_t v = 9; auto s = cucore_buffer_address(as<B>(h), &v); c = v == 0; return s; }},
+        {"cucore_buffer_device_id", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_buffer_device_id(as<B>(h), &v); c = v == 0; return s; }},
+        {"cucore_buffer_memory_resource", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_buffer_memory_resource(as<B>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_buffer_view", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { B *v = as<B>(h); auto s = cucore_buffer_view(as<B>(h), 0, 8, &v); c = v == nullptr; return s; }},
+        {"cucore_buffer_copy", "dst", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_copy(as<B>(h), w.buffer, w.stream); }},
+        {"cucore_buffer_copy", "src", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_copy(w.buffer, as<B>(h), w.stream); }},
+        {"cucore_buffer_copy", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_copy(w.buffer, w.buffer, as<S>(h)); }},
+        {"cucore_buffer_copy_from_host", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { char x[8] = {}; c = true; return cucore_buffer_copy_from_host(as<B>(h), 0, x, 8, w.stream); }},
+        {"cucore_buffer_copy_from_host", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { char x[8] = {}; c = true; return cucore_buffer_copy_from_host(w.buffer, 0, x, 8, as<S>(h)); }},
+        {"cucore_buffer_copy_to_host", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { char x[8]; c = true; return cucore_buffer_copy_to_host(as<B>(h), 0, x, 8, w.stream); }},
+        {"cucore_buffer_copy_to_host", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { char x[8]; c = true; return cucore_buffer_copy_to_host(w.buffer, 0, x, 8, as<S>(h)); }},
+        {"cucore_buffer_fill", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_fill(as<B>(h), 7, 1, w.stream); }},
+        {"cucore_buffer_fill", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_fill(w.buffer, 7, 1, as<S>(h)); }},
         {"cucore_device_retain", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { c = true; return cucore_device_retain(as<D>(h)); }},
         {"cucore_device_release", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { c = true; return cucore_device_release(as<D>(h)); }},
         {"cucore_device_ordinal", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_device_ordinal(as<D>(h), &v); c = v == 0; return s; }},
@@ -112,6 +152,13 @@ std::vector<Call> all_calls() {
     return calls;
 }
 
+// Arguments for which NULL means something (a default), tested in memory_test.cpp.
+bool null_allowed(const Call &call) {
+    return (call.name == "cucore_buffer_close" && call.argument == "stream") ||
+           (call.name == "cucore_buffer_from_handle" && call.argument == "device") ||
+           (call.name == "cucore_memory_resource_allocate" && call.argument == "stream");
+}
+
 bool is_release(const Call &call) { return call.name.size() > 8 && call.name.rfind("_release") == call.name.size() - 8; }
 
 // A released handle of `type`, made through the fake driver.
@@ -140,6 +187,20 @@ void *released_handle(cucore_object_type_t type, cucore_device_t *device) {
             handle = s;
             break;
         }
+        case CUCORE_OBJECT_MEMORY_RESOURCE: {
+            cucore_memory_resource_t *m = nullptr;
+            cucore_device_memory_resource_create(device, nullptr, &m);
+            cucore_memory_resource_release(m);
+            handle = m;
+            break;
+        }
+        case CUCORE_OBJECT_BUFFER: {
+            cucore_buffer_t *b = nullptr;
+            cucore_buffer_from_handle(0x1000, 16, device, nullptr, nullptr, &b);
+            cucore_buffer_release(b);
+            handle = b;
+            break;
+        }
         default: {
             cucore_event_t *e = nullptr;
             cucore_event_create(device, nullptr, &e);
@@ -156,6 +217,8 @@ void *handle_of_type(cucore_object_type_t type, const World &w) {
         case CUCORE_OBJECT_DEVICE: return w.device;
         case CUCORE_OBJECT_CONTEXT: return w.context;
         case CUCORE_OBJECT_STREAM: return w.stream;
+        case CUCORE_OBJECT_MEMORY_RESOURCE: return w.resource;
+        case CUCORE_OBJECT_BUFFER: return w.buffer;
         default: return w.event;
     }
 }
@@ -185,6 +248,7 @@ TEST_F(HandleTest, NullHandlesAreRejectedExceptByRelease) {
             EXPECT_EQ(call.call(nullptr, w, cleared), CUCORE_SUCCESS) << call.name << ": NULL is a no-op";
             continue;
         }
+        if (null_allowed(call)) continue;
         expect_rejected(call, nullptr, w, "NULL");
     }
 }
@@ -210,8 +274,9 @@ TEST_F(HandleTest, ReleasedHandlesAreRejected) {
 
 TEST_F(HandleTest, WrongTypeHandlesAreRejectedAndNamed) {
     World w;
-    const cucore_object_type_t types[] = {CUCORE_OBJECT_DEVICE, CUCORE_OBJECT_CONTEXT, CUCORE_OBJECT_STREAM,
-                                          CUCORE_OBJECT_EVENT};
+    const cucore_object_type_t types[] = {CUCORE_OBJECT_DEVICE,          CUCORE_OBJECT_CONTEXT,
+                                          CUCORE_OBJECT_STREAM,          CUCORE_OBJECT_EVENT,
+                                          CUCORE_OBJECT_MEMORY_RESOURCE, CUCORE_OBJECT_BUFFER};
     for (const Call &call : all_calls()) {
         for (cucore_object_type_t other : types) {
             if (other == call.type) continue;

@@ -16,6 +16,8 @@ class FakeDriverTest : public ::testing::Test {
         ASSERT_EQ(cucore_live_object_count(CUCORE_OBJECT_CONTEXT, &contexts_before_), CUCORE_SUCCESS);
         ASSERT_EQ(cucore_live_object_count(CUCORE_OBJECT_STREAM, &streams_before_), CUCORE_SUCCESS);
         ASSERT_EQ(cucore_live_object_count(CUCORE_OBJECT_EVENT, &events_before_), CUCORE_SUCCESS);
+        ASSERT_EQ(cucore_live_object_count(CUCORE_OBJECT_MEMORY_RESOURCE, &resources_before_), CUCORE_SUCCESS);
+        ASSERT_EQ(cucore_live_object_count(CUCORE_OBJECT_BUFFER, &buffers_before_), CUCORE_SUCCESS);
         driver_before_ = fake::counters();
         ASSERT_EQ(cucore_release_error_count(&release_errors_before_), CUCORE_SUCCESS);
     }
@@ -28,6 +30,10 @@ class FakeDriverTest : public ::testing::Test {
         fake::Counters after = fake::counters();
         EXPECT_EQ(after.streams, driver_before_.streams) << "driver streams leaked";
         EXPECT_EQ(after.events, driver_before_.events) << "driver events leaked";
+        EXPECT_EQ(after.pools, driver_before_.pools) << "driver memory pools leaked";
+        EXPECT_EQ(after.allocations, driver_before_.allocations) << "driver allocations leaked";
+        EXPECT_EQ(live(CUCORE_OBJECT_MEMORY_RESOURCE), resources_before_) << "leaked memory resources";
+        EXPECT_EQ(live(CUCORE_OBJECT_BUFFER), buffers_before_) << "leaked buffers";
         if (!pins_primary_) {
             EXPECT_EQ(after.primary_retained, driver_before_.primary_retained) << "primary context retain leaked";
         }
@@ -60,5 +66,6 @@ class FakeDriverTest : public ::testing::Test {
 
   private:
     size_t contexts_before_ = 0, streams_before_ = 0, events_before_ = 0;
+    size_t resources_before_ = 0, buffers_before_ = 0;
     fake::Counters driver_before_;
 };

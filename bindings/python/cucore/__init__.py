@@ -6,6 +6,9 @@
     s = dev.create_stream()
     start = s.record(options=cucore.EventOptions(timing_enabled=True))
     s.launch_host_func(print, "hello from the stream")
+    buf = dev.allocate(1024, stream=s)
+    buf.fill(7, stream=s)
+    assert buf.to_bytes(stream=s) == bytes([7]) * 1024
     end = s.record(options=cucore.EventOptions(timing_enabled=True))
     end.sync()
     print(end - start, "ms")
@@ -27,6 +30,10 @@ from .device import ComputeCapability, Device, DeviceProperties, StreamPriorityR
 from .context import Context
 from .event import Event, EventOptions
 from .stream import Stream, StreamOptions, legacy_default_stream, per_thread_default_stream
+from .memory import (
+    Buffer, DeviceMemoryResource, DeviceMemoryResourceOptions, LegacyPinnedMemoryResource, MemoryResource,
+    MemoryResourceKind,
+)
 
 __all__ = [
     "__version__",
@@ -44,6 +51,9 @@ __all__ = [
     # contexts, streams, events
     "Context", "Stream", "StreamOptions", "Event", "EventOptions", "legacy_default_stream",
     "per_thread_default_stream", "LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM",
+    # memory
+    "Buffer", "MemoryResource", "MemoryResourceKind", "DeviceMemoryResource", "DeviceMemoryResourceOptions",
+    "LegacyPinnedMemoryResource",
 ]
 
 

@@ -11,16 +11,24 @@ parameter by parameter. Keep it a literal: no imports, no computed values.
 """
 
 # Handle types (opaque structs used through pointers).
-HANDLE_TYPES = ("cucore_device_t", "cucore_context_t", "cucore_stream_t", "cucore_event_t")
+HANDLE_TYPES = ("cucore_device_t", "cucore_context_t", "cucore_stream_t", "cucore_event_t",
+                "cucore_memory_resource_t", "cucore_buffer_t")
 
 # Plain enums (all int-sized in the C ABI: each has a FORCE_INT32 member).
-ENUM_TYPES = ("cucore_status_t", "cucore_object_type_t", "cucore_device_attribute_t")
+ENUM_TYPES = ("cucore_status_t", "cucore_object_type_t", "cucore_device_attribute_t",
+              "cucore_memory_resource_kind_t")
 
 # Structs passed by pointer: name -> ((field, C type), ...), in declaration order.
 STRUCTS = {
     "cucore_uuid_t": (("bytes", "unsigned char[16]"),),
     "cucore_stream_options_t": (("struct_size", "uint32_t"), ("flags", "uint32_t"), ("priority", "int32_t")),
     "cucore_event_options_t": (("struct_size", "uint32_t"), ("flags", "uint32_t")),
+    "cucore_device_memory_resource_options_t": (
+        ("struct_size", "uint32_t"),
+        ("reserved0", "uint32_t"),
+        ("max_size", "uint64_t"),
+        ("release_threshold", "uint64_t"),
+    ),
     "cucore_device_properties_t": (
         ("struct_size", "uint32_t"),
         ("ordinal", "int"),
@@ -133,4 +141,29 @@ ABI = {
     "cucore_event_device": ("cucore_status_t", ("cucore_event_t*", "cucore_device_t**")),
     "cucore_event_context": ("cucore_status_t", ("cucore_event_t*", "cucore_context_t**")),
     "cucore_event_handle": ("cucore_status_t", ("cucore_event_t*", "void**")),
+    # ---- include/cucore/memory.h ----
+    "cucore_device_memory_resource_get_default": ("cucore_status_t", ("cucore_device_t*", "cucore_memory_resource_t**")),
+    "cucore_device_memory_resource_create": ("cucore_status_t", ("cucore_device_t*", "cucore_device_memory_resource_options_t*", "cucore_memory_resource_t**")),
+    "cucore_legacy_pinned_memory_resource_create": ("cucore_status_t", ("cucore_device_t*", "cucore_memory_resource_t**")),
+    "cucore_memory_resource_retain": ("cucore_status_t", ("cucore_memory_resource_t*",)),
+    "cucore_memory_resource_release": ("cucore_status_t", ("cucore_memory_resource_t*",)),
+    "cucore_memory_resource_allocate": ("cucore_status_t", ("cucore_memory_resource_t*", "uint64_t", "cucore_stream_t*", "cucore_buffer_t**")),
+    "cucore_memory_resource_handle": ("cucore_status_t", ("cucore_memory_resource_t*", "void**")),
+    "cucore_memory_resource_kind": ("cucore_status_t", ("cucore_memory_resource_t*", "cucore_memory_resource_kind_t*")),
+    "cucore_memory_resource_device_id": ("cucore_status_t", ("cucore_memory_resource_t*", "int*")),
+    "cucore_memory_resource_accessibility": ("cucore_status_t", ("cucore_memory_resource_t*", "int*", "int*")),
+    "cucore_buffer_from_handle": ("cucore_status_t", ("uint64_t", "uint64_t", "cucore_device_t*", "cucore_release_fn", "void*", "cucore_buffer_t**")),
+    "cucore_buffer_retain": ("cucore_status_t", ("cucore_buffer_t*",)),
+    "cucore_buffer_release": ("cucore_status_t", ("cucore_buffer_t*",)),
+    "cucore_buffer_close": ("cucore_status_t", ("cucore_buffer_t*", "cucore_stream_t*")),
+    "cucore_buffer_set_deallocation_stream": ("cucore_status_t", ("cucore_buffer_t*", "cucore_stream_t*")),
+    "cucore_buffer_size": ("cucore_status_t", ("cucore_buffer_t*", "uint64_t*")),
+    "cucore_buffer_address": ("cucore_status_t", ("cucore_buffer_t*", "uint64_t*")),
+    "cucore_buffer_device_id": ("cucore_status_t", ("cucore_buffer_t*", "int*")),
+    "cucore_buffer_memory_resource": ("cucore_status_t", ("cucore_buffer_t*", "cucore_memory_resource_t**")),
+    "cucore_buffer_view": ("cucore_status_t", ("cucore_buffer_t*", "uint64_t", "uint64_t", "cucore_buffer_t**")),
+    "cucore_buffer_copy": ("cucore_status_t", ("cucore_buffer_t*", "cucore_buffer_t*", "cucore_stream_t*")),
+    "cucore_buffer_copy_from_host": ("cucore_status_t", ("cucore_buffer_t*", "uint64_t", "void*", "uint64_t", "cucore_stream_t*")),
+    "cucore_buffer_copy_to_host": ("cucore_status_t", ("cucore_buffer_t*", "uint64_t", "void*", "uint64_t", "cucore_stream_t*")),
+    "cucore_buffer_fill": ("cucore_status_t", ("cucore_buffer_t*", "uint32_t", "uint32_t", "cucore_stream_t*")),
 }

@@ -39,6 +39,8 @@ class ObjectType(enum.IntEnum):
     CONTEXT = 2
     STREAM = 3
     EVENT = 4
+    MEMORY_RESOURCE = 5
+    BUFFER = 6
 
 
 # ---------------------------------------------------------------------------------------------

@@ -409,6 +409,29 @@ class Device:
         return s
 
     @property
+    def memory_resource(self):
+        """The resource Device.allocate() uses: by default a DeviceMemoryResource of the device's current
+        memory pool (made on first use and kept); assign a MemoryResource to change it."""
+        mr = self._cache.get("memory_resource")
+        if mr is None:
+            mr = self._cache.setdefault("memory_resource", DeviceMemoryResource(self))
+        return mr
+
+    @memory_resource.setter
+    def memory_resource(self, mr):
+        if not isinstance(mr, MemoryResource):
+            raise TypeError(f"Device.memory_resource must be a MemoryResource, not {type(mr).__name__}")
+        self._cache["memory_resource"] = mr
+
+    def allocate(self, size, *, stream):
+        """A new Buffer of `size` bytes from Device.memory_resource, allocated in order on `stream` (a
+        Stream or any object with __cuda_stream__), where it is also freed unless changed."""
+        mr = self._cache.get("memory_resource")
+        if mr is None:
+            mr = self.memory_resource
+        return mr.allocate(size, stream=stream)
+
+    @property
     def per_thread_default_stream(self):
         """The per-thread default stream bound to this device's primary context."""
         s = self._cache.get("per_thread_stream")
@@ -431,3 +454,4 @@ def _device_from_owned_handle(h):
 from .context import Context  # noqa: E402
 from .event import Event, _options_ref as _event_options_ref  # noqa: E402
 from .stream import Stream, _options_ref as _stream_options_ref  # noqa: E402
+from .memory import DeviceMemoryResource, MemoryResource  # noqa: E402

@@ -47,7 +47,9 @@ pub const CUCORE_OBJECT_DEVICE: cucore_object_type_t = 1;
 pub const CUCORE_OBJECT_CONTEXT: cucore_object_type_t = 2;
 pub const CUCORE_OBJECT_STREAM: cucore_object_type_t = 3;
 pub const CUCORE_OBJECT_EVENT: cucore_object_type_t = 4;
-pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 5;
+pub const CUCORE_OBJECT_MEMORY_RESOURCE: cucore_object_type_t = 5;
+pub const CUCORE_OBJECT_BUFFER: cucore_object_type_t = 6;
+pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 7;
 pub const CUCORE_OBJECT_TYPE_FORCE_INT32: cucore_object_type_t = 0x7fff_ffff;
 
 macro_rules! opaque_handle {
@@ -81,6 +83,16 @@ opaque_handle!(
     /// `struct cucore_event` (incomplete; used through pointers only).
     cucore_event,
     cucore_event_t
+);
+opaque_handle!(
+    /// `struct cucore_memory_resource` (incomplete; used through pointers only).
+    cucore_memory_resource,
+    cucore_memory_resource_t
+);
+opaque_handle!(
+    /// `struct cucore_buffer` (incomplete; used through pointers only).
+    cucore_buffer,
+    cucore_buffer_t
 );
 
 /// Called once when the last reference to a wrapped foreign object is released.
@@ -227,6 +239,46 @@ impl Default for cucore_stream_options_t {
 
 /// A host function for `cucore_stream_launch_host_func()`. It must not call CUDA.
 pub type cucore_host_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
+// ---- memory.h -----------------------------------------------------------------------------------
+
+/// `cucore_memory_resource_kind_t` (a 32-bit C enum).
+pub type cucore_memory_resource_kind_t = c_int;
+pub const CUCORE_MEMORY_RESOURCE_UNSET: cucore_memory_resource_kind_t = 0;
+/// A stream-ordered device memory pool (`cuMemAllocFromPoolAsync`/`cuMemFreeAsync`).
+pub const CUCORE_MEMORY_RESOURCE_DEVICE: cucore_memory_resource_kind_t = 1;
+/// Page-locked host memory from `cuMemAllocHost`/`cuMemFreeHost` (synchronous).
+pub const CUCORE_MEMORY_RESOURCE_LEGACY_PINNED: cucore_memory_resource_kind_t = 2;
+pub const CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32: cucore_memory_resource_kind_t = 0x7fff_ffff;
+
+/// `cucore_device_memory_resource_options_t`: options of a new device memory pool.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct cucore_device_memory_resource_options_t {
+    pub struct_size: u32,
+    /// Must be 0.
+    pub reserved0: u32,
+    /// The most the pool may reserve, in bytes; 0: no limit.
+    pub max_size: u64,
+    /// Bytes the pool keeps reserved after a synchronization; 0: the driver's default (0).
+    pub release_threshold: u64,
+}
+
+impl cucore_device_memory_resource_options_t {
+    /// `CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT`.
+    pub const INIT: cucore_device_memory_resource_options_t = cucore_device_memory_resource_options_t {
+        struct_size: std::mem::size_of::<cucore_device_memory_resource_options_t>() as u32,
+        reserved0: 0,
+        max_size: 0,
+        release_threshold: 0,
+    };
+}
+
+impl Default for cucore_device_memory_resource_options_t {
+    fn default() -> Self {
+        Self::INIT
+    }
+}
 
 // ---- Functions ----------------------------------------------------------------------------------
 
@@ -388,6 +440,101 @@ extern "C" {
         least: *mut c_int,
         greatest: *mut c_int,
     ) -> cucore_status_t;
+
+    // memory.h: memory resources
+    pub fn cucore_device_memory_resource_get_default(
+        device: *mut cucore_device_t,
+        resource: *mut *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_device_memory_resource_create(
+        device: *mut cucore_device_t,
+        options: *const cucore_device_memory_resource_options_t,
+        resource: *mut *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_legacy_pinned_memory_resource_create(
+        device: *mut cucore_device_t,
+        resource: *mut *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_memory_resource_retain(resource: *mut cucore_memory_resource_t) -> cucore_status_t;
+    pub fn cucore_memory_resource_release(resource: *mut cucore_memory_resource_t) -> cucore_status_t;
+    pub fn cucore_memory_resource_allocate(
+        resource: *mut cucore_memory_resource_t,
+        size: u64,
+        stream: *mut cucore_stream_t,
+        buffer: *mut *mut cucore_buffer_t,
+    ) -> cucore_status_t;
+    pub fn cucore_memory_resource_handle(
+        resource: *const cucore_memory_resource_t,
+        cu_memory_pool: *mut *mut c_void,
+    ) -> cucore_status_t;
+    pub fn cucore_memory_resource_kind(
+        resource: *const cucore_memory_resource_t,
+        kind: *mut cucore_memory_resource_kind_t,
+    ) -> cucore_status_t;
+    pub fn cucore_memory_resource_device_id(
+        resource: *const cucore_memory_resource_t,
+        device_id: *mut c_int,
+    ) -> cucore_status_t;
+    pub fn cucore_memory_resource_accessibility(
+        resource: *const cucore_memory_resource_t,
+        device_accessible: *mut c_int,
+        host_accessible: *mut c_int,
+    ) -> cucore_status_t;
+
+    // memory.h: buffers
+    pub fn cucore_buffer_from_handle(
+        address: u64,
+        size: u64,
+        device: *mut cucore_device_t,
+        on_release: cucore_release_fn,
+        user_data: *mut c_void,
+        buffer: *mut *mut cucore_buffer_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_retain(buffer: *mut cucore_buffer_t) -> cucore_status_t;
+    pub fn cucore_buffer_release(buffer: *mut cucore_buffer_t) -> cucore_status_t;
+    pub fn cucore_buffer_close(buffer: *mut cucore_buffer_t, stream: *mut cucore_stream_t) -> cucore_status_t;
+    pub fn cucore_buffer_set_deallocation_stream(
+        buffer: *mut cucore_buffer_t,
+        stream: *mut cucore_stream_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_size(buffer: *const cucore_buffer_t, size: *mut u64) -> cucore_status_t;
+    pub fn cucore_buffer_address(buffer: *const cucore_buffer_t, address: *mut u64) -> cucore_status_t;
+    pub fn cucore_buffer_device_id(buffer: *const cucore_buffer_t, device_id: *mut c_int) -> cucore_status_t;
+    pub fn cucore_buffer_memory_resource(
+        buffer: *const cucore_buffer_t,
+        resource: *mut *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_view(
+        buffer: *mut cucore_buffer_t,
+        offset: u64,
+        size: u64,
+        view: *mut *mut cucore_buffer_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_copy(
+        dst: *mut cucore_buffer_t,
+        src: *mut cucore_buffer_t,
+        stream: *mut cucore_stream_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_copy_from_host(
+        buffer: *mut cucore_buffer_t,
+        offset: u64,
+        src: *const c_void,
+        size: u64,
+        stream: *mut cucore_stream_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_copy_to_host(
+        buffer: *mut cucore_buffer_t,
+        offset: u64,
+        dst: *mut c_void,
+        size: u64,
+        stream: *mut cucore_stream_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_fill(
+        buffer: *mut cucore_buffer_t,
+        value: u32,
+        value_size: u32,
+        stream: *mut cucore_stream_t,
+    ) -> cucore_status_t;
 }
 
 #[cfg(test)]
@@ -451,6 +598,31 @@ mod tests {
     }
 
     #[test]
+    fn layout_device_memory_resource_options() {
+        assert_eq!(size_of::<cucore_device_memory_resource_options_t>(), 24);
+        assert_eq!(align_of::<cucore_device_memory_resource_options_t>(), 8);
+        assert_eq!(offset!(cucore_device_memory_resource_options_t, struct_size), 0);
+        assert_eq!(offset!(cucore_device_memory_resource_options_t, reserved0), 4);
+        assert_eq!(offset!(cucore_device_memory_resource_options_t, max_size), 8);
+        assert_eq!(offset!(cucore_device_memory_resource_options_t, release_threshold), 16);
+        let init = cucore_device_memory_resource_options_t::INIT;
+        assert_eq!(init.struct_size, 24);
+        assert_eq!((init.reserved0, init.max_size, init.release_threshold), (0, 0, 0));
+        assert_eq!(cucore_device_memory_resource_options_t::default(), init);
+    }
+
+    #[test]
+    fn memory_enum_values_match_header() {
+        assert_eq!(CUCORE_MEMORY_RESOURCE_UNSET, 0);
+        assert_eq!(CUCORE_MEMORY_RESOURCE_DEVICE, 1);
+        assert_eq!(CUCORE_MEMORY_RESOURCE_LEGACY_PINNED, 2);
+        assert_eq!(CUCORE_OBJECT_MEMORY_RESOURCE, 5);
+        assert_eq!(CUCORE_OBJECT_BUFFER, 6);
+        assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 7);
+        assert_eq!(size_of::<cucore_memory_resource_kind_t>(), 4);
+    }
+
+    #[test]
     fn enums_and_callbacks_are_c_sized() {
         assert_eq!(size_of::<cucore_status_t>(), 4);
         assert_eq!(size_of::<cucore_object_type_t>(), 4);
@@ -508,6 +680,29 @@ mod tests {
             assert_eq!(cucore_event_release(ptr::null_mut()), CUCORE_SUCCESS);
             assert_eq!(cucore_context_release(ptr::null_mut()), CUCORE_SUCCESS);
             assert_eq!(cucore_device_release(ptr::null_mut()), CUCORE_SUCCESS);
+            assert_eq!(cucore_memory_resource_release(ptr::null_mut()), CUCORE_SUCCESS);
+            assert_eq!(cucore_buffer_release(ptr::null_mut()), CUCORE_SUCCESS);
+            assert_eq!(cucore_memory_resource_retain(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+            assert_eq!(cucore_buffer_retain(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+            let mut size: u64 = 7;
+            assert_eq!(cucore_buffer_size(ptr::null(), &mut size), CUCORE_ERROR_INVALID_HANDLE);
+            assert_eq!(size, 0, "out-pointers are zeroed on failure");
+            let mut kind: cucore_memory_resource_kind_t = 7;
+            assert_eq!(cucore_memory_resource_kind(ptr::null(), &mut kind), CUCORE_ERROR_INVALID_HANDLE);
+            assert_eq!(kind, CUCORE_MEMORY_RESOURCE_UNSET);
+            let mut mr: *mut cucore_memory_resource_t = 1 as *mut _;
+            assert_eq!(
+                cucore_device_memory_resource_get_default(ptr::null_mut(), &mut mr),
+                CUCORE_ERROR_INVALID_HANDLE
+            );
+            assert!(mr.is_null());
+            let mut buf: *mut cucore_buffer_t = 1 as *mut _;
+            assert_eq!(
+                cucore_memory_resource_allocate(ptr::null_mut(), 16, ptr::null_mut(), &mut buf),
+                CUCORE_ERROR_INVALID_HANDLE
+            );
+            assert!(buf.is_null());
+            assert_eq!(cucore_buffer_fill(ptr::null_mut(), 0, 1, ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
         }
     }
 
@@ -525,6 +720,62 @@ mod tests {
             let mut p: *mut c_void = 1 as *mut c_void;
             assert_eq!(cucore_stream_handle(garbage(&mut junk), &mut p), CUCORE_ERROR_INVALID_HANDLE);
             assert!(p.is_null(), "out-pointers are NULL on failure");
+            assert!(!cstr(cucore_last_error_message()).is_empty());
+
+            // memory.h
+            assert_eq!(cucore_memory_resource_retain(garbage(&mut junk)), CUCORE_ERROR_INVALID_HANDLE);
+            assert_eq!(cucore_memory_resource_release(garbage(&mut junk)), CUCORE_ERROR_INVALID_HANDLE);
+            assert_eq!(cucore_buffer_retain(garbage(&mut junk)), CUCORE_ERROR_INVALID_HANDLE);
+            assert_eq!(cucore_buffer_release(garbage(&mut junk)), CUCORE_ERROR_INVALID_HANDLE);
+            let (mut dev_ok, mut host_ok): (c_int, c_int) = (7, 7);
+            assert_eq!(
+                cucore_memory_resource_accessibility(garbage(&mut junk), &mut dev_ok, &mut host_ok),
+                CUCORE_ERROR_INVALID_HANDLE
+            );
+            assert_eq!((dev_ok, host_ok), (0, 0));
+            let mut id: c_int = 7;
+            assert_eq!(cucore_memory_resource_device_id(garbage(&mut junk), &mut id), CUCORE_ERROR_INVALID_HANDLE);
+            assert_eq!(cucore_buffer_device_id(garbage(&mut junk), &mut id), CUCORE_ERROR_INVALID_HANDLE);
+            let mut addr: u64 = 7;
+            assert_eq!(cucore_buffer_address(garbage(&mut junk), &mut addr), CUCORE_ERROR_INVALID_HANDLE);
+            assert_eq!(addr, 0);
+            let mut mr: *mut cucore_memory_resource_t = 1 as *mut _;
+            assert_eq!(cucore_buffer_memory_resource(garbage(&mut junk), &mut mr), CUCORE_ERROR_INVALID_HANDLE);
+            assert!(mr.is_null());
+            let mut view: *mut cucore_buffer_t = 1 as *mut _;
+            assert_eq!(cucore_buffer_view(garbage(&mut junk), 0, 0, &mut view), CUCORE_ERROR_INVALID_HANDLE);
+            assert!(view.is_null());
+            assert_eq!(cucore_buffer_close(garbage(&mut junk), ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+            let bytes = [0u8; 4];
+            assert_eq!(
+                cucore_buffer_copy_from_host(
+                    garbage(&mut junk),
+                    0,
+                    bytes.as_ptr() as *const c_void,
+                    4,
+                    garbage(&mut junk)
+                ),
+                CUCORE_ERROR_INVALID_HANDLE
+            );
+            assert!(!cstr(cucore_last_error_message()).is_empty());
+        }
+    }
+
+    #[test]
+    fn buffer_from_handle_validates_arguments() {
+        unsafe {
+            // NULL out-pointer.
+            assert_eq!(
+                cucore_buffer_from_handle(0x1000, 16, ptr::null_mut(), None, ptr::null_mut(), ptr::null_mut()),
+                CUCORE_ERROR_INVALID_ARGUMENT
+            );
+            // Address 0 with a non-zero size.
+            let mut buf: *mut cucore_buffer_t = 1 as *mut _;
+            assert_eq!(
+                cucore_buffer_from_handle(0, 16, ptr::null_mut(), None, ptr::null_mut(), &mut buf),
+                CUCORE_ERROR_INVALID_ARGUMENT
+            );
+            assert!(buf.is_null());
             assert!(!cstr(cucore_last_error_message()).is_empty());
         }
     }
@@ -546,6 +797,8 @@ mod tests {
         unsafe {
             assert_eq!(cstr(cucore_object_type_name(CUCORE_OBJECT_STREAM)), "stream");
             assert_eq!(cstr(cucore_object_type_name(CUCORE_OBJECT_EVENT)), "event");
+            assert!(!cstr(cucore_object_type_name(CUCORE_OBJECT_MEMORY_RESOURCE)).is_empty());
+            assert!(!cstr(cucore_object_type_name(CUCORE_OBJECT_BUFFER)).is_empty());
         }
     }
 

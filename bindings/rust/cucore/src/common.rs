@@ -199,6 +199,10 @@ pub enum ObjectType {
     Stream,
     /// [`Event`](crate::Event)
     Event,
+    /// [`MemoryResource`](crate::MemoryResource)
+    MemoryResource,
+    /// [`Buffer`](crate::Buffer)
+    Buffer,
 }
 
 impl ObjectType {
@@ -210,6 +214,8 @@ impl ObjectType {
             ObjectType::Context => sys::CUCORE_OBJECT_CONTEXT,
             ObjectType::Stream => sys::CUCORE_OBJECT_STREAM,
             ObjectType::Event => sys::CUCORE_OBJECT_EVENT,
+            ObjectType::MemoryResource => sys::CUCORE_OBJECT_MEMORY_RESOURCE,
+            ObjectType::Buffer => sys::CUCORE_OBJECT_BUFFER,
         }
     }
 

@@ -1,10 +1,11 @@
 //! Safe Rust bindings of libcucore, the CUDA driver API made safe and pleasant (a C ABI modelled
 //! on NVIDIA's Python `cuda.core`).
 //!
-//! Every handle type ([`Device`], [`Context`], [`Stream`], [`Event`]) owns one reference to a
-//! library object: `Clone` adds one (`cucore_*_retain`), `Drop` gives it back
-//! (`cucore_*_release`). Objects hold references to what they depend on (a stream holds its
-//! context, which holds its device), so drop order never matters. The C ABI is thread safe, so
+//! Every handle type ([`Device`], [`Context`], [`Stream`], [`Event`], [`MemoryResource`],
+//! [`Buffer`]) owns one reference to a library object: `Clone` adds one (`cucore_*_retain`),
+//! `Drop` gives it back (`cucore_*_release`). Objects hold references to what they depend on (a
+//! stream holds its context, which holds its device; a buffer holds its memory resource and its
+//! deallocation stream), so drop order never matters. The C ABI is thread safe, so
 //! every handle is `Send + Sync`. Every fallible call returns [`Result`], whose [`Error`] carries
 //! the library's status, the driver's `CUresult` and the message of
 //! `cucore_last_error_message()`.
@@ -21,6 +22,12 @@
 //! let end = stream.record(EventOptions::timing())?;
 //! end.synchronize()?;
 //! println!("{} on {}: {} ms", dev.name()?, dev.pci_bus_id()?, end.elapsed_since(&start)?);
+//!
+//! let buf = dev.allocate(1 << 20, &stream)?;                  // stream-ordered, device 0's pool
+//! buf.fill(0xab, 1, &stream)?;
+//! let mut host = vec![0u8; 16];
+//! buf.copy_to_host(0, &mut host, &stream)?;                  // waits for the stream
+//! assert_eq!(host, [0xab; 16]);
 //! # Ok(())
 //! # }
 //! ```
@@ -127,6 +134,7 @@ pub mod context;
 pub mod device;
 mod device_attributes;
 pub mod event;
+pub mod memory;
 pub mod stream;
 
 pub use common::{
@@ -136,6 +144,7 @@ pub use common::{
 pub use context::Context;
 pub use device::{driver_version, ComputeCapability, Device, DeviceAttribute, DeviceProperties, Uuid};
 pub use event::{Event, EventOptions};
+pub use memory::{Accessibility, Buffer, DevicePoolOptions, MemoryResource, MemoryResourceKind};
 pub use stream::{Stream, StreamOptions, StreamPriorityRange};
 
 #[cfg(test)]

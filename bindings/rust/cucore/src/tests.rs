@@ -15,6 +15,8 @@ const _: fn() = || {
     assert_send_sync::<Context>();
     assert_send_sync::<Stream>();
     assert_send_sync::<Event>();
+    assert_send_sync::<MemoryResource>();
+    assert_send_sync::<Buffer>();
     assert_send_sync::<Error>();
 };
 
@@ -24,10 +26,14 @@ fn handles_are_send_and_sync() {
     assert_send_sync::<Context>();
     assert_send_sync::<Stream>();
     assert_send_sync::<Event>();
+    assert_send_sync::<MemoryResource>();
+    assert_send_sync::<Buffer>();
     assert_send_sync::<Error>();
     // A handle is one pointer: the wrappers add no state.
     assert_eq!(std::mem::size_of::<Stream>(), std::mem::size_of::<*mut c_void>());
     assert_eq!(std::mem::size_of::<Option<Stream>>(), std::mem::size_of::<*mut c_void>());
+    assert_eq!(std::mem::size_of::<Buffer>(), std::mem::size_of::<*mut c_void>());
+    assert_eq!(std::mem::size_of::<Option<MemoryResource>>(), std::mem::size_of::<*mut c_void>());
 }
 
 #[test]
@@ -71,7 +77,19 @@ fn object_types() {
     assert_eq!(ObjectType::Context.name(), "context");
     assert_eq!(ObjectType::Stream.name(), "stream");
     assert_eq!(ObjectType::Event.name(), "event");
-    for t in [ObjectType::Any, ObjectType::Device, ObjectType::Context, ObjectType::Stream, ObjectType::Event] {
+    assert_eq!(ObjectType::MemoryResource.name(), "memory resource");
+    assert_eq!(ObjectType::Buffer.name(), "buffer");
+    assert_eq!(ObjectType::MemoryResource.raw(), 5);
+    assert_eq!(ObjectType::Buffer.raw(), 6);
+    for t in [
+        ObjectType::Any,
+        ObjectType::Device,
+        ObjectType::Context,
+        ObjectType::Stream,
+        ObjectType::Event,
+        ObjectType::MemoryResource,
+        ObjectType::Buffer,
+    ] {
         live_object_count(t).expect("live_object_count");
     }
     release_error_count().expect("release_error_count");
@@ -379,4 +397,184 @@ fn errors_are_per_thread() {
     .join()
     .unwrap();
     assert_eq!(unsafe { sys::cucore_last_error_status() }, sys::CUCORE_ERROR_INVALID_HANDLE);
+}
+
+// ---- memory -------------------------------------------------------------------------------------
+
+#[test]
+fn memory_value_types() {
+    assert_eq!(DevicePoolOptions::default().to_raw(), sys::cucore_device_memory_resource_options_t::INIT);
+    let o = DevicePoolOptions { max_size: 1 << 30, release_threshold: 1 << 20 }.to_raw();
+    assert_eq!(o.struct_size as usize, std::mem::size_of::<sys::cucore_device_memory_resource_options_t>());
+    assert_eq!((o.reserved0, o.max_size, o.release_threshold), (0, 1 << 30, 1 << 20));
+
+    for k in [MemoryResourceKind::Device, MemoryResourceKind::LegacyPinned, MemoryResourceKind::Unknown(77)] {
+        assert_eq!(MemoryResourceKind::from_raw(k.raw()), k);
+    }
+    assert_eq!(MemoryResourceKind::Device.raw(), sys::CUCORE_MEMORY_RESOURCE_DEVICE);
+    assert_eq!(MemoryResourceKind::LegacyPinned.raw(), sys::CUCORE_MEMORY_RESOURCE_LEGACY_PINNED);
+    assert_eq!(MemoryResourceKind::from_raw(0), MemoryResourceKind::Unknown(0));
+    assert!(MemoryResourceKind::Device.is_stream_ordered());
+    assert!(!MemoryResourceKind::LegacyPinned.is_stream_ordered());
+    assert_eq!(Accessibility::default(), Accessibility { device: false, host: false });
+}
+
+/// Garbage memory handles give InvalidHandle with a message, never a crash, not even when
+/// dropped; nothing is queued and no host slice is touched.
+#[test]
+fn garbage_memory_handles_fail_cleanly() {
+    let mut junk = [0x6b6b_6b6b_6b6b_6b6b_u64; 8];
+    let mut junk_stream = [0x3c3c_3c3c_3c3c_3c3c_u64; 8];
+    let mr = unsafe { MemoryResource::adopt(garbage(&mut junk)) };
+    let stream = unsafe { Stream::adopt(garbage(&mut junk_stream)) };
+    let e = mr.kind().unwrap_err();
+    assert_eq!(e.status, Status::InvalidHandle);
+    assert!(!e.message.is_empty());
+    assert_eq!(mr.device_id().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(mr.accessibility().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(mr.is_host_accessible().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(mr.allocate(16, None).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(mr.allocate(16, Some(&stream)).unwrap_err().status, Status::InvalidHandle);
+    assert!(format!("{:?}", mr).starts_with("MemoryResource("));
+    drop(mr);
+
+    let buf = unsafe { Buffer::adopt(garbage(&mut junk)) };
+    assert_eq!(buf.size().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.address().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.device_id().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.memory_resource().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.view(0, 0).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.close(None).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.set_deallocation_stream(&stream).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.fill(0, 1, &stream).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.copy_from(&buf, &stream).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.copy_to(&buf, &stream).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.copy_to_new(&stream).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.to_vec(&stream).unwrap_err().status, Status::InvalidHandle);
+    let src = [1u8, 2, 3, 4];
+    let mut dst = [9u8; 4];
+    assert_eq!(buf.copy_from_host(0, &src, &stream).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(buf.copy_to_host(0, &mut dst, &stream).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(dst, [9u8; 4], "a failed copy writes nothing");
+    assert!(format!("{:?}", buf).starts_with("Buffer("));
+    drop(buf);
+    let _ = stream.into_raw();
+}
+
+#[test]
+#[should_panic(expected = "cucore_buffer_retain failed")]
+fn clone_of_a_garbage_buffer_panics() {
+    let mut junk = [0x55_u64; 8];
+    let buf = unsafe { Buffer::adopt(garbage(&mut junk)) };
+    let _ = buf.clone();
+}
+
+#[test]
+fn buffer_from_handle_rejects_bad_arguments_and_frees_the_owner_uncalled() {
+    let ran = tracker();
+    // Address 0 with a non-zero size.
+    let e = unsafe { Buffer::from_handle(0, 64, None, counting_owner(&ran)) }.unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{}", e);
+    assert!(!e.message.is_empty());
+    // A garbage device.
+    let mut junk = [0x21_u64; 8];
+    let dev = unsafe { Device::adopt(garbage(&mut junk)) };
+    let mut host = [0u8; 64];
+    let e = unsafe { Buffer::from_handle(host.as_mut_ptr() as u64, 64, Some(&dev), counting_owner(&ran)) }.unwrap_err();
+    assert_eq!(e.status, Status::InvalidHandle, "{}", e);
+    let _ = dev.into_raw();
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+    assert_eq!(Arc::strong_count(&ran), 1, "owner callbacks freed");
+}
+
+/// Wrapping host memory needs no driver: the whole life of a foreign host buffer (properties,
+/// views, clones, close, the owner's callback) is testable here. Buffers are counted, so these
+/// checks use their own values, not the process-wide live counts (tests run in parallel).
+#[test]
+fn foreign_host_buffer_life_without_a_gpu() {
+    let mut host = vec![0u8; 256];
+    let address = host.as_mut_ptr() as u64;
+    let ran = tracker();
+    // SAFETY: `host` outlives the buffer and its views (all dropped below), and no work is queued.
+    let buf = unsafe { Buffer::from_handle(address, 256, None, counting_owner(&ran)) }.expect("from_handle");
+    assert_eq!(buf.size().unwrap(), 256);
+    assert_eq!(buf.address().unwrap(), address);
+    assert_eq!(buf.device_id().unwrap(), None, "host memory");
+    assert!(buf.memory_resource().unwrap().is_none(), "foreign memory has no resource");
+    assert_eq!(format!("{:?}", buf), format!("Buffer({:#x}, 256 bytes, host)", address));
+
+    // Views: in range, the whole buffer, empty at the end; out of range fails.
+    let v = buf.view(16, 32).unwrap();
+    assert_eq!((v.address().unwrap(), v.size().unwrap()), (address + 16, 32));
+    assert_eq!(v.device_id().unwrap(), None);
+    assert_eq!(buf.view(0, 256).unwrap().size().unwrap(), 256);
+    assert_eq!(buf.view(256, 0).unwrap().size().unwrap(), 0);
+    for (offset, size) in [(0u64, 257u64), (255, 2), (257, 0), (u64::MAX, 2), (1, u64::MAX)] {
+        let e = buf.view(offset, size).unwrap_err();
+        assert_eq!(e.status, Status::InvalidArgument, "view({}, {}): {}", offset, size, e);
+        assert!(!e.message.is_empty());
+    }
+    let vv = v.view(8, 8).unwrap();
+    assert_eq!(vv.address().unwrap(), address + 24);
+    assert_ne!(vv, v, "a view is another object");
+
+    // No resource to allocate a copy from.
+    let mut junk = [0x44_u64; 8];
+    let stream = unsafe { Stream::adopt(garbage(&mut junk)) };
+    // (copy_to_new asks for the resource first: no stream is touched.)
+    let e = buf.copy_to_new(&stream).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{}", e);
+    let _ = stream.into_raw();
+
+    // A clone is the same object; closing it closes both. The views keep the memory, so the
+    // owner is told only when the last of them goes.
+    let c = buf.clone();
+    assert_eq!(c, buf);
+    c.close(None).unwrap();
+    assert_eq!((buf.size().unwrap(), buf.address().unwrap()), (0, 0), "closed: size and address read 0");
+    c.close(None).unwrap(); // closing twice is a no-op
+    let e = buf.view(0, 0).unwrap_err();
+    assert_eq!(e.status, Status::InvalidState, "{}", e);
+    assert!(!e.message.is_empty());
+    assert_eq!(v.size().unwrap(), 32, "views stay open");
+    assert_eq!(vv.view(0, 8).unwrap().address().unwrap(), address + 24);
+    drop(buf);
+    drop(c);
+    drop(v);
+    assert_eq!(ran.load(Ordering::SeqCst), 0, "vv still holds the memory");
+    drop(vv);
+    assert_eq!(ran.load(Ordering::SeqCst), 1, "owner called once, with the last holder");
+    assert_eq!(Arc::strong_count(&ran), 1, "owner callback freed");
+    drop(host);
+
+    // Zero size at address 0 is a valid empty buffer.
+    let empty = unsafe { Buffer::from_handle(0, 0, None, None) }.unwrap();
+    assert_eq!((empty.size().unwrap(), empty.address().unwrap()), (0, 0));
+    assert_eq!(empty.view(0, 0).unwrap().size().unwrap(), 0);
+    assert_eq!(empty.view(0, 1).unwrap_err().status, Status::InvalidArgument);
+}
+
+/// Without a driver no device can be had, so no memory resource can be made; wrapping and
+/// closing host memory still works (it calls no driver function). Skipped where a driver is
+/// installed.
+#[test]
+fn no_driver_memory_errors() {
+    match Device::count() {
+        Err(e) if e.status == Status::NoDriver => {}
+        other => {
+            eprintln!("skipped: a CUDA driver is installed ({:?}); the no-driver path is not testable here", other);
+            return;
+        }
+    }
+    let e = Device::get(0).unwrap_err();
+    assert_eq!(e.status, Status::NoDriver);
+    // Closing a foreign host buffer calls no driver function.
+    let ran = tracker();
+    let mut host = [7u8; 8];
+    let buf = unsafe { Buffer::from_handle(host.as_mut_ptr() as u64, 8, None, counting_owner(&ran)) }.unwrap();
+    buf.close(None).unwrap();
+    assert_eq!(ran.load(Ordering::SeqCst), 1, "closing the last holder tells the owner");
+    drop(buf);
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
+    assert_eq!(host, [7u8; 8]);
 }
