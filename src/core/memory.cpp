@@ -56,7 +56,8 @@ MemoryResource::MemoryResource(cucore_memory_resource_kind_t kind, Ref<Context> 
       kind_(kind),
       context_(std::move(context)),
       pool_(pool),
-      owns_pool_(owns_pool) {}
+      owns_pool_(owns_pool),
+      device_id_(kind == CUCORE_MEMORY_RESOURCE_LEGACY_PINNED ? -1 : context_->device().ordinal()) {}
 
 MemoryResource::~MemoryResource() {
     if (!owns_pool_) return;
@@ -66,16 +67,13 @@ MemoryResource::~MemoryResource() {
     });
 }
 
-int MemoryResource::device_id() const noexcept {
-    return kind_ == CUCORE_MEMORY_RESOURCE_LEGACY_PINNED ? -1 : context_->device().ordinal();
-}
+int MemoryResource::device_id() const noexcept { return device_id_; }
 
 Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
     if (is_stream_ordered()) {
         if (!stream) throw_invalid_argument("argument 'stream' is NULL: a device memory pool allocates in stream order");
-        if (stream->context().device().ordinal() != device_id())
-            throw_invalid_argument("argument 'stream' belongs to device " +
-                                   std::to_string(stream->context().device().ordinal()) +
+        if (stream->device_ordinal() != device_id())
+            throw_invalid_argument("argument 'stream' belongs to device " + std::to_string(stream->device_ordinal()) +
                                    ", the resource to device " + std::to_string(device_id()));
     }
     Ref<MemoryResource> self(this);
@@ -94,7 +92,7 @@ Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
     }
     std::shared_ptr<Allocation> allocation;
     try {
-        allocation = std::make_shared<Allocation>(self, address, deallocation);
+        allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), self, address, deallocation);
     } catch (...) {
         if (address) deallocate(address, stream);  // no half-made object
         throw;
@@ -144,7 +142,7 @@ void Allocation::set_deallocation_stream(Ref<Stream> stream) {
 Ref<Buffer> Buffer::wrap(CUdeviceptr address, uint64_t size, int device_id, cucore_release_fn on_release,
                          void *user_data) {
     if (address == 0 && size != 0) throw_invalid_argument("argument 'address' is 0 but 'size' is not");
-    auto allocation = std::make_shared<Allocation>(address);
+    auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), address);
     Ref<Buffer> buffer = make<Buffer>(allocation, address, size, device_id, device_id >= 0, device_id < 0);
     allocation->set_owner(on_release, user_data);
     return buffer;

@@ -52,6 +52,7 @@ class MemoryResource final : public Object, public Pooled<MemoryResource> {
     Ref<Context> context_;
     CUmemoryPool pool_;
     bool owns_pool_;
+    int device_id_;  // cached: checked on every allocation
 };
 
 // Memory and how to give it back; shared by a buffer and its views.

@@ -49,6 +49,7 @@ Stream::Stream(Ref<Context> context, CUstream stream, bool owned) noexcept
     : Object(CUCORE_OBJECT_STREAM),
       context_(std::move(context)),
       cu_context_(context_->cu()),
+      device_ordinal_(context_->device().ordinal()),
       stream_(stream),
       builtin_(stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD),
       owned_(owned) {}

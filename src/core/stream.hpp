@@ -35,6 +35,7 @@ class Stream final : public Object, public Pooled<Stream> {
 
     CUstream cu() const noexcept { return stream_; }
     CUcontext cu_context() const noexcept { return cu_context_; }
+    int device_ordinal() const noexcept { return device_ordinal_; }
     // The legacy and per-thread default streams mean "of the current context".
     bool is_builtin() const noexcept { return builtin_; }
     bool owned() const noexcept { return owned_; }
@@ -44,6 +45,7 @@ class Stream final : public Object, public Pooled<Stream> {
   private:
     Ref<Context> context_;
     CUcontext cu_context_;  // cached: no pointer chase on hot paths
+    int device_ordinal_;    // cached likewise
     CUstream stream_;
     bool builtin_;
     bool owned_;

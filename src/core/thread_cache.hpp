@@ -81,4 +81,39 @@ class Pooled {
 template <class T>
 ThreadCache<void *, 64, &Pooled<T>::spill> Pooled<T>::cache_;
 
+// The same per-thread recycling as a standard allocator, for the control block
+// and object of std::allocate_shared (shared internal objects such as a
+// buffer's Allocation).
+template <class T>
+class PooledAllocator {
+  public:
+    using value_type = T;
+    PooledAllocator() noexcept = default;
+    template <class U>
+    PooledAllocator(const PooledAllocator<U> &) noexcept {}
+
+    T *allocate(size_t count) {
+        void *block;
+        if (count == 1 && cache_.pop(block)) return static_cast<T *>(block);
+        return static_cast<T *>(::operator new(count * sizeof(T)));
+    }
+    void deallocate(T *block, size_t count) noexcept {
+        if (count == 1)
+            cache_.push(block);
+        else
+            ::operator delete(block);
+    }
+    template <class U>
+    bool operator==(const PooledAllocator<U> &) const noexcept { return true; }
+    template <class U>
+    bool operator!=(const PooledAllocator<U> &) const noexcept { return false; }
+
+  private:
+    static void spill(void *block) { ::operator delete(block); }
+    static ThreadCache<void *, 64, &PooledAllocator::spill> cache_;
+};
+
+template <class T>
+ThreadCache<void *, 64, &PooledAllocator<T>::spill> PooledAllocator<T>::cache_;
+
 }  // namespace cucore::core
