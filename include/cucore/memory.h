@@ -22,6 +22,28 @@ typedef enum cucore_memory_resource_kind {
     CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32 = 0x7fffffff
 } cucore_memory_resource_kind_t;
 
+/* Attributes of a memory pool (the driver's CUmemPool_attribute values). */
+typedef enum cucore_pool_attribute {
+    CUCORE_POOL_ATTRIBUTE_UNSET = 0,
+    /* 0/1: reuse memory freed on another stream once its free's event dependencies are met. Settable. */
+    CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,
+    /* 0/1: reuse memory whose free has completed on any stream. Settable. */
+    CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC = 2,
+    /* 0/1: let the driver insert dependencies to reuse memory. Settable. */
+    CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3,
+    /* Bytes kept reserved after a synchronization. Settable. */
+    CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD = 4,
+    /* Bytes the pool has reserved from the system now. */
+    CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT = 5,
+    /* The high-water mark of the above; settable to 0 only (reset). */
+    CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_HIGH = 6,
+    /* Bytes allocated from the pool and not yet freed. */
+    CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT = 7,
+    /* The high-water mark of the above; settable to 0 only (reset). */
+    CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH = 8,
+    CUCORE_POOL_ATTRIBUTE_FORCE_INT32 = 0x7fffffff
+} cucore_pool_attribute_t;
+
 /* Options of a new device memory pool. */
 typedef struct cucore_device_memory_resource_options {
     uint32_t struct_size;
@@ -94,6 +116,26 @@ CUCORE_API cucore_status_t cucore_memory_resource_device_id(const cucore_memory_
  * the host (1/0). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
 CUCORE_API cucore_status_t cucore_memory_resource_accessibility(const cucore_memory_resource_t *resource,
                                                                 int *device_accessible, int *host_accessible);
+
+/* A pool attribute of a pool resource (flags read as 0 or 1).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, unknown attribute),
+ * NOT_SUPPORTED (the resource has no pool), CUDA. */
+CUCORE_API cucore_status_t cucore_memory_resource_pool_attribute(const cucore_memory_resource_t *resource,
+                                                                 cucore_pool_attribute_t attribute,
+                                                                 uint64_t *value);
+
+/* Sets a settable pool attribute (flags take 0 or 1; the high-water marks take
+ * only 0, which resets them). Errors: INVALID_HANDLE, INVALID_ARGUMENT (unknown
+ * or read-only attribute, value out of range), NOT_SUPPORTED (no pool), CUDA. */
+CUCORE_API cucore_status_t cucore_memory_resource_set_pool_attribute(cucore_memory_resource_t *resource,
+                                                                     cucore_pool_attribute_t attribute,
+                                                                     uint64_t value);
+
+/* Returns reserved memory the pool does not use to the system, keeping at least
+ * `min_bytes_to_keep` (cuMemPoolTrimTo). Errors: INVALID_HANDLE, NOT_SUPPORTED
+ * (no pool), CUDA. */
+CUCORE_API cucore_status_t cucore_memory_resource_trim(cucore_memory_resource_t *resource,
+                                                       uint64_t min_bytes_to_keep);
 
 /* ---- Buffers ------------------------------------------------------------------ */
 

@@ -105,6 +105,26 @@ public:
     // INVALID_HANDLE, CUDA.
     static MemoryResource legacy_pinned(const Device &device);
 
+    // A pool attribute (flags read 0 or 1). Throws Error: INVALID_HANDLE,
+    // INVALID_ARGUMENT, NOT_SUPPORTED (no pool), CUDA.
+    std::uint64_t pool_attribute(cucore_pool_attribute_t attribute) const {
+        std::uint64_t value = 0;
+        detail::check(cucore_memory_resource_pool_attribute(handle_, attribute, &value));
+        return value;
+    }
+
+    // Sets a settable pool attribute (high-water marks: 0 only). Throws Error:
+    // INVALID_HANDLE, INVALID_ARGUMENT, NOT_SUPPORTED (no pool), CUDA.
+    void set_pool_attribute(cucore_pool_attribute_t attribute, std::uint64_t value) {
+        detail::check(cucore_memory_resource_set_pool_attribute(handle_, attribute, value));
+    }
+
+    // Returns unused reserved memory to the system, keeping `min_bytes_to_keep`.
+    // Throws Error: INVALID_HANDLE, NOT_SUPPORTED (no pool), CUDA.
+    void trim(std::uint64_t min_bytes_to_keep = 0) {
+        detail::check(cucore_memory_resource_trim(handle_, min_bytes_to_keep));
+    }
+
     // What kind of memory the resource gives. Throws Error: INVALID_HANDLE.
     cucore_memory_resource_kind_t kind() const {
         cucore_memory_resource_kind_t k = CUCORE_MEMORY_RESOURCE_UNSET;

@@ -95,6 +95,24 @@ cucore_status_t cucore_memory_resource_accessibility(const cucore_memory_resourc
     });
 }
 
+cucore_status_t cucore_memory_resource_pool_attribute(const cucore_memory_resource_t *resource,
+                                                      cucore_pool_attribute_t attribute, uint64_t *value) {
+    return capi::guarded(__func__, [&] {
+        uint64_t &result = capi::out(value, "value");
+        result = capi::get(resource, "resource").pool_attribute(attribute);
+    });
+}
+
+cucore_status_t cucore_memory_resource_set_pool_attribute(cucore_memory_resource_t *resource,
+                                                          cucore_pool_attribute_t attribute, uint64_t value) {
+    return capi::guarded(__func__,
+                         [&] { capi::get(resource, "resource").set_pool_attribute(attribute, value); });
+}
+
+cucore_status_t cucore_memory_resource_trim(cucore_memory_resource_t *resource, uint64_t min_bytes_to_keep) {
+    return capi::guarded(__func__, [&] { capi::get(resource, "resource").trim(min_bytes_to_keep); });
+}
+
 cucore_status_t cucore_buffer_from_handle(uint64_t address, uint64_t size, cucore_device_t *device,
                                           cucore_release_fn on_release, void *user_data, cucore_buffer_t **buffer) {
     return capi::guarded(__func__, [&] {

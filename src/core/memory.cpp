@@ -110,6 +110,72 @@ void MemoryResource::deallocate(CUdeviceptr address, Stream *stream) {
     }
 }
 
+// Pool attributes: the public values are the driver's (checked here).
+static_assert(static_cast<int>(CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES) ==
+              static_cast<int>(CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES));
+static_assert(static_cast<int>(CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH) == static_cast<int>(CU_MEMPOOL_ATTR_USED_MEM_HIGH));
+static_assert(static_cast<int>(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD) ==
+              static_cast<int>(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD));
+
+namespace {
+bool is_flag(cucore_pool_attribute_t attribute) {
+    return attribute >= CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES &&
+           attribute <= CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_INTERNAL_DEPENDENCIES;
+}
+void check_attribute(cucore_pool_attribute_t attribute) {
+    if (attribute < CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
+        attribute > CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH)
+        throw_invalid_argument("argument 'attribute' is not a pool attribute (" +
+                               std::to_string(static_cast<int>(attribute)) + ")");
+}
+}  // namespace
+
+void MemoryResource::require_pool(const char *what) const {
+    if (!pool_)
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED, std::string(what) + ": this memory resource has no memory pool");
+}
+
+uint64_t MemoryResource::pool_attribute(cucore_pool_attribute_t attribute) const {
+    check_attribute(attribute);
+    require_pool("pool attributes");
+    const auto driver_attribute = static_cast<CUmemPool_attribute>(attribute);
+    if (is_flag(attribute)) {
+        int flag = 0;
+        CUCORE_CALL(cuMemPoolGetAttribute, pool_, driver_attribute, &flag);
+        return flag ? 1 : 0;
+    }
+    cuuint64_t bytes = 0;
+    CUCORE_CALL(cuMemPoolGetAttribute, pool_, driver_attribute, &bytes);
+    return bytes;
+}
+
+void MemoryResource::set_pool_attribute(cucore_pool_attribute_t attribute, uint64_t value) {
+    check_attribute(attribute);
+    const bool resettable = attribute == CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_HIGH ||
+                            attribute == CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH;
+    if (attribute == CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT || attribute == CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT)
+        throw_invalid_argument("argument 'attribute' is read-only (" + std::to_string(static_cast<int>(attribute)) +
+                               ")");
+    if (resettable && value != 0)
+        throw_invalid_argument("a high-water mark can only be reset to 0, not set to " + std::to_string(value));
+    if (is_flag(attribute) && value > 1)
+        throw_invalid_argument("argument 'value' must be 0 or 1 for a reuse flag, not " + std::to_string(value));
+    require_pool("pool attributes");
+    const auto driver_attribute = static_cast<CUmemPool_attribute>(attribute);
+    if (is_flag(attribute)) {
+        int flag = static_cast<int>(value);
+        CUCORE_CALL(cuMemPoolSetAttribute, pool_, driver_attribute, &flag);
+    } else {
+        cuuint64_t bytes = value;
+        CUCORE_CALL(cuMemPoolSetAttribute, pool_, driver_attribute, &bytes);
+    }
+}
+
+void MemoryResource::trim(uint64_t min_bytes_to_keep) {
+    require_pool("trim");
+    CUCORE_CALL(cuMemPoolTrimTo, pool_, static_cast<size_t>(min_bytes_to_keep));
+}
+
 // ---- Allocation ----------------------------------------------------------------------
 
 Allocation::Allocation(Ref<MemoryResource> resource, CUdeviceptr address, Ref<Stream> deallocation_stream) noexcept

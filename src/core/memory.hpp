@@ -40,6 +40,11 @@ class MemoryResource final : public Object, public Pooled<MemoryResource> {
     // Returns `address` to the resource, ordered on `stream` where it is stream-ordered.
     void deallocate(CUdeviceptr address, Stream *stream);
 
+    // Pool attributes and trimming; NOT_SUPPORTED for a resource without a pool.
+    uint64_t pool_attribute(cucore_pool_attribute_t attribute) const;
+    void set_pool_attribute(cucore_pool_attribute_t attribute, uint64_t value);
+    void trim(uint64_t min_bytes_to_keep);
+
     cucore_memory_resource_kind_t kind() const noexcept { return kind_; }
     CUmemoryPool pool() const noexcept { return pool_; }
     int device_id() const noexcept;  // -1 for host memory
@@ -48,6 +53,8 @@ class MemoryResource final : public Object, public Pooled<MemoryResource> {
     bool is_stream_ordered() const noexcept { return kind_ == CUCORE_MEMORY_RESOURCE_DEVICE; }
 
   private:
+    void require_pool(const char *what) const;
+
     cucore_memory_resource_kind_t kind_;
     Ref<Context> context_;
     CUmemoryPool pool_;

@@ -43,6 +43,8 @@
     X(cuMemPoolCreate, 11020)                  \
     X(cuMemPoolDestroy, 11020)                 \
     X(cuMemPoolSetAttribute, 11020)            \
+    X(cuMemPoolGetAttribute, 11020)            \
+    X(cuMemPoolTrimTo, 11020)                  \
     X(cuMemAllocFromPoolAsync, 11020)          \
     X(cuMemFreeAsync, 11020)                   \
     X(cuMemAllocHost, 3020)                    \

@@ -309,6 +309,47 @@ TEST_F(MemoryTest, NewPoolIsItsOwnDriverPool) {
     CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
 }
 
+TEST_F(MemoryTest, PoolAttributesAreTheDriversAndTrimWorks) {
+    cucore_memory_resource_t *mr = new_pool();
+    ASSERT_NE(mr, nullptr);
+    void *raw = nullptr;
+    CUCORE_ASSERT_OK(cucore_memory_resource_handle(mr, &raw));
+    const CUmemoryPool pool = static_cast<CUmemoryPool>(raw);
+    cucore_buffer_t *b = alloc(mr, kMiB, s_);
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(raw_pool_of(address_of(b)), pool) << "the handle is the pool the memory came from";
+    std::uint64_t used = 0, reserved = 0;
+    CUCORE_EXPECT_OK(cucore_memory_resource_pool_attribute(mr, CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, &used));
+    CUCORE_EXPECT_OK(cucore_memory_resource_pool_attribute(mr, CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT, &reserved));
+    EXPECT_EQ(used, raw_pool_attribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
+    EXPECT_GE(used, kMiB);
+    EXPECT_GE(reserved, used);
+    CUCORE_EXPECT_OK(cucore_buffer_release(b));
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    CUCORE_EXPECT_OK(cucore_memory_resource_pool_attribute(mr, CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, &used));
+    EXPECT_EQ(used, 0u) << "freed in stream order, synchronized";
+    // Through the facade: threshold and flag round trips, high-water reset, trim.
+    cucore::MemoryResource facade = cucore::MemoryResource::adopt(mr);
+    facade.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 2 * kMiB);
+    EXPECT_EQ(facade.pool_attribute(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD), 2 * kMiB);
+    EXPECT_EQ(raw_pool_attribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD), 2 * kMiB);
+    facade.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC, 0);
+    EXPECT_EQ(facade.pool_attribute(CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC), 0u);
+    EXPECT_GE(facade.pool_attribute(CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH), kMiB);
+    facade.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, 0);
+    EXPECT_EQ(facade.pool_attribute(CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH), 0u);
+    facade.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 0);
+    facade.trim(0);
+    EXPECT_EQ(facade.pool_attribute(CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT), 0u)
+        << "nothing used, threshold 0, trimmed to 0: nothing stays reserved";
+    try {
+        facade.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, 0);
+        ADD_FAILURE() << "a read-only attribute was set";
+    } catch (const cucore::Error &e) {
+        EXPECT_EQ(e.status(), CUCORE_ERROR_INVALID_ARGUMENT);
+    }
+}
+
 TEST_F(MemoryTest, PoolOptionsReachTheDriver) {
     cucore_device_memory_resource_options_t o = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
     o.max_size = 64 * kMiB;

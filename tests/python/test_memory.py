@@ -76,7 +76,7 @@ def test_abi_table_has_every_memory_function():
     if not MEMORY_H.is_file():
         pytest.skip("not running from a checkout")
     names = _header_functions()
-    assert len(names) == 24, names
+    assert len(names) == 27, names
     missing = [n for n in names if n not in _abi.ABI]
     assert not missing
     # and the module binds all of them
@@ -1006,3 +1006,36 @@ def test_buffers_alive_at_interpreter_exit():
     assert r.returncode == 0, r.stdout + r.stderr
     assert "bytes 0303" in r.stdout
     assert "Exception ignored" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_pool_attributes_and_trim(gpu, stream):
+    base = _baseline(gpu)
+    mr = cucore.DeviceMemoryResource(gpu.device_id, cucore.DeviceMemoryResourceOptions())
+    attrs = mr.attributes
+    assert attrs.used_mem_current == 0
+    buf = mr.allocate(1 << 20, stream=stream)
+    assert attrs.used_mem_current >= 1 << 20
+    assert attrs.reserved_mem_current >= attrs.used_mem_current
+    assert attrs.used_mem_high >= 1 << 20
+    buf.close(stream=stream)
+    stream.sync()
+    assert attrs.used_mem_current == 0
+    attrs.used_mem_high = 0
+    assert attrs.used_mem_high == 0
+    attrs.release_threshold = 1 << 21
+    assert attrs.release_threshold == 1 << 21
+    attrs.reuse_allow_opportunistic = False
+    assert attrs.reuse_allow_opportunistic is False
+    mr.trim(0)
+    with pytest.raises(cucore.InvalidArgumentError):
+        mr.set_pool_attribute(cucore.PoolAttribute.USED_MEM_CURRENT, 0)  # read-only
+    with pytest.raises(cucore.InvalidArgumentError):
+        attrs.used_mem_high = 5  # reset to 0 only
+    pinned = cucore.LegacyPinnedMemoryResource(gpu.device_id)
+    with pytest.raises(cucore.NotSupportedError):
+        pinned.attributes.used_mem_current
+    with pytest.raises(cucore.NotSupportedError):
+        pinned.trim()
+    pinned.close()
+    mr.close()
+    assert _baseline(gpu) == base

@@ -142,6 +142,10 @@ int cucore_facade_compile_check() {
     cucore::MemoryResource mr_pool2 = cucore::MemoryResource::device_pool(dev, popts);
     cucore::MemoryResource mr_pool3 = cucore::MemoryResource::device_pool(dev, {0, 4096});
     cucore::MemoryResource mr_pinned = cucore::MemoryResource::legacy_pinned(dev);
+    sum += static_cast<int>(mr_pool.pool_attribute(CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT));
+    mr_pool.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 0);
+    mr_pool.trim();
+    mr_pool.trim(4096);
     sum += static_cast<int>(mr_default.kind()) + mr_pool.device_id() +
            static_cast<int>(mr_pool2.is_device_accessible()) + static_cast<int>(mr_pinned.is_host_accessible()) +
            static_cast<int>(mr_pool3 == mr_pool);

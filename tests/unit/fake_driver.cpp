@@ -44,12 +44,16 @@ std::set<FakeEvent *> g_events;
 struct FakePool {
     int device;
     bool is_default;
+    uint64_t release_threshold = 0;
+    int reuse[3] = {1, 1, 1};
+    uint64_t used = 0, used_high = 0;
 };
 std::vector<std::unique_ptr<FakePool>> g_default_pools;  // one per device, never destroyed
 std::vector<std::unique_ptr<FakePool>> g_pool_storage;    // created pools, kept for the process
 std::set<FakePool *> g_pools;                             // created pools alive
 std::set<FakePool *> g_all_pools;                         // every pool the fake knows
 std::map<CUdeviceptr, size_t> g_allocations;             // live allocations (pool and pinned)
+std::map<CUdeviceptr, FakePool *> g_allocation_pool;     // the pool of each pool allocation
 thread_local CUcontext t_current = nullptr;
 thread_local int t_uncounted = 0;
 
@@ -273,7 +277,8 @@ CUresult f_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice device) {
 CUresult f_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props) {
     ENTER("cuMemPoolCreate");
     if (!props || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
-    g_pool_storage.push_back(std::make_unique<FakePool>(FakePool{props->location.id, false}));
+    g_pool_storage.push_back(std::make_unique<FakePool>());
+    g_pool_storage.back()->device = props->location.id;
     FakePool *created = g_pool_storage.back().get();
     g_pools.insert(created);
     g_all_pools.insert(created);
@@ -286,9 +291,41 @@ CUresult f_cuMemPoolDestroy(CUmemoryPool pool) {
     if (!g_pools.erase(fake_pool)) return CUDA_ERROR_INVALID_VALUE;
     return CUDA_SUCCESS;  // the record stays in g_all_pools: late frees may still name it
 }
-CUresult f_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute, void *value) {
+CUresult f_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute, void *value) {
     ENTER("cuMemPoolSetAttribute");
-    return (g_all_pools.count(reinterpret_cast<FakePool *>(pool)) && value) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    auto *p = reinterpret_cast<FakePool *>(pool);
+    if (!g_all_pools.count(p) || !value) return CUDA_ERROR_INVALID_VALUE;
+    switch (attribute) {
+        case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: p->reuse[attribute - 1] = *static_cast<int *>(value); break;
+        case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: p->release_threshold = *static_cast<cuuint64_t *>(value); break;
+        case CU_MEMPOOL_ATTR_USED_MEM_HIGH: p->used_high = 0; break;
+        case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: break;
+        default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute, void *value) {
+    ENTER("cuMemPoolGetAttribute");
+    auto *p = reinterpret_cast<FakePool *>(pool);
+    if (!g_all_pools.count(p) || !value) return CUDA_ERROR_INVALID_VALUE;
+    switch (attribute) {
+        case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: *static_cast<int *>(value) = p->reuse[attribute - 1]; break;
+        case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *static_cast<cuuint64_t *>(value) = p->release_threshold; break;
+        case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+        case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *static_cast<cuuint64_t *>(value) = p->used; break;
+        case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+        case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *static_cast<cuuint64_t *>(value) = p->used_high; break;
+        default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemPoolTrimTo(CUmemoryPool pool, size_t) {
+    ENTER("cuMemPoolTrimTo");
+    return g_all_pools.count(reinterpret_cast<FakePool *>(pool)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult f_cuMemAllocFromPoolAsync(CUdeviceptr *address, size_t size, CUmemoryPool pool, CUstream stream) {
     ENTER("cuMemAllocFromPoolAsync");
@@ -298,12 +335,22 @@ CUresult f_cuMemAllocFromPoolAsync(CUdeviceptr *address, size_t size, CUmemoryPo
     if (!memory) return CUDA_ERROR_OUT_OF_MEMORY;
     *address = reinterpret_cast<CUdeviceptr>(memory);
     g_allocations[*address] = size;
+    auto *p = reinterpret_cast<FakePool *>(pool);
+    g_allocation_pool[*address] = p;
+    p->used += size;
+    if (p->used > p->used_high) p->used_high = p->used;
     return CUDA_SUCCESS;
 }
 CUresult f_cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
     ENTER("cuMemFreeAsync");
     if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
-    if (!g_allocations.erase(address)) return CUDA_ERROR_INVALID_VALUE;
+    auto found = g_allocations.find(address);
+    if (found == g_allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+    if (auto pool = g_allocation_pool.find(address); pool != g_allocation_pool.end()) {
+        pool->second->used -= found->second;
+        g_allocation_pool.erase(pool);
+    }
+    g_allocations.erase(found);
     std::free(reinterpret_cast<void *>(address));
     return CUDA_SUCCESS;
 }
@@ -372,12 +419,15 @@ void install(int devices) {
             g_primary_refs.push_back(0);
         }
         while (static_cast<int>(g_default_pools.size()) < devices) {
-            g_default_pools.push_back(
-                std::make_unique<FakePool>(FakePool{static_cast<int>(g_default_pools.size()), true}));
+            g_default_pools.push_back(std::make_unique<FakePool>());
+            g_default_pools.back()->device = static_cast<int>(g_default_pools.size()) - 1;
+            g_default_pools.back()->is_default = true;
             g_all_pools.insert(g_default_pools.back().get());
         }
         for (auto &[address, size] : g_allocations) std::free(reinterpret_cast<void *>(address));
         g_allocations.clear();
+        g_allocation_pool.clear();
+        for (auto &pool : g_default_pools) pool->used = pool->used_high = 0;
         for (FakeStream *stream : g_streams) delete stream;
         g_streams.clear();
         for (FakeEvent *event : g_events) delete event;
@@ -420,6 +470,7 @@ void forget_allocations() {
     std::lock_guard<std::recursive_mutex> lock(g_mutex);
     for (auto &[address, size] : g_allocations) std::free(reinterpret_cast<void *>(address));
     g_allocations.clear();
+    g_allocation_pool.clear();
 }
 
 Counters counters() {

@@ -214,6 +214,64 @@ TEST_F(MemoryTest, ReleaseOrderNeverMattersForPools) {
     cucore_buffer_release(c);
 }
 
+TEST_F(MemoryTest, PoolAttributesReadAndWriteTheDriversPool) {
+    cucore_memory_resource_t *pool = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource_create(d_, nullptr, &pool), CUCORE_SUCCESS);
+    uint64_t used = 9;
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, &used), CUCORE_SUCCESS);
+    EXPECT_EQ(used, 0u);
+    cucore_buffer_t *b = allocate(1000, pool);
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, &used), CUCORE_SUCCESS);
+    EXPECT_EQ(used, 1000u);
+    cucore_buffer_release(b);
+    uint64_t high = 0;
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, &high), CUCORE_SUCCESS);
+    EXPECT_EQ(high, 1000u);
+    ASSERT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, 0), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, &high), CUCORE_SUCCESS);
+    EXPECT_EQ(high, 0u) << "reset";
+    ASSERT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 1 << 20),
+              CUCORE_SUCCESS);
+    uint64_t threshold = 0;
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, &threshold),
+              CUCORE_SUCCESS);
+    EXPECT_EQ(threshold, uint64_t{1} << 20);
+    ASSERT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC, 0),
+              CUCORE_SUCCESS);
+    uint64_t flag = 9;
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC, &flag),
+              CUCORE_SUCCESS);
+    EXPECT_EQ(flag, 0u);
+    EXPECT_EQ(cucore_memory_resource_trim(pool, 0), CUCORE_SUCCESS);
+    // Checked before the driver: read-only, reset-only, flag range, unknown attribute.
+    fake::reset_calls();
+    EXPECT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, 0),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("read-only"), std::string::npos) << message();
+    EXPECT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, 5),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC, 2),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    uint64_t value = 7;
+    EXPECT_EQ(cucore_memory_resource_pool_attribute(pool, static_cast<cucore_pool_attribute_t>(99), &value),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(value, 0u);
+    EXPECT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, nullptr),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(fake::calls(), 0);
+    // A resource without a pool says so.
+    cucore_memory_resource_t *pinned = nullptr;
+    ASSERT_EQ(cucore_legacy_pinned_memory_resource_create(d_, &pinned), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_memory_resource_trim(pinned, 0), CUCORE_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(cucore_memory_resource_pool_attribute(pinned, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, &value),
+              CUCORE_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(message().find("no memory pool"), std::string::npos) << message();
+    EXPECT_EQ(cucore_memory_resource_set_pool_attribute(pinned, CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 0),
+              CUCORE_ERROR_NOT_SUPPORTED);
+    cucore_memory_resource_release(pinned);
+    cucore_memory_resource_release(pool);
+}
+
 TEST_F(MemoryTest, ZeroSizeBuffersAreValidAndOwnNothing) {
     int allocations = fake::counters().allocations;
     fake::reset_calls();

@@ -32,7 +32,7 @@ from .event import Event, EventOptions
 from .stream import Stream, StreamOptions, legacy_default_stream, per_thread_default_stream
 from .memory import (
     Buffer, DeviceMemoryResource, DeviceMemoryResourceOptions, LegacyPinnedMemoryResource, MemoryResource,
-    MemoryResourceKind,
+    MemoryResourceKind, PoolAttribute, PoolAttributes,
 )
 
 __all__ = [
@@ -53,7 +53,7 @@ __all__ = [
     "per_thread_default_stream", "LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM",
     # memory
     "Buffer", "MemoryResource", "MemoryResourceKind", "DeviceMemoryResource", "DeviceMemoryResourceOptions",
-    "LegacyPinnedMemoryResource",
+    "LegacyPinnedMemoryResource", "PoolAttribute", "PoolAttributes",
 ]
 
 

@@ -16,7 +16,7 @@ HANDLE_TYPES = ("cucore_device_t", "cucore_context_t", "cucore_stream_t", "cucor
 
 # Plain enums (all int-sized in the C ABI: each has a FORCE_INT32 member).
 ENUM_TYPES = ("cucore_status_t", "cucore_object_type_t", "cucore_device_attribute_t",
-              "cucore_memory_resource_kind_t")
+              "cucore_memory_resource_kind_t", "cucore_pool_attribute_t")
 
 # Structs passed by pointer: name -> ((field, C type), ...), in declaration order.
 STRUCTS = {
@@ -149,6 +149,9 @@ ABI = {
     "cucore_memory_resource_release": ("cucore_status_t", ("cucore_memory_resource_t*",)),
     "cucore_memory_resource_allocate": ("cucore_status_t", ("cucore_memory_resource_t*", "uint64_t", "cucore_stream_t*", "cucore_buffer_t**")),
     "cucore_memory_resource_handle": ("cucore_status_t", ("cucore_memory_resource_t*", "void**")),
+    "cucore_memory_resource_pool_attribute": ("cucore_status_t", ("cucore_memory_resource_t*", "cucore_pool_attribute_t", "uint64_t*")),
+    "cucore_memory_resource_set_pool_attribute": ("cucore_status_t", ("cucore_memory_resource_t*", "cucore_pool_attribute_t", "uint64_t")),
+    "cucore_memory_resource_trim": ("cucore_status_t", ("cucore_memory_resource_t*", "uint64_t")),
     "cucore_memory_resource_kind": ("cucore_status_t", ("cucore_memory_resource_t*", "cucore_memory_resource_kind_t*")),
     "cucore_memory_resource_device_id": ("cucore_status_t", ("cucore_memory_resource_t*", "int*")),
     "cucore_memory_resource_accessibility": ("cucore_status_t", ("cucore_memory_resource_t*", "int*", "int*")),

@@ -31,7 +31,8 @@ from .stream import Stream, _RELEASE_CB, _next_key, _owners
  _cucore_buffer_close, _cucore_buffer_set_deallocation_stream, _cucore_buffer_size, _cucore_buffer_address,
  _cucore_buffer_device_id, _cucore_buffer_memory_resource, _cucore_buffer_view, _cucore_buffer_copy,
  _cucore_buffer_copy_from_host, _cucore_buffer_copy_to_host, _cucore_buffer_fill,
- _cucore_memory_resource_handle) = _lib.bind(
+ _cucore_memory_resource_handle, _cucore_memory_resource_pool_attribute,
+ _cucore_memory_resource_set_pool_attribute, _cucore_memory_resource_trim) = _lib.bind(
     globals(), "cucore_device_memory_resource_get_default", "cucore_device_memory_resource_create",
     "cucore_legacy_pinned_memory_resource_create", "cucore_memory_resource_retain",
     "cucore_memory_resource_release", "cucore_memory_resource_allocate", "cucore_memory_resource_kind",
@@ -39,7 +40,8 @@ from .stream import Stream, _RELEASE_CB, _next_key, _owners
     "cucore_buffer_retain", "cucore_buffer_release", "cucore_buffer_close", "cucore_buffer_set_deallocation_stream",
     "cucore_buffer_size", "cucore_buffer_address", "cucore_buffer_device_id", "cucore_buffer_memory_resource",
     "cucore_buffer_view", "cucore_buffer_copy", "cucore_buffer_copy_from_host", "cucore_buffer_copy_to_host",
-    "cucore_buffer_fill", "cucore_memory_resource_handle")
+    "cucore_buffer_fill", "cucore_memory_resource_handle", "cucore_memory_resource_pool_attribute",
+    "cucore_memory_resource_set_pool_attribute", "cucore_memory_resource_trim")
 (_fast_memory_resource_allocate, _fast_memory_resource_release, _fast_buffer_release, _fast_buffer_close,
  _fast_buffer_view, _fast_buffer_copy, _fast_buffer_copy_from_host, _fast_buffer_copy_to_host,
  _fast_buffer_fill) = _lib.bind_unchecked(
@@ -57,6 +59,52 @@ _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
 _U64_MAX = (1 << 64) - 1
 _Stream = Stream
+
+
+class PoolAttribute(enum.IntEnum):
+    """cucore_pool_attribute_t (the driver's CUmemPool_attribute values)."""
+    REUSE_FOLLOW_EVENT_DEPENDENCIES = 1   # 0/1, settable
+    REUSE_ALLOW_OPPORTUNISTIC = 2         # 0/1, settable
+    REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3  # 0/1, settable
+    RELEASE_THRESHOLD = 4                 # bytes, settable
+    RESERVED_MEM_CURRENT = 5              # bytes
+    RESERVED_MEM_HIGH = 6                 # bytes; reset by setting 0
+    USED_MEM_CURRENT = 7                  # bytes
+    USED_MEM_HIGH = 8                     # bytes; reset by setting 0
+
+
+class PoolAttributes:
+    """A pool resource's attributes as properties (cuda.core's `mr.attributes`): the reuse flags are bools,
+    the rest byte counts; `release_threshold` and the reuse flags are settable, and setting a `*_high`
+    to 0 resets it."""
+    __slots__ = ("_mr",)
+
+    def __init__(self, mr):
+        self._mr = mr
+
+    def _get(self, attribute):
+        return self._mr.pool_attribute(attribute)
+
+    def _set(self, attribute, value):
+        self._mr.set_pool_attribute(attribute, value)
+
+    reuse_follow_event_dependencies = property(
+        lambda self: bool(self._get(PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES)),
+        lambda self, v: self._set(PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES, int(bool(v))))
+    reuse_allow_opportunistic = property(
+        lambda self: bool(self._get(PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC)),
+        lambda self, v: self._set(PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC, int(bool(v))))
+    reuse_allow_internal_dependencies = property(
+        lambda self: bool(self._get(PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES)),
+        lambda self, v: self._set(PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES, int(bool(v))))
+    release_threshold = property(lambda self: self._get(PoolAttribute.RELEASE_THRESHOLD),
+                                 lambda self, v: self._set(PoolAttribute.RELEASE_THRESHOLD, v))
+    reserved_mem_current = property(lambda self: self._get(PoolAttribute.RESERVED_MEM_CURRENT))
+    reserved_mem_high = property(lambda self: self._get(PoolAttribute.RESERVED_MEM_HIGH),
+                                 lambda self, v: self._set(PoolAttribute.RESERVED_MEM_HIGH, v))
+    used_mem_current = property(lambda self: self._get(PoolAttribute.USED_MEM_CURRENT))
+    used_mem_high = property(lambda self: self._get(PoolAttribute.USED_MEM_HIGH),
+                             lambda self, v: self._set(PoolAttribute.USED_MEM_HIGH, v))
 
 
 class MemoryResourceKind(enum.IntEnum):
@@ -328,6 +376,31 @@ class MemoryResource(HandleObject):
                 k = kind.value
             info = self._info = (k, device_id.value, bool(dacc.value), bool(hacc.value))
         return info
+
+    def pool_attribute(self, attribute):
+        """A pool attribute (a PoolAttribute or its value) as an int; NotSupportedError without a pool."""
+        out = ctypes.c_uint64()
+        st = _cucore_memory_resource_pool_attribute(self._h, int(attribute), out)
+        if st:
+            raise_error(st, self)
+        return out.value
+
+    def set_pool_attribute(self, attribute, value):
+        """Sets a settable pool attribute (high-water marks: 0 only, which resets them)."""
+        st = _cucore_memory_resource_set_pool_attribute(self._h, int(attribute), _u64(value, "value"))
+        if st:
+            raise_error(st, self)
+
+    @property
+    def attributes(self):
+        """The pool's attributes as properties (PoolAttributes)."""
+        return PoolAttributes(self)
+
+    def trim(self, min_bytes_to_keep=0):
+        """Return unused reserved memory to the system, keeping at least `min_bytes_to_keep` bytes."""
+        st = _cucore_memory_resource_trim(self._h, _u64(min_bytes_to_keep, "min_bytes_to_keep"))
+        if st:
+            raise_error(st, self)
 
     @property
     def kind(self):

@@ -251,6 +251,18 @@ pub const CUCORE_MEMORY_RESOURCE_DEVICE: cucore_memory_resource_kind_t = 1;
 pub const CUCORE_MEMORY_RESOURCE_LEGACY_PINNED: cucore_memory_resource_kind_t = 2;
 pub const CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32: cucore_memory_resource_kind_t = 0x7fff_ffff;
 
+/// `cucore_pool_attribute_t` (a 32-bit C enum; the driver's CUmemPool_attribute values).
+pub type cucore_pool_attribute_t = c_int;
+pub const CUCORE_POOL_ATTRIBUTE_UNSET: cucore_pool_attribute_t = 0;
+pub const CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES: cucore_pool_attribute_t = 1;
+pub const CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC: cucore_pool_attribute_t = 2;
+pub const CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_INTERNAL_DEPENDENCIES: cucore_pool_attribute_t = 3;
+pub const CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD: cucore_pool_attribute_t = 4;
+pub const CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT: cucore_pool_attribute_t = 5;
+pub const CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_HIGH: cucore_pool_attribute_t = 6;
+pub const CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT: cucore_pool_attribute_t = 7;
+pub const CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH: cucore_pool_attribute_t = 8;
+
 /// `cucore_device_memory_resource_options_t`: options of a new device memory pool.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -467,6 +479,17 @@ extern "C" {
         resource: *const cucore_memory_resource_t,
         cu_memory_pool: *mut *mut c_void,
     ) -> cucore_status_t;
+    pub fn cucore_memory_resource_pool_attribute(
+        resource: *const cucore_memory_resource_t,
+        attribute: cucore_pool_attribute_t,
+        value: *mut u64,
+    ) -> cucore_status_t;
+    pub fn cucore_memory_resource_set_pool_attribute(
+        resource: *mut cucore_memory_resource_t,
+        attribute: cucore_pool_attribute_t,
+        value: u64,
+    ) -> cucore_status_t;
+    pub fn cucore_memory_resource_trim(resource: *mut cucore_memory_resource_t, min_bytes_to_keep: u64) -> cucore_status_t;
     pub fn cucore_memory_resource_kind(
         resource: *const cucore_memory_resource_t,
         kind: *mut cucore_memory_resource_kind_t,

@@ -144,7 +144,7 @@ pub use common::{
 pub use context::Context;
 pub use device::{driver_version, ComputeCapability, Device, DeviceAttribute, DeviceProperties, Uuid};
 pub use event::{Event, EventOptions};
-pub use memory::{Accessibility, Buffer, DevicePoolOptions, MemoryResource, MemoryResourceKind};
+pub use memory::{Accessibility, Buffer, DevicePoolOptions, MemoryResource, MemoryResourceKind, PoolAttribute};
 pub use stream::{Stream, StreamOptions, StreamPriorityRange};
 
 #[cfg(test)]

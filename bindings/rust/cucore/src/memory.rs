@@ -26,6 +26,28 @@ use std::ptr::{self, NonNull};
 
 use cucore_sys as sys;
 
+/// The attributes of a memory pool (`cucore_pool_attribute_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum PoolAttribute {
+    /// 0/1, settable.
+    ReuseFollowEventDependencies = 1,
+    /// 0/1, settable.
+    ReuseAllowOpportunistic = 2,
+    /// 0/1, settable.
+    ReuseAllowInternalDependencies = 3,
+    /// Bytes kept reserved after a synchronization; settable.
+    ReleaseThreshold = 4,
+    /// Bytes reserved from the system now.
+    ReservedMemCurrent = 5,
+    /// High-water mark of the above; reset by setting 0.
+    ReservedMemHigh = 6,
+    /// Bytes allocated and not yet freed.
+    UsedMemCurrent = 7,
+    /// High-water mark of the above; reset by setting 0.
+    UsedMemHigh = 8,
+}
+
 use crate::common::{c_bool, check, owner_handoff, Error, OwnerCallback, Result, Status};
 use crate::device::Device;
 use crate::stream::Stream;
@@ -182,6 +204,28 @@ impl MemoryResource {
         // reference it gives.
         check(unsafe { sys::cucore_memory_resource_allocate(self.as_raw(), size, stream_ptr(stream), &mut raw) })?;
         Buffer::from_out(raw)
+    }
+
+    /// A pool attribute (the reuse flags read 0 or 1); `Status::NotSupported` without a pool.
+    pub fn pool_attribute(&self, attribute: PoolAttribute) -> Result<u64> {
+        let mut value: u64 = 0;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_memory_resource_pool_attribute(self.as_raw(), attribute as sys::cucore_pool_attribute_t, &mut value) })?;
+        Ok(value)
+    }
+
+    /// Sets a settable pool attribute (the high-water marks take only 0, which resets them).
+    pub fn set_pool_attribute(&self, attribute: PoolAttribute, value: u64) -> Result<()> {
+        // SAFETY: a live handle.
+        check(unsafe {
+            sys::cucore_memory_resource_set_pool_attribute(self.as_raw(), attribute as sys::cucore_pool_attribute_t, value)
+        })
+    }
+
+    /// Returns unused reserved memory to the system, keeping at least `min_bytes_to_keep`.
+    pub fn trim(&self, min_bytes_to_keep: u64) -> Result<()> {
+        // SAFETY: a live handle.
+        check(unsafe { sys::cucore_memory_resource_trim(self.as_raw(), min_bytes_to_keep) })
     }
 
     /// The raw `CUmemoryPool` of a pool resource, or null for a resource without a pool

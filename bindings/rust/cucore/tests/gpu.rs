@@ -14,6 +14,7 @@ use cucore::{
     live_object_count, release_error_count, set_release_error_handler, Accessibility, Buffer, Context, Device,
     DeviceAttribute, DevicePoolOptions, Event, EventOptions, MemoryResource, MemoryResourceKind, ObjectType, Status,
     Stream, StreamOptions,
+    PoolAttribute,
 };
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -1233,4 +1234,30 @@ fn memory_live_counts_back_to_baseline() {
     assert_eq!(release_error_count().unwrap(), release_errors, "no failure in any release path");
     assert_eq!(handler_calls.load(Ordering::SeqCst), 0);
     set_release_error_handler(None);
+}
+
+#[test]
+fn pool_attributes_follow_allocations_and_trim() {
+    let _guard = serial();
+    let dev = require_gpu!("pool_attributes_follow_allocations_and_trim");
+    let _default = require_pool!("pool_attributes_follow_allocations_and_trim", &dev);
+    let mr = MemoryResource::device_pool(&dev, DevicePoolOptions::default()).unwrap();
+    let s = dev.create_stream(StreamOptions::default()).unwrap();
+    assert_eq!(mr.pool_attribute(PoolAttribute::UsedMemCurrent).unwrap(), 0);
+    let b = mr.allocate(1 << 20, Some(&s)).unwrap();
+    assert!(mr.pool_attribute(PoolAttribute::UsedMemCurrent).unwrap() >= 1 << 20);
+    assert!(mr.pool_attribute(PoolAttribute::UsedMemHigh).unwrap() >= 1 << 20);
+    drop(b);
+    s.synchronize().unwrap();
+    assert_eq!(mr.pool_attribute(PoolAttribute::UsedMemCurrent).unwrap(), 0);
+    mr.set_pool_attribute(PoolAttribute::UsedMemHigh, 0).unwrap();
+    assert_eq!(mr.pool_attribute(PoolAttribute::UsedMemHigh).unwrap(), 0);
+    mr.set_pool_attribute(PoolAttribute::ReleaseThreshold, 1 << 21).unwrap();
+    assert_eq!(mr.pool_attribute(PoolAttribute::ReleaseThreshold).unwrap(), 1 << 21);
+    mr.trim(0).unwrap();
+    let err = mr.set_pool_attribute(PoolAttribute::UsedMemCurrent, 0).unwrap_err();
+    assert_eq!(err.status, Status::InvalidArgument);
+    let pinned = MemoryResource::legacy_pinned(&dev).unwrap();
+    assert_eq!(pinned.trim(0).unwrap_err().status, Status::NotSupported);
+    assert_eq!(pinned.pool_attribute(PoolAttribute::UsedMemCurrent).unwrap_err().status, Status::NotSupported);
 }
