@@ -17,6 +17,7 @@ class Context;
 class Stream;
 class Event;
 class Buffer;
+class MemoryResource;
 struct StreamOptions;
 struct EventOptions;
 
@@ -233,12 +234,24 @@ public:
     Event create_event() const;
     Event create_event(const EventOptions &options) const;
 
-    // Allocates `size` bytes from the device's current memory pool, ordered on
-    // `stream` (cuda.core: Device.allocate; MemoryResource::device_default(*this)
-    // .allocate(size, stream)). Throws Error: INVALID_HANDLE, INVALID_ARGUMENT
-    // (stream of another device), NOT_SUPPORTED (no memory pools), OUT_OF_MEMORY,
-    // CUDA.
+    // Allocates `size` bytes from the device's default memory resource
+    // (memory_resource()), ordered on `stream` (cuda.core: Device.allocate).
+    // Throws Error: INVALID_HANDLE, INVALID_ARGUMENT (stream of another device),
+    // NOT_SUPPORTED (no memory pools), OUT_OF_MEMORY, CUDA.
     Buffer allocate(std::uint64_t size, const Stream &stream) const;
+
+    // The device's default memory resource: the one set with
+    // set_memory_resource(), else one on the device's current pool. Throws
+    // Error: INVALID_HANDLE, NOT_SUPPORTED, CUDA.
+    MemoryResource memory_resource() const;
+
+    // Makes `resource` the device's default (process-wide, all languages).
+    // Throws Error: INVALID_HANDLE.
+    void set_memory_resource(const MemoryResource &resource);
+
+    // Returns the device to its current pool as the default. Never fails on a
+    // valid device; throws Error: INVALID_HANDLE.
+    void reset_memory_resource();
 
     // Two Device objects are equal when they name the same device (the library
     // may give distinct handles for one device). Never throws.
@@ -281,8 +294,22 @@ inline Event Device::create_event(const EventOptions &options) const {
 }
 
 inline Buffer Device::allocate(std::uint64_t size, const Stream &stream) const {
-    return MemoryResource::device_default(*this).allocate(size, stream);
+    cucore_buffer_t *raw = nullptr;
+    detail::check(cucore_device_allocate(handle_, size, stream.get(), &raw));
+    return Buffer::adopt(raw);
 }
+
+inline MemoryResource Device::memory_resource() const {
+    cucore_memory_resource_t *raw = nullptr;
+    detail::check(cucore_device_memory_resource(handle_, &raw));
+    return MemoryResource::adopt(raw);
+}
+
+inline void Device::set_memory_resource(const MemoryResource &resource) {
+    detail::check(cucore_device_set_memory_resource(handle_, resource.get()));
+}
+
+inline void Device::reset_memory_resource() { detail::check(cucore_device_set_memory_resource(handle_, nullptr)); }
 
 } // namespace cucore
 

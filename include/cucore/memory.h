@@ -83,6 +83,27 @@ CUCORE_API cucore_status_t cucore_device_memory_resource_create(
 CUCORE_API cucore_status_t cucore_legacy_pinned_memory_resource_create(cucore_device_t *device,
                                                                        cucore_memory_resource_t **resource);
 
+/* The device's default memory resource (+1 reference): the one set with
+ * cucore_device_set_memory_resource, else a resource on the device's current
+ * pool (as cucore_device_memory_resource_get_default).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), NOT_SUPPORTED (no pools and
+ * none set), CUDA. */
+CUCORE_API cucore_status_t cucore_device_memory_resource(cucore_device_t *device,
+                                                         cucore_memory_resource_t **resource);
+
+/* Makes `resource` (any kind; the device keeps a reference for the life of the
+ * process or until replaced) the device's default memory resource, or NULL to
+ * return to the device's current pool. Process-wide, seen by every language.
+ * Errors: INVALID_HANDLE. */
+CUCORE_API cucore_status_t cucore_device_set_memory_resource(cucore_device_t *device,
+                                                             cucore_memory_resource_t *resource);
+
+/* Allocates `size` bytes from the device's default memory resource, ordered on
+ * `stream` (NULL only if that resource is synchronous) (+1 reference).
+ * Errors: as cucore_device_memory_resource and cucore_memory_resource_allocate. */
+CUCORE_API cucore_status_t cucore_device_allocate(cucore_device_t *device, uint64_t size, cucore_stream_t *stream,
+                                                  cucore_buffer_t **buffer);
+
 /* Adds a reference. Errors: INVALID_HANDLE. */
 CUCORE_API cucore_status_t cucore_memory_resource_retain(cucore_memory_resource_t *resource);
 

@@ -45,6 +45,32 @@ cucore_status_t cucore_legacy_pinned_memory_resource_create(cucore_device_t *dev
     });
 }
 
+cucore_status_t cucore_device_memory_resource(cucore_device_t *device, cucore_memory_resource_t **resource) {
+    return capi::guarded(__func__, [&] {
+        cucore_memory_resource_t *&result = capi::out(resource, "resource");
+        result = capi::give<cucore_memory_resource_t>(capi::get(device, "device").memory_resource());
+    });
+}
+
+cucore_status_t cucore_device_set_memory_resource(cucore_device_t *device, cucore_memory_resource_t *resource) {
+    return capi::guarded(__func__, [&] {
+        core::Device &object = capi::get(device, "device");
+        core::Ref<core::MemoryResource> chosen;
+        if (resource) chosen = core::Ref<core::MemoryResource>(&capi::get(resource, "resource"));
+        object.set_memory_resource(std::move(chosen));
+    });
+}
+
+cucore_status_t cucore_device_allocate(cucore_device_t *device, uint64_t size, cucore_stream_t *stream,
+                                       cucore_buffer_t **buffer) {
+    return capi::guarded(__func__, [&] {
+        cucore_buffer_t *&result = capi::out(buffer, "buffer");
+        core::Device &object = capi::get(device, "device");
+        core::Stream *chosen = optional_stream(stream);
+        result = capi::give<cucore_buffer_t>(object.memory_resource()->allocate(size, chosen));
+    });
+}
+
 cucore_status_t cucore_memory_resource_retain(cucore_memory_resource_t *resource) {
     return capi::guarded(__func__, [&] { capi::retain(resource); });
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/memory.hpp"
 #include "core/error.hpp"
 #include "driver/driver.hpp"
 
@@ -198,6 +199,24 @@ void Device::set_current() {
         Context *pinned = context.detach();  // this reference is never dropped
         pinned->make_immortal();
     }
+}
+
+Ref<MemoryResource> Device::memory_resource() {
+    {
+        std::lock_guard<std::mutex> lock(shared_.memory_resource_mutex);
+        if (shared_.memory_resource) return shared_.memory_resource;
+    }
+    return MemoryResource::device_default(*this);
+}
+
+void Device::set_memory_resource(Ref<MemoryResource> resource) {
+    Ref<MemoryResource> previous;
+    {
+        std::lock_guard<std::mutex> lock(shared_.memory_resource_mutex);
+        previous = std::move(shared_.memory_resource);
+        shared_.memory_resource = std::move(resource);
+    }
+    // `previous` is released here, outside the lock (its release may destroy a pool).
 }
 
 void Device::synchronize() {

@@ -17,6 +17,7 @@
 namespace cucore::core {
 
 class Context;
+class MemoryResource;
 
 class Device final : public Object, public Pooled<Device> {
   public:
@@ -52,6 +53,11 @@ class Device final : public Object, public Pooled<Device> {
     void set_current();
     void synchronize();
 
+    // The default memory resource: the one set, else one on the current pool.
+    Ref<MemoryResource> memory_resource();
+    // Sets it (null: back to the current pool); process-wide, per ordinal.
+    void set_memory_resource(Ref<MemoryResource> resource);
+
   private:
     friend class Context;
     void forget_primary(const Context *context) noexcept;
@@ -72,6 +78,8 @@ struct Device::Shared {
     // Set by set_current(): keeps the primary context for the process's life,
     // and is the lock-free fast path of primary_context().
     std::atomic<Context *> pinned_primary{nullptr};
+    std::mutex memory_resource_mutex;
+    Ref<MemoryResource> memory_resource;  // set by the user; never released (immortal record)
 };
 
 }  // namespace cucore::core

@@ -350,6 +350,30 @@ TEST_F(MemoryTest, PoolAttributesAreTheDriversAndTrimWorks) {
     }
 }
 
+TEST_F(MemoryTest, TheDevicesDefaultResourceIsSharedAndResettable) {
+    cucore::MemoryResource mine = cucore::MemoryResource::adopt(new_pool());
+    cucore::Device dev = cucore::Device::get(0);
+    dev.set_memory_resource(mine);
+    cucore_memory_resource_t *got = nullptr;
+    CUCORE_ASSERT_OK(cucore_device_memory_resource(dev_, &got));  // another handle of device 0 sees it
+    EXPECT_EQ(got, mine.get());
+    cucore_memory_resource_release(got);
+    cucore_buffer_t *b = nullptr;
+    CUCORE_ASSERT_OK(cucore_device_allocate(dev_, kMiB, s_, &b));
+    void *pool = nullptr;
+    CUCORE_ASSERT_OK(cucore_memory_resource_handle(mine.get(), &pool));
+    EXPECT_EQ(raw_pool_of(address_of(b)), static_cast<CUmemoryPool>(pool)) << "allocated from the set resource";
+    dev.reset_memory_resource();
+    CUmemoryPool current = nullptr;
+    CU_EXPECT_OK(cu().DeviceGetMemPool(&current, cu_dev_));
+    CUCORE_ASSERT_OK(cucore_device_memory_resource(dev_, &got));
+    CUCORE_ASSERT_OK(cucore_memory_resource_handle(got, &pool));
+    EXPECT_EQ(static_cast<CUmemoryPool>(pool), current) << "reset to the device's current pool";
+    cucore_memory_resource_release(got);
+    CUCORE_EXPECT_OK(cucore_buffer_release(b));
+    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
+}
+
 TEST_F(MemoryTest, PoolOptionsReachTheDriver) {
     cucore_device_memory_resource_options_t o = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
     o.max_size = 64 * kMiB;

@@ -76,11 +76,12 @@ def test_abi_table_has_every_memory_function():
     if not MEMORY_H.is_file():
         pytest.skip("not running from a checkout")
     names = _header_functions()
-    assert len(names) == 27, names
+    assert len(names) == 30, names
     missing = [n for n in names if n not in _abi.ABI]
     assert not missing
-    # and the module binds all of them
-    bound = {n[1:] for n in vars(memory_module) if n.startswith("_cucore_")}
+    # and the binding binds all of them (the device's default-resource functions live in device.py)
+    from cucore import device as device_module
+    bound = {n[1:] for m in (memory_module, device_module) for n in vars(m) if n.startswith("_cucore_")}
     assert set(names) <= bound, set(names) - bound
     for handle in ("cucore_memory_resource_t", "cucore_buffer_t"):
         assert handle in _abi.HANDLE_TYPES
@@ -359,7 +360,8 @@ def test_unchecked_call_sites_pass_sized_integers():
 @pytest.mark.gpu
 def test_default_resource(gpu, stream):
     mr = gpu.memory_resource
-    assert mr is gpu.memory_resource  # cached per device
+    # The same pool (libcucore makes a new resource object per query while none is set).
+    assert mr.handle == gpu.memory_resource.handle
     assert isinstance(mr, cucore.DeviceMemoryResource) and isinstance(mr, cucore.MemoryResource)
     assert (mr.kind, mr.device_id, mr.is_device_accessible, mr.is_host_accessible) == \
         (cucore.MemoryResourceKind.DEVICE, gpu.device_id, True, False)
@@ -369,7 +371,7 @@ def test_default_resource(gpu, stream):
     assert other.kind == cucore.MemoryResourceKind.DEVICE and other.device_id == gpu.device_id
     assert cucore.DeviceMemoryResource(gpu).device_id == gpu.device_id
     b = gpu.allocate(4096, stream=stream)
-    assert b.memory_resource is mr
+    assert b.memory_resource.handle == mr.handle  # the current pool (a new resource object per query)
     assert (b.size, b.device_id, b.is_device_accessible, b.is_host_accessible) == (4096, gpu.device_id, True, False)
     assert b.handle != 0 and b.handle == b.handle
     b2 = other.allocate(4096, stream=stream)
@@ -1038,4 +1040,24 @@ def test_pool_attributes_and_trim(gpu, stream):
         pinned.trim()
     pinned.close()
     mr.close()
+    assert _baseline(gpu) == base
+
+
+def test_default_resource_is_shared_and_resettable(gpu, stream):
+    base = _baseline(gpu)
+    pool = cucore.DeviceMemoryResource(gpu.device_id, cucore.DeviceMemoryResourceOptions())
+    gpu.memory_resource = pool
+    assert gpu.memory_resource is pool
+    buf = gpu.allocate(4096, stream=stream)
+    assert buf.memory_resource is pool
+    buf.close(stream=stream)
+    # Another Device object of the same ordinal (and every language) sees the same default.
+    raw = ctypes.c_void_p()
+    assert cucore._lib.function("cucore_device_memory_resource")(gpu._h, raw) == 0
+    assert raw.value == pool._hv
+    cucore._lib.function("cucore_memory_resource_release")(raw)
+    gpu.memory_resource = None
+    assert gpu.memory_resource.handle != pool.handle
+    pool.close()
+    stream.sync()
     assert _baseline(gpu) == base

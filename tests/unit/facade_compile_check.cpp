@@ -146,6 +146,10 @@ int cucore_facade_compile_check() {
     mr_pool.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 0);
     mr_pool.trim();
     mr_pool.trim(4096);
+    cucore::MemoryResource dflt = dev.memory_resource();
+    dev.set_memory_resource(mr_pool);
+    dev.reset_memory_resource();
+    sum += static_cast<int>(dflt.kind());
     sum += static_cast<int>(mr_default.kind()) + mr_pool.device_id() +
            static_cast<int>(mr_pool2.is_device_accessible()) + static_cast<int>(mr_pinned.is_host_accessible()) +
            static_cast<int>(mr_pool3 == mr_pool);

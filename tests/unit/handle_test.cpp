@@ -61,6 +61,11 @@ std::vector<Call> all_calls() {
         {"cucore_device_memory_resource_get_default", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource_get_default(as<D>(h), &v); c = v == nullptr; return s; }},
         {"cucore_device_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource_create(as<D>(h), nullptr, &v); c = v == nullptr; return s; }},
         {"cucore_legacy_pinned_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_legacy_pinned_memory_resource_create(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_device_memory_resource", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_device_set_memory_resource", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { c = true; return cucore_device_set_memory_resource(as<D>(h), w.resource); }},
+        {"cucore_device_set_memory_resource", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &w, bool &c) { c = true; return cucore_device_set_memory_resource(w.device, as<M>(h)); }},
+        {"cucore_device_allocate", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { B *v = as<B>(h); auto s = cucore_device_allocate(as<D>(h), 16, w.stream, &v); c = v == nullptr; return s; }},
+        {"cucore_device_allocate", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { B *v = as<B>(h); auto s = cucore_device_allocate(w.device, 16, as<S>(h), &v); c = v == nullptr; return s; }},
         {"cucore_memory_resource_retain", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_memory_resource_retain(as<M>(h)); }},
         {"cucore_memory_resource_release", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_memory_resource_release(as<M>(h)); }},
         {"cucore_memory_resource_allocate", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &w, bool &c) { B *v = as<B>(h); auto s = cucore_memory_resource_allocate(as<M>(h), 16, w.stream, &v); c = v == nullptr; return s; }},
@@ -159,7 +164,9 @@ std::vector<Call> all_calls() {
 bool null_allowed(const Call &call) {
     return (call.name == "cucore_buffer_close" && call.argument == "stream") ||
            (call.name == "cucore_buffer_from_handle" && call.argument == "device") ||
-           (call.name == "cucore_memory_resource_allocate" && call.argument == "stream");
+           (call.name == "cucore_memory_resource_allocate" && call.argument == "stream") ||
+           (call.name == "cucore_device_set_memory_resource" && call.argument == "resource") ||
+           (call.name == "cucore_device_allocate" && call.argument == "stream");
 }
 
 bool is_release(const Call &call) { return call.name.size() > 8 && call.name.rfind("_release") == call.name.size() - 8; }

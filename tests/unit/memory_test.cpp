@@ -272,6 +272,48 @@ TEST_F(MemoryTest, PoolAttributesReadAndWriteTheDriversPool) {
     cucore_memory_resource_release(pool);
 }
 
+TEST_F(MemoryTest, TheDevicesDefaultResourceCanBeSetAndReset) {
+    // Unset: a resource on the device's current pool.
+    cucore_memory_resource_t *current = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource(d_, &current), CUCORE_SUCCESS);
+    void *current_pool = nullptr, *default_pool = nullptr;
+    cucore_memory_resource_handle(current, &current_pool);
+    cucore_memory_resource_handle(pool_, &default_pool);
+    EXPECT_EQ(current_pool, default_pool);
+    cucore_memory_resource_release(current);
+    // Set: allocations through the device come from it, and the device keeps it.
+    cucore_memory_resource_t *mine = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource_create(d_, nullptr, &mine), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_device_set_memory_resource(d_, mine), CUCORE_SUCCESS);
+    cucore_memory_resource_release(mine);
+    EXPECT_EQ(fake::counters().pools, 1) << "the device holds the resource";
+    cucore_memory_resource_t *got = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource(d_, &got), CUCORE_SUCCESS);
+    EXPECT_EQ(got, mine) << "the same object";
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_device_allocate(d_, 64, s_, &b), CUCORE_SUCCESS) << message();
+    cucore_memory_resource_t *owner = nullptr;
+    ASSERT_EQ(cucore_buffer_memory_resource(b, &owner), CUCORE_SUCCESS);
+    EXPECT_EQ(owner, got);
+    cucore_memory_resource_release(owner);
+    cucore_memory_resource_release(got);
+    // Another device handle of the same ordinal sees it too (it is per device, process-wide).
+    cucore_device_t *again = device(0);
+    ASSERT_EQ(cucore_device_memory_resource(again, &got), CUCORE_SUCCESS);
+    EXPECT_EQ(got, mine);
+    cucore_memory_resource_release(got);
+    // Reset: back to the current pool; the pool lives on while its buffer does.
+    ASSERT_EQ(cucore_device_set_memory_resource(again, nullptr), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().pools, 1) << "its buffer still holds it";
+    cucore_buffer_release(b);
+    EXPECT_EQ(fake::counters().pools, 0);
+    cucore_buffer_t *c = nullptr;
+    EXPECT_EQ(cucore_device_allocate(again, 16, nullptr, &c), CUCORE_ERROR_INVALID_ARGUMENT)
+        << "the current pool needs a stream";
+    EXPECT_EQ(c, nullptr);
+    cucore_device_release(again);
+}
+
 TEST_F(MemoryTest, ZeroSizeBuffersAreValidAndOwnNothing) {
     int allocations = fake::counters().allocations;
     fake::reset_calls();

@@ -13,13 +13,14 @@ from .device_attributes import DeviceAttribute
  _cucore_device_name, _cucore_device_pci_bus_id, _cucore_device_uuid, _cucore_device_compute_capability,
  _cucore_device_total_memory, _cucore_device_attribute, _cucore_device_properties,
  _cucore_device_set_current, _cucore_device_synchronize, _cucore_device_can_access_peer,
- _cucore_stream_priority_range) = _lib.bind(
+ _cucore_stream_priority_range, _cucore_device_memory_resource, _cucore_device_set_memory_resource) = _lib.bind(
     globals(), "cucore_driver_version", "cucore_device_count", "cucore_device_get",
     "cucore_device_get_current", "cucore_device_retain", "cucore_device_release", "cucore_device_ordinal",
     "cucore_device_handle", "cucore_device_name", "cucore_device_pci_bus_id", "cucore_device_uuid",
     "cucore_device_compute_capability", "cucore_device_total_memory", "cucore_device_attribute",
     "cucore_device_properties", "cucore_device_set_current", "cucore_device_synchronize",
-    "cucore_device_can_access_peer", "cucore_stream_priority_range")
+    "cucore_device_can_access_peer", "cucore_stream_priority_range", "cucore_device_memory_resource",
+    "cucore_device_set_memory_resource")
 (_fast_device_get_current, _fast_device_ordinal, _fast_device_release, _fast_device_attribute,
  _fast_device_set_current, _fast_device_synchronize, _fast_stream_create, _fast_event_create) = \
     _lib.bind_unchecked(
@@ -410,26 +411,35 @@ class Device:
 
     @property
     def memory_resource(self):
-        """The resource Device.allocate() uses: by default a DeviceMemoryResource of the device's current
-        memory pool (made on first use and kept); assign a MemoryResource to change it."""
-        mr = self._cache.get("memory_resource")
-        if mr is None:
-            mr = self._cache.setdefault("memory_resource", DeviceMemoryResource(self))
-        return mr
+        """The resource Device.allocate() uses (libcucore's per-device default, seen by every language): the
+        one assigned, else a DeviceMemoryResource of the device's current memory pool. Assign a
+        MemoryResource to change it, or None to return to the current pool."""
+        mr = self._cache.get("memory_resource")  # the object last assigned from Python, kept for identity
+        out = ctypes.c_void_p()
+        st = _cucore_device_memory_resource(self._h, out)
+        if st:
+            raise_error(st, self)
+        if mr is not None and mr._h is not None and mr._hv == out.value:
+            MemoryResource._release(out)  # the same libcucore object: give the Python one back
+            return mr
+        return MemoryResource._from_owned_handle(out.value)
 
     @memory_resource.setter
     def memory_resource(self, mr):
-        if not isinstance(mr, MemoryResource):
-            raise TypeError(f"Device.memory_resource must be a MemoryResource, not {type(mr).__name__}")
-        self._cache["memory_resource"] = mr
+        if mr is not None and not isinstance(mr, MemoryResource):
+            raise TypeError(f"Device.memory_resource must be a MemoryResource or None, not {type(mr).__name__}")
+        st = _cucore_device_set_memory_resource(self._h, None if mr is None else mr._h)
+        if st:
+            raise_error(st, self, mr)
+        if mr is None:
+            self._cache.pop("memory_resource", None)
+        else:
+            self._cache["memory_resource"] = mr
 
     def allocate(self, size, *, stream):
         """A new Buffer of `size` bytes from Device.memory_resource, allocated in order on `stream` (a
         Stream or any object with __cuda_stream__), where it is also freed unless changed."""
-        mr = self._cache.get("memory_resource")
-        if mr is None:
-            mr = self.memory_resource
-        return mr.allocate(size, stream=stream)
+        return _allocate_from_device(self, size, stream)
 
     @property
     def per_thread_default_stream(self):
@@ -454,4 +464,4 @@ def _device_from_owned_handle(h):
 from .context import Context  # noqa: E402
 from .event import Event, _options_ref as _event_options_ref  # noqa: E402
 from .stream import Stream, _options_ref as _stream_options_ref  # noqa: E402
-from .memory import DeviceMemoryResource, MemoryResource  # noqa: E402
+from .memory import MemoryResource, _allocate_from_device  # noqa: E402

@@ -32,7 +32,7 @@ from .stream import Stream, _RELEASE_CB, _next_key, _owners
  _cucore_buffer_device_id, _cucore_buffer_memory_resource, _cucore_buffer_view, _cucore_buffer_copy,
  _cucore_buffer_copy_from_host, _cucore_buffer_copy_to_host, _cucore_buffer_fill,
  _cucore_memory_resource_handle, _cucore_memory_resource_pool_attribute,
- _cucore_memory_resource_set_pool_attribute, _cucore_memory_resource_trim) = _lib.bind(
+ _cucore_memory_resource_set_pool_attribute, _cucore_memory_resource_trim, _cucore_device_allocate) = _lib.bind(
     globals(), "cucore_device_memory_resource_get_default", "cucore_device_memory_resource_create",
     "cucore_legacy_pinned_memory_resource_create", "cucore_memory_resource_retain",
     "cucore_memory_resource_release", "cucore_memory_resource_allocate", "cucore_memory_resource_kind",
@@ -41,7 +41,7 @@ from .stream import Stream, _RELEASE_CB, _next_key, _owners
     "cucore_buffer_size", "cucore_buffer_address", "cucore_buffer_device_id", "cucore_buffer_memory_resource",
     "cucore_buffer_view", "cucore_buffer_copy", "cucore_buffer_copy_from_host", "cucore_buffer_copy_to_host",
     "cucore_buffer_fill", "cucore_memory_resource_handle", "cucore_memory_resource_pool_attribute",
-    "cucore_memory_resource_set_pool_attribute", "cucore_memory_resource_trim")
+    "cucore_memory_resource_set_pool_attribute", "cucore_memory_resource_trim", "cucore_device_allocate")
 (_fast_memory_resource_allocate, _fast_memory_resource_release, _fast_buffer_release, _fast_buffer_close,
  _fast_buffer_view, _fast_buffer_copy, _fast_buffer_copy_from_host, _fast_buffer_copy_to_host,
  _fast_buffer_fill) = _lib.bind_unchecked(
@@ -457,6 +457,34 @@ class MemoryResource(HandleObject):
         b._size = size
         b._mr = self
         return b
+
+
+def _allocate_from_device(device, size, stream):
+    """Device.allocate: one C call (cucore_device_allocate) on the device's default resource."""
+    csize = _sizes.get(size) if type(size) is int else None
+    if csize is None:
+        csize = _size_arg(size)
+        size = csize.value
+    if stream is None:
+        keep = sh = None
+    elif type(stream) is _Stream:
+        keep = stream
+        sh = stream._h
+        if sh is None:
+            raise closed_error(stream)
+    else:
+        keep, sh = _open_stream_handle(stream)
+    out = _c_void_p()
+    st = _cucore_device_allocate(device._h, csize, sh, out)
+    if st:
+        raise_error(st, device, keep)
+    b = _new(Buffer)
+    b._h = _handle_arg(out.value)
+    b._raw = None
+    b._size = size
+    # The resource assigned from Python (kept for identity), else asked from libcucore on first use.
+    b._mr = device._cache.get("memory_resource", _UNKNOWN)
+    return b
 
 
 class DeviceMemoryResource(MemoryResource):

@@ -479,6 +479,20 @@ extern "C" {
         resource: *const cucore_memory_resource_t,
         cu_memory_pool: *mut *mut c_void,
     ) -> cucore_status_t;
+    pub fn cucore_device_memory_resource(
+        device: *mut cucore_device_t,
+        resource: *mut *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_device_set_memory_resource(
+        device: *mut cucore_device_t,
+        resource: *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_device_allocate(
+        device: *mut cucore_device_t,
+        size: u64,
+        stream: *mut cucore_stream_t,
+        buffer: *mut *mut cucore_buffer_t,
+    ) -> cucore_status_t;
     pub fn cucore_memory_resource_pool_attribute(
         resource: *const cucore_memory_resource_t,
         attribute: cucore_pool_attribute_t,

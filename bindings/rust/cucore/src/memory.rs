@@ -523,15 +523,29 @@ impl fmt::Debug for Buffer {
 }
 
 impl Device {
-    /// The resource of this device's current memory pool ([`MemoryResource::device_default`];
-    /// cuda.core's `Device.memory_resource`).
+    /// The device's default memory resource (cuda.core's `Device.memory_resource`): the one set
+    /// with [`Device::set_memory_resource`] (by any language), else one on the current pool.
     pub fn memory_resource(&self) -> Result<MemoryResource> {
-        MemoryResource::device_default(self)
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer; we own the reference it gives.
+        check(unsafe { sys::cucore_device_memory_resource(self.as_raw(), &mut raw) })?;
+        MemoryResource::from_out(raw)
     }
 
-    /// Allocates `size` bytes of device memory from the device's current memory pool, ordered
-    /// on `stream` (cuda.core's `Device.allocate(size, stream=...)`).
+    /// Makes `resource` the device's default (process-wide), or `None` to return to the
+    /// device's current pool.
+    pub fn set_memory_resource(&self, resource: Option<&MemoryResource>) -> Result<()> {
+        let raw = resource.map_or(ptr::null_mut(), |r| r.as_raw());
+        // SAFETY: live handles (or NULL); the device takes its own reference.
+        check(unsafe { sys::cucore_device_set_memory_resource(self.as_raw(), raw) })
+    }
+
+    /// Allocates `size` bytes from the device's default memory resource, ordered on `stream`
+    /// (cuda.core's `Device.allocate(size, stream=...)`).
     pub fn allocate(&self, size: u64, stream: &Stream) -> Result<Buffer> {
-        MemoryResource::device_default(self)?.allocate(size, Some(stream))
+        let mut raw = ptr::null_mut();
+        // SAFETY: live handles and a valid out-pointer; we own the reference it gives.
+        check(unsafe { sys::cucore_device_allocate(self.as_raw(), size, stream.as_raw(), &mut raw) })?;
+        Buffer::from_out(raw)
     }
 }

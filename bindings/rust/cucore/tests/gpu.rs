@@ -1261,3 +1261,20 @@ fn pool_attributes_follow_allocations_and_trim() {
     assert_eq!(pinned.trim(0).unwrap_err().status, Status::NotSupported);
     assert_eq!(pinned.pool_attribute(PoolAttribute::UsedMemCurrent).unwrap_err().status, Status::NotSupported);
 }
+
+#[test]
+fn the_devices_default_resource_is_shared_and_resettable() {
+    let _guard = serial();
+    let dev = require_gpu!("the_devices_default_resource_is_shared_and_resettable");
+    let current = require_pool!("the_devices_default_resource_is_shared_and_resettable", &dev);
+    let s = dev.create_stream(StreamOptions::default()).unwrap();
+    let mine = MemoryResource::device_pool(&dev, DevicePoolOptions::default()).unwrap();
+    dev.set_memory_resource(Some(&mine)).unwrap();
+    assert_eq!(dev.memory_resource().unwrap().handle().unwrap(), mine.handle().unwrap());
+    let b = dev.allocate(4096, &s).unwrap();
+    assert_eq!(b.memory_resource().unwrap().unwrap().handle().unwrap(), mine.handle().unwrap());
+    dev.set_memory_resource(None).unwrap();
+    assert_eq!(dev.memory_resource().unwrap().handle().unwrap(), current.handle().unwrap());
+    drop(b);
+    s.synchronize().unwrap();
+}
