@@ -899,8 +899,8 @@ def test_device_memory_resource_setter(gpu, stream):
         with pytest.raises(TypeError):
             gpu.memory_resource = "pool"
     finally:
-        gpu.memory_resource = default
-    assert gpu.memory_resource is default
+        gpu.memory_resource = None  # back to the device's current pool (nothing set)
+    assert gpu.memory_resource.handle == default.handle
 
 
 @pytest.mark.gpu
@@ -1044,6 +1044,7 @@ def test_pool_attributes_and_trim(gpu, stream):
 
 
 def test_default_resource_is_shared_and_resettable(gpu, stream):
+    gpu.memory_resource = None  # start from the current pool whatever earlier tests assigned
     base = _baseline(gpu)
     pool = cucore.DeviceMemoryResource(gpu.device_id, cucore.DeviceMemoryResourceOptions())
     gpu.memory_resource = pool
