@@ -82,9 +82,7 @@ cucore_status_t cucore_device_compute_capability(const cucore_device_t *device, 
     return capi::guarded(__func__, [&] {
         int &major_out = capi::out(major, "major");
         int &minor_out = capi::out(minor, "minor");
-        core::Device &object = capi::get(device, "device");
-        major_out = object.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-        minor_out = object.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+        capi::get(device, "device").compute_capability(major_out, minor_out);
     });
 }
 

@@ -66,8 +66,7 @@ cucore_status_t cucore_device_allocate(cucore_device_t *device, uint64_t size, c
     return capi::guarded(__func__, [&] {
         cucore_buffer_t *&result = capi::out(buffer, "buffer");
         core::Device &object = capi::get(device, "device");
-        core::Stream *chosen = optional_stream(stream);
-        result = capi::give<cucore_buffer_t>(object.memory_resource()->allocate(size, chosen));
+        result = capi::give<cucore_buffer_t>(object.allocate(size, optional_stream(stream)));
     });
 }
 

@@ -125,8 +125,7 @@ int Device::attribute(CUdevice_attribute attribute) const {
 
 void Device::properties(cucore_device_properties_t &out) const {
     out.ordinal = shared_.ordinal;
-    out.compute_capability_major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    out.compute_capability_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    compute_capability(out.compute_capability_major, out.compute_capability_minor);
     out.multiprocessor_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     out.max_threads_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     out.max_threads_per_multiprocessor = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
@@ -207,6 +206,13 @@ Ref<MemoryResource> Device::memory_resource() {
         if (shared_.memory_resource) return shared_.memory_resource;
     }
     return MemoryResource::device_default(*this);
+}
+
+Ref<Buffer> Device::allocate(uint64_t size, Stream *stream) { return memory_resource()->allocate(size, stream); }
+
+void Device::compute_capability(int &major, int &minor) const {
+    major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 }
 
 void Device::set_memory_resource(Ref<MemoryResource> resource) {

@@ -18,6 +18,8 @@ namespace cucore::core {
 
 class Context;
 class MemoryResource;
+class Buffer;
+class Stream;
 
 class Device final : public Object, public Pooled<Device> {
   public:
@@ -43,6 +45,7 @@ class Device final : public Object, public Pooled<Device> {
     const CUuuid &uuid() const noexcept;
     uint64_t total_memory() const;
     int attribute(CUdevice_attribute attribute) const;
+    void compute_capability(int &major, int &minor) const;
     void properties(cucore_device_properties_t &out) const;
     bool can_access_peer(const Device &peer) const;
 
@@ -57,6 +60,8 @@ class Device final : public Object, public Pooled<Device> {
     Ref<MemoryResource> memory_resource();
     // Sets it (null: back to the current pool); process-wide, per ordinal.
     void set_memory_resource(Ref<MemoryResource> resource);
+    // Allocates from the default memory resource, ordered on `stream`.
+    Ref<Buffer> allocate(uint64_t size, Stream *stream);
 
   private:
     friend class Context;

@@ -414,14 +414,10 @@ class Device:
         """The resource Device.allocate() uses (libcucore's per-device default, seen by every language): the
         one assigned, else a DeviceMemoryResource of the device's current memory pool. Assign a
         MemoryResource to change it, or None to return to the current pool."""
-        mr = self._cache.get("memory_resource")  # the object last assigned from Python, kept for identity
         out = ctypes.c_void_p()
         st = _cucore_device_memory_resource(self._h, out)
         if st:
             raise_error(st, self)
-        if mr is not None and mr._h is not None and mr._hv == out.value:
-            MemoryResource._release(out)  # the same libcucore object: give the Python one back
-            return mr
         return MemoryResource._from_owned_handle(out.value)
 
     @memory_resource.setter
@@ -431,10 +427,6 @@ class Device:
         st = _cucore_device_set_memory_resource(self._h, None if mr is None else mr._h)
         if st:
             raise_error(st, self, mr)
-        if mr is None:
-            self._cache.pop("memory_resource", None)
-        else:
-            self._cache["memory_resource"] = mr
 
     def allocate(self, size, *, stream):
         """A new Buffer of `size` bytes from Device.memory_resource, allocated in order on `stream` (a

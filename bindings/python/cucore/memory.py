@@ -16,6 +16,7 @@ import ctypes
 import enum
 import operator
 import sys
+import weakref
 from dataclasses import dataclass
 
 from . import _lib
@@ -304,6 +305,11 @@ def _pool_options_struct(options):
     return c
 
 
+# Live Python wrappers by libcucore handle value. A handle value names one object for its whole life
+# (a released object's value is never reused: generations), so this is an identity map.
+_wrappers = weakref.WeakValueDictionary()
+
+
 class MemoryResource(HandleObject):
     """Where buffers come from: DeviceMemoryResource (a stream-ordered device memory pool) or
     LegacyPinnedMemoryResource (page-locked host memory). `allocate(size, *, stream)` gives a Buffer,
@@ -319,17 +325,26 @@ class MemoryResource(HandleObject):
 
     @classmethod
     def _wrap(cls, hv):
-        """A new wrapper owning the +1 reference to the libcucore resource `hv` (an int)."""
+        """A new wrapper owning the +1 reference to the libcucore resource `hv` (an int); registered so
+        that every later answer naming the same libcucore object gives this wrapper back."""
         obj = _new(cls)
         obj._h = _handle_arg(hv)
         obj._raw = None
         obj._hv = hv
         obj._info = None
+        _wrappers[hv] = obj
         return obj
 
     @staticmethod
     def _from_owned_handle(hv):
-        """The wrapper of the right class for a +1 resource handle (an int) a C call returned."""
+        """The wrapper for a +1 resource handle (an int) a C call returned: the live wrapper of that
+        libcucore object if there is one (the extra reference is dropped), else a new one of the right
+        class. So `buf.memory_resource is mr` and `dev.memory_resource is mr` hold however the answer
+        came (any language may have set the device's default)."""
+        existing = _wrappers.get(hv)
+        if existing is not None and existing._h is not None:
+            _fast_memory_resource_release(_handle_arg(hv))
+            return existing
         out = _c_int()
         h = _handle_arg(hv)
         st = _cucore_memory_resource_kind(h, out)
@@ -429,19 +444,7 @@ class MemoryResource(HandleObject):
         `stream` (a Stream or any object with __cuda_stream__), which also becomes the buffer's
         deallocation stream. A device memory pool needs a stream; page-locked host memory is allocated
         synchronously and takes None."""
-        csize = _sizes.get(size) if type(size) is int else None
-        if csize is None:
-            csize = _size_arg(size)
-            size = csize.value
-        if stream is None:
-            keep = sh = None
-        elif type(stream) is _Stream:
-            keep = stream
-            sh = stream._h
-            if sh is None:
-                raise closed_error(stream)
-        else:
-            keep, sh = _open_stream_handle(stream)
+        size, csize, keep, sh = _allocation_args(size, stream)
         try:
             out, ref = pair = _handle_outs.pop()
         except IndexError:
@@ -459,21 +462,25 @@ class MemoryResource(HandleObject):
         return b
 
 
-def _allocate_from_device(device, size, stream):
-    """Device.allocate: one C call (cucore_device_allocate) on the device's default resource."""
+def _allocation_args(size, stream):
+    """(size, its ctypes value, the stream object to keep, its handle or None) for an allocation."""
     csize = _sizes.get(size) if type(size) is int else None
     if csize is None:
         csize = _size_arg(size)
         size = csize.value
     if stream is None:
-        keep = sh = None
-    elif type(stream) is _Stream:
-        keep = stream
-        sh = stream._h
-        if sh is None:
+        return size, csize, None, None
+    if type(stream) is _Stream:
+        if stream._h is None:
             raise closed_error(stream)
-    else:
-        keep, sh = _open_stream_handle(stream)
+        return size, csize, stream, stream._h
+    keep, sh = _open_stream_handle(stream)
+    return size, csize, keep, sh
+
+
+def _allocate_from_device(device, size, stream):
+    """Device.allocate: one C call (cucore_device_allocate) on the device's default resource."""
+    size, csize, keep, sh = _allocation_args(size, stream)
     out = _c_void_p()
     st = _cucore_device_allocate(device._h, csize, sh, out)
     if st:
@@ -482,8 +489,7 @@ def _allocate_from_device(device, size, stream):
     b._h = _handle_arg(out.value)
     b._raw = None
     b._size = size
-    # The resource assigned from Python (kept for identity), else asked from libcucore on first use.
-    b._mr = device._cache.get("memory_resource", _UNKNOWN)
+    b._mr = _UNKNOWN  # asked from libcucore on first use (the wrapper registry keeps identity)
     return b
 
 

@@ -97,9 +97,23 @@ fn object_types() {
 
 #[test]
 fn release_error_handler_installs_and_uninstalls() {
-    set_release_error_handler(Some(Box::new(|e: &Error| eprintln!("release error: {}", e))));
-    set_release_error_handler(Some(Box::new(|_: &Error| {})));
+    // Replacing or removing a handler frees the previous one (no closure leaks).
+    let first = std::sync::Arc::new(());
+    let held = first.clone();
+    set_release_error_handler(Some(Box::new(move |e: &Error| {
+        let _ = &held;
+        eprintln!("release error: {}", e)
+    })));
+    assert_eq!(std::sync::Arc::strong_count(&first), 2, "the installed handler holds its capture");
+    let second = std::sync::Arc::new(());
+    let held2 = second.clone();
+    set_release_error_handler(Some(Box::new(move |_: &Error| {
+        let _ = &held2;
+    })));
+    assert_eq!(std::sync::Arc::strong_count(&first), 1, "replacing frees the previous handler");
+    assert_eq!(std::sync::Arc::strong_count(&second), 2);
     set_release_error_handler(None);
+    assert_eq!(std::sync::Arc::strong_count(&second), 1, "removing frees the handler");
 }
 
 #[test]
