@@ -189,10 +189,16 @@ protected:
         return out;
     }
 
+    // Writes `bytes` at a device address through the raw driver and waits until
+    // they have landed: a synchronous cuMemcpyHtoD from pageable memory may
+    // return while its DMA is still in flight, and the library's streams are
+    // non-blocking (they do not wait for the legacy stream the copy ran on).
     void raw_write(std::uint64_t address, const Bytes &bytes) {
         gpu::ScopedContext scope(primary_);
         const CUresult r = cu().MemcpyHtoD(static_cast<CUdeviceptr>(address), bytes.data(), bytes.size());
         EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemcpyHtoD -> " << raw::error_name(r);
+        const CUresult synced = cu().CtxSynchronize();
+        EXPECT_EQ(synced, CUDA_SUCCESS) << "cuCtxSynchronize -> " << raw::error_name(synced);
     }
 
     // The driver's memory pool of an allocation (NULL if none).
