@@ -47,6 +47,15 @@ struct Operation {
     void (*raw)(benchmark::State &);
     void (*c_abi)(benchmark::State &);
     void (*cpp)(benchmark::State &);
+    // Copies and fills: the bytes one operation moves (device-to-device: read + write, as the
+    // anchors count them), so that the table also gives GB/s; 0 for the other operations.
+    double bytes_per_op = 0;
+    // Where the anchors bound the C ABI's bandwidth over the raw driver's (>= 0.98x), that bound;
+    // c_over_raw_target is then its reciprocal (the same bound on time per operation). 0: none.
+    double min_bandwidth_ratio = 0;
+    // Iterations per repetition, fixed, for operations that take milliseconds (1 GiB copies);
+    // 0: as many as --benchmark_min_time asks for.
+    long long iterations = 0;
 };
 
 // The variants, in the order of the ratio table's columns; names are the benchmark name suffixes.
@@ -99,6 +108,25 @@ inline bool ok(benchmark::State &state, cucore_status_t s, const char *what) {
     if (__builtin_expect(s == CUCORE_SUCCESS, 1)) return true;
     fail_c(state, s, what);
     return false;
+}
+
+// Stops the benchmark as skipped, not failed: for what this machine cannot do (a 1 GiB
+// allocation that fails). Its row shows SKIP and `why`; the exit status stays 0.
+[[gnu::cold, gnu::noinline]] void skip_run(benchmark::State &state, const std::string &why);
+
+// Runs `fn` once at the end of the run, before the device and its primary context are released
+// (for memory a capability file keeps across runs); the last registered runs first.
+void at_tear_down(void (*fn)());
+
+// "4 B", "4 KiB", "1 MiB", "2 GiB" (other counts: "<n> B").
+inline std::string size_text(double bytes) {
+    static const char *const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int unit = 0;
+    while (unit < 4 && bytes >= 1024 && static_cast<long long>(bytes) % 1024 == 0) {
+        bytes /= 1024;
+        ++unit;
+    }
+    return std::to_string(static_cast<long long>(bytes)) + " " + kUnits[unit];
 }
 
 // Live objects of `type` through the C ABI (for leak checks outside the timed loops); -1 on error.

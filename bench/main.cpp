@@ -2,11 +2,14 @@
 // process and one run, with the ratios C ABI / raw and C++ / C ABI at the end.
 //
 // The benchmarks live in one file per capability (event_bench.cpp, stream_bench.cpp,
-// device_bench.cpp) and register themselves through register_operation(). This file sets up the
-// shared environment (the raw driver, the device's primary context made current, the same device
-// through the C ABI and the C++ façade), pins the benchmark thread to one CPU, runs Google Benchmark
-// with interleaved repetitions, collects each variant's minimum and median over the repetitions and
-// prints the ratio table (verdicts from the minima; written as markdown with --ratio_out).
+// device_bench.cpp, memory_bench.cpp, copy_bench.cpp) and register themselves through
+// register_operation(). This file sets up the shared environment (the raw driver, the device's
+// primary context made current, the same device through the C ABI and the C++ façade), pins the
+// benchmark thread to one CPU, runs Google Benchmark with interleaved repetitions, collects each
+// variant's minimum and median over the repetitions and prints the ratio table (verdicts from the
+// minima; written as markdown with --ratio_out), with a GB/s table for the operations that move
+// data. A run stopped with skip_run (e.g. a 1 GiB allocation this machine cannot make) shows as
+// SKIP, not as an error.
 // Without a CUDA driver or device it prints "skipped: <reason>" and exits 0.
 
 #include <dirent.h>
@@ -109,6 +112,14 @@ void before_run() {
 
 double min_of(const std::vector<double> &v) { return v.empty() ? NAN : *std::min_element(v.begin(), v.end()); }
 
+// The message of a run stopped with skip_run (Google Benchmark 1.7 knows only errors).
+const char *const kSkipPrefix = "skipped: ";
+
+std::vector<void (*)()> &tear_down_hooks() {
+    static std::vector<void (*)()> hooks;
+    return hooks;
+}
+
 }  // namespace
 
 bool register_operation(const Operation &op) {
@@ -117,18 +128,27 @@ bool register_operation(const Operation &op) {
     for (int v = 0; v < 3; ++v) {
         std::string name = std::string(op.key) + "/" + kVariantNames[v];
         void (*fn)(benchmark::State &) = fns[v];
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [fn](benchmark::State &state) {
-                                         before_run();
-                                         fn(state);
-                                     })
-            ->UseRealTime()
-            ->Unit(benchmark::kNanosecond)
-            // The minimum over the repetitions, beside Google Benchmark's mean, median, stddev, cv.
-            ->ComputeStatistics("min", min_of);
+        benchmark::internal::Benchmark *b =
+            benchmark::RegisterBenchmark(name.c_str(),
+                                         [fn](benchmark::State &state) {
+                                             before_run();
+                                             fn(state);
+                                         })
+                ->UseRealTime()
+                ->Unit(benchmark::kNanosecond)
+                // The minimum over the repetitions, beside Google Benchmark's mean, median, stddev, cv.
+                ->ComputeStatistics("min", min_of);
+        if (op.iterations > 0) b->Iterations(op.iterations);
     }
     return true;
 }
+
+void skip_run(benchmark::State &state, const std::string &why) {
+    std::string msg = kSkipPrefix + why;
+    state.SkipWithError(msg.c_str());
+}
+
+void at_tear_down(void (*fn)()) { tear_down_hooks().push_back(fn); }
 
 void fail_raw(benchmark::State &state, CUresult r, const char *what) {
     std::string msg = std::string(what) + " failed: " + env().driver.error_name(r);
@@ -325,6 +345,12 @@ void set_up(int ordinal) {
 
 void tear_down() {
     Env &e = env();
+    std::vector<void (*)()> &hooks = tear_down_hooks();
+    while (!hooks.empty()) {
+        void (*fn)() = hooks.back();
+        hooks.pop_back();
+        fn();
+    }
     e.cpp_device.reset();
     if (e.device != nullptr) cucore_device_release(e.device);
     e.device = nullptr;
@@ -416,6 +442,7 @@ struct Samples {
     double cv_agg = NAN;          // the "cv" aggregate (a fraction)
     int repetitions = 0;          // as Google Benchmark reports it
     std::string error;            // the first error, if any run failed
+    std::string skipped;          // why, if a run was skipped (skip_run)
 };
 
 double to_ns(const benchmark::BenchmarkReporter::Run &run) {
@@ -438,7 +465,12 @@ public:
             Samples &s = by_name_[run.run_name.function_name];
             s.repetitions = static_cast<int>(run.repetitions);
             if (run.error_occurred) {
-                if (s.error.empty()) s.error = run.error_message.empty() ? "error" : run.error_message;
+                const std::string &m = run.error_message;
+                if (m.compare(0, std::strlen(kSkipPrefix), kSkipPrefix) == 0) {
+                    if (s.skipped.empty()) s.skipped = m.substr(std::strlen(kSkipPrefix));
+                } else if (s.error.empty()) {
+                    s.error = m.empty() ? "error" : m;
+                }
                 continue;
             }
             if (run.run_type == Run::RT_Iteration) {
@@ -503,11 +535,12 @@ struct Row {
     double cv = NAN;  // the largest of the three variants' CVs
     int reps = 0;     // the fewest repetitions among the three
     std::string error;
+    std::string skipped;  // why a variant could not run here (SKIP)
     double c_over_raw = NAN;  // from the minima: the verdict's
     double cpp_over_c = NAN;
     double c_over_raw_median = NAN;  // from the medians: shown beside
     double cpp_over_c_median = NAN;
-    enum Verdict { NONE, PASS, FAIL, ERROR } verdict = NONE;
+    enum Verdict { NONE, PASS, FAIL, ERROR, SKIP } verdict = NONE;
     Verdict median_verdict = NONE;  // what the medians would say (a note when it differs)
 };
 
@@ -529,6 +562,8 @@ std::vector<Row> build_rows(const Collector &c) {
             }
             seen_any = true;
             if (!s->error.empty() && row.error.empty()) row.error = std::string(kVariantNames[v]) + ": " + s->error;
+            if (!s->skipped.empty() && row.skipped.empty())
+                row.skipped = std::string(kVariantNames[v]) + ": " + s->skipped;
             row.min[v] = !s->ns.empty() ? min_of(s->ns) : s->min_agg;
             row.median[v] = !s->ns.empty() ? median_of(s->ns) : s->median_agg;
             double cv = !s->ns.empty() ? cv_of(s->ns) : s->cv_agg;
@@ -542,6 +577,8 @@ std::vector<Row> build_rows(const Collector &c) {
         row.cpp_over_c_median = row.median[2] / row.median[1];
         if (!row.error.empty()) {
             row.verdict = row.median_verdict = Row::ERROR;
+        } else if (!row.skipped.empty()) {
+            row.verdict = row.median_verdict = Row::SKIP;
         } else if (op->c_over_raw_target > 0) {
             if (!std::isnan(row.c_over_raw))
                 row.verdict = row.c_over_raw <= op->c_over_raw_target ? Row::PASS : Row::FAIL;
@@ -560,6 +597,17 @@ std::string fmt(const char *format, double v) {
     return buf;
 }
 
+// ns/op: one decimal, none from 1 ms up (1 GiB copies), so the columns keep their width.
+std::string ns_text(double v) { return fmt(!std::isnan(v) && v >= 1e6 ? "%.0f" : "%.1f", v); }
+
+// GB/s (1e9 bytes/s) of `op` at `ns` per operation.
+double gb_per_s(const Operation &op, double ns) { return ns > 0 ? op.bytes_per_op / ns : NAN; }
+
+std::string bandwidth_target_text(const Operation &op) {
+    if (op.min_bandwidth_ratio <= 0) return "-";
+    return fmt(">= %.2f", op.min_bandwidth_ratio);
+}
+
 std::string target_text(const Operation &op) {
     if (op.c_over_raw_target <= 0) return "-";
     return fmt("<= %.2f", op.c_over_raw_target);
@@ -570,6 +618,7 @@ const char *verdict_text(Row::Verdict v) {
     case Row::PASS: return "PASS";
     case Row::FAIL: return "FAIL";
     case Row::ERROR: return "ERROR";
+    case Row::SKIP: return "SKIP";
     default: return "-";
     }
 }
@@ -625,6 +674,30 @@ const char *const kNotes[] = {
      "but a C/raw within a few percent of its target is still a lead, not a verdict: rerun."),
 };
 
+const char *const kBandwidthNotes[] = {
+    ("GB/s: bytes per operation over real time per operation (1e9 bytes/s), for the copy and fill rows: best from "
+     "the minimum time, median from the median time; device-to-device copies count read + write bytes, as "
+     "performance_anchors.md does."),
+    ("C/raw (GB/s): the C ABI's bandwidth over the raw driver's, from the minima: the reciprocal of C/raw above, "
+     "so the same result; target: performance_anchors.md's bound on bandwidth, where it gives one."),
+};
+
+// Rows that run a fixed number of iterations per repetition (--benchmark_min_time does not apply).
+std::vector<std::string> iteration_notes(const std::vector<Row> &rows) {
+    std::vector<std::string> out;
+    for (const Row &r : rows)
+        if (r.op->iterations > 0)
+            out.push_back(std::string(r.op->title) + ": " + std::to_string(r.op->iterations) +
+                          " iterations per repetition, fixed (--benchmark_min_time does not apply)");
+    return out;
+}
+
+bool any_bandwidth(const std::vector<Row> &rows) {
+    for (const Row &r : rows)
+        if (r.op->bytes_per_op > 0) return true;
+    return false;
+}
+
 // Notes on rows whose medians would give another result than their minima (nothing hidden).
 std::vector<std::string> disagreement_notes(const std::vector<Row> &rows) {
     std::vector<std::string> out;
@@ -656,18 +729,42 @@ void print_table(std::ostream &os, const Options &opt, const Collector &c, const
     os << line;
     os << std::string(std::strlen(line) - 1, '-') << "\n";
     for (const Row &r : rows) {
-        std::snprintf(line, sizeof line, kRow, r.op->title, fmt("%.1f", r.min[0]).c_str(),
-                      fmt("%.1f", r.median[0]).c_str(), fmt("%.1f", r.min[1]).c_str(),
-                      fmt("%.1f", r.median[1]).c_str(), fmt("%.1f", r.min[2]).c_str(),
-                      fmt("%.1f", r.median[2]).c_str(), fmt("%.3f", r.c_over_raw).c_str(),
+        std::snprintf(line, sizeof line, kRow, r.op->title, ns_text(r.min[0]).c_str(), ns_text(r.median[0]).c_str(),
+                      ns_text(r.min[1]).c_str(), ns_text(r.median[1]).c_str(), ns_text(r.min[2]).c_str(),
+                      ns_text(r.median[2]).c_str(), fmt("%.3f", r.c_over_raw).c_str(),
                       target_text(*r.op).c_str(), verdict_text(r.verdict), fmt("%.3f", r.c_over_raw_median).c_str(),
                       fmt("%.3f", r.cpp_over_c).c_str(), fmt("%.3f", r.cpp_over_c_median).c_str(),
                       fmt("%.1f%%", r.cv * 100).c_str());
         os << line;
         if (!r.error.empty()) os << "    error: " << r.error << "\n";
+        if (r.error.empty() && !r.skipped.empty()) os << "    skipped: " << r.skipped << "\n";
+    }
+    if (any_bandwidth(rows)) {
+        static const char *const kBwRow = "%-28s %8s  %8s %8s  %8s %8s  %8s %8s  %7s %8s %6s\n";
+        os << "\n" << std::string(28, ' ') << " " << std::string(8, ' ') << "  " << center("raw GB/s", 17) << "  "
+           << center("C ABI GB/s", 17) << "  " << center("C++ GB/s", 17) << "  " << center("C/raw (GB/s)", 23)
+           << "\n";
+        std::snprintf(line, sizeof line, kBwRow, "operation", "bytes/op", "best", "median", "best", "median", "best",
+                      "median", "best", "target", "result");
+        os << line;
+        os << std::string(std::strlen(line) - 1, '-') << "\n";
+        for (const Row &r : rows) {
+            const Operation &op = *r.op;
+            if (op.bytes_per_op <= 0) continue;
+            std::snprintf(line, sizeof line, kBwRow, op.title, size_text(op.bytes_per_op).c_str(),
+                          fmt("%.2f", gb_per_s(op, r.min[0])).c_str(), fmt("%.2f", gb_per_s(op, r.median[0])).c_str(),
+                          fmt("%.2f", gb_per_s(op, r.min[1])).c_str(), fmt("%.2f", gb_per_s(op, r.median[1])).c_str(),
+                          fmt("%.2f", gb_per_s(op, r.min[2])).c_str(), fmt("%.2f", gb_per_s(op, r.median[2])).c_str(),
+                          fmt("%.3f", 1.0 / r.c_over_raw).c_str(), bandwidth_target_text(op).c_str(),
+                          verdict_text(r.verdict));
+            os << line;
+        }
     }
     os << "\n";
     for (const char *n : kNotes) os << "  " << n << "\n";
+    if (any_bandwidth(rows))
+        for (const char *n : kBandwidthNotes) os << "  " << n << "\n";
+    for (const std::string &n : iteration_notes(rows)) os << "  " << n << "\n";
     for (const Row &r : rows)
         if (r.op->target_note[0] != '\0') os << "  target of " << r.op->title << ": " << r.op->target_note << "\n";
     for (const std::string &n : disagreement_notes(rows)) os << "  note: " << n << "\n";
@@ -690,18 +787,40 @@ void write_markdown(const Options &opt, const Collector &c, const std::vector<Ro
         std::string target = target_text(*r.op);
         if (target != "-") target = "&le; " + target.substr(3) + "x";
         f << "| " << r.op->title;
-        for (int v = 0; v < 3; ++v) f << " | " << fmt("%.1f", r.min[v]) << " | " << fmt("%.1f", r.median[v]);
+        for (int v = 0; v < 3; ++v) f << " | " << ns_text(r.min[v]) << " | " << ns_text(r.median[v]);
         f << " | " << fmt("%.3f", r.c_over_raw) << " | " << target << " | " << verdict_text(r.verdict) << " | "
           << fmt("%.3f", r.c_over_raw_median) << " | " << fmt("%.3f", r.cpp_over_c) << " | "
           << fmt("%.3f", r.cpp_over_c_median) << " | " << fmt("%.1f%%", r.cv * 100) << " |\n";
     }
+    if (any_bandwidth(rows)) {
+        f << "\n| operation | bytes per op | raw GB/s (best) | raw GB/s (median) | C ABI GB/s (best) "
+             "| C ABI GB/s (median) | C++ GB/s (best) | C++ GB/s (median) | C ABI / raw GB/s (best) | target "
+             "| result |\n";
+        f << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
+        for (const Row &r : rows) {
+            const Operation &op = *r.op;
+            if (op.bytes_per_op <= 0) continue;
+            std::string target = bandwidth_target_text(op);
+            if (target != "-") target = "&ge; " + target.substr(3) + "x";
+            f << "| " << op.title << " | " << size_text(op.bytes_per_op);
+            for (int v = 0; v < 3; ++v)
+                f << " | " << fmt("%.2f", gb_per_s(op, r.min[v])) << " | " << fmt("%.2f", gb_per_s(op, r.median[v]));
+            f << " | " << fmt("%.3f", 1.0 / r.c_over_raw) << " | " << target << " | " << verdict_text(r.verdict)
+              << " |\n";
+        }
+    }
     f << "\n";
     for (const char *n : kNotes) f << "- " << n << "\n";
+    if (any_bandwidth(rows))
+        for (const char *n : kBandwidthNotes) f << "- " << n << "\n";
+    for (const std::string &n : iteration_notes(rows)) f << "- " << n << "\n";
     for (const Row &r : rows)
         if (r.op->target_note[0] != '\0') f << "- target of " << r.op->title << ": " << r.op->target_note << "\n";
     for (const std::string &n : disagreement_notes(rows)) f << "- note: " << n << "\n";
     for (const Row &r : rows)
         if (!r.error.empty()) f << "- " << r.op->title << " failed: " << r.error << "\n";
+    for (const Row &r : rows)
+        if (r.error.empty() && !r.skipped.empty()) f << "- " << r.op->title << " skipped: " << r.skipped << "\n";
     if (!f) throw Failure{"cannot write " + path};
 }
 

@@ -40,7 +40,11 @@ namespace cucore_bench {
     X(cuEventSynchronize)                \
     X(cuDeviceGetMemPool)                \
     X(cuMemAllocFromPoolAsync)           \
-    X(cuMemFreeAsync)
+    X(cuMemFreeAsync)                    \
+    X(cuMemAllocHost)                    \
+    X(cuMemFreeHost)                     \
+    X(cuMemcpyAsync)                     \
+    X(cuMemsetD32Async)
 
 struct RawDriver {
     // `#name` is not macro-expanded, so the table holds the base names ("cuStreamDestroy") that

@@ -13,5 +13,7 @@
 #include "cucore/event.h"
 #include "cucore/stream.h"
 #include "cucore/memory.h"
+#include "cucore/ipc.h"
+#include "cucore/dlpack.h"
 
 #endif /* CUCORE_H */

@@ -25,5 +25,7 @@
 #include "cucore/event.hpp"
 #include "cucore/stream.hpp"
 #include "cucore/memory.hpp"
+#include "cucore/ipc.hpp"
+#include "cucore/dlpack.hpp"
 
 #endif // CUCORE_HPP

@@ -18,7 +18,7 @@ and its C layers together).
 
 cuda.core (and cuda.bindings, for the rows cuda.core has no API for) are imported if installed; otherwise
 only cucore is measured and the comparison is skipped with a message. Without a GPU (or driver) it says so
-and exits 0. The whole run takes about 6 rows x 3 sides x (repeats + 2) x target-ms: ~12 s by default.
+and exits 0. The whole run takes about 9 rows x 3 sides x (repeats + 2) x target-ms: ~18 s by default.
 """
 import argparse
 import ctypes
@@ -78,6 +78,9 @@ def calibrate(fn, target_ms):
 #                           stream synchronize
 #   attribute (cached)      a cached property read: no driver call
 #   attribute (uncached)    cuDeviceGetAttribute(MULTIPROCESSOR_COUNT), result checked
+#   pool alloc + free       cuMemAllocFromPoolAsync + cuMemFreeAsync of 4 KiB on one stream, synchronized
+#                           every POOL_SYNC_EVERY frees: the device's current pool, a new pinned (host) pool,
+#                           a new managed pool (each side makes its own pools with default options)
 # ---------------------------------------------------------------------------------------------
 
 ROWS = (
@@ -88,7 +91,12 @@ ROWS = (
     "device attribute query (properties, cached)",
     "device attribute query (uncached)",
     "pool alloc + free, 4 KiB",
+    "pinned pool alloc + free, 4 KiB",
+    "managed pool alloc + free, 4 KiB",
 )
+# The rows on new pools: (row, the class name, the same in cucore and cuda.core).
+EXTRA_POOLS = (("pinned pool alloc + free, 4 KiB", "PinnedMemoryResource"),
+               ("managed pool alloc + free, 4 KiB", "ManagedMemoryResource"))
 POOL_BYTES = 4096
 POOL_SYNC_EVERY = 1024  # keep the stream's queue short: synchronize every so many frees
 
@@ -147,7 +155,29 @@ def cucore_ops(dev):
 
     ops = dict(zip(ROWS, (event_record, event_create_destroy, stream_create_destroy, host_func_round_trip,
                           attribute_cached, attribute_uncached, pool_alloc_free)))
-    return ops, (s, ev, mr)
+    keep, skipped = [s, ev, mr], {}
+    for row, cls in EXTRA_POOLS:
+        try:  # a driver without host or managed pools: the row is skipped, saying why
+            pool = getattr(cucore, cls)(dev)
+            pool.allocate(POOL_BYTES, stream=s).close()
+        except cucore.CUDAError as e:
+            skipped[row] = f"cucore's {cls}: {type(e).__name__}: {e}"
+            continue
+        ops[row] = _pool_alloc_free(pool, s)
+        keep.append(pool)
+    return ops, keep, skipped
+
+
+def _pool_alloc_free(mr, s):
+    """The pool row's loop on `mr` and `s` (the same on every side: allocate(size, stream=...) + close())."""
+    def pool_alloc_free(n):
+        allocate, sync = mr.allocate, s.sync
+        for i in range(n):
+            allocate(POOL_BYTES, stream=s).close()
+            if i % POOL_SYNC_EVERY == POOL_SYNC_EVERY - 1:
+                sync()
+        sync()
+    return pool_alloc_free
 
 
 def cuda_core_ops():
@@ -212,6 +242,19 @@ def cuda_core_ops():
         keep.append(mr)
     except Exception as e:  # an API this cuda.core lacks: no comparison for this row
         notes["pool alloc + free, 4 KiB"] = f"cuda.core column missing: {type(e).__name__}: {e}"
+    for row, cls in EXTRA_POOLS:
+        try:  # PinnedMemoryResource / ManagedMemoryResource: newer cuda.core only (managed: a CUDA 13 driver)
+            their_cls = getattr(cc, cls, None)
+            if their_cls is None:
+                from cuda.core import experimental
+                their_cls = getattr(experimental, cls)
+            pool = their_cls()
+            fn = _pool_alloc_free(pool, s)
+            fn(2)
+            ops[row] = fn
+            keep.append(pool)
+        except Exception as e:
+            notes[row] = f"cuda.core column missing: {type(e).__name__}: {e}"
 
     host_launch = getattr(cc, "host_launch", None)
     if host_launch is not None:  # newer cuda.core: host_launch(stream, fn) runs a Python callable
@@ -367,7 +410,7 @@ def main(argv=None):
 
     dev = cucore.Device(0)
     dev.set_current()
-    ours, keep_ours = cucore_ops(dev)
+    ours, keep_ours, skipped = cucore_ops(dev)
     fake = bool(os.environ.get("CUCORE_CUDA_DRIVER_PATH"))
     if fake:
         theirs, raw, notes, their_name, keep_theirs = \
@@ -385,6 +428,9 @@ def main(argv=None):
     print(f"  {'operation':45s} {'min':>8s} {'median':>8s} {'min':>8s} {'median':>8s} {'min':>7s} {'median':>8s} "
           f"{'(minima, ns)':>16s} {'min':>8s} {'median':>8s} {'(minima, ns)':>13s}")
     for name in ROWS:
+        if name not in ours:
+            print(f"  {name:45s} skipped: {skipped[name]}", flush=True)
+            continue
         ours_fn, their_fn, raw_fn = ours[name], theirs.get(name), raw.get(name)
         fns = []  # each distinct function once (a cuda.core column may be the driver's function)
         for fn in (ours_fn, their_fn, raw_fn):
@@ -449,6 +495,9 @@ def main(argv=None):
     if disagree:
         lines.append("")
         lines.extend(f"- note: {n}" for n in disagree)
+    if skipped:
+        lines.append("")
+        lines.extend(f"- skipped: {name}: {why}" for name, why in skipped.items())
     text = "\n".join(lines) + "\n"
     print()
     print(text)

@@ -12,6 +12,8 @@ typedef enum cucore_event_flag {
     CUCORE_EVENT_TIMING = 1,
     /* cucore_event_synchronize() blocks the thread instead of spinning. */
     CUCORE_EVENT_BLOCKING_SYNC = 2,
+    /* Shareable with other processes (cucore_ipc_export_event); not with TIMING. */
+    CUCORE_EVENT_INTERPROCESS = 4,
     CUCORE_EVENT_FLAG_FORCE_INT32 = 0x7fffffff
 } cucore_event_flag_t;
 

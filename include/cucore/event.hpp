@@ -23,13 +23,15 @@ template <> struct HandleTraits<cucore_event_t> {
 struct EventOptions {
     bool timing_enabled = false; // record timestamps, so elapsed times work
     bool blocking_sync = false;  // synchronize() blocks the thread instead of spinning
+    bool ipc_enabled = false;    // shareable with other processes (cucore/ipc.hpp); not with timing
 
     // The C options these stand for.
     cucore_event_options_t to_c() const noexcept {
         cucore_event_options_t o{};
         o.struct_size = static_cast<std::uint32_t>(sizeof o);
         o.flags = (timing_enabled ? static_cast<std::uint32_t>(CUCORE_EVENT_TIMING) : 0u) |
-                  (blocking_sync ? static_cast<std::uint32_t>(CUCORE_EVENT_BLOCKING_SYNC) : 0u);
+                  (blocking_sync ? static_cast<std::uint32_t>(CUCORE_EVENT_BLOCKING_SYNC) : 0u) |
+                  (ipc_enabled ? static_cast<std::uint32_t>(CUCORE_EVENT_INTERPROCESS) : 0u);
         return o;
     }
 };

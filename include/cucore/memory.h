@@ -19,6 +19,18 @@ typedef enum cucore_memory_resource_kind {
     CUCORE_MEMORY_RESOURCE_DEVICE = 1,
     /* Page-locked host memory from cuMemAllocHost/cuMemFreeHost (synchronous). */
     CUCORE_MEMORY_RESOURCE_LEGACY_PINNED = 2,
+    /* A stream-ordered pool of page-locked host memory (a host or host-NUMA cuMemPoolCreate). */
+    CUCORE_MEMORY_RESOURCE_PINNED = 3,
+    /* A stream-ordered pool of managed (unified) memory (cuMemPoolCreate, CU_MEM_ALLOCATION_TYPE_MANAGED). */
+    CUCORE_MEMORY_RESOURCE_MANAGED = 4,
+    /* Virtual memory management: cuMemCreate + cuMemAddressReserve + cuMemMap + cuMemSetAccess
+     * (synchronous); its buffers can grow (cucore_buffer_grow). */
+    CUCORE_MEMORY_RESOURCE_VIRTUAL = 5,
+    /* A resource whose allocate/deallocate are the user's callbacks. */
+    CUCORE_MEMORY_RESOURCE_USER = 6,
+    /* A pool imported from another process (cucore_ipc_import_memory_resource): it maps buffers
+     * that process exports and cannot allocate. */
+    CUCORE_MEMORY_RESOURCE_IMPORTED = 7,
     CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32 = 0x7fffffff
 } cucore_memory_resource_kind_t;
 
@@ -53,10 +65,156 @@ typedef struct cucore_device_memory_resource_options {
     /* Bytes the pool keeps reserved after a synchronization instead of returning
      * them to the system; 0: the driver's default (0, return everything). */
     uint64_t release_threshold;
+    /* 1: the pool can be shared with other processes (POSIX file descriptor,
+     * Linux only; see cucore/ipc.h); 0: not shared. */
+    uint32_t ipc_enabled;
+    uint32_t reserved1;          /* must be 0 */
 } cucore_device_memory_resource_options_t;
 
+/* Where memory lives or is wanted (the driver's CUmemLocation). */
+typedef enum cucore_location_type {
+    CUCORE_LOCATION_NONE = 0,              /* no location (e.g. no preferred location) */
+    CUCORE_LOCATION_DEVICE = 1,            /* id: a device ordinal */
+    CUCORE_LOCATION_HOST = 2,              /* id ignored */
+    CUCORE_LOCATION_HOST_NUMA = 3,         /* id: a host NUMA node */
+    CUCORE_LOCATION_HOST_NUMA_CURRENT = 4, /* the calling thread's NUMA node; id ignored */
+    CUCORE_LOCATION_TYPE_FORCE_INT32 = 0x7fffffff
+} cucore_location_type_t;
+
+typedef struct cucore_location {
+    cucore_location_type_t type;
+    int32_t id;
+} cucore_location_t;
+
+/* Options of a pinned (page-locked host) memory pool. */
+typedef struct cucore_pinned_memory_resource_options {
+    uint32_t struct_size;
+    /* 1: shareable with other processes (needs a NUMA node: numa_id -1 then means node 0). */
+    uint32_t ipc_enabled;
+    uint64_t max_size;           /* 0: no limit */
+    uint64_t release_threshold;  /* 0: the driver's default */
+    /* The host NUMA node the memory comes from; -1: any (CU_MEM_LOCATION_TYPE_HOST). */
+    int32_t numa_id;
+    uint32_t reserved0;          /* must be 0 */
+} cucore_pinned_memory_resource_options_t;
+
+#define CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT \
+    {(uint32_t)sizeof(cucore_pinned_memory_resource_options_t), 0, 0, 0, -1, 0}
+
+/* Options of a managed memory pool. */
+typedef struct cucore_managed_memory_resource_options {
+    uint32_t struct_size;
+    uint32_t reserved0;          /* must be 0 */
+    /* The pool's preferred location: NONE (the default), DEVICE (id: ordinal), HOST or HOST_NUMA. */
+    cucore_location_t preferred_location;
+    uint64_t max_size;           /* 0: no limit */
+    uint64_t release_threshold;  /* 0: the driver's default */
+} cucore_managed_memory_resource_options_t;
+
+#define CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT \
+    {(uint32_t)sizeof(cucore_managed_memory_resource_options_t), 0, {CUCORE_LOCATION_NONE, 0}, 0, 0}
+
+/* Access a device (or the host) is granted to memory. */
+typedef enum cucore_access {
+    CUCORE_ACCESS_NONE = 0,
+    CUCORE_ACCESS_READ = 1,
+    CUCORE_ACCESS_READ_WRITE = 3,
+    CUCORE_ACCESS_FORCE_INT32 = 0x7fffffff
+} cucore_access_t;
+
+/* Options of a virtual memory resource. */
+typedef struct cucore_virtual_memory_resource_options {
+    uint32_t struct_size;
+    uint32_t reserved0;          /* must be 0 */
+    /* Where the physical memory lives: DEVICE (the resource's device; id ignored),
+     * HOST_NUMA (id: node) or HOST. Default DEVICE. */
+    cucore_location_type_t location_type;
+    int32_t location_id;
+    /* 1: round sizes to the driver's recommended granularity (default), 0: to the minimum. */
+    uint32_t recommended_granularity;
+    /* 1: physical memory exportable as a POSIX file descriptor; 0: not (default). */
+    uint32_t posix_fd_shareable;
+    /* Address space reserved per buffer, in bytes (rounded up to the granularity); a
+     * buffer grows in place up to it. 0: just the buffer's size. */
+    uint64_t reserve_size;
+    /* Access granted to the resource's device (default READ_WRITE); other devices get none
+     * unless cucore_memory_resource_set_peer_access grants it. */
+    cucore_access_t self_access;
+    uint32_t reserved1;          /* must be 0 */
+} cucore_virtual_memory_resource_options_t;
+
+#define CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT \
+    {(uint32_t)sizeof(cucore_virtual_memory_resource_options_t), 0, CUCORE_LOCATION_DEVICE, 0, 1, 0, 0, \
+     CUCORE_ACCESS_READ_WRITE, 0}
+
+/* A user-defined memory resource: the library calls `allocate` and `deallocate`
+ * (from any thread; they must be thread-safe) and `destroy` once, when the
+ * resource's last reference goes (after every buffer from it was deallocated).
+ * The `stream` they get is borrowed (valid for the call only) and may be NULL
+ * when the user allocated without a stream. */
+typedef struct cucore_memory_resource_callbacks {
+    uint32_t struct_size;
+    uint32_t reserved0;          /* must be 0 */
+    /* Writes the address of `size` new bytes to *address and returns CUCORE_SUCCESS,
+     * or returns an error status (OUT_OF_MEMORY, ...) that the allocating call returns.
+     * Never called with size 0. Required. */
+    cucore_status_t (*allocate)(void *user_data, uint64_t size, cucore_stream_t *stream, uint64_t *address);
+    /* Frees what `allocate` gave; failures cannot be reported. Required. */
+    void (*deallocate)(void *user_data, uint64_t address, uint64_t size, cucore_stream_t *stream);
+    /* Called once when the resource goes; may be NULL. */
+    void (*destroy)(void *user_data);
+    void *user_data;
+    /* What the memory is: the device ordinal (-1: host memory) and its accessibility (0/1). */
+    int32_t device_id;
+    uint32_t device_accessible;
+    uint32_t host_accessible;
+    uint32_t managed;
+} cucore_memory_resource_callbacks_t;
+
+/* Managed-memory advice (cucore_buffer_advise). */
+typedef enum cucore_memory_advice {
+    CUCORE_ADVICE_UNSET = 0,
+    CUCORE_ADVICE_SET_READ_MOSTLY = 1,
+    CUCORE_ADVICE_UNSET_READ_MOSTLY = 2,
+    CUCORE_ADVICE_SET_PREFERRED_LOCATION = 3,
+    CUCORE_ADVICE_UNSET_PREFERRED_LOCATION = 4,
+    CUCORE_ADVICE_SET_ACCESSED_BY = 5,
+    CUCORE_ADVICE_UNSET_ACCESSED_BY = 6,
+    CUCORE_ADVICE_FORCE_INT32 = 0x7fffffff
+} cucore_memory_advice_t;
+
+/* One side of a strided (2D/3D) copy: `buffer` (then `host` must be NULL) or host
+ * memory at `host` (then `buffer` must be NULL), laid out as rows of `pitch`
+ * bytes and slices of `height` rows starting at byte `offset`; the copy starts
+ * at byte x, row y, slice z of that layout. */
+typedef struct cucore_memory_region {
+    cucore_buffer_t *buffer;
+    void *host;
+    uint64_t offset;
+    uint64_t pitch;   /* bytes per row; must be >= x + width */
+    uint64_t height;  /* rows per slice; must be >= y + rows (3D copies) */
+    uint64_t x;       /* bytes */
+    uint64_t y;       /* rows */
+    uint64_t z;       /* slices */
+} cucore_memory_region_t;
+
+/* A strided copy of `depth` slices of `rows` rows of `width` bytes. */
+typedef struct cucore_copy_3d {
+    uint32_t struct_size;
+    uint32_t reserved0;      /* must be 0 */
+    cucore_memory_region_t src;
+    cucore_memory_region_t dst;
+    uint64_t width;          /* bytes per row copied */
+    uint64_t rows;           /* rows per slice copied (>= 1) */
+    uint64_t depth;          /* slices copied (>= 1; 1 for a 2D copy) */
+} cucore_copy_3d_t;
+
+#define CUCORE_MEMORY_REGION_INIT {NULL, NULL, 0, 0, 0, 0, 0, 0}
+#define CUCORE_COPY_3D_INIT \
+    {(uint32_t)sizeof(cucore_copy_3d_t), 0, CUCORE_MEMORY_REGION_INIT, CUCORE_MEMORY_REGION_INIT, 0, 1, 1}
+
 #define CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT \
-    {(uint32_t)sizeof(cucore_device_memory_resource_options_t), 0, 0, 0}
+    {(uint32_t)sizeof(cucore_device_memory_resource_options_t), 0, 0, 0, 0, 0}
 
 CUCORE_EXTERN_C_BEGIN
 
@@ -82,6 +240,44 @@ CUCORE_API cucore_status_t cucore_device_memory_resource_create(
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), CUDA. */
 CUCORE_API cucore_status_t cucore_legacy_pinned_memory_resource_create(cucore_device_t *device,
                                                                        cucore_memory_resource_t **resource);
+
+/* A new pool of page-locked host memory (+1 reference), allocating in stream
+ * order on any stream of `device`, which is granted read-write access to it
+ * (other devices: cucore_memory_resource_set_peer_access). Its buffers are
+ * host- and device-accessible; device_id -1. Options NULL: defaults.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad options),
+ * NOT_SUPPORTED (no memory pools, or the driver has no host pools), CUDA. */
+CUCORE_API cucore_status_t cucore_pinned_memory_resource_create(
+    cucore_device_t *device, const cucore_pinned_memory_resource_options_t *options,
+    cucore_memory_resource_t **resource);
+
+/* A new pool of managed memory (+1 reference) allocating in stream order on
+ * `device`'s streams; buffers are host- and device-accessible and managed
+ * (advice, prefetch and discard apply). Options NULL: defaults.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad options, a preferred
+ * location of an unknown type), NOT_SUPPORTED (no managed memory or managed
+ * pools: driver before CUDA 13), CUDA. */
+CUCORE_API cucore_status_t cucore_managed_memory_resource_create(
+    cucore_device_t *device, const cucore_managed_memory_resource_options_t *options,
+    cucore_memory_resource_t **resource);
+
+/* A virtual-memory resource on `device` (+1 reference): each buffer is
+ * physical memory (cuMemCreate) mapped into an address range reserved for it,
+ * which it can grow into (cucore_buffer_grow). Allocation and release are
+ * synchronous (the stream argument may be NULL and is not used). Sizes round up
+ * to the allocation granularity. Options NULL: defaults.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad options),
+ * NOT_SUPPORTED (no virtual memory management on the device), CUDA. */
+CUCORE_API cucore_status_t cucore_virtual_memory_resource_create(
+    cucore_device_t *device, const cucore_virtual_memory_resource_options_t *options,
+    cucore_memory_resource_t **resource);
+
+/* A resource whose memory comes from the user's callbacks (+1 reference; the
+ * callbacks struct is copied; `destroy` runs when the last reference goes, and
+ * never if this call fails). Errors: INVALID_ARGUMENT (NULL, missing allocate
+ * or deallocate, device_id below -1). */
+CUCORE_API cucore_status_t cucore_user_memory_resource_create(const cucore_memory_resource_callbacks_t *callbacks,
+                                                              cucore_memory_resource_t **resource);
 
 /* The device's default memory resource (+1 reference): the one set with
  * cucore_device_set_memory_resource, else a resource on the device's current
@@ -138,6 +334,11 @@ CUCORE_API cucore_status_t cucore_memory_resource_device_id(const cucore_memory_
 CUCORE_API cucore_status_t cucore_memory_resource_accessibility(const cucore_memory_resource_t *resource,
                                                                 int *device_accessible, int *host_accessible);
 
+/* Whether the resource gives managed memory (1/0). Errors: INVALID_HANDLE,
+ * INVALID_ARGUMENT (NULL). */
+CUCORE_API cucore_status_t cucore_memory_resource_is_managed(const cucore_memory_resource_t *resource,
+                                                             int *managed);
+
 /* A pool attribute of a pool resource (flags read as 0 or 1).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, unknown attribute),
  * NOT_SUPPORTED (the resource has no pool), CUDA. */
@@ -157,6 +358,22 @@ CUCORE_API cucore_status_t cucore_memory_resource_set_pool_attribute(cucore_memo
  * (no pool), CUDA. */
 CUCORE_API cucore_status_t cucore_memory_resource_trim(cucore_memory_resource_t *resource,
                                                        uint64_t min_bytes_to_keep);
+
+/* Grants `peer` access to the memory of the pool (device, pinned) or virtual
+ * resource (cuMemPoolSetAccess / cuMemSetAccess of every mapping made from now
+ * on and of the live ones): NONE revokes, READ_WRITE grants (READ is accepted for
+ * virtual resources only). Access to the resource's own device cannot be
+ * revoked. Errors: INVALID_HANDLE, INVALID_ARGUMENT (unknown access, the owning
+ * device revoked), NOT_SUPPORTED (another kind of resource; the devices cannot
+ * access each other's memory: cuDeviceCanAccessPeer), CUDA. */
+CUCORE_API cucore_status_t cucore_memory_resource_set_peer_access(cucore_memory_resource_t *resource,
+                                                                  cucore_device_t *peer, cucore_access_t access);
+
+/* The access `peer` has to the resource's memory (a pool: cuMemPoolGetAccess;
+ * a virtual resource: what it grants). Errors: INVALID_HANDLE, INVALID_ARGUMENT
+ * (NULL), NOT_SUPPORTED (another kind of resource), CUDA. */
+CUCORE_API cucore_status_t cucore_memory_resource_peer_access(const cucore_memory_resource_t *resource,
+                                                              cucore_device_t *peer, cucore_access_t *access);
 
 /* ---- Buffers ------------------------------------------------------------------ */
 
@@ -204,6 +421,27 @@ CUCORE_API cucore_status_t cucore_buffer_device_id(const cucore_buffer_t *buffer
 CUCORE_API cucore_status_t cucore_buffer_memory_resource(const cucore_buffer_t *buffer,
                                                          cucore_memory_resource_t **resource);
 
+/* Who can reach the buffer's memory: the device (1/0), the host (1/0), and
+ * whether it is managed memory (1/0). Any out may be NULL.
+ * Errors: INVALID_HANDLE. */
+CUCORE_API cucore_status_t cucore_buffer_accessibility(const cucore_buffer_t *buffer, int *device_accessible,
+                                                       int *host_accessible, int *managed);
+
+/* The stream the memory will be freed on (+1 reference), or NULL for
+ * synchronous and foreign memory and closed buffers.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
+CUCORE_API cucore_status_t cucore_buffer_deallocation_stream(const cucore_buffer_t *buffer,
+                                                             cucore_stream_t **stream);
+
+/* Grows a buffer of a virtual memory resource to `new_size` bytes keeping its
+ * contents: in place while its reservation allows, else by moving its physical
+ * memory (no copy) to a new address range, so the address may change. Shrinking
+ * is not supported; a new_size not above the size is a no-op. Not while views of
+ * the buffer exist, nor concurrently with other uses of it.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (not a virtual-memory buffer),
+ * INVALID_STATE (closed, has views), OUT_OF_MEMORY, CUDA. */
+CUCORE_API cucore_status_t cucore_buffer_grow(cucore_buffer_t *buffer, uint64_t new_size);
+
 /* A buffer of `size` bytes at `offset` into `buffer`, sharing its memory and
  * keeping that memory alive (not the parent handle) (+1 reference; the memory
  * is freed when the parent and all its views are released or closed).
@@ -213,7 +451,8 @@ CUCORE_API cucore_status_t cucore_buffer_view(cucore_buffer_t *buffer, uint64_t 
                                               cucore_buffer_t **view);
 
 /* Copies all of `src` into `dst` (equal sizes) ordered on `stream`
- * (cuMemcpyAsync); overlapping ranges (views of one buffer) are undefined. Errors: INVALID_HANDLE, INVALID_ARGUMENT (sizes differ),
+ * (cuMemcpyAsync; between the memory of two devices cuMemcpyPeerAsync, which
+ * needs no peer access); overlapping ranges (views of one buffer) are undefined. Errors: INVALID_HANDLE, INVALID_ARGUMENT (sizes differ),
  * INVALID_STATE (closed), CUDA. */
 CUCORE_API cucore_status_t cucore_buffer_copy(cucore_buffer_t *dst, cucore_buffer_t *src,
                                               cucore_stream_t *stream);
@@ -242,6 +481,55 @@ CUCORE_API cucore_status_t cucore_buffer_copy_to_host(cucore_buffer_t *buffer, u
  * an odd offset), INVALID_STATE (closed), CUDA. */
 CUCORE_API cucore_status_t cucore_buffer_fill(cucore_buffer_t *buffer, uint32_t value, uint32_t value_size,
                                               cucore_stream_t *stream);
+
+/* A 2D/3D strided copy (cuMemcpy3DAsync) ordered on `stream`; each side is a
+ * buffer (the region is checked against its size) or host memory (not
+ * checkable: the caller vouches for it). Pageable host memory behaves as in
+ * cucore_buffer_copy_from_host.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, both or neither of buffer and
+ * host on a side, x + width above pitch, y + rows above height for depth > 1,
+ * a region outside its buffer, arithmetic overflow), INVALID_STATE (closed), CUDA. */
+CUCORE_API cucore_status_t cucore_copy_3d(const cucore_copy_3d_t *copy, cucore_stream_t *stream);
+
+/* Gives the driver advice about a managed buffer's memory (cuMemAdvise):
+ * read-mostly and unsetting the preferred location (location ignored: NONE
+ * will do), setting a preferred location and accessed-by (a DEVICE or
+ * HOST/HOST_NUMA location).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (not managed memory, unknown advice
+ * or location), INVALID_STATE (closed), CUDA. */
+CUCORE_API cucore_status_t cucore_buffer_advise(cucore_buffer_t *buffer, cucore_memory_advice_t advice,
+                                                cucore_location_t location);
+
+/* Reads the advice in effect: read-mostly (1/0) and the preferred location
+ * (type NONE when there is none); either out may be NULL.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (not managed), INVALID_STATE, CUDA. */
+CUCORE_API cucore_status_t cucore_buffer_advice(const cucore_buffer_t *buffer, int *read_mostly,
+                                                cucore_location_t *preferred_location);
+
+/* Whether the accessed-by advice is set for `location` (a device or the host)
+ * on the buffer's memory: 1/0. Errors: as cucore_buffer_advice. */
+CUCORE_API cucore_status_t cucore_buffer_is_accessed_by(const cucore_buffer_t *buffer,
+                                                        cucore_location_t location, int *accessed_by);
+
+/* The location the buffer was last prefetched to (type NONE if never or not
+ * all in one place). Errors: as cucore_buffer_advice. */
+CUCORE_API cucore_status_t cucore_buffer_last_prefetch_location(const cucore_buffer_t *buffer,
+                                                                cucore_location_t *location);
+
+/* Migrates a managed buffer's memory to `location`, ordered on `stream`
+ * (cuMemPrefetchAsync). Errors: INVALID_HANDLE, INVALID_ARGUMENT (not managed,
+ * bad location), INVALID_STATE (closed), CUDA. */
+CUCORE_API cucore_status_t cucore_buffer_prefetch(cucore_buffer_t *buffer, cucore_location_t location,
+                                                  cucore_stream_t *stream);
+
+/* Tells the driver the managed buffer's contents are no longer needed, ordered
+ * on `stream` (cuMemDiscardBatchAsync); with `prefetch_location` not NULL the
+ * pages are then made resident there (cuMemDiscardAndPrefetchBatchAsync).
+ * Reading before writing after a discard gives unspecified values.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (not managed), INVALID_STATE,
+ * NOT_SUPPORTED (driver before CUDA 13), CUDA. */
+CUCORE_API cucore_status_t cucore_buffer_discard(cucore_buffer_t *buffer, const cucore_location_t *prefetch_location,
+                                                 cucore_stream_t *stream);
 
 CUCORE_EXTERN_C_END
 

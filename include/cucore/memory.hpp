@@ -13,11 +13,20 @@
 // order never matters. A buffer from a stream-ordered pool is freed on its
 // deallocation stream (the allocation stream unless changed) when its last
 // reference goes, or at once with close().
+//
+// The other resources (cuda.core's names in brackets): MemoryResource::
+// pinned_pool [PinnedMemoryResource], managed_pool [ManagedMemoryResource],
+// virtual_memory [VirtualMemoryResource] and user resources (memory_user.hpp);
+// managed buffers take advice and prefetches (Buffer::advise, prefetch,
+// discard); strided 2D/3D copies are in copy_3d.hpp. All of them come with
+// this header.
 #ifndef CUCORE_MEMORY_HPP
 #define CUCORE_MEMORY_HPP
 
 #include <cstdint>
+#include <functional>
 #include <iterator>
+#include <memory>
 #include <type_traits>
 
 #include "common.hpp"
@@ -28,6 +37,8 @@ namespace cucore {
 class Device;
 class Stream;
 class Buffer;
+class UserMemoryResource;
+struct UserMemoryTraits;
 
 namespace detail {
 template <> struct HandleTraits<cucore_memory_resource_t> {
@@ -62,30 +73,142 @@ constexpr bool is_writable_host_range_v =
 template <typename C> std::uint64_t byte_size(C &c) noexcept {
     return static_cast<std::uint64_t>(std::size(c)) * sizeof(contiguous_element_t<C>);
 }
+
+// The C defaults, so the options structs below default to exactly the
+// *_INIT macros (one source of truth).
+inline constexpr cucore_device_memory_resource_options_t kDevicePoolDefaults =
+    CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
+inline constexpr cucore_pinned_memory_resource_options_t kPinnedPoolDefaults =
+    CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
+inline constexpr cucore_managed_memory_resource_options_t kManagedPoolDefaults =
+    CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+inline constexpr cucore_virtual_memory_resource_options_t kVirtualMemoryDefaults =
+    CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
 } // namespace detail
 
-// The options of a new device memory pool (MemoryResource::device_pool).
-// Zero means the driver's default.
+// Where memory lives or is wanted (cuda.core: Device, Host(numa_id),
+// Host.numa_current()); the C cucore_location_t. Default: no location.
+struct Location {
+    cucore_location_type_t type = CUCORE_LOCATION_NONE;
+    int id = 0; // a device ordinal or a NUMA node; 0 where the type has none
+
+    static constexpr Location none() noexcept { return {}; }
+    static constexpr Location device(int ordinal) noexcept { return {CUCORE_LOCATION_DEVICE, ordinal}; }
+    // Throws Error: INVALID_HANDLE (an empty or released device).
+    static Location device(const Device &device);
+    static constexpr Location host() noexcept { return {CUCORE_LOCATION_HOST, 0}; }
+    static constexpr Location host_numa(int node) noexcept { return {CUCORE_LOCATION_HOST_NUMA, node}; }
+    static constexpr Location host_numa_current() noexcept { return {CUCORE_LOCATION_HOST_NUMA_CURRENT, 0}; }
+
+    constexpr bool is_none() const noexcept { return type == CUCORE_LOCATION_NONE; }
+    constexpr bool is_device() const noexcept { return type == CUCORE_LOCATION_DEVICE; }
+    // Any kind of host memory (plain, a NUMA node, the current NUMA node).
+    constexpr bool is_host() const noexcept {
+        return type == CUCORE_LOCATION_HOST || type == CUCORE_LOCATION_HOST_NUMA ||
+               type == CUCORE_LOCATION_HOST_NUMA_CURRENT;
+    }
+
+    constexpr cucore_location_t to_c() const noexcept { return {type, static_cast<std::int32_t>(id)}; }
+    static constexpr Location from_c(cucore_location_t l) noexcept { return {l.type, static_cast<int>(l.id)}; }
+
+    friend constexpr bool operator==(const Location &a, const Location &b) noexcept {
+        return a.type == b.type && a.id == b.id;
+    }
+    friend constexpr bool operator!=(const Location &a, const Location &b) noexcept { return !(a == b); }
+};
+
+// The options of a new device memory pool (MemoryResource::device_pool;
+// cuda.core: DeviceMemoryResourceOptions). Zero means the driver's default.
 struct DevicePoolOptions {
     // The most the pool may reserve, in bytes; 0: no limit.
-    std::uint64_t max_size = 0;
+    std::uint64_t max_size = detail::kDevicePoolDefaults.max_size;
     // Bytes the pool keeps reserved after a synchronization instead of
     // returning them to the system; 0: return everything.
-    std::uint64_t release_threshold = 0;
+    std::uint64_t release_threshold = detail::kDevicePoolDefaults.release_threshold;
+    // Shareable with other processes (Linux; see cucore/ipc.h).
+    bool ipc_enabled = detail::kDevicePoolDefaults.ipc_enabled != 0;
 
     // The C options these stand for.
     cucore_device_memory_resource_options_t to_c() const noexcept {
-        cucore_device_memory_resource_options_t o{};
-        o.struct_size = static_cast<std::uint32_t>(sizeof o);
+        cucore_device_memory_resource_options_t o = detail::kDevicePoolDefaults;
+        o.max_size = max_size;
+        o.release_threshold = release_threshold;
+        o.ipc_enabled = ipc_enabled ? 1u : 0u;
+        return o;
+    }
+};
+
+// The options of a pool of page-locked host memory (MemoryResource::
+// pinned_pool; cuda.core: PinnedMemoryResourceOptions).
+struct PinnedPoolOptions {
+    // Shareable with other processes (needs a NUMA node: numa_id -1 then means 0).
+    bool ipc_enabled = detail::kPinnedPoolDefaults.ipc_enabled != 0;
+    std::uint64_t max_size = detail::kPinnedPoolDefaults.max_size;                  // 0: no limit
+    std::uint64_t release_threshold = detail::kPinnedPoolDefaults.release_threshold; // 0: driver default
+    // The host NUMA node the memory comes from; -1: any.
+    int numa_id = detail::kPinnedPoolDefaults.numa_id;
+
+    cucore_pinned_memory_resource_options_t to_c() const noexcept {
+        cucore_pinned_memory_resource_options_t o = detail::kPinnedPoolDefaults;
+        o.ipc_enabled = ipc_enabled ? 1u : 0u;
+        o.max_size = max_size;
+        o.release_threshold = release_threshold;
+        o.numa_id = numa_id;
+        return o;
+    }
+};
+
+// The options of a pool of managed memory (MemoryResource::managed_pool;
+// cuda.core: ManagedMemoryResourceOptions).
+struct ManagedPoolOptions {
+    // The pool's preferred location: none, a device, the host or a NUMA node.
+    Location preferred_location = Location::from_c(detail::kManagedPoolDefaults.preferred_location);
+    std::uint64_t max_size = detail::kManagedPoolDefaults.max_size;                  // 0: no limit
+    std::uint64_t release_threshold = detail::kManagedPoolDefaults.release_threshold; // 0: driver default
+
+    cucore_managed_memory_resource_options_t to_c() const noexcept {
+        cucore_managed_memory_resource_options_t o = detail::kManagedPoolDefaults;
+        o.preferred_location = preferred_location.to_c();
         o.max_size = max_size;
         o.release_threshold = release_threshold;
         return o;
     }
 };
 
-// A memory resource (cuda.core: DeviceMemoryResource, LegacyPinnedMemoryResource):
-// a device's current memory pool, a new pool, or page-locked host memory. A
-// default-constructed MemoryResource is empty.
+// The options of a virtual-memory resource (MemoryResource::virtual_memory;
+// cuda.core: VirtualMemoryResourceOptions).
+struct VirtualMemoryOptions {
+    // Where the physical memory lives: DEVICE (the resource's device),
+    // HOST_NUMA (location_id: the node) or HOST.
+    cucore_location_type_t location_type = detail::kVirtualMemoryDefaults.location_type;
+    int location_id = detail::kVirtualMemoryDefaults.location_id;
+    // Round sizes to the driver's recommended granularity (true) or its minimum.
+    bool recommended_granularity = detail::kVirtualMemoryDefaults.recommended_granularity != 0;
+    // Physical memory exportable as a POSIX file descriptor.
+    bool posix_fd_shareable = detail::kVirtualMemoryDefaults.posix_fd_shareable != 0;
+    // Address space reserved per buffer (a buffer grows in place up to it);
+    // 0: just the buffer's size.
+    std::uint64_t reserve_size = detail::kVirtualMemoryDefaults.reserve_size;
+    // Access granted to the resource's own device.
+    cucore_access_t self_access = detail::kVirtualMemoryDefaults.self_access;
+
+    cucore_virtual_memory_resource_options_t to_c() const noexcept {
+        cucore_virtual_memory_resource_options_t o = detail::kVirtualMemoryDefaults;
+        o.location_type = location_type;
+        o.location_id = location_id;
+        o.recommended_granularity = recommended_granularity ? 1u : 0u;
+        o.posix_fd_shareable = posix_fd_shareable ? 1u : 0u;
+        o.reserve_size = reserve_size;
+        o.self_access = self_access;
+        return o;
+    }
+};
+
+// A memory resource (cuda.core: DeviceMemoryResource, PinnedMemoryResource,
+// ManagedMemoryResource, LegacyPinnedMemoryResource, VirtualMemoryResource, a
+// user's MemoryResource subclass): a device's current memory pool, a new pool
+// of device, pinned or managed memory, page-locked host memory, virtual memory,
+// or the user's own allocator. A default-constructed MemoryResource is empty.
 class MemoryResource : public Handle<MemoryResource, cucore_memory_resource_t> {
 public:
     MemoryResource() noexcept = default;
@@ -104,6 +227,62 @@ public:
     // primary context; allocation and release are synchronous. Throws Error:
     // INVALID_HANDLE, CUDA.
     static MemoryResource legacy_pinned(const Device &device);
+
+    // A new stream-ordered pool of page-locked host memory; `device` is granted
+    // read-write access and its streams allocate (others: set_peer_access).
+    // device_id() is -1. Throws Error: INVALID_HANDLE, INVALID_ARGUMENT,
+    // NOT_SUPPORTED (no host pools in this driver), CUDA.
+    static MemoryResource pinned_pool(const Device &device, const PinnedPoolOptions &options = {});
+
+    // A new stream-ordered pool of managed memory on `device`'s streams; its
+    // buffers take advice, prefetches and discards. Throws Error:
+    // INVALID_HANDLE, INVALID_ARGUMENT, NOT_SUPPORTED (driver before CUDA 13,
+    // no managed memory), CUDA.
+    static MemoryResource managed_pool(const Device &device, const ManagedPoolOptions &options = {});
+
+    // Virtual memory on `device` (cuMemCreate + cuMemAddressReserve + cuMemMap):
+    // synchronous (allocate without a stream), sizes rounded up to the
+    // granularity, buffers can grow (Buffer::grow). Throws Error:
+    // INVALID_HANDLE, INVALID_ARGUMENT, NOT_SUPPORTED (no VMM), CUDA.
+    static MemoryResource virtual_memory(const Device &device, const VirtualMemoryOptions &options = {});
+
+    // A resource whose memory comes from `impl` (memory_user.hpp), kept alive
+    // until the resource and every buffer from it are gone. Throws Error:
+    // INVALID_ARGUMENT (empty `impl`, device_id below -1), std::bad_alloc.
+    static MemoryResource user(std::shared_ptr<UserMemoryResource> impl, const UserMemoryTraits &traits);
+
+    // The same from two callables: allocate(size, stream) -> address and
+    // deallocate(address, size, stream); see UserMemoryResource for their rules.
+    static MemoryResource user(std::function<std::uint64_t(std::uint64_t, const Stream &)> allocate,
+                               std::function<void(std::uint64_t, std::uint64_t, const Stream &)> deallocate,
+                               const UserMemoryTraits &traits);
+
+    // A resource over the C callbacks as they are (copied; `destroy` runs when
+    // the last reference goes, never if this throws). Throws Error:
+    // INVALID_ARGUMENT (missing allocate/deallocate, bad struct).
+    static MemoryResource user(const cucore_memory_resource_callbacks_t &callbacks) {
+        cucore_memory_resource_t *raw = nullptr;
+        detail::check(cucore_user_memory_resource_create(&callbacks, &raw));
+        return adopt(raw);
+    }
+
+    // The raw CUmemoryPool of a pool resource, nullptr for a resource without
+    // one (legacy pinned, virtual, user). Throws Error: INVALID_HANDLE.
+    void *pool_handle() const {
+        void *pool = nullptr;
+        detail::check(cucore_memory_resource_handle(handle_, &pool));
+        return pool;
+    }
+
+    // Grants (READ_WRITE; READ for virtual memory) or revokes (NONE) `peer`'s
+    // access to the memory of a pool or virtual resource (cuda.core:
+    // peer_accessible_by). Throws Error: INVALID_HANDLE, INVALID_ARGUMENT
+    // (the owning device revoked), NOT_SUPPORTED (other kinds; devices that
+    // cannot access each other), CUDA.
+    void set_peer_access(const Device &peer, cucore_access_t access);
+
+    // The access `peer` has. Throws Error: INVALID_HANDLE, NOT_SUPPORTED, CUDA.
+    cucore_access_t peer_access(const Device &peer) const;
 
     // A pool attribute (flags read 0 or 1). Throws Error: INVALID_HANDLE,
     // INVALID_ARGUMENT, NOT_SUPPORTED (no pool), CUDA.
@@ -153,13 +332,23 @@ public:
         return host != 0;
     }
 
+    // Whether the memory is managed (cuda.core: is_managed). Throws Error:
+    // INVALID_HANDLE.
+    bool is_managed() const {
+        int managed = 0;
+        detail::check(cucore_memory_resource_is_managed(handle_, &managed));
+        return managed != 0;
+    }
+
     // Allocates `size` bytes (0 is valid: address 0) ordered on `stream`, which
     // becomes the buffer's deallocation stream. Throws Error: INVALID_HANDLE,
     // INVALID_ARGUMENT (stream of another device), OUT_OF_MEMORY, CUDA.
     Buffer allocate(std::uint64_t size, const Stream &stream) const;
 
-    // Allocates `size` bytes from a synchronous resource (legacy pinned). Throws
-    // as above, and INVALID_ARGUMENT for a stream-ordered pool (pass a stream).
+    // Allocates `size` bytes from a synchronous resource (legacy pinned,
+    // virtual memory) or a user resource (its callbacks get an empty stream).
+    // Throws as above, and INVALID_ARGUMENT for a stream-ordered pool (pass a
+    // stream).
     Buffer allocate(std::uint64_t size) const;
 };
 
@@ -226,6 +415,77 @@ public:
         detail::check(cucore_buffer_memory_resource(handle_, &raw));
         return MemoryResource::adopt(raw);
     }
+
+    // Who can reach the memory (cuda.core: is_device_accessible,
+    // is_host_accessible, is_managed). Throw Error: INVALID_HANDLE.
+    bool is_device_accessible() const { return accessibility(0); }
+    bool is_host_accessible() const { return accessibility(1); }
+    bool is_managed() const { return accessibility(2); }
+
+    // The stream the memory will be freed on; empty for synchronous and
+    // foreign memory and once closed. Throws Error: INVALID_HANDLE.
+    Stream deallocation_stream() const;
+
+    // Grows a buffer of a virtual memory resource to `new_size` bytes, keeping
+    // its contents: in place within its reservation, else at a new address
+    // (read address() again). Not below the size (a no-op), not while views of
+    // it exist, not concurrently with other uses. Throws Error: INVALID_HANDLE,
+    // INVALID_ARGUMENT (not virtual memory), INVALID_STATE (closed, has views),
+    // OUT_OF_MEMORY, CUDA.
+    void grow(std::uint64_t new_size) const { detail::check(cucore_buffer_grow(handle_, new_size)); }
+
+    // ---- Managed memory (cuda.core: ManagedBuffer) ----
+    // Each throws Error: INVALID_HANDLE, INVALID_ARGUMENT (not managed memory,
+    // a bad location), INVALID_STATE (closed), CUDA.
+
+    // Gives the driver advice (cuMemAdvise); `location` is ignored by the
+    // read-mostly advice.
+    void advise(cucore_memory_advice_t advice, const Location &location = Location{}) const {
+        detail::check(cucore_buffer_advise(handle_, advice, location.to_c()));
+    }
+    // Whether the read-mostly advice is set / sets or clears it.
+    bool read_mostly() const {
+        int on = 0;
+        detail::check(cucore_buffer_advice(handle_, &on, nullptr));
+        return on != 0;
+    }
+    void set_read_mostly(bool on) const {
+        advise(on ? CUCORE_ADVICE_SET_READ_MOSTLY : CUCORE_ADVICE_UNSET_READ_MOSTLY);
+    }
+    // The preferred location (Location::none() when there is none) / sets it;
+    // Location::none() unsets it.
+    Location preferred_location() const {
+        cucore_location_t where{CUCORE_LOCATION_NONE, 0};
+        detail::check(cucore_buffer_advice(handle_, nullptr, &where));
+        return Location::from_c(where);
+    }
+    void set_preferred_location(const Location &location) const {
+        if (location.is_none())
+            advise(CUCORE_ADVICE_UNSET_PREFERRED_LOCATION);
+        else
+            advise(CUCORE_ADVICE_SET_PREFERRED_LOCATION, location);
+    }
+    // The accessed-by advice for `location` (a device): query, set, clear.
+    bool is_accessed_by(const Location &location) const {
+        int yes = 0;
+        detail::check(cucore_buffer_is_accessed_by(handle_, location.to_c(), &yes));
+        return yes != 0;
+    }
+    void add_accessed_by(const Location &location) const { advise(CUCORE_ADVICE_SET_ACCESSED_BY, location); }
+    void remove_accessed_by(const Location &location) const { advise(CUCORE_ADVICE_UNSET_ACCESSED_BY, location); }
+    // Where the memory was last prefetched to (none if never, or not all in one place).
+    Location last_prefetch_location() const {
+        cucore_location_t where{CUCORE_LOCATION_NONE, 0};
+        detail::check(cucore_buffer_last_prefetch_location(handle_, &where));
+        return Location::from_c(where);
+    }
+    // Migrates the memory to `location`, ordered on `stream`.
+    void prefetch(const Location &location, const Stream &stream) const;
+    // Drops the contents (reading before writing gives unspecified values),
+    // ordered on `stream`; discard_prefetch then makes the pages resident at
+    // `location`. Also NOT_SUPPORTED (driver before CUDA 13).
+    void discard(const Stream &stream) const;
+    void discard_prefetch(const Location &location, const Stream &stream) const;
 
     // Frees the memory now, on the deallocation stream or on `stream`. The
     // object stays valid but closed: size() and address() read 0 and any other
@@ -304,6 +564,12 @@ public:
 
 private:
     void fill_pattern(std::uint32_t value, std::uint32_t width, const Stream &stream) const;
+    // 0: device, 1: host, 2: managed.
+    bool accessibility(int which) const {
+        int flags[3] = {0, 0, 0};
+        detail::check(cucore_buffer_accessibility(handle_, &flags[0], &flags[1], &flags[2]));
+        return flags[which] != 0;
+    }
 };
 
 static_assert(sizeof(Buffer) == sizeof(void *), "a Buffer is exactly one C handle");
@@ -335,6 +601,39 @@ inline MemoryResource MemoryResource::legacy_pinned(const Device &device) {
     return adopt(raw);
 }
 
+inline Location Location::device(const Device &dev) { return Location{CUCORE_LOCATION_DEVICE, dev.ordinal()}; }
+
+inline MemoryResource MemoryResource::pinned_pool(const Device &device, const PinnedPoolOptions &options) {
+    const cucore_pinned_memory_resource_options_t o = options.to_c();
+    cucore_memory_resource_t *raw = nullptr;
+    detail::check(cucore_pinned_memory_resource_create(device.get(), &o, &raw));
+    return adopt(raw);
+}
+
+inline MemoryResource MemoryResource::managed_pool(const Device &device, const ManagedPoolOptions &options) {
+    const cucore_managed_memory_resource_options_t o = options.to_c();
+    cucore_memory_resource_t *raw = nullptr;
+    detail::check(cucore_managed_memory_resource_create(device.get(), &o, &raw));
+    return adopt(raw);
+}
+
+inline MemoryResource MemoryResource::virtual_memory(const Device &device, const VirtualMemoryOptions &options) {
+    const cucore_virtual_memory_resource_options_t o = options.to_c();
+    cucore_memory_resource_t *raw = nullptr;
+    detail::check(cucore_virtual_memory_resource_create(device.get(), &o, &raw));
+    return adopt(raw);
+}
+
+inline void MemoryResource::set_peer_access(const Device &peer, cucore_access_t access) {
+    detail::check(cucore_memory_resource_set_peer_access(handle_, peer.get(), access));
+}
+
+inline cucore_access_t MemoryResource::peer_access(const Device &peer) const {
+    cucore_access_t access = CUCORE_ACCESS_NONE;
+    detail::check(cucore_memory_resource_peer_access(handle_, peer.get(), &access));
+    return access;
+}
+
 inline Buffer MemoryResource::allocate(std::uint64_t size, const Stream &stream) const {
     cucore_buffer_t *raw = nullptr;
     detail::check(cucore_memory_resource_allocate(handle_, size, stream.get(), &raw));
@@ -360,6 +659,25 @@ inline void Buffer::close(const Stream &stream) const {
 
 inline void Buffer::set_deallocation_stream(const Stream &stream) const {
     detail::check(cucore_buffer_set_deallocation_stream(handle_, stream.get()));
+}
+
+inline Stream Buffer::deallocation_stream() const {
+    cucore_stream_t *raw = nullptr;
+    detail::check(cucore_buffer_deallocation_stream(handle_, &raw));
+    return Stream::adopt(raw);
+}
+
+inline void Buffer::prefetch(const Location &location, const Stream &stream) const {
+    detail::check(cucore_buffer_prefetch(handle_, location.to_c(), stream.get()));
+}
+
+inline void Buffer::discard(const Stream &stream) const {
+    detail::check(cucore_buffer_discard(handle_, nullptr, stream.get()));
+}
+
+inline void Buffer::discard_prefetch(const Location &location, const Stream &stream) const {
+    const cucore_location_t where = location.to_c();
+    detail::check(cucore_buffer_discard(handle_, &where, stream.get()));
 }
 
 inline void Buffer::copy_from(const Buffer &src, const Stream &stream) const {
@@ -395,5 +713,9 @@ inline void Buffer::fill_pattern(std::uint32_t value, std::uint32_t width, const
 }
 
 } // namespace cucore
+
+// User resources and strided copies (they need the classes above complete).
+#include "copy_3d.hpp"
+#include "memory_user.hpp"
 
 #endif // CUCORE_MEMORY_HPP

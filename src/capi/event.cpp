@@ -5,11 +5,12 @@ using namespace cucore;
 
 namespace {
 constexpr cucore_event_options_t kEventDefaults = CUCORE_EVENT_OPTIONS_INIT;
-constexpr uint32_t kKnownEventFlags = CUCORE_EVENT_TIMING | CUCORE_EVENT_BLOCKING_SYNC;
+constexpr uint32_t kKnownEventFlags = CUCORE_EVENT_TIMING | CUCORE_EVENT_BLOCKING_SYNC | CUCORE_EVENT_INTERPROCESS;
 
 uint32_t event_flags(const cucore_event_options_t *options) {
     cucore_event_options_t resolved = capi::read_options(options, kEventDefaults, "options");
     capi::check_flags(resolved.flags, kKnownEventFlags, "options.flags");
+    core::check_event_flags(resolved.flags);  // before the primary context is retained
     return resolved.flags;
 }
 }  // namespace

@@ -1,10 +1,38 @@
 // C ABI: memory resources and buffers.
 #include "capi/capi.hpp"
+#include "core/copy_3d.hpp"
+#include "core/memory_legacy_pinned.hpp"
+#include "core/memory_pool.hpp"
+#include "core/memory_user.hpp"
+#include "core/memory_virtual.hpp"
 
 using namespace cucore;
 
 namespace {
 constexpr cucore_device_memory_resource_options_t kPoolDefaults = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
+constexpr cucore_pinned_memory_resource_options_t kPinnedDefaults = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
+constexpr cucore_managed_memory_resource_options_t kManagedDefaults = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+constexpr cucore_virtual_memory_resource_options_t kVirtualDefaults = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+constexpr cucore_memory_resource_callbacks_t kCallbackDefaults = {
+    static_cast<uint32_t>(sizeof(cucore_memory_resource_callbacks_t)), 0, nullptr, nullptr, nullptr, nullptr, -1, 0,
+    0, 0};
+constexpr cucore_copy_3d_t kCopyDefaults = CUCORE_COPY_3D_INIT;
+
+void require_zero(uint32_t value, const char *argument) {
+    if (value != 0) core::throw_invalid_argument(std::string("argument '") + argument + "' must be 0");
+}
+
+void check_switch(uint32_t value, const char *argument) {
+    if (value > 1) core::throw_invalid_argument(std::string("argument '") + argument + "' must be 0 or 1");
+}
+
+// One side of a strided copy: exactly one of buffer and host.
+core::CopySide copy_side(const cucore_memory_region_t &region, const char *buffer_argument, const char *side) {
+    if ((region.buffer == nullptr) == (region.host == nullptr))
+        core::throw_invalid_argument(std::string("argument 'copy.") + side +
+                                     "' must name exactly one of 'buffer' and 'host'");
+    return core::CopySide{region.buffer ? &capi::get(region.buffer, buffer_argument) : nullptr, region};
+}
 
 // An optional stream argument: NULL stays NULL.
 core::Stream *optional_stream(cucore_stream_t *stream) {
@@ -19,7 +47,7 @@ cucore_status_t cucore_device_memory_resource_get_default(cucore_device_t *devic
     return capi::guarded(__func__, [&] {
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
-        result = capi::give<cucore_memory_resource_t>(core::MemoryResource::device_default(object));
+        result = capi::give<cucore_memory_resource_t>(core::PoolResource::device_current(object));
     });
 }
 
@@ -30,9 +58,11 @@ cucore_status_t cucore_device_memory_resource_create(cucore_device_t *device,
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
         cucore_device_memory_resource_options_t resolved = capi::read_options(options, kPoolDefaults, "options");
-        if (resolved.reserved0 != 0) core::throw_invalid_argument("argument 'options.reserved0' must be 0");
-        result = capi::give<cucore_memory_resource_t>(
-            core::MemoryResource::device_pool(object, resolved.max_size, resolved.release_threshold));
+        require_zero(resolved.reserved0, "options.reserved0");
+        require_zero(resolved.reserved1, "options.reserved1");
+        check_switch(resolved.ipc_enabled, "options.ipc_enabled");
+        result = capi::give<cucore_memory_resource_t>(core::PoolResource::device_pool(
+            object, {resolved.max_size, resolved.release_threshold, resolved.ipc_enabled != 0}));
     });
 }
 
@@ -41,7 +71,58 @@ cucore_status_t cucore_legacy_pinned_memory_resource_create(cucore_device_t *dev
     return capi::guarded(__func__, [&] {
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
-        result = capi::give<cucore_memory_resource_t>(core::MemoryResource::legacy_pinned(object));
+        result = capi::give<cucore_memory_resource_t>(core::LegacyPinnedResource::create(object));
+    });
+}
+
+cucore_status_t cucore_pinned_memory_resource_create(cucore_device_t *device,
+                                                     const cucore_pinned_memory_resource_options_t *options,
+                                                     cucore_memory_resource_t **resource) {
+    return capi::guarded(__func__, [&] {
+        cucore_memory_resource_t *&result = capi::out(resource, "resource");
+        core::Device &object = capi::get(device, "device");
+        cucore_pinned_memory_resource_options_t resolved = capi::read_options(options, kPinnedDefaults, "options");
+        require_zero(resolved.reserved0, "options.reserved0");
+        check_switch(resolved.ipc_enabled, "options.ipc_enabled");
+        result = capi::give<cucore_memory_resource_t>(core::PoolResource::pinned_pool(
+            object, {resolved.max_size, resolved.release_threshold, resolved.ipc_enabled != 0}, resolved.numa_id));
+    });
+}
+
+cucore_status_t cucore_managed_memory_resource_create(cucore_device_t *device,
+                                                      const cucore_managed_memory_resource_options_t *options,
+                                                      cucore_memory_resource_t **resource) {
+    return capi::guarded(__func__, [&] {
+        cucore_memory_resource_t *&result = capi::out(resource, "resource");
+        core::Device &object = capi::get(device, "device");
+        cucore_managed_memory_resource_options_t resolved = capi::read_options(options, kManagedDefaults, "options");
+        require_zero(resolved.reserved0, "options.reserved0");
+        result = capi::give<cucore_memory_resource_t>(core::PoolResource::managed_pool(
+            object, {resolved.max_size, resolved.release_threshold, false}, resolved.preferred_location));
+    });
+}
+
+cucore_status_t cucore_virtual_memory_resource_create(cucore_device_t *device,
+                                                      const cucore_virtual_memory_resource_options_t *options,
+                                                      cucore_memory_resource_t **resource) {
+    return capi::guarded(__func__, [&] {
+        cucore_memory_resource_t *&result = capi::out(resource, "resource");
+        core::Device &object = capi::get(device, "device");
+        cucore_virtual_memory_resource_options_t resolved = capi::read_options(options, kVirtualDefaults, "options");
+        require_zero(resolved.reserved0, "options.reserved0");
+        require_zero(resolved.reserved1, "options.reserved1");
+        result = capi::give<cucore_memory_resource_t>(core::VirtualResource::create(object, resolved));
+    });
+}
+
+cucore_status_t cucore_user_memory_resource_create(const cucore_memory_resource_callbacks_t *callbacks,
+                                                   cucore_memory_resource_t **resource) {
+    return capi::guarded(__func__, [&] {
+        cucore_memory_resource_t *&result = capi::out(resource, "resource");
+        if (!callbacks) core::throw_invalid_argument("argument 'callbacks' is NULL");
+        cucore_memory_resource_callbacks_t resolved = capi::read_options(callbacks, kCallbackDefaults, "callbacks");
+        require_zero(resolved.reserved0, "callbacks.reserved0");
+        result = capi::give<cucore_memory_resource_t>(core::UserResource::create(resolved));
     });
 }
 
@@ -120,6 +201,13 @@ cucore_status_t cucore_memory_resource_accessibility(const cucore_memory_resourc
     });
 }
 
+cucore_status_t cucore_memory_resource_is_managed(const cucore_memory_resource_t *resource, int *managed) {
+    return capi::guarded(__func__, [&] {
+        int &result = capi::out(managed, "managed");
+        result = capi::get(resource, "resource").is_managed() ? 1 : 0;
+    });
+}
+
 cucore_status_t cucore_memory_resource_pool_attribute(const cucore_memory_resource_t *resource,
                                                       cucore_pool_attribute_t attribute, uint64_t *value) {
     return capi::guarded(__func__, [&] {
@@ -138,12 +226,30 @@ cucore_status_t cucore_memory_resource_trim(cucore_memory_resource_t *resource, 
     return capi::guarded(__func__, [&] { capi::get(resource, "resource").trim(min_bytes_to_keep); });
 }
 
+cucore_status_t cucore_memory_resource_set_peer_access(cucore_memory_resource_t *resource, cucore_device_t *peer,
+                                                       cucore_access_t access) {
+    return capi::guarded(__func__, [&] {
+        core::MemoryResource &object = capi::get(resource, "resource");
+        object.set_peer_access(capi::get(peer, "peer"), access);
+    });
+}
+
+cucore_status_t cucore_memory_resource_peer_access(const cucore_memory_resource_t *resource, cucore_device_t *peer,
+                                                   cucore_access_t *access) {
+    return capi::guarded(__func__, [&] {
+        cucore_access_t &result = capi::out(access, "access");
+        core::MemoryResource &object = capi::get(resource, "resource");
+        result = object.peer_access(capi::get(peer, "peer"));
+    });
+}
+
 cucore_status_t cucore_buffer_from_handle(uint64_t address, uint64_t size, cucore_device_t *device,
                                           cucore_release_fn on_release, void *user_data, cucore_buffer_t **buffer) {
     return capi::guarded(__func__, [&] {
         cucore_buffer_t *&result = capi::out(buffer, "buffer");
-        int device_id = device ? capi::get(device, "device").ordinal() : -1;
-        result = capi::give<cucore_buffer_t>(core::Buffer::wrap(address, size, device_id, on_release, user_data));
+        const int device_id = device ? capi::get(device, "device").ordinal() : -1;
+        const core::MemoryTraits traits{device_id, device_id >= 0, device_id < 0, false};
+        result = capi::give<cucore_buffer_t>(core::Buffer::wrap(address, size, traits, on_release, user_data));
     });
 }
 
@@ -198,6 +304,32 @@ cucore_status_t cucore_buffer_memory_resource(const cucore_buffer_t *buffer, cuc
     });
 }
 
+cucore_status_t cucore_buffer_accessibility(const cucore_buffer_t *buffer, int *device_accessible,
+                                            int *host_accessible, int *managed) {
+    // Outs read 0 if the call fails.
+    if (device_accessible) *device_accessible = 0;
+    if (host_accessible) *host_accessible = 0;
+    if (managed) *managed = 0;
+    return capi::guarded(__func__, [&] {
+        const core::MemoryTraits &traits = capi::get(buffer, "buffer").traits();
+        if (device_accessible) *device_accessible = traits.device_accessible ? 1 : 0;
+        if (host_accessible) *host_accessible = traits.host_accessible ? 1 : 0;
+        if (managed) *managed = traits.managed ? 1 : 0;
+    });
+}
+
+cucore_status_t cucore_buffer_deallocation_stream(const cucore_buffer_t *buffer, cucore_stream_t **stream) {
+    return capi::guarded(__func__, [&] {
+        cucore_stream_t *&result = capi::out(stream, "stream");
+        core::Ref<core::Stream> deallocation = capi::get(buffer, "buffer").deallocation_stream();
+        result = deallocation ? capi::give<cucore_stream_t>(std::move(deallocation)) : nullptr;
+    });
+}
+
+cucore_status_t cucore_buffer_grow(cucore_buffer_t *buffer, uint64_t new_size) {
+    return capi::guarded(__func__, [&] { capi::get(buffer, "buffer").grow(new_size); });
+}
+
 cucore_status_t cucore_buffer_view(cucore_buffer_t *buffer, uint64_t offset, uint64_t size, cucore_buffer_t **view) {
     return capi::guarded(__func__, [&] {
         cucore_buffer_t *&result = capi::out(view, "view");
@@ -234,6 +366,62 @@ cucore_status_t cucore_buffer_fill(cucore_buffer_t *buffer, uint32_t value, uint
     return capi::guarded(__func__, [&] {
         core::Buffer &object = capi::get(buffer, "buffer");
         object.fill(value, value_size, capi::get(stream, "stream"));
+    });
+}
+
+cucore_status_t cucore_copy_3d(const cucore_copy_3d_t *copy, cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        if (!copy) core::throw_invalid_argument("argument 'copy' is NULL");
+        cucore_copy_3d_t resolved = capi::read_options(copy, kCopyDefaults, "copy");
+        require_zero(resolved.reserved0, "copy.reserved0");
+        const core::CopySide source = copy_side(resolved.src, "copy.src.buffer", "src");
+        const core::CopySide destination = copy_side(resolved.dst, "copy.dst.buffer", "dst");
+        core::copy_3d(source, destination, resolved.width, resolved.rows, resolved.depth,
+                      capi::get(stream, "stream"));
+    });
+}
+
+cucore_status_t cucore_buffer_advise(cucore_buffer_t *buffer, cucore_memory_advice_t advice,
+                                     cucore_location_t location) {
+    return capi::guarded(__func__, [&] { capi::get(buffer, "buffer").advise(advice, location); });
+}
+
+cucore_status_t cucore_buffer_advice(const cucore_buffer_t *buffer, int *read_mostly,
+                                     cucore_location_t *preferred_location) {
+    return capi::guarded(__func__, [&] {
+        if (read_mostly) *read_mostly = 0;
+        if (preferred_location) *preferred_location = cucore_location_t{CUCORE_LOCATION_NONE, 0};
+        capi::get(buffer, "buffer").advice(read_mostly, preferred_location);
+    });
+}
+
+cucore_status_t cucore_buffer_is_accessed_by(const cucore_buffer_t *buffer, cucore_location_t location,
+                                             int *accessed_by) {
+    return capi::guarded(__func__, [&] {
+        int &result = capi::out(accessed_by, "accessed_by");
+        result = capi::get(buffer, "buffer").is_accessed_by(location) ? 1 : 0;
+    });
+}
+
+cucore_status_t cucore_buffer_last_prefetch_location(const cucore_buffer_t *buffer, cucore_location_t *location) {
+    return capi::guarded(__func__, [&] {
+        cucore_location_t &result = capi::out(location, "location");
+        result = capi::get(buffer, "buffer").last_prefetch_location();
+    });
+}
+
+cucore_status_t cucore_buffer_prefetch(cucore_buffer_t *buffer, cucore_location_t location, cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        core::Buffer &object = capi::get(buffer, "buffer");
+        object.prefetch(location, capi::get(stream, "stream"));
+    });
+}
+
+cucore_status_t cucore_buffer_discard(cucore_buffer_t *buffer, const cucore_location_t *prefetch_location,
+                                      cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        core::Buffer &object = capi::get(buffer, "buffer");
+        object.discard(prefetch_location, capi::get(stream, "stream"));
     });
 }
 

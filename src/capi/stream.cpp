@@ -102,7 +102,8 @@ cucore_status_t cucore_stream_record(cucore_stream_t *stream, const cucore_event
         cucore_event_t *&result = capi::out(event, "event");
         core::Stream &object = capi::get(stream, "stream");
         cucore_event_options_t resolved = capi::read_options(options, kEventDefaults, "options");
-        capi::check_flags(resolved.flags, CUCORE_EVENT_TIMING | CUCORE_EVENT_BLOCKING_SYNC, "options.flags");
+        capi::check_flags(resolved.flags, CUCORE_EVENT_TIMING | CUCORE_EVENT_BLOCKING_SYNC | CUCORE_EVENT_INTERPROCESS,
+                          "options.flags");
         result = capi::give<cucore_event_t>(object.record(resolved.flags));
     });
 }

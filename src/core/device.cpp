@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/context.hpp"
-#include "core/memory.hpp"
+#include "core/memory_pool.hpp"
 #include "core/error.hpp"
 #include "driver/driver.hpp"
 
@@ -205,7 +205,7 @@ Ref<MemoryResource> Device::memory_resource() {
         std::lock_guard<std::mutex> lock(shared_.memory_resource_mutex);
         if (shared_.memory_resource) return shared_.memory_resource;
     }
-    return MemoryResource::device_default(*this);
+    return PoolResource::device_current(*this);
 }
 
 Ref<Buffer> Device::allocate(uint64_t size, Stream *stream) { return memory_resource()->allocate(size, stream); }

@@ -11,10 +11,19 @@ unsigned driver_event_flags(uint32_t flags) noexcept {
     unsigned driver_flags = CU_EVENT_DEFAULT;
     if (!(flags & CUCORE_EVENT_TIMING)) driver_flags |= CU_EVENT_DISABLE_TIMING;
     if (flags & CUCORE_EVENT_BLOCKING_SYNC) driver_flags |= CU_EVENT_BLOCKING_SYNC;
+    // The driver shares only events without timing (cuIpcGetEventHandle).
+    if (flags & CUCORE_EVENT_INTERPROCESS) driver_flags |= CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING;
     return driver_flags;
 }
 
+void check_event_flags(uint32_t flags) {
+    if ((flags & CUCORE_EVENT_INTERPROCESS) && (flags & CUCORE_EVENT_TIMING))
+        throw_invalid_argument("argument 'options.flags' combines CUCORE_EVENT_INTERPROCESS with CUCORE_EVENT_TIMING; "
+                               "the driver shares only events without timing");
+}
+
 Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
+    check_event_flags(flags);  // every path that creates events, before any driver call
     CUevent event = nullptr;
     {
         ScopedContext bind(context->cu());

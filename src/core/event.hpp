@@ -49,6 +49,8 @@ class Event final : public Object, public Pooled<Event> {
 
 // The driver's CU_EVENT_* flags for cucore_event_flag_t bits.
 unsigned driver_event_flags(uint32_t flags) noexcept;
+// INVALID_ARGUMENT for combinations the driver refuses (INTERPROCESS with TIMING).
+void check_event_flags(uint32_t flags);
 
 // Destroys a driver event, reporting a failure as a release error.
 void destroy_event(CUevent event, const char *what) noexcept;

@@ -1,7 +1,10 @@
 // Memory resources and buffers.
 //
-// A buffer's memory is an Allocation shared by the buffer and its views: it is
-// freed when the last of them lets go (closing a buffer lets go early), on the
+// A resource hands out addresses (allocate_raw) and takes them back
+// (deallocate); each kind lives in its own file (memory_pool.cpp,
+// memory_legacy_pinned.cpp, memory_virtual.cpp, memory_user.cpp). A buffer's
+// memory is an Allocation shared by the buffer and its views: it is freed when
+// the last of them lets go (closing a buffer lets go early), on the
 // allocation's deallocation stream for stream-ordered resources.
 #pragma once
 
@@ -21,64 +24,85 @@
 namespace cucore::core {
 
 class Buffer;
+class Device;
 
-class MemoryResource final : public Object, public Pooled<MemoryResource> {
+// What a range of memory is and who can reach it.
+struct MemoryTraits {
+    int device_id = -1;  // -1: host memory
+    bool device_accessible = false;
+    bool host_accessible = false;
+    bool managed = false;
+};
+
+// The driver's CUmemLocation of a public location (checked: INVALID_ARGUMENT).
+CUmemLocation to_cu_location(cucore_location_t location, const char *argument);
+cucore_location_t from_cu_location(CUmemLocationType type, int id) noexcept;
+
+class MemoryResource : public Object {
   public:
-    // The device's current pool (not owned).
-    static Ref<MemoryResource> device_default(Device &device);
-    // A new pool on the device (owned: destroyed with the last reference).
-    static Ref<MemoryResource> device_pool(Device &device, uint64_t max_size, uint64_t release_threshold);
-    // cuMemAllocHost in the device's primary context.
-    static Ref<MemoryResource> legacy_pinned(Device &device);
-
-    MemoryResource(cucore_memory_resource_kind_t kind, Ref<Context> context, CUmemoryPool pool,
-                   bool owns_pool) noexcept;
     ~MemoryResource() override;
 
     // `stream` may be null only for synchronous resources.
     Ref<Buffer> allocate(uint64_t size, Stream *stream);
-    // Returns `address` to the resource, ordered on `stream` where it is stream-ordered.
-    void deallocate(CUdeviceptr address, Stream *stream);
+    // Returns memory to the resource, ordered on `stream` where it is stream-ordered.
+    virtual void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) = 0;
 
-    // Pool attributes and trimming; NOT_SUPPORTED for a resource without a pool.
-    uint64_t pool_attribute(cucore_pool_attribute_t attribute) const;
-    void set_pool_attribute(cucore_pool_attribute_t attribute, uint64_t value);
-    void trim(uint64_t min_bytes_to_keep);
+    // Pools only (NOT_SUPPORTED elsewhere).
+    virtual CUmemoryPool pool() const noexcept { return nullptr; }
+    virtual uint64_t pool_attribute(cucore_pool_attribute_t attribute) const;
+    virtual void set_pool_attribute(cucore_pool_attribute_t attribute, uint64_t value);
+    virtual void trim(uint64_t min_bytes_to_keep);
+    // Pools and virtual resources only.
+    virtual void set_peer_access(Device &peer, cucore_access_t access);
+    virtual cucore_access_t peer_access(Device &peer) const;
 
     cucore_memory_resource_kind_t kind() const noexcept { return kind_; }
-    CUmemoryPool pool() const noexcept { return pool_; }
-    int device_id() const noexcept;  // -1 for host memory
-    bool device_accessible() const noexcept { return true; }
-    bool host_accessible() const noexcept { return kind_ == CUCORE_MEMORY_RESOURCE_LEGACY_PINNED; }
-    bool is_stream_ordered() const noexcept { return kind_ == CUCORE_MEMORY_RESOURCE_DEVICE; }
+    const MemoryTraits &traits() const noexcept { return traits_; }
+    int device_id() const noexcept { return traits_.device_id; }
+    bool device_accessible() const noexcept { return traits_.device_accessible; }
+    bool host_accessible() const noexcept { return traits_.host_accessible; }
+    bool is_managed() const noexcept { return traits_.managed; }
+    bool is_stream_ordered() const noexcept { return stream_ordered_; }
+    // The context the resource works in (null for user resources).
+    Context *context() const noexcept { return context_.get(); }
+
+  protected:
+    MemoryResource(cucore_memory_resource_kind_t kind, Ref<Context> context, MemoryTraits traits,
+                   bool stream_ordered) noexcept;
+    // `size` > 0; for stream-ordered resources `stream` is non-null and on the resource's device.
+    virtual CUdeviceptr allocate_raw(uint64_t size, Stream *stream) = 0;
+    [[noreturn]] void not_supported(const char *message) const;
 
   private:
-    void require_pool(const char *what) const;
-
     cucore_memory_resource_kind_t kind_;
     Ref<Context> context_;
-    CUmemoryPool pool_;
-    bool owns_pool_;
-    int device_id_;  // cached: checked on every allocation
+    MemoryTraits traits_;
+    bool stream_ordered_;
 };
 
 // Memory and how to give it back; shared by a buffer and its views.
 class Allocation {
   public:
-    Allocation(Ref<MemoryResource> resource, CUdeviceptr address, Ref<Stream> deallocation_stream) noexcept;
+    Allocation(Ref<MemoryResource> resource, CUdeviceptr address, uint64_t size,
+               Ref<Stream> deallocation_stream) noexcept;
     explicit Allocation(CUdeviceptr address) noexcept;  // foreign: not freed, its owner told
     ~Allocation();  // frees (errors reported), or tells the foreign owner
     Allocation(const Allocation &) = delete;
     Allocation &operator=(const Allocation &) = delete;
 
     const Ref<MemoryResource> &resource() const noexcept { return resource_; }
+    CUdeviceptr address() const noexcept { return address_; }
     // Attached once the wrapping buffer exists, so a failed wrap never calls it.
     void set_owner(cucore_release_fn on_release, void *user_data) noexcept { owner_.set(on_release, user_data); }
     void set_deallocation_stream(Ref<Stream> stream);
+    Ref<Stream> deallocation_stream();
+    // After the resource moved or grew the memory (virtual memory).
+    void relocate(CUdeviceptr address, uint64_t size) noexcept;
 
   private:
     Ref<MemoryResource> resource_;  // null for foreign memory
     CUdeviceptr address_;
+    uint64_t size_;
     std::mutex mutex_;
     Ref<Stream> deallocation_stream_;
     ForeignOwner owner_;
@@ -86,40 +110,63 @@ class Allocation {
 
 class Buffer final : public Object, public Pooled<Buffer> {
   public:
-    // Foreign memory, not owned; `device_id` -1 for host memory.
-    static Ref<Buffer> wrap(CUdeviceptr address, uint64_t size, int device_id, cucore_release_fn on_release,
-                            void *user_data);
+    // Foreign memory, not owned.
+    static Ref<Buffer> wrap(CUdeviceptr address, uint64_t size, const MemoryTraits &traits,
+                            cucore_release_fn on_release, void *user_data);
 
-    Buffer(std::shared_ptr<Allocation> allocation, CUdeviceptr address, uint64_t size, int device_id,
-           bool device_accessible, bool host_accessible) noexcept;
+    Buffer(std::shared_ptr<Allocation> allocation, CUdeviceptr address, uint64_t size,
+           const MemoryTraits &traits) noexcept;
     ~Buffer() override;
 
     Ref<Buffer> view(uint64_t offset, uint64_t size);
     void close(Stream *stream);
     void set_deallocation_stream(Stream &stream);
+    Ref<Stream> deallocation_stream() const;
     void copy_from(Buffer &source, Stream &stream);
     void copy_from_host(uint64_t offset, const void *source, uint64_t size, Stream &stream);
     void copy_to_host(uint64_t offset, void *destination, uint64_t size, Stream &stream);
     void fill(uint32_t value, uint32_t value_size, Stream &stream);
+    void grow(uint64_t new_size);  // virtual memory only
 
-    uint64_t size() const noexcept { return closed_.load(std::memory_order_acquire) ? 0 : size_; }
-    CUdeviceptr address() const noexcept { return closed_.load(std::memory_order_acquire) ? 0 : address_; }
-    int device_id() const noexcept { return device_id_; }
-    bool device_accessible() const noexcept { return device_accessible_; }
-    bool host_accessible() const noexcept { return host_accessible_; }
+    // Managed memory (managed.cpp).
+    void advise(cucore_memory_advice_t advice, cucore_location_t location);
+    void advice(int *read_mostly, cucore_location_t *preferred_location) const;
+    bool is_accessed_by(cucore_location_t location) const;
+    cucore_location_t last_prefetch_location() const;
+    void prefetch(cucore_location_t location, Stream &stream);
+    void discard(const cucore_location_t *prefetch_location, Stream &stream);
+
+    uint64_t size() const noexcept {
+        return closed_.load(std::memory_order_acquire) ? 0 : size_.load(std::memory_order_relaxed);
+    }
+    CUdeviceptr address() const noexcept {
+        return closed_.load(std::memory_order_acquire) ? 0 : address_.load(std::memory_order_relaxed);
+    }
+    const MemoryTraits &traits() const noexcept { return traits_; }
+    int device_id() const noexcept { return traits_.device_id; }
+    bool device_accessible() const noexcept { return traits_.device_accessible; }
+    bool host_accessible() const noexcept { return traits_.host_accessible; }
+    bool is_managed() const noexcept { return traits_.managed; }
     Ref<MemoryResource> resource() const;
+    // The allocation, or null when closed (IPC export needs its start and resource).
+    std::shared_ptr<Allocation> allocation() const;
+    // Whether this buffer covers its allocation from its start (not a view into it).
+    bool is_whole_allocation() const;
+
+    void check_open(const char *what) const;
+    // `what` names the region in messages ("the buffer", "'src'").
+    void check_range(uint64_t offset, uint64_t size, const char *what) const;
 
   private:
-    void check_open(const char *what) const;
-    void check_range(uint64_t offset, uint64_t size, const char *what) const;
+    void check_managed(const char *what) const;
 
     mutable std::mutex mutex_;  // guards allocation_ against close (rare operations)
     std::shared_ptr<Allocation> allocation_;
-    CUdeviceptr address_;
-    uint64_t size_;
-    int device_id_;
-    bool device_accessible_;
-    bool host_accessible_;
+    // Atomic because grow() may move and resize the buffer while other threads read it.
+    std::atomic<CUdeviceptr> address_;
+    std::atomic<uint64_t> size_;
+    MemoryTraits traits_;
+    bool is_view_ = false;
     std::atomic<bool> closed_{false};
 };
 

@@ -52,4 +52,27 @@
     X(cuMemcpyAsync, 4000)                     \
     X(cuMemsetD8Async, 3020)                   \
     X(cuMemsetD16Async, 3020)                  \
-    X(cuMemsetD32Async, 3020)
+    X(cuMemsetD32Async, 3020)                  \
+    X(cuMemcpyPeerAsync, 4000)                 \
+    X(cuMemcpy3DAsync, 3020)                   \
+    X(cuMemPoolSetAccess, 11020)               \
+    X(cuMemPoolGetAccess, 11020)               \
+    X(cuMemPoolExportToShareableHandle, 11020) \
+    X(cuMemPoolImportFromShareableHandle, 11020) \
+    X(cuMemPoolExportPointer, 11020)           \
+    X(cuMemPoolImportPointer, 11020)           \
+    X(cuIpcGetEventHandle, 4010)               \
+    X(cuIpcOpenEventHandle, 4010)              \
+    X(cuMemAdvise, 12020)                      \
+    X(cuMemPrefetchAsync, 12020)               \
+    X(cuMemDiscardBatchAsync, 13000)           \
+    X(cuMemDiscardAndPrefetchBatchAsync, 13000) \
+    X(cuMemRangeGetAttribute, 8000)            \
+    X(cuMemCreate, 10020)                      \
+    X(cuMemRelease, 10020)                     \
+    X(cuMemAddressReserve, 10020)              \
+    X(cuMemAddressFree, 10020)                 \
+    X(cuMemMap, 10020)                         \
+    X(cuMemUnmap, 10020)                       \
+    X(cuMemSetAccess, 10020)                   \
+    X(cuMemGetAllocationGranularity, 10020)

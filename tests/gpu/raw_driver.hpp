@@ -72,7 +72,13 @@
     X(MemcpyDtoH, 3020)                 \
     X(PointerGetAttribute, 4000)        \
     X(DeviceGetMemPool, 11020)          \
-    X(MemPoolGetAttribute, 11020)
+    X(MemPoolGetAttribute, 11020)       \
+    X(MemPoolGetAccess, 11020)          \
+    X(MemRangeGetAttribute, 8000)       \
+    X(MemGetAccess, 10020)              \
+    X(MemGetAllocationGranularity, 10020) \
+    X(MemAddressReserve, 10020)         \
+    X(MemAddressFree, 10020)
 
 namespace raw {
 

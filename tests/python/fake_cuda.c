@@ -13,18 +13,27 @@
  * copies between registered memory run in stream order on the stream's worker; as the real driver does
  * for pageable host memory (any address outside the registry), a copy from it is staged at the call and a
  * copy to it completes before the call returns. New memory is filled with 0xA5 (never zero).
+ * Pools are device, host (pinned) or managed; they keep per-device access flags (cuMemPoolSetAccess).
+ * Managed allocations keep their advice and last prefetch location (cuMemRangeGetAttribute reads them);
+ * a discard fills them with 0xDD. Strided copies (cuMemcpy3DAsync) check and copy row by row. Virtual
+ * memory management maps memfd-backed physical memory into reserved address ranges, so a range mapped
+ * twice shows the same bytes and a grown buffer keeps its contents, as on a device.
  *
  * Environment: FAKE_CUDA_DEVICES (default 2) sets the number of devices; FAKE_CUDA_FAIL_STREAM_DESTROY=1
  * makes cuStreamDestroy fail (read on every call), to exercise libcucore's release-error reporting.
  * Build: cc -shared -fPIC -pthread -o libcuda.so.1 fake_cuda.c
  */
+#define _GNU_SOURCE /* memfd_create: the physical memory of virtual memory management */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -63,8 +72,9 @@ struct event {
     unsigned flags;
     unsigned long long recorded_gen, completed_gen;
     double time_ms;
+    int opened; /* IPC: cuIpcOpenEventHandle references (the fake opens the event itself, in one process) */
 };
-enum { OP_HOST, OP_RECORD, OP_WAIT, OP_COPY, OP_SET, OP_FREE };
+enum { OP_HOST, OP_RECORD, OP_WAIT, OP_COPY, OP_SET, OP_FREE, OP_PREFETCH, OP_DISCARD };
 struct alloc;
 struct op {
     int kind;
@@ -79,6 +89,8 @@ struct op {
     size_t size, count, index;
     unsigned value, elsize;
     int staged;
+    /* OP_PREFETCH / OP_DISCARD (managed memory, allocation `index`): where the pages go (type 0: nowhere) */
+    int loc_type, loc_id;
     struct op *next;
 };
 struct stream {
@@ -104,8 +116,9 @@ static size_t g_nevents, g_capevents;
 /* ---- memory: pools and the registry of allocations ------------------------------------------------------- */
 
 #define POOL_MAGIC 0x504f4f31u
-enum { MEM_DEVICE = 1, MEM_PINNED = 2 };
-enum { ALLOC_LIVE, ALLOC_FREE_PENDING, ALLOC_FREED };
+enum { MEM_DEVICE = 1, MEM_PINNED = 2, MEM_MANAGED = 3, MEM_VIRTUAL = 4 };
+/* ALLOC_NO_ACCESS: a virtual-memory mapping no device was granted access to yet (cuMemSetAccess) */
+enum { ALLOC_LIVE, ALLOC_FREE_PENDING, ALLOC_FREED, ALLOC_NO_ACCESS };
 struct pool {
     unsigned magic;
     int device;
@@ -113,12 +126,19 @@ struct pool {
     int destroyed;
     size_t max_size, used;
     unsigned long long release_threshold;
+    int alloc_type, loc_type;          /* CUmemPoolProps: PINNED (1) or MANAGED (2); DEVICE, HOST, HOST_NUMA */
+    unsigned char access[MAX_DEVICES]; /* CUmemAccess_flags per device (cuMemPoolSetAccess) */
+    int handle_types;                  /* 1: POSIX fd shareable (IPC) */
+    struct pool *imported_from;        /* IPC: the exporting pool of an imported one */
 };
 struct alloc {
     uintptr_t base;
     size_t size;
     int kind, state, device;
     struct pool *pool;
+    /* managed memory: the advice (CUmemLocation type/id, type 0: none) and the last prefetch's location */
+    int read_mostly, pref_type, pref_id, last_type, last_id;
+    unsigned accessed_by; /* bit d: device d; bit 31: the host */
 };
 static struct pool g_default_pools[MAX_DEVICES];
 static struct pool **g_pools;
@@ -149,6 +169,8 @@ static int valid_ctx(struct ctx *c) {
 
 /* ---- stream workers ---------------------------------------------------------------------------------- */
 
+static void managed_op_done(struct op *op); /* OP_PREFETCH, OP_DISCARD (memory section) */
+
 static void *worker(void *arg) {
     struct stream *s = arg;
     pthread_mutex_lock(&g_mu);
@@ -172,6 +194,8 @@ static void *worker(void *arg) {
                 else if (op->elsize == 2) { unsigned short v = (unsigned short)op->value; memcpy(p, &v, 2); }
                 else memcpy(p, &op->value, 4);
             }
+        } else if (op->kind == OP_PREFETCH || op->kind == OP_DISCARD) {
+            managed_op_done(op);
         } else if (op->kind == OP_FREE) {
             struct alloc *a = &g_allocs[op->index];
             a->state = ALLOC_FREED;
@@ -272,6 +296,9 @@ static CUresult f_cuInit(unsigned flags) {
             g_default_pools[i].magic = POOL_MAGIC;
             g_default_pools[i].device = i;
             g_default_pools[i].is_default = 1;
+            g_default_pools[i].alloc_type = 1;
+            g_default_pools[i].loc_type = 1;
+            g_default_pools[i].access[i] = 3; /* the owner reads and writes its pool */
         }
         g_initialized = 1;
     }
@@ -558,7 +585,9 @@ static CUresult f_cuEventDestroy(void *h) {
     NEED_INIT();
     pthread_mutex_lock(&g_mu);
     struct event *e = resolve_event(h);
-    if (e) {
+    if (e && e->opened > 0) {
+        --e->opened; /* an opened IPC handle goes; the event stays */
+    } else if (e) {
         e->magic = 0;
         /* Drop it from the registry (queued operations may still point at the memory: never freed). */
         for (size_t i = 0; i < g_nevents; ++i) {
@@ -633,19 +662,30 @@ static struct pool *resolve_pool(void *h) {
     return NULL;
 }
 
-/* Caller holds g_mu. A new registered allocation of `size` bytes (filled with 0xA5), or 0. */
-static uintptr_t new_alloc(size_t size, int kind, int device, struct pool *pool) {
+/* Caller holds g_mu. A new, zeroed registry entry (NULL when out of memory). */
+static struct alloc *push_alloc(void) {
     if (g_nallocs == g_capallocs) {
         size_t cap = g_capallocs ? 2 * g_capallocs : 256;
         struct alloc *grown = realloc(g_allocs, cap * sizeof *grown);
-        if (!grown) return 0;
+        if (!grown) return NULL;
         g_allocs = grown;
         g_capallocs = cap;
     }
+    struct alloc *a = &g_allocs[g_nallocs++];
+    memset(a, 0, sizeof *a);
+    return a;
+}
+
+/* Caller holds g_mu. A new registered allocation of `size` bytes (filled with 0xA5), or 0. */
+static uintptr_t new_alloc(size_t size, int kind, int device, struct pool *pool) {
     unsigned char *p = malloc(size);
     if (!p) return 0;
     memset(p, 0xA5, size);
-    struct alloc *a = &g_allocs[g_nallocs++];
+    struct alloc *a = push_alloc();
+    if (!a) {
+        free(p);
+        return 0;
+    }
     a->base = (uintptr_t)p;
     a->size = size;
     a->kind = kind;
@@ -655,18 +695,36 @@ static uintptr_t new_alloc(size_t size, int kind, int device, struct pool *pool)
     return a->base;
 }
 
-/* Caller holds g_mu. Where [p, p + n) lies: 1 inside a live allocation (its index in *index), 0 outside
-   every allocation (pageable host memory), -1 in freed memory or across an allocation's end. */
+/* Caller holds g_mu. The live virtual-memory mapping starting at `p`, or -1. */
+static long live_mapping_at(uintptr_t p) {
+    for (size_t i = 0; i < g_nallocs; ++i)
+        if (g_allocs[i].kind == MEM_VIRTUAL && g_allocs[i].state == ALLOC_LIVE && g_allocs[i].base == p) return (long)i;
+    return -1;
+}
+
+/* Caller holds g_mu. Where [p, p + n) lies: 1 inside a live allocation (its index in *index; consecutive
+   virtual-memory mappings count as one), 0 outside every allocation (pageable host memory), -1 in freed or
+   inaccessible memory or across an allocation's end. Live entries are looked at first: a virtual address
+   range can be mapped again after it was unmapped. */
 static int classify(uintptr_t p, size_t n, size_t *index) {
     size_t m = n ? n : 1;
     for (size_t i = 0; i < g_nallocs; ++i) {
         struct alloc *a = &g_allocs[i];
+        if (a->state != ALLOC_LIVE || p < a->base || p >= a->base + a->size) continue;
+        if (index) *index = i;
         uintptr_t end = a->base + a->size;
-        if (p < end && p + m > a->base) { /* overlaps */
-            if (a->state != ALLOC_LIVE || p < a->base || p + m > end) return -1;
-            if (index) *index = i;
-            return 1;
+        if (p + m <= end) return 1;
+        if (a->kind != MEM_VIRTUAL) return -1;
+        while (end < p + m) {
+            long j = live_mapping_at(end);
+            if (j < 0) return -1;
+            end = g_allocs[j].base + g_allocs[j].size;
         }
+        return 1;
+    }
+    for (size_t i = 0; i < g_nallocs; ++i) {
+        struct alloc *a = &g_allocs[i];
+        if (p < a->base + a->size && p + m > a->base) return -1; /* overlaps something not live */
     }
     return 0;
 }
@@ -691,15 +749,23 @@ struct pool_props {
 static CUresult f_cuMemPoolCreate(struct pool **out, const struct pool_props *props) {
     NEED_INIT();
     if (!out || !props) return CUDA_ERROR_INVALID_VALUE;
-    if (props->alloc_type != 1 /* PINNED */ || props->location.type != 1 /* DEVICE */ ||
-        props->handle_types != 0)
+    /* PINNED (1) pools of a device (1), the host (2) or a host NUMA node (3), shareable (POSIX fd: 1) or not;
+       MANAGED (2) pools with no (0), a device or a host preferred location, not shareable. */
+    const int type = props->alloc_type, where = props->location.type, id = props->location.id;
+    if ((type != 1 && type != 2) || (props->handle_types != 0 && props->handle_types != 1) ||
+        (type == 2 && props->handle_types != 0))
         return CUDA_ERROR_INVALID_VALUE;
-    CHECK_DEV(props->location.id);
+    if (where == 1) CHECK_DEV(id);
+    else if (!(where == 2 || (where == 3 && id >= 0) || (type == 2 && where == 0))) return CUDA_ERROR_INVALID_VALUE;
     struct pool *p = calloc(1, sizeof *p);
     if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
     p->magic = POOL_MAGIC;
-    p->device = props->location.id;
+    p->device = where == 1 ? id : -1;
     p->max_size = props->max_size;
+    p->alloc_type = type;
+    p->loc_type = where;
+    p->handle_types = props->handle_types;
+    if (type == 1 && where == 1) p->access[id] = 3; /* a device pool: its device reads and writes */
     pthread_mutex_lock(&g_mu);
     if (g_npools == g_cappools) {
         g_cappools = g_cappools ? 2 * g_cappools : 64;
@@ -744,7 +810,8 @@ static CUresult f_cuMemAllocFromPoolAsync(unsigned long long *dptr, size_t size,
     if (s && !p) r = CUDA_ERROR_INVALID_VALUE;
     if (s && p && p->max_size && (size > p->max_size || p->used > p->max_size - size)) r = CUDA_ERROR_OUT_OF_MEMORY;
     if (r == CUDA_SUCCESS) {
-        uintptr_t a = new_alloc(size, MEM_DEVICE, p->device, p);
+        uintptr_t a = new_alloc(size, p->alloc_type == 2 ? MEM_MANAGED : p->loc_type == 1 ? MEM_DEVICE : MEM_PINNED,
+                                p->device, p);
         if (a) {
             p->used += size;
             *dptr = a;
@@ -756,13 +823,19 @@ static CUresult f_cuMemAllocFromPoolAsync(unsigned long long *dptr, size_t size,
     return r;
 }
 
+static int unmap_import(uintptr_t address); /* IPC section */
+
 static CUresult f_cuMemFreeAsync(unsigned long long dptr, void *h) {
     NEED_INIT();
     pthread_mutex_lock(&g_mu);
     CUresult r = CUDA_SUCCESS;
     struct stream *s = resolve_stream(h, &r);
     size_t i = 0;
-    if (s && (classify((uintptr_t)dptr, 1, &i) != 1 || g_allocs[i].base != dptr || g_allocs[i].kind != MEM_DEVICE))
+    if (s && unmap_import((uintptr_t)dptr)) {
+        pthread_mutex_unlock(&g_mu);
+        return CUDA_SUCCESS; /* an imported pointer is unmapped, never freed */
+    }
+    if (s && (classify((uintptr_t)dptr, 1, &i) != 1 || g_allocs[i].base != dptr || !g_allocs[i].pool))
         r = CUDA_ERROR_INVALID_VALUE; /* not the start of a live pool allocation: a double or bad free */
     if (r == CUDA_SUCCESS) {
         g_allocs[i].state = ALLOC_FREE_PENDING;
@@ -916,6 +989,705 @@ static CUresult raw_copy(uintptr_t dst, uintptr_t src, size_t n) {
     return r;
 }
 
+/* ---- pool access, managed memory, strided and peer copies, virtual memory management ------------------- */
+
+struct mem_location {
+    int type, id; /* CUmemLocation: 0 none, 1 device, 2 host, 3 host NUMA, 4 the current thread's NUMA node */
+};
+struct access_desc {
+    struct mem_location location;
+    int flags; /* CUmemAccess_flags: 0 none, 1 read, 3 read-write */
+};
+
+/* A location the driver accepts for memory: a device that exists, the host, a NUMA node (current: node 0). */
+static int valid_location(struct mem_location *l) {
+    if (l->type == 1) return l->id >= 0 && l->id < device_count();
+    if (l->type == 4) {
+        l->type = 3;
+        l->id = 0;
+    }
+    return l->type == 2 || (l->type == 3 && l->id >= 0);
+}
+
+static CUresult f_cuMemPoolSetAccess(void *h, const struct access_desc *map, size_t count) {
+    NEED_INIT();
+    if (!map || !count) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct pool *p = resolve_pool(h);
+    CUresult r = p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; r == CUDA_SUCCESS && i < count; ++i) {
+        const struct access_desc *d = &map[i];
+        if (d->location.type != 1 || d->location.id < 0 || d->location.id >= device_count())
+            r = CUDA_ERROR_INVALID_DEVICE;
+        else if (d->flags != 0 && d->flags != 3) /* pools are read-write or nothing */
+            r = CUDA_ERROR_INVALID_VALUE;
+        else if (p->alloc_type == 1 && p->loc_type == 1 && d->location.id == p->device && d->flags == 0)
+            r = CUDA_ERROR_INVALID_DEVICE; /* a device pool's own device keeps its access */
+    }
+    for (size_t i = 0; r == CUDA_SUCCESS && i < count; ++i) p->access[map[i].location.id] = (unsigned char)map[i].flags;
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemPoolGetAccess(int *flags, void *h, const struct mem_location *location) {
+    NEED_INIT();
+    if (!flags || !location) return CUDA_ERROR_INVALID_VALUE;
+    if (location->type != 1 || location->id < 0 || location->id >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&g_mu);
+    struct pool *p = resolve_pool(h);
+    if (p) *flags = p->access[location->id];
+    pthread_mutex_unlock(&g_mu);
+    return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Caller holds g_mu. The managed allocation holding all of [dptr, dptr + count), or NULL. */
+static struct alloc *managed_range(unsigned long long dptr, size_t count, size_t *index) {
+    size_t i = 0;
+    if (!count || classify((uintptr_t)dptr, count, &i) != 1 || g_allocs[i].kind != MEM_MANAGED) return NULL;
+    if (index) *index = i;
+    return &g_allocs[i];
+}
+
+static CUresult f_cuMemAdvise(unsigned long long dptr, size_t count, int advice, struct mem_location location) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    struct alloc *a = managed_range(dptr, count, NULL);
+    CUresult r = a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (a && advice >= 3 && advice != 4 && !valid_location(&location)) r = CUDA_ERROR_INVALID_DEVICE;
+    if (r == CUDA_SUCCESS) {
+        unsigned bit = location.type == 1 ? 1u << location.id : 1u << 31;
+        switch (advice) {
+        case 1: a->read_mostly = 1; break;                 /* SET_READ_MOSTLY */
+        case 2: a->read_mostly = 0; break;                 /* UNSET_READ_MOSTLY */
+        case 3: a->pref_type = location.type; a->pref_id = location.type == 2 ? 0 : location.id; break;
+        case 4: a->pref_type = 0; a->pref_id = 0; break;   /* UNSET_PREFERRED_LOCATION */
+        case 5: a->accessed_by |= bit; break;              /* SET_ACCESSED_BY */
+        case 6: a->accessed_by &= ~bit; break;             /* UNSET_ACCESSED_BY */
+        default: r = CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+/* A location as the legacy int attributes give it: a device ordinal, -1 (CU_DEVICE_CPU), -2 (none). */
+static int legacy_id(int type, int id) { return type == 1 ? id : type ? -1 : -2; }
+
+static CUresult f_cuMemRangeGetAttribute(void *data, size_t size, int attribute, unsigned long long dptr,
+                                         size_t count) {
+    NEED_INIT();
+    if (!data || size < 4 || size % 4) return CUDA_ERROR_INVALID_VALUE;
+    int *out = data;
+    pthread_mutex_lock(&g_mu);
+    struct alloc *a = managed_range(dptr, count, NULL);
+    CUresult r = a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (a && attribute != 3 && size != 4) r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS) {
+        switch (attribute) {
+        case 1: *out = a->read_mostly; break;
+        case 2: *out = legacy_id(a->pref_type, a->pref_id); break;
+        case 3: { /* ACCESSED_BY: the devices (and -1 for the host), then -2 */
+            size_t n = size / 4, k = 0;
+            for (int d = 0; d < device_count() && k < n; ++d)
+                if (a->accessed_by & (1u << d)) out[k++] = d;
+            if ((a->accessed_by & (1u << 31)) && k < n) out[k++] = -1;
+            while (k < n) out[k++] = -2;
+            break;
+        }
+        case 4: *out = legacy_id(a->last_type, a->last_id); break;
+        case 5: *out = a->pref_type; break;
+        case 6: *out = a->pref_id; break;
+        case 7: *out = a->last_type; break;
+        case 8: *out = a->last_id; break;
+        default: r = CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+/* Runs on the stream's worker (g_mu held): a prefetch records where the pages went; a discard makes the
+   contents unspecified (0xDD here) and, with a location, prefetches them there. */
+static void managed_op_done(struct op *op) {
+    struct alloc *a = &g_allocs[op->index];
+    if (a->state != ALLOC_LIVE) return;
+    if (op->kind == OP_DISCARD) memset((void *)a->base, 0xDD, a->size);
+    a->last_type = op->loc_type;
+    a->last_id = op->loc_id;
+}
+
+/* Caller holds g_mu. Queues a prefetch or discard of the managed range on stream `h`. */
+static CUresult managed_op(int kind, unsigned long long dptr, size_t count, struct mem_location *loc, void *h) {
+    CUresult r = CUDA_SUCCESS;
+    struct stream *s = resolve_stream(h, &r);
+    size_t i = 0;
+    if (s && !managed_range(dptr, count, &i)) r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS && loc && !valid_location(loc)) r = CUDA_ERROR_INVALID_DEVICE;
+    if (r == CUDA_SUCCESS) {
+        struct op *op = calloc(1, sizeof *op);
+        op->kind = kind;
+        op->index = i;
+        op->loc_type = loc ? loc->type : 0;
+        op->loc_id = loc && loc->type != 2 ? loc->id : 0;
+        enqueue(s, op);
+    }
+    return r;
+}
+
+static CUresult f_cuMemPrefetchAsync(unsigned long long dptr, size_t count, struct mem_location location,
+                                     unsigned flags, void *h) {
+    NEED_INIT();
+    if (flags) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    CUresult r = managed_op(OP_PREFETCH, dptr, count, &location, h);
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemDiscardBatchAsync(unsigned long long *dptrs, size_t *sizes, size_t count,
+                                         unsigned long long flags, void *h) {
+    NEED_INIT();
+    if (!dptrs || !sizes || !count || flags) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    CUresult r = CUDA_SUCCESS;
+    for (size_t i = 0; i < count && r == CUDA_SUCCESS; ++i) r = managed_op(OP_DISCARD, dptrs[i], sizes[i], NULL, h);
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+/* Operands prefetch_idx[i] .. prefetch_idx[i + 1] - 1 go to locations[i] after the discard. */
+static CUresult f_cuMemDiscardAndPrefetchBatchAsync(unsigned long long *dptrs, size_t *sizes, size_t count,
+                                                    struct mem_location *locations, size_t *prefetch_idx,
+                                                    size_t nlocations, unsigned long long flags, void *h) {
+    NEED_INIT();
+    if (!dptrs || !sizes || !count || !locations || !prefetch_idx || !nlocations || flags || prefetch_idx[0] != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    CUresult r = CUDA_SUCCESS;
+    for (size_t i = 0, l = 0; i < count && r == CUDA_SUCCESS; ++i) {
+        while (l + 1 < nlocations && prefetch_idx[l + 1] <= i) ++l;
+        struct mem_location loc = locations[l];
+        r = managed_op(OP_DISCARD, dptrs[i], sizes[i], &loc, h);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+/* CUDA_MEMCPY3D (v2). */
+struct memcpy3d {
+    size_t src_x, src_y, src_z, src_lod;
+    int src_type;
+    const void *src_host;
+    unsigned long long src_device;
+    void *src_array, *reserved0;
+    size_t src_pitch, src_height;
+    size_t dst_x, dst_y, dst_z, dst_lod;
+    int dst_type;
+    void *dst_host;
+    unsigned long long dst_device;
+    void *dst_array, *reserved1;
+    size_t dst_pitch, dst_height;
+    size_t width, height, depth;
+};
+
+/* Caller holds g_mu. One row of a strided copy, in stream order (as copy_async: pageable memory is read or
+   written at the call). Checked by the caller. */
+static void copy_row_locked(struct stream *s, uintptr_t dst, uintptr_t src, size_t n, int dk, int sk) {
+    if (dk == 0) {
+        while (s->head) pthread_cond_wait(&g_cv, &g_mu);
+        memmove((void *)dst, (const void *)src, n);
+        return;
+    }
+    struct op *op = calloc(1, sizeof *op);
+    op->kind = OP_COPY;
+    op->dst = (unsigned char *)dst;
+    op->size = n;
+    if (sk == 0) {
+        unsigned char *staged = malloc(n);
+        memcpy(staged, (const void *)src, n);
+        op->src = staged;
+        op->staged = 1;
+    } else {
+        op->src = (const unsigned char *)src;
+    }
+    enqueue(s, op);
+}
+
+/* The address of row (y, z) of one side; 0 for a memory type this driver does not take (arrays). */
+static uintptr_t row_address(int type, const void *host, unsigned long long device, size_t pitch, size_t height,
+                             size_t x, size_t y, size_t z) {
+    uintptr_t base = type == 1 ? (uintptr_t)host : (type == 2 || type == 4) ? (uintptr_t)device : 0;
+    return base ? base + (z * height + y) * pitch + x : 0;
+}
+
+static CUresult f_cuMemcpy3DAsync(const struct memcpy3d *p, void *h) {
+    NEED_INIT();
+    if (!p || p->src_lod || p->dst_lod || p->reserved0 || p->reserved1 || p->src_x + p->width > p->src_pitch ||
+        p->dst_x + p->width > p->dst_pitch ||
+        (p->depth > 1 && (p->src_y + p->height > p->src_height || p->dst_y + p->height > p->dst_height)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!p->width || !p->height || !p->depth) return CUDA_SUCCESS;
+    pthread_mutex_lock(&g_mu);
+    CUresult r = CUDA_SUCCESS;
+    struct stream *s = resolve_stream(h, &r);
+    /* Check every row first: nothing is copied when any row is outside its memory. */
+    for (size_t z = 0; s && r == CUDA_SUCCESS && z < p->depth; ++z) {
+        for (size_t y = 0; r == CUDA_SUCCESS && y < p->height; ++y) {
+            uintptr_t d = row_address(p->dst_type, p->dst_host, p->dst_device, p->dst_pitch, p->dst_height, p->dst_x,
+                                      p->dst_y + y, p->dst_z + z);
+            uintptr_t sr = row_address(p->src_type, p->src_host, p->src_device, p->src_pitch, p->src_height,
+                                       p->src_x, p->src_y + y, p->src_z + z);
+            int dk = d ? classify(d, p->width, NULL) : -1, sk = sr ? classify(sr, p->width, NULL) : -1;
+            /* device memory must be registered; host memory may be pageable */
+            if (dk < 0 || sk < 0 || (p->dst_type == 2 && dk != 1) || (p->src_type == 2 && sk != 1))
+                r = CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    for (size_t z = 0; s && r == CUDA_SUCCESS && z < p->depth; ++z) {
+        for (size_t y = 0; y < p->height; ++y) {
+            uintptr_t d = row_address(p->dst_type, p->dst_host, p->dst_device, p->dst_pitch, p->dst_height, p->dst_x,
+                                      p->dst_y + y, p->dst_z + z);
+            uintptr_t sr = row_address(p->src_type, p->src_host, p->src_device, p->src_pitch, p->src_height,
+                                       p->src_x, p->src_y + y, p->src_z + z);
+            copy_row_locked(s, d, sr, p->width, classify(d, p->width, NULL), classify(sr, p->width, NULL));
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+/* Between two contexts' memory: each registered device pointer must belong to its context's device. */
+static CUresult f_cuMemcpyPeerAsync(unsigned long long dst, struct ctx *dst_ctx, unsigned long long src,
+                                    struct ctx *src_ctx, size_t n, void *h) {
+    NEED_INIT();
+    if (!valid_ctx(dst_ctx) || !valid_ctx(src_ctx)) return CUDA_ERROR_INVALID_CONTEXT;
+    pthread_mutex_lock(&g_mu);
+    size_t di = 0, si = 0;
+    int dk = classify((uintptr_t)dst, n, &di), sk = classify((uintptr_t)src, n, &si);
+    CUresult r = CUDA_SUCCESS;
+    if ((dk == 1 && g_allocs[di].kind == MEM_DEVICE && g_allocs[di].device != dst_ctx->device) ||
+        (sk == 1 && g_allocs[si].kind == MEM_DEVICE && g_allocs[si].device != src_ctx->device))
+        r = CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_unlock(&g_mu);
+    return r ? r : copy_async((uintptr_t)dst, (uintptr_t)src, n, h);
+}
+
+/* Virtual memory management. Physical memory is a memfd; a reservation is an inaccessible anonymous mapping
+   (never unmapped, so no later allocation reuses its addresses); cuMemMap maps the memfd over part of it, so
+   two mappings of the same physical memory see the same bytes, as on a device. */
+#define VMM_MIN_GRANULARITY ((size_t)64 << 10)
+#define VMM_GRANULARITY ((size_t)2 << 20)
+#define PHYS_MAGIC 0x50485931u
+
+struct phys {
+    unsigned magic;
+    int fd, device, released;
+    size_t size;
+};
+struct reservation {
+    uintptr_t base;
+    size_t size;
+    int freed;
+};
+struct alloc_prop { /* CUmemAllocationProp */
+    int type, handle_types;
+    struct mem_location location;
+    void *win32_metadata;
+    unsigned char compression, rdma;
+    unsigned short usage;
+    unsigned char reserved[4];
+};
+static struct phys **g_phys;
+static size_t g_nphys, g_capphys;
+static struct reservation *g_res;
+static size_t g_nres, g_capres;
+
+static CUresult check_prop(const struct alloc_prop *prop) {
+    if (!prop || prop->type != 1 || (prop->handle_types != 0 && prop->handle_types != 1)) return CUDA_ERROR_INVALID_VALUE;
+    if (prop->location.type == 1)
+        return prop->location.id >= 0 && prop->location.id < device_count() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+    return prop->location.type == 2 || (prop->location.type == 3 && prop->location.id >= 0) ? CUDA_SUCCESS
+                                                                                            : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult f_cuMemGetAllocationGranularity(size_t *granularity, const struct alloc_prop *prop, int option) {
+    NEED_INIT();
+    if (!granularity || (option != 0 && option != 1)) return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = check_prop(prop);
+    if (r == CUDA_SUCCESS) *granularity = option ? VMM_GRANULARITY : VMM_MIN_GRANULARITY;
+    return r;
+}
+
+/* Caller holds g_mu. */
+static struct phys *resolve_phys(unsigned long long handle) {
+    for (size_t i = 0; i < g_nphys; ++i)
+        if ((uintptr_t)g_phys[i] == handle && g_phys[i]->magic == PHYS_MAGIC && !g_phys[i]->released) return g_phys[i];
+    return NULL;
+}
+
+static CUresult f_cuMemCreate(unsigned long long *handle, size_t size, const struct alloc_prop *prop,
+                              unsigned long long flags) {
+    NEED_INIT();
+    if (!handle || !size || size % VMM_MIN_GRANULARITY || flags) return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = check_prop(prop);
+    if (r) return r;
+    int fd = memfd_create("fake_cuda_vmm", MFD_CLOEXEC);
+    if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+    void *fill = MAP_FAILED;
+    if (ftruncate(fd, (off_t)size) == 0) fill = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fill == MAP_FAILED) {
+        close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    memset(fill, 0xA5, size); /* new memory is never zero */
+    munmap(fill, size);
+    struct phys *ph = calloc(1, sizeof *ph);
+    ph->magic = PHYS_MAGIC;
+    ph->fd = fd;
+    ph->device = prop->location.type == 1 ? prop->location.id : -1;
+    ph->size = size;
+    pthread_mutex_lock(&g_mu);
+    if (g_nphys == g_capphys) {
+        g_capphys = g_capphys ? 2 * g_capphys : 64;
+        g_phys = realloc(g_phys, g_capphys * sizeof *g_phys);
+    }
+    g_phys[g_nphys++] = ph;
+    pthread_mutex_unlock(&g_mu);
+    *handle = (uintptr_t)ph;
+    return CUDA_SUCCESS;
+}
+
+/* The bytes stay while mapped (the mappings hold the memfd open). */
+static CUresult f_cuMemRelease(unsigned long long handle) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    struct phys *ph = resolve_phys(handle);
+    if (ph) {
+        ph->released = 1;
+        close(ph->fd);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return ph ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult f_cuMemAddressReserve(unsigned long long *ptr, size_t size, size_t alignment,
+                                      unsigned long long addr, unsigned long long flags) {
+    NEED_INIT();
+    if (!ptr || !size || size % VMM_MIN_GRANULARITY || flags || (alignment & (alignment - 1)) ||
+        addr % VMM_MIN_GRANULARITY)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!alignment) alignment = VMM_GRANULARITY;
+    const int prot = PROT_NONE, mflags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    uintptr_t base = 0;
+    if (addr) { /* a hint: taken when that range is free */
+        void *p = mmap((void *)(uintptr_t)addr, size, prot, mflags, -1, 0);
+        if (p != MAP_FAILED && (uintptr_t)p == addr) base = addr;
+        else if (p != MAP_FAILED) munmap(p, size);
+    }
+    if (!base) {
+        void *p = mmap(NULL, size + alignment, prot, mflags, -1, 0);
+        if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+        uintptr_t start = (uintptr_t)p;
+        base = (start + alignment - 1) & ~(uintptr_t)(alignment - 1);
+        if (base > start) munmap(p, base - start);
+        if (start + size + alignment > base + size) munmap((void *)(base + size), start + size + alignment - base - size);
+    }
+    pthread_mutex_lock(&g_mu);
+    if (g_nres == g_capres) {
+        g_capres = g_capres ? 2 * g_capres : 64;
+        g_res = realloc(g_res, g_capres * sizeof *g_res);
+    }
+    g_res[g_nres].base = base;
+    g_res[g_nres].size = size;
+    g_res[g_nres].freed = 0;
+    ++g_nres;
+    pthread_mutex_unlock(&g_mu);
+    *ptr = base;
+    return CUDA_SUCCESS;
+}
+
+/* Caller holds g_mu. Whether [p, p + n) lies in live reservations (adjacent ones join). */
+static int reserved(uintptr_t p, size_t n) {
+    uintptr_t at = p;
+    while (at < p + n) {
+        size_t i = 0;
+        while (i < g_nres && (g_res[i].freed || at < g_res[i].base || at >= g_res[i].base + g_res[i].size)) ++i;
+        if (i == g_nres) return 0;
+        at = g_res[i].base + g_res[i].size;
+    }
+    return 1;
+}
+
+/* Caller holds g_mu. Whether [p, p + n) is exactly a run of whole mappings (mapped, with access or not);
+   with `state`, their state becomes that. */
+static int mapped_exactly(uintptr_t p, size_t n, int state) {
+    uintptr_t at = p;
+    while (at < p + n) {
+        size_t i = 0;
+        while (i < g_nallocs && !(g_allocs[i].kind == MEM_VIRTUAL && g_allocs[i].base == at &&
+                                  (g_allocs[i].state == ALLOC_LIVE || g_allocs[i].state == ALLOC_NO_ACCESS)))
+            ++i;
+        if (i == g_nallocs || at + g_allocs[i].size > p + n) return 0;
+        at += g_allocs[i].size;
+    }
+    for (at = p; state >= 0 && at < p + n;) {
+        for (size_t i = 0; i < g_nallocs; ++i) {
+            struct alloc *a = &g_allocs[i];
+            if (a->kind == MEM_VIRTUAL && a->base == at && (a->state == ALLOC_LIVE || a->state == ALLOC_NO_ACCESS)) {
+                a->state = state;
+                at += a->size;
+                break;
+            }
+        }
+    }
+    return 1;
+}
+
+static CUresult f_cuMemAddressFree(unsigned long long ptr, size_t size) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    CUresult r = CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < g_nres; ++i) {
+        if (g_res[i].freed || g_res[i].base != ptr || g_res[i].size != size) continue;
+        r = CUDA_SUCCESS;
+        for (size_t j = 0; j < g_nallocs; ++j) { /* unmap first */
+            struct alloc *a = &g_allocs[j];
+            if (a->kind == MEM_VIRTUAL && (a->state == ALLOC_LIVE || a->state == ALLOC_NO_ACCESS) &&
+                a->base < ptr + size && a->base + a->size > ptr)
+                r = CUDA_ERROR_INVALID_VALUE;
+        }
+        if (r == CUDA_SUCCESS) g_res[i].freed = 1; /* the addresses stay reserved (inaccessible) for good */
+        break;
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemMap(unsigned long long ptr, size_t size, size_t offset, unsigned long long handle,
+                           unsigned long long flags) {
+    NEED_INIT();
+    if (!ptr || !size || flags || ptr % VMM_MIN_GRANULARITY || size % VMM_MIN_GRANULARITY ||
+        offset % VMM_MIN_GRANULARITY)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct phys *ph = resolve_phys(handle);
+    CUresult r = ph && offset + size <= ph->size && reserved(ptr, size) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; r == CUDA_SUCCESS && i < g_nallocs; ++i) { /* nothing mapped there yet */
+        struct alloc *a = &g_allocs[i];
+        if (a->kind == MEM_VIRTUAL && (a->state == ALLOC_LIVE || a->state == ALLOC_NO_ACCESS) &&
+            a->base < ptr + size && a->base + a->size > ptr)
+            r = CUDA_ERROR_INVALID_VALUE;
+    }
+    if (r == CUDA_SUCCESS &&
+        mmap((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ph->fd, (off_t)offset) ==
+            MAP_FAILED)
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    struct alloc *a = r == CUDA_SUCCESS ? push_alloc() : NULL;
+    if (a) {
+        a->base = (uintptr_t)ptr;
+        a->size = size;
+        a->kind = MEM_VIRTUAL;
+        a->state = ALLOC_NO_ACCESS; /* until cuMemSetAccess */
+        a->device = ph->device;
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemUnmap(unsigned long long ptr, size_t size) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    CUresult r = size && mapped_exactly(ptr, size, -1) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS) {
+        /* wait for queued work that may touch it, then make the range inaccessible again */
+        for (int busy = 1; busy;) {
+            busy = 0;
+            for (struct stream *s = g_all_streams; s; s = s->next_all)
+                if (s->head) busy = 1;
+            if (busy) pthread_cond_wait(&g_cv, &g_mu);
+        }
+        mapped_exactly(ptr, size, ALLOC_FREED);
+        mmap((void *)(uintptr_t)ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemSetAccess(unsigned long long ptr, size_t size, const struct access_desc *desc, size_t count) {
+    NEED_INIT();
+    if (!desc || !count || !size) return CUDA_ERROR_INVALID_VALUE;
+    int any = 0;
+    for (size_t i = 0; i < count; ++i) {
+        if (desc[i].location.type != 1 || desc[i].location.id < 0 || desc[i].location.id >= device_count())
+            return CUDA_ERROR_INVALID_DEVICE;
+        if (desc[i].flags != 0 && desc[i].flags != 1 && desc[i].flags != 3) return CUDA_ERROR_INVALID_VALUE;
+        any |= desc[i].flags != 0;
+    }
+    pthread_mutex_lock(&g_mu);
+    CUresult r = mapped_exactly(ptr, size, -1) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    /* The fake keeps one bit: accessible from some device or not (revoking a peer leaves the owner's). */
+    if (r == CUDA_SUCCESS && any) mapped_exactly(ptr, size, ALLOC_LIVE);
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+/* ---- IPC: pools as memfd descriptors, pointers imported at the exporter's address ------------------------- */
+
+/* One process holds both sides here, so an import "maps" the exporter's memory at its own address (copies
+   through either handle see the same bytes) and an opened event is the exporter's event itself. */
+#define IPC_MAGIC 0xFA4E1BC0DE5EA1EDull
+struct ipc_bytes { unsigned char reserved[64]; }; /* CUmemPoolPtrExportData, CUipcEventHandle */
+struct exported_pool { dev_t dev; ino_t ino; struct pool *pool; };
+struct imported_pointer { uintptr_t address; struct pool *pool; };
+static struct exported_pool *g_exports;
+static size_t g_nexports, g_capexports;
+static struct imported_pointer *g_imports;
+static size_t g_nimports, g_capimports;
+
+/* Caller holds g_mu. Removes an imported mapping of `address`; whether there was one. */
+static int unmap_import(uintptr_t address) {
+    for (size_t i = 0; i < g_nimports; ++i) {
+        if (g_imports[i].address == address) {
+            g_imports[i] = g_imports[--g_nimports];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static CUresult f_cuMemPoolExportToShareableHandle(void *handle, void *pool, int type, unsigned long long flags) {
+    NEED_INIT();
+    if (!handle || flags || type != 1 /* POSIX fd */) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct pool *p = resolve_pool(pool);
+    CUresult r = (!p || p->is_default || p->imported_from || !(p->handle_types & 1)) ? CUDA_ERROR_INVALID_VALUE
+                                                                                     : CUDA_SUCCESS;
+    int fd = -1;
+    struct stat st;
+    if (r == CUDA_SUCCESS && ((fd = memfd_create("fake-cuda-pool", MFD_CLOEXEC)) < 0 || fstat(fd, &st) != 0))
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (r == CUDA_SUCCESS) {
+        if (g_nexports == g_capexports) {
+            g_capexports = g_capexports ? 2 * g_capexports : 16;
+            g_exports = realloc(g_exports, g_capexports * sizeof *g_exports);
+        }
+        g_exports[g_nexports].dev = st.st_dev;
+        g_exports[g_nexports].ino = st.st_ino;
+        g_exports[g_nexports++].pool = p;
+        *(int *)handle = fd;
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemPoolImportFromShareableHandle(struct pool **out, void *handle, int type,
+                                                     unsigned long long flags) {
+    NEED_INIT();
+    if (!out || flags || type != 1) return CUDA_ERROR_INVALID_VALUE;
+    struct stat st;
+    if (fstat((int)(intptr_t)handle, &st) != 0) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct pool *source = NULL;
+    for (size_t i = g_nexports; i-- > 0 && !source;)
+        if (g_exports[i].dev == st.st_dev && g_exports[i].ino == st.st_ino) source = resolve_pool(g_exports[i].pool);
+    pthread_mutex_unlock(&g_mu);
+    if (!source) return CUDA_ERROR_INVALID_VALUE;
+    struct pool *p = calloc(1, sizeof *p);
+    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = *source;
+    p->is_default = 0;
+    p->destroyed = 0;
+    p->used = 0;
+    p->imported_from = source;
+    pthread_mutex_lock(&g_mu);
+    if (g_npools == g_cappools) {
+        g_cappools = g_cappools ? 2 * g_cappools : 64;
+        g_pools = realloc(g_pools, g_cappools * sizeof *g_pools);
+    }
+    g_pools[g_npools++] = p;
+    pthread_mutex_unlock(&g_mu);
+    *out = p;
+    return CUDA_SUCCESS;
+}
+
+static CUresult f_cuMemPoolExportPointer(struct ipc_bytes *data, unsigned long long dptr) {
+    NEED_INIT();
+    if (!data) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    size_t i = 0;
+    CUresult r = (classify((uintptr_t)dptr, 1, &i) == 1 && g_allocs[i].base == dptr && g_allocs[i].pool &&
+                  (g_allocs[i].pool->handle_types & 1))
+                     ? CUDA_SUCCESS
+                     : CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS) {
+        const unsigned long long words[3] = {IPC_MAGIC, dptr, (unsigned long long)(uintptr_t)g_allocs[i].pool};
+        memset(data, 0, sizeof *data);
+        memcpy(data->reserved, words, sizeof words);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuMemPoolImportPointer(unsigned long long *dptr, void *pool, struct ipc_bytes *data) {
+    NEED_INIT();
+    if (!dptr || !data) return CUDA_ERROR_INVALID_VALUE;
+    unsigned long long words[3];
+    memcpy(words, data->reserved, sizeof words);
+    pthread_mutex_lock(&g_mu);
+    struct pool *p = resolve_pool(pool);
+    size_t i = 0;
+    CUresult r = CUDA_SUCCESS;
+    if (!p || !p->imported_from || words[0] != IPC_MAGIC || (uintptr_t)p->imported_from != words[2] ||
+        classify((uintptr_t)words[1], 1, &i) != 1 || g_allocs[i].base != words[1] || g_allocs[i].pool != p->imported_from)
+        r = CUDA_ERROR_INVALID_VALUE;
+    for (size_t k = 0; r == CUDA_SUCCESS && k < g_nimports; ++k)
+        if (g_imports[k].address == words[1] && g_imports[k].pool == p) r = 208; /* CUDA_ERROR_ALREADY_MAPPED */
+    if (r == CUDA_SUCCESS) {
+        if (g_nimports == g_capimports) {
+            g_capimports = g_capimports ? 2 * g_capimports : 64;
+            g_imports = realloc(g_imports, g_capimports * sizeof *g_imports);
+        }
+        g_imports[g_nimports].address = (uintptr_t)words[1];
+        g_imports[g_nimports++].pool = p;
+        *dptr = words[1];
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuIpcGetEventHandle(struct ipc_bytes *handle, void *ev) {
+    NEED_INIT();
+    if (!handle) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct event *e = resolve_event(ev);
+    CUresult r = !e ? CUDA_ERROR_INVALID_HANDLE
+                    : ((e->flags & 4) && (e->flags & EVENT_DISABLE_TIMING)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS) {
+        const unsigned long long words[2] = {IPC_MAGIC, (unsigned long long)(uintptr_t)e};
+        memset(handle, 0, sizeof *handle);
+        memcpy(handle->reserved, words, sizeof words);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuIpcOpenEventHandle(struct event **out, struct ipc_bytes handle) {
+    NEED_INIT();
+    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    if (!tl_current) return CUDA_ERROR_INVALID_CONTEXT;
+    unsigned long long words[2];
+    memcpy(words, handle.reserved, sizeof words);
+    pthread_mutex_lock(&g_mu);
+    struct event *e = words[0] == IPC_MAGIC ? resolve_event((void *)(uintptr_t)words[1]) : NULL;
+    if (e) ++e->opened;
+    pthread_mutex_unlock(&g_mu);
+    if (!e) return CUDA_ERROR_INVALID_VALUE;
+    *out = e;
+    return CUDA_SUCCESS;
+}
+
 /* ---- cuGetProcAddress and the plain exported names ----------------------------------------------------- */
 
 #define ENTRY_POINTS(X)                                                                                    \
@@ -929,7 +1701,13 @@ static CUresult raw_copy(uintptr_t dst, uintptr_t src, size_t n) {
     X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery) X(cuEventElapsedTime) X(cuDeviceGetMemPool)     \
     X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemPoolSetAttribute) X(cuMemAllocFromPoolAsync)             \
     X(cuMemFreeAsync) X(cuMemAllocHost) X(cuMemFreeHost) X(cuMemcpyAsync) X(cuMemcpyHtoDAsync)             \
-    X(cuMemcpyDtoHAsync) X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32Async)
+    X(cuMemcpyDtoHAsync) X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32Async)                       \
+    X(cuMemPoolSetAccess) X(cuMemPoolGetAccess) X(cuMemAdvise) X(cuMemRangeGetAttribute)                   \
+    X(cuMemPrefetchAsync) X(cuMemDiscardBatchAsync) X(cuMemDiscardAndPrefetchBatchAsync) X(cuMemcpy3DAsync) \
+    X(cuMemcpyPeerAsync) X(cuMemGetAllocationGranularity) X(cuMemCreate) X(cuMemRelease)                   \
+    X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                 \
+    X(cuMemPoolExportToShareableHandle) X(cuMemPoolImportFromShareableHandle) X(cuMemPoolExportPointer)      \
+    X(cuMemPoolImportPointer) X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle)
 
 static const struct {
     const char *name;

@@ -30,6 +30,8 @@ def _out_args(name):
             out.append(None)
         elif spelling == "void*":
             out.append(None)
+        elif spelling in _abi.STRUCTS:
+            out.append(t())  # a struct passed by value (cucore_location_t): zeroed
         else:
             out.append(1)
     return out

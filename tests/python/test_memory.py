@@ -76,12 +76,14 @@ def test_abi_table_has_every_memory_function():
     if not MEMORY_H.is_file():
         pytest.skip("not running from a checkout")
     names = _header_functions()
-    assert len(names) == 30, names
+    assert len(names) == 47, names
     missing = [n for n in names if n not in _abi.ABI]
     assert not missing
-    # and the binding binds all of them (the device's default-resource functions live in device.py)
-    from cucore import device as device_module
-    bound = {n[1:] for m in (memory_module, device_module) for n in vars(m) if n.startswith("_cucore_")}
+    # and the binding binds all of them (the device's default-resource functions live in device.py; the
+    # resource kinds, peer access, managed memory, strided copies and user resources in their own modules)
+    from cucore import device as device_module, managed, memory_copy, memory_peer, memory_resources, memory_user
+    bound = {n[1:] for m in (memory_module, device_module, managed, memory_copy, memory_peer, memory_resources,
+                             memory_user) for n in vars(m) if n.startswith("_cucore_")}
     assert set(names) <= bound, set(names) - bound
     for handle in ("cucore_memory_resource_t", "cucore_buffer_t"):
         assert handle in _abi.HANDLE_TYPES
@@ -96,8 +98,8 @@ def test_options_struct_matches_the_header():
     fields = re.findall(r"(\w+)\s+(\w+);", body)
     assert tuple((name, ctype) for ctype, name in fields) == _abi.STRUCTS["cucore_device_memory_resource_options_t"]
     C = _lib.DeviceMemoryResourceOptionsC
-    assert ctypes.sizeof(C) == 24
-    assert (C.max_size.offset, C.release_threshold.offset) == (8, 16)
+    assert ctypes.sizeof(C) == 32
+    assert (C.max_size.offset, C.release_threshold.offset, C.ipc_enabled.offset) == (8, 16, 24)
     init = re.search(r"#define CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT\s*\\\s*\{(.*?)\}", text, re.S).group(1)
     assert init.count(",") == len(fields) - 1  # the INIT macro lists every field
 
@@ -119,14 +121,15 @@ def test_every_new_name_is_exported():
 def test_options_validation():
     from cucore.memory import _pool_options_struct
     o = cucore.DeviceMemoryResourceOptions()
-    assert (o.max_size, o.release_threshold) == (0, 0)
+    assert (o.max_size, o.release_threshold, o.ipc_enabled) == (0, 0, False)
     c = _pool_options_struct(cucore.DeviceMemoryResourceOptions(max_size=1 << 30, release_threshold=2**64 - 1))
-    assert (c.struct_size, c.reserved0, c.max_size, c.release_threshold) == (24, 0, 1 << 30, 2**64 - 1)
-    c = _pool_options_struct({"release_threshold": 5})
-    assert (c.max_size, c.release_threshold) == (0, 5)
+    assert (c.struct_size, c.reserved0, c.max_size, c.release_threshold, c.ipc_enabled, c.reserved1) == \
+        (32, 0, 1 << 30, 2**64 - 1, 0, 0)
+    c = _pool_options_struct({"release_threshold": 5, "ipc_enabled": True})
+    assert (c.max_size, c.release_threshold, c.ipc_enabled) == (0, 5, 1)
     for bad, exc in (({"max_size": -1}, ValueError), ({"max_size": 2**64}, ValueError),
                      ({"max_size": 1.0}, TypeError), ({"release_threshold": True}, TypeError),
-                     ({"release_threshold": "1"}, TypeError)):
+                     ({"release_threshold": "1"}, TypeError), ({"ipc_enabled": 1}, TypeError)):
         with pytest.raises(exc):
             cucore.DeviceMemoryResourceOptions(**bad)
     with pytest.raises(TypeError):

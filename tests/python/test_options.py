@@ -65,7 +65,7 @@ def test_event_options_validation(kwargs):
 
 def test_event_options_unknown_field():
     with pytest.raises(TypeError):
-        cucore.EventOptions(ipc_enabled=True)
+        cucore.EventOptions(interprocess=True)  # the field is ipc_enabled
     with pytest.raises(TypeError):
         event_struct(cucore.StreamOptions())
 
@@ -118,17 +118,26 @@ def test_abi_structs_match_the_headers():
     text = "\n".join(p.read_text() for p in sorted(headers.glob("*.h")))
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     found = {}
-    for m in re.finditer(r"typedef struct (\w+) \{(.*?)\} (\w+);", text, re.S):
+    # named and anonymous structs (DLPack's DLTensor, DLDevice... are `typedef struct { ... } Name;`)
+    for m in re.finditer(r"typedef struct (\w*)\s*\{(.*?)\} (\w+);", text, re.S):
         fields = []
         for decl in m.group(2).split(";"):
             decl = " ".join(decl.split())
             if not decl:
                 continue
-            fm = re.match(r"^(.*?)\s*(\w+)(\[\d+\])?$", decl)
-            fields.append((fm.group(2), fm.group(1) + (fm.group(3) or "")))
+            fp = re.match(r"^.*\(\*(\w+)\)\s*\(.*\)$", decl)  # a function-pointer field
+            if fp:  # _abi.py names its type "<struct>.<field>" in CALLBACKS
+                fields.append((fp.group(1), f"{m.group(3)}.{fp.group(1)}"))
+                continue
+            fm = re.match(r"^(.*?)\s*(\w+)(\[\w+\])?$", decl)  # an array's size may be a macro
+            fields.append((fm.group(2), re.sub(r"\s*\*", "*", fm.group(1).strip()) + (fm.group(3) or "")))
         found[m.group(3)] = tuple(fields)
     assert set(found) == set(_abi.STRUCTS)
     for name, fields in _abi.STRUCTS.items():
         assert found[name] == fields, name
     for name in _abi.CALLBACKS:
-        assert re.search(rf"\(\*{name}\)\(", text), name
+        if "." in name:  # a function-pointer field of a struct (checked above)
+            struct, field = name.split(".")
+            assert (field, name) in found[struct], name
+        else:
+            assert re.search(rf"\(\*{name}\)\(", text), name

@@ -158,4 +158,252 @@ TEST_F(ArgumentTest, OptionsAreValidated) {
     cucore_stream_release(stream);
 }
 
+cucore_status_t refuse_allocate(void *, uint64_t, cucore_stream_t *, uint64_t *) { return CUCORE_ERROR_OUT_OF_MEMORY; }
+void ignore_deallocate(void *, uint64_t, uint64_t, cucore_stream_t *) {}
+
+cucore_memory_resource_callbacks_t valid_callbacks() {
+    cucore_memory_resource_callbacks_t c{};
+    c.struct_size = sizeof c;
+    c.allocate = refuse_allocate;
+    c.deallocate = ignore_deallocate;
+    c.device_id = -1;
+    return c;
+}
+
+cucore_memory_resource_t *const kJunkResource = reinterpret_cast<cucore_memory_resource_t *>(0x1);
+
+TEST_F(ArgumentTest, MemoryNullOutPointers) {
+    cucore_memory_resource_t *pool = nullptr;
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource_get_default(d_, &pool), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_memory_resource_allocate(pool, 64, s_, &b), CUCORE_SUCCESS);
+    fake::reset_calls();
+    expect(cucore_pinned_memory_resource_create(d_, nullptr, nullptr), "cucore_pinned_memory_resource_create", "'resource'");
+    expect(cucore_managed_memory_resource_create(d_, nullptr, nullptr), "cucore_managed_memory_resource_create", "'resource'");
+    expect(cucore_virtual_memory_resource_create(d_, nullptr, nullptr), "cucore_virtual_memory_resource_create", "'resource'");
+    const cucore_memory_resource_callbacks_t callbacks = valid_callbacks();
+    expect(cucore_user_memory_resource_create(&callbacks, nullptr), "cucore_user_memory_resource_create", "'resource'");
+    cucore_memory_resource_t *r = kJunkResource;
+    expect(cucore_user_memory_resource_create(nullptr, &r), "cucore_user_memory_resource_create", "'callbacks'");
+    EXPECT_EQ(r, nullptr);
+    expect(cucore_memory_resource_peer_access(pool, d_, nullptr), "cucore_memory_resource_peer_access", "'access'");
+    expect(cucore_memory_resource_is_managed(pool, nullptr), "cucore_memory_resource_is_managed", "'managed'");
+    expect(cucore_buffer_deallocation_stream(b, nullptr), "cucore_buffer_deallocation_stream", "'stream'");
+    expect(cucore_buffer_is_accessed_by(b, cucore_location_t{CUCORE_LOCATION_DEVICE, 0}, nullptr),
+           "cucore_buffer_is_accessed_by", "'accessed_by'");
+    expect(cucore_buffer_last_prefetch_location(b, nullptr), "cucore_buffer_last_prefetch_location", "'location'");
+    expect(cucore_copy_3d(nullptr, s_), "cucore_copy_3d", "'copy'");
+    // The accessibility outs may each be NULL.
+    EXPECT_EQ(cucore_buffer_accessibility(b, nullptr, nullptr, nullptr), CUCORE_SUCCESS) << message();
+    int device_ok = 9;
+    EXPECT_EQ(cucore_buffer_accessibility(b, &device_ok, nullptr, nullptr), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(device_ok, 1);
+    EXPECT_EQ(fake::calls(), 0);
+    cucore_buffer_release(b);
+    cucore_memory_resource_release(pool);
+}
+
+TEST_F(ArgumentTest, MemoryResourceOptionsAreValidated) {
+    cucore_memory_resource_t *r = kJunkResource;
+    auto create_pinned = [&](const cucore_pinned_memory_resource_options_t &o) {
+        r = kJunkResource;
+        return cucore_pinned_memory_resource_create(d_, &o, &r);
+    };
+    auto create_managed = [&](const cucore_managed_memory_resource_options_t &o) {
+        r = kJunkResource;
+        return cucore_managed_memory_resource_create(d_, &o, &r);
+    };
+    auto create_virtual = [&](const cucore_virtual_memory_resource_options_t &o) {
+        r = kJunkResource;
+        return cucore_virtual_memory_resource_create(d_, &o, &r);
+    };
+    const char *pinned = "cucore_pinned_memory_resource_create";
+    const char *managed = "cucore_managed_memory_resource_create";
+    const char *vmm = "cucore_virtual_memory_resource_create";
+
+    // struct_size
+    cucore_pinned_memory_resource_options_t p = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
+    p.struct_size = 0;
+    expect(create_pinned(p), pinned, "struct_size");
+    EXPECT_EQ(r, nullptr);
+    cucore_managed_memory_resource_options_t m = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    m.struct_size = 2;
+    expect(create_managed(m), managed, "struct_size");
+    EXPECT_EQ(r, nullptr);
+    cucore_virtual_memory_resource_options_t v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+    v.struct_size = 0;
+    expect(create_virtual(v), vmm, "struct_size");
+    EXPECT_EQ(r, nullptr);
+
+    // Reserved fields.
+    p = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
+    p.reserved0 = 1;
+    expect(create_pinned(p), pinned, "options.reserved0");
+    m = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    m.reserved0 = 1;
+    expect(create_managed(m), managed, "options.reserved0");
+    v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+    v.reserved0 = 1;
+    expect(create_virtual(v), vmm, "options.reserved0");
+    v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+    v.reserved1 = 1;
+    expect(create_virtual(v), vmm, "options.reserved1");
+    cucore_device_memory_resource_options_t d = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
+    d.reserved1 = 1;
+    r = kJunkResource;
+    expect(cucore_device_memory_resource_create(d_, &d, &r), "cucore_device_memory_resource_create", "options.reserved1");
+    EXPECT_EQ(r, nullptr);
+
+    // Switches (0 or 1).
+    d = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
+    d.ipc_enabled = 2;
+    expect(cucore_device_memory_resource_create(d_, &d, &r), "cucore_device_memory_resource_create", "options.ipc_enabled");
+    p = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
+    p.ipc_enabled = 2;
+    expect(create_pinned(p), pinned, "options.ipc_enabled");
+    v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+    v.recommended_granularity = 2;
+    expect(create_virtual(v), vmm, "options");
+    v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+    v.posix_fd_shareable = 7;
+    expect(create_virtual(v), vmm, "options");
+
+    // Unknown enum values and out-of-range ids.
+    v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+    v.location_type = static_cast<cucore_location_type_t>(99);
+    expect(create_virtual(v), vmm, "options.location_type");
+    v.location_type = CUCORE_LOCATION_HOST_NUMA_CURRENT;  // not among DEVICE, HOST_NUMA, HOST
+    expect(create_virtual(v), vmm, "options.location_type");
+    v.location_type = CUCORE_LOCATION_HOST_NUMA;
+    v.location_id = -1;
+    expect(create_virtual(v), vmm, "options.location");
+    v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+    v.self_access = static_cast<cucore_access_t>(2);
+    expect(create_virtual(v), vmm, "options.self_access");
+    v.self_access = static_cast<cucore_access_t>(99);
+    expect(create_virtual(v), vmm, "options.self_access");
+    m = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    m.preferred_location.type = static_cast<cucore_location_type_t>(99);
+    expect(create_managed(m), managed, "options.preferred_location");
+    m.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, -1};
+    expect(create_managed(m), managed, "options.preferred_location");
+    m.preferred_location = cucore_location_t{CUCORE_LOCATION_HOST_NUMA_CURRENT, 0};
+    expect(create_managed(m), managed, "options.preferred_location");
+    p = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
+    p.numa_id = -2;
+    expect(create_pinned(p), pinned, "options.numa_id");
+    EXPECT_EQ(r, nullptr);
+
+    // A newer caller's larger struct asking for something unknown.
+    struct Newer {
+        cucore_pinned_memory_resource_options_t known;
+        uint64_t future_field;
+    } newer{};
+    newer.known = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
+    newer.known.struct_size = sizeof newer;
+    newer.future_field = 1;
+    expect(create_pinned(newer.known), pinned, "does not know", CUCORE_ERROR_NOT_SUPPORTED);
+}
+
+TEST_F(ArgumentTest, UserResourceCallbacksAreValidated) {
+    const char *fn = "cucore_user_memory_resource_create";
+    cucore_memory_resource_t *r = kJunkResource;
+    cucore_memory_resource_callbacks_t c = valid_callbacks();
+    c.struct_size = 0;
+    expect(cucore_user_memory_resource_create(&c, &r), fn, "struct_size");
+    EXPECT_EQ(r, nullptr);
+    c = valid_callbacks();
+    c.reserved0 = 1;
+    expect(cucore_user_memory_resource_create(&c, &r), fn, "callbacks.reserved0");
+    c = valid_callbacks();
+    c.allocate = nullptr;
+    expect(cucore_user_memory_resource_create(&c, &r), fn, "callbacks.allocate");
+    c = valid_callbacks();
+    c.deallocate = nullptr;
+    expect(cucore_user_memory_resource_create(&c, &r), fn, "callbacks.deallocate");
+    c = valid_callbacks();
+    c.device_id = -2;
+    expect(cucore_user_memory_resource_create(&c, &r), fn, "callbacks.device_id");
+    c = valid_callbacks();
+    c.managed = 2;
+    expect(cucore_user_memory_resource_create(&c, &r), fn, "callbacks");
+    c = valid_callbacks();
+    c.host_accessible = 5;
+    expect(cucore_user_memory_resource_create(&c, &r), fn, "callbacks");
+    EXPECT_EQ(r, nullptr);
+}
+
+TEST_F(ArgumentTest, PeerAccessAndManagedArgumentsAreValidated) {
+    cucore_device_t *d1 = device(1);
+    cucore_memory_resource_t *pool = nullptr, *managed = nullptr;
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource_create(d_, nullptr, &pool), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_managed_memory_resource_create(d_, nullptr, &managed), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_memory_resource_allocate(managed, 256, s_, &b), CUCORE_SUCCESS) << message();
+    fake::reset_calls();
+    const char *set = "cucore_memory_resource_set_peer_access";
+    expect(cucore_memory_resource_set_peer_access(pool, d1, static_cast<cucore_access_t>(2)), set, "access");
+    expect(cucore_memory_resource_set_peer_access(pool, d1, static_cast<cucore_access_t>(99)), set, "access");
+    expect(cucore_memory_resource_set_peer_access(pool, d1, CUCORE_ACCESS_READ), set, "read-only");
+    expect(cucore_memory_resource_set_peer_access(pool, d_, CUCORE_ACCESS_NONE), set, "own device");
+
+    const cucore_location_t dev0{CUCORE_LOCATION_DEVICE, 0};
+    const cucore_location_t unknown{static_cast<cucore_location_type_t>(99), 0};
+    expect(cucore_buffer_advise(b, static_cast<cucore_memory_advice_t>(99), dev0), "cucore_buffer_advise", "'advice'");
+    expect(cucore_buffer_advise(b, CUCORE_ADVICE_UNSET, dev0), "cucore_buffer_advise", "'advice'");
+    expect(cucore_buffer_advise(b, CUCORE_ADVICE_SET_PREFERRED_LOCATION, unknown), "cucore_buffer_advise", "'location'");
+    expect(cucore_buffer_advise(b, CUCORE_ADVICE_SET_ACCESSED_BY, cucore_location_t{CUCORE_LOCATION_DEVICE, -3}),
+           "cucore_buffer_advise", "'location'");
+    expect(cucore_buffer_prefetch(b, unknown, s_), "cucore_buffer_prefetch", "'location'");
+    expect(cucore_buffer_prefetch(b, cucore_location_t{CUCORE_LOCATION_NONE, 0}, s_), "cucore_buffer_prefetch",
+           "'location'");
+    expect(cucore_buffer_discard(b, &unknown, s_), "cucore_buffer_discard", "'prefetch_location'");
+    int yes = 9;
+    // Accessed-by is kept per processor: devices and the host, not NUMA nodes.
+    expect(cucore_buffer_is_accessed_by(b, cucore_location_t{CUCORE_LOCATION_HOST_NUMA, 0}, &yes),
+           "cucore_buffer_is_accessed_by", "'location'");
+    EXPECT_EQ(yes, 0);
+    expect(cucore_buffer_is_accessed_by(b, unknown, &yes), "cucore_buffer_is_accessed_by", "'location'");
+    cucore_buffer_release(b);
+    cucore_memory_resource_release(managed);
+    cucore_memory_resource_release(pool);
+    cucore_device_release(d1);
+}
+
+TEST_F(ArgumentTest, IpcNullPointers) {
+    cucore_memory_resource_t *pool = nullptr;
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource_get_default(d_, &pool), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_memory_resource_allocate(pool, 64, s_, &b), CUCORE_SUCCESS);
+    fake::reset_calls();
+    cucore_ipc_pool_handle_t h{};
+    uint8_t d[CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE] = {};
+    cucore_memory_resource_t *r = kJunkResource;
+    cucore_buffer_t *ib = reinterpret_cast<cucore_buffer_t *>(0x1);
+    cucore_event_t *ie = reinterpret_cast<cucore_event_t *>(0x1);
+    expect(cucore_ipc_export_memory_resource(pool, nullptr), "cucore_ipc_export_memory_resource", "'handle'");
+    expect(cucore_ipc_import_memory_resource(d_, &h, nullptr), "cucore_ipc_import_memory_resource", "'resource'");
+    expect(cucore_ipc_import_memory_resource(d_, nullptr, &r), "cucore_ipc_import_memory_resource", "'handle'");
+    EXPECT_EQ(r, nullptr);
+    expect(cucore_ipc_memory_resource_pool_id(pool, nullptr), "cucore_ipc_memory_resource_pool_id", "'pool_id'");
+    expect(cucore_ipc_export_buffer(b, nullptr), "cucore_ipc_export_buffer", "'descriptor'");
+    expect(cucore_ipc_import_buffer(pool, d, sizeof d, s_, nullptr), "cucore_ipc_import_buffer", "'buffer'");
+    expect(cucore_ipc_import_buffer(pool, nullptr, sizeof d, s_, &ib), "cucore_ipc_import_buffer", "'descriptor'");
+    EXPECT_EQ(ib, nullptr);
+    expect(cucore_ipc_export_event(e_, nullptr), "cucore_ipc_export_event", "'descriptor'");
+    expect(cucore_ipc_import_event(d_, d, CUCORE_IPC_EVENT_DESCRIPTOR_SIZE, nullptr), "cucore_ipc_import_event",
+           "'event'");
+    expect(cucore_ipc_import_event(d_, nullptr, CUCORE_IPC_EVENT_DESCRIPTOR_SIZE, &ie), "cucore_ipc_import_event",
+           "'descriptor'");
+    EXPECT_EQ(ie, nullptr);
+    // Unknown event flag bits are refused, and INTERPROCESS is known.
+    cucore_event_options_t o = CUCORE_EVENT_OPTIONS_INIT;
+    o.flags = 8;
+    expect(cucore_event_create(d_, &o, &ie), "cucore_event_create", "'options.flags'");
+    o.flags = CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_TIMING;
+    expect(cucore_event_create(d_, &o, &ie), "cucore_event_create", "'options.flags'");
+    cucore_buffer_release(b);
+    cucore_memory_resource_release(pool);
+}
+
 }  // namespace

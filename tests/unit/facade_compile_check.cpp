@@ -3,6 +3,10 @@
 // twice, and instantiates every member and template so that a warning anywhere
 // in cucore.hpp fails the build.
 #include <cucore/memory.hpp> // any capability header alone brings what it needs
+#include <cucore/dlpack.hpp>
+#include <cucore/copy_3d.hpp>
+#include <cucore/memory_user.hpp>
+#include <cucore/ipc.hpp>
 #include <cucore/stream.hpp>
 #include <cucore/event.hpp>
 #include <cucore/context.hpp>
@@ -12,7 +16,9 @@
 #include <cucore.hpp> // include guards
 
 #include <array>
+#include <complex>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -47,6 +53,28 @@ struct BigCallable { // heap-boxed by launch_host_func
 void host_fn(void *) {}
 
 void release_cb(void *) {}
+
+struct Arena final : cucore::UserMemoryResource { // a user resource
+    std::uint64_t allocate(std::uint64_t size, const cucore::Stream &stream) override {
+        return size + static_cast<std::uint64_t>(static_cast<bool>(stream));
+    }
+    void deallocate(std::uint64_t, std::uint64_t, const cucore::Stream &) noexcept override {}
+};
+
+cucore_status_t c_allocate(void *, std::uint64_t, cucore_stream_t *, std::uint64_t *address) {
+    *address = 0;
+    return CUCORE_ERROR_OUT_OF_MEMORY;
+}
+void c_deallocate(void *, std::uint64_t, std::uint64_t, cucore_stream_t *) {}
+
+// The options structs default to the C *_INIT macros.
+static_assert(cucore::detail::kPinnedPoolDefaults.numa_id == -1);
+static_assert(cucore::Location::device(3).to_c().id == 3);
+static_assert(cucore::Location::from_c(cucore::Location::host_numa(2).to_c()) == cucore::Location::host_numa(2));
+static_assert(cucore::Location{} == cucore::Location::none() && cucore::Location::none().is_none());
+static_assert(cucore::Location::host_numa_current().is_host() && !cucore::Location::device(0).is_host());
+static_assert(!std::is_constructible_v<cucore::MemoryRegion, cucore::Buffer &&, std::uint64_t>,
+              "a region of a temporary buffer would dangle");
 
 } // namespace
 
@@ -201,6 +229,105 @@ int cucore_facade_compile_check() {
     b12 = b10;
     swap(b12, b10);
     sum += static_cast<int>(b7 == b8) + static_cast<int>(b9 != b12) + static_cast<int>(static_cast<bool>(mr_copy));
+
+    // The other resources, accessibility, growth, managed memory, 3D copies.
+    cucore::PinnedPoolOptions pin_opts;
+    pin_opts.numa_id = 0;
+    pin_opts.ipc_enabled = true;
+    cucore::ManagedPoolOptions man_opts;
+    man_opts.preferred_location = cucore::Location::device(dev);
+    cucore::VirtualMemoryOptions vmm_opts;
+    vmm_opts.reserve_size = 1u << 30;
+    vmm_opts.location_type = CUCORE_LOCATION_HOST_NUMA;
+    cucore::DevicePoolOptions ipc_opts;
+    ipc_opts.ipc_enabled = true;
+    cucore::MemoryResource mr_pin = cucore::MemoryResource::pinned_pool(dev);
+    cucore::MemoryResource mr_pin2 = cucore::MemoryResource::pinned_pool(dev, pin_opts);
+    cucore::MemoryResource mr_man = cucore::MemoryResource::managed_pool(dev);
+    cucore::MemoryResource mr_man2 = cucore::MemoryResource::managed_pool(dev, man_opts);
+    cucore::MemoryResource mr_vmm = cucore::MemoryResource::virtual_memory(dev);
+    cucore::MemoryResource mr_vmm2 = cucore::MemoryResource::virtual_memory(dev, vmm_opts);
+    cucore::MemoryResource mr_ipc = cucore::MemoryResource::device_pool(dev, ipc_opts);
+    cucore::MemoryResource mr_user = cucore::MemoryResource::user(std::make_shared<Arena>(), {0, true, false, false});
+    cucore::MemoryResource mr_fn = cucore::MemoryResource::user(
+        [](std::uint64_t size, const cucore::Stream &) { return size; },
+        [](std::uint64_t, std::uint64_t, const cucore::Stream &) {}, cucore::UserMemoryTraits{});
+    cucore_memory_resource_callbacks_t callbacks{};
+    callbacks.struct_size = sizeof callbacks;
+    callbacks.allocate = &c_allocate;
+    callbacks.deallocate = &c_deallocate;
+    cucore::MemoryResource mr_c = cucore::MemoryResource::user(callbacks);
+    mr_pin.set_peer_access(dev, CUCORE_ACCESS_READ_WRITE);
+    sum += static_cast<int>(mr_pin2.peer_access(dev)) + static_cast<int>(mr_man2.pool_handle() != nullptr) +
+           static_cast<int>(mr_vmm2 == mr_ipc) + static_cast<int>(mr_fn == mr_c);
+    cucore::Buffer m1 = mr_man.allocate(1u << 20, s1);
+    cucore::Buffer v1 = mr_vmm.allocate(1u << 20);
+    cucore::Buffer u1 = mr_user.allocate(64);
+    v1.grow(2u << 20);
+    const cucore::Stream dealloc = m1.deallocation_stream();
+    sum += static_cast<int>(mr_man.is_managed()) + static_cast<int>(m1.is_managed()) +
+           static_cast<int>(v1.is_device_accessible()) +
+           static_cast<int>(u1.is_host_accessible()) + static_cast<int>(static_cast<bool>(dealloc));
+    m1.advise(CUCORE_ADVICE_SET_READ_MOSTLY);
+    m1.advise(CUCORE_ADVICE_SET_ACCESSED_BY, cucore::Location::device(0));
+    m1.set_read_mostly(true);
+    m1.set_preferred_location(cucore::Location::host());
+    m1.set_preferred_location(cucore::Location::none());
+    m1.add_accessed_by(cucore::Location::device(dev));
+    m1.remove_accessed_by(cucore::Location::device(0));
+    m1.prefetch(cucore::Location::device(0), s1);
+    m1.discard(s1);
+    m1.discard_prefetch(cucore::Location::host_numa_current(), s1);
+    const cucore::Location last = m1.last_prefetch_location();
+    sum += static_cast<int>(m1.read_mostly()) + m1.preferred_location().id + last.id +
+           static_cast<int>(m1.is_accessed_by(cucore::Location::device(0)));
+    std::vector<std::uint8_t> tile(16 * 8);
+    const std::vector<std::uint8_t> image(64 * 8 * 2);
+    cucore::copy_2d(cucore::MemoryRegion::host(tile.data(), 16), cucore::MemoryRegion(b1, 64).at(4, 2), 16, 8, s1);
+    cucore::copy_3d(cucore::MemoryRegion(b1, 64, 8, 128).at(1, 2, 0), cucore::MemoryRegion::host(image.data(), 64, 8),
+                    cucore::Extent3D{16, 4, 2}, s1);
+    const cucore_copy_3d_t c3 = cucore::to_c(cucore::MemoryRegion(v1, 32), cucore::MemoryRegion(m1, 32), {8, 2, 1});
+    sum += static_cast<int>(c3.width);
+
+    // DLPack: export (versioned, legacy), the owners, import, the device.
+    namespace dl = cucore::dlpack;
+    dl::Tensor x1 = dl::export_tensor(b1);
+    dl::Tensor x2 = dl::export_tensor(b1, dl::Layout::of<float>({4, 8}).strides({8, 1}).byte_offset(16).read_only());
+    dl::LegacyTensor x3 = dl::export_legacy(b1);
+    dl::LegacyTensor x4 = dl::export_legacy(b1, dl::Layout(dl::dtype<std::complex<double>>(), 4));
+    const std::vector<std::int64_t> dl_shape{2, 3};
+    const dl::Layout dl_layout(dl::dtype<std::int16_t>(), dl_shape.data(), dl_shape.size());
+    dl::Tensor x5 = std::move(x2);
+    x2 = std::move(x5);
+    cucore::Buffer i1 = dl::import_tensor(std::move(x1));
+    cucore::Buffer i2 = dl::import_tensor(std::move(x3));
+    cucore::Buffer i3 = dl::import_tensor(x2.release());
+    cucore::Buffer i4 = dl::import_tensor(x4.release());
+    x5.reset();
+    const DLDevice dl_dev = dl::device(i1);
+    sum += dl_dev.device_id + static_cast<int>(i2.size() + i3.size() + i4.size()) + dl_layout.to_c().ndim +
+           static_cast<int>(static_cast<bool>(x5)) + (x2.get() != nullptr ? x2.tensor().ndim : 0);
+
+    // IPC: the owning pool handle, descriptors as arrays, import overloads.
+    cucore::ipc::PoolHandle ph = cucore::ipc::export_memory_resource(mr_ipc);
+    cucore::ipc::PoolHandle ph2(std::move(ph));
+    ph = std::move(ph2);
+    const cucore::ipc::PoolId pid = cucore::ipc::pool_id(mr_ipc);
+    cucore::ipc::PoolHandle ph3(ph.fd(), ph.kind(), pid);
+    (void)ph3.release();
+    const cucore::MemoryResource mr_imported = cucore::ipc::import_memory_resource(dev, ph);
+    const cucore::ipc::BufferDescriptor bd = cucore::ipc::export_buffer(b1);
+    cucore::Buffer ib1 = cucore::ipc::import_buffer(mr_imported, bd, s1);
+    cucore::Buffer ib2 = cucore::ipc::import_buffer(mr_imported, bd.data(), bd.size(), s1);
+    cucore::EventOptions ipc_event_opts;
+    ipc_event_opts.ipc_enabled = true;
+    const cucore::Event ipc_event = dev.create_event(ipc_event_opts);
+    const cucore::ipc::EventDescriptor ed = cucore::ipc::export_event(ipc_event);
+    const cucore::Event ie1 = cucore::ipc::import_event(dev, ed);
+    const cucore::Event ie2 = cucore::ipc::import_event(dev, ed.data(), ed.size());
+    ph.reset();
+    sum += static_cast<int>(ph.c().kind) + static_cast<int>(static_cast<bool>(ph)) + pid[0] +
+           static_cast<int>(ib1 == ib2) + static_cast<int>(ie1 == ie2);
 
     try {
         (void)cucore::live_object_count(CUCORE_OBJECT_STREAM);

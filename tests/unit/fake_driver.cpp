@@ -7,6 +7,10 @@
 #include <mutex>
 #include <set>
 
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace fake {
 namespace {
 
@@ -47,6 +51,9 @@ struct FakePool {
     uint64_t release_threshold = 0;
     int reuse[3] = {1, 1, 1};
     uint64_t used = 0, used_high = 0;
+    CUmemPoolProps props{};                // what cuMemPoolCreate was given (device pools: DEVICE location)
+    std::map<int, CUmemAccess_flags> access;  // cuMemPoolSetAccess grants, by device
+    FakePool *imported_from = nullptr;        // IPC: the exporting pool of an imported one
 };
 std::vector<std::unique_ptr<FakePool>> g_default_pools;  // one per device, never destroyed
 std::vector<std::unique_ptr<FakePool>> g_pool_storage;    // created pools, kept for the process
@@ -54,8 +61,48 @@ std::set<FakePool *> g_pools;                             // created pools alive
 std::set<FakePool *> g_all_pools;                         // every pool the fake knows
 std::map<CUdeviceptr, size_t> g_allocations;             // live allocations (pool and pinned)
 std::map<CUdeviceptr, FakePool *> g_allocation_pool;     // the pool of each pool allocation
+// IPC. An exported pool's fd is a memfd, known by its inode; an imported
+// pointer is "mapped" at the exporter's address (one process: the same bytes),
+// so cuMemFreeAsync of an imported address unmaps it instead of freeing.
+std::map<std::pair<dev_t, ino_t>, FakePool *> g_exported_pools;
+std::multimap<CUdeviceptr, FakePool *> g_imported_pointers;  // address -> the imported pool it was mapped into
+// Managed allocations (from managed pools) and the advice the driver keeps for them.
+struct FakeManaged {
+    size_t size = 0;
+    int read_mostly = 0;
+    CUmemLocation preferred{CU_MEM_LOCATION_TYPE_INVALID, 0};
+    std::set<int> accessed_by;
+    CUmemLocation last_prefetch{CU_MEM_LOCATION_TYPE_INVALID, 0};
+};
+std::map<CUdeviceptr, FakeManaged> g_managed;
+// Virtual memory: physical memory is a memfd, reservations are PROT_NONE host
+// ranges, mappings put the memfd's pages there.
+struct FakePhysical {
+    int fd;
+    size_t size;
+    CUmemAllocationProp prop;
+    int maps = 0;
+    bool released = false;
+};
+struct FakeMapping {
+    size_t size;
+    CUmemGenericAllocationHandle handle;
+    std::map<int, CUmemAccess_flags> access;  // by device
+};
+std::map<CUmemGenericAllocationHandle, FakePhysical> g_physical;
+CUmemGenericAllocationHandle g_next_physical = 0x1000;
+std::map<CUdeviceptr, size_t> g_reservations;  // start -> size
+// Reservations come from one PROT_NONE arena, placed deterministically: each
+// new one leaves a gap of its own size after it, so a reservation can be
+// extended in place (hint = its end) unless a test blocks the gap.
+constexpr size_t kArenaSize = size_t{16} << 30;
+uintptr_t g_arena = 0;
+uintptr_t g_arena_next = 0;
+std::map<CUdeviceptr, FakeMapping> g_mappings;  // start -> mapping
 thread_local CUcontext t_current = nullptr;
 thread_local int t_uncounted = 0;
+std::map<std::pair<int, int>, int> g_attributes;  // (attribute, device) -> value overrides
+int g_driver_version = 13000;
 
 // Every fake entry point starts here: counts the call and injects failures.
 CUresult enter(const char *name) {
@@ -102,7 +149,7 @@ CUresult f_cuGetErrorString(CUresult, const char **text) {
     return CUDA_SUCCESS;
 }
 CUresult f_cuInit(unsigned) { return CUDA_SUCCESS; }
-CUresult f_cuDriverGetVersion(int *version) { ENTER("cuDriverGetVersion"); *version = 13000; return CUDA_SUCCESS; }
+CUresult f_cuDriverGetVersion(int *version) { ENTER("cuDriverGetVersion"); *version = g_driver_version; return CUDA_SUCCESS; }
 CUresult f_cuDeviceGet(CUdevice *device, int ordinal) {
     ENTER("cuDeviceGet");
     if (ordinal < 0 || ordinal >= g_devices) return CUDA_ERROR_INVALID_DEVICE;
@@ -133,6 +180,10 @@ CUresult f_cuDeviceTotalMem(size_t *bytes, CUdevice device) {
 CUresult f_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device) {
     ENTER("cuDeviceGetAttribute");
     if (attribute <= 0 || attribute >= CU_DEVICE_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
+    if (auto it = g_attributes.find({attribute, device}); it != g_attributes.end()) {
+        *value = it->second;
+        return CUDA_SUCCESS;
+    }
     // A value that encodes both inputs, so tests can check what was asked.
     *value = static_cast<int>(attribute) * 10 + device;
     return CUDA_SUCCESS;
@@ -276,9 +327,23 @@ CUresult f_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice device) {
 }
 CUresult f_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props) {
     ENTER("cuMemPoolCreate");
-    if (!props || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+    if (!props) return CUDA_ERROR_INVALID_VALUE;
+    // Device pools, host pools (HOST, HOST_NUMA) of pinned memory, and managed pools.
+    const CUmemLocationType where = props->location.type;
+    const bool device_location = where == CU_MEM_LOCATION_TYPE_DEVICE;
+    const bool host_location = where == CU_MEM_LOCATION_TYPE_HOST || where == CU_MEM_LOCATION_TYPE_HOST_NUMA;
+    if (props->allocType == CU_MEM_ALLOCATION_TYPE_PINNED) {
+        if (!device_location && !host_location) return CUDA_ERROR_INVALID_VALUE;
+    } else if (props->allocType == CU_MEM_ALLOCATION_TYPE_MANAGED) {
+        if (!device_location && !host_location && where != CU_MEM_LOCATION_TYPE_NONE) return CUDA_ERROR_INVALID_VALUE;
+    } else {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (device_location && (props->location.id < 0 || props->location.id >= g_devices)) return CUDA_ERROR_INVALID_DEVICE;
+    if (where == CU_MEM_LOCATION_TYPE_HOST_NUMA && props->location.id < 0) return CUDA_ERROR_INVALID_VALUE;
     g_pool_storage.push_back(std::make_unique<FakePool>());
-    g_pool_storage.back()->device = props->location.id;
+    g_pool_storage.back()->device = device_location ? props->location.id : -1;
+    g_pool_storage.back()->props = *props;
     FakePool *created = g_pool_storage.back().get();
     g_pools.insert(created);
     g_all_pools.insert(created);
@@ -337,6 +402,11 @@ CUresult f_cuMemAllocFromPoolAsync(CUdeviceptr *address, size_t size, CUmemoryPo
     g_allocations[*address] = size;
     auto *p = reinterpret_cast<FakePool *>(pool);
     g_allocation_pool[*address] = p;
+    if (p->props.allocType == CU_MEM_ALLOCATION_TYPE_MANAGED) {
+        FakeManaged range;
+        range.size = size;
+        g_managed.emplace(*address, range);
+    }
     p->used += size;
     if (p->used > p->used_high) p->used_high = p->used;
     return CUDA_SUCCESS;
@@ -344,6 +414,10 @@ CUresult f_cuMemAllocFromPoolAsync(CUdeviceptr *address, size_t size, CUmemoryPo
 CUresult f_cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
     ENTER("cuMemFreeAsync");
     if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    if (auto imported = g_imported_pointers.find(address); imported != g_imported_pointers.end()) {
+        g_imported_pointers.erase(imported);  // an import is unmapped, never freed
+        return CUDA_SUCCESS;
+    }
     auto found = g_allocations.find(address);
     if (found == g_allocations.end()) return CUDA_ERROR_INVALID_VALUE;
     if (auto pool = g_allocation_pool.find(address); pool != g_allocation_pool.end()) {
@@ -351,6 +425,7 @@ CUresult f_cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
         g_allocation_pool.erase(pool);
     }
     g_allocations.erase(found);
+    g_managed.erase(address);
     std::free(reinterpret_cast<void *>(address));
     return CUDA_SUCCESS;
 }
@@ -394,6 +469,487 @@ CUresult f_cuMemsetD32Async(CUdeviceptr a, unsigned int v, size_t n, CUstream s)
     return fake_memset(a, v, n, s);
 }
 
+// ---- Peer and strided copies, pool access, managed memory, virtual memory ----
+
+CUresult f_cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src, CUcontext src_context,
+                             size_t size, CUstream stream) {
+    ENTER("cuMemcpyPeerAsync");
+    if (!as_context(dst_context) || !as_context(src_context)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    std::memmove(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), size);
+    return CUDA_SUCCESS;
+}
+bool is_reserved(CUdeviceptr address, size_t size);
+// A real strided copy on host memory, checking the layout as the driver does.
+CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *c, CUstream stream) {
+    ENTER("cuMemcpy3DAsync");
+    if (!c) return CUDA_ERROR_INVALID_VALUE;
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    auto base = [](CUmemorytype type, const void *host, CUdeviceptr device) -> const unsigned char * {
+        if (type == CU_MEMORYTYPE_HOST) return static_cast<const unsigned char *>(host);
+        if (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED)
+            return reinterpret_cast<const unsigned char *>(device);
+        return nullptr;  // arrays are not faked
+    };
+    const unsigned char *src = base(c->srcMemoryType, c->srcHost, c->srcDevice);
+    auto *dst = const_cast<unsigned char *>(base(c->dstMemoryType, c->dstHost, c->dstDevice));
+    if (!src || !dst || c->srcLOD != 0 || c->dstLOD != 0) return CUDA_ERROR_INVALID_VALUE;
+    if (c->srcXInBytes + c->WidthInBytes > c->srcPitch || c->dstXInBytes + c->WidthInBytes > c->dstPitch)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (c->Depth > 1 && (c->srcY + c->Height > c->srcHeight || c->dstY + c->Height > c->dstHeight))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (c->Height == 0 || c->Depth == 0) return CUDA_SUCCESS;
+    // A side in memory the fake handed out must stay inside it (a real GPU would
+    // fault or corrupt memory; the fake must not crash the test).
+    auto inside = [](CUmemorytype type, CUdeviceptr base, size_t x, size_t y, size_t z, size_t pitch, size_t height,
+                     size_t width, size_t rows, size_t depth) {
+        if (type == CU_MEMORYTYPE_HOST) return true;
+        // 64-bit factors: (z + depth) * height fits 128 bits; times pitch may not, so cap it first.
+        using U = unsigned __int128;
+        const U cap = U{1} << 64;
+        U last_row = (U{z} + depth - 1) * height + y + rows - 1;
+        if (last_row >= cap) return false;
+        U first = (U{z} * height + y) * pitch + x;
+        U end = last_row * pitch + x + width;
+        auto allocation = g_allocations.upper_bound(base);
+        if (allocation != g_allocations.begin() && base < std::prev(allocation)->first + std::prev(allocation)->second) {
+            --allocation;
+            return base + end <= allocation->first + allocation->second && first <= end;
+        }
+        auto mapping = g_mappings.upper_bound(base);
+        if (mapping != g_mappings.begin() && base < std::prev(mapping)->first + std::prev(mapping)->second.size)
+            return end < cap && is_reserved(base, static_cast<size_t>(end));
+        return true;  // memory the fake does not know (the user's): trusted
+    };
+    if (!inside(c->srcMemoryType, c->srcDevice, c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch, c->srcHeight,
+                c->WidthInBytes, c->Height, c->Depth) ||
+        !inside(c->dstMemoryType, c->dstDevice, c->dstXInBytes, c->dstY, c->dstZ, c->dstPitch, c->dstHeight,
+                c->WidthInBytes, c->Height, c->Depth))
+        return CUDA_ERROR_ILLEGAL_ADDRESS;
+    for (size_t z = 0; z < c->Depth; ++z)
+        for (size_t y = 0; y < c->Height; ++y) {
+            const size_t from = ((c->srcZ + z) * c->srcHeight + c->srcY + y) * c->srcPitch + c->srcXInBytes;
+            const size_t to = ((c->dstZ + z) * c->dstHeight + c->dstY + y) * c->dstPitch + c->dstXInBytes;
+            std::memmove(dst + to, src + from, c->WidthInBytes);
+        }
+    return CUDA_SUCCESS;
+}
+bool valid_device_location(const CUmemLocation &l) {
+    return l.type == CU_MEM_LOCATION_TYPE_DEVICE && l.id >= 0 && l.id < g_devices;
+}
+CUresult f_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count) {
+    ENTER("cuMemPoolSetAccess");
+    auto *p = reinterpret_cast<FakePool *>(pool);
+    if (!g_all_pools.count(p) || !map || count == 0) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < count; ++i) {
+        if (!valid_device_location(map[i].location)) return CUDA_ERROR_INVALID_DEVICE;
+        if (map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+            return CUDA_ERROR_INVALID_VALUE;  // pools grant read-write or nothing
+        if (p->device == map[i].location.id && map[i].flags == CU_MEM_ACCESS_FLAGS_PROT_NONE)
+            return CUDA_ERROR_INVALID_DEVICE;  // the owner keeps its access
+    }
+    for (size_t i = 0; i < count; ++i) p->access[map[i].location.id] = map[i].flags;
+    return CUDA_SUCCESS;
+}
+CUmemAccess_flags fake_pool_access(const FakePool *p, int device) {
+    if (p->device == device || p->props.allocType == CU_MEM_ALLOCATION_TYPE_MANAGED)
+        return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    auto it = p->access.find(device);
+    return it == p->access.end() ? CU_MEM_ACCESS_FLAGS_PROT_NONE : it->second;
+}
+CUresult f_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool pool, CUmemLocation *location) {
+    ENTER("cuMemPoolGetAccess");
+    auto *p = reinterpret_cast<FakePool *>(pool);
+    if (!g_all_pools.count(p) || !flags || !location) return CUDA_ERROR_INVALID_VALUE;
+    if (!valid_device_location(*location)) return CUDA_ERROR_INVALID_DEVICE;
+    *flags = fake_pool_access(p, location->id);
+    return CUDA_SUCCESS;
+}
+// The managed allocation holding [address, address + size), or null.
+FakeManaged *managed_range(CUdeviceptr address, size_t size) {
+    auto it = g_managed.upper_bound(address);
+    if (it == g_managed.begin()) return nullptr;
+    --it;
+    if (address + size > it->first + it->second.size) return nullptr;
+    return &it->second;
+}
+bool valid_prefetch_location(const CUmemLocation &l) {
+    return valid_device_location(l) || l.type == CU_MEM_LOCATION_TYPE_HOST ||
+           l.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT || (l.type == CU_MEM_LOCATION_TYPE_HOST_NUMA && l.id >= 0);
+}
+CUresult f_cuMemAdvise(CUdeviceptr address, size_t size, CUmem_advise advice, CUmemLocation location) {
+    ENTER("cuMemAdvise");
+    FakeManaged *m = managed_range(address, size);
+    if (!m || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    switch (advice) {
+        case CU_MEM_ADVISE_SET_READ_MOSTLY: m->read_mostly = 1; break;
+        case CU_MEM_ADVISE_UNSET_READ_MOSTLY: m->read_mostly = 0; break;
+        case CU_MEM_ADVISE_SET_PREFERRED_LOCATION:
+            if (!valid_prefetch_location(location)) return CUDA_ERROR_INVALID_DEVICE;
+            m->preferred = location;
+            break;
+        case CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION: m->preferred = {CU_MEM_LOCATION_TYPE_INVALID, 0}; break;
+        case CU_MEM_ADVISE_SET_ACCESSED_BY:
+            if (!valid_device_location(location)) return CUDA_ERROR_INVALID_DEVICE;
+            m->accessed_by.insert(location.id);
+            break;
+        case CU_MEM_ADVISE_UNSET_ACCESSED_BY:
+            if (!valid_device_location(location)) return CUDA_ERROR_INVALID_DEVICE;
+            m->accessed_by.erase(location.id);
+            break;
+        default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemPrefetchAsync(CUdeviceptr address, size_t size, CUmemLocation location, unsigned flags,
+                              CUstream stream) {
+    ENTER("cuMemPrefetchAsync");
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    FakeManaged *m = managed_range(address, size);
+    if (!m || size == 0 || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    if (!valid_prefetch_location(location)) return CUDA_ERROR_INVALID_DEVICE;
+    m->last_prefetch = location;
+    return CUDA_SUCCESS;
+}
+// Discarded contents are unspecified: the fake makes them recognisable.
+CUresult fake_discard(CUdeviceptr *addresses, size_t *sizes, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+        if (!managed_range(addresses[i], sizes[i]) || sizes[i] == 0) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < count; ++i) std::memset(reinterpret_cast<void *>(addresses[i]), kDiscardedByte, sizes[i]);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemDiscardBatchAsync(CUdeviceptr *addresses, size_t *sizes, size_t count, unsigned long long flags,
+                                  CUstream stream) {
+    ENTER("cuMemDiscardBatchAsync");
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    if (!addresses || !sizes || count == 0 || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    return fake_discard(addresses, sizes, count);
+}
+CUresult f_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *addresses, size_t *sizes, size_t count,
+                                             CUmemLocation *locations, size_t *location_indices, size_t locations_count,
+                                             unsigned long long flags, CUstream stream) {
+    ENTER("cuMemDiscardAndPrefetchBatchAsync");
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    if (!addresses || !sizes || count == 0 || flags != 0 || !locations || !location_indices || locations_count == 0 ||
+        location_indices[0] != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t k = 0; k < locations_count; ++k)
+        if (!valid_prefetch_location(locations[k]) || location_indices[k] >= count) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = fake_discard(addresses, sizes, count)) return r;
+    // Location k applies from operation location_indices[k] on.
+    size_t k = 0;
+    for (size_t i = 0; i < count; ++i) {
+        while (k + 1 < locations_count && location_indices[k + 1] <= i) ++k;
+        managed_range(addresses[i], sizes[i])->last_prefetch = locations[k];
+    }
+    return CUDA_SUCCESS;
+}
+// The driver's int for a location in the legacy attributes: an ordinal, -1 (CPU) or -2 (none).
+int legacy_location(const CUmemLocation &l) {
+    if (l.type == CU_MEM_LOCATION_TYPE_DEVICE) return l.id;
+    return l.type == CU_MEM_LOCATION_TYPE_INVALID ? -2 : -1;
+}
+CUresult f_cuMemRangeGetAttribute(void *data, size_t data_size, CUmem_range_attribute attribute, CUdeviceptr address,
+                                  size_t size) {
+    ENTER("cuMemRangeGetAttribute");
+    FakeManaged *m = managed_range(address, size);
+    if (!m || size == 0 || !data) return CUDA_ERROR_INVALID_VALUE;
+    auto *out = static_cast<int *>(data);
+    if (attribute == CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY) {
+        if (data_size == 0 || data_size % 4 != 0) return CUDA_ERROR_INVALID_VALUE;
+        size_t n = 0;
+        for (int device : m->accessed_by)
+            if (n < data_size / 4) out[n++] = device;
+        for (; n < data_size / 4; ++n) out[n] = -2;  // CU_DEVICE_INVALID ends the list
+        return CUDA_SUCCESS;
+    }
+    if (data_size != 4) return CUDA_ERROR_INVALID_VALUE;
+    switch (attribute) {
+        case CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY: *out = m->read_mostly; break;
+        case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION: *out = legacy_location(m->preferred); break;
+        case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION: *out = legacy_location(m->last_prefetch); break;
+        case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE: *out = m->preferred.type; break;
+        case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID: *out = m->preferred.id; break;
+        case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE: *out = m->last_prefetch.type; break;
+        case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID: *out = m->last_prefetch.id; break;
+        default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+bool valid_vmm_prop(const CUmemAllocationProp *prop) {
+    if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED) return false;
+    switch (prop->location.type) {
+        case CU_MEM_LOCATION_TYPE_DEVICE: return prop->location.id >= 0 && prop->location.id < g_devices;
+        case CU_MEM_LOCATION_TYPE_HOST:
+        case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: return true;
+        case CU_MEM_LOCATION_TYPE_HOST_NUMA: return prop->location.id >= 0;
+        default: return false;
+    }
+}
+CUresult f_cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+                                         CUmemAllocationGranularity_flags option) {
+    ENTER("cuMemGetAllocationGranularity");
+    if (!granularity || !valid_vmm_prop(prop)) return CUDA_ERROR_INVALID_VALUE;
+    if (option == CU_MEM_ALLOC_GRANULARITY_MINIMUM) *granularity = kVmmMinimumGranularity;
+    else if (option == CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) *granularity = kVmmRecommendedGranularity;
+    else return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
+                       unsigned long long flags) {
+    ENTER("cuMemCreate");
+    if (!handle || !valid_vmm_prop(prop) || flags != 0 || size == 0 || size % kVmmMinimumGranularity != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    const int fd = memfd_create("cucore-fake-vmm", MFD_CLOEXEC);
+    if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+        close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *handle = g_next_physical++;
+    g_physical[*handle] = FakePhysical{fd, size, *prop};
+    return CUDA_SUCCESS;
+}
+// Physical memory goes when it is released and no longer mapped (as in the driver).
+void drop_physical_if_unused(CUmemGenericAllocationHandle handle) {
+    auto it = g_physical.find(handle);
+    if (it != g_physical.end() && it->second.released && it->second.maps == 0) {
+        close(it->second.fd);
+        g_physical.erase(it);
+    }
+}
+CUresult f_cuMemRelease(CUmemGenericAllocationHandle handle) {
+    ENTER("cuMemRelease");
+    auto it = g_physical.find(handle);
+    if (it == g_physical.end() || it->second.released) return CUDA_ERROR_INVALID_VALUE;
+    it->second.released = true;
+    drop_physical_if_unused(handle);
+    return CUDA_SUCCESS;
+}
+// Whether no reservation overlaps [address, address + size) and it lies in the arena.
+bool is_free_range(uintptr_t address, size_t size) {
+    if (address < g_arena || address + size > g_arena + kArenaSize || address + size < address) return false;
+    auto next = g_reservations.lower_bound(address);
+    if (next != g_reservations.end() && next->first < address + size) return false;
+    return next == g_reservations.begin() || std::prev(next)->first + std::prev(next)->second <= address;
+}
+CUresult f_cuMemAddressReserve(CUdeviceptr *address, size_t size, size_t alignment, CUdeviceptr hint,
+                               unsigned long long flags) {
+    ENTER("cuMemAddressReserve");
+    if (!address || size == 0 || size % kVmmMinimumGranularity != 0 || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    if (alignment == 0) alignment = kVmmMinimumGranularity;
+    if (alignment % kVmmMinimumGranularity != 0) return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t start = 0;
+    if (hint != 0 && hint % alignment == 0 && is_free_range(hint, size)) {
+        start = hint;  // a hint is honoured when that range is free
+    } else {
+        start = (g_arena_next + alignment - 1) / alignment * alignment;
+        // Past whatever is reserved there already (a test's blocker).
+        for (auto it = g_reservations.upper_bound(start); !is_free_range(start, size);) {
+            if (it != g_reservations.begin() && std::prev(it)->first + std::prev(it)->second > start) --it;
+            if (it == g_reservations.end() || start + size <= g_arena || start >= g_arena + kArenaSize)
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            start = (it->first + it->second + alignment - 1) / alignment * alignment;
+            it = g_reservations.upper_bound(start);
+        }
+        g_arena_next = start + 2 * size;
+    }
+    *address = static_cast<CUdeviceptr>(start);
+    g_reservations[*address] = size;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemAddressFree(CUdeviceptr address, size_t size) {
+    ENTER("cuMemAddressFree");
+    auto it = g_reservations.find(address);
+    if (it == g_reservations.end() || it->second != size) return CUDA_ERROR_INVALID_VALUE;
+    // A range with memory still mapped in it is refused (unmap first), so leaks show.
+    auto mapped = g_mappings.lower_bound(address);
+    if (mapped != g_mappings.end() && mapped->first < address + size) return CUDA_ERROR_INVALID_VALUE;
+    g_reservations.erase(it);  // the arena's pages are PROT_NONE again since the unmap
+    return CUDA_SUCCESS;
+}
+// Whether [address, address + size) lies in reserved ranges (adjacent reservations count as one).
+bool is_reserved(CUdeviceptr address, size_t size) {
+    CUdeviceptr at = address;
+    const CUdeviceptr end = address + size;
+    while (at < end) {
+        auto it = g_reservations.upper_bound(at);
+        if (it == g_reservations.begin()) return false;
+        --it;
+        if (at >= it->first + it->second) return false;
+        at = it->first + it->second;
+    }
+    return true;
+}
+CUresult f_cuMemMap(CUdeviceptr address, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+                    unsigned long long flags) {
+    ENTER("cuMemMap");
+    auto physical = g_physical.find(handle);
+    if (physical == g_physical.end() || physical->second.released || flags != 0 || offset != 0 || size == 0 ||
+        size > physical->second.size || size % kVmmMinimumGranularity != 0 || !is_reserved(address, size))
+        return CUDA_ERROR_INVALID_VALUE;
+    auto next = g_mappings.lower_bound(address);
+    if (next != g_mappings.end() && next->first < address + size) return CUDA_ERROR_INVALID_VALUE;  // overlap
+    if (next != g_mappings.begin() && std::prev(next)->first + std::prev(next)->second.size > address)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *at = mmap(reinterpret_cast<void *>(address), size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                    physical->second.fd, 0);
+    if (at == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+    ++physical->second.maps;
+    g_mappings[address] = FakeMapping{size, handle, {}};
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemUnmap(CUdeviceptr address, size_t size) {
+    ENTER("cuMemUnmap");
+    // Every mapping in the range goes; a mapping cut by the range's ends is an error.
+    auto first = g_mappings.lower_bound(address);
+    if (first != g_mappings.begin() && std::prev(first)->first + std::prev(first)->second.size > address)
+        return CUDA_ERROR_INVALID_VALUE;
+    auto last = first;
+    while (last != g_mappings.end() && last->first < address + size) {
+        if (last->first + last->second.size > address + size) return CUDA_ERROR_INVALID_VALUE;
+        ++last;
+    }
+    if (first == last) return CUDA_ERROR_INVALID_VALUE;  // nothing mapped there
+    for (auto it = first; it != last;) {
+        mmap(reinterpret_cast<void *>(it->first), it->second.size, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        const CUmemGenericAllocationHandle handle = it->second.handle;
+        --g_physical[handle].maps;
+        it = g_mappings.erase(it);
+        drop_physical_if_unused(handle);
+    }
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemSetAccess(CUdeviceptr address, size_t size, const CUmemAccessDesc *desc, size_t count) {
+    ENTER("cuMemSetAccess");
+    if (!desc || count == 0 || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < count; ++i)
+        if (!valid_device_location(desc[i].location) || desc[i].flags > CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+            return CUDA_ERROR_INVALID_VALUE;
+    // Every byte of the range must be mapped.
+    std::vector<FakeMapping *> covered;
+    CUdeviceptr at = address;
+    while (at < address + size) {
+        auto it = g_mappings.upper_bound(at);
+        if (it == g_mappings.begin()) return CUDA_ERROR_INVALID_VALUE;
+        --it;
+        if (at >= it->first + it->second.size) return CUDA_ERROR_INVALID_VALUE;
+        covered.push_back(&it->second);
+        at = it->first + it->second.size;
+    }
+    for (FakeMapping *mapping : covered)
+        for (size_t i = 0; i < count; ++i) mapping->access[desc[i].location.id] = desc[i].flags;
+    return CUDA_SUCCESS;
+}
+
+// Unmaps and frees every VMM object (install() starts from nothing).
+void forget_virtual_memory() {
+    for (auto &[address, mapping] : g_mappings)
+        mmap(reinterpret_cast<void *>(address), mapping.size, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    g_reservations.clear();
+    g_mappings.clear();
+    for (auto &[handle, physical] : g_physical) close(physical.fd);
+    g_physical.clear();
+    if (!g_arena) {  // once per process; never unmapped (only address space)
+        void *arena = mmap(nullptr, kArenaSize + (size_t{2} << 20), PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (arena != MAP_FAILED) g_arena = (reinterpret_cast<uintptr_t>(arena) + (size_t{2} << 20) - 1) & ~((size_t{2} << 20) - 1);
+    }
+    g_arena_next = g_arena;
+}
+
+// ---- IPC ----
+constexpr uint64_t kExportMagic = 0xFA4E1BC0DE5EA1EDull;
+std::pair<dev_t, ino_t> fd_identity(int fd) {
+    struct stat st {};
+    if (fstat(fd, &st) != 0) return {0, 0};
+    return {st.st_dev, st.st_ino};
+}
+CUresult f_cuMemPoolExportToShareableHandle(void *handle, CUmemoryPool pool, CUmemAllocationHandleType type,
+                                            unsigned long long flags) {
+    ENTER("cuMemPoolExportToShareableHandle");
+    auto *p = reinterpret_cast<FakePool *>(pool);
+    if (!handle || flags != 0 || !g_pools.count(p) || p->imported_from) return CUDA_ERROR_INVALID_VALUE;
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || !(p->props.handleTypes & type))
+        return CUDA_ERROR_INVALID_VALUE;  // the pool was not created shareable this way
+    const int fd = memfd_create("fake-cuda-pool", MFD_CLOEXEC);
+    if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+    g_exported_pools[fd_identity(fd)] = p;
+    *static_cast<int *>(handle) = fd;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool, void *handle, CUmemAllocationHandleType type,
+                                              unsigned long long flags) {
+    ENTER("cuMemPoolImportFromShareableHandle");
+    if (!pool || flags != 0 || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
+    const int fd = static_cast<int>(reinterpret_cast<intptr_t>(handle));
+    auto found = g_exported_pools.find(fd_identity(fd));
+    if (found == g_exported_pools.end() || !g_pools.count(found->second)) return CUDA_ERROR_INVALID_VALUE;
+    g_pool_storage.push_back(std::make_unique<FakePool>());
+    FakePool *imported = g_pool_storage.back().get();
+    imported->device = found->second->device;
+    imported->props = found->second->props;
+    imported->imported_from = found->second;
+    g_pools.insert(imported);
+    g_all_pools.insert(imported);
+    *pool = reinterpret_cast<CUmemoryPool>(imported);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemPoolExportPointer(CUmemPoolPtrExportData *data, CUdeviceptr address) {
+    ENTER("cuMemPoolExportPointer");
+    auto owner = g_allocation_pool.find(address);
+    if (!data || owner == g_allocation_pool.end()) return CUDA_ERROR_INVALID_VALUE;
+    std::memset(data, 0, sizeof *data);
+    const uint64_t words[3] = {kExportMagic, static_cast<uint64_t>(address),
+                               static_cast<uint64_t>(reinterpret_cast<uintptr_t>(owner->second))};
+    std::memcpy(data->reserved, words, sizeof words);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemPoolImportPointer(CUdeviceptr *address, CUmemoryPool pool, CUmemPoolPtrExportData *data) {
+    ENTER("cuMemPoolImportPointer");
+    auto *p = reinterpret_cast<FakePool *>(pool);
+    if (!address || !data || !g_pools.count(p) || !p->imported_from) return CUDA_ERROR_INVALID_VALUE;
+    uint64_t words[3];
+    std::memcpy(words, data->reserved, sizeof words);
+    const auto exported = static_cast<CUdeviceptr>(words[1]);
+    auto owner = g_allocation_pool.find(exported);
+    if (words[0] != kExportMagic || reinterpret_cast<uintptr_t>(p->imported_from) != words[2] ||
+        owner == g_allocation_pool.end() || owner->second != p->imported_from)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (auto [it, end] = g_imported_pointers.equal_range(exported); it != end; ++it)
+        if (it->second == p) return CUDA_ERROR_ALREADY_MAPPED;  // the driver maps each pointer once
+    g_imported_pointers.emplace(exported, p);
+    *address = exported;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuIpcGetEventHandle(CUipcEventHandle *handle, CUevent event) {
+    ENTER("cuIpcGetEventHandle");
+    FakeEvent *e = as_event(event);
+    if (!handle || !e) return CUDA_ERROR_INVALID_HANDLE;
+    if (!(e->flags & CU_EVENT_INTERPROCESS) || !(e->flags & CU_EVENT_DISABLE_TIMING)) return CUDA_ERROR_INVALID_VALUE;
+    std::memset(handle, 0, sizeof *handle);
+    std::memcpy(handle->reserved, &kExportMagic, sizeof kExportMagic);
+    std::memcpy(handle->reserved + sizeof kExportMagic, &e, sizeof e);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuIpcOpenEventHandle(CUevent *event, CUipcEventHandle handle) {
+    ENTER("cuIpcOpenEventHandle");
+    if (!event) return CUDA_ERROR_INVALID_VALUE;
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    uint64_t magic = 0;
+    FakeEvent *source = nullptr;
+    std::memcpy(&magic, handle.reserved, sizeof magic);
+    std::memcpy(&source, handle.reserved + sizeof magic, sizeof source);
+    if (magic != kExportMagic || !g_events.count(source)) return CUDA_ERROR_INVALID_VALUE;
+    auto *opened = new FakeEvent{t_current, source->flags};
+    g_events.insert(opened);
+    *event = reinterpret_cast<CUevent>(opened);
+    return CUDA_SUCCESS;
+}
+
 void build_table() {
     g_table = cucore::driver::Table{};
 #define CUCORE_FAKE_ENTRY(name, version) g_table.name = &f_##name;
@@ -422,11 +978,19 @@ void install(int devices) {
             g_default_pools.push_back(std::make_unique<FakePool>());
             g_default_pools.back()->device = static_cast<int>(g_default_pools.size()) - 1;
             g_default_pools.back()->is_default = true;
+            g_default_pools.back()->props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+            g_default_pools.back()->props.location = {CU_MEM_LOCATION_TYPE_DEVICE, g_default_pools.back()->device};
             g_all_pools.insert(g_default_pools.back().get());
         }
         for (auto &[address, size] : g_allocations) std::free(reinterpret_cast<void *>(address));
         g_allocations.clear();
         g_allocation_pool.clear();
+        g_managed.clear();
+        g_exported_pools.clear();
+        g_imported_pointers.clear();
+        forget_virtual_memory();
+        g_attributes.clear();
+        g_driver_version = 13000;
         for (auto &pool : g_default_pools) pool->used = pool->used_high = 0;
         for (FakeStream *stream : g_streams) delete stream;
         g_streams.clear();
@@ -471,6 +1035,7 @@ void forget_allocations() {
     for (auto &[address, size] : g_allocations) std::free(reinterpret_cast<void *>(address));
     g_allocations.clear();
     g_allocation_pool.clear();
+    g_managed.clear();
 }
 
 Counters counters() {
@@ -481,7 +1046,50 @@ Counters counters() {
     c.events = static_cast<int>(g_events.size());
     c.pools = static_cast<int>(g_pools.size());
     c.allocations = static_cast<int>(g_allocations.size());
+    for (auto &[handle, physical] : g_physical) c.vmm_handles += physical.released ? 0 : 1;
+    c.reservations = static_cast<int>(g_reservations.size());
+    c.mappings = static_cast<int>(g_mappings.size());
+    c.imported_pointers = static_cast<int>(g_imported_pointers.size());
     return c;
+}
+
+int vmm_access(CUdeviceptr address, int device) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    auto it = g_mappings.upper_bound(address);
+    if (it == g_mappings.begin()) return -1;
+    --it;
+    if (address >= it->first + it->second.size) return -1;
+    auto access = it->second.access.find(device);
+    return access == it->second.access.end() ? CU_MEM_ACCESS_FLAGS_PROT_NONE : access->second;
+}
+
+CUmemAllocationProp vmm_prop(CUdeviceptr address) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    auto it = g_mappings.upper_bound(address);
+    if (it == g_mappings.begin()) return CUmemAllocationProp{};
+    --it;
+    if (address >= it->first + it->second.size) return CUmemAllocationProp{};
+    return g_physical[it->second.handle].prop;
+}
+
+CUmemAccess_flags pool_access(CUmemoryPool pool, int device) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    return fake_pool_access(reinterpret_cast<FakePool *>(pool), device);
+}
+
+CUmemPoolProps pool_props(CUmemoryPool pool) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    return reinterpret_cast<FakePool *>(pool)->props;
+}
+
+void set_attribute(CUdevice_attribute attribute, int device, int value) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    g_attributes[{attribute, device}] = value;
+}
+
+void set_driver_version(int version) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    g_driver_version = version;
 }
 
 cucore::driver::Table &table() { return g_table; }

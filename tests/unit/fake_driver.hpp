@@ -19,6 +19,10 @@ struct Counters {
     int events = 0;            // events created and not destroyed
     int pools = 0;             // memory pools created and not destroyed
     int allocations = 0;       // device (pool) and pinned host allocations not freed
+    int vmm_handles = 0;       // cuMemCreate handles not released
+    int reservations = 0;      // cuMemAddressReserve ranges not freed
+    int mappings = 0;          // cuMemMap mappings not unmapped
+    int imported_pointers = 0;  // IPC: cuMemPoolImportPointer mappings not freed
 };
 
 // Installs the fake driver with `devices` devices (resets all state).
@@ -50,6 +54,28 @@ void forget_allocations();
 cucore::driver::Table &table();
 // Re-installs table() after a test edited it.
 void reinstall();
+
+// Memory fakes. VMM memory is real shared memory (memfd) mapped into reserved
+// host address ranges, so data survives a remap and a grow by relocation.
+// Granularity: 64 KiB minimum, 128 KiB recommended. A new reservation is
+// followed by a free gap of its size (so it can be extended in place) unless a
+// test reserves that gap itself (cuMemAddressReserve with it as the hint).
+constexpr size_t kVmmMinimumGranularity = size_t{64} << 10;
+constexpr size_t kVmmRecommendedGranularity = size_t{128} << 10;
+// The access flags `device` has to the VMM mapping holding `address` (-1: no mapping there).
+int vmm_access(CUdeviceptr address, int device);
+// The props of the physical memory mapped at `address` (zeroed if none).
+CUmemAllocationProp vmm_prop(CUdeviceptr address);
+// The access granted by cuMemPoolSetAccess (owning device of a device pool: read-write).
+CUmemAccess_flags pool_access(CUmemoryPool pool, int device);
+// The props a pool was created with.
+CUmemPoolProps pool_props(CUmemoryPool pool);
+// Overrides what cuDeviceGetAttribute answers (cleared by install()).
+void set_attribute(CUdevice_attribute attribute, int device, int value);
+// Overrides what cuDriverGetVersion answers (13000 after install()).
+void set_driver_version(int version);
+// The byte a discard leaves in managed memory (its contents are unspecified).
+constexpr unsigned char kDiscardedByte = 0xDD;
 
 // Raw fake contexts, for wrapping tests.
 CUcontext make_foreign_context(int device);

@@ -1,6 +1,7 @@
 // NULL, garbage, released and wrong-type handles on every public function that
 // takes a handle: CUCORE_ERROR_INVALID_HANDLE, a message naming the argument,
 // cleared out-pointers, and no driver call made.
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -77,6 +78,7 @@ std::vector<Call> all_calls() {
         {"cucore_memory_resource_kind", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { cucore_memory_resource_kind_t v = CUCORE_MEMORY_RESOURCE_DEVICE; auto s = cucore_memory_resource_kind(as<M>(h), &v); c = v == CUCORE_MEMORY_RESOURCE_UNSET; return s; }},
         {"cucore_memory_resource_device_id", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_memory_resource_device_id(as<M>(h), &v); c = v == 0; return s; }},
         {"cucore_memory_resource_accessibility", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { int a = 9, b = 9; auto s = cucore_memory_resource_accessibility(as<M>(h), &a, &b); c = a == 0 && b == 0; return s; }},
+        {"cucore_memory_resource_is_managed", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { int a = 9; auto s = cucore_memory_resource_is_managed(as<M>(h), &a); c = a == 0; return s; }},
         {"cucore_buffer_from_handle", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { B *v = as<B>(h); auto s = cucore_buffer_from_handle(0x1000, 16, as<D>(h), nullptr, nullptr, &v); c = v == nullptr; return s; }},
         {"cucore_buffer_retain", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { c = true; return cucore_buffer_retain(as<B>(h)); }},
         {"cucore_buffer_release", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { c = true; return cucore_buffer_release(as<B>(h)); }},
@@ -98,6 +100,30 @@ std::vector<Call> all_calls() {
         {"cucore_buffer_copy_to_host", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { char x[8]; c = true; return cucore_buffer_copy_to_host(w.buffer, 0, x, 8, as<S>(h)); }},
         {"cucore_buffer_fill", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_fill(as<B>(h), 7, 1, w.stream); }},
         {"cucore_buffer_fill", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_fill(w.buffer, 7, 1, as<S>(h)); }},
+        {"cucore_dlpack_export", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { DLManagedTensorVersioned *v = as<DLManagedTensorVersioned>(h); auto s = cucore_dlpack_export(as<B>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_dlpack_export_legacy", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { DLManagedTensor *v = as<DLManagedTensor>(h); auto s = cucore_dlpack_export_legacy(as<B>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_dlpack_device", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { int32_t a = 9, b = 9; auto s = cucore_dlpack_device(as<B>(h), &a, &b); c = a == 0 && b == 0; return s; }},
+        {"cucore_pinned_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_pinned_memory_resource_create(as<D>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_managed_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_managed_memory_resource_create(as<D>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_virtual_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_virtual_memory_resource_create(as<D>(h), nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_memory_resource_set_peer_access", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &w, bool &c) { c = true; return cucore_memory_resource_set_peer_access(as<M>(h), w.device, CUCORE_ACCESS_READ_WRITE); }},
+        {"cucore_memory_resource_set_peer_access", "peer", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { c = true; return cucore_memory_resource_set_peer_access(w.resource, as<D>(h), CUCORE_ACCESS_READ_WRITE); }},
+        {"cucore_memory_resource_peer_access", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &w, bool &c) { cucore_access_t v = CUCORE_ACCESS_READ_WRITE; auto s = cucore_memory_resource_peer_access(as<M>(h), w.device, &v); c = v == CUCORE_ACCESS_NONE; return s; }},
+        {"cucore_memory_resource_peer_access", "peer", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { cucore_access_t v = CUCORE_ACCESS_READ_WRITE; auto s = cucore_memory_resource_peer_access(w.resource, as<D>(h), &v); c = v == CUCORE_ACCESS_NONE; return s; }},
+        {"cucore_buffer_accessibility", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { int a = 9, b = 9, m = 9; auto s = cucore_buffer_accessibility(as<B>(h), &a, &b, &m); c = a == 0 && b == 0 && m == 0; return s; }},
+        {"cucore_buffer_deallocation_stream", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { S *v = as<S>(h); auto s = cucore_buffer_deallocation_stream(as<B>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_buffer_grow", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { c = true; return cucore_buffer_grow(as<B>(h), 1 << 20); }},
+        {"cucore_copy_3d", "copy.src.buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { char x[8] = {}; cucore_copy_3d_t k = CUCORE_COPY_3D_INIT; k.src.buffer = as<B>(h); k.src.pitch = 8; k.dst.host = x; k.dst.pitch = 8; k.width = 8; c = true; return cucore_copy_3d(&k, w.stream); }},
+        {"cucore_copy_3d", "copy.dst.buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { char x[8] = {}; cucore_copy_3d_t k = CUCORE_COPY_3D_INIT; k.src.host = x; k.src.pitch = 8; k.dst.buffer = as<B>(h); k.dst.pitch = 8; k.width = 8; c = true; return cucore_copy_3d(&k, w.stream); }},
+        {"cucore_copy_3d", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { char x[8] = {}; cucore_copy_3d_t k = CUCORE_COPY_3D_INIT; k.src.host = x; k.src.pitch = 8; k.dst.buffer = w.buffer; k.dst.pitch = 8; k.width = 8; c = true; return cucore_copy_3d(&k, as<S>(h)); }},
+        {"cucore_buffer_advise", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { c = true; return cucore_buffer_advise(as<B>(h), CUCORE_ADVICE_SET_READ_MOSTLY, cucore_location_t{CUCORE_LOCATION_DEVICE, 0}); }},
+        {"cucore_buffer_advice", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { int r = 9; cucore_location_t l{CUCORE_LOCATION_HOST, 9}; auto s = cucore_buffer_advice(as<B>(h), &r, &l); c = r == 0 && l.type == CUCORE_LOCATION_NONE && l.id == 0; return s; }},
+        {"cucore_buffer_is_accessed_by", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_buffer_is_accessed_by(as<B>(h), cucore_location_t{CUCORE_LOCATION_DEVICE, 0}, &v); c = v == 0; return s; }},
+        {"cucore_buffer_last_prefetch_location", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { cucore_location_t l{CUCORE_LOCATION_HOST, 9}; auto s = cucore_buffer_last_prefetch_location(as<B>(h), &l); c = l.type == CUCORE_LOCATION_NONE && l.id == 0; return s; }},
+        {"cucore_buffer_prefetch", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_prefetch(as<B>(h), cucore_location_t{CUCORE_LOCATION_DEVICE, 0}, w.stream); }},
+        {"cucore_buffer_prefetch", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_prefetch(w.buffer, cucore_location_t{CUCORE_LOCATION_DEVICE, 0}, as<S>(h)); }},
+        {"cucore_buffer_discard", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_discard(as<B>(h), nullptr, w.stream); }},
+        {"cucore_buffer_discard", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_discard(w.buffer, nullptr, as<S>(h)); }},
         {"cucore_device_retain", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { c = true; return cucore_device_retain(as<D>(h)); }},
         {"cucore_device_release", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { c = true; return cucore_device_release(as<D>(h)); }},
         {"cucore_device_ordinal", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_device_ordinal(as<D>(h), &v); c = v == 0; return s; }},
@@ -156,6 +182,14 @@ std::vector<Call> all_calls() {
         {"cucore_event_device", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { D *v = as<D>(h); auto s = cucore_event_device(as<E>(h), &v); c = v == nullptr; return s; }},
         {"cucore_event_context", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { C *v = as<C>(h); auto s = cucore_event_context(as<E>(h), &v); c = v == nullptr; return s; }},
         {"cucore_event_handle", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_event_handle(as<E>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_ipc_export_memory_resource", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { cucore_ipc_pool_handle_t v; std::memset(&v, 9, sizeof v); auto s = cucore_ipc_export_memory_resource(as<M>(h), &v); c = v.fd == -1 && v.kind == 0 && v.pool_id[0] == 0; return s; }},
+        {"cucore_ipc_import_memory_resource", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { cucore_ipc_pool_handle_t p{}; p.fd = 0; p.kind = CUCORE_MEMORY_RESOURCE_DEVICE; M *v = as<M>(h); auto s = cucore_ipc_import_memory_resource(as<D>(h), &p, &v); c = v == nullptr; return s; }},
+        {"cucore_ipc_memory_resource_pool_id", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { uint8_t v[CUCORE_IPC_POOL_ID_SIZE]; std::memset(v, 9, sizeof v); auto s = cucore_ipc_memory_resource_pool_id(as<M>(h), v); c = v[0] == 0 && v[15] == 0; return s; }},
+        {"cucore_ipc_export_buffer", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { uint8_t v[CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE]; std::memset(v, 9, sizeof v); auto s = cucore_ipc_export_buffer(as<B>(h), v); c = v[0] == 0 && v[127] == 0; return s; }},
+        {"cucore_ipc_import_buffer", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &w, bool &c) { uint8_t d[CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE] = {}; B *v = as<B>(h); auto s = cucore_ipc_import_buffer(as<M>(h), d, sizeof d, w.stream, &v); c = v == nullptr; return s; }},
+        {"cucore_ipc_import_buffer", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { uint8_t d[CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE] = {}; B *v = as<B>(h); auto s = cucore_ipc_import_buffer(w.resource, d, sizeof d, as<S>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_ipc_export_event", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { uint8_t v[CUCORE_IPC_EVENT_DESCRIPTOR_SIZE]; std::memset(v, 9, sizeof v); auto s = cucore_ipc_export_event(as<E>(h), v); c = v[0] == 0 && v[71] == 0; return s; }},
+        {"cucore_ipc_import_event", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { uint8_t d[CUCORE_IPC_EVENT_DESCRIPTOR_SIZE] = {}; E *v = as<E>(h); auto s = cucore_ipc_import_event(as<D>(h), d, sizeof d, &v); c = v == nullptr; return s; }},
     };
     return calls;
 }
@@ -166,7 +200,8 @@ bool null_allowed(const Call &call) {
            (call.name == "cucore_buffer_from_handle" && call.argument == "device") ||
            (call.name == "cucore_memory_resource_allocate" && call.argument == "stream") ||
            (call.name == "cucore_device_set_memory_resource" && call.argument == "resource") ||
-           (call.name == "cucore_device_allocate" && call.argument == "stream");
+           (call.name == "cucore_device_allocate" && call.argument == "stream") ||
+           (call.name == "cucore_copy_3d" && call.argument != "stream");  // NULL buffer: the host side
 }
 
 bool is_release(const Call &call) { return call.name.size() > 8 && call.name.rfind("_release") == call.name.size() - 8; }

@@ -32,6 +32,9 @@ class FakeDriverTest : public ::testing::Test {
         EXPECT_EQ(after.events, driver_before_.events) << "driver events leaked";
         EXPECT_EQ(after.pools, driver_before_.pools) << "driver memory pools leaked";
         EXPECT_EQ(after.allocations, driver_before_.allocations) << "driver allocations leaked";
+        EXPECT_EQ(after.vmm_handles, driver_before_.vmm_handles) << "driver physical memory (cuMemCreate) leaked";
+        EXPECT_EQ(after.reservations, driver_before_.reservations) << "driver address reservations leaked";
+        EXPECT_EQ(after.mappings, driver_before_.mappings) << "driver mappings leaked";
         EXPECT_EQ(live(CUCORE_OBJECT_MEMORY_RESOURCE), resources_before_) << "leaked memory resources";
         EXPECT_EQ(live(CUCORE_OBJECT_BUFFER), buffers_before_) << "leaked buffers";
         if (!pins_primary_) {

@@ -34,6 +34,16 @@ from .memory import (
     Buffer, DeviceMemoryResource, DeviceMemoryResourceOptions, LegacyPinnedMemoryResource, MemoryResource,
     MemoryResourceKind, PoolAttribute, PoolAttributes,
 )
+from .managed import ManagedBuffer
+from .memory_copy import MemoryRegion, copy_3d
+from .memory_peer import PeerAccessSet
+from .memory_resources import (
+    ManagedMemoryResource, ManagedMemoryResourceOptions, PinnedMemoryResource, PinnedMemoryResourceOptions,
+    VirtualMemoryResource, VirtualMemoryResourceOptions,
+)
+from . import memory_user as _memory_user  # noqa: F401  (user-defined MemoryResource subclasses)
+from .ipc import IPCAllocationHandle, ImportedMemoryResource
+from .dlpack import DLDeviceType, from_dlpack
 
 __all__ = [
     "__version__",
@@ -53,7 +63,13 @@ __all__ = [
     "per_thread_default_stream", "LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM",
     # memory
     "Buffer", "MemoryResource", "MemoryResourceKind", "DeviceMemoryResource", "DeviceMemoryResourceOptions",
-    "LegacyPinnedMemoryResource", "PoolAttribute", "PoolAttributes",
+    "LegacyPinnedMemoryResource", "PoolAttribute", "PoolAttributes", "PinnedMemoryResource",
+    "PinnedMemoryResourceOptions", "ManagedMemoryResource", "ManagedMemoryResourceOptions", "ManagedBuffer",
+    "VirtualMemoryResource", "VirtualMemoryResourceOptions", "PeerAccessSet", "MemoryRegion", "copy_3d",
+    # IPC (cucore.ipc)
+    "IPCAllocationHandle", "ImportedMemoryResource",
+    # DLPack and the CUDA Array Interface
+    "DLDeviceType", "from_dlpack",
 ]
 
 

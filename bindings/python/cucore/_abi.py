@@ -16,7 +16,9 @@ HANDLE_TYPES = ("cucore_device_t", "cucore_context_t", "cucore_stream_t", "cucor
 
 # Plain enums (all int-sized in the C ABI: each has a FORCE_INT32 member).
 ENUM_TYPES = ("cucore_status_t", "cucore_object_type_t", "cucore_device_attribute_t",
-              "cucore_memory_resource_kind_t", "cucore_pool_attribute_t")
+              "cucore_memory_resource_kind_t", "cucore_pool_attribute_t", "cucore_location_type_t",
+              "cucore_access_t", "cucore_memory_advice_t",
+              "DLDeviceType")
 
 # Structs passed by pointer: name -> ((field, C type), ...), in declaration order.
 STRUCTS = {
@@ -28,6 +30,67 @@ STRUCTS = {
         ("reserved0", "uint32_t"),
         ("max_size", "uint64_t"),
         ("release_threshold", "uint64_t"),
+        ("ipc_enabled", "uint32_t"),
+        ("reserved1", "uint32_t"),
+    ),
+    # ---- memory (include/cucore/memory.h): a struct used as a field is listed before its users ----
+    "cucore_location_t": (("type", "cucore_location_type_t"), ("id", "int32_t")),
+    "cucore_pinned_memory_resource_options_t": (
+        ("struct_size", "uint32_t"),
+        ("ipc_enabled", "uint32_t"),
+        ("max_size", "uint64_t"),
+        ("release_threshold", "uint64_t"),
+        ("numa_id", "int32_t"),
+        ("reserved0", "uint32_t"),
+    ),
+    "cucore_managed_memory_resource_options_t": (
+        ("struct_size", "uint32_t"),
+        ("reserved0", "uint32_t"),
+        ("preferred_location", "cucore_location_t"),
+        ("max_size", "uint64_t"),
+        ("release_threshold", "uint64_t"),
+    ),
+    "cucore_virtual_memory_resource_options_t": (
+        ("struct_size", "uint32_t"),
+        ("reserved0", "uint32_t"),
+        ("location_type", "cucore_location_type_t"),
+        ("location_id", "int32_t"),
+        ("recommended_granularity", "uint32_t"),
+        ("posix_fd_shareable", "uint32_t"),
+        ("reserve_size", "uint64_t"),
+        ("self_access", "cucore_access_t"),
+        ("reserved1", "uint32_t"),
+    ),
+    "cucore_memory_resource_callbacks_t": (
+        ("struct_size", "uint32_t"),
+        ("reserved0", "uint32_t"),
+        ("allocate", "cucore_memory_resource_callbacks_t.allocate"),
+        ("deallocate", "cucore_memory_resource_callbacks_t.deallocate"),
+        ("destroy", "cucore_memory_resource_callbacks_t.destroy"),
+        ("user_data", "void*"),
+        ("device_id", "int32_t"),
+        ("device_accessible", "uint32_t"),
+        ("host_accessible", "uint32_t"),
+        ("managed", "uint32_t"),
+    ),
+    "cucore_memory_region_t": (
+        ("buffer", "cucore_buffer_t*"),
+        ("host", "void*"),
+        ("offset", "uint64_t"),
+        ("pitch", "uint64_t"),
+        ("height", "uint64_t"),
+        ("x", "uint64_t"),
+        ("y", "uint64_t"),
+        ("z", "uint64_t"),
+    ),
+    "cucore_copy_3d_t": (
+        ("struct_size", "uint32_t"),
+        ("reserved0", "uint32_t"),
+        ("src", "cucore_memory_region_t"),
+        ("dst", "cucore_memory_region_t"),
+        ("width", "uint64_t"),
+        ("rows", "uint64_t"),
+        ("depth", "uint64_t"),
     ),
     "cucore_device_properties_t": (
         ("struct_size", "uint32_t"),
@@ -54,6 +117,38 @@ STRUCTS = {
         ("unified_addressing", "int"),
         ("total_memory", "uint64_t"),
     ),
+    # ---- include/cucore/dlpack.h: DLPack 1.x's structs, then the export layout ----
+    "DLPackVersion": (("major", "uint32_t"), ("minor", "uint32_t")),
+    "DLDevice": (("device_type", "DLDeviceType"), ("device_id", "int32_t")),
+    "DLDataType": (("code", "uint8_t"), ("bits", "uint8_t"), ("lanes", "uint16_t")),
+    "DLTensor": (
+        ("data", "void*"),
+        ("device", "DLDevice"),
+        ("ndim", "int32_t"),
+        ("dtype", "DLDataType"),
+        ("shape", "int64_t*"),
+        ("strides", "int64_t*"),
+        ("byte_offset", "uint64_t"),
+    ),
+    "DLManagedTensor": (("dl_tensor", "DLTensor"), ("manager_ctx", "void*"), ("deleter", "DLManagedTensor.deleter")),
+    "DLManagedTensorVersioned": (
+        ("version", "DLPackVersion"),
+        ("manager_ctx", "void*"),
+        ("deleter", "DLManagedTensorVersioned.deleter"),
+        ("flags", "uint64_t"),
+        ("dl_tensor", "DLTensor"),
+    ),
+    "cucore_dlpack_layout_t": (
+        ("struct_size", "uint32_t"),
+        ("read_only", "uint32_t"),
+        ("dtype", "DLDataType"),
+        ("ndim", "int32_t"),
+        ("shape", "const int64_t*"),
+        ("strides", "const int64_t*"),
+        ("byte_offset", "uint64_t"),
+    ),
+    # ---- include/cucore/ipc.h ----
+    "cucore_ipc_pool_handle_t": (("fd", "int32_t"), ("kind", "uint32_t"), ("pool_id", "uint8_t[CUCORE_IPC_POOL_ID_SIZE]")),
 }
 
 # Function-pointer typedefs: name -> (return type, (parameter type, ...)).
@@ -61,6 +156,15 @@ CALLBACKS = {
     "cucore_release_fn": ("void", ("void*",)),
     "cucore_release_error_fn": ("void", ("cucore_status_t", "int", "char*", "void*")),
     "cucore_host_fn": ("void", ("void*",)),
+    # The function-pointer fields of cucore_memory_resource_callbacks_t (the header names no typedef for them).
+    "cucore_memory_resource_callbacks_t.allocate": ("cucore_status_t", ("void*", "uint64_t", "cucore_stream_t*",
+                                                                        "uint64_t*")),
+    "cucore_memory_resource_callbacks_t.deallocate": ("void", ("void*", "uint64_t", "uint64_t", "cucore_stream_t*")),
+    "cucore_memory_resource_callbacks_t.destroy": ("void", ("void*",)),
+    # The deleters of DLPack's managed tensors: their parameter is the tensor itself, spelled void* here
+    # because a struct cannot name itself through ctypes before it is complete.
+    "DLManagedTensor.deleter": ("void", ("void*",)),
+    "DLManagedTensorVersioned.deleter": ("void", ("void*",)),
 }
 
 # Every exported function.
@@ -158,6 +262,7 @@ ABI = {
     "cucore_memory_resource_kind": ("cucore_status_t", ("cucore_memory_resource_t*", "cucore_memory_resource_kind_t*")),
     "cucore_memory_resource_device_id": ("cucore_status_t", ("cucore_memory_resource_t*", "int*")),
     "cucore_memory_resource_accessibility": ("cucore_status_t", ("cucore_memory_resource_t*", "int*", "int*")),
+    "cucore_memory_resource_is_managed": ("cucore_status_t", ("cucore_memory_resource_t*", "int*")),
     "cucore_buffer_from_handle": ("cucore_status_t", ("uint64_t", "uint64_t", "cucore_device_t*", "cucore_release_fn", "void*", "cucore_buffer_t**")),
     "cucore_buffer_retain": ("cucore_status_t", ("cucore_buffer_t*",)),
     "cucore_buffer_release": ("cucore_status_t", ("cucore_buffer_t*",)),
@@ -172,4 +277,34 @@ ABI = {
     "cucore_buffer_copy_from_host": ("cucore_status_t", ("cucore_buffer_t*", "uint64_t", "void*", "uint64_t", "cucore_stream_t*")),
     "cucore_buffer_copy_to_host": ("cucore_status_t", ("cucore_buffer_t*", "uint64_t", "void*", "uint64_t", "cucore_stream_t*")),
     "cucore_buffer_fill": ("cucore_status_t", ("cucore_buffer_t*", "uint32_t", "uint32_t", "cucore_stream_t*")),
+    "cucore_pinned_memory_resource_create": ("cucore_status_t", ("cucore_device_t*", "cucore_pinned_memory_resource_options_t*", "cucore_memory_resource_t**")),
+    "cucore_managed_memory_resource_create": ("cucore_status_t", ("cucore_device_t*", "cucore_managed_memory_resource_options_t*", "cucore_memory_resource_t**")),
+    "cucore_virtual_memory_resource_create": ("cucore_status_t", ("cucore_device_t*", "cucore_virtual_memory_resource_options_t*", "cucore_memory_resource_t**")),
+    "cucore_user_memory_resource_create": ("cucore_status_t", ("cucore_memory_resource_callbacks_t*", "cucore_memory_resource_t**")),
+    "cucore_memory_resource_set_peer_access": ("cucore_status_t", ("cucore_memory_resource_t*", "cucore_device_t*", "cucore_access_t")),
+    "cucore_memory_resource_peer_access": ("cucore_status_t", ("cucore_memory_resource_t*", "cucore_device_t*", "cucore_access_t*")),
+    "cucore_buffer_accessibility": ("cucore_status_t", ("cucore_buffer_t*", "int*", "int*", "int*")),
+    "cucore_buffer_deallocation_stream": ("cucore_status_t", ("cucore_buffer_t*", "cucore_stream_t**")),
+    "cucore_buffer_grow": ("cucore_status_t", ("cucore_buffer_t*", "uint64_t")),
+    "cucore_copy_3d": ("cucore_status_t", ("cucore_copy_3d_t*", "cucore_stream_t*")),
+    "cucore_buffer_advise": ("cucore_status_t", ("cucore_buffer_t*", "cucore_memory_advice_t", "cucore_location_t")),
+    "cucore_buffer_advice": ("cucore_status_t", ("cucore_buffer_t*", "int*", "cucore_location_t*")),
+    "cucore_buffer_is_accessed_by": ("cucore_status_t", ("cucore_buffer_t*", "cucore_location_t", "int*")),
+    "cucore_buffer_last_prefetch_location": ("cucore_status_t", ("cucore_buffer_t*", "cucore_location_t*")),
+    "cucore_buffer_prefetch": ("cucore_status_t", ("cucore_buffer_t*", "cucore_location_t", "cucore_stream_t*")),
+    "cucore_buffer_discard": ("cucore_status_t", ("cucore_buffer_t*", "cucore_location_t*", "cucore_stream_t*")),
+    # ---- include/cucore/dlpack.h ----
+    "cucore_dlpack_export": ("cucore_status_t", ("cucore_buffer_t*", "cucore_dlpack_layout_t*", "DLManagedTensorVersioned**")),
+    "cucore_dlpack_export_legacy": ("cucore_status_t", ("cucore_buffer_t*", "cucore_dlpack_layout_t*", "DLManagedTensor**")),
+    "cucore_dlpack_import": ("cucore_status_t", ("DLManagedTensorVersioned*", "cucore_buffer_t**")),
+    "cucore_dlpack_import_legacy": ("cucore_status_t", ("DLManagedTensor*", "cucore_buffer_t**")),
+    "cucore_dlpack_device": ("cucore_status_t", ("cucore_buffer_t*", "int32_t*", "int32_t*")),
+    # ---- include/cucore/ipc.h ----
+    "cucore_ipc_export_memory_resource": ("cucore_status_t", ("cucore_memory_resource_t*", "cucore_ipc_pool_handle_t*")),
+    "cucore_ipc_import_memory_resource": ("cucore_status_t", ("cucore_device_t*", "cucore_ipc_pool_handle_t*", "cucore_memory_resource_t**")),
+    "cucore_ipc_memory_resource_pool_id": ("cucore_status_t", ("cucore_memory_resource_t*", "uint8_t*")),
+    "cucore_ipc_export_buffer": ("cucore_status_t", ("cucore_buffer_t*", "uint8_t*")),
+    "cucore_ipc_import_buffer": ("cucore_status_t", ("cucore_memory_resource_t*", "uint8_t*", "uint64_t", "cucore_stream_t*", "cucore_buffer_t**")),
+    "cucore_ipc_export_event": ("cucore_status_t", ("cucore_event_t*", "uint8_t*")),
+    "cucore_ipc_import_event": ("cucore_status_t", ("cucore_device_t*", "uint8_t*", "uint64_t", "cucore_event_t**")),
 }

@@ -49,7 +49,10 @@ else:
 _SCALARS = {
     "void": None,
     "int": ctypes.c_int,
+    "uint8_t": ctypes.c_uint8,
+    "uint16_t": ctypes.c_uint16,
     "int32_t": ctypes.c_int32,
+    "int64_t": ctypes.c_int64,
     "uint32_t": ctypes.c_uint32,
     "uint64_t": ctypes.c_uint64,
     "size_t": ctypes.c_size_t,
@@ -57,20 +60,31 @@ _SCALARS = {
     "char*": ctypes.c_char_p,
     "void*": ctypes.c_void_p,
     "unsigned char[16]": ctypes.c_ubyte * 16,
+    "uint8_t[CUCORE_IPC_POOL_ID_SIZE]": ctypes.c_uint8 * 16,
 }
 for _e in _abi.ENUM_TYPES:
     _SCALARS[_e] = ctypes.c_int
 
 
 def _struct(name, fields):
-    return type(name, (ctypes.Structure,), {"_fields_": [(f, _SCALARS[t]) for f, t in fields]})
+    return type(name, (ctypes.Structure,), {"_fields_": [(f, _field_ctype(t)) for f, t in fields]})
 
 
-STRUCTS = {name: _struct(name, fields) for name, fields in _abi.STRUCTS.items()}
+def _field_ctype(spelling):
+    """A struct field's ctypes type: as ctype(), except that a function pointer field is its CFUNCTYPE
+    (so a callback object can be stored in it) and a struct field is embedded by value."""
+    if spelling in _abi.CALLBACKS:
+        return CALLBACKS[spelling]
+    return ctype(spelling)
+
+
+STRUCTS = {}  # filled below, once ctype() and CALLBACKS exist (fields may be structs or function pointers)
 
 
 def ctype(spelling):
     """The ctypes type for a C type spelling of _abi.py."""
+    if spelling.startswith("const "):  # struct fields keep the header's const (cucore_dlpack_layout_t)
+        spelling = spelling[len("const "):]
     if spelling in _SCALARS:
         return _SCALARS[spelling]
     if spelling in STRUCTS:
@@ -90,6 +104,8 @@ def ctype(spelling):
 CALLBACKS = {}
 for _name, (_ret, _args) in _abi.CALLBACKS.items():
     CALLBACKS[_name] = ctypes.CFUNCTYPE(ctype(_ret), *[ctype(a) for a in _args])
+for _name, _fields in _abi.STRUCTS.items():  # in order: a struct used as a field comes before its users
+    STRUCTS[_name] = _struct(_name, _fields)
 
 StreamOptionsC = STRUCTS["cucore_stream_options_t"]
 EventOptionsC = STRUCTS["cucore_event_options_t"]

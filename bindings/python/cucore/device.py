@@ -427,6 +427,9 @@ class Device:
         st = _cucore_device_set_memory_resource(self._h, None if mr is None else mr._h)
         if st:
             raise_error(st, self, mr)
+        if mr is not None and mr._user_defined:
+            from .memory_user import pin  # the device holds it now, where Python cannot see it
+            pin(mr)
 
     def allocate(self, size, *, stream):
         """A new Buffer of `size` bytes from Device.memory_resource, allocated in order on `stream` (a

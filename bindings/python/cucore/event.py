@@ -31,6 +31,7 @@ _handle_arg = _lib.handle_arg
 
 EVENT_TIMING = 1  # CUCORE_EVENT_TIMING
 EVENT_BLOCKING_SYNC = 2  # CUCORE_EVENT_BLOCKING_SYNC
+EVENT_INTERPROCESS = 4  # CUCORE_EVENT_INTERPROCESS
 
 
 @dataclass
@@ -39,18 +40,21 @@ class EventOptions:
 
     timing_enabled: record timestamps so that `end - start` gives the elapsed milliseconds.
     blocking_sync: Event.sync() blocks the thread instead of spinning.
+    ipc_enabled: shareable with other processes (Event.ipc_descriptor(); see cucore.ipc); not with timing.
     """
     timing_enabled: bool = False
     blocking_sync: bool = False
+    ipc_enabled: bool = False
 
     def __post_init__(self):
-        for name in ("timing_enabled", "blocking_sync"):
+        for name in ("timing_enabled", "blocking_sync", "ipc_enabled"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"EventOptions.{name} must be a bool, not {type(getattr(self, name)).__name__}")
 
     @property
     def _flags(self):
-        return (EVENT_TIMING if self.timing_enabled else 0) | (EVENT_BLOCKING_SYNC if self.blocking_sync else 0)
+        return (EVENT_TIMING if self.timing_enabled else 0) | (EVENT_BLOCKING_SYNC if self.blocking_sync else 0) | \
+            (EVENT_INTERPROCESS if self.ipc_enabled else 0)
 
 
 _options_cache = {}  # flags -> (cucore_event_options_t, byref of it): only read by C, shareable
@@ -85,7 +89,7 @@ def _options_ref(options):
     C defaults) when every option is the default."""
     if type(options) is EventOptions:  # inlined _options_flags: timing events are created often
         flags = (EVENT_TIMING if options.timing_enabled else 0) | \
-            (EVENT_BLOCKING_SYNC if options.blocking_sync else 0)
+            (EVENT_BLOCKING_SYNC if options.blocking_sync else 0) | (EVENT_INTERPROCESS if options.ipc_enabled else 0)
     else:
         flags = _options_flags(options)
     if not flags:
@@ -208,6 +212,25 @@ class Event(HandleObject):
     def is_blocking_sync(self):
         return bool(self._get_flags() & EVENT_BLOCKING_SYNC)
 
+    # ---- IPC (the work is in ipc.py) --------------------------------------------------------------
+
+    @property
+    def is_ipc_enabled(self):
+        """Whether other processes can open the event (EventOptions(ipc_enabled=True))."""
+        return bool(self._get_flags() & EVENT_INTERPROCESS)
+
+    def ipc_descriptor(self):
+        """The event's 72-byte descriptor, for Event.from_ipc_descriptor in another process."""
+        return _ipc().event_descriptor(self)
+
+    @staticmethod
+    def from_ipc_descriptor(device, descriptor):
+        """The event another process exported, opened on `device` (record, wait, sync; no timing)."""
+        return _ipc().import_event(device, descriptor)
+
+    def __reduce__(self):
+        return _ipc().reduce_event(self)  # interprocess events only
+
     @property
     def device(self):
         out = _c_void_p()
@@ -232,6 +255,11 @@ class Event(HandleObject):
             return f"<Event 0x{self.handle:x}{' timing' if self.is_timing_enabled else ''}>"
         except Exception:
             return "<Event>"
+
+
+def _ipc():
+    from . import ipc
+    return ipc
 
 
 # At the end: stream.py imports this module.

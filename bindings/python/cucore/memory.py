@@ -16,6 +16,7 @@ import ctypes
 import enum
 import operator
 import sys
+import threading
 import weakref
 from dataclasses import dataclass
 
@@ -23,12 +24,13 @@ from . import _lib
 from ._handle import HandleObject
 from .common import closed_error, raise_error
 from .device import Device
+from .memory_peer import PeerAccessible
 from .stream import Stream, _RELEASE_CB, _next_key, _owners
 
 (_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
  _cucore_legacy_pinned_memory_resource_create, _cucore_memory_resource_retain, _cucore_memory_resource_release,
  _cucore_memory_resource_allocate, _cucore_memory_resource_kind, _cucore_memory_resource_device_id,
- _cucore_memory_resource_accessibility, _cucore_buffer_from_handle, _cucore_buffer_retain, _cucore_buffer_release,
+ _cucore_memory_resource_accessibility, _cucore_memory_resource_is_managed, _cucore_buffer_from_handle, _cucore_buffer_retain, _cucore_buffer_release,
  _cucore_buffer_close, _cucore_buffer_set_deallocation_stream, _cucore_buffer_size, _cucore_buffer_address,
  _cucore_buffer_device_id, _cucore_buffer_memory_resource, _cucore_buffer_view, _cucore_buffer_copy,
  _cucore_buffer_copy_from_host, _cucore_buffer_copy_to_host, _cucore_buffer_fill,
@@ -37,12 +39,15 @@ from .stream import Stream, _RELEASE_CB, _next_key, _owners
     globals(), "cucore_device_memory_resource_get_default", "cucore_device_memory_resource_create",
     "cucore_legacy_pinned_memory_resource_create", "cucore_memory_resource_retain",
     "cucore_memory_resource_release", "cucore_memory_resource_allocate", "cucore_memory_resource_kind",
-    "cucore_memory_resource_device_id", "cucore_memory_resource_accessibility", "cucore_buffer_from_handle",
+    "cucore_memory_resource_device_id", "cucore_memory_resource_accessibility", "cucore_memory_resource_is_managed",
+    "cucore_buffer_from_handle",
     "cucore_buffer_retain", "cucore_buffer_release", "cucore_buffer_close", "cucore_buffer_set_deallocation_stream",
     "cucore_buffer_size", "cucore_buffer_address", "cucore_buffer_device_id", "cucore_buffer_memory_resource",
     "cucore_buffer_view", "cucore_buffer_copy", "cucore_buffer_copy_from_host", "cucore_buffer_copy_to_host",
     "cucore_buffer_fill", "cucore_memory_resource_handle", "cucore_memory_resource_pool_attribute",
     "cucore_memory_resource_set_pool_attribute", "cucore_memory_resource_trim", "cucore_device_allocate")
+(_cucore_buffer_accessibility, _cucore_buffer_deallocation_stream, _cucore_buffer_grow) = _lib.bind(
+    globals(), "cucore_buffer_accessibility", "cucore_buffer_deallocation_stream", "cucore_buffer_grow")
 (_fast_memory_resource_allocate, _fast_memory_resource_release, _fast_buffer_release, _fast_buffer_close,
  _fast_buffer_view, _fast_buffer_copy, _fast_buffer_copy_from_host, _fast_buffer_copy_to_host,
  _fast_buffer_fill) = _lib.bind_unchecked(
@@ -112,6 +117,11 @@ class MemoryResourceKind(enum.IntEnum):
     """cucore_memory_resource_kind_t."""
     DEVICE = 1          # a stream-ordered device memory pool
     LEGACY_PINNED = 2   # page-locked host memory (cuMemAllocHost), synchronous
+    PINNED = 3          # a stream-ordered pool of page-locked host memory
+    MANAGED = 4         # a stream-ordered pool of managed (unified) memory
+    VIRTUAL = 5         # virtual memory management (cuMemCreate + cuMemMap), synchronous, growable buffers
+    USER = 6            # allocate/deallocate are the user's (a Python subclass of MemoryResource, ...)
+    IMPORTED = 7        # a pool imported from another process (maps its buffers, cannot allocate)
 
 
 # ---- argument conversion (cold paths; the hot paths inline the common case) ----------------------------
@@ -165,6 +175,8 @@ def _address(value):
 def _device(device_id):
     if isinstance(device_id, Device):
         return device_id
+    if device_id is not None and (isinstance(device_id, bool) or not hasattr(type(device_id), "__index__")):
+        raise TypeError(f"device must be a Device, a device ordinal or None, not {type(device_id).__name__}")
     return Device(device_id)
 
 
@@ -280,28 +292,47 @@ class DeviceMemoryResourceOptions:
     max_size: the most bytes the pool may reserve; 0 for no limit (the driver's default).
     release_threshold: bytes the pool keeps reserved after a synchronization instead of returning them to
         the system; 0 for the driver's default (return everything).
+    ipc_enabled: True for a pool other processes can import (a POSIX file descriptor; Linux only).
     """
     max_size: int = 0
     release_threshold: int = 0
+    ipc_enabled: bool = False
 
     def __post_init__(self):
-        for name in ("max_size", "release_threshold"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"DeviceMemoryResourceOptions.{name} must be an int, not {type(value).__name__}")
-            if not 0 <= value <= _U64_MAX:
-                raise ValueError(f"DeviceMemoryResourceOptions.{name} must be in [0, 2**64), not {value}")
+        check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
+
+
+def check_options(options, sizes, flags=()):
+    """Type and range checks of an options dataclass: `sizes` are ints in [0, 2**64), `flags` bools."""
+    cls = type(options).__name__
+    for name in sizes:
+        value = getattr(options, name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{cls}.{name} must be an int, not {type(value).__name__}")
+        if not 0 <= value <= _U64_MAX:
+            raise ValueError(f"{cls}.{name} must be in [0, 2**64), not {value}")
+    for name in flags:
+        value = getattr(options, name)
+        if not isinstance(value, bool):
+            raise TypeError(f"{cls}.{name} must be a bool, not {type(value).__name__}")
+
+
+def options_of(options, cls):
+    """`options` (an instance of the dataclass `cls`, or a dict of its fields) as a `cls`."""
+    if isinstance(options, dict):
+        return cls(**options)
+    if not isinstance(options, cls):
+        raise TypeError(f"options must be {cls.__name__}, a dict or None, not {type(options).__name__}")
+    return options
 
 
 def _pool_options_struct(options):
-    if isinstance(options, dict):
-        options = DeviceMemoryResourceOptions(**options)
-    elif not isinstance(options, DeviceMemoryResourceOptions):
-        raise TypeError(f"options must be DeviceMemoryResourceOptions, a dict or None, not {type(options).__name__}")
+    options = options_of(options, DeviceMemoryResourceOptions)
     c = _lib.DeviceMemoryResourceOptionsC()
     c.struct_size = ctypes.sizeof(c)
     c.max_size = options.max_size
     c.release_threshold = options.release_threshold
+    c.ipc_enabled = options.ipc_enabled
     return c
 
 
@@ -309,29 +340,80 @@ def _pool_options_struct(options):
 # (a released object's value is never reused: generations), so this is an identity map.
 _wrappers = weakref.WeakValueDictionary()
 
+# The exception a user-defined resource's allocate raised on this thread, as (status it became, exception),
+# until the Python caller of the failed allocation re-raises it (memory_user.py sets it).
+_user_errors = threading.local()
 
-class MemoryResource(HandleObject):
-    """Where buffers come from: DeviceMemoryResource (a stream-ordered device memory pool) or
-    LegacyPinnedMemoryResource (page-locked host memory). `allocate(size, *, stream)` gives a Buffer,
-    which keeps its resource alive; equality is identity of the libcucore object."""
 
-    __slots__ = ("_hv", "_info")
+def _take_user_error(status):
+    """The exception behind a failed allocation with `status` on this thread, if a Python allocate raised it."""
+    pending = getattr(_user_errors, "pending", None)
+    if pending is None:
+        return None
+    _user_errors.pending = None
+    return pending[1] if pending[0] == status else None
+
+
+class _ResourceType(type):
+    """MemoryResource's metaclass. A user's subclass (one defining allocate and deallocate, see
+    memory_user.py) becomes a libcucore resource after its __init__ has run, so that its device_id and
+    accessibility may depend on what __init__ set; the built-in kinds are made by their __new__."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls._user_defined:
+            from .memory_user import construct
+            return construct(cls, args, kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+class MemoryResource(HandleObject, metaclass=_ResourceType):
+    """Where buffers come from: DeviceMemoryResource (a stream-ordered device memory pool),
+    PinnedMemoryResource, ManagedMemoryResource, VirtualMemoryResource, LegacyPinnedMemoryResource, or a
+    subclass of your own. `allocate(size, *, stream)` gives a Buffer, which keeps its resource alive;
+    equality is identity of the libcucore object.
+
+    A user-defined resource subclasses MemoryResource and defines `allocate(self, size, stream)` returning
+    an address (an int, or an object with an int `handle`, kept alive until deallocated) and
+    `deallocate(self, ptr, size, stream)`, plus `device_id` (an ordinal, -1 for host memory) and optionally
+    `is_device_accessible`, `is_host_accessible`, `is_managed` (attributes or properties). Then
+    `mr.allocate(size, stream=s)` returns a Buffer whose memory came from your allocate and goes back
+    through your deallocate; every language allocating from the resource calls them (see memory_user.py)."""
+
+    __slots__ = ("_hv", "_info", "_config", "_home")
     _release = staticmethod(_fast_memory_resource_release)
     _handle_fn = staticmethod(_cucore_memory_resource_handle)  # `handle`: the CUmemoryPool (0 without a pool)
+    _builtin = True          # the library's own classes; a user's direct subclass is a user-defined resource
+    _user_defined = False
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("MemoryResource cannot be instantiated directly: use DeviceMemoryResource(device_id), "
-                        "LegacyPinnedMemoryResource() or Device.memory_resource")
+                        "PinnedMemoryResource(), ManagedMemoryResource(), VirtualMemoryResource(device), "
+                        "LegacyPinnedMemoryResource(), Device.memory_resource, or subclass it with allocate() "
+                        "and deallocate()")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("_builtin"):
+            return
+        # The nearest library class among the bases decides: below MemoryResource itself it is a
+        # user-defined resource; below a built-in kind (DeviceMemoryResource, ...) an ordinary subclass.
+        nearest = next(b for b in cls.__mro__[1:] if b.__dict__.get("_builtin"))
+        if nearest is MemoryResource:
+            from .memory_user import prepare_class
+            prepare_class(cls)
 
     @classmethod
-    def _wrap(cls, hv):
+    def _wrap(cls, hv, config=None, home=None):
         """A new wrapper owning the +1 reference to the libcucore resource `hv` (an int); registered so
-        that every later answer naming the same libcucore object gives this wrapper back."""
+        that every later answer naming the same libcucore object gives this wrapper back. `config` is
+        what it was made with (options), `home` the ordinal of the device it was made for."""
         obj = _new(cls)
         obj._h = _handle_arg(hv)
         obj._raw = None
         obj._hv = hv
         obj._info = None
+        obj._config = config
+        obj._home = home
         _wrappers[hv] = obj
         return obj
 
@@ -380,16 +462,16 @@ class MemoryResource(HandleObject):
             raise closed_error(self)
         info = self._info
         if info is None:
-            kind, device_id, dacc, hacc = _c_int(), _c_int(), _c_int(), _c_int()
+            kind, device_id, dacc, hacc, managed = _c_int(), _c_int(), _c_int(), _c_int(), _c_int()
             st = _cucore_memory_resource_kind(h, kind) or _cucore_memory_resource_device_id(h, device_id) or \
-                _cucore_memory_resource_accessibility(h, dacc, hacc)
+                _cucore_memory_resource_accessibility(h, dacc, hacc) or _cucore_memory_resource_is_managed(h, managed)
             if st:
                 raise_error(st, self)
             try:
                 k = MemoryResourceKind(kind.value)
             except ValueError:  # a kind newer than this binding
                 k = kind.value
-            info = self._info = (k, device_id.value, bool(dacc.value), bool(hacc.value))
+            info = self._info = (k, device_id.value, bool(dacc.value), bool(hacc.value), bool(managed.value))
         return info
 
     def pool_attribute(self, attribute):
@@ -437,6 +519,11 @@ class MemoryResource(HandleObject):
         """Whether the memory can be accessed from the host (CPU)."""
         return self._get_info()[3]
 
+    @property
+    def is_managed(self):
+        """Whether the memory is managed (unified) memory: advice, prefetch and discard apply."""
+        return self._get_info()[4]
+
     # ---- allocation ------------------------------------------------------------------------------
 
     def allocate(self, size, *, stream=None):
@@ -453,6 +540,9 @@ class MemoryResource(HandleObject):
         h = out.value
         _handle_outs.append(pair)
         if st:
+            exc = _take_user_error(st)  # a user-defined allocate raised: that exception, not the status
+            if exc is not None:
+                raise exc
             raise_error(st, self, keep)
         b = _new(Buffer)
         b._h = _handle_arg(h)
@@ -460,6 +550,37 @@ class MemoryResource(HandleObject):
         b._size = size
         b._mr = self
         return b
+
+    # ---- IPC (the work is in ipc.py) --------------------------------------------------------------
+
+    def allocation_handle(self):
+        """A new cucore.ipc.IPCAllocationHandle of this IPC-enabled pool (its fd is yours to close)."""
+        return _ipc().export_pool(self)
+
+    export_pool = allocation_handle
+
+    @staticmethod
+    def from_allocation_handle(device, handle):
+        """The pool another process exported (an IPCAllocationHandle), imported on `device`."""
+        return _ipc().import_pool(device, handle)
+
+    @property
+    def is_ipc_enabled(self):
+        """Whether other processes can import this pool (created with ipc_enabled=True)."""
+        return _ipc().is_ipc_enabled(self)
+
+    @property
+    def is_mapped(self):
+        """Whether this pool was imported from another process (it maps buffers, cannot allocate)."""
+        return _ipc().is_mapped(self)
+
+    def __reduce__(self):
+        return _ipc().reduce_resource(self)  # IPC-enabled pools only
+
+
+def _ipc():
+    from . import ipc
+    return ipc
 
 
 def _allocation_args(size, stream):
@@ -484,6 +605,9 @@ def _allocate_from_device(device, size, stream):
     out = _c_void_p()
     st = _cucore_device_allocate(device._h, csize, sh, out)
     if st:
+        exc = _take_user_error(st)  # the device's default resource is user-defined and its allocate raised
+        if exc is not None:
+            raise exc
         raise_error(st, device, keep)
     b = _new(Buffer)
     b._h = _handle_arg(out.value)
@@ -493,16 +617,18 @@ def _allocate_from_device(device, size, stream):
     return b
 
 
-class DeviceMemoryResource(MemoryResource):
+class DeviceMemoryResource(MemoryResource, PeerAccessible):
     """Device memory from a stream-ordered memory pool (cuMemAllocFromPoolAsync / cuMemFreeAsync).
 
     `DeviceMemoryResource(device_id)` uses the device's current memory pool (not owned: closing the
     resource never destroys that pool); `DeviceMemoryResource(device_id, DeviceMemoryResourceOptions(...))`
     creates a new pool, destroyed once the resource and every buffer from it are gone. `device_id` is an
     ordinal or a Device. `allocate(size, stream=s)` needs a stream of this device (allocation is stream-
-    ordered; the stream is also where the buffer is freed unless changed)."""
+    ordered; the stream is also where the buffer is freed unless changed). `peer_accessible_by` is the
+    live set of other devices' ordinals allowed to access the pool's memory."""
 
     __slots__ = ()
+    _builtin = True
 
     def __new__(cls, device_id, options=None):
         dev = _device(device_id)
@@ -510,10 +636,11 @@ class DeviceMemoryResource(MemoryResource):
         if options is None:
             st = _cucore_device_memory_resource_get_default(dev._h, h)
         else:
+            options = options_of(options, DeviceMemoryResourceOptions)
             st = _cucore_device_memory_resource_create(dev._h, _pool_options_struct(options), h)
         if st:
             raise_error(st, dev)
-        return cls._wrap(h.value)
+        return cls._wrap(h.value, options, dev.device_id)
 
 class LegacyPinnedMemoryResource(MemoryResource):
     """Page-locked host memory (cuMemAllocHost / cuMemFreeHost), made in `device_id`'s primary context
@@ -521,6 +648,7 @@ class LegacyPinnedMemoryResource(MemoryResource):
     memory is accessible from the host (Buffer.handle is its address) and from the device."""
 
     __slots__ = ()
+    _builtin = True
 
     def __new__(cls, device_id=None):
         dev = _device(device_id)
@@ -681,11 +809,12 @@ class Buffer(HandleObject):
         return getattr(self, "_owner", None)
 
     def _accessibility(self):
-        mr = self.memory_resource
-        if mr is not None:
-            return mr.is_device_accessible, mr.is_host_accessible
-        on_device = self.device_id >= 0  # foreign memory: device memory, or host memory
-        return on_device, not on_device
+        """(device-accessible, host-accessible, managed) as libcucore knows them for this memory."""
+        d, h, m = _c_int(), _c_int(), _c_int()
+        st = _cucore_buffer_accessibility(self._h, d, h, m)
+        if st:
+            raise_error(st, self)
+        return bool(d.value), bool(h.value), bool(m.value)
 
     @property
     def is_device_accessible(self):
@@ -697,6 +826,43 @@ class Buffer(HandleObject):
         """Whether the memory can be accessed from the host (CPU)."""
         return self._accessibility()[1]
 
+    @property
+    def is_managed(self):
+        """Whether the memory is managed (unified) memory: advice, prefetch and discard apply (ManagedBuffer)."""
+        return self._accessibility()[2]
+
+    @property
+    def deallocation_stream(self):
+        """The Stream the memory will be freed on, or None for synchronous resources (legacy pinned,
+        virtual), foreign memory and closed buffers. Assigning a stream is set_deallocation_stream()."""
+        if self._h is None:
+            return None
+        out = _c_void_p()
+        st = _cucore_buffer_deallocation_stream(self._h, out)
+        if st:
+            raise_error(st, self)
+        return _Stream._wrap(out) if out.value else None
+
+    @deallocation_stream.setter
+    def deallocation_stream(self, stream):
+        self.set_deallocation_stream(stream)
+
+    def grow(self, new_size):
+        """Grow a buffer of a VirtualMemoryResource to `new_size` bytes, keeping its contents (in place
+        while its reservation allows, else remapped: `handle` may change). A size not above the current
+        one changes nothing. Not while views of it exist. Returns self."""
+        new_size = _u64(new_size, "new_size")
+        st = _cucore_buffer_grow(self._h, new_size)
+        if st:
+            raise_error(st, self)
+        size = _c_uint64()
+        st = _cucore_buffer_size(self._h, size)
+        if st:
+            raise_error(st, self)
+        self._size = size.value
+        self._raw = None  # the address may have moved
+        return self
+
     def __repr__(self):
         if self._h is None:
             return "<Buffer (closed)>"
@@ -706,9 +872,47 @@ class Buffer(HandleObject):
         except Exception:
             return "<Buffer>"
 
+    # ---- IPC (the work is in ipc.py) --------------------------------------------------------------
+
+    def ipc_descriptor(self):
+        """The 128-byte descriptor of this whole buffer of an IPC-enabled pool, for another process."""
+        return _ipc().buffer_descriptor(self)
+
+    @staticmethod
+    def from_ipc_descriptor(mr, descriptor, *, stream):
+        """The buffer of `descriptor` mapped into the imported pool `mr`, freed on `stream`."""
+        return _ipc().import_buffer(mr, descriptor, stream)
+
+    def __reduce__(self):
+        return _ipc().reduce_buffer(self)  # buffers of IPC-enabled pools only
+
     # Identity: two Buffer objects never share a libcucore buffer.
     __eq__ = object.__eq__
     __hash__ = object.__hash__
+
+    # ---- DLPack and the CUDA Array Interface (dlpack.py) ---------------------------------------
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of this buffer's bytes (1-D uint8), zero-copy (see cucore.dlpack)."""
+        from . import dlpack
+        return dlpack.export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        """(DLDeviceType, device id) of the memory."""
+        from . import dlpack
+        return dlpack.device(self)
+
+    @property
+    def __cuda_array_interface__(self):
+        """Version 3 of the CUDA Array Interface: the bytes as a 1-D "|u1" array (device-accessible memory only)."""
+        from . import dlpack
+        return dlpack.cuda_array_interface(self)
+
+    @classmethod
+    def from_cuda_array_interface(cls, obj, *, stream=None, device_id=None):
+        """A Buffer over the memory `obj` describes with __cuda_array_interface__ (see cucore.dlpack)."""
+        from . import dlpack
+        return dlpack.from_cuda_array_interface(obj, stream=stream, device_id=device_id)
 
     # ---- views ------------------------------------------------------------------------------------
 
@@ -728,7 +932,7 @@ class Buffer(HandleObject):
         _handle_outs.append(pair)
         if st:
             raise_error(st, self)
-        b = _new(Buffer)
+        b = _new(type(self))  # a view of a ManagedBuffer is one too
         b._h = _handle_arg(h)
         b._raw = None
         b._size = size

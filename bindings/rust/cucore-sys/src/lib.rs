@@ -16,6 +16,12 @@ use std::os::raw::{c_char, c_int, c_uchar, c_void};
 
 mod device_attributes;
 pub use device_attributes::*;
+mod memory;
+pub use memory::*;
+mod dlpack;
+pub use dlpack::*;
+mod ipc;
+pub use ipc::*;
 
 // ---- common.h ---------------------------------------------------------------------------------
 
@@ -183,6 +189,8 @@ pub type cucore_event_flag_t = c_int;
 pub const CUCORE_EVENT_DEFAULT: cucore_event_flag_t = 0;
 pub const CUCORE_EVENT_TIMING: cucore_event_flag_t = 1;
 pub const CUCORE_EVENT_BLOCKING_SYNC: cucore_event_flag_t = 2;
+/// Shareable with other processes (`cucore_ipc_export_event`); not with TIMING.
+pub const CUCORE_EVENT_INTERPROCESS: cucore_event_flag_t = 4;
 pub const CUCORE_EVENT_FLAG_FORCE_INT32: cucore_event_flag_t = 0x7fff_ffff;
 
 /// `cucore_event_options_t`.
@@ -249,6 +257,16 @@ pub const CUCORE_MEMORY_RESOURCE_UNSET: cucore_memory_resource_kind_t = 0;
 pub const CUCORE_MEMORY_RESOURCE_DEVICE: cucore_memory_resource_kind_t = 1;
 /// Page-locked host memory from `cuMemAllocHost`/`cuMemFreeHost` (synchronous).
 pub const CUCORE_MEMORY_RESOURCE_LEGACY_PINNED: cucore_memory_resource_kind_t = 2;
+/// A stream-ordered pool of page-locked host memory.
+pub const CUCORE_MEMORY_RESOURCE_PINNED: cucore_memory_resource_kind_t = 3;
+/// A stream-ordered pool of managed (unified) memory.
+pub const CUCORE_MEMORY_RESOURCE_MANAGED: cucore_memory_resource_kind_t = 4;
+/// Virtual memory management (synchronous); its buffers can grow.
+pub const CUCORE_MEMORY_RESOURCE_VIRTUAL: cucore_memory_resource_kind_t = 5;
+/// A resource whose allocate/deallocate are the user's callbacks.
+pub const CUCORE_MEMORY_RESOURCE_USER: cucore_memory_resource_kind_t = 6;
+/// A pool imported from another process (maps its exported buffers; cannot allocate).
+pub const CUCORE_MEMORY_RESOURCE_IMPORTED: cucore_memory_resource_kind_t = 7;
 pub const CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32: cucore_memory_resource_kind_t = 0x7fff_ffff;
 
 /// `cucore_pool_attribute_t` (a 32-bit C enum; the driver's CUmemPool_attribute values).
@@ -274,6 +292,10 @@ pub struct cucore_device_memory_resource_options_t {
     pub max_size: u64,
     /// Bytes the pool keeps reserved after a synchronization; 0: the driver's default (0).
     pub release_threshold: u64,
+    /// 1: the pool can be shared with other processes (see ipc.h); 0: not shared.
+    pub ipc_enabled: u32,
+    /// Must be 0.
+    pub reserved1: u32,
 }
 
 impl cucore_device_memory_resource_options_t {
@@ -283,6 +305,8 @@ impl cucore_device_memory_resource_options_t {
         reserved0: 0,
         max_size: 0,
         release_threshold: 0,
+        ipc_enabled: 0,
+        reserved1: 0,
     };
 }
 
@@ -517,6 +541,39 @@ extern "C" {
         device_accessible: *mut c_int,
         host_accessible: *mut c_int,
     ) -> cucore_status_t;
+    pub fn cucore_memory_resource_is_managed(
+        resource: *const cucore_memory_resource_t,
+        managed: *mut c_int,
+    ) -> cucore_status_t;
+    pub fn cucore_pinned_memory_resource_create(
+        device: *mut cucore_device_t,
+        options: *const cucore_pinned_memory_resource_options_t,
+        resource: *mut *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_managed_memory_resource_create(
+        device: *mut cucore_device_t,
+        options: *const cucore_managed_memory_resource_options_t,
+        resource: *mut *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_virtual_memory_resource_create(
+        device: *mut cucore_device_t,
+        options: *const cucore_virtual_memory_resource_options_t,
+        resource: *mut *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_user_memory_resource_create(
+        callbacks: *const cucore_memory_resource_callbacks_t,
+        resource: *mut *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_memory_resource_set_peer_access(
+        resource: *mut cucore_memory_resource_t,
+        peer: *mut cucore_device_t,
+        access: cucore_access_t,
+    ) -> cucore_status_t;
+    pub fn cucore_memory_resource_peer_access(
+        resource: *const cucore_memory_resource_t,
+        peer: *mut cucore_device_t,
+        access: *mut cucore_access_t,
+    ) -> cucore_status_t;
 
     // memory.h: buffers
     pub fn cucore_buffer_from_handle(
@@ -571,6 +628,96 @@ extern "C" {
         value: u32,
         value_size: u32,
         stream: *mut cucore_stream_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_accessibility(
+        buffer: *const cucore_buffer_t,
+        device_accessible: *mut c_int,
+        host_accessible: *mut c_int,
+        managed: *mut c_int,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_deallocation_stream(
+        buffer: *const cucore_buffer_t,
+        stream: *mut *mut cucore_stream_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_grow(buffer: *mut cucore_buffer_t, new_size: u64) -> cucore_status_t;
+    pub fn cucore_copy_3d(copy: *const cucore_copy_3d_t, stream: *mut cucore_stream_t) -> cucore_status_t;
+    pub fn cucore_buffer_advise(
+        buffer: *mut cucore_buffer_t,
+        advice: cucore_memory_advice_t,
+        location: cucore_location_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_advice(
+        buffer: *const cucore_buffer_t,
+        read_mostly: *mut c_int,
+        preferred_location: *mut cucore_location_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_is_accessed_by(
+        buffer: *const cucore_buffer_t,
+        location: cucore_location_t,
+        accessed_by: *mut c_int,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_last_prefetch_location(
+        buffer: *const cucore_buffer_t,
+        location: *mut cucore_location_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_prefetch(
+        buffer: *mut cucore_buffer_t,
+        location: cucore_location_t,
+        stream: *mut cucore_stream_t,
+    ) -> cucore_status_t;
+    pub fn cucore_buffer_discard(
+        buffer: *mut cucore_buffer_t,
+        prefetch_location: *const cucore_location_t,
+        stream: *mut cucore_stream_t,
+    ) -> cucore_status_t;
+
+    // dlpack.h
+    pub fn cucore_dlpack_export(
+        buffer: *mut cucore_buffer_t,
+        layout: *const cucore_dlpack_layout_t,
+        tensor: *mut *mut DLManagedTensorVersioned,
+    ) -> cucore_status_t;
+    pub fn cucore_dlpack_export_legacy(
+        buffer: *mut cucore_buffer_t,
+        layout: *const cucore_dlpack_layout_t,
+        tensor: *mut *mut DLManagedTensor,
+    ) -> cucore_status_t;
+    pub fn cucore_dlpack_import(tensor: *mut DLManagedTensorVersioned, buffer: *mut *mut cucore_buffer_t)
+        -> cucore_status_t;
+    pub fn cucore_dlpack_import_legacy(tensor: *mut DLManagedTensor, buffer: *mut *mut cucore_buffer_t)
+        -> cucore_status_t;
+    pub fn cucore_dlpack_device(
+        buffer: *const cucore_buffer_t,
+        device_type: *mut i32,
+        device_id: *mut i32,
+    ) -> cucore_status_t;
+
+    // ipc.h (Linux)
+    pub fn cucore_ipc_export_memory_resource(
+        resource: *mut cucore_memory_resource_t,
+        handle: *mut cucore_ipc_pool_handle_t,
+    ) -> cucore_status_t;
+    pub fn cucore_ipc_import_memory_resource(
+        device: *mut cucore_device_t,
+        handle: *const cucore_ipc_pool_handle_t,
+        resource: *mut *mut cucore_memory_resource_t,
+    ) -> cucore_status_t;
+    pub fn cucore_ipc_memory_resource_pool_id(resource: *const cucore_memory_resource_t, pool_id: *mut u8)
+        -> cucore_status_t;
+    pub fn cucore_ipc_export_buffer(buffer: *mut cucore_buffer_t, descriptor: *mut u8) -> cucore_status_t;
+    pub fn cucore_ipc_import_buffer(
+        resource: *mut cucore_memory_resource_t,
+        descriptor: *const u8,
+        descriptor_size: u64,
+        stream: *mut cucore_stream_t,
+        buffer: *mut *mut cucore_buffer_t,
+    ) -> cucore_status_t;
+    pub fn cucore_ipc_export_event(event: *mut cucore_event_t, descriptor: *mut u8) -> cucore_status_t;
+    pub fn cucore_ipc_import_event(
+        device: *mut cucore_device_t,
+        descriptor: *const u8,
+        descriptor_size: u64,
+        event: *mut *mut cucore_event_t,
     ) -> cucore_status_t;
 }
 
@@ -636,15 +783,18 @@ mod tests {
 
     #[test]
     fn layout_device_memory_resource_options() {
-        assert_eq!(size_of::<cucore_device_memory_resource_options_t>(), 24);
+        assert_eq!(size_of::<cucore_device_memory_resource_options_t>(), 32);
         assert_eq!(align_of::<cucore_device_memory_resource_options_t>(), 8);
         assert_eq!(offset!(cucore_device_memory_resource_options_t, struct_size), 0);
         assert_eq!(offset!(cucore_device_memory_resource_options_t, reserved0), 4);
         assert_eq!(offset!(cucore_device_memory_resource_options_t, max_size), 8);
         assert_eq!(offset!(cucore_device_memory_resource_options_t, release_threshold), 16);
+        assert_eq!(offset!(cucore_device_memory_resource_options_t, ipc_enabled), 24);
+        assert_eq!(offset!(cucore_device_memory_resource_options_t, reserved1), 28);
         let init = cucore_device_memory_resource_options_t::INIT;
-        assert_eq!(init.struct_size, 24);
+        assert_eq!(init.struct_size, 32);
         assert_eq!((init.reserved0, init.max_size, init.release_threshold), (0, 0, 0));
+        assert_eq!((init.ipc_enabled, init.reserved1), (0, 0));
         assert_eq!(cucore_device_memory_resource_options_t::default(), init);
     }
 

@@ -112,6 +112,12 @@ impl Error {
         Error { status: Status::from_raw(status), cuda_result, message }
     }
 
+    /// An error made by the caller, e.g. for a [`UserMemoryResource`](crate::UserMemoryResource)
+    /// callback to return (no driver result).
+    pub fn new(status: Status, message: impl Into<String>) -> Error {
+        Error { status, cuda_result: 0, message: message.into() }
+    }
+
     /// An error made by the binding itself (no library call failed).
     pub(crate) fn binding(status: Status, message: String) -> Error {
         Error { status, cuda_result: 0, message }

@@ -20,12 +20,20 @@ pub struct EventOptions {
     /// [`Event::synchronize`] blocks the thread instead of spinning
     /// (`CUCORE_EVENT_BLOCKING_SYNC`).
     pub blocking_sync: bool,
+    /// Shareable with other processes ([`crate::ipc::export_event`]; `CUCORE_EVENT_INTERPROCESS`).
+    /// Not together with `timing_enabled` (the driver shares only events without timing).
+    pub ipc_enabled: bool,
 }
 
 impl EventOptions {
     /// Options with timing enabled.
     pub fn timing() -> EventOptions {
         EventOptions { timing_enabled: true, ..Default::default() }
+    }
+
+    /// Options of an event other processes can open ([`crate::ipc`]).
+    pub fn ipc() -> EventOptions {
+        EventOptions { ipc_enabled: true, ..Default::default() }
     }
 
     /// The C struct.
@@ -36,6 +44,9 @@ impl EventOptions {
         }
         if self.blocking_sync {
             o.flags |= sys::CUCORE_EVENT_BLOCKING_SYNC as u32;
+        }
+        if self.ipc_enabled {
+            o.flags |= sys::CUCORE_EVENT_INTERPROCESS as u32;
         }
         o
     }
@@ -141,6 +152,11 @@ impl Event {
     /// Whether synchronizing blocks rather than spins.
     pub fn is_blocking_sync(&self) -> Result<bool> {
         Ok(self.flags()? & sys::CUCORE_EVENT_BLOCKING_SYNC as u32 != 0)
+    }
+
+    /// Whether other processes can open the event ([`EventOptions::ipc`]).
+    pub fn is_ipc_enabled(&self) -> Result<bool> {
+        Ok(self.flags()? & sys::CUCORE_EVENT_INTERPROCESS as u32 != 0)
     }
 
     /// The event's device.

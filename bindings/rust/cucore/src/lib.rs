@@ -133,8 +133,17 @@ pub mod common;
 pub mod context;
 pub mod device;
 mod device_attributes;
+pub mod dlpack;
 pub mod event;
+#[cfg(unix)]
+pub mod ipc;
 pub mod memory;
+// The rest of memory.h, one concern per module (as in src/core).
+pub mod buffer;
+pub mod copy_3d;
+pub mod managed;
+pub mod memory_resources;
+pub mod memory_user;
 pub mod stream;
 
 pub use common::{
@@ -142,9 +151,18 @@ pub use common::{
     OwnerCallback, ReleaseErrorHandler, Result, Status, BINDING_VERSION,
 };
 pub use context::Context;
+pub use copy_3d::{copy_3d, copy_3d_async, DstMemory, DstRegion, Extent, RegionLayout, SrcMemory, SrcRegion};
 pub use device::{driver_version, ComputeCapability, Device, DeviceAttribute, DeviceProperties, Uuid};
+pub use dlpack::{
+    DLPackDevice, DLPackDeviceType, DLPackElement, DLPackLayout, DLPackTensor, LegacyDLPackTensor,
+};
 pub use event::{Event, EventOptions};
+pub use managed::{Advice, ManagedAdvice};
 pub use memory::{Accessibility, Buffer, DevicePoolOptions, MemoryResource, MemoryResourceKind, PoolAttribute};
+pub use memory_resources::{
+    Access, Granularity, Location, ManagedPoolOptions, PinnedPoolOptions, VirtualMemoryOptions,
+};
+pub use memory_user::{StreamRef, UserMemoryResource};
 pub use stream::{Stream, StreamOptions, StreamPriorityRange};
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
 //! What `include/cucore/memory.h` holds: memory resources and buffers (cuda.core's
-//! `DeviceMemoryResource`, `LegacyPinnedMemoryResource` and `Buffer`).
+//! `DeviceMemoryResource`, `LegacyPinnedMemoryResource` and `Buffer`). The rest of the header,
+//! one concern per module: `memory_resources` (pinned, managed and virtual resources, locations,
+//! peer access), `memory_user` (resources written in Rust), `buffer` (accessibility, deallocation
+//! stream, growing), `managed` (advice, prefetch, discard) and `copy_3d` (strided copies).
 //!
 //! A [`MemoryResource`] allocates [`Buffer`]s. A buffer holds its resource, its deallocation
 //! stream and (for a view) its parent, so drop order never matters: dropping a pool's
@@ -50,6 +53,7 @@ pub enum PoolAttribute {
 
 use crate::common::{c_bool, check, owner_handoff, Error, OwnerCallback, Result, Status};
 use crate::device::Device;
+use crate::memory_user;
 use crate::stream::Stream;
 
 /// What kind of memory a resource gives (`cucore_memory_resource_kind_t`).
@@ -59,6 +63,18 @@ pub enum MemoryResourceKind {
     Device,
     /// Page-locked host memory from `cuMemAllocHost` / `cuMemFreeHost` (synchronous).
     LegacyPinned,
+    /// A stream-ordered pool of page-locked host memory
+    /// ([`MemoryResource::pinned_pool`]).
+    Pinned,
+    /// A stream-ordered pool of managed memory ([`MemoryResource::managed_pool`]).
+    Managed,
+    /// Virtual memory management, synchronous; its buffers can grow
+    /// ([`MemoryResource::virtual_memory`]).
+    Virtual,
+    /// Memory from the user's callbacks ([`MemoryResource::user`]).
+    User,
+    /// A pool imported from another process: it maps that process's buffers and cannot allocate.
+    Imported,
     /// A value this binding does not know (a newer library), or `CUCORE_MEMORY_RESOURCE_UNSET`.
     Unknown(i32),
 }
@@ -69,6 +85,11 @@ impl MemoryResourceKind {
         match raw {
             sys::CUCORE_MEMORY_RESOURCE_DEVICE => MemoryResourceKind::Device,
             sys::CUCORE_MEMORY_RESOURCE_LEGACY_PINNED => MemoryResourceKind::LegacyPinned,
+            sys::CUCORE_MEMORY_RESOURCE_PINNED => MemoryResourceKind::Pinned,
+            sys::CUCORE_MEMORY_RESOURCE_MANAGED => MemoryResourceKind::Managed,
+            sys::CUCORE_MEMORY_RESOURCE_VIRTUAL => MemoryResourceKind::Virtual,
+            sys::CUCORE_MEMORY_RESOURCE_USER => MemoryResourceKind::User,
+            sys::CUCORE_MEMORY_RESOURCE_IMPORTED => MemoryResourceKind::Imported,
             other => MemoryResourceKind::Unknown(other),
         }
     }
@@ -78,14 +99,25 @@ impl MemoryResourceKind {
         match self {
             MemoryResourceKind::Device => sys::CUCORE_MEMORY_RESOURCE_DEVICE,
             MemoryResourceKind::LegacyPinned => sys::CUCORE_MEMORY_RESOURCE_LEGACY_PINNED,
+            MemoryResourceKind::Pinned => sys::CUCORE_MEMORY_RESOURCE_PINNED,
+            MemoryResourceKind::Managed => sys::CUCORE_MEMORY_RESOURCE_MANAGED,
+            MemoryResourceKind::Virtual => sys::CUCORE_MEMORY_RESOURCE_VIRTUAL,
+            MemoryResourceKind::User => sys::CUCORE_MEMORY_RESOURCE_USER,
+            MemoryResourceKind::Imported => sys::CUCORE_MEMORY_RESOURCE_IMPORTED,
             MemoryResourceKind::Unknown(raw) => raw,
         }
     }
 
     /// Whether allocations and frees are ordered on a stream (a stream is then required to
-    /// allocate).
+    /// allocate): the pools (device, pinned, managed, imported).
     pub fn is_stream_ordered(self) -> bool {
-        self == MemoryResourceKind::Device
+        matches!(
+            self,
+            MemoryResourceKind::Device
+                | MemoryResourceKind::Pinned
+                | MemoryResourceKind::Managed
+                | MemoryResourceKind::Imported
+        )
     }
 }
 
@@ -121,7 +153,7 @@ impl DevicePoolOptions {
 }
 
 /// A device ordinal as the C ABI gives it: -1 means host memory.
-fn device_ordinal(id: c_int) -> Option<i32> {
+pub(crate) fn device_ordinal(id: c_int) -> Option<i32> {
     if id < 0 {
         None
     } else {
@@ -130,12 +162,12 @@ fn device_ordinal(id: c_int) -> Option<i32> {
 }
 
 /// The raw handle of an optional stream (NULL for None).
-fn stream_ptr(stream: Option<&Stream>) -> *mut sys::cucore_stream_t {
+pub(crate) fn stream_ptr(stream: Option<&Stream>) -> *mut sys::cucore_stream_t {
     stream.map_or(ptr::null_mut(), |s| s.as_raw())
 }
 
 /// A length that must fit the C ABI's `uint64_t`.
-fn len64(len: usize) -> u64 {
+pub(crate) fn len64(len: usize) -> u64 {
     // usize is at most 64 bits on every target the library supports.
     len as u64
 }
@@ -195,14 +227,17 @@ impl MemoryResource {
 
     /// Allocates `size` bytes (0 is valid: a buffer with address 0), ordered on `stream`, which
     /// becomes the buffer's deallocation stream (`cucore_memory_resource_allocate`). A
-    /// stream-ordered resource (a device pool) needs a stream (`None` fails with
+    /// stream-ordered resource (a pool) needs a stream (`None` fails with
     /// `Status::InvalidArgument`), and it must belong to the resource's device. The memory is
-    /// usable on `stream` right away, and on other streams once they wait for it.
+    /// usable on `stream` right away, and on other streams once they wait for it. A failure of a
+    /// Rust [`UserMemoryResource`](crate::UserMemoryResource) carries its message too.
     pub fn allocate(&self, size: u64, stream: Option<&Stream>) -> Result<Buffer> {
         let mut raw = ptr::null_mut();
+        memory_user::forget_callback_error();
         // SAFETY: live handles (or NULL for the stream) and a valid out-pointer; we own the
         // reference it gives.
-        check(unsafe { sys::cucore_memory_resource_allocate(self.as_raw(), size, stream_ptr(stream), &mut raw) })?;
+        check(unsafe { sys::cucore_memory_resource_allocate(self.as_raw(), size, stream_ptr(stream), &mut raw) })
+            .map_err(memory_user::explain)?;
         Buffer::from_out(raw)
     }
 
@@ -260,6 +295,14 @@ impl MemoryResource {
         // SAFETY: a live handle and valid out-pointers.
         check(unsafe { sys::cucore_memory_resource_accessibility(self.as_raw(), &mut device, &mut host) })?;
         Ok(Accessibility { device: c_bool(device), host: c_bool(host) })
+    }
+
+    /// Whether the resource gives managed (unified) memory (cuda.core's `is_managed`).
+    pub fn is_managed(&self) -> Result<bool> {
+        let mut managed: c_int = 0;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_memory_resource_is_managed(self.as_raw(), &mut managed) })?;
+        Ok(c_bool(managed))
     }
 
     /// Whether device code can use the memory (cuda.core's `is_device_accessible`).
@@ -544,8 +587,10 @@ impl Device {
     /// (cuda.core's `Device.allocate(size, stream=...)`).
     pub fn allocate(&self, size: u64, stream: &Stream) -> Result<Buffer> {
         let mut raw = ptr::null_mut();
+        memory_user::forget_callback_error();
         // SAFETY: live handles and a valid out-pointer; we own the reference it gives.
-        check(unsafe { sys::cucore_device_allocate(self.as_raw(), size, stream.as_raw(), &mut raw) })?;
+        check(unsafe { sys::cucore_device_allocate(self.as_raw(), size, stream.as_raw(), &mut raw) })
+            .map_err(memory_user::explain)?;
         Buffer::from_out(raw)
     }
 }

@@ -333,7 +333,7 @@ fn options_to_raw() {
 
     assert_eq!(EventOptions::default().to_raw(), sys::cucore_event_options_t::INIT);
     assert_eq!(EventOptions::timing().to_raw().flags, sys::CUCORE_EVENT_TIMING as u32);
-    let o = EventOptions { timing_enabled: true, blocking_sync: true }.to_raw();
+    let o = EventOptions { timing_enabled: true, blocking_sync: true, ipc_enabled: false }.to_raw();
     assert_eq!(o.flags, (sys::CUCORE_EVENT_TIMING | sys::CUCORE_EVENT_BLOCKING_SYNC) as u32);
     assert_eq!(o.struct_size, 8);
 }

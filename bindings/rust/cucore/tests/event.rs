@@ -23,7 +23,7 @@ fn event_timing() {
     assert!(!start.is_blocking_sync().unwrap());
 
     // Existing events recorded again, with blocking synchronization.
-    let opts = EventOptions { timing_enabled: true, blocking_sync: true };
+    let opts = EventOptions { timing_enabled: true, blocking_sync: true, ipc_enabled: false };
     let e1 = dev.create_event(opts).unwrap();
     let e2 = dev.create_event(opts).unwrap();
     assert_eq!(e1.flags().unwrap(), 3);

@@ -1,0 +1,234 @@
+"""Managed (unified) memory: advice, prefetch and discard (cucore_buffer_advise ... cucore_buffer_discard).
+
+    mr = cucore.ManagedMemoryResource(dev)
+    buf = mr.allocate(1 << 20, stream=s)          # a ManagedBuffer
+    buf.read_mostly = True
+    buf.preferred_location = "host"               # or a Device, an ordinal, ("host_numa", node), None
+    buf.accessed_by.add(dev)                      # a live set of devices
+    buf.prefetch(dev, stream=s)                   # migrate the pages to the device, in stream order
+    buf.discard(stream=s)                         # contents no longer needed (CUDA 13 drivers)
+
+A location is a Device or a device ordinal, "host" (or -1), ("host_numa", node) or "host_numa_current".
+"""
+import ctypes
+import operator
+from collections.abc import MutableSet
+
+from . import _lib
+from .common import raise_error
+from .device import Device, get_device_count
+from .memory import Buffer, _stream_of
+
+(_cucore_buffer_advise, _cucore_buffer_advice, _cucore_buffer_is_accessed_by,
+ _cucore_buffer_last_prefetch_location, _cucore_buffer_prefetch, _cucore_buffer_discard) = _lib.bind(
+    globals(), "cucore_buffer_advise", "cucore_buffer_advice", "cucore_buffer_is_accessed_by",
+    "cucore_buffer_last_prefetch_location", "cucore_buffer_prefetch", "cucore_buffer_discard")
+
+LocationC = _lib.STRUCTS["cucore_location_t"]
+
+# cucore_location_type_t
+LOCATION_NONE, LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT = 0, 1, 2, 3, 4
+# cucore_memory_advice_t
+(SET_READ_MOSTLY, UNSET_READ_MOSTLY, SET_PREFERRED_LOCATION, UNSET_PREFERRED_LOCATION, SET_ACCESSED_BY,
+ UNSET_ACCESSED_BY) = 1, 2, 3, 4, 5, 6
+
+_LOCATION_HELP = "a Device, a device ordinal, 'host', ('host_numa', node) or 'host_numa_current'"
+
+
+def to_location(value, what="location"):
+    """`value` as a cucore_location_t: a Device or ordinal, "host" or -1, ("host_numa", node),
+    "host_numa_current"; ValueError/TypeError otherwise (None is not a location here)."""
+    if isinstance(value, Device):
+        return LocationC(LOCATION_DEVICE, value.device_id)
+    if isinstance(value, str):
+        if value == "host":
+            return LocationC(LOCATION_HOST, 0)
+        if value == "host_numa_current":
+            return LocationC(LOCATION_HOST_NUMA_CURRENT, 0)
+        raise ValueError(f"{what} must be {_LOCATION_HELP}, not {value!r}")
+    if isinstance(value, tuple):
+        if len(value) == 2 and value[0] in ("host_numa", "device"):
+            node = value[1]
+            if isinstance(node, bool) or not isinstance(node, int):
+                raise TypeError(f"{what}: the id in {value!r} must be an int")
+            if not 0 <= node < 2**31:
+                raise ValueError(f"{what}: the id in {value!r} must be in [0, 2**31)")
+            return LocationC(LOCATION_HOST_NUMA if value[0] == "host_numa" else LOCATION_DEVICE, node)
+        raise ValueError(f"{what} must be {_LOCATION_HELP}, not {value!r}")
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be {_LOCATION_HELP}, not bool")
+    try:
+        ordinal = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be {_LOCATION_HELP}, not {type(value).__name__}") from None
+    if ordinal == -1:
+        return LocationC(LOCATION_HOST, 0)
+    if not 0 <= ordinal < 2**31:
+        raise ValueError(f"{what}: device ordinal {ordinal} is out of range")
+    return LocationC(LOCATION_DEVICE, ordinal)
+
+
+def from_location(c):
+    """The Python form of a cucore_location_t: None, a Device, "host", ("host_numa", node) or
+    "host_numa_current"."""
+    if c.type == LOCATION_NONE:
+        return None
+    if c.type == LOCATION_DEVICE:
+        return Device(c.id)
+    if c.type == LOCATION_HOST:
+        return "host"
+    if c.type == LOCATION_HOST_NUMA:
+        return ("host_numa", c.id)
+    if c.type == LOCATION_HOST_NUMA_CURRENT:
+        return "host_numa_current"
+    return (c.type, c.id)  # a type newer than this binding
+
+
+class ManagedBuffer(Buffer):
+    """A Buffer of managed memory (from a ManagedMemoryResource, or a user-defined resource with
+    is_managed): the driver migrates its pages between host and devices, steered by advice and prefetches."""
+
+    __slots__ = ()
+
+    def _advise(self, advice, loc):
+        st = _cucore_buffer_advise(self._h, advice, loc)
+        if st:
+            raise_error(st, self)
+
+    def _advice(self):
+        read_mostly, preferred = ctypes.c_int(), LocationC()
+        st = _cucore_buffer_advice(self._h, read_mostly, preferred)
+        if st:
+            raise_error(st, self)
+        return bool(read_mostly.value), preferred
+
+    @property
+    def read_mostly(self):
+        """Whether the read-mostly advice is set (the driver may keep read-only copies on each accessor)."""
+        return self._advice()[0]
+
+    @read_mostly.setter
+    def read_mostly(self, value):
+        if not isinstance(value, bool):
+            raise TypeError(f"read_mostly must be a bool, not {type(value).__name__}")
+        self._advise(SET_READ_MOSTLY if value else UNSET_READ_MOSTLY, LocationC(LOCATION_NONE, 0))
+
+    @property
+    def preferred_location(self):
+        """The preferred location advice: a Device, "host", ("host_numa", node), or None when unset.
+        Assign a location to set it, None to unset it."""
+        return from_location(self._advice()[1])
+
+    @preferred_location.setter
+    def preferred_location(self, value):
+        if value is None:
+            self._advise(UNSET_PREFERRED_LOCATION, LocationC(LOCATION_NONE, 0))
+        else:
+            self._advise(SET_PREFERRED_LOCATION, to_location(value, "preferred_location"))
+
+    @property
+    def accessed_by(self):
+        """The live set of devices with the accessed-by advice (their mappings are kept up to date):
+        add, discard, update, clear, `in`, iteration (Devices). Assign an iterable to replace it."""
+        return AccessedBySet(self)
+
+    @accessed_by.setter
+    def accessed_by(self, locations):
+        wanted = [to_location(x, "accessed_by") for x in locations]
+        current = AccessedBySet(self)
+        keep = {(c.type, c.id) for c in wanted}
+        for dev in list(current):
+            if (LOCATION_DEVICE, dev.device_id) not in keep:
+                current.discard(dev)
+        for c in wanted:
+            self._advise(SET_ACCESSED_BY, c)
+
+    @property
+    def last_prefetch_location(self):
+        """Where the memory was last prefetched to (a Device, "host", ...), or None if never or not all in
+        one place."""
+        out = LocationC()
+        st = _cucore_buffer_last_prefetch_location(self._h, out)
+        if st:
+            raise_error(st, self)
+        return from_location(out)
+
+    def prefetch(self, location, *, stream):
+        """Migrate the memory to `location` (a Device, an ordinal, "host", ...) in order on `stream`."""
+        loc = to_location(location)
+        s = _stream_of(stream)
+        st = _cucore_buffer_prefetch(self._h, loc, s._h)
+        if st:
+            raise_error(st, self, s)
+
+    def discard(self, *, stream):
+        """Tell the driver the contents are no longer needed, in order on `stream` (reading before writing
+        afterwards gives unspecified values). Needs a CUDA 13 driver."""
+        s = _stream_of(stream)
+        st = _cucore_buffer_discard(self._h, None, s._h)
+        if st:
+            raise_error(st, self, s)
+
+    def discard_prefetch(self, location, *, stream):
+        """discard(), then make the pages resident at `location`, in order on `stream` (CUDA 13)."""
+        loc = to_location(location)
+        s = _stream_of(stream)
+        st = _cucore_buffer_discard(self._h, ctypes.byref(loc), s._h)
+        if st:
+            raise_error(st, self, s)
+
+
+class AccessedBySet(MutableSet):
+    """The processors (Devices, and "host") a managed buffer has the accessed-by advice for, read from
+    the driver on every use."""
+
+    __slots__ = ("_buf",)
+
+    def __init__(self, buf):
+        self._buf = buf
+
+    def _query(self, loc):
+        out = ctypes.c_int()
+        st = _cucore_buffer_is_accessed_by(self._buf._h, loc, out)
+        if st:
+            raise_error(st, self._buf)
+        return bool(out.value)
+
+    def __contains__(self, value):
+        try:
+            loc = to_location(value)
+        except (TypeError, ValueError):
+            return False
+        if loc.type == LOCATION_DEVICE and loc.id >= get_device_count():
+            return False
+        return self._query(loc)
+
+    def __iter__(self):
+        for o in range(get_device_count()):
+            if self._query(LocationC(LOCATION_DEVICE, o)):
+                yield Device(o)
+        if self._query(LocationC(LOCATION_HOST, 0)):
+            yield "host"
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+    def add(self, value):
+        """Set the accessed-by advice for a location (a Device, an ordinal, "host", ...)."""
+        self._buf._advise(SET_ACCESSED_BY, to_location(value, "accessed_by"))
+
+    def discard(self, value):
+        """Unset the accessed-by advice for a location."""
+        self._buf._advise(UNSET_ACCESSED_BY, to_location(value, "accessed_by"))
+
+    def update(self, *iterables):
+        for values in iterables:
+            for v in values:
+                self.add(v)
+
+    def clear(self):
+        for dev in list(self):
+            self.discard(dev)
+
+    def __repr__(self):
+        return f"AccessedBySet({[d.device_id for d in self]!r})"

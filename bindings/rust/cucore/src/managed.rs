@@ -1,0 +1,152 @@
+//! Managed-memory buffers (`include/cucore/memory.h`; cuda.core's `ManagedBuffer`): advice to
+//! the driver (`cuMemAdvise`), what advice is in effect, prefetches and discards. Every call
+//! fails with `Status::InvalidArgument` on a buffer that is not managed memory
+//! ([`Buffer::is_managed`]).
+
+use std::os::raw::c_int;
+use std::ptr;
+
+use cucore_sys as sys;
+
+use crate::common::{c_bool, check, Result};
+use crate::memory::Buffer;
+use crate::memory_resources::{location_to_raw, Location};
+use crate::stream::Stream;
+
+/// Advice about managed memory (`cucore_memory_advice_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Advice {
+    /// Mostly read: the driver may keep read-only copies where it is read (location ignored).
+    SetReadMostly,
+    /// Undoes `SetReadMostly` (location ignored).
+    UnsetReadMostly,
+    /// Prefer to keep the memory at the location.
+    SetPreferredLocation,
+    /// No preferred location any more (location ignored).
+    UnsetPreferredLocation,
+    /// Keep the memory mapped for the location (a device), wherever it lives.
+    SetAccessedBy,
+    /// Undoes `SetAccessedBy` for the location.
+    UnsetAccessedBy,
+}
+
+impl Advice {
+    /// The raw `cucore_memory_advice_t`.
+    pub fn raw(self) -> sys::cucore_memory_advice_t {
+        match self {
+            Advice::SetReadMostly => sys::CUCORE_ADVICE_SET_READ_MOSTLY,
+            Advice::UnsetReadMostly => sys::CUCORE_ADVICE_UNSET_READ_MOSTLY,
+            Advice::SetPreferredLocation => sys::CUCORE_ADVICE_SET_PREFERRED_LOCATION,
+            Advice::UnsetPreferredLocation => sys::CUCORE_ADVICE_UNSET_PREFERRED_LOCATION,
+            Advice::SetAccessedBy => sys::CUCORE_ADVICE_SET_ACCESSED_BY,
+            Advice::UnsetAccessedBy => sys::CUCORE_ADVICE_UNSET_ACCESSED_BY,
+        }
+    }
+}
+
+/// The advice in effect on a managed buffer ([`Buffer::advice`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ManagedAdvice {
+    /// Whether read-mostly is set.
+    pub read_mostly: bool,
+    /// The preferred location, if any.
+    pub preferred_location: Option<Location>,
+}
+
+impl Buffer {
+    /// Gives the driver `advice` about this managed buffer's memory (`cucore_buffer_advise`).
+    /// `location` is required for `SetPreferredLocation` (a device, the host or a host NUMA
+    /// node) and the accessed-by advice (a device); the others ignore it.
+    pub fn advise(&self, advice: Advice, location: Option<Location>) -> Result<()> {
+        // SAFETY: a live handle.
+        check(unsafe { sys::cucore_buffer_advise(self.as_raw(), advice.raw(), location_to_raw(location)) })
+    }
+
+    /// The advice in effect: read-mostly and the preferred location (`cucore_buffer_advice`).
+    pub fn advice(&self) -> Result<ManagedAdvice> {
+        let mut read_mostly: c_int = 0;
+        let mut preferred = location_to_raw(None);
+        // SAFETY: a live handle and valid out-pointers.
+        check(unsafe { sys::cucore_buffer_advice(self.as_raw(), &mut read_mostly, &mut preferred) })?;
+        Ok(ManagedAdvice { read_mostly: c_bool(read_mostly), preferred_location: Location::from_raw(preferred)? })
+    }
+
+    /// Sets or unsets the read-mostly advice (cuda.core's `ManagedBuffer.read_mostly`).
+    pub fn set_read_mostly(&self, read_mostly: bool) -> Result<()> {
+        let advice = if read_mostly { Advice::SetReadMostly } else { Advice::UnsetReadMostly };
+        self.advise(advice, None)
+    }
+
+    /// Whether the read-mostly advice is set.
+    pub fn read_mostly(&self) -> Result<bool> {
+        let mut read_mostly: c_int = 0;
+        // SAFETY: a live handle and a valid out-pointer (NULL for the other).
+        check(unsafe { sys::cucore_buffer_advice(self.as_raw(), &mut read_mostly, ptr::null_mut()) })?;
+        Ok(c_bool(read_mostly))
+    }
+
+    /// Sets the preferred location, or unsets it with None (cuda.core's
+    /// `ManagedBuffer.preferred_location`).
+    pub fn set_preferred_location(&self, location: Option<Location>) -> Result<()> {
+        match location {
+            Some(location) => self.advise(Advice::SetPreferredLocation, Some(location)),
+            None => self.advise(Advice::UnsetPreferredLocation, None),
+        }
+    }
+
+    /// The preferred location, if any.
+    pub fn preferred_location(&self) -> Result<Option<Location>> {
+        let mut preferred = location_to_raw(None);
+        // SAFETY: a live handle and a valid out-pointer (NULL for the other).
+        check(unsafe { sys::cucore_buffer_advice(self.as_raw(), ptr::null_mut(), &mut preferred) })?;
+        Location::from_raw(preferred)
+    }
+
+    /// Sets or unsets the accessed-by advice for `location`, a device (cuda.core's
+    /// `ManagedBuffer.accessed_by` set).
+    pub fn set_accessed_by(&self, location: Location, accessed_by: bool) -> Result<()> {
+        let advice = if accessed_by { Advice::SetAccessedBy } else { Advice::UnsetAccessedBy };
+        self.advise(advice, Some(location))
+    }
+
+    /// Whether the accessed-by advice is set for `location`, a device
+    /// (`cucore_buffer_is_accessed_by`; another kind of location is `Status::InvalidArgument`).
+    pub fn is_accessed_by(&self, location: Location) -> Result<bool> {
+        let mut accessed_by: c_int = 0;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_buffer_is_accessed_by(self.as_raw(), location.to_raw(), &mut accessed_by) })?;
+        Ok(c_bool(accessed_by))
+    }
+
+    /// Where the buffer was last prefetched to; None if never, or not all of it to one place
+    /// (`cucore_buffer_last_prefetch_location`).
+    pub fn last_prefetch_location(&self) -> Result<Option<Location>> {
+        let mut location = location_to_raw(None);
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_buffer_last_prefetch_location(self.as_raw(), &mut location) })?;
+        Location::from_raw(location)
+    }
+
+    /// Migrates the memory to `location`, ordered on `stream` (`cucore_buffer_prefetch`,
+    /// `cuMemPrefetchAsync`; cuda.core's `ManagedBuffer.prefetch`).
+    pub fn prefetch(&self, location: Location, stream: &Stream) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::cucore_buffer_prefetch(self.as_raw(), location.to_raw(), stream.as_raw()) })
+    }
+
+    /// Tells the driver the contents are no longer needed, ordered on `stream`
+    /// (`cucore_buffer_discard`; cuda.core's `ManagedBuffer.discard`). Reading before writing
+    /// afterwards gives unspecified bytes. `Status::NotSupported` before CUDA 13.
+    pub fn discard(&self, stream: &Stream) -> Result<()> {
+        // SAFETY: live handles; no location.
+        check(unsafe { sys::cucore_buffer_discard(self.as_raw(), ptr::null(), stream.as_raw()) })
+    }
+
+    /// Discards the contents as [`Buffer::discard`], then makes the pages resident at
+    /// `location` (`cuMemDiscardAndPrefetchBatchAsync`; cuda.core's `discard_prefetch`).
+    pub fn discard_prefetch(&self, location: Location, stream: &Stream) -> Result<()> {
+        let raw = location.to_raw();
+        // SAFETY: live handles; `raw` outlives the call.
+        check(unsafe { sys::cucore_buffer_discard(self.as_raw(), &raw, stream.as_raw()) })
+    }
+}

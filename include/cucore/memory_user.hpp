@@ -1,0 +1,146 @@
+// libcucore C++ façade: memory resources whose memory comes from the user
+// (over cucore_user_memory_resource_create of cucore/memory.h).
+//
+//   struct Arena : cucore::UserMemoryResource {
+//       std::uint64_t allocate(std::uint64_t size, const cucore::Stream &) override { ... }
+//       void deallocate(std::uint64_t address, std::uint64_t size, const cucore::Stream &) noexcept override { ... }
+//   };
+//   auto arena = std::make_shared<Arena>();
+//   cucore::MemoryResource mr = cucore::MemoryResource::user(arena, {/*device_id=*/0, true, false, false});
+//   cucore::Buffer b = mr.allocate(4096, stream);  // arena->allocate(4096, stream)
+//
+// The object is kept alive (one shared_ptr reference) until the library
+// destroys the resource, which happens after the resource and every buffer
+// from it were released; a factory that throws drops that reference at once.
+#ifndef CUCORE_MEMORY_USER_HPP
+#define CUCORE_MEMORY_USER_HPP
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <new>
+#include <utility>
+
+#include "memory.hpp"
+
+namespace cucore {
+
+// What a user resource's memory is (cuda.core: MemoryResource.device_id,
+// is_device_accessible, is_host_accessible, is_managed).
+struct UserMemoryTraits {
+    int device_id = -1; // -1: host memory
+    bool device_accessible = false;
+    bool host_accessible = false;
+    bool managed = false;
+};
+
+// A user-defined allocator (cuda.core: a MemoryResource subclass). The library
+// may call it from any thread, so it must be thread-safe.
+class UserMemoryResource {
+public:
+    virtual ~UserMemoryResource() = default;
+
+    // Returns the address of `size` (> 0) new bytes, ordered on `stream` (empty
+    // when the caller allocated without one; the Stream is valid for the call
+    // only). A thrown cucore::Error's status becomes the allocating call's
+    // (e.g. OUT_OF_MEMORY); std::bad_alloc is OUT_OF_MEMORY; anything else
+    // INTERNAL.
+    virtual std::uint64_t allocate(std::uint64_t size, const Stream &stream) = 0;
+
+    // Frees what allocate() gave. It cannot report failure (the C ABI has no
+    // way to): an exception thrown here is swallowed.
+    virtual void deallocate(std::uint64_t address, std::uint64_t size, const Stream &stream) noexcept = 0;
+};
+
+namespace detail {
+
+// The C callbacks' user_data: one reference to the user's object.
+struct UserResourceBox {
+    std::shared_ptr<UserMemoryResource> impl;
+};
+
+// The borrowed C stream as a Stream for the duration of a callback (empty for
+// NULL). The retain cannot fail on a live handle, which the library promises.
+inline Stream borrowed_stream(cucore_stream_t *stream) {
+    return stream != nullptr ? Stream::borrow(stream) : Stream();
+}
+
+inline cucore_status_t user_allocate(void *user_data, std::uint64_t size, cucore_stream_t *stream,
+                                     std::uint64_t *address) noexcept {
+    try {
+        const Stream s = borrowed_stream(stream);
+        *address = static_cast<UserResourceBox *>(user_data)->impl->allocate(size, s);
+        return CUCORE_SUCCESS;
+    } catch (const Error &e) {
+        return e.status() != CUCORE_SUCCESS ? e.status() : CUCORE_ERROR_INTERNAL;
+    } catch (const std::bad_alloc &) {
+        return CUCORE_ERROR_OUT_OF_MEMORY;
+    } catch (...) {
+        return CUCORE_ERROR_INTERNAL;
+    }
+}
+
+inline void user_deallocate(void *user_data, std::uint64_t address, std::uint64_t size,
+                            cucore_stream_t *stream) noexcept {
+    try {
+        const Stream s = borrowed_stream(stream);
+        static_cast<UserResourceBox *>(user_data)->impl->deallocate(address, size, s);
+    } catch (...) {
+        // Nowhere to report it: the C callback returns nothing.
+    }
+}
+
+inline void user_destroy(void *user_data) noexcept { delete static_cast<UserResourceBox *>(user_data); }
+
+// A UserMemoryResource made of two callables.
+class FunctionMemoryResource final : public UserMemoryResource {
+public:
+    FunctionMemoryResource(std::function<std::uint64_t(std::uint64_t, const Stream &)> allocate,
+                           std::function<void(std::uint64_t, std::uint64_t, const Stream &)> deallocate)
+        : allocate_(std::move(allocate)), deallocate_(std::move(deallocate)) {}
+    std::uint64_t allocate(std::uint64_t size, const Stream &stream) override { return allocate_(size, stream); }
+    void deallocate(std::uint64_t address, std::uint64_t size, const Stream &stream) noexcept override {
+        try {
+            deallocate_(address, size, stream);
+        } catch (...) {
+        }
+    }
+
+private:
+    std::function<std::uint64_t(std::uint64_t, const Stream &)> allocate_;
+    std::function<void(std::uint64_t, std::uint64_t, const Stream &)> deallocate_;
+};
+
+} // namespace detail
+
+inline MemoryResource MemoryResource::user(std::shared_ptr<UserMemoryResource> impl, const UserMemoryTraits &traits) {
+    if (!impl) throw Error(CUCORE_ERROR_INVALID_ARGUMENT, 0, "cucore::MemoryResource::user: 'impl' is empty");
+    std::unique_ptr<detail::UserResourceBox> box(new detail::UserResourceBox{std::move(impl)});
+    cucore_memory_resource_callbacks_t c{};
+    c.struct_size = static_cast<std::uint32_t>(sizeof c);
+    c.allocate = &detail::user_allocate;
+    c.deallocate = &detail::user_deallocate;
+    c.destroy = &detail::user_destroy;
+    c.user_data = box.get();
+    c.device_id = traits.device_id;
+    c.device_accessible = traits.device_accessible ? 1u : 0u;
+    c.host_accessible = traits.host_accessible ? 1u : 0u;
+    c.managed = traits.managed ? 1u : 0u;
+    cucore_memory_resource_t *raw = nullptr;
+    detail::check(cucore_user_memory_resource_create(&c, &raw)); // on failure the box is ours to free
+    (void)box.release();                                          // the library's destroy frees it now
+    return adopt(raw);
+}
+
+inline MemoryResource MemoryResource::user(std::function<std::uint64_t(std::uint64_t, const Stream &)> allocate,
+                                           std::function<void(std::uint64_t, std::uint64_t, const Stream &)> deallocate,
+                                           const UserMemoryTraits &traits) {
+    if (!allocate || !deallocate)
+        throw Error(CUCORE_ERROR_INVALID_ARGUMENT, 0,
+                    "cucore::MemoryResource::user: 'allocate' and 'deallocate' must both be callable");
+    return user(std::make_shared<detail::FunctionMemoryResource>(std::move(allocate), std::move(deallocate)), traits);
+}
+
+} // namespace cucore
+
+#endif // CUCORE_MEMORY_USER_HPP

@@ -1,0 +1,103 @@
+// Strided 2D/3D copies between buffers and host memory (cuMemcpy3DAsync).
+#include "core/copy_3d.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+#include "driver/driver.hpp"
+
+namespace cucore::core {
+
+namespace {
+uint64_t checked_add(uint64_t a, uint64_t b, const char *side) {
+    if (a > UINT64_MAX - b) throw_invalid_argument(std::string("the region of '") + side + "' overflows 64 bits");
+    return a + b;
+}
+
+uint64_t checked_mul(uint64_t a, uint64_t b, const char *side) {
+    if (a != 0 && b > UINT64_MAX / a)
+        throw_invalid_argument(std::string("the region of '") + side + "' overflows 64 bits");
+    return a * b;
+}
+
+// The rows per slice the driver steps by: a 2D copy's height may be left 0, and
+// the driver then needs at least the rows it copies.
+uint64_t slice_height(const cucore_memory_region_t &region, uint64_t rows, uint64_t depth) {
+    if (depth > 1 || region.height >= region.y + rows) return region.height;
+    return region.y + rows;
+}
+
+// Checks one side's layout and, for a buffer, that every byte copied lies in it.
+void check_region(const CopySide &side, uint64_t width, uint64_t rows, uint64_t depth, const char *name) {
+    const cucore_memory_region_t &region = side.region;
+    if (region.pitch < width || region.x > region.pitch - width)
+        throw_invalid_argument(std::string("'") + name + ".x' + width (" + std::to_string(region.x) + " + " +
+                               std::to_string(width) + ") exceeds '" + name + ".pitch' (" +
+                               std::to_string(region.pitch) + ")");
+    if (depth > 1 && (region.height < rows || region.y > region.height - rows))
+        throw_invalid_argument(std::string("'") + name + ".y' + rows (" + std::to_string(region.y) + " + " +
+                               std::to_string(rows) + ") exceeds '" + name + ".height' (" +
+                               std::to_string(region.height) + ")");
+    if (!side.buffer) return;  // host memory: the caller vouches for it
+    // The last byte copied: offset + ((z + depth - 1) * height + y + rows - 1) * pitch + x + width.
+    const uint64_t slice_rows = slice_height(region, rows, depth);
+    const uint64_t last_row = checked_add(checked_mul(checked_add(region.z, depth - 1, name), slice_rows, name),
+                                          checked_add(region.y, rows - 1, name), name);
+    const uint64_t end = checked_add(checked_add(region.offset, checked_mul(last_row, region.pitch, name), name),
+                                     checked_add(region.x, width, name), name);
+    if (end > side.buffer->size())
+        throw_invalid_argument(std::string("the region of '") + name + "' ends at byte " + std::to_string(end) +
+                               ", past the end of its buffer (" + std::to_string(side.buffer->size()) + " bytes)");
+}
+
+void describe(const CopySide &side, uint64_t rows, uint64_t depth, CUmemorytype &type, CUdeviceptr &device, const void *&host, size_t &pitch,
+              size_t &height, size_t &x, size_t &y, size_t &z) {
+    const cucore_memory_region_t &region = side.region;
+    if (side.buffer && side.buffer->device_accessible()) {
+        // Unified addressing: the driver tells device, pinned and managed memory apart.
+        type = CU_MEMORYTYPE_UNIFIED;
+        device = side.buffer->address() + region.offset;
+        host = nullptr;
+    } else if (side.buffer) {  // host-only memory (e.g. a pageable foreign buffer)
+        type = CU_MEMORYTYPE_HOST;
+        device = 0;
+        host = reinterpret_cast<const char *>(side.buffer->address()) + region.offset;
+    } else {
+        type = CU_MEMORYTYPE_HOST;
+        device = 0;
+        host = static_cast<const char *>(region.host) + region.offset;
+    }
+    pitch = static_cast<size_t>(region.pitch);
+    height = static_cast<size_t>(slice_height(region, rows, depth));
+    x = static_cast<size_t>(region.x);
+    y = static_cast<size_t>(region.y);
+    z = static_cast<size_t>(region.z);
+}
+}  // namespace
+
+void copy_3d(const CopySide &source, const CopySide &destination, uint64_t width, uint64_t rows, uint64_t depth,
+             Stream &stream) {
+    if (source.buffer) source.buffer->check_open("copy.src.buffer");
+    if (destination.buffer) destination.buffer->check_open("copy.dst.buffer");
+    if (rows == 0 || depth == 0) throw_invalid_argument("'rows' and 'depth' must be at least 1");
+    check_region(source, width, rows, depth, "src");
+    check_region(destination, width, rows, depth, "dst");
+    if (width == 0) return;
+
+    CUDA_MEMCPY3D params{};
+    const void *source_host = nullptr;
+    describe(source, rows, depth, params.srcMemoryType, params.srcDevice, source_host, params.srcPitch, params.srcHeight,
+             params.srcXInBytes, params.srcY, params.srcZ);
+    params.srcHost = source_host;
+    const void *destination_host = nullptr;
+    describe(destination, rows, depth, params.dstMemoryType, params.dstDevice, destination_host, params.dstPitch,
+             params.dstHeight, params.dstXInBytes, params.dstY, params.dstZ);
+    params.dstHost = const_cast<void *>(destination_host);
+    params.WidthInBytes = static_cast<size_t>(width);
+    params.Height = static_cast<size_t>(rows);
+    params.Depth = static_cast<size_t>(depth);
+    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    CUCORE_CALL(cuMemcpy3DAsync, &params, stream.cu());
+}
+
+}  // namespace cucore::core

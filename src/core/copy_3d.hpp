@@ -1,0 +1,18 @@
+// Strided 2D/3D copies between buffers and host memory.
+#pragma once
+
+#include "core/memory.hpp"
+
+namespace cucore::core {
+
+// One side of a copy: a buffer (region.buffer/host ignored) or host memory at region.host.
+struct CopySide {
+    Buffer *buffer;
+    cucore_memory_region_t region;
+};
+
+// Copies `depth` slices of `rows` rows of `width` bytes, ordered on `stream`.
+void copy_3d(const CopySide &source, const CopySide &destination, uint64_t width, uint64_t rows, uint64_t depth,
+             Stream &stream);
+
+}  // namespace cucore::core

@@ -1,0 +1,125 @@
+// Managed-memory buffers: advice, range attributes, prefetch and discard.
+#include <string>
+
+#include "core/error.hpp"
+#include "core/memory.hpp"
+#include "driver/driver.hpp"
+
+namespace cucore::core {
+
+namespace {
+CUmem_advise to_cu_advice(cucore_memory_advice_t advice) {
+    switch (advice) {
+        case CUCORE_ADVICE_SET_READ_MOSTLY: return CU_MEM_ADVISE_SET_READ_MOSTLY;
+        case CUCORE_ADVICE_UNSET_READ_MOSTLY: return CU_MEM_ADVISE_UNSET_READ_MOSTLY;
+        case CUCORE_ADVICE_SET_PREFERRED_LOCATION: return CU_MEM_ADVISE_SET_PREFERRED_LOCATION;
+        case CUCORE_ADVICE_UNSET_PREFERRED_LOCATION: return CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION;
+        case CUCORE_ADVICE_SET_ACCESSED_BY: return CU_MEM_ADVISE_SET_ACCESSED_BY;
+        case CUCORE_ADVICE_UNSET_ACCESSED_BY: return CU_MEM_ADVISE_UNSET_ACCESSED_BY;
+        default:
+            throw_invalid_argument("argument 'advice' is unknown (" + std::to_string(static_cast<int>(advice)) + ")");
+    }
+}
+
+int range_attribute(CUdeviceptr address, uint64_t size, CUmem_range_attribute attribute) {
+    int value = 0;
+    CUCORE_CALL(cuMemRangeGetAttribute, &value, sizeof value, attribute, address, static_cast<size_t>(size));
+    return value;
+}
+
+cucore_location_t range_location(CUdeviceptr address, uint64_t size, CUmem_range_attribute type_attribute,
+                                 CUmem_range_attribute id_attribute) {
+    const int type = range_attribute(address, size, type_attribute);
+    const int id = range_attribute(address, size, id_attribute);
+    return from_cu_location(static_cast<CUmemLocationType>(type), id);
+}
+}  // namespace
+
+void Buffer::check_managed(const char *what) const {
+    check_open("buffer");
+    if (!traits_.managed)
+        throw_invalid_argument(std::string(what) + " needs managed memory; argument 'buffer' is not managed");
+}
+
+void Buffer::advise(cucore_memory_advice_t advice, cucore_location_t location) {
+    check_managed("advice");
+    const CUmem_advise cu_advice = to_cu_advice(advice);
+    CUmemLocation cu_location{};
+    if (advice == CUCORE_ADVICE_SET_READ_MOSTLY || advice == CUCORE_ADVICE_UNSET_READ_MOSTLY ||
+        advice == CUCORE_ADVICE_UNSET_PREFERRED_LOCATION) {
+        cu_location.type = CU_MEM_LOCATION_TYPE_DEVICE;  // ignored by the driver
+        cu_location.id = traits_.device_id >= 0 ? traits_.device_id : 0;
+    } else {
+        cu_location = to_cu_location(location, "location");
+    }
+    if (size_ == 0) return;
+    CUCORE_CALL(cuMemAdvise, address_, static_cast<size_t>(size_), cu_advice, cu_location);
+}
+
+void Buffer::advice(int *read_mostly, cucore_location_t *preferred_location) const {
+    check_managed("advice");
+    if (size_ == 0) {
+        if (read_mostly) *read_mostly = 0;
+        if (preferred_location) *preferred_location = {CUCORE_LOCATION_NONE, 0};
+        return;
+    }
+    if (read_mostly) *read_mostly = range_attribute(address_, size_, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY) ? 1 : 0;
+    if (preferred_location)
+        *preferred_location = range_location(address_, size_, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+                                             CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID);
+}
+
+bool Buffer::is_accessed_by(cucore_location_t location) const {
+    check_managed("accessed-by");
+    if (location.type != CUCORE_LOCATION_DEVICE && location.type != CUCORE_LOCATION_HOST)
+        throw_invalid_argument("argument 'location' must be a device or the host: accessed-by is kept per processor");
+    if (location.type == CUCORE_LOCATION_DEVICE && location.id < 0)
+        throw_invalid_argument("argument 'location' names device " + std::to_string(location.id));
+    const int wanted = location.type == CUCORE_LOCATION_HOST ? CU_DEVICE_CPU : location.id;
+    if (size_ == 0) return false;
+    // The driver lists the processors (device ordinals, CU_DEVICE_CPU for the
+    // host; CU_DEVICE_INVALID marks the end) with the advice set.
+    int devices[64];
+    for (int &device : devices) device = CU_DEVICE_INVALID;
+    CUCORE_CALL(cuMemRangeGetAttribute, devices, sizeof devices, CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, address_,
+                static_cast<size_t>(size_));
+    for (int device : devices) {
+        if (device == CU_DEVICE_INVALID) break;
+        if (device == wanted) return true;
+    }
+    return false;
+}
+
+cucore_location_t Buffer::last_prefetch_location() const {
+    check_managed("the last prefetch location");
+    if (size_ == 0) return {CUCORE_LOCATION_NONE, 0};
+    return range_location(address_, size_, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+                          CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID);
+}
+
+void Buffer::prefetch(cucore_location_t location, Stream &stream) {
+    check_managed("prefetch");
+    const CUmemLocation cu_location = to_cu_location(location, "location");
+    if (size_ == 0) return;
+    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    CUCORE_CALL(cuMemPrefetchAsync, address_, static_cast<size_t>(size_), cu_location, 0, stream.cu());
+}
+
+void Buffer::discard(const cucore_location_t *prefetch_location, Stream &stream) {
+    check_managed("discard");
+    CUmemLocation cu_location{};
+    if (prefetch_location) cu_location = to_cu_location(*prefetch_location, "prefetch_location");
+    if (size_ == 0) return;
+    CUdeviceptr address = address_;
+    size_t size = static_cast<size_t>(size_);
+    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    if (prefetch_location) {
+        size_t location_index = 0;
+        CUCORE_CALL(cuMemDiscardAndPrefetchBatchAsync, &address, &size, 1, &cu_location, &location_index, 1, 0,
+                    stream.cu());
+    } else {
+        CUCORE_CALL(cuMemDiscardBatchAsync, &address, &size, 1, 0, stream.cu());
+    }
+}
+
+}  // namespace cucore::core

@@ -1,0 +1,295 @@
+// Stream-ordered memory pools (cuMemPoolCreate / cuMemAllocFromPoolAsync /
+// cuMemFreeAsync): device pools, pinned host pools and managed pools.
+#include "core/memory_pool.hpp"
+
+#include <random>
+#include <string>
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/release.hpp"
+#include "driver/driver.hpp"
+
+namespace cucore::core {
+
+namespace {
+void require_pools(Device &device) {
+    if (!device.attribute(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED))
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED,
+                    "device " + std::to_string(device.ordinal()) + " does not support memory pools");
+}
+
+MemoryTraits device_memory(Device &device) { return MemoryTraits{device.ordinal(), true, false, false}; }
+
+PoolId random_pool_id() {
+    std::random_device source;
+    PoolId id{};
+    for (size_t i = 0; i < id.size(); i += 4) {
+        const uint32_t word = source();
+        for (size_t j = 0; j < 4; ++j) id[i + j] = static_cast<uint8_t>(word >> (8 * j));
+    }
+    return id;
+}
+
+CUmemAllocationHandleType ipc_handle_type(bool ipc_enabled) {
+    return ipc_enabled ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : CU_MEM_HANDLE_TYPE_NONE;
+}
+
+// Grants `device` read-write access to a pool unless it already has it (host
+// pools are reachable only from the CPU until told otherwise).
+void grant_access(CUmemoryPool pool, Device &device) {
+    CUmemLocation location{};
+    location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    location.id = device.cu();
+    CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    CUCORE_CALL(cuMemPoolGetAccess, &flags, pool, &location);
+    if (flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE) return;
+    CUmemAccessDesc access{};
+    access.location = location;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    CUCORE_CALL(cuMemPoolSetAccess, pool, &access, 1);
+}
+}  // namespace
+
+CUmemoryPool PoolResource::create_pool(const CUmemPoolProps &props, const Options &options) {
+    CUmemoryPool pool = nullptr;
+    CUCORE_CALL(cuMemPoolCreate, &pool, &props);
+    try {
+        if (options.release_threshold != 0) {
+            cuuint64_t threshold = options.release_threshold;
+            CUCORE_CALL(cuMemPoolSetAttribute, pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+        }
+    } catch (...) {
+        driver::api().cuMemPoolDestroy(pool);  // no half-made pool
+        throw;
+    }
+    return pool;
+}
+
+Ref<PoolResource> PoolResource::device_current(Device &device) {
+    require_pools(device);
+    Ref<Context> context = device.primary_context();
+    CUmemoryPool pool = nullptr;
+    CUCORE_CALL(cuDeviceGetMemPool, &pool, device.cu());
+    return make<PoolResource>(CUCORE_MEMORY_RESOURCE_DEVICE, std::move(context), device_memory(device), pool, false,
+                              false);
+}
+
+Ref<PoolResource> PoolResource::device_pool(Device &device, const Options &options) {
+    require_pools(device);
+    Ref<Context> context = device.primary_context();
+    CUmemPoolProps props{};
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.handleTypes = ipc_handle_type(options.ipc_enabled);
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = device.cu();
+    props.maxSize = static_cast<size_t>(options.max_size);
+    CUmemoryPool pool = create_pool(props, options);
+    try {
+        Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_DEVICE, std::move(context),
+                                                        device_memory(device), pool, true, options.ipc_enabled);
+        if (options.ipc_enabled) resource->set_pool_id(random_pool_id());
+        return resource;
+    } catch (...) {
+        driver::api().cuMemPoolDestroy(pool);
+        throw;
+    }
+}
+
+Ref<PoolResource> PoolResource::pinned_pool(Device &device, const Options &options, int numa_id) {
+    if (numa_id < -1) throw_invalid_argument("argument 'options.numa_id' is " + std::to_string(numa_id));
+    require_pools(device);
+    Ref<Context> context = device.primary_context();
+    CUmemPoolProps props{};
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.handleTypes = ipc_handle_type(options.ipc_enabled);
+    // Plain host pools cannot be shared, so a shareable one takes NUMA node 0
+    // when none was named.
+    const bool numa = numa_id >= 0 || options.ipc_enabled;
+    props.location.type = numa ? CU_MEM_LOCATION_TYPE_HOST_NUMA : CU_MEM_LOCATION_TYPE_HOST;
+    props.location.id = numa_id >= 0 ? numa_id : 0;
+    props.maxSize = static_cast<size_t>(options.max_size);
+    CUmemoryPool pool = create_pool(props, options);
+    try {
+        ScopedContext bind(context->cu());
+        grant_access(pool, device);
+        Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_PINNED, std::move(context),
+                                                        MemoryTraits{-1, true, true, false}, pool, true,
+                                                        options.ipc_enabled);
+        if (options.ipc_enabled) resource->set_pool_id(random_pool_id());
+        return resource;
+    } catch (...) {
+        driver::api().cuMemPoolDestroy(pool);
+        throw;
+    }
+}
+
+Ref<PoolResource> PoolResource::managed_pool(Device &device, const Options &options, cucore_location_t preferred) {
+    CUmemPoolProps props{};
+    props.allocType = CU_MEM_ALLOCATION_TYPE_MANAGED;
+    props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+    if (preferred.type == CUCORE_LOCATION_NONE) {
+        props.location.type = CU_MEM_LOCATION_TYPE_NONE;
+    } else {
+        if (preferred.type == CUCORE_LOCATION_HOST_NUMA_CURRENT)
+            throw_invalid_argument("argument 'options.preferred_location' cannot be the current NUMA node");
+        props.location = to_cu_location(preferred, "options.preferred_location");
+    }
+    props.maxSize = static_cast<size_t>(options.max_size);
+    if (!device.attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY))
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED,
+                    "device " + std::to_string(device.ordinal()) + " does not support managed memory");
+    require_pools(device);
+    if (Device::driver_version() < 13000)
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED, "managed memory pools need a CUDA 13 driver");
+    Ref<Context> context = device.primary_context();
+    CUmemoryPool pool = create_pool(props, options);
+    try {
+        return make<PoolResource>(CUCORE_MEMORY_RESOURCE_MANAGED, std::move(context),
+                                  MemoryTraits{device.ordinal(), true, true, true}, pool, true, false);
+    } catch (...) {
+        driver::api().cuMemPoolDestroy(pool);
+        throw;
+    }
+}
+
+PoolResource::PoolResource(cucore_memory_resource_kind_t kind, Ref<Context> context, MemoryTraits traits,
+                           CUmemoryPool pool, bool owns_pool, bool ipc_enabled) noexcept
+    : MemoryResource(kind, std::move(context), traits, true),
+      pool_(pool),
+      owns_pool_(owns_pool),
+      ipc_enabled_(ipc_enabled) {}
+
+PoolResource::~PoolResource() {
+    if (!owns_pool_) return;
+    CUmemoryPool pool = pool_;
+    release_reported("cuMemPoolDestroy", "destroying a memory pool", [pool](const driver::Table &api) {
+        return api.cuMemPoolDestroy ? api.cuMemPoolDestroy(pool) : CUDA_ERROR_NOT_INITIALIZED;
+    });
+}
+
+CUdeviceptr PoolResource::allocate_raw(uint64_t size, Stream *stream) {
+    CUdeviceptr address = 0;
+    ScopedContext bind(stream->cu_context(), stream->is_builtin());
+    CUCORE_CALL(cuMemAllocFromPoolAsync, &address, static_cast<size_t>(size), pool_, stream->cu());
+    return address;
+}
+
+void PoolResource::deallocate(CUdeviceptr address, uint64_t, Stream *stream) {
+    ScopedContext bind(stream ? stream->cu_context() : context()->cu(), !stream || stream->is_builtin());
+    CUCORE_CALL(cuMemFreeAsync, address, stream ? stream->cu() : CU_STREAM_LEGACY);
+}
+
+// Pool attributes: the public values are the driver's (checked here).
+static_assert(static_cast<int>(CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES) ==
+              static_cast<int>(CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES));
+static_assert(static_cast<int>(CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH) == static_cast<int>(CU_MEMPOOL_ATTR_USED_MEM_HIGH));
+static_assert(static_cast<int>(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD) ==
+              static_cast<int>(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD));
+
+namespace {
+bool is_flag(cucore_pool_attribute_t attribute) {
+    return attribute >= CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES &&
+           attribute <= CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_INTERNAL_DEPENDENCIES;
+}
+void check_attribute(cucore_pool_attribute_t attribute) {
+    if (attribute < CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
+        attribute > CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH)
+        throw_invalid_argument("argument 'attribute' is not a pool attribute (" +
+                               std::to_string(static_cast<int>(attribute)) + ")");
+}
+}  // namespace
+
+uint64_t PoolResource::pool_attribute(cucore_pool_attribute_t attribute) const {
+    check_attribute(attribute);
+    const auto driver_attribute = static_cast<CUmemPool_attribute>(attribute);
+    if (is_flag(attribute)) {
+        int flag = 0;
+        CUCORE_CALL(cuMemPoolGetAttribute, pool_, driver_attribute, &flag);
+        return flag ? 1 : 0;
+    }
+    cuuint64_t bytes = 0;
+    CUCORE_CALL(cuMemPoolGetAttribute, pool_, driver_attribute, &bytes);
+    return bytes;
+}
+
+void PoolResource::set_pool_attribute(cucore_pool_attribute_t attribute, uint64_t value) {
+    check_attribute(attribute);
+    const bool resettable = attribute == CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_HIGH ||
+                            attribute == CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH;
+    if (attribute == CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT || attribute == CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT)
+        throw_invalid_argument("argument 'attribute' is read-only (" + std::to_string(static_cast<int>(attribute)) +
+                               ")");
+    if (resettable && value != 0)
+        throw_invalid_argument("a high-water mark can only be reset to 0, not set to " + std::to_string(value));
+    if (is_flag(attribute) && value > 1)
+        throw_invalid_argument("argument 'value' must be 0 or 1 for a reuse flag, not " + std::to_string(value));
+    const auto driver_attribute = static_cast<CUmemPool_attribute>(attribute);
+    if (is_flag(attribute)) {
+        int flag = static_cast<int>(value);
+        CUCORE_CALL(cuMemPoolSetAttribute, pool_, driver_attribute, &flag);
+    } else {
+        cuuint64_t bytes = value;
+        CUCORE_CALL(cuMemPoolSetAttribute, pool_, driver_attribute, &bytes);
+    }
+}
+
+void PoolResource::trim(uint64_t min_bytes_to_keep) {
+    CUCORE_CALL(cuMemPoolTrimTo, pool_, static_cast<size_t>(min_bytes_to_keep));
+}
+
+void PoolResource::set_peer_access(Device &peer, cucore_access_t access) {
+    if (is_managed()) not_supported("peer access: managed memory is reachable from every device already");
+    if (access != CUCORE_ACCESS_NONE && access != CUCORE_ACCESS_READ_WRITE)
+        throw_invalid_argument(access == CUCORE_ACCESS_READ
+                                   ? std::string("memory pools grant read-write access or none, not read-only")
+                                   : "argument 'access' is unknown (" + std::to_string(static_cast<int>(access)) + ")");
+    const int owner = context()->device().ordinal();
+    if (peer.ordinal() == owner) {
+        if (access == CUCORE_ACCESS_NONE)
+            throw_invalid_argument("a pool's own device (" + std::to_string(owner) + ") cannot lose access to it");
+        return;  // it has it already (host pools were granted it at creation)
+    }
+    if (device_id() >= 0 && peer.ordinal() != owner) {
+        int can_access = 0;
+        CUCORE_CALL(cuDeviceCanAccessPeer, &can_access, peer.cu(), context()->device().cu());
+        if (!can_access)
+            throw Error(CUCORE_ERROR_NOT_SUPPORTED, "device " + std::to_string(peer.ordinal()) +
+                                                        " cannot access the memory of device " +
+                                                        std::to_string(owner));
+    }
+    CUmemAccessDesc desc{};
+    desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    desc.location.id = peer.cu();
+    desc.flags = access == CUCORE_ACCESS_NONE ? CU_MEM_ACCESS_FLAGS_PROT_NONE : CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    CUCORE_CALL(cuMemPoolSetAccess, pool_, &desc, 1);
+}
+
+cucore_access_t PoolResource::peer_access(Device &peer) const {
+    if (is_managed()) not_supported("peer access: managed memory is reachable from every device already");
+    CUmemLocation location{};
+    location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    location.id = peer.cu();
+    CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    CUCORE_CALL(cuMemPoolGetAccess, &flags, pool_, &location);
+    switch (flags) {
+        case CU_MEM_ACCESS_FLAGS_PROT_READ: return CUCORE_ACCESS_READ;
+        case CU_MEM_ACCESS_FLAGS_PROT_READWRITE: return CUCORE_ACCESS_READ_WRITE;
+        default: return CUCORE_ACCESS_NONE;
+    }
+}
+
+PoolId PoolResource::pool_id() const {
+    std::lock_guard<std::mutex> lock(id_mutex_);
+    if (!has_id_)
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED, "this memory pool is not shareable (created without ipc_enabled)");
+    return id_;
+}
+
+void PoolResource::set_pool_id(const PoolId &id) noexcept {
+    std::lock_guard<std::mutex> lock(id_mutex_);
+    id_ = id;
+    has_id_ = true;
+}
+
+}  // namespace cucore::core

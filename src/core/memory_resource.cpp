@@ -1,0 +1,105 @@
+// The memory resource base: argument checks and the buffer an allocation
+// becomes, shared by every kind of resource.
+#include <string>
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
+
+namespace cucore::core {
+
+CUmemLocation to_cu_location(cucore_location_t location, const char *argument) {
+    CUmemLocation result{};
+    switch (location.type) {
+        case CUCORE_LOCATION_DEVICE:
+            if (location.id < 0)
+                throw_invalid_argument(std::string("argument '") + argument + "' names device " +
+                                       std::to_string(location.id));
+            result.type = CU_MEM_LOCATION_TYPE_DEVICE;
+            break;
+        case CUCORE_LOCATION_HOST: result.type = CU_MEM_LOCATION_TYPE_HOST; break;
+        case CUCORE_LOCATION_HOST_NUMA:
+            if (location.id < 0)
+                throw_invalid_argument(std::string("argument '") + argument + "' names NUMA node " +
+                                       std::to_string(location.id));
+            result.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+            break;
+        case CUCORE_LOCATION_HOST_NUMA_CURRENT: result.type = CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT; break;
+        default:
+            throw_invalid_argument(std::string("argument '") + argument + "' has an unknown location type (" +
+                                   std::to_string(static_cast<int>(location.type)) + ")");
+    }
+    result.id = result.type == CU_MEM_LOCATION_TYPE_HOST || result.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT
+                    ? 0
+                    : location.id;
+    return result;
+}
+
+cucore_location_t from_cu_location(CUmemLocationType type, int id) noexcept {
+    switch (type) {
+        case CU_MEM_LOCATION_TYPE_DEVICE: return {CUCORE_LOCATION_DEVICE, id};
+        case CU_MEM_LOCATION_TYPE_HOST: return {CUCORE_LOCATION_HOST, 0};
+        case CU_MEM_LOCATION_TYPE_HOST_NUMA: return {CUCORE_LOCATION_HOST_NUMA, id};
+        case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: return {CUCORE_LOCATION_HOST_NUMA_CURRENT, 0};
+        default: return {CUCORE_LOCATION_NONE, 0};
+    }
+}
+
+MemoryResource::MemoryResource(cucore_memory_resource_kind_t kind, Ref<Context> context, MemoryTraits traits,
+                               bool stream_ordered) noexcept
+    : Object(CUCORE_OBJECT_MEMORY_RESOURCE),
+      kind_(kind),
+      context_(std::move(context)),
+      traits_(traits),
+      stream_ordered_(stream_ordered) {}
+
+MemoryResource::~MemoryResource() = default;
+
+void MemoryResource::not_supported(const char *message) const {
+    throw Error(CUCORE_ERROR_NOT_SUPPORTED, message);
+}
+
+uint64_t MemoryResource::pool_attribute(cucore_pool_attribute_t) const {
+    not_supported("pool attributes: this memory resource has no memory pool");
+}
+void MemoryResource::set_pool_attribute(cucore_pool_attribute_t, uint64_t) {
+    not_supported("pool attributes: this memory resource has no memory pool");
+}
+void MemoryResource::trim(uint64_t) { not_supported("trim: this memory resource has no memory pool"); }
+void MemoryResource::set_peer_access(Device &, cucore_access_t) {
+    not_supported("peer access: only pool and virtual memory resources grant it");
+}
+cucore_access_t MemoryResource::peer_access(Device &) const {
+    not_supported("peer access: only pool and virtual memory resources grant it");
+}
+
+Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
+    if (kind_ == CUCORE_MEMORY_RESOURCE_IMPORTED)
+        throw Error(CUCORE_ERROR_INVALID_STATE,
+                    "a pool imported from another process cannot allocate; import buffers into it instead");
+    if (stream_ordered_) {
+        if (!stream)
+            throw_invalid_argument("argument 'stream' is NULL: this memory resource allocates in stream order");
+        // Device-bound pools allocate on their own device's streams; host pools
+        // (device_id -1) on any device's.
+        if (context_ && stream->device_ordinal() != context_->device().ordinal())
+            throw_invalid_argument("argument 'stream' belongs to device " + std::to_string(stream->device_ordinal()) +
+                                   ", the resource to device " + std::to_string(context_->device().ordinal()));
+    }
+    Ref<MemoryResource> self(this);
+    // Stream-ordered and user resources free on a stream; the others ignore it.
+    const bool keeps_stream = stream_ordered_ || kind_ == CUCORE_MEMORY_RESOURCE_USER;
+    Ref<Stream> deallocation = stream && keeps_stream ? Ref<Stream>(stream) : Ref<Stream>();
+    const CUdeviceptr address = size != 0 ? allocate_raw(size, stream) : 0;
+    std::shared_ptr<Allocation> allocation;
+    try {
+        allocation =
+            std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), self, address, size, deallocation);
+    } catch (...) {
+        if (address) deallocate(address, size, stream);  // no half-made object
+        throw;
+    }
+    return make<Buffer>(std::move(allocation), address, size, traits_);
+}
+
+}  // namespace cucore::core

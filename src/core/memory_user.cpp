@@ -1,0 +1,52 @@
+#include "core/memory_user.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace cucore::core {
+
+namespace {
+// The public handle of a stream, borrowed for the duration of a callback.
+cucore_stream_t *borrowed(Stream *stream) noexcept {
+    return stream ? static_cast<cucore_stream_t *>(handles::encode(stream)) : nullptr;
+}
+}  // namespace
+
+Ref<UserResource> UserResource::create(const cucore_memory_resource_callbacks_t &callbacks) {
+    if (!callbacks.allocate) throw_invalid_argument("argument 'callbacks.allocate' is NULL");
+    if (!callbacks.deallocate) throw_invalid_argument("argument 'callbacks.deallocate' is NULL");
+    if (callbacks.device_id < -1)
+        throw_invalid_argument("argument 'callbacks.device_id' is " + std::to_string(callbacks.device_id) +
+                               "; it must be a device ordinal or -1 (host memory)");
+    if (callbacks.device_accessible > 1 || callbacks.host_accessible > 1 || callbacks.managed > 1)
+        throw_invalid_argument("the accessibility fields of 'callbacks' must be 0 or 1");
+    MemoryTraits traits{callbacks.device_id, callbacks.device_accessible != 0, callbacks.host_accessible != 0,
+                        callbacks.managed != 0};
+    return make<UserResource>(callbacks, traits);
+}
+
+UserResource::UserResource(const cucore_memory_resource_callbacks_t &callbacks, MemoryTraits traits) noexcept
+    : MemoryResource(CUCORE_MEMORY_RESOURCE_USER, Ref<Context>(), traits, false), callbacks_(callbacks) {}
+
+UserResource::~UserResource() {
+    if (callbacks_.destroy) callbacks_.destroy(callbacks_.user_data);
+}
+
+CUdeviceptr UserResource::allocate_raw(uint64_t size, Stream *stream) {
+    uint64_t address = 0;
+    const cucore_status_t status = callbacks_.allocate(callbacks_.user_data, size, borrowed(stream), &address);
+    if (status != CUCORE_SUCCESS)
+        throw Error(status, "the user memory resource's allocate callback failed (" + std::to_string(size) +
+                                " bytes)");
+    if (address == 0)
+        throw Error(CUCORE_ERROR_OUT_OF_MEMORY,
+                    "the user memory resource's allocate callback returned success with address 0");
+    return address;
+}
+
+void UserResource::deallocate(CUdeviceptr address, uint64_t size, Stream *stream) {
+    callbacks_.deallocate(callbacks_.user_data, address, size, borrowed(stream));
+}
+
+}  // namespace cucore::core

@@ -1,0 +1,218 @@
+// Managed memory on a real GPU: advice set through libcucore is what the raw
+// driver reports (cuMemRangeGetAttribute) and what libcucore reads back;
+// prefetches move the last prefetch location; discards leave memory that
+// takes new data. Skips with the reason where the driver has no managed pools
+// (before CUDA 13) or no discard.
+#include <cstdint>
+#include <cstring>
+
+#include "memory_gpu.hpp"
+
+namespace {
+
+using gpu::Bytes;
+using gpu::cu;
+using gpu::kMiB;
+using gpu::pattern;
+using gpu::same_bytes;
+
+bool is_host(cucore_location_t l) {
+    return l.type == CUCORE_LOCATION_HOST || l.type == CUCORE_LOCATION_HOST_NUMA ||
+           l.type == CUCORE_LOCATION_HOST_NUMA_CURRENT;
+}
+
+class ManagedGpuTest : public gpu::MemoryGpuTest {
+protected:
+    void SetUp() override {
+        gpu::MemoryGpuTest::SetUp();
+        if (IsSkipped() || HasFatalFailure()) return;
+        const cucore_status_t st = cucore_managed_memory_resource_create(dev_, nullptr, &managed_);
+        CUCORE_SKIP_IF_NOT_SUPPORTED(st, "a managed memory pool (CUDA 13 driver)");
+        CUCORE_ASSERT_OK(st);
+        b_ = alloc(managed_, kSize, s_);
+        ASSERT_NE(b_, nullptr);
+        CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    }
+    void TearDown() override {
+        if (b_ != nullptr) cucore_buffer_release(b_);
+        if (managed_ != nullptr) cucore_memory_resource_release(managed_);
+        b_ = nullptr;
+        managed_ = nullptr;
+        gpu::MemoryGpuTest::TearDown();
+    }
+    // A 4-byte range attribute of b_ through the raw driver.
+    int raw_attribute(CUmem_range_attribute attribute) {
+        int value = -99;
+        gpu::ScopedContext scope(primary_);
+        const CUresult r = cu().MemRangeGetAttribute(&value, sizeof value, attribute,
+                                                     static_cast<CUdeviceptr>(gpu::address_of(b_)), kSize);
+        EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemRangeGetAttribute(" << static_cast<int>(attribute)
+                                   << ") -> " << raw::error_name(r);
+        return value;
+    }
+    bool raw_accessed_by(int device) {
+        int devices[32];
+        for (int &d : devices) d = -2;
+        gpu::ScopedContext scope(primary_);
+        const CUresult r = cu().MemRangeGetAttribute(devices, sizeof devices, CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
+                                                     static_cast<CUdeviceptr>(gpu::address_of(b_)), kSize);
+        EXPECT_EQ(r, CUDA_SUCCESS) << raw::error_name(r);
+        for (int d : devices)
+            if (d == device) return true;
+        return false;
+    }
+    cucore_location_t preferred() {
+        cucore_location_t l{static_cast<cucore_location_type_t>(-1), -1};
+        EXPECT_EQ(cucore_buffer_advice(b_, nullptr, &l), CUCORE_SUCCESS) << cucore_last_error_message();
+        return l;
+    }
+    cucore_location_t last_prefetch() {
+        cucore_location_t l{static_cast<cucore_location_type_t>(-1), -1};
+        EXPECT_EQ(cucore_buffer_last_prefetch_location(b_, &l), CUCORE_SUCCESS) << cucore_last_error_message();
+        return l;
+    }
+    static constexpr std::uint64_t kSize = 4 * kMiB;
+    cucore_memory_resource_t *managed_ = nullptr;
+    cucore_buffer_t *b_ = nullptr;
+};
+
+TEST_F(ManagedGpuTest, ReadMostlyAdviceRoundTrips) {
+    int read_mostly = -1;
+    CUCORE_ASSERT_OK(cucore_buffer_advice(b_, &read_mostly, nullptr));
+    EXPECT_EQ(read_mostly, 0);
+    CUCORE_ASSERT_OK(cucore_buffer_advise(b_, CUCORE_ADVICE_SET_READ_MOSTLY, cucore_location_t{CUCORE_LOCATION_NONE, 0}));
+    CUCORE_ASSERT_OK(cucore_buffer_advice(b_, &read_mostly, nullptr));
+    EXPECT_EQ(read_mostly, 1);
+    EXPECT_EQ(raw_attribute(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY), 1) << "the driver agrees";
+    CUCORE_ASSERT_OK(
+        cucore_buffer_advise(b_, CUCORE_ADVICE_UNSET_READ_MOSTLY, cucore_location_t{CUCORE_LOCATION_NONE, 0}));
+    CUCORE_ASSERT_OK(cucore_buffer_advice(b_, &read_mostly, nullptr));
+    EXPECT_EQ(read_mostly, 0);
+    EXPECT_EQ(raw_attribute(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY), 0);
+    EXPECT_EQ(gpu::current_context(), nullptr);
+}
+
+TEST_F(ManagedGpuTest, PreferredLocationAdviceRoundTrips) {
+    EXPECT_EQ(preferred().type, CUCORE_LOCATION_NONE) << "none yet";
+    CUCORE_ASSERT_OK(cucore_buffer_advise(b_, CUCORE_ADVICE_SET_PREFERRED_LOCATION,
+                                          cucore_location_t{CUCORE_LOCATION_DEVICE, 0}));
+    cucore_location_t l = preferred();
+    EXPECT_EQ(l.type, CUCORE_LOCATION_DEVICE);
+    EXPECT_EQ(l.id, 0);
+    EXPECT_EQ(raw_attribute(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION), 0) << "the driver: device 0";
+    CUCORE_ASSERT_OK(cucore_buffer_advise(b_, CUCORE_ADVICE_SET_PREFERRED_LOCATION,
+                                          cucore_location_t{CUCORE_LOCATION_HOST, 0}));
+    l = preferred();
+    EXPECT_TRUE(is_host(l)) << "type " << static_cast<int>(l.type);
+    EXPECT_EQ(raw_attribute(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION), -1) << "the driver: CU_DEVICE_CPU";
+    CUCORE_ASSERT_OK(cucore_buffer_advise(b_, CUCORE_ADVICE_UNSET_PREFERRED_LOCATION,
+                                          cucore_location_t{CUCORE_LOCATION_NONE, 0}));
+    EXPECT_EQ(preferred().type, CUCORE_LOCATION_NONE);
+    EXPECT_EQ(raw_attribute(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION), -2) << "the driver: CU_DEVICE_INVALID";
+}
+
+TEST_F(ManagedGpuTest, AccessedByAdviceRoundTrips) {
+    const cucore_location_t dev0{CUCORE_LOCATION_DEVICE, 0};
+    int yes = -1;
+    CUCORE_ASSERT_OK(cucore_buffer_is_accessed_by(b_, dev0, &yes));
+    EXPECT_EQ(yes, 0);
+    CUCORE_ASSERT_OK(cucore_buffer_advise(b_, CUCORE_ADVICE_SET_ACCESSED_BY, dev0));
+    CUCORE_ASSERT_OK(cucore_buffer_is_accessed_by(b_, dev0, &yes));
+    EXPECT_EQ(yes, 1);
+    EXPECT_TRUE(raw_accessed_by(0)) << "the driver lists device 0";
+    if (device_count_ > 1) {
+        CUCORE_ASSERT_OK(cucore_buffer_is_accessed_by(b_, cucore_location_t{CUCORE_LOCATION_DEVICE, 1}, &yes));
+        EXPECT_EQ(yes, 0) << "only the device advised";
+    }
+    CUCORE_ASSERT_OK(cucore_buffer_advise(b_, CUCORE_ADVICE_UNSET_ACCESSED_BY, dev0));
+    CUCORE_ASSERT_OK(cucore_buffer_is_accessed_by(b_, dev0, &yes));
+    EXPECT_EQ(yes, 0);
+    EXPECT_FALSE(raw_accessed_by(0));
+}
+
+TEST_F(ManagedGpuTest, PrefetchToTheDeviceAndToTheHost) {
+    const Bytes data = pattern(kSize, 41);
+    std::memcpy(reinterpret_cast<void *>(static_cast<std::uintptr_t>(gpu::address_of(b_))), data.data(), kSize);
+    CUCORE_ASSERT_OK(cucore_buffer_prefetch(b_, cucore_location_t{CUCORE_LOCATION_DEVICE, 0}, s_));
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    cucore_location_t l = last_prefetch();
+    EXPECT_EQ(l.type, CUCORE_LOCATION_DEVICE);
+    EXPECT_EQ(l.id, 0);
+    EXPECT_EQ(raw_attribute(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION), 0) << "the driver: device 0";
+    EXPECT_TRUE(same_bytes(read(b_), data)) << "the data moved with the pages";
+    CUCORE_ASSERT_OK(cucore_buffer_prefetch(b_, cucore_location_t{CUCORE_LOCATION_HOST, 0}, s_));
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    l = last_prefetch();
+    EXPECT_TRUE(is_host(l)) << "type " << static_cast<int>(l.type);
+    EXPECT_EQ(raw_attribute(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION), -1) << "the driver: CU_DEVICE_CPU";
+    const auto *host = reinterpret_cast<const std::uint8_t *>(static_cast<std::uintptr_t>(gpu::address_of(b_)));
+    EXPECT_TRUE(same_bytes(Bytes(host, host + kSize), data));
+    EXPECT_EQ(gpu::current_context(), nullptr);
+}
+
+TEST_F(ManagedGpuTest, DiscardThenNewData) {
+    CUCORE_ASSERT_OK(cucore_buffer_fill(b_, 0x3E, 1, s_));
+    const cucore_status_t st = cucore_buffer_discard(b_, nullptr, s_);
+    CUCORE_SKIP_IF_NOT_SUPPORTED(st, "discarding managed memory");
+    CUCORE_ASSERT_OK(st);
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    // The contents are unspecified now; new data lands as written.
+    const Bytes data = pattern(kSize, 42);
+    write(b_, data);
+    EXPECT_TRUE(same_bytes(read(b_), data));
+    // Discard and prefetch to the device, then write and read again.
+    const cucore_location_t dev0{CUCORE_LOCATION_DEVICE, 0};
+    const cucore_status_t st2 = cucore_buffer_discard(b_, &dev0, s_);
+    CUCORE_SKIP_IF_NOT_SUPPORTED(st2, "discard-and-prefetch of managed memory");
+    CUCORE_ASSERT_OK(st2);
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    const cucore_location_t l = last_prefetch();
+    std::printf("[   INFO   ] after a discard-and-prefetch to device 0 the last prefetch location is type %d id %d\n",
+                static_cast<int>(l.type), l.id);
+    CUCORE_ASSERT_OK(cucore_buffer_fill(b_, 0x7A, 1, s_));
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    const auto *host = reinterpret_cast<const std::uint8_t *>(static_cast<std::uintptr_t>(gpu::address_of(b_)));
+    EXPECT_TRUE(same_bytes(Bytes(host, host + kSize), Bytes(kSize, 0x7A)));
+}
+
+TEST_F(ManagedGpuTest, ManagedCallsRefuseDeviceMemory) {
+    cucore_memory_resource_t *pool = nullptr;
+    CUCORE_ASSERT_OK(cucore_device_memory_resource_get_default(dev_, &pool));
+    cucore_buffer_t *d = alloc(pool, 4096, s_);
+    ASSERT_NE(d, nullptr);
+    const cucore_location_t dev0{CUCORE_LOCATION_DEVICE, 0};
+    CUCORE_EXPECT_STATUS(cucore_buffer_advise(d, CUCORE_ADVICE_SET_READ_MOSTLY, dev0), CUCORE_ERROR_INVALID_ARGUMENT);
+    CUCORE_EXPECT_STATUS(cucore_buffer_prefetch(d, dev0, s_), CUCORE_ERROR_INVALID_ARGUMENT);
+    CUCORE_EXPECT_STATUS(cucore_buffer_discard(d, nullptr, s_), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_location_t l{CUCORE_LOCATION_HOST, 3};
+    CUCORE_EXPECT_STATUS(cucore_buffer_last_prefetch_location(d, &l), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(l.type, CUCORE_LOCATION_NONE);
+    cucore_buffer_release(d);
+    cucore_memory_resource_release(pool);
+}
+
+TEST_F(ManagedGpuTest, FacadeManagedBuffer) {
+    cucore::Buffer m = cucore::Buffer::borrow(b_);
+    cucore::Stream s = cucore::Stream::borrow(s_);
+    EXPECT_TRUE(m.is_managed());
+    m.set_read_mostly(true);
+    EXPECT_TRUE(m.read_mostly());
+    m.set_read_mostly(false);
+    m.set_preferred_location(cucore::Location::device(0));
+    EXPECT_EQ(m.preferred_location(), cucore::Location::device(0));
+    m.set_preferred_location(cucore::Location::none());
+    EXPECT_TRUE(m.preferred_location().is_none());
+    m.add_accessed_by(cucore::Location::device(cucore::Device::get(0)));
+    EXPECT_TRUE(m.is_accessed_by(cucore::Location::device(0)));
+    m.remove_accessed_by(cucore::Location::device(0));
+    EXPECT_FALSE(m.is_accessed_by(cucore::Location::device(0)));
+    m.prefetch(cucore::Location::device(0), s);
+    s.synchronize();
+    EXPECT_EQ(m.last_prefetch_location(), cucore::Location::device(0));
+    const Bytes data = pattern(kSize, 43);
+    m.copy_from_host(data, s);
+    s.synchronize();
+    EXPECT_TRUE(same_bytes(read(b_), data));
+}
+
+} // namespace

@@ -1,0 +1,177 @@
+"""Managed memory: ManagedBuffer advice, accessed-by, prefetch and discard (bindings/python/cucore/managed.py).
+
+Without a GPU: location parsing. With a GPU (or the fake driver): every piece of advice is set and read back,
+prefetches report where the pages went, data survives them (read through the binding and through the host
+address). Managed pools need a CUDA 13 driver and discard too: without one these tests skip with the reason."""
+import ctypes
+
+import pytest
+
+import cucore
+from cucore.managed import (
+    LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT, from_location, to_location,
+)
+
+
+def test_locations():
+    cases = {0: (LOCATION_DEVICE, 0), 3: (LOCATION_DEVICE, 3), -1: (LOCATION_HOST, 0), "host": (LOCATION_HOST, 0),
+             ("host_numa", 2): (LOCATION_HOST_NUMA, 2), "host_numa_current": (LOCATION_HOST_NUMA_CURRENT, 0),
+             ("device", 1): (LOCATION_DEVICE, 1)}
+    for value, (type_, id_) in cases.items():
+        c = to_location(value)
+        assert (c.type, c.id) == (type_, id_), value
+    assert from_location(to_location("host")) == "host"
+    assert from_location(to_location(("host_numa", 2))) == ("host_numa", 2)
+    assert from_location(to_location("host_numa_current")) == "host_numa_current"
+    assert from_location(cucore.managed.LocationC(0, 0)) is None
+    for bad, exc in (("cpu", ValueError), (-2, ValueError), (2**31, ValueError), (("host_numa",), ValueError),
+                     (("host_numa", -1), ValueError), (("host_numa", 1.0), TypeError), (None, TypeError),
+                     (1.5, TypeError), (False, TypeError), ([0], TypeError)):
+        with pytest.raises(exc, match="location"):
+            to_location(bad)
+
+
+@pytest.fixture
+def managed(gpu):
+    """(a ManagedMemoryResource, a stream), or a skip naming what the driver lacks."""
+    try:
+        mr = cucore.ManagedMemoryResource(gpu)
+    except cucore.NotSupportedError as e:
+        pytest.skip(f"managed memory pools are not supported here: {e}")
+    s = gpu.create_stream()
+    yield mr, s
+    s.sync()
+
+
+@pytest.mark.gpu
+def test_read_mostly(gpu, managed):
+    mr, s = managed
+    b = mr.allocate(1 << 16, stream=s)
+    assert b.read_mostly is False
+    b.read_mostly = True
+    assert b.read_mostly is True
+    b.read_mostly = False
+    assert b.read_mostly is False
+    with pytest.raises(TypeError, match="bool"):
+        b.read_mostly = 1
+
+
+@pytest.mark.gpu
+def test_preferred_location(gpu, managed):
+    mr, s = managed
+    b = mr.allocate(1 << 16, stream=s)
+    assert b.preferred_location is None
+    b.preferred_location = gpu
+    assert b.preferred_location is gpu
+    b.preferred_location = "host"
+    assert b.preferred_location == "host"
+    b.preferred_location = gpu.device_id  # an ordinal is a device
+    assert b.preferred_location is gpu
+    b.preferred_location = None
+    assert b.preferred_location is None
+    with pytest.raises(ValueError, match="preferred_location"):
+        b.preferred_location = "gpu"
+
+
+@pytest.mark.gpu
+def test_accessed_by(gpu, managed):
+    mr, s = managed
+    b = mr.allocate(1 << 16, stream=s)
+    acc = b.accessed_by
+    assert set(acc) == set() and len(acc) == 0 and gpu not in acc
+    acc.add(gpu)
+    assert gpu in acc and gpu.device_id in acc and set(acc) == {gpu} and len(b.accessed_by) == 1
+    assert "nonsense" not in acc and 10**6 not in acc
+    acc.discard(gpu)
+    assert gpu not in acc
+    acc.update([gpu.device_id])
+    assert set(acc) == {gpu}
+    acc.clear()
+    assert set(acc) == set()
+    b.accessed_by = [gpu]
+    assert set(b.accessed_by) == {gpu}
+    b.accessed_by = []
+    assert set(b.accessed_by) == set()
+    acc.add("host")  # the host can be advised (but is not listed: libcucore asks per device)
+    with pytest.raises(ValueError, match="accessed_by"):
+        acc.add("everywhere")
+
+
+@pytest.mark.gpu
+def test_prefetch_round_trips_keep_the_data(gpu, managed):
+    mr, s = managed
+    n = 1 << 20
+    b = mr.allocate(n, stream=s)
+    assert b.last_prefetch_location is None
+    data = bytes(range(256)) * (n // 256)
+    b.copy_from(data, stream=s)
+    b.prefetch(gpu, stream=s)
+    s.sync()
+    assert b.last_prefetch_location is gpu
+    assert b.to_bytes(stream=s) == data
+    b.fill(0x77, stream=s)  # written on the device side
+    b.prefetch("host", stream=s)
+    s.sync()
+    assert b.last_prefetch_location == "host"
+    assert ctypes.string_at(b.handle, n) == b"\x77" * n  # on the host now: read in place
+    ctypes.memmove(b.handle, data, n)  # written by the host
+    b.prefetch(gpu.device_id, stream=s)
+    assert b.to_bytes(stream=s) == data
+    with pytest.raises(ValueError, match="location"):
+        b.prefetch("nowhere", stream=s)
+    with pytest.raises(TypeError, match="stream"):
+        b.prefetch(gpu, stream=None)
+
+
+@pytest.mark.gpu
+def test_discard(gpu, managed, fake_driver):
+    mr, s = managed
+    n = 1 << 16
+    b = mr.allocate(n, stream=s)
+    b.fill(0x12, stream=s)
+    try:
+        b.discard(stream=s)
+    except cucore.NotSupportedError as e:
+        pytest.skip(f"discard needs a CUDA 13 driver: {e}")
+    s.sync()
+    if fake_driver:
+        assert b.to_bytes(stream=s) == b"\xdd" * n  # the fake marks discarded pages
+    b.fill(0x34, stream=s)  # written again: defined again
+    assert b.to_bytes(stream=s) == b"\x34" * n
+    b.discard_prefetch(gpu, stream=s)
+    s.sync()
+    assert b.last_prefetch_location is gpu
+    b.fill(0x56, stream=s)
+    assert b.to_bytes(stream=s) == b"\x56" * n
+    b.discard_prefetch("host", stream=s)
+    s.sync()
+    assert b.last_prefetch_location == "host"
+
+
+@pytest.mark.gpu
+def test_views_and_empty_buffers(gpu, managed):
+    mr, s = managed
+    b = mr.allocate(1 << 16, stream=s)
+    v = b.view(4096, 4096)
+    assert isinstance(v, cucore.ManagedBuffer)
+    v.prefetch(gpu, stream=s)
+    v.read_mostly = True
+    empty = mr.allocate(0, stream=s)
+    assert isinstance(empty, cucore.ManagedBuffer) and empty.read_mostly is False
+    assert empty.preferred_location is None and empty.last_prefetch_location is None
+    empty.prefetch(gpu, stream=s)  # nothing to move
+
+
+@pytest.mark.gpu
+def test_managed_calls_on_other_memory_are_refused(gpu, managed):
+    mr, s = managed
+    b = mr.allocate(4096, stream=s)
+    plain = gpu.allocate(4096, stream=s)
+    not_managed = cucore.ManagedBuffer.prefetch  # the methods check the memory, not the Python type
+    with pytest.raises(cucore.InvalidArgumentError, match="not managed"):
+        not_managed(plain, gpu, stream=s)
+    b.close()
+    with pytest.raises(cucore.InvalidHandleError, match="closed"):
+        b.read_mostly = True
+    with pytest.raises(cucore.InvalidHandleError, match="closed"):
+        b.prefetch(gpu, stream=s)

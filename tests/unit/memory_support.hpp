@@ -1,0 +1,93 @@
+// Shared fixture of the memory unit tests: two fake devices with a stream
+// each, and helpers that move bytes through the library (the fake's "device"
+// memory is host memory, so every copy and fill really happens).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "test_support.hpp"
+
+using Bytes = std::vector<uint8_t>;
+
+// `n` pseudo-random bytes, different for each seed.
+inline Bytes pattern(size_t n, uint32_t seed) {
+    Bytes v(n);
+    uint32_t x = seed * 2654435761u + 12345u;
+    for (auto &b : v) {
+        x = x * 1664525u + 1013904223u;
+        b = static_cast<uint8_t>(x >> 24);
+    }
+    return v;
+}
+
+class MemoryFixture : public FakeDriverTest {
+  protected:
+    void SetUp() override {
+        FakeDriverTest::SetUp();
+        d0_ = device(0);
+        d1_ = device(1);
+        ASSERT_EQ(cucore_stream_create(d0_, nullptr, &s0_), CUCORE_SUCCESS);
+        ASSERT_EQ(cucore_stream_create(d1_, nullptr, &s1_), CUCORE_SUCCESS);
+    }
+    void TearDown() override {
+        cucore_stream_release(s1_);
+        cucore_stream_release(s0_);
+        cucore_device_release(d1_);
+        cucore_device_release(d0_);
+        FakeDriverTest::TearDown();
+    }
+
+    cucore_buffer_t *alloc(cucore_memory_resource_t *resource, uint64_t size, cucore_stream_t *stream) {
+        cucore_buffer_t *b = nullptr;
+        EXPECT_EQ(cucore_memory_resource_allocate(resource, size, stream, &b), CUCORE_SUCCESS) << message();
+        return b;
+    }
+    Bytes read(cucore_buffer_t *b, uint64_t offset, uint64_t size) {
+        Bytes out(size, 0xEE);
+        EXPECT_EQ(cucore_buffer_copy_to_host(b, offset, out.data(), size, s0_), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(cucore_stream_synchronize(s0_), CUCORE_SUCCESS);
+        return out;
+    }
+    Bytes read_all(cucore_buffer_t *b) { return read(b, 0, size_of(b)); }
+    void write(cucore_buffer_t *b, uint64_t offset, const Bytes &bytes) {
+        EXPECT_EQ(cucore_buffer_copy_from_host(b, offset, bytes.data(), bytes.size(), s0_), CUCORE_SUCCESS)
+            << message();
+        EXPECT_EQ(cucore_stream_synchronize(s0_), CUCORE_SUCCESS);
+    }
+    static uint64_t address_of(const cucore_buffer_t *b) {
+        uint64_t a = ~uint64_t{0};
+        EXPECT_EQ(cucore_buffer_address(b, &a), CUCORE_SUCCESS);
+        return a;
+    }
+    static uint64_t size_of(const cucore_buffer_t *b) {
+        uint64_t n = ~uint64_t{0};
+        EXPECT_EQ(cucore_buffer_size(b, &n), CUCORE_SUCCESS);
+        return n;
+    }
+    // device, host, managed as 0/1, or -1 each when the call fails.
+    static std::vector<int> accessibility(const cucore_buffer_t *b) {
+        int d = -1, h = -1, m = -1;
+        EXPECT_EQ(cucore_buffer_accessibility(b, &d, &h, &m), CUCORE_SUCCESS) << message();
+        return {d, h, m};
+    }
+    static cucore_memory_resource_kind_t kind_of(const cucore_memory_resource_t *r) {
+        cucore_memory_resource_kind_t k = CUCORE_MEMORY_RESOURCE_UNSET;
+        EXPECT_EQ(cucore_memory_resource_kind(r, &k), CUCORE_SUCCESS);
+        return k;
+    }
+    static CUmemoryPool pool_of(const cucore_memory_resource_t *r) {
+        void *pool = nullptr;
+        EXPECT_EQ(cucore_memory_resource_handle(r, &pool), CUCORE_SUCCESS);
+        return static_cast<CUmemoryPool>(pool);
+    }
+    // Whether `name` is among the driver calls since the last fake::reset_calls().
+    static bool called(const char *name) {
+        for (const std::string &call : fake::call_log())
+            if (call == name) return true;
+        return false;
+    }
+
+    cucore_device_t *d0_ = nullptr, *d1_ = nullptr;
+    cucore_stream_t *s0_ = nullptr, *s1_ = nullptr;  // on device 0 and 1
+};
