@@ -86,20 +86,22 @@ typedef struct cucore_location {
     int32_t id;
 } cucore_location_t;
 
-/* Options of a pinned (page-locked host) memory pool. */
+/* Options of a pinned (page-locked host) memory pool. Zero in every field (with
+ * struct_size set) is the default, exactly as the INIT macro. */
 typedef struct cucore_pinned_memory_resource_options {
     uint32_t struct_size;
-    /* 1: shareable with other processes (needs a NUMA node: numa_id -1 then means node 0). */
+    /* 1: shareable with other processes (needs a NUMA node: without use_numa_id, node 0). */
     uint32_t ipc_enabled;
     uint64_t max_size;           /* 0: no limit */
     uint64_t release_threshold;  /* 0: the driver's default */
-    /* The host NUMA node the memory comes from; -1: any (CU_MEM_LOCATION_TYPE_HOST). */
+    /* The host NUMA node the memory comes from (>= 0); read only when use_numa_id is 1. */
     int32_t numa_id;
-    uint32_t reserved0;          /* must be 0 */
+    /* 0 (default): any host memory (CU_MEM_LOCATION_TYPE_HOST); 1: the node numa_id. */
+    uint32_t use_numa_id;
 } cucore_pinned_memory_resource_options_t;
 
 #define CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT \
-    {(uint32_t)sizeof(cucore_pinned_memory_resource_options_t), 0, 0, 0, -1, 0}
+    {(uint32_t)sizeof(cucore_pinned_memory_resource_options_t), 0, 0, 0, 0, 0}
 
 /* Options of a managed memory pool. */
 typedef struct cucore_managed_memory_resource_options {
@@ -122,30 +124,32 @@ typedef enum cucore_access {
     CUCORE_ACCESS_FORCE_INT32 = 0x7fffffff
 } cucore_access_t;
 
-/* Options of a virtual memory resource. */
+/* Options of a virtual memory resource. Zero in every field (with struct_size
+ * set) is the default, exactly as the INIT macro. */
 typedef struct cucore_virtual_memory_resource_options {
     uint32_t struct_size;
     uint32_t reserved0;          /* must be 0 */
-    /* Where the physical memory lives: DEVICE (the resource's device; id ignored),
-     * HOST_NUMA (id: node) or HOST. Default DEVICE. */
+    /* Where the physical memory lives: NONE (0, the default) or DEVICE: the resource's
+     * device (id ignored); HOST_NUMA (id: node); HOST. */
     cucore_location_type_t location_type;
     int32_t location_id;
-    /* 1: round sizes to the driver's recommended granularity (default), 0: to the minimum. */
-    uint32_t recommended_granularity;
+    /* 0 (default): round sizes to the driver's recommended granularity; 1: to its minimum. */
+    uint32_t minimum_granularity;
     /* 1: physical memory exportable as a POSIX file descriptor; 0: not (default). */
     uint32_t posix_fd_shareable;
     /* Address space reserved per buffer, in bytes (rounded up to the granularity); a
      * buffer grows in place up to it. 0: just the buffer's size. */
     uint64_t reserve_size;
-    /* Access granted to the resource's device (default READ_WRITE); other devices get none
-     * unless cucore_memory_resource_set_peer_access grants it. */
+    /* Access granted to the resource's device: NONE (0, the default) or READ_WRITE:
+     * read-write (its own device cannot have no access); READ: read-only. Other devices
+     * get none unless cucore_memory_resource_set_peer_access grants it. */
     cucore_access_t self_access;
     uint32_t reserved1;          /* must be 0 */
 } cucore_virtual_memory_resource_options_t;
 
 #define CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT \
-    {(uint32_t)sizeof(cucore_virtual_memory_resource_options_t), 0, CUCORE_LOCATION_DEVICE, 0, 1, 0, 0, \
-     CUCORE_ACCESS_READ_WRITE, 0}
+    {(uint32_t)sizeof(cucore_virtual_memory_resource_options_t), 0, CUCORE_LOCATION_NONE, 0, 0, 0, 0, \
+     CUCORE_ACCESS_NONE, 0}
 
 /* A user-defined memory resource: the library calls `allocate` and `deallocate`
  * (from any thread; they must be thread-safe) and `destroy` once, when the
@@ -159,8 +163,12 @@ typedef struct cucore_memory_resource_callbacks {
      * or returns an error status (OUT_OF_MEMORY, ...) that the allocating call returns.
      * Never called with size 0. Required. */
     cucore_status_t (*allocate)(void *user_data, uint64_t size, cucore_stream_t *stream, uint64_t *address);
-    /* Frees what `allocate` gave; failures cannot be reported. Required. */
-    void (*deallocate)(void *user_data, uint64_t address, uint64_t size, cucore_stream_t *stream);
+    /* Frees what `allocate` gave and returns CUCORE_SUCCESS, or an error status. The
+     * library never retries: an error is counted and passed to the release error handler
+     * (cucore_release_error_count, cucore_set_release_error_handler in common.h) with a
+     * message naming this callback, since the release that freed the buffer cannot
+     * return it. Required. */
+    cucore_status_t (*deallocate)(void *user_data, uint64_t address, uint64_t size, cucore_stream_t *stream);
     /* Called once when the resource goes; may be NULL. */
     void (*destroy)(void *user_data);
     void *user_data;
@@ -245,7 +253,8 @@ CUCORE_API cucore_status_t cucore_legacy_pinned_memory_resource_create(cucore_de
  * order on any stream of `device`, which is granted read-write access to it
  * (other devices: cucore_memory_resource_set_peer_access). Its buffers are
  * host- and device-accessible; device_id -1. Options NULL: defaults.
- * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad options),
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad options: a switch
+ * above 1, use_numa_id with a negative numa_id),
  * NOT_SUPPORTED (no memory pools, or the driver has no host pools), CUDA. */
 CUCORE_API cucore_status_t cucore_pinned_memory_resource_create(
     cucore_device_t *device, const cucore_pinned_memory_resource_options_t *options,
@@ -397,7 +406,10 @@ CUCORE_API cucore_status_t cucore_buffer_release(cucore_buffer_t *buffer);
 /* Frees the memory now, ordered on `stream` (NULL: the deallocation stream);
  * the handle stays valid but the buffer is closed: its size and address read 0
  * and using it is INVALID_STATE. Closing twice is a no-op. Views of the buffer
- * keep its memory until they go. Errors: INVALID_HANDLE, CUDA. */
+ * keep its memory until they go. A failure to free (the driver's, or a user
+ * resource's deallocate callback) is reported as a release error, as by
+ * cucore_buffer_release, since the buffer is closed either way.
+ * Errors: INVALID_HANDLE, CUDA. */
 CUCORE_API cucore_status_t cucore_buffer_close(cucore_buffer_t *buffer, cucore_stream_t *stream);
 
 /* Makes `stream` the stream the memory is freed on (the buffer holds it).
@@ -434,10 +446,13 @@ CUCORE_API cucore_status_t cucore_buffer_deallocation_stream(const cucore_buffer
                                                              cucore_stream_t **stream);
 
 /* Grows a buffer of a virtual memory resource to `new_size` bytes keeping its
- * contents: in place while its reservation allows, else by moving its physical
- * memory (no copy) to a new address range, so the address may change. Shrinking
- * is not supported; a new_size not above the size is a no-op. Not while views of
- * the buffer exist, nor concurrently with other uses of it.
+ * contents: new physical memory of the whole size is filled with a copy of the
+ * old (the driver refuses copies spanning separately created allocations, so a
+ * buffer stays one allocation) and takes the old one's place at the same
+ * address while the reservation has room; past it the buffer moves to a new
+ * address range. Shrinking is not supported; a new_size not above the size is a
+ * no-op. Not while views or DLPack exports of the buffer exist, nor while work
+ * on it may be pending or run concurrently (synchronize first).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (not a virtual-memory buffer),
  * INVALID_STATE (closed, has views), OUT_OF_MEMORY, CUDA. */
 CUCORE_API cucore_status_t cucore_buffer_grow(cucore_buffer_t *buffer, uint64_t new_size);

@@ -27,6 +27,7 @@
 #include <functional>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <type_traits>
 
 #include "common.hpp"
@@ -141,19 +142,20 @@ struct DevicePoolOptions {
 // The options of a pool of page-locked host memory (MemoryResource::
 // pinned_pool; cuda.core: PinnedMemoryResourceOptions).
 struct PinnedPoolOptions {
-    // Shareable with other processes (needs a NUMA node: numa_id -1 then means 0).
+    // Shareable with other processes (needs a NUMA node: without numa_id, node 0).
     bool ipc_enabled = detail::kPinnedPoolDefaults.ipc_enabled != 0;
     std::uint64_t max_size = detail::kPinnedPoolDefaults.max_size;                  // 0: no limit
     std::uint64_t release_threshold = detail::kPinnedPoolDefaults.release_threshold; // 0: driver default
-    // The host NUMA node the memory comes from; -1: any.
-    int numa_id = detail::kPinnedPoolDefaults.numa_id;
+    // The host NUMA node the memory comes from (>= 0); empty (the default): any host memory.
+    std::optional<int> numa_id;
 
     cucore_pinned_memory_resource_options_t to_c() const noexcept {
         cucore_pinned_memory_resource_options_t o = detail::kPinnedPoolDefaults;
         o.ipc_enabled = ipc_enabled ? 1u : 0u;
         o.max_size = max_size;
         o.release_threshold = release_threshold;
-        o.numa_id = numa_id;
+        o.use_numa_id = numa_id.has_value() ? 1u : 0u;
+        o.numa_id = numa_id.value_or(0);
         return o;
     }
 };
@@ -178,25 +180,26 @@ struct ManagedPoolOptions {
 // The options of a virtual-memory resource (MemoryResource::virtual_memory;
 // cuda.core: VirtualMemoryResourceOptions).
 struct VirtualMemoryOptions {
-    // Where the physical memory lives: DEVICE (the resource's device),
-    // HOST_NUMA (location_id: the node) or HOST.
+    // Where the physical memory lives: NONE (the default) or DEVICE: the
+    // resource's device; HOST_NUMA (location_id: the node); HOST.
     cucore_location_type_t location_type = detail::kVirtualMemoryDefaults.location_type;
     int location_id = detail::kVirtualMemoryDefaults.location_id;
-    // Round sizes to the driver's recommended granularity (true) or its minimum.
-    bool recommended_granularity = detail::kVirtualMemoryDefaults.recommended_granularity != 0;
+    // Round sizes to the driver's minimum granularity (true) or its recommended one (false, the default).
+    bool minimum_granularity = detail::kVirtualMemoryDefaults.minimum_granularity != 0;
     // Physical memory exportable as a POSIX file descriptor.
     bool posix_fd_shareable = detail::kVirtualMemoryDefaults.posix_fd_shareable != 0;
     // Address space reserved per buffer (a buffer grows in place up to it);
     // 0: just the buffer's size.
     std::uint64_t reserve_size = detail::kVirtualMemoryDefaults.reserve_size;
-    // Access granted to the resource's own device.
+    // Access granted to the resource's own device: NONE (the default) or
+    // READ_WRITE: read-write; READ: read-only.
     cucore_access_t self_access = detail::kVirtualMemoryDefaults.self_access;
 
     cucore_virtual_memory_resource_options_t to_c() const noexcept {
         cucore_virtual_memory_resource_options_t o = detail::kVirtualMemoryDefaults;
         o.location_type = location_type;
         o.location_id = location_id;
-        o.recommended_granularity = recommended_granularity ? 1u : 0u;
+        o.minimum_granularity = minimum_granularity ? 1u : 0u;
         o.posix_fd_shareable = posix_fd_shareable ? 1u : 0u;
         o.reserve_size = reserve_size;
         o.self_access = self_access;

@@ -3,7 +3,7 @@
 //
 //   struct Arena : cucore::UserMemoryResource {
 //       std::uint64_t allocate(std::uint64_t size, const cucore::Stream &) override { ... }
-//       void deallocate(std::uint64_t address, std::uint64_t size, const cucore::Stream &) noexcept override { ... }
+//       void deallocate(std::uint64_t address, std::uint64_t size, const cucore::Stream &) override { ... }
 //   };
 //   auto arena = std::make_shared<Arena>();
 //   cucore::MemoryResource mr = cucore::MemoryResource::user(arena, {/*device_id=*/0, true, false, false});
@@ -47,9 +47,12 @@ public:
     // INTERNAL.
     virtual std::uint64_t allocate(std::uint64_t size, const Stream &stream) = 0;
 
-    // Frees what allocate() gave. It cannot report failure (the C ABI has no
-    // way to): an exception thrown here is swallowed.
-    virtual void deallocate(std::uint64_t address, std::uint64_t size, const Stream &stream) noexcept = 0;
+    // Frees what allocate() gave. A failure is reported by throwing: the
+    // exception becomes the C callback's error status (as for allocate), which
+    // the library counts and passes to the release error handler (see
+    // release_error_count() and cucore_set_release_error_handler()); the
+    // exception's own message does not cross the C ABI. It is never retried.
+    virtual void deallocate(std::uint64_t address, std::uint64_t size, const Stream &stream) = 0;
 };
 
 namespace detail {
@@ -65,12 +68,12 @@ inline Stream borrowed_stream(cucore_stream_t *stream) {
     return stream != nullptr ? Stream::borrow(stream) : Stream();
 }
 
-inline cucore_status_t user_allocate(void *user_data, std::uint64_t size, cucore_stream_t *stream,
-                                     std::uint64_t *address) noexcept {
+// The status an exception from a user callback becomes (none may cross into C):
+// cucore::Error's own, bad_alloc OUT_OF_MEMORY, anything else INTERNAL. Call
+// inside a catch block.
+inline cucore_status_t status_of_current_exception() noexcept {
     try {
-        const Stream s = borrowed_stream(stream);
-        *address = static_cast<UserResourceBox *>(user_data)->impl->allocate(size, s);
-        return CUCORE_SUCCESS;
+        throw;
     } catch (const Error &e) {
         return e.status() != CUCORE_SUCCESS ? e.status() : CUCORE_ERROR_INTERNAL;
     } catch (const std::bad_alloc &) {
@@ -80,13 +83,25 @@ inline cucore_status_t user_allocate(void *user_data, std::uint64_t size, cucore
     }
 }
 
-inline void user_deallocate(void *user_data, std::uint64_t address, std::uint64_t size,
-                            cucore_stream_t *stream) noexcept {
+inline cucore_status_t user_allocate(void *user_data, std::uint64_t size, cucore_stream_t *stream,
+                                     std::uint64_t *address) noexcept {
+    try {
+        const Stream s = borrowed_stream(stream);
+        *address = static_cast<UserResourceBox *>(user_data)->impl->allocate(size, s);
+        return CUCORE_SUCCESS;
+    } catch (...) {
+        return status_of_current_exception();
+    }
+}
+
+inline cucore_status_t user_deallocate(void *user_data, std::uint64_t address, std::uint64_t size,
+                                       cucore_stream_t *stream) noexcept {
     try {
         const Stream s = borrowed_stream(stream);
         static_cast<UserResourceBox *>(user_data)->impl->deallocate(address, size, s);
+        return CUCORE_SUCCESS;
     } catch (...) {
-        // Nowhere to report it: the C callback returns nothing.
+        return status_of_current_exception();  // the library reports it as a release error
     }
 }
 
@@ -99,11 +114,8 @@ public:
                            std::function<void(std::uint64_t, std::uint64_t, const Stream &)> deallocate)
         : allocate_(std::move(allocate)), deallocate_(std::move(deallocate)) {}
     std::uint64_t allocate(std::uint64_t size, const Stream &stream) override { return allocate_(size, stream); }
-    void deallocate(std::uint64_t address, std::uint64_t size, const Stream &stream) noexcept override {
-        try {
-            deallocate_(address, size, stream);
-        } catch (...) {
-        }
+    void deallocate(std::uint64_t address, std::uint64_t size, const Stream &stream) override {
+        deallocate_(address, size, stream);
     }
 
 private:

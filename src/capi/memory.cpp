@@ -6,6 +6,8 @@
 #include "core/memory_user.hpp"
 #include "core/memory_virtual.hpp"
 
+#include <optional>
+
 using namespace cucore;
 
 namespace {
@@ -82,10 +84,12 @@ cucore_status_t cucore_pinned_memory_resource_create(cucore_device_t *device,
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
         cucore_pinned_memory_resource_options_t resolved = capi::read_options(options, kPinnedDefaults, "options");
-        require_zero(resolved.reserved0, "options.reserved0");
         check_switch(resolved.ipc_enabled, "options.ipc_enabled");
+        check_switch(resolved.use_numa_id, "options.use_numa_id");
+        const std::optional<int> numa_id =
+            resolved.use_numa_id ? std::optional<int>(resolved.numa_id) : std::nullopt;  // numa_id unread without it
         result = capi::give<cucore_memory_resource_t>(core::PoolResource::pinned_pool(
-            object, {resolved.max_size, resolved.release_threshold, resolved.ipc_enabled != 0}, resolved.numa_id));
+            object, {resolved.max_size, resolved.release_threshold, resolved.ipc_enabled != 0}, numa_id));
     });
 }
 

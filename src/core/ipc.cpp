@@ -8,6 +8,8 @@
 #include <mutex>
 #include <string>
 
+#include <unistd.h>
+
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/release.hpp"
@@ -182,7 +184,20 @@ BufferDescriptor export_buffer(Buffer &buffer) {
     CUmemPoolPtrExportData data{};
     {
         ScopedContext bind(context_of(*pool), pool->context() != nullptr);
-        CUCORE_CALL(cuMemPoolExportPointer, &data, allocation->address());
+        const driver::Table &api = driver::api();
+        CUresult result = api.cuMemPoolExportPointer(&data, allocation->address());
+        if (result == CUDA_ERROR_INVALID_VALUE) {
+            // Seen on an H100 (driver 580): pointers of a shareable pool that was
+            // never exported are refused. Exporting the pool once (and closing
+            // the descriptor) makes them exportable; then try again.
+            int fd = -1;
+            if (api.cuMemPoolExportToShareableHandle(&fd, pool->pool(), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+                                                     0) == CUDA_SUCCESS) {
+                ::close(fd);
+                result = api.cuMemPoolExportPointer(&data, allocation->address());
+            }
+        }
+        if (result != CUDA_SUCCESS) throw_cuda(result, "cuMemPoolExportPointer");
     }
     std::memcpy(exported.data.data(), &data, sizeof data);
     return encode_buffer(exported);

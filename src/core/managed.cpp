@@ -1,6 +1,7 @@
 // Managed-memory buffers: advice, range attributes, prefetch and discard.
 #include <string>
 
+#include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "driver/driver.hpp"
@@ -33,6 +34,17 @@ cucore_location_t range_location(CUdeviceptr address, uint64_t size, CUmem_range
     const int id = range_attribute(address, size, id_attribute);
     return from_cu_location(static_cast<CUmemLocationType>(type), id);
 }
+// cuMemAdvise and cuMemRangeGetAttribute work in the current context: bind the
+// primary context of the memory's device (host-homed managed memory: device 0's).
+class ManagedScope {
+  public:
+    explicit ManagedScope(int device_id)
+        : context_(Device::get(device_id >= 0 ? device_id : 0)->primary_context()), bind_(context_->cu()) {}
+
+  private:
+    Ref<Context> context_;
+    ScopedContext bind_;
+};
 }  // namespace
 
 void Buffer::check_managed(const char *what) const {
@@ -53,6 +65,7 @@ void Buffer::advise(cucore_memory_advice_t advice, cucore_location_t location) {
         cu_location = to_cu_location(location, "location");
     }
     if (size_ == 0) return;
+    ManagedScope scope(traits_.device_id);
     CUCORE_CALL(cuMemAdvise, address_, static_cast<size_t>(size_), cu_advice, cu_location);
 }
 
@@ -63,6 +76,7 @@ void Buffer::advice(int *read_mostly, cucore_location_t *preferred_location) con
         if (preferred_location) *preferred_location = {CUCORE_LOCATION_NONE, 0};
         return;
     }
+    ManagedScope scope(traits_.device_id);
     if (read_mostly) *read_mostly = range_attribute(address_, size_, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY) ? 1 : 0;
     if (preferred_location)
         *preferred_location = range_location(address_, size_, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
@@ -79,6 +93,7 @@ bool Buffer::is_accessed_by(cucore_location_t location) const {
     if (size_ == 0) return false;
     // The driver lists the processors (device ordinals, CU_DEVICE_CPU for the
     // host; CU_DEVICE_INVALID marks the end) with the advice set.
+    ManagedScope scope(traits_.device_id);
     int devices[64];
     for (int &device : devices) device = CU_DEVICE_INVALID;
     CUCORE_CALL(cuMemRangeGetAttribute, devices, sizeof devices, CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, address_,
@@ -93,6 +108,7 @@ bool Buffer::is_accessed_by(cucore_location_t location) const {
 cucore_location_t Buffer::last_prefetch_location() const {
     check_managed("the last prefetch location");
     if (size_ == 0) return {CUCORE_LOCATION_NONE, 0};
+    ManagedScope scope(traits_.device_id);
     return range_location(address_, size_, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
                           CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID);
 }

@@ -96,8 +96,10 @@ Ref<PoolResource> PoolResource::device_pool(Device &device, const Options &optio
     }
 }
 
-Ref<PoolResource> PoolResource::pinned_pool(Device &device, const Options &options, int numa_id) {
-    if (numa_id < -1) throw_invalid_argument("argument 'options.numa_id' is " + std::to_string(numa_id));
+Ref<PoolResource> PoolResource::pinned_pool(Device &device, const Options &options, std::optional<int> numa_id) {
+    if (numa_id && *numa_id < 0)
+        throw_invalid_argument("argument 'options.numa_id' is " + std::to_string(*numa_id) +
+                               "; with use_numa_id it must be a NUMA node (>= 0)");
     require_pools(device);
     Ref<Context> context = device.primary_context();
     CUmemPoolProps props{};
@@ -105,9 +107,9 @@ Ref<PoolResource> PoolResource::pinned_pool(Device &device, const Options &optio
     props.handleTypes = ipc_handle_type(options.ipc_enabled);
     // Plain host pools cannot be shared, so a shareable one takes NUMA node 0
     // when none was named.
-    const bool numa = numa_id >= 0 || options.ipc_enabled;
+    const bool numa = numa_id.has_value() || options.ipc_enabled;
     props.location.type = numa ? CU_MEM_LOCATION_TYPE_HOST_NUMA : CU_MEM_LOCATION_TYPE_HOST;
-    props.location.id = numa_id >= 0 ? numa_id : 0;
+    props.location.id = numa_id.value_or(0);
     props.maxSize = static_cast<size_t>(options.max_size);
     CUmemoryPool pool = create_pool(props, options);
     try {

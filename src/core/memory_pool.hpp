@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "core/memory.hpp"
 #include "cucore/ipc.h"
@@ -26,8 +27,8 @@ class PoolResource final : public MemoryResource, public Pooled<PoolResource> {
     static Ref<PoolResource> device_current(Device &device);
     // New pools (owned: destroyed with the last reference).
     static Ref<PoolResource> device_pool(Device &device, const Options &options);
-    // numa_id -1: any host memory.
-    static Ref<PoolResource> pinned_pool(Device &device, const Options &options, int numa_id);
+    // numa_id: the host NUMA node (>= 0); none: any host memory (an IPC-enabled pool then takes node 0).
+    static Ref<PoolResource> pinned_pool(Device &device, const Options &options, std::optional<int> numa_id);
     static Ref<PoolResource> managed_pool(Device &device, const Options &options, cucore_location_t preferred);
 
     PoolResource(cucore_memory_resource_kind_t kind, Ref<Context> context, MemoryTraits traits, CUmemoryPool pool,

@@ -96,7 +96,20 @@ Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
         allocation =
             std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), self, address, size, deallocation);
     } catch (...) {
-        if (address) deallocate(address, size, stream);  // no half-made object
+        // No half-made object: give the memory back. A failure to do so is
+        // reported, and the original error is the one that propagates.
+        if (address) {
+            try {
+                deallocate(address, size, stream);
+            } catch (const Error &error) {
+                report_release_error(error.status(), error.cuda_result(),
+                                     std::string("freeing an allocation whose buffer could not be made: ") +
+                                         error.what());
+            } catch (...) {
+                report_release_error(CUCORE_ERROR_INTERNAL, 0,
+                                     "freeing an allocation whose buffer could not be made: unexpected exception");
+            }
+        }
         throw;
     }
     return make<Buffer>(std::move(allocation), address, size, traits_);

@@ -1,5 +1,6 @@
 #include "core/memory_user.hpp"
 
+#include <cstdio>
 #include <string>
 
 #include "core/error.hpp"
@@ -46,7 +47,15 @@ CUdeviceptr UserResource::allocate_raw(uint64_t size, Stream *stream) {
 }
 
 void UserResource::deallocate(CUdeviceptr address, uint64_t size, Stream *stream) {
-    callbacks_.deallocate(callbacks_.user_data, address, size, borrowed(stream));
+    const cucore_status_t status = callbacks_.deallocate(callbacks_.user_data, address, size, borrowed(stream));
+    // Thrown so that the release path (Allocation's destructor) reports it as a release error.
+    if (status != CUCORE_SUCCESS) {
+        char where[32];
+        std::snprintf(where, sizeof where, "0x%llx", static_cast<unsigned long long>(address));
+        throw Error(status, "the user memory resource's deallocate callback failed with status " +
+                                std::to_string(static_cast<int>(status)) + " (" + std::to_string(size) +
+                                " bytes at " + where + ")");
+    }
 }
 
 }  // namespace cucore::core

@@ -12,6 +12,7 @@ class UserResource final : public MemoryResource, public Pooled<UserResource> {
     UserResource(const cucore_memory_resource_callbacks_t &callbacks, MemoryTraits traits) noexcept;
     ~UserResource() override;
 
+    // A status other than CUCORE_SUCCESS from the callback throws Error with that status.
     void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) override;
 
   protected:

@@ -37,15 +37,21 @@ class Undo {
 }  // namespace
 
 Ref<VirtualResource> VirtualResource::create(Device &device, const cucore_virtual_memory_resource_options_t &options) {
-    if (options.recommended_granularity > 1 || options.posix_fd_shareable > 1)
+    if (options.minimum_granularity > 1 || options.posix_fd_shareable > 1)
         throw_invalid_argument("the switches of 'options' must be 0 or 1");
-    if (options.self_access != CUCORE_ACCESS_READ && options.self_access != CUCORE_ACCESS_READ_WRITE)
-        throw_invalid_argument("argument 'options.self_access' must be READ or READ_WRITE");
+    // Zero means the default: a resource's own device cannot be left without access,
+    // so NONE stands for the default READ_WRITE.
+    const cucore_access_t self_access =
+        options.self_access == CUCORE_ACCESS_NONE ? CUCORE_ACCESS_READ_WRITE : options.self_access;
+    if (self_access != CUCORE_ACCESS_READ && self_access != CUCORE_ACCESS_READ_WRITE)
+        throw_invalid_argument("argument 'options.self_access' must be NONE (the default: READ_WRITE), READ or "
+                               "READ_WRITE");
     CUmemAllocationProp prop{};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.requestedHandleTypes =
         options.posix_fd_shareable ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : CU_MEM_HANDLE_TYPE_NONE;
     switch (options.location_type) {
+        case CUCORE_LOCATION_NONE:  // the default: the resource's device
         case CUCORE_LOCATION_DEVICE:
             prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
             prop.location.id = device.cu();
@@ -57,7 +63,8 @@ Ref<VirtualResource> VirtualResource::create(Device &device, const cucore_virtua
             prop.location = to_cu_location({options.location_type, options.location_id}, "options.location");
             break;
         default:
-            throw_invalid_argument("argument 'options.location_type' must be DEVICE, HOST or HOST_NUMA");
+            throw_invalid_argument(
+                "argument 'options.location_type' must be NONE (the default: DEVICE), DEVICE, HOST or HOST_NUMA");
     }
     if (!device.attribute(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED))
         throw Error(CUCORE_ERROR_NOT_SUPPORTED, "device " + std::to_string(device.ordinal()) +
@@ -65,14 +72,13 @@ Ref<VirtualResource> VirtualResource::create(Device &device, const cucore_virtua
     Ref<Context> context = device.primary_context();
     size_t granularity = 0;
     CUCORE_CALL(cuMemGetAllocationGranularity, &granularity, &prop,
-                options.recommended_granularity ? CU_MEM_ALLOC_GRANULARITY_RECOMMENDED
-                                                : CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+                options.minimum_granularity ? CU_MEM_ALLOC_GRANULARITY_MINIMUM
+                                            : CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
     if (granularity == 0) granularity = 2u << 20;  // the driver never says 0; be safe
     // The memory is the device's whatever its physical location: only devices
     // are granted access (host mappings of VMM memory are not made).
     MemoryTraits traits{device.ordinal(), true, false, false};
-    return make<VirtualResource>(std::move(context), traits, prop, granularity, options.reserve_size,
-                                 options.self_access);
+    return make<VirtualResource>(std::move(context), traits, prop, granularity, options.reserve_size, self_access);
 }
 
 VirtualResource::VirtualResource(Ref<Context> context, MemoryTraits traits, const CUmemAllocationProp &prop,
@@ -84,12 +90,6 @@ VirtualResource::VirtualResource(Ref<Context> context, MemoryTraits traits, cons
       self_access_(self_access) {}
 
 VirtualResource::~VirtualResource() = default;  // every buffer holds the resource: no mapping is left
-
-size_t VirtualResource::Mapping::reserved() const noexcept {
-    size_t total = 0;
-    for (const Range &range : reservations) total += range.size;
-    return total;
-}
 
 size_t VirtualResource::round_up(uint64_t size) const {
     const uint64_t limit = static_cast<uint64_t>(SIZE_MAX) - granularity_;
@@ -120,30 +120,6 @@ void VirtualResource::set_access(CUdeviceptr address, size_t size) const {
     CUCORE_CALL(cuMemSetAccess, address, size, list.data(), list.size());
 }
 
-VirtualResource::Chunk VirtualResource::map_new_chunk(CUdeviceptr base, size_t offset, size_t size) {
-    const driver::Table &api = driver::api();
-    Undo undo;
-    CUmemGenericAllocationHandle handle = 0;
-    CUCORE_CALL(cuMemCreate, &handle, size, &prop_, 0);
-    undo.push([&api, handle] { api.cuMemRelease(handle); });
-    const Chunk chunk{handle, offset, size};
-    map_chunk(base, chunk);
-    undo.dismiss();
-    return chunk;
-}
-
-void VirtualResource::map_chunk(CUdeviceptr base, const Chunk &chunk) {
-    const driver::Table &api = driver::api();
-    const CUdeviceptr at = base + chunk.offset;
-    CUCORE_CALL(cuMemMap, at, chunk.size, 0, chunk.handle, 0);
-    try {
-        set_access(at, chunk.size);
-    } catch (...) {
-        api.cuMemUnmap(at, chunk.size);
-        throw;
-    }
-}
-
 CUdeviceptr VirtualResource::allocate_raw(uint64_t size, Stream *) {
     const size_t mapped = round_up(size);
     const size_t reserved = std::max(mapped, round_up(reserve_size_));
@@ -154,11 +130,13 @@ CUdeviceptr VirtualResource::allocate_raw(uint64_t size, Stream *) {
     CUdeviceptr base = 0;
     CUCORE_CALL(cuMemAddressReserve, &base, reserved, 0, 0, 0);
     undo.push([&api, base, reserved] { api.cuMemAddressFree(base, reserved); });
-    Mapping mapping;
-    mapping.chunks.push_back(map_new_chunk(base, 0, mapped));
-    mapping.reservations.push_back({base, reserved});
-    mapping.mapped = mapped;
-    mappings_.emplace(base, std::move(mapping));
+    CUmemGenericAllocationHandle handle = 0;
+    CUCORE_CALL(cuMemCreate, &handle, mapped, &prop_, 0);
+    undo.push([&api, handle] { api.cuMemRelease(handle); });
+    CUCORE_CALL(cuMemMap, base, mapped, 0, handle, 0);
+    undo.push([&api, base, mapped] { api.cuMemUnmap(base, mapped); });
+    set_access(base, mapped);
+    mappings_.emplace(base, Mapping{{base, reserved}, handle, mapped, {}, {}, {}});
     undo.dismiss();
     return base;
 }
@@ -183,16 +161,48 @@ void VirtualResource::deallocate(CUdeviceptr address, uint64_t, Stream *) {
             failed = name;
         }
     };
-    for (const Chunk &chunk : mapping.chunks) step(api.cuMemUnmap(address + chunk.offset, chunk.size), "cuMemUnmap");
-    for (const Retired &old : mapping.retired)
-        for (const Range &range : old.mapped) step(api.cuMemUnmap(range.address, range.size), "cuMemUnmap");
-    for (const Chunk &chunk : mapping.chunks) step(api.cuMemRelease(chunk.handle), "cuMemRelease");
-    for (const Range &range : mapping.reservations)
+    step(api.cuMemUnmap(address, mapping.mapped), "cuMemUnmap");
+    for (const Range &range : mapping.leftover_mappings) step(api.cuMemUnmap(range.address, range.size), "cuMemUnmap");
+    step(api.cuMemRelease(mapping.handle), "cuMemRelease");
+    for (CUmemGenericAllocationHandle handle : mapping.leftover_handles) step(api.cuMemRelease(handle), "cuMemRelease");
+    step(api.cuMemAddressFree(mapping.reservation.address, mapping.reservation.size), "cuMemAddressFree");
+    for (const Range &range : mapping.leftover_reservations)
         step(api.cuMemAddressFree(range.address, range.size), "cuMemAddressFree");
-    for (const Retired &old : mapping.retired)
-        for (const Range &range : old.reservations)
-            step(api.cuMemAddressFree(range.address, range.size), "cuMemAddressFree");
     if (first != CUDA_SUCCESS) throw_cuda(first, failed);
+}
+
+void VirtualResource::give_back(Mapping &mapping, std::vector<Range> mappings, std::vector<Range> reservations,
+                                CUmemGenericAllocationHandle handle) noexcept {
+    const driver::Table &api = driver::api();
+    auto report = [](CUresult result, const char *name) {
+        report_release_error(CUCORE_ERROR_CUDA, result,
+                             std::string("growing a buffer: ") + name +
+                                 " of the memory it left failed; retried when the buffer is freed");
+    };
+    for (const Range &range : mappings) {
+        const CUresult result = api.cuMemUnmap(range.address, range.size);
+        if (result != CUDA_SUCCESS) {
+            report(result, "cuMemUnmap");
+            mapping.leftover_mappings.push_back(range);
+        }
+    }
+    if (handle) {
+        const CUresult result = api.cuMemRelease(handle);
+        if (result != CUDA_SUCCESS) {
+            report(result, "cuMemRelease");
+            mapping.leftover_handles.push_back(handle);
+        }
+    }
+    for (const Range &range : reservations) {
+        bool busy = false;  // a range still mapped cannot be freed yet
+        for (const Range &still : mapping.leftover_mappings)
+            busy = busy || (still.address >= range.address && still.address < range.address + range.size);
+        const CUresult result = busy ? CUDA_ERROR_INVALID_VALUE : api.cuMemAddressFree(range.address, range.size);
+        if (result != CUDA_SUCCESS) {
+            if (!busy) report(result, "cuMemAddressFree");
+            mapping.leftover_reservations.push_back(range);
+        }
+    }
 }
 
 CUdeviceptr VirtualResource::grow(CUdeviceptr address, uint64_t new_size) {
@@ -205,101 +215,65 @@ CUdeviceptr VirtualResource::grow(CUdeviceptr address, uint64_t new_size) {
     Mapping &mapping = it->second;
     if (target <= mapping.mapped) return address;  // the granularity's slack already holds it
 
-    // 1. Room left in the reservation, or 2. the reservation extends right after
-    // itself: new chunks fill the rest of each reservation (a mapping never spans two).
-    size_t reserved = mapping.reserved();
-    Range extension{0, 0};
-    if (target > reserved) {
-        const size_t more = std::max(target, round_up(reserve_size_)) - reserved;
-        const CUdeviceptr wanted = address + reserved;
-        CUdeviceptr got = 0;
-        if (api.cuMemAddressReserve(&got, more, 0, wanted, 0) == CUDA_SUCCESS) {
-            if (got == wanted) {
-                extension = {got, more};
-            } else if (const CUresult result = api.cuMemAddressFree(got, more); result != CUDA_SUCCESS) {
-                // Not ours to keep, but not given back either: retried when the buffer goes.
-                report_release_error(CUCORE_ERROR_CUDA, result,
-                                     "growing a buffer: cuMemAddressFree of an unused address range failed; "
-                                     "retried when the buffer is freed");
-                mapping.retired.push_back(Retired{{}, {Range{got, more}}});
-            }
-        }
-    }
-    if (target <= reserved || extension.size != 0) {
-        Undo undo;
-        if (extension.size) undo.push([&api, extension] { api.cuMemAddressFree(extension.address, extension.size); });
-        std::vector<Chunk> added;
-        auto undo_chunks = [&api, address, &added] {
-            for (const Chunk &chunk : added) {
-                api.cuMemUnmap(address + chunk.offset, chunk.size);
-                api.cuMemRelease(chunk.handle);
-            }
-        };
-        try {
-            const size_t in_reservation = std::min(target, reserved);
-            if (in_reservation > mapping.mapped)
-                added.push_back(map_new_chunk(address, mapping.mapped, in_reservation - mapping.mapped));
-            if (target > reserved) added.push_back(map_new_chunk(address, reserved, target - reserved));
-        } catch (...) {
-            undo_chunks();
-            throw;
-        }
-        undo.dismiss();
-        if (extension.size) mapping.reservations.push_back(extension);
-        mapping.chunks.insert(mapping.chunks.end(), added.begin(), added.end());
-        mapping.mapped = target;
-        return address;
-    }
-
-    // 3. Move: map the same physical chunks (no copy) plus a new one into a new range.
-    const size_t new_reserved = std::max(target, round_up(reserve_size_));
+    // The new memory, filled through a staging range: a temporary one when the
+    // reservation has room (the new memory then takes the old one's place), else
+    // the buffer's new home.
+    const bool in_place = target <= mapping.reservation.size;
+    const size_t staging_size = in_place ? target : std::max(target, round_up(reserve_size_));
     Undo undo;
-    CUdeviceptr base = 0;
-    CUCORE_CALL(cuMemAddressReserve, &base, new_reserved, 0, 0, 0);
-    undo.push([&api, base, new_reserved] { api.cuMemAddressFree(base, new_reserved); });
-    for (const Chunk &chunk : mapping.chunks) {
-        map_chunk(base, chunk);
-        undo.push([&api, base, chunk] { api.cuMemUnmap(base + chunk.offset, chunk.size); });
-    }
-    const Chunk added = map_new_chunk(base, mapping.mapped, target - mapping.mapped);
-    undo.dismiss();
+    CUmemGenericAllocationHandle handle = 0;
+    CUCORE_CALL(cuMemCreate, &handle, target, &prop_, 0);
+    undo.push([&api, handle] { api.cuMemRelease(handle); });
+    CUdeviceptr staging = 0;
+    CUCORE_CALL(cuMemAddressReserve, &staging, staging_size, 0, 0, 0);
+    undo.push([&api, staging, staging_size] { api.cuMemAddressFree(staging, staging_size); });
+    CUCORE_CALL(cuMemMap, staging, target, 0, handle, 0);
+    undo.push([&api, staging, target] { api.cuMemUnmap(staging, target); });
+    set_access(staging, target);
+    // The caller has no work pending on the buffer (grow's contract); the copy is
+    // finished before the old memory goes.
+    CUCORE_CALL(cuMemcpyAsync, staging, address, mapping.mapped, CU_STREAM_LEGACY);
+    CUCORE_CALL(cuStreamSynchronize, CU_STREAM_LEGACY);
 
-    Mapping moved;
-    moved.reservations.push_back({base, new_reserved});
-    moved.chunks = mapping.chunks;
-    moved.chunks.push_back(added);
-    moved.mapped = target;
-    moved.retired = std::move(mapping.retired);
-    // The old range goes; its chunks live on in the new one. The buffer has
-    // moved either way, so a failure here is reported and what is left is
-    // retried when the buffer goes.
-    Retired old;
-    CUresult failure = CUDA_SUCCESS;
-    const char *failed = nullptr;
-    for (const Chunk &chunk : mapping.chunks) {
-        const CUresult result = api.cuMemUnmap(address + chunk.offset, chunk.size);
-        if (result == CUDA_SUCCESS) continue;
-        old.mapped.push_back({address + chunk.offset, chunk.size});
-        if (!failed) failure = result, failed = "cuMemUnmap";
+    if (!in_place) {
+        undo.dismiss();
+        Mapping moved{{staging, staging_size}, handle, target, std::move(mapping.leftover_mappings),
+                      std::move(mapping.leftover_reservations), std::move(mapping.leftover_handles)};
+        give_back(moved, {{address, mapping.mapped}}, {mapping.reservation}, mapping.handle);
+        mappings_.erase(it);
+        mappings_.emplace(staging, std::move(moved));
+        return staging;
     }
-    for (const Range &range : mapping.reservations) {
-        // A reservation with a chunk still mapped cannot be freed yet.
-        bool busy = false;
-        for (const Range &still : old.mapped)
-            busy = busy || (still.address >= range.address && still.address < range.address + range.size);
-        const CUresult result = busy ? CUDA_SUCCESS : api.cuMemAddressFree(range.address, range.size);
-        if (busy || result != CUDA_SUCCESS) old.reservations.push_back(range);
-        if (result != CUDA_SUCCESS && !failed) failure = result, failed = "cuMemAddressFree";
+
+    // In place: the new memory replaces the old at the same address.
+    CUCORE_CALL(cuMemUnmap, address, mapping.mapped);
+    const CUmemGenericAllocationHandle old_handle = mapping.handle;
+    const size_t old_size = mapping.mapped;
+    auto restore_old = [&api, this, address, old_handle, old_size] {
+        if (api.cuMemMap(address, old_size, 0, old_handle, 0) == CUDA_SUCCESS) {
+            try {
+                set_access(address, old_size);
+            } catch (...) {
+            }
+        }
+    };
+    CUresult result = api.cuMemMap(address, target, 0, handle, 0);
+    if (result != CUDA_SUCCESS) {
+        restore_old();
+        throw_cuda(result, "cuMemMap");
     }
-    if (failed) {
-        report_release_error(CUCORE_ERROR_CUDA, failure,
-                             std::string("growing a buffer: ") + failed + " of its old address range failed; "
-                                                                        "retried when the buffer is freed");
-        moved.retired.push_back(std::move(old));
+    try {
+        set_access(address, target);
+    } catch (...) {
+        api.cuMemUnmap(address, target);
+        restore_old();
+        throw;
     }
-    mappings_.erase(it);
-    mappings_.emplace(base, std::move(moved));
-    return base;
+    undo.dismiss();
+    mapping.handle = handle;
+    mapping.mapped = target;
+    give_back(mapping, {{staging, target}}, {{staging, staging_size}}, old_handle);
+    return address;
 }
 
 void VirtualResource::set_peer_access(Device &peer, cucore_access_t access) {
@@ -323,9 +297,7 @@ void VirtualResource::set_peer_access(Device &peer, cucore_access_t access) {
     desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     desc.location.id = peer.cu();
     desc.flags = to_cu_access(access);
-    for (const auto &entry : mappings_)
-        for (const Chunk &chunk : entry.second.chunks)
-            CUCORE_CALL(cuMemSetAccess, entry.first + chunk.offset, chunk.size, &desc, 1);
+    for (const auto &entry : mappings_) CUCORE_CALL(cuMemSetAccess, entry.first, entry.second.mapped, &desc, 1);
     peers_[peer.cu()] = access;
 }
 

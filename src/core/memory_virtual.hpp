@@ -22,46 +22,39 @@ class VirtualResource final : public MemoryResource, public Pooled<VirtualResour
     void set_peer_access(Device &peer, cucore_access_t access) override;
     cucore_access_t peer_access(Device &peer) const override;
 
-    // Grows the mapping at `address` to hold `new_size` bytes; returns its
-    // (possibly new) address. INVALID_ARGUMENT if `address` is not one of ours.
+    // Grows the mapping at `address` to hold `new_size` bytes, copying its
+    // contents; returns its address (the same while the reservation has room).
+    // INVALID_ARGUMENT if `address` is not one of ours.
     CUdeviceptr grow(CUdeviceptr address, uint64_t new_size);
 
   protected:
     CUdeviceptr allocate_raw(uint64_t size, Stream *stream) override;
 
   private:
-    // Physical memory mapped at base + offset. Each chunk lies in one
-    // reservation and is mapped, unmapped and given access on its own.
-    struct Chunk {
-        CUmemGenericAllocationHandle handle;
-        size_t offset;
-        size_t size;
-    };
     struct Range {
         CUdeviceptr address;
         size_t size;
     };
-    // Old address ranges a relocation could not give back at once; retried when the buffer goes.
-    struct Retired {
-        std::vector<Range> mapped;        // still mapped (their unmap failed)
-        std::vector<Range> reservations;  // still reserved
-    };
+    // One physical allocation per buffer, mapped at the start of its reservation:
+    // the driver refuses copies that span separately created allocations, so a
+    // grow makes a new allocation of the whole size and copies into it.
     struct Mapping {
-        std::vector<Range> reservations;  // contiguous, in address order
-        std::vector<Chunk> chunks;        // mapped back to back from the first reservation's start
-        size_t mapped = 0;
-        std::vector<Retired> retired;
-        size_t reserved() const noexcept;
+        Range reservation;
+        CUmemGenericAllocationHandle handle;
+        size_t mapped;  // the allocation's size
+        // What a grow could not give back at once; retried when the buffer goes.
+        std::vector<Range> leftover_mappings;
+        std::vector<Range> leftover_reservations;
+        std::vector<CUmemGenericAllocationHandle> leftover_handles;
     };
 
     size_t round_up(uint64_t size) const;
     std::vector<CUmemAccessDesc> access_list() const;  // self + peers; call with mutex_ held
     void set_access(CUdeviceptr address, size_t size) const;
-    // Creates a chunk of `size` bytes, maps it at base + offset and grants access;
-    // undoes its own steps if one fails.
-    Chunk map_new_chunk(CUdeviceptr base, size_t offset, size_t size);
-    // Maps an existing chunk at base + its offset and grants access (relocation).
-    void map_chunk(CUdeviceptr base, const Chunk &chunk);
+    // Unmaps and frees what a grow left behind, reporting failures and keeping
+    // what could not be given back for the buffer's release.
+    static void give_back(Mapping &mapping, std::vector<Range> mappings, std::vector<Range> reservations,
+                          CUmemGenericAllocationHandle handle) noexcept;
 
     CUmemAllocationProp prop_;
     size_t granularity_;

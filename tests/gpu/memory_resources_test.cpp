@@ -256,7 +256,7 @@ struct RawAllocator {
         *address = ptr;
         return CUCORE_SUCCESS;
     }
-    static void deallocate(void *self, std::uint64_t address, std::uint64_t, cucore_stream_t *) {
+    static cucore_status_t deallocate(void *self, std::uint64_t address, std::uint64_t, cucore_stream_t *) {
         auto *r = static_cast<RawAllocator *>(self);
         CUresult result;
         {
@@ -266,6 +266,7 @@ struct RawAllocator {
         std::lock_guard<std::mutex> lock(r->mutex);
         r->freed.push_back(address);
         r->last_free = result;
+        return result == CUDA_SUCCESS ? CUCORE_SUCCESS : CUCORE_ERROR_CUDA;  // a failure is a release error
     }
     static void destroy(void *self) { ++static_cast<RawAllocator *>(self)->destroyed; }
 };
@@ -304,12 +305,17 @@ TEST_F(MemoryResourcesGpuTest, UserResourceOverRawCuMemAlloc) {
     CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
     EXPECT_TRUE(same_bytes(raw_read(gpu::address_of(b), data.size()), Bytes(static_cast<std::size_t>(n), 0x6B)));
     // Released in any order: freed with the buffer, destroyed with the last reference.
+    std::uint64_t release_errors_before = 0;
+    CUCORE_ASSERT_OK(cucore_release_error_count(&release_errors_before));
     CUCORE_EXPECT_OK(cucore_memory_resource_release(user));
     EXPECT_EQ(raw_alloc.destroyed.load(), 0);
     CUCORE_EXPECT_OK(cucore_buffer_release(b));
     ASSERT_EQ(raw_alloc.freed.size(), 1u);
     EXPECT_EQ(raw_alloc.freed[0], raw_alloc.allocated[0]);
     EXPECT_EQ(raw_alloc.last_free, CUDA_SUCCESS) << raw::error_name(raw_alloc.last_free);
+    std::uint64_t release_errors_after = 0;
+    CUCORE_ASSERT_OK(cucore_release_error_count(&release_errors_after));
+    EXPECT_EQ(release_errors_after, release_errors_before) << "a successful free reports nothing";
     EXPECT_EQ(raw_alloc.destroyed.load(), 1);
 }
 

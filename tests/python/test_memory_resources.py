@@ -91,6 +91,32 @@ def test_pinned_options():
             cucore.PinnedMemoryResourceOptions(**bad)
 
 
+def test_pinned_options_struct():
+    # All zeros but struct_size is the default (any host memory); a NUMA node, 0 included, sets use_numa_id.
+    from cucore.memory_resources import _pinned_struct
+    c = _pinned_struct(cucore.PinnedMemoryResourceOptions())
+    assert c.struct_size == ctypes.sizeof(c) == 32
+    assert (c.ipc_enabled, c.max_size, c.release_threshold, c.numa_id, c.use_numa_id) == (0, 0, 0, 0, 0)
+    c = _pinned_struct(cucore.PinnedMemoryResourceOptions(numa_id=0))
+    assert (c.numa_id, c.use_numa_id) == (0, 1)
+    c = _pinned_struct(cucore.PinnedMemoryResourceOptions(ipc_enabled=True, max_size=5, release_threshold=6,
+                                                          numa_id=3))
+    assert (c.ipc_enabled, c.max_size, c.release_threshold, c.numa_id, c.use_numa_id) == (1, 5, 6, 3, 1)
+
+
+def test_virtual_options_struct():
+    from cucore.memory_resources import _virtual_struct
+    c = _virtual_struct(cucore.VirtualMemoryResourceOptions())
+    assert c.struct_size == ctypes.sizeof(c) == 40
+    assert (c.location_type, c.location_id, c.minimum_granularity, c.posix_fd_shareable, c.reserve_size,
+            c.self_access, c.reserved0, c.reserved1) == (1, 0, 0, 0, 0, 3, 0, 0)  # DEVICE, READ_WRITE
+    c = _virtual_struct(cucore.VirtualMemoryResourceOptions(
+        location_type="host_numa", location_id=2, granularity="minimum", handle_type="posix_fd",
+        reserve_size=1 << 30, self_access="r"))
+    assert (c.location_type, c.location_id, c.minimum_granularity, c.posix_fd_shareable, c.reserve_size,
+            c.self_access) == (3, 2, 1, 1, 1 << 30, 1)
+
+
 def test_managed_options():
     assert cucore.ManagedMemoryResourceOptions().preferred_location is None
     for good in ("host", 0, ("host_numa", 1), -1):

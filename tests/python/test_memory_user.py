@@ -322,6 +322,58 @@ def test_exceptions_in_deallocate_are_reported(lib, monkeypatch):
     assert "deallocate" in reported[0].err_msg
 
 
+@pytest.mark.parametrize("error, status", [
+    (RuntimeError("cannot free"), cucore.Status.ERROR_INVALID_STATE),
+    (MemoryError(), cucore.Status.ERROR_OUT_OF_MEMORY),
+    (cucore.CUDAError(cucore.Status.ERROR_CUDA, "the driver refused"), cucore.Status.ERROR_CUDA),
+])
+def test_exceptions_in_deallocate_are_release_errors(lib, monkeypatch, error, status):
+    # The exception becomes the callback's status: libcucore counts it and tells the release error handler,
+    # naming the callback; the traceback still goes to sys.unraisablehook. The callback is never retried.
+    reported, handled = [], []
+    monkeypatch.setattr("sys.unraisablehook", lambda args: reported.append(args))
+    previous = cucore.set_release_error_handler(lambda *args: handled.append(args))
+    try:
+        class Failing(HostArena):
+            def deallocate(self, ptr, size, stream):
+                HostArena.deallocate(self, ptr, size, stream)
+                raise error
+
+        mr = Failing()
+        before = cucore.release_error_count()
+        b = mr.allocate(24)
+        address = b.handle
+        b.close()
+        assert cucore.release_error_count() == before + 1
+        assert len(handled) == 1 and handled[0][0] == status and handled[0][1] == 0
+        assert "deallocate callback" in handled[0][2] and f"24 bytes at {address:#x}" in handled[0][2]
+        assert len(reported) == 1 and reported[0].exc_value is error
+        assert mr.deallocations == [(address, 24)]
+        b.close()  # closed already: nothing more
+        del b
+        gc.collect()
+        assert cucore.release_error_count() == before + 1 and len(mr.deallocations) == 1
+        mr.allocate(8)  # freed at once (the Buffer is dropped): reported the same way
+        gc.collect()
+        assert cucore.release_error_count() == before + 2 and len(handled) == 2 and len(reported) == 2
+        assert "8 bytes" in handled[1][2]
+    finally:
+        cucore.set_release_error_handler(previous)
+
+
+def test_a_deallocate_that_succeeds_reports_nothing(lib):
+    handled = []
+    previous = cucore.set_release_error_handler(lambda *args: handled.append(args))
+    try:
+        mr = HostArena()
+        before = cucore.release_error_count()
+        for size in (8, 16):
+            mr.allocate(size).close()
+        assert len(mr.deallocations) == 2 and cucore.release_error_count() == before and not handled
+    finally:
+        cucore.set_release_error_handler(previous)
+
+
 # ============================================================================================================
 # GPU (or the fake driver)
 # ============================================================================================================

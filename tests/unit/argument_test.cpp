@@ -159,7 +159,7 @@ TEST_F(ArgumentTest, OptionsAreValidated) {
 }
 
 cucore_status_t refuse_allocate(void *, uint64_t, cucore_stream_t *, uint64_t *) { return CUCORE_ERROR_OUT_OF_MEMORY; }
-void ignore_deallocate(void *, uint64_t, uint64_t, cucore_stream_t *) {}
+cucore_status_t ignore_deallocate(void *, uint64_t, uint64_t, cucore_stream_t *) { return CUCORE_SUCCESS; }
 
 cucore_memory_resource_callbacks_t valid_callbacks() {
     cucore_memory_resource_callbacks_t c{};
@@ -237,8 +237,8 @@ TEST_F(ArgumentTest, MemoryResourceOptionsAreValidated) {
 
     // Reserved fields.
     p = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
-    p.reserved0 = 1;
-    expect(create_pinned(p), pinned, "options.reserved0");
+    p.use_numa_id = 2;
+    expect(create_pinned(p), pinned, "options.use_numa_id");
     m = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
     m.reserved0 = 1;
     expect(create_managed(m), managed, "options.reserved0");
@@ -262,7 +262,7 @@ TEST_F(ArgumentTest, MemoryResourceOptionsAreValidated) {
     p.ipc_enabled = 2;
     expect(create_pinned(p), pinned, "options.ipc_enabled");
     v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
-    v.recommended_granularity = 2;
+    v.minimum_granularity = 2;
     expect(create_virtual(v), vmm, "options");
     v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
     v.posix_fd_shareable = 7;
@@ -290,7 +290,8 @@ TEST_F(ArgumentTest, MemoryResourceOptionsAreValidated) {
     m.preferred_location = cucore_location_t{CUCORE_LOCATION_HOST_NUMA_CURRENT, 0};
     expect(create_managed(m), managed, "options.preferred_location");
     p = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
-    p.numa_id = -2;
+    p.use_numa_id = 1;
+    p.numa_id = -1;  // with use_numa_id, a node must be named
     expect(create_pinned(p), pinned, "options.numa_id");
     EXPECT_EQ(r, nullptr);
 

@@ -69,9 +69,10 @@ struct HostArena {
         *address = reinterpret_cast<uintptr_t>(memory);
         return CUCORE_SUCCESS;
     }
-    static void deallocate(void *self, uint64_t address, uint64_t, cucore_stream_t *) {
+    static cucore_status_t deallocate(void *self, uint64_t address, uint64_t, cucore_stream_t *) {
         std::free(reinterpret_cast<void *>(static_cast<uintptr_t>(address)));
         static_cast<HostArena *>(self)->live.fetch_sub(1);
+        return CUCORE_SUCCESS;
     }
 };
 

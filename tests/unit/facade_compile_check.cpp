@@ -58,6 +58,7 @@ struct Arena final : cucore::UserMemoryResource { // a user resource
     std::uint64_t allocate(std::uint64_t size, const cucore::Stream &stream) override {
         return size + static_cast<std::uint64_t>(static_cast<bool>(stream));
     }
+    // noexcept overrides still compile (deallocate may throw to report a failure).
     void deallocate(std::uint64_t, std::uint64_t, const cucore::Stream &) noexcept override {}
 };
 
@@ -65,10 +66,14 @@ cucore_status_t c_allocate(void *, std::uint64_t, cucore_stream_t *, std::uint64
     *address = 0;
     return CUCORE_ERROR_OUT_OF_MEMORY;
 }
-void c_deallocate(void *, std::uint64_t, std::uint64_t, cucore_stream_t *) {}
+cucore_status_t c_deallocate(void *, std::uint64_t, std::uint64_t, cucore_stream_t *) { return CUCORE_SUCCESS; }
 
-// The options structs default to the C *_INIT macros.
-static_assert(cucore::detail::kPinnedPoolDefaults.numa_id == -1);
+// The options structs default to the C *_INIT macros, which are all zeros ("zero means default").
+static_assert(cucore::detail::kPinnedPoolDefaults.use_numa_id == 0 && cucore::detail::kPinnedPoolDefaults.numa_id == 0);
+static_assert(!cucore::PinnedPoolOptions{}.numa_id.has_value(), "no NUMA node: any host memory");
+static_assert(cucore::detail::kVirtualMemoryDefaults.location_type == CUCORE_LOCATION_NONE &&
+              cucore::detail::kVirtualMemoryDefaults.minimum_granularity == 0 &&
+              cucore::detail::kVirtualMemoryDefaults.self_access == CUCORE_ACCESS_NONE);
 static_assert(cucore::Location::device(3).to_c().id == 3);
 static_assert(cucore::Location::from_c(cucore::Location::host_numa(2).to_c()) == cucore::Location::host_numa(2));
 static_assert(cucore::Location{} == cucore::Location::none() && cucore::Location::none().is_none());

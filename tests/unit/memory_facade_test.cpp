@@ -46,8 +46,8 @@ TEST(MemoryFacadeOptions, DefaultsAreTheCInitMacros) {
     EXPECT_EQ(p.ipc_enabled, p0.ipc_enabled);
     EXPECT_EQ(p.max_size, p0.max_size);
     EXPECT_EQ(p.release_threshold, p0.release_threshold);
-    EXPECT_EQ(p.numa_id, -1);
-    EXPECT_EQ(p.reserved0, 0u);
+    EXPECT_EQ(p.use_numa_id, 0u) << "any host memory";
+    EXPECT_EQ(p.numa_id, 0);
 
     const cucore_managed_memory_resource_options_t m0 = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
     const cucore_managed_memory_resource_options_t m = cucore::ManagedPoolOptions{}.to_c();
@@ -61,12 +61,12 @@ TEST(MemoryFacadeOptions, DefaultsAreTheCInitMacros) {
     const cucore_virtual_memory_resource_options_t v0 = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
     const cucore_virtual_memory_resource_options_t v = cucore::VirtualMemoryOptions{}.to_c();
     EXPECT_EQ(v.struct_size, v0.struct_size);
-    EXPECT_EQ(v.location_type, CUCORE_LOCATION_DEVICE);
+    EXPECT_EQ(v.location_type, CUCORE_LOCATION_NONE) << "the default: the device";
     EXPECT_EQ(v.location_id, v0.location_id);
-    EXPECT_EQ(v.recommended_granularity, 1u);
+    EXPECT_EQ(v.minimum_granularity, 0u) << "the default: recommended";
     EXPECT_EQ(v.posix_fd_shareable, 0u);
     EXPECT_EQ(v.reserve_size, 0u);
-    EXPECT_EQ(v.self_access, CUCORE_ACCESS_READ_WRITE);
+    EXPECT_EQ(v.self_access, CUCORE_ACCESS_NONE) << "the default: read-write";
     EXPECT_EQ(v.reserved0 | v.reserved1, 0u);
 
     const cucore_copy_3d_t c0 = CUCORE_COPY_3D_INIT;
@@ -89,7 +89,13 @@ TEST(MemoryFacadeOptions, FieldsConvertToC) {
     EXPECT_EQ(pc.ipc_enabled, 1u);
     EXPECT_EQ(pc.max_size, 5u);
     EXPECT_EQ(pc.release_threshold, 6u);
+    EXPECT_EQ(pc.use_numa_id, 1u);
     EXPECT_EQ(pc.numa_id, 2);
+    p.numa_id = 0;  // node 0 is a node, not "any"
+    EXPECT_EQ(p.to_c().use_numa_id, 1u);
+    EXPECT_EQ(p.to_c().numa_id, 0);
+    p.numa_id.reset();
+    EXPECT_EQ(p.to_c().use_numa_id, 0u);
     cucore::ManagedPoolOptions m;
     m.preferred_location = Location::host_numa(3);
     m.max_size = 7;
@@ -99,13 +105,13 @@ TEST(MemoryFacadeOptions, FieldsConvertToC) {
     EXPECT_EQ(mc.max_size, 7u);
     cucore::VirtualMemoryOptions v;
     v.location_type = CUCORE_LOCATION_HOST;
-    v.recommended_granularity = false;
+    v.minimum_granularity = true;
     v.posix_fd_shareable = true;
     v.reserve_size = 1 << 30;
     v.self_access = CUCORE_ACCESS_READ;
     const cucore_virtual_memory_resource_options_t vc = v.to_c();
     EXPECT_EQ(vc.location_type, CUCORE_LOCATION_HOST);
-    EXPECT_EQ(vc.recommended_granularity, 0u);
+    EXPECT_EQ(vc.minimum_granularity, 1u);
     EXPECT_EQ(vc.posix_fd_shareable, 1u);
     EXPECT_EQ(vc.reserve_size, uint64_t{1} << 30);
     EXPECT_EQ(vc.self_access, CUCORE_ACCESS_READ);
@@ -160,6 +166,8 @@ TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
     EXPECT_EQ(pinned.kind(), CUCORE_MEMORY_RESOURCE_PINNED);
     EXPECT_EQ(pinned.device_id(), -1);
     ASSERT_NE(pinned.pool_handle(), nullptr);
+    EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.pool_handle())).location.type,
+              CU_MEM_LOCATION_TYPE_HOST_NUMA);
     EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.pool_handle())).location.id, 1);
     cucore::ManagedPoolOptions m;
     m.preferred_location = Location::device(dev1_);
@@ -177,7 +185,7 @@ TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
     EXPECT_EQ(cucore::MemoryResource::pinned_pool(dev_).kind(), CUCORE_MEMORY_RESOURCE_PINNED);
     EXPECT_EQ(cucore::MemoryResource::managed_pool(dev_).kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
     cucore::VirtualMemoryOptions bad;
-    bad.self_access = CUCORE_ACCESS_NONE;
+    bad.self_access = static_cast<cucore_access_t>(2);  // neither NONE (the default), READ nor READ_WRITE
     EXPECT_THROWS_STATUS(cucore::MemoryResource::virtual_memory(dev_, bad), CUCORE_ERROR_INVALID_ARGUMENT);
     EXPECT_THROWS_STATUS(cucore::MemoryResource::pinned_pool(cucore::Device(), p), CUCORE_ERROR_INVALID_HANDLE);
 }
@@ -326,6 +334,7 @@ struct Arena final : cucore::UserMemoryResource {
     };
     std::vector<Call> allocations, deallocations;
     int throw_kind = 0;  // 1: cucore::Error, 2: std::bad_alloc, 3: std::runtime_error
+    int throw_free = 0;  // the same for deallocate (after freeing: the library never retries)
     std::uint64_t allocate(std::uint64_t size, const cucore::Stream &stream) override {
         if (throw_kind == 1) throw cucore::Error(CUCORE_ERROR_OUT_OF_MEMORY, 0, "arena full");
         if (throw_kind == 2) throw std::bad_alloc();
@@ -334,9 +343,12 @@ struct Arena final : cucore::UserMemoryResource {
         allocations.push_back({address, size, stream.get()});
         return address;
     }
-    void deallocate(std::uint64_t address, std::uint64_t size, const cucore::Stream &stream) noexcept override {
+    void deallocate(std::uint64_t address, std::uint64_t size, const cucore::Stream &stream) override {
         deallocations.push_back({address, size, stream.get()});
         delete[] reinterpret_cast<std::uint8_t *>(address);
+        if (throw_free == 1) throw cucore::Error(CUCORE_ERROR_INVALID_STATE, 0, "arena refuses");
+        if (throw_free == 2) throw std::bad_alloc();
+        if (throw_free == 3) throw std::runtime_error("arena broken");
     }
 };
 
@@ -398,6 +410,53 @@ TEST_F(MemoryFacadeTest, UserResourceExceptionsBecomeStatuses) {
     EXPECT_TRUE(arena->deallocations.size() == 1u);
 }
 
+// What the release error handler was told last.
+struct ReleaseErrorLog {
+    int calls = 0;
+    cucore_status_t status = CUCORE_SUCCESS;
+    std::string message;
+};
+
+TEST_F(MemoryFacadeTest, UserResourceDeallocateExceptionsAreReleaseErrors) {
+    expects_release_errors_ = true;
+    ReleaseErrorLog log;
+    cucore_set_release_error_handler(
+        [](cucore_status_t status, int, const char *message, void *self) {
+            auto *seen = static_cast<ReleaseErrorLog *>(self);
+            ++seen->calls;
+            seen->status = status;
+            seen->message = message;
+        },
+        &log);
+    auto arena = std::make_shared<Arena>();
+    const cucore::MemoryResource mr = cucore::MemoryResource::user(arena, cucore::UserMemoryTraits{});
+    const std::uint64_t before = cucore::release_error_count();
+    const struct {
+        int kind;
+        cucore_status_t status;
+    } cases[] = {{1, CUCORE_ERROR_INVALID_STATE}, {2, CUCORE_ERROR_OUT_OF_MEMORY}, {3, CUCORE_ERROR_INTERNAL}};
+    int n = 0;
+    for (const auto &c : cases) {
+        SCOPED_TRACE(c.kind);
+        arena->throw_free = c.kind;
+        cucore::Buffer b = mr.allocate(16, s_);
+        EXPECT_NO_THROW(b.reset()) << "destructors and releases never throw";
+        ++n;
+        EXPECT_EQ(cucore::release_error_count(), before + n);
+        EXPECT_EQ(log.calls, n);
+        EXPECT_EQ(log.status, c.status);
+        EXPECT_NE(log.message.find("deallocate callback"), std::string::npos) << log.message;
+    }
+    // close() reports it too, and does not throw.
+    arena->throw_free = 1;
+    const cucore::Buffer c = mr.allocate(16, s_);
+    EXPECT_NO_THROW(c.close());
+    EXPECT_EQ(cucore::release_error_count(), before + 4);
+    EXPECT_EQ(log.status, CUCORE_ERROR_INVALID_STATE);
+    arena->throw_free = 0;
+    EXPECT_EQ(arena->deallocations.size(), 4u) << "each freed once";
+}
+
 TEST_F(MemoryFacadeTest, AFailedUserResourceCreateDropsTheObject) {
     auto arena = std::make_shared<Arena>();
     cucore::UserMemoryTraits bad;
@@ -451,6 +510,7 @@ TEST_F(MemoryFacadeTest, UserResourceFromCCallbacks) {
     c.deallocate = [](void *self, uint64_t address, uint64_t, cucore_stream_t *) {
         ++static_cast<CCounts *>(self)->deallocations;
         delete[] reinterpret_cast<std::uint8_t *>(address);
+        return CUCORE_SUCCESS;
     };
     c.destroy = [](void *self) { ++static_cast<CCounts *>(self)->destroyed; };
     c.user_data = &counts;

@@ -82,13 +82,22 @@ TEST_F(MemoryResourcesTest, PinnedPoolIsAHostPoolTheDeviceCanReach) {
 
 TEST_F(MemoryResourcesTest, PinnedPoolOnANumaNodeOrShareable) {
     cucore_pinned_memory_resource_options_t o = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
+    o.use_numa_id = 1;
     o.numa_id = 2;
     cucore_memory_resource_t *numa = nullptr, *shared = nullptr;
     ASSERT_EQ(cucore_pinned_memory_resource_create(d0_, &o, &numa), CUCORE_SUCCESS) << message();
     CUmemPoolProps props = fake::pool_props(pool_of(numa));
     EXPECT_EQ(props.location.type, CU_MEM_LOCATION_TYPE_HOST_NUMA);
     EXPECT_EQ(props.location.id, 2);
-    // Shareable host pools need a NUMA node: -1 becomes node 0.
+    // Node 0 is a node like any other once use_numa_id says so.
+    cucore_memory_resource_t *node0 = nullptr;
+    o.numa_id = 0;
+    ASSERT_EQ(cucore_pinned_memory_resource_create(d0_, &o, &node0), CUCORE_SUCCESS) << message();
+    props = fake::pool_props(pool_of(node0));
+    EXPECT_EQ(props.location.type, CU_MEM_LOCATION_TYPE_HOST_NUMA);
+    EXPECT_EQ(props.location.id, 0);
+    cucore_memory_resource_release(node0);
+    // Shareable host pools need a NUMA node: without use_numa_id, node 0.
     o = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
     o.ipc_enabled = 1;
     ASSERT_EQ(cucore_pinned_memory_resource_create(d0_, &o, &shared), CUCORE_SUCCESS) << message();
@@ -98,6 +107,30 @@ TEST_F(MemoryResourcesTest, PinnedPoolOnANumaNodeOrShareable) {
     EXPECT_EQ(props.handleTypes, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
     cucore_memory_resource_release(numa);
     cucore_memory_resource_release(shared);
+}
+
+// "A zero field means default": a struct that is zero but for struct_size is the
+// INIT macro, and so are NULL options; numa_id is not read without use_numa_id.
+TEST_F(MemoryResourcesTest, PinnedPoolZeroedOptionsAreTheDefaults) {
+    const cucore_pinned_memory_resource_options_t init = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
+    cucore_pinned_memory_resource_options_t zeroed;
+    std::memset(&zeroed, 0, sizeof zeroed);
+    zeroed.struct_size = sizeof zeroed;
+    EXPECT_EQ(std::memcmp(&init, &zeroed, sizeof zeroed), 0) << "INIT is all zeros but struct_size";
+    cucore_pinned_memory_resource_options_t ignored = zeroed;
+    ignored.numa_id = 3;  // use_numa_id 0: not read
+    const cucore_pinned_memory_resource_options_t *cases[] = {&zeroed, nullptr, &ignored};
+    for (const cucore_pinned_memory_resource_options_t *o : cases) {
+        SCOPED_TRACE(o == nullptr ? "NULL" : o == &zeroed ? "zeroed" : "numa_id without use_numa_id");
+        cucore_memory_resource_t *r = nullptr;
+        ASSERT_EQ(cucore_pinned_memory_resource_create(d0_, o, &r), CUCORE_SUCCESS) << message();
+        const CUmemPoolProps props = fake::pool_props(pool_of(r));
+        EXPECT_EQ(props.location.type, CU_MEM_LOCATION_TYPE_HOST) << "any host memory";
+        EXPECT_EQ(props.location.id, 0);
+        EXPECT_EQ(props.handleTypes, CU_MEM_HANDLE_TYPE_NONE) << "not shareable";
+        EXPECT_EQ(props.maxSize, 0u) << "no limit";
+        cucore_memory_resource_release(r);
+    }
 }
 
 TEST_F(MemoryResourcesTest, PoolsNeedDriverSupport) {
@@ -249,7 +282,7 @@ TEST_F(MemoryResourcesTest, PeerAccessErrors) {
     cucore_memory_resource_callbacks_t callbacks{};
     callbacks.struct_size = sizeof callbacks;
     callbacks.allocate = [](void *, uint64_t, cucore_stream_t *, uint64_t *) { return CUCORE_ERROR_OUT_OF_MEMORY; };
-    callbacks.deallocate = [](void *, uint64_t, uint64_t, cucore_stream_t *) {};
+    callbacks.deallocate = [](void *, uint64_t, uint64_t, cucore_stream_t *) { return CUCORE_SUCCESS; };
     callbacks.device_id = 0;
     ASSERT_EQ(cucore_user_memory_resource_create(&callbacks, &user), CUCORE_SUCCESS);
     for (cucore_memory_resource_t *r : {legacy, managed, user}) {

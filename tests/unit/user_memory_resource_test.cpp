@@ -1,6 +1,7 @@
 // User memory resources (cucore_user_memory_resource_create): the callbacks get
 // the right arguments, errors propagate, and destroy runs exactly once, after
 // the last buffer, whatever the release order.
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@ struct Recorder {
     int destroyed = 0;
     size_t deallocations_at_destroy = 0;
     cucore_status_t refuse = CUCORE_SUCCESS;  // what allocate returns instead of memory
+    cucore_status_t refuse_free = CUCORE_SUCCESS;  // what deallocate returns (the memory is freed either way)
     bool zero_address = false;                // success with address 0
     std::map<uint64_t, std::unique_ptr<uint8_t[]>> live;
 
@@ -45,10 +47,11 @@ struct Recorder {
         r->live[*address] = std::move(memory);
         return CUCORE_SUCCESS;
     }
-    static void deallocate(void *self, uint64_t address, uint64_t size, cucore_stream_t *stream) {
+    static cucore_status_t deallocate(void *self, uint64_t address, uint64_t size, cucore_stream_t *stream) {
         auto *r = static_cast<Recorder *>(self);
         r->deallocations.push_back({address, size, stream, usable(stream)});
         r->live.erase(address);
+        return r->refuse_free;
     }
     static void destroy(void *self) {
         auto *r = static_cast<Recorder *>(self);
@@ -212,6 +215,79 @@ TEST_F(UserMemoryResourceTest, AllocateErrorsReachTheCaller) {
     EXPECT_TRUE(rec.deallocations.empty());
     cucore_memory_resource_release(r);
     EXPECT_EQ(rec.destroyed, 1);
+}
+
+// What the release error handler was told.
+struct ReleaseErrors {
+    int calls = 0;
+    cucore_status_t status = CUCORE_SUCCESS;
+    int cuda_result = -1;
+    std::string message;
+    static void record(cucore_status_t status, int cuda_result, const char *message, void *self) {
+        auto *seen = static_cast<ReleaseErrors *>(self);
+        ++seen->calls;
+        seen->status = status;
+        seen->cuda_result = cuda_result;
+        seen->message = message;
+    }
+};
+
+std::string hex(uint64_t value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+// A deallocate callback's error status cannot be returned by the release that
+// freed the buffer: it is counted and passed to the handler, never retried.
+TEST_F(UserMemoryResourceTest, AFailedDeallocateIsAReleaseError) {
+    expects_release_errors_ = true;
+    ReleaseErrors seen;
+    cucore_set_release_error_handler(&ReleaseErrors::record, &seen);
+    Recorder rec;
+    cucore_memory_resource_t *r = create(rec);
+    const uint64_t before = release_errors();
+
+    cucore_buffer_t *b = alloc(r, 64, s0_);
+    ASSERT_NE(b, nullptr);
+    const uint64_t b_address = address_of(b);
+    rec.refuse_free = CUCORE_ERROR_INVALID_STATE;
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS) << "the handle is released either way";
+    ASSERT_EQ(rec.deallocations.size(), 1u) << "called once, not retried";
+    EXPECT_EQ(release_errors(), before + 1);
+    EXPECT_EQ(seen.calls, 1);
+    EXPECT_EQ(seen.status, CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(seen.cuda_result, 0) << "not a driver failure";
+    EXPECT_NE(seen.message.find("freeing a buffer"), std::string::npos) << seen.message;
+    EXPECT_NE(seen.message.find("deallocate callback"), std::string::npos) << seen.message;
+    EXPECT_NE(seen.message.find("64 bytes at " + hex(b_address)), std::string::npos) << seen.message;
+
+    // Closing reports it the same way; close itself succeeds and the buffer is closed.
+    cucore_buffer_t *c = alloc(r, 32, s0_);
+    const uint64_t c_address = address_of(c);
+    rec.refuse_free = CUCORE_ERROR_CUDA;
+    EXPECT_EQ(cucore_buffer_close(c, s1_), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(rec.deallocations.size(), 2u);
+    EXPECT_EQ(rec.deallocations[1].stream, s1_);
+    EXPECT_EQ(release_errors(), before + 2);
+    EXPECT_EQ(seen.calls, 2);
+    EXPECT_EQ(seen.status, CUCORE_ERROR_CUDA);
+    EXPECT_NE(seen.message.find("32 bytes at " + hex(c_address)), std::string::npos) << seen.message;
+    EXPECT_EQ(size_of(c), 0u) << "closed";
+    EXPECT_EQ(cucore_buffer_close(c, nullptr), CUCORE_SUCCESS);
+    cucore_buffer_release(c);
+    EXPECT_EQ(rec.deallocations.size(), 2u) << "freed once";
+    EXPECT_EQ(release_errors(), before + 2);
+
+    // Success reports nothing.
+    rec.refuse_free = CUCORE_SUCCESS;
+    cucore_buffer_release(alloc(r, 16, s0_));
+    EXPECT_EQ(rec.deallocations.size(), 3u);
+    EXPECT_EQ(release_errors(), before + 2);
+    EXPECT_EQ(seen.calls, 2);
+    cucore_memory_resource_release(r);
+    EXPECT_EQ(rec.destroyed, 1);
+    EXPECT_TRUE(rec.live.empty());
 }
 
 TEST_F(UserMemoryResourceTest, AFailedCreateNeverCallsDestroy) {

@@ -2,6 +2,7 @@
 // memory is a memfd mapped into reserved address ranges, so a grow that moves
 // the memory keeps its bytes only if the library remaps the same physical
 // memory. Every test ends with the driver's VMM counters back where they were.
+#include <cstring>
 #include <string>
 
 #include "memory_support.hpp"
@@ -127,6 +128,51 @@ TEST_F(VirtualMemoryTest, OptionsReachThePhysicalMemory) {
     }
 }
 
+// "A zero field means default": a struct that is zero but for struct_size is the
+// INIT macro and behaves as NULL options and as the defaults spelled out (the
+// resource's device, the recommended granularity, read-write self access).
+TEST_F(VirtualMemoryTest, ZeroedOptionsAreTheDefaults) {
+    const cucore_virtual_memory_resource_options_t init = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+    cucore_virtual_memory_resource_options_t zeroed;
+    std::memset(&zeroed, 0, sizeof zeroed);
+    zeroed.struct_size = sizeof zeroed;
+    EXPECT_EQ(std::memcmp(&init, &zeroed, sizeof zeroed), 0) << "INIT is all zeros but struct_size";
+    cucore_virtual_memory_resource_options_t spelled = zeroed;
+    spelled.location_type = CUCORE_LOCATION_DEVICE;
+    spelled.self_access = CUCORE_ACCESS_READ_WRITE;
+    const cucore_virtual_memory_resource_options_t *cases[] = {&zeroed, nullptr, &spelled};
+    for (const cucore_virtual_memory_resource_options_t *o : cases) {
+        SCOPED_TRACE(o == nullptr ? "NULL" : o == &zeroed ? "zeroed" : "spelled out");
+        cucore_memory_resource_t *r = create(o, d1_);
+        ASSERT_NE(r, nullptr);
+        cucore_buffer_t *b = alloc(r, 1000, nullptr);
+        ASSERT_NE(b, nullptr);
+        const uint64_t a = address_of(b);
+        const CUmemAllocationProp prop = fake::vmm_prop(a);
+        EXPECT_EQ(prop.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
+        EXPECT_EQ(prop.location.id, 1) << "the resource's device";
+        EXPECT_EQ(prop.requestedHandleTypes, CU_MEM_HANDLE_TYPE_NONE);
+        EXPECT_EQ(fake::vmm_access(a, 1), CU_MEM_ACCESS_FLAGS_PROT_READWRITE) << "read-write self access";
+        EXPECT_EQ(fake::vmm_access(a + kGran - 1, 1), CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+            << "rounded to the recommended granularity, not the minimum";
+        EXPECT_EQ(fake::vmm_access(a, 0), CU_MEM_ACCESS_FLAGS_PROT_NONE) << "no other device";
+        cucore_access_t access = CUCORE_ACCESS_NONE;
+        ASSERT_EQ(cucore_memory_resource_peer_access(r, d1_, &access), CUCORE_SUCCESS);
+        EXPECT_EQ(access, CUCORE_ACCESS_READ_WRITE);
+        cucore_buffer_release(b);
+        cucore_memory_resource_release(r);
+    }
+    // The minimum granularity is what the switch asks for: 1000 bytes take 64 KiB.
+    cucore_virtual_memory_resource_options_t minimum = zeroed;
+    minimum.minimum_granularity = 1;
+    cucore_memory_resource_t *r = create(&minimum, d1_);
+    cucore_buffer_t *b = alloc(r, 1000, nullptr);
+    EXPECT_EQ(fake::vmm_access(address_of(b) + fake::kVmmMinimumGranularity - 1, 1), CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    EXPECT_EQ(fake::vmm_access(address_of(b) + fake::kVmmMinimumGranularity, 1), -1) << "nothing mapped beyond";
+    cucore_buffer_release(b);
+    cucore_memory_resource_release(r);
+}
+
 TEST_F(VirtualMemoryTest, SizesRoundToTheChosenGranularity) {
     // Recommended (default): 1000 bytes take 128 KiB, so growing to 100 KiB needs no new memory.
     cucore_memory_resource_t *r = create();
@@ -143,7 +189,7 @@ TEST_F(VirtualMemoryTest, SizesRoundToTheChosenGranularity) {
     cucore_memory_resource_release(r);
     // Minimum: 1000 bytes take 64 KiB, so the same grow maps more memory.
     cucore_virtual_memory_resource_options_t o = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.recommended_granularity = 0;
+    o.minimum_granularity = 1;
     r = create(&o);
     b = alloc(r, 1000, nullptr);
     write(b, 0, pattern(1000, 2));
@@ -169,14 +215,13 @@ TEST_F(VirtualMemoryTest, GrowInPlaceWithinTheReservation) {
     write(b, 0, head);
     fake::reset_calls();
     ASSERT_EQ(cucore_buffer_grow(b, 5 * kGran + 1), CUCORE_SUCCESS) << message();
-    EXPECT_EQ(address_of(b), a) << "in place";
+    EXPECT_EQ(address_of(b), a) << "in place: the reservation holds it";
     EXPECT_EQ(size_of(b), 5 * kGran + 1);
-    EXPECT_FALSE(called("cuMemAddressReserve")) << "the reservation already holds it";
-    EXPECT_FALSE(called("cuMemcpyAsync")) << "growing copies nothing";
+    EXPECT_TRUE(called("cuMemcpyAsync")) << "one new allocation of the whole size, filled by a copy";
     fake::Counters now = fake::counters();
-    EXPECT_EQ(now.reservations, before.reservations + 1);
-    EXPECT_EQ(now.mappings, before.mappings + 2);
-    EXPECT_EQ(now.vmm_handles, before.vmm_handles + 2);
+    EXPECT_EQ(now.reservations, before.reservations + 1) << "the staging range is given back";
+    EXPECT_EQ(now.mappings, before.mappings + 1) << "one allocation per buffer";
+    EXPECT_EQ(now.vmm_handles, before.vmm_handles + 1) << "the old allocation is released";
     EXPECT_EQ(fake::vmm_access(a + 5 * kGran, 0), CU_MEM_ACCESS_FLAGS_PROT_READWRITE) << "the new part is accessible";
     EXPECT_EQ(read(b, 0, head.size()), head) << "contents kept";
     const Bytes tail = pattern(5 * kGran + 1 - head.size(), 12);
@@ -186,6 +231,7 @@ TEST_F(VirtualMemoryTest, GrowInPlaceWithinTheReservation) {
     ASSERT_EQ(cucore_buffer_grow(b, 8 * kGran), CUCORE_SUCCESS) << message();
     EXPECT_EQ(address_of(b), a);
     EXPECT_EQ(read(b, 0, head.size()), head);
+    EXPECT_EQ(read(b, head.size(), tail.size()), tail);
     // Not below the size: a no-op without a driver call.
     fake::reset_calls();
     ASSERT_EQ(cucore_buffer_grow(b, kGran), CUCORE_SUCCESS);
@@ -200,52 +246,32 @@ TEST_F(VirtualMemoryTest, GrowInPlaceWithinTheReservation) {
     cucore_memory_resource_release(r);
 }
 
-TEST_F(VirtualMemoryTest, GrowExtendsTheReservationWhenTheNextAddressesAreFree) {
-    cucore_memory_resource_t *r = create();
-    const fake::Counters before = fake::counters();
-    cucore_buffer_t *b = alloc(r, kGran, nullptr);
-    const uint64_t a = address_of(b);
-    write(b, 0, pattern(kGran, 21));
-    ASSERT_EQ(cucore_buffer_grow(b, 2 * kGran), CUCORE_SUCCESS) << message();
-    EXPECT_EQ(address_of(b), a) << "the fake leaves the addresses after a reservation free";
-    EXPECT_EQ(fake::counters().reservations, before.reservations + 2) << "a second, adjacent reservation";
-    EXPECT_EQ(read(b, 0, kGran), pattern(kGran, 21));
-    write(b, kGran, pattern(kGran, 22));
-    EXPECT_EQ(read(b, kGran, kGran), pattern(kGran, 22));
-    cucore_buffer_release(b);
-    EXPECT_EQ(fake::counters().reservations, before.reservations) << "both reservations freed";
-    EXPECT_EQ(fake::counters().mappings, before.mappings);
-    EXPECT_EQ(fake::counters().vmm_handles, before.vmm_handles);
-    cucore_memory_resource_release(r);
-}
-
-TEST_F(VirtualMemoryTest, GrowByRelocationKeepsTheDataWithoutACopy) {
+TEST_F(VirtualMemoryTest, GrowPastTheReservationMovesAndKeepsTheData) {
     cucore_memory_resource_t *r = create();
     const fake::Counters before = fake::counters();
     cucore_buffer_t *b = alloc(r, kGran, nullptr);
     const uint64_t a = address_of(b);
     const Bytes head = pattern(kGran, 31);
     write(b, 0, head);
-    ASSERT_TRUE(block(a + kGran, 4 * kGran)) << "the fake's gap after a reservation is free";
     fake::reset_calls();
     ASSERT_EQ(cucore_buffer_grow(b, 3 * kGran - 7), CUCORE_SUCCESS) << message();
     const uint64_t moved = address_of(b);
-    EXPECT_NE(moved, a) << "the next addresses were taken: it moved";
+    EXPECT_NE(moved, a) << "no room in the reservation: it moved";
     EXPECT_EQ(size_of(b), 3 * kGran - 7);
-    EXPECT_FALSE(called("cuMemcpyAsync")) << "the same physical memory, remapped";
-    EXPECT_FALSE(called("cuMemcpy3DAsync"));
+    EXPECT_TRUE(called("cuMemcpyAsync")) << "the contents are copied into the new allocation";
     EXPECT_EQ(read(b, 0, kGran), head) << "contents kept";
     EXPECT_EQ(fake::vmm_access(a, 0), -1) << "the old range is unmapped";
     EXPECT_EQ(fake::vmm_access(moved, 0), CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
     EXPECT_EQ(fake::vmm_access(moved + 2 * kGran, 0), CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
     const fake::Counters now = fake::counters();
-    EXPECT_EQ(now.reservations, before.reservations + 2) << "the new range and the test's blocker; the old one freed";
-    EXPECT_EQ(now.mappings, before.mappings + 2);
-    EXPECT_EQ(now.vmm_handles, before.vmm_handles + 2);
+    EXPECT_EQ(now.reservations, before.reservations + 1) << "the old range freed";
+    EXPECT_EQ(now.mappings, before.mappings + 1);
+    EXPECT_EQ(now.vmm_handles, before.vmm_handles + 1);
     const Bytes tail = pattern(2 * kGran - 7, 32);
     write(b, kGran, tail);
     EXPECT_EQ(read(b, kGran, tail.size()), tail);
     cucore_buffer_release(b);
+    EXPECT_EQ(fake::counters().reservations, before.reservations);
     EXPECT_EQ(fake::counters().mappings, before.mappings);
     EXPECT_EQ(fake::counters().vmm_handles, before.vmm_handles);
     cucore_memory_resource_release(r);

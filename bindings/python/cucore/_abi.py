@@ -41,7 +41,7 @@ STRUCTS = {
         ("max_size", "uint64_t"),
         ("release_threshold", "uint64_t"),
         ("numa_id", "int32_t"),
-        ("reserved0", "uint32_t"),
+        ("use_numa_id", "uint32_t"),
     ),
     "cucore_managed_memory_resource_options_t": (
         ("struct_size", "uint32_t"),
@@ -55,7 +55,7 @@ STRUCTS = {
         ("reserved0", "uint32_t"),
         ("location_type", "cucore_location_type_t"),
         ("location_id", "int32_t"),
-        ("recommended_granularity", "uint32_t"),
+        ("minimum_granularity", "uint32_t"),
         ("posix_fd_shareable", "uint32_t"),
         ("reserve_size", "uint64_t"),
         ("self_access", "cucore_access_t"),
@@ -159,7 +159,8 @@ CALLBACKS = {
     # The function-pointer fields of cucore_memory_resource_callbacks_t (the header names no typedef for them).
     "cucore_memory_resource_callbacks_t.allocate": ("cucore_status_t", ("void*", "uint64_t", "cucore_stream_t*",
                                                                         "uint64_t*")),
-    "cucore_memory_resource_callbacks_t.deallocate": ("void", ("void*", "uint64_t", "uint64_t", "cucore_stream_t*")),
+    "cucore_memory_resource_callbacks_t.deallocate": ("cucore_status_t", ("void*", "uint64_t", "uint64_t",
+                                                                          "cucore_stream_t*")),
     "cucore_memory_resource_callbacks_t.destroy": ("void", ("void*",)),
     # The deleters of DLPack's managed tensors: their parameter is the tensor itself, spelled void* here
     # because a struct cannot name itself through ctypes before it is complete.

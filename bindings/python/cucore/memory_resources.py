@@ -76,6 +76,19 @@ class PinnedMemoryResourceOptions:
                                  f"{self.numa_id}")
 
 
+def _pinned_struct(options):
+    """The cucore_pinned_memory_resource_options_t of PinnedMemoryResourceOptions (zero fields: defaults)."""
+    c = PinnedOptionsC()
+    c.struct_size = ctypes.sizeof(c)
+    c.ipc_enabled = options.ipc_enabled
+    c.max_size = options.max_size
+    c.release_threshold = options.release_threshold
+    if options.numa_id is not None:  # None: use_numa_id 0, any host memory
+        c.use_numa_id = 1
+        c.numa_id = options.numa_id
+    return c
+
+
 class PinnedMemoryResource(MemoryResource, PeerAccessible):
     """A stream-ordered pool of page-locked host memory (cuMemPoolCreate on the host or a host NUMA node).
 
@@ -88,13 +101,8 @@ class PinnedMemoryResource(MemoryResource, PeerAccessible):
 
     def __new__(cls, device=None, options=None):
         dev, options = _device_and_options(device, options, PinnedMemoryResourceOptions)
-        c = PinnedOptionsC()
-        c.struct_size = ctypes.sizeof(c)
-        c.ipc_enabled = options.ipc_enabled
-        c.max_size = options.max_size
-        c.release_threshold = options.release_threshold
-        c.numa_id = -1 if options.numa_id is None else options.numa_id
-        return _create(cls, _cucore_pinned_memory_resource_create, dev, c, options, dev.device_id)
+        return _create(cls, _cucore_pinned_memory_resource_create, dev, _pinned_struct(options), options,
+                       dev.device_id)
 
     @property
     def numa_id(self):
@@ -201,6 +209,20 @@ class VirtualMemoryResourceOptions:
             raise ValueError(f"{name}.location_id must be in [0, 2**31), not {self.location_id}")
 
 
+def _virtual_struct(options):
+    """The cucore_virtual_memory_resource_options_t of VirtualMemoryResourceOptions; every value is spelled
+    out (the struct's zeros would mean the same defaults)."""
+    c = VirtualOptionsC()
+    c.struct_size = ctypes.sizeof(c)
+    c.location_type = _LOCATION_TYPES[options.location_type]
+    c.location_id = options.location_id
+    c.minimum_granularity = options.granularity == "minimum"
+    c.posix_fd_shareable = options.handle_type == "posix_fd"
+    c.reserve_size = options.reserve_size
+    c.self_access = access_value(options.self_access, "self_access")
+    return c
+
+
 class VirtualMemoryResource(MemoryResource, PeerAccessible):
     """Virtual memory management (cuMemCreate + cuMemAddressReserve + cuMemMap + cuMemSetAccess): each
     buffer is physical memory mapped into an address range of its own, which it can grow into
@@ -216,15 +238,8 @@ class VirtualMemoryResource(MemoryResource, PeerAccessible):
         dev = _device(device)
         options = VirtualMemoryResourceOptions() if options is None else \
             options_of(options, VirtualMemoryResourceOptions)
-        c = VirtualOptionsC()
-        c.struct_size = ctypes.sizeof(c)
-        c.location_type = _LOCATION_TYPES[options.location_type]
-        c.location_id = options.location_id
-        c.recommended_granularity = options.granularity == "recommended"
-        c.posix_fd_shareable = options.handle_type == "posix_fd"
-        c.reserve_size = options.reserve_size
-        c.self_access = access_value(options.self_access, "self_access")
-        return _create(cls, _cucore_virtual_memory_resource_create, dev, c, options, dev.device_id)
+        return _create(cls, _cucore_virtual_memory_resource_create, dev, _virtual_struct(options), options,
+                       dev.device_id)
 
     def modify_allocation(self, buf, new_size):
         """Grow `buf` (a Buffer of this resource) to `new_size` bytes keeping its contents, and return it

@@ -20,8 +20,10 @@ libcucore calls the class's allocate/deallocate through ctypes callbacks, from w
 frees (ctypes takes the GIL; threads Python did not start work too), and every language allocating from the
 resource reaches them. What allocate returns, if not a plain int, is kept alive until its deallocate. An
 exception in allocate becomes an error status for libcucore, and the Python caller of the allocation gets the
-original exception back (it waits in a thread-local slot). Exceptions in deallocate cannot be reported to
-anyone and go to sys.unraisablehook.
+original exception back (it waits in a thread-local slot). An exception in deallocate cannot reach the
+release that freed the buffer: it becomes an error status, which libcucore counts and passes to the release
+error handler (cucore.release_error_count, cucore.set_release_error_handler), and the exception itself goes to
+sys.unraisablehook with its traceback. deallocate is never retried.
 
 Lifetime: libcucore holds the Python object (so the callbacks can run) only while it needs it: while buffers
 from it are outstanding, and for good once it is made a device's default resource. Otherwise the Python
@@ -174,7 +176,8 @@ def pin(mr):
 # ---- the callbacks ---------------------------------------------------------------------------------------
 
 def _status_of(exc):
-    """The cucore_status_t an exception from allocate becomes for libcucore (and other languages)."""
+    """The cucore_status_t an exception from allocate or deallocate becomes for libcucore (and other
+    languages)."""
     if isinstance(exc, CUDAError) and isinstance(exc.status, int) and exc.status:
         return int(exc.status)
     if isinstance(exc, MemoryError):
@@ -241,13 +244,18 @@ def _deallocate_trampoline(key, address, size, stream_h):
     state = _states.get(key)
     obj = state.obj() if state is not None else None
     drop = None
+    status = 0
     try:
         if obj is None:
             raise RuntimeError(f"the Python object of a user-defined memory resource is gone: {size} bytes at "
                                f"{address:#x} are not returned")
         obj.deallocate(address, size, stream=_borrowed_stream(stream_h))
-    except BaseException as e:  # failures cannot be returned to libcucore
-        report_unraisable(e, "Exception ignored in the deallocate of a cucore user-defined memory resource", obj)
+    except BaseException as e:  # never let an exception cross into libcucore
+        # The status makes libcucore report a release error (counted, passed to the handler); the exception's
+        # traceback goes to sys.unraisablehook, since no caller can receive it.
+        status = int(_status_of(e))
+        report_unraisable(e, "Exception in the deallocate of a cucore user-defined memory resource (reported "
+                             "to libcucore as a release error)", obj)
     finally:
         if state is not None:
             with state.lock:
@@ -261,6 +269,7 @@ def _deallocate_trampoline(key, address, size, stream_h):
                     state.outstanding = 0
                     obj, state.strong = state.strong, None  # may free the object, after the lock
     del drop, obj
+    return status
 
 
 def _destroy_trampoline(key):

@@ -44,7 +44,8 @@ pub const CUCORE_ACCESS_FORCE_INT32: cucore_access_t = 0x7fff_ffff;
 
 // ---- Options of the new resources ---------------------------------------------------------------
 
-/// `cucore_pinned_memory_resource_options_t`: options of a pinned (page-locked host) pool.
+/// `cucore_pinned_memory_resource_options_t`: options of a pinned (page-locked host) pool. All
+/// zeros but `struct_size` is the default (`INIT`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct cucore_pinned_memory_resource_options_t {
@@ -55,10 +56,10 @@ pub struct cucore_pinned_memory_resource_options_t {
     pub max_size: u64,
     /// 0: the driver's default.
     pub release_threshold: u64,
-    /// The host NUMA node the memory comes from; -1: any.
+    /// The host NUMA node the memory comes from (>= 0); read only when `use_numa_id` is 1.
     pub numa_id: i32,
-    /// Must be 0.
-    pub reserved0: u32,
+    /// 0 (default): any host memory; 1: the node `numa_id`.
+    pub use_numa_id: u32,
 }
 
 impl cucore_pinned_memory_resource_options_t {
@@ -68,8 +69,8 @@ impl cucore_pinned_memory_resource_options_t {
         ipc_enabled: 0,
         max_size: 0,
         release_threshold: 0,
-        numa_id: -1,
-        reserved0: 0,
+        numa_id: 0,
+        use_numa_id: 0,
     };
 }
 
@@ -111,23 +112,26 @@ impl Default for cucore_managed_memory_resource_options_t {
     }
 }
 
-/// `cucore_virtual_memory_resource_options_t`: options of a virtual memory resource.
+/// `cucore_virtual_memory_resource_options_t`: options of a virtual memory resource. All zeros
+/// but `struct_size` is the default (`INIT`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct cucore_virtual_memory_resource_options_t {
     pub struct_size: u32,
     /// Must be 0.
     pub reserved0: u32,
-    /// DEVICE (the resource's device; id ignored), HOST_NUMA (id: node) or HOST.
+    /// NONE (0, the default) or DEVICE: the resource's device (id ignored); HOST_NUMA (id: node);
+    /// HOST.
     pub location_type: cucore_location_type_t,
     pub location_id: i32,
-    /// 1: the driver's recommended granularity (default), 0: the minimum.
-    pub recommended_granularity: u32,
+    /// 0 (default): the driver's recommended granularity; 1: its minimum.
+    pub minimum_granularity: u32,
     /// 1: physical memory exportable as a POSIX file descriptor.
     pub posix_fd_shareable: u32,
     /// Address space reserved per buffer (a buffer grows in place up to it); 0: its size.
     pub reserve_size: u64,
-    /// Access granted to the resource's device (default READ_WRITE).
+    /// Access granted to the resource's device: NONE (0, the default) or READ_WRITE: read-write;
+    /// READ: read-only.
     pub self_access: cucore_access_t,
     /// Must be 0.
     pub reserved1: u32,
@@ -138,12 +142,12 @@ impl cucore_virtual_memory_resource_options_t {
     pub const INIT: cucore_virtual_memory_resource_options_t = cucore_virtual_memory_resource_options_t {
         struct_size: std::mem::size_of::<cucore_virtual_memory_resource_options_t>() as u32,
         reserved0: 0,
-        location_type: CUCORE_LOCATION_DEVICE,
+        location_type: CUCORE_LOCATION_NONE,
         location_id: 0,
-        recommended_granularity: 1,
+        minimum_granularity: 0,
         posix_fd_shareable: 0,
         reserve_size: 0,
-        self_access: CUCORE_ACCESS_READ_WRITE,
+        self_access: CUCORE_ACCESS_NONE,
         reserved1: 0,
     };
 }
@@ -168,9 +172,17 @@ pub type cucore_memory_resource_allocate_fn = Option<
     ) -> cucore_status_t,
 >;
 
-/// `deallocate` of `cucore_memory_resource_callbacks_t`: frees what `allocate` gave.
-pub type cucore_memory_resource_deallocate_fn =
-    Option<unsafe extern "C" fn(user_data: *mut c_void, address: u64, size: u64, stream: *mut cucore_stream_t)>;
+/// `deallocate` of `cucore_memory_resource_callbacks_t`: frees what `allocate` gave and returns
+/// `CUCORE_SUCCESS`, or an error status, which the library reports as a release error (counted,
+/// passed to the release error handler); it never retries.
+pub type cucore_memory_resource_deallocate_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        address: u64,
+        size: u64,
+        stream: *mut cucore_stream_t,
+    ) -> cucore_status_t,
+>;
 
 /// `destroy` of `cucore_memory_resource_callbacks_t`: called once when the resource goes.
 pub type cucore_memory_resource_destroy_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
@@ -331,6 +343,17 @@ mod tests {
         }};
     }
 
+    /// A `T` of zero bytes but its leading `struct_size` (the "zero means default" struct).
+    fn zeroed_but_size<T: Copy>() -> T {
+        // SAFETY: every options struct is plain integers, for which all-zero bytes are valid; the
+        // first field is the u32 struct_size.
+        unsafe {
+            let mut value = MaybeUninit::<T>::zeroed().assume_init();
+            *(&mut value as *mut T as *mut u32) = size_of::<T>() as u32;
+            value
+        }
+    }
+
     #[test]
     fn layout_location() {
         assert_eq!(size_of::<cucore_location_t>(), 8);
@@ -351,12 +374,13 @@ mod tests {
         assert_eq!(offset!(T, max_size), 8);
         assert_eq!(offset!(T, release_threshold), 16);
         assert_eq!(offset!(T, numa_id), 24);
-        assert_eq!(offset!(T, reserved0), 28);
+        assert_eq!(offset!(T, use_numa_id), 28);
         let init = T::INIT;
         assert_eq!(init.struct_size, 32);
         assert_eq!((init.ipc_enabled, init.max_size, init.release_threshold), (0, 0, 0));
-        assert_eq!((init.numa_id, init.reserved0), (-1, 0), "numa_id -1: any node");
+        assert_eq!((init.numa_id, init.use_numa_id), (0, 0), "use_numa_id 0: any host memory");
         assert_eq!(T::default(), init);
+        assert_eq!(init, zeroed_but_size::<T>(), "zero means default");
     }
 
     #[test]
@@ -382,16 +406,17 @@ mod tests {
         assert_eq!(offset!(T, reserved0), 4);
         assert_eq!(offset!(T, location_type), 8);
         assert_eq!(offset!(T, location_id), 12);
-        assert_eq!(offset!(T, recommended_granularity), 16);
+        assert_eq!(offset!(T, minimum_granularity), 16);
         assert_eq!(offset!(T, posix_fd_shareable), 20);
         assert_eq!(offset!(T, reserve_size), 24);
         assert_eq!(offset!(T, self_access), 32);
         assert_eq!(offset!(T, reserved1), 36);
         let init = T::INIT;
         assert_eq!(init.struct_size, 40);
-        assert_eq!((init.location_type, init.location_id), (CUCORE_LOCATION_DEVICE, 0));
-        assert_eq!((init.recommended_granularity, init.posix_fd_shareable, init.reserve_size), (1, 0, 0));
-        assert_eq!((init.self_access, init.reserved0, init.reserved1), (CUCORE_ACCESS_READ_WRITE, 0, 0));
+        assert_eq!((init.location_type, init.location_id), (CUCORE_LOCATION_NONE, 0), "NONE: the device");
+        assert_eq!((init.minimum_granularity, init.posix_fd_shareable, init.reserve_size), (0, 0, 0));
+        assert_eq!((init.self_access, init.reserved0, init.reserved1), (CUCORE_ACCESS_NONE, 0, 0), "NONE: READ_WRITE");
+        assert_eq!(init, zeroed_but_size::<T>(), "zero means default");
     }
 
     #[test]
@@ -482,7 +507,7 @@ mod tests {
             assert!(mr.is_null(), "out-pointers are NULL on failure");
             assert_eq!(cucore_user_memory_resource_create(ptr::null(), &mut mr), CUCORE_ERROR_INVALID_ARGUMENT);
             let mut o = cucore_pinned_memory_resource_options_t::INIT;
-            o.numa_id = 0;
+            o.use_numa_id = 1;
             assert_eq!(cucore_pinned_memory_resource_create(ptr::null_mut(), &o, &mut mr), CUCORE_ERROR_INVALID_HANDLE);
             assert_eq!(
                 cucore_managed_memory_resource_create(garbage as *mut _, ptr::null(), &mut mr),

@@ -106,7 +106,7 @@ pub struct PinnedPoolOptions {
     pub max_size: u64,
     /// Bytes kept reserved after a synchronization; 0: the driver's default.
     pub release_threshold: u64,
-    /// The host NUMA node the memory comes from; None: any.
+    /// The host NUMA node the memory comes from (>= 0); None (the default): any host memory.
     pub numa_id: Option<i32>,
 }
 
@@ -138,7 +138,10 @@ impl PinnedPoolOptions {
         o.ipc_enabled = self.ipc_enabled as u32;
         o.max_size = self.max_size;
         o.release_threshold = self.release_threshold;
-        o.numa_id = self.numa_id.unwrap_or(-1);
+        if let Some(node) = self.numa_id {
+            o.use_numa_id = 1;
+            o.numa_id = node;
+        }
         o
     }
 }
@@ -193,8 +196,8 @@ pub enum Granularity {
 }
 
 /// Options of a virtual memory resource (`cucore_virtual_memory_resource_options_t`; cuda.core's
-/// `VirtualMemoryResourceOptions`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// `VirtualMemoryResourceOptions`). The default is the C struct's all-zero default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct VirtualMemoryOptions {
     /// Where the physical memory lives: None (the default) or `Location::Device(_)` for the
     /// resource's own device (the ordinal is not used), `Location::Host` or
@@ -207,21 +210,11 @@ pub struct VirtualMemoryOptions {
     /// Address space reserved per buffer, in bytes (rounded up to the granularity): a buffer
     /// grows in place up to it. 0: just the buffer's size.
     pub reserve_size: u64,
-    /// Access granted to the resource's own device (default `Access::ReadWrite`); other devices
-    /// get none until [`MemoryResource::set_peer_access`] grants it.
-    pub self_access: Access,
-}
-
-impl Default for VirtualMemoryOptions {
-    fn default() -> Self {
-        VirtualMemoryOptions {
-            location: None,
-            granularity: Granularity::Recommended,
-            posix_fd_shareable: false,
-            reserve_size: 0,
-            self_access: Access::ReadWrite,
-        }
-    }
+    /// Access granted to the resource's own device: None (the default) for `Access::ReadWrite`,
+    /// or `Access::Read` (`Access::None` stands for the default too: the own device cannot be
+    /// left without access). Other devices get none until [`MemoryResource::set_peer_access`]
+    /// grants it.
+    pub self_access: Option<Access>,
 }
 
 impl VirtualMemoryOptions {
@@ -247,7 +240,7 @@ impl VirtualMemoryOptions {
     }
     /// Sets `self_access`.
     pub fn self_access(mut self, access: Access) -> Self {
-        self.self_access = access;
+        self.self_access = Some(access);
         self
     }
 
@@ -259,10 +252,10 @@ impl VirtualMemoryOptions {
             o.location_type = raw.type_;
             o.location_id = raw.id;
         }
-        o.recommended_granularity = (self.granularity == Granularity::Recommended) as u32;
+        o.minimum_granularity = (self.granularity == Granularity::Minimum) as u32;
         o.posix_fd_shareable = self.posix_fd_shareable as u32;
         o.reserve_size = self.reserve_size;
-        o.self_access = self.self_access.raw();
+        o.self_access = self.self_access.map_or(sys::CUCORE_ACCESS_NONE, Access::raw);
         o
     }
 }

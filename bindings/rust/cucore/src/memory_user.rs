@@ -5,9 +5,10 @@
 //! The value is boxed into the callbacks' `user_data`; the library calls it from any thread (so
 //! it is `Send + Sync`) and drops the box when the resource's last reference goes, after every
 //! buffer from it was deallocated. A panic inside a callback never unwinds into C: in
-//! `allocate` it becomes a `Status::Internal` failure of the allocating call, in `deallocate`
-//! and in `Drop` it is reported on stderr (by the panic hook) and swallowed, since neither can
-//! report failures.
+//! `allocate` it becomes a `Status::Internal` failure of the allocating call; in `deallocate` a
+//! `Status::Internal` error status, which the library reports as a release error (as it does an
+//! `Err` from `deallocate`); in `Drop` it is printed on stderr (by the panic hook) and swallowed,
+//! since destroy cannot report failures.
 
 use std::cell::RefCell;
 use std::mem::ManuallyDrop;
@@ -71,8 +72,12 @@ pub trait UserMemoryResource: Send + Sync {
     fn allocate(&self, size: u64, stream: Option<&StreamRef>) -> Result<u64>;
 
     /// Frees what `allocate` returned (`address`, `size`), ordered on `stream` (the buffer's
-    /// deallocation stream; None when it has none). Failures cannot be reported.
-    fn deallocate(&self, address: u64, size: u64, stream: Option<&StreamRef>);
+    /// deallocation stream; None when it has none). An `Err` cannot reach the release that freed
+    /// the buffer: its status is counted and passed to the release error handler
+    /// ([`release_error_count`](crate::release_error_count),
+    /// [`set_release_error_handler`](crate::set_release_error_handler)) with a message naming
+    /// this callback (the error's own message stays on the Rust side). It is never retried.
+    fn deallocate(&self, address: u64, size: u64, stream: Option<&StreamRef>) -> Result<()>;
 
     /// The ordinal of the device whose memory this is; None (the default) for host memory.
     fn device_id(&self) -> Option<i32> {
@@ -97,7 +102,7 @@ impl<T: UserMemoryResource + ?Sized> UserMemoryResource for std::sync::Arc<T> {
     fn allocate(&self, size: u64, stream: Option<&StreamRef>) -> Result<u64> {
         (**self).allocate(size, stream)
     }
-    fn deallocate(&self, address: u64, size: u64, stream: Option<&StreamRef>) {
+    fn deallocate(&self, address: u64, size: u64, stream: Option<&StreamRef>) -> Result<()> {
         (**self).deallocate(address, size, stream)
     }
     fn device_id(&self) -> Option<i32> {
@@ -116,7 +121,7 @@ impl<T: UserMemoryResource + ?Sized> UserMemoryResource for Box<T> {
     fn allocate(&self, size: u64, stream: Option<&StreamRef>) -> Result<u64> {
         (**self).allocate(size, stream)
     }
-    fn deallocate(&self, address: u64, size: u64, stream: Option<&StreamRef>) {
+    fn deallocate(&self, address: u64, size: u64, stream: Option<&StreamRef>) -> Result<()> {
         (**self).deallocate(address, size, stream)
     }
     fn device_id(&self) -> Option<i32> {
@@ -208,14 +213,20 @@ unsafe extern "C" fn deallocate_trampoline<R: UserMemoryResource>(
     address: u64,
     size: u64,
     stream: *mut sys::cucore_stream_t,
-) {
+) -> sys::cucore_status_t {
     if user_data.is_null() {
-        return;
+        return sys::CUCORE_ERROR_INTERNAL;
     }
     // SAFETY: as in allocate_trampoline.
     let (resource, stream) = unsafe { (&*(user_data as *const R), StreamRef::borrow(stream)) };
-    // A panic is printed by the panic hook; it cannot be reported to the library.
-    let _ = catch_unwind(AssertUnwindSafe(|| resource.deallocate(address, size, stream.as_ref())));
+    // The library reports a failing status as a release error; a panic (also printed by the panic
+    // hook) must not unwind into C and becomes Status::Internal.
+    match catch_unwind(AssertUnwindSafe(|| resource.deallocate(address, size, stream.as_ref()))) {
+        Ok(Ok(())) => sys::CUCORE_SUCCESS,
+        Ok(Err(e)) if e.status == Status::Success => sys::CUCORE_ERROR_INTERNAL,
+        Ok(Err(e)) => e.status.raw(),
+        Err(_) => sys::CUCORE_ERROR_INTERNAL,
+    }
 }
 
 unsafe extern "C" fn destroy_trampoline<R: UserMemoryResource>(user_data: *mut c_void) {

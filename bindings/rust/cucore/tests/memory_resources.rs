@@ -69,12 +69,13 @@ impl UserMemoryResource for Arena {
         Ok(self.base + at)
     }
 
-    fn deallocate(&self, address: u64, size: u64, stream: Option<&StreamRef>) {
+    fn deallocate(&self, address: u64, size: u64, stream: Option<&StreamRef>) -> Result<()> {
         self.log.deallocated.lock().unwrap().push((address, size, stream.is_some()));
         let mut live = self.live.lock().unwrap();
         let offset = address - self.base;
         let i = live.iter().position(|p| *p == (offset, size)).expect("deallocate of something never allocated");
         live.remove(i);
+        Ok(())
     }
 }
 
@@ -203,21 +204,27 @@ fn shared_and_boxed_user_resources() {
     assert_eq!(log.deallocated.lock().unwrap().len(), 2);
 }
 
-/// A resource whose allocate does what it is told, for the error paths.
+/// A resource whose allocate and deallocate do what they are told, for the error paths.
 struct Scripted {
     outcome: fn(u64) -> Result<u64>,
-    deallocate_panics: bool,
+    free_outcome: fn() -> Result<()>,
     drops: Arc<AtomicUsize>,
+}
+
+/// Scripted deallocate outcomes.
+fn frees() -> Result<()> {
+    Ok(())
+}
+fn free_panics() -> Result<()> {
+    panic!("deallocate panics on purpose (this message is expected)")
 }
 
 impl UserMemoryResource for Scripted {
     fn allocate(&self, size: u64, _stream: Option<&StreamRef>) -> Result<u64> {
         (self.outcome)(size)
     }
-    fn deallocate(&self, _address: u64, _size: u64, _stream: Option<&StreamRef>) {
-        if self.deallocate_panics {
-            panic!("deallocate panics on purpose (this message is expected)");
-        }
+    fn deallocate(&self, _address: u64, _size: u64, _stream: Option<&StreamRef>) -> Result<()> {
+        (self.free_outcome)()
     }
     fn device_id(&self) -> Option<i32> {
         Some(0) // device memory, never touched by these tests
@@ -230,10 +237,33 @@ impl Drop for Scripted {
     }
 }
 
-fn scripted(outcome: fn(u64) -> Result<u64>, deallocate_panics: bool) -> (MemoryResource, Arc<AtomicUsize>) {
+fn scripted(outcome: fn(u64) -> Result<u64>, free_outcome: fn() -> Result<()>) -> (MemoryResource, Arc<AtomicUsize>) {
     let drops = Arc::new(AtomicUsize::new(0));
-    let r = Scripted { outcome, deallocate_panics, drops: drops.clone() };
+    let r = Scripted { outcome, free_outcome, drops: drops.clone() };
     (MemoryResource::user(r).unwrap(), drops)
+}
+
+/// Collects what the release error handler is told while it lives (tests hold `serial()`).
+struct ReleaseErrors {
+    seen: Arc<Mutex<Vec<Error>>>,
+}
+
+impl ReleaseErrors {
+    fn install() -> ReleaseErrors {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        set_release_error_handler(Some(Box::new(move |e: &Error| sink.lock().unwrap().push(e.clone()))));
+        ReleaseErrors { seen }
+    }
+    fn take(&self) -> Vec<Error> {
+        std::mem::take(&mut *self.seen.lock().unwrap())
+    }
+}
+
+impl Drop for ReleaseErrors {
+    fn drop(&mut self) {
+        set_release_error_handler(None);
+    }
 }
 
 #[test]
@@ -246,23 +276,23 @@ fn user_resource_errors_carry_the_callbacks_status_and_message() {
     assert!(e.message.contains("arena full: 1000 bytes wanted"), "the callback's message: {}", e.message);
     assert!(e.message.contains("allocate"), "the library's message: {}", e.message);
     // The message is not carried over to a later failure of another kind.
-    let (odd, _) = scripted(|size| Err(Error::new(Status::InvalidArgument, format!("odd size {}", size))), false);
+    let (odd, _) = scripted(|size| Err(Error::new(Status::InvalidArgument, format!("odd size {}", size))), frees);
     let e = odd.allocate(7, None).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
     assert!(e.message.contains("odd size 7") && !e.message.contains("arena"), "{}", e.message);
 
     // Success with address 0 is refused by the library; an error with status Success is a bug.
-    let (zero, _) = scripted(|_| Ok(0), false);
+    let (zero, _) = scripted(|_| Ok(0), frees);
     let e = zero.allocate(16, None).unwrap_err();
     assert_eq!(e.status, Status::OutOfMemory, "{}", e);
     assert!(e.message.contains("address 0"), "{}", e.message);
-    let (confused, _) = scripted(|_| Err(Error::new(Status::Success, "not really")), false);
+    let (confused, _) = scripted(|_| Err(Error::new(Status::Success, "not really")), frees);
     let e = confused.allocate(16, None).unwrap_err();
     assert_eq!(e.status, Status::Internal, "{}", e);
     assert!(e.message.contains("not really"), "{}", e.message);
 
     // Device memory as the resource describes it (addresses never dereferenced here).
-    let (device, drops) = scripted(|size| Ok(0x7000_0000 + size), false);
+    let (device, drops) = scripted(|size| Ok(0x7000_0000 + size), frees);
     assert_eq!(device.device_id().unwrap(), Some(0));
     assert_eq!(device.accessibility().unwrap(), Accessibility { device: true, host: false });
     let b = device.allocate(32, None).unwrap();
@@ -277,19 +307,58 @@ fn user_resource_errors_carry_the_callbacks_status_and_message() {
 #[test]
 fn user_resource_panics_do_not_unwind_into_c() {
     let _serial = serial();
+    let handler = ReleaseErrors::install();
     let release_errors = release_error_count().unwrap();
-    let (mr, drops) =
-        scripted(|size| if size == 13 { panic!("allocate panics on 13 (expected)") } else { Ok(size << 8) }, true);
+    let (mr, drops) = scripted(
+        |size| if size == 13 { panic!("allocate panics on 13 (expected)") } else { Ok(size << 8) },
+        free_panics,
+    );
     let e = mr.allocate(13, None).unwrap_err();
     assert_eq!(e.status, Status::Internal, "{}", e);
     assert!(e.message.contains("panicked") && e.message.contains("allocate panics on 13"), "{}", e.message);
-    // The resource still works, and a panicking deallocate is contained.
+    // The resource still works, and a panicking deallocate is contained: an Internal release error.
     let b = mr.allocate(16, None).unwrap();
     assert_eq!(b.address().unwrap(), 16 << 8);
     drop(b);
     drop(mr);
     assert_eq!(drops.load(Ordering::SeqCst), 1);
-    assert_eq!(release_error_count().unwrap(), release_errors, "deallocate has no way to report");
+    assert_eq!(release_error_count().unwrap(), release_errors + 1, "the panic is reported as a release error");
+    let seen = handler.take();
+    assert_eq!(seen.len(), 1, "{:?}", seen);
+    assert_eq!(seen[0].status, Status::Internal);
+    assert!(seen[0].message.contains("deallocate callback"), "{}", seen[0].message);
+}
+
+#[test]
+fn user_resource_deallocate_errors_are_release_errors() {
+    let _serial = serial();
+    let handler = ReleaseErrors::install();
+    let release_errors = release_error_count().unwrap();
+    let (mr, drops) = scripted(|size| Ok(0x5000_0000 + size), || Err(Error::new(Status::InvalidState, "busy")));
+    // Dropping the last handle frees the memory: the Err becomes a release error naming the callback,
+    // with the buffer's size and address.
+    let b = mr.allocate(48, None).unwrap();
+    drop(b);
+    assert_eq!(release_error_count().unwrap(), release_errors + 1);
+    let seen = handler.take();
+    assert_eq!(seen.len(), 1, "{:?}", seen);
+    assert_eq!((seen[0].status, seen[0].cuda_result), (Status::InvalidState, 0));
+    assert!(seen[0].message.contains("deallocate callback"), "{}", seen[0].message);
+    assert!(seen[0].message.contains(&format!("48 bytes at {:#x}", 0x5000_0000u64 + 48)), "{}", seen[0].message);
+    // close() reports it the same way and succeeds itself: the buffer is closed either way.
+    let c = mr.allocate(8, None).unwrap();
+    c.close(None).unwrap();
+    assert_eq!(c.size().unwrap(), 0, "closed");
+    assert_eq!(release_error_count().unwrap(), release_errors + 2);
+    assert_eq!(handler.take().len(), 1);
+    drop(c);
+    assert_eq!(release_error_count().unwrap(), release_errors + 2, "freed once");
+    // An error with status Success is a bug of the resource: Internal.
+    let (confused, _) = scripted(|size| Ok(0x6000_0000 + size), || Err(Error::new(Status::Success, "fine?")));
+    drop(confused.allocate(8, None).unwrap());
+    assert_eq!(handler.take().iter().map(|e| e.status).collect::<Vec<_>>(), vec![Status::Internal]);
+    drop((mr, confused));
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
 
 #[test]
@@ -300,7 +369,9 @@ fn user_resource_argument_errors() {
         fn allocate(&self, _: u64, _: Option<&StreamRef>) -> Result<u64> {
             unreachable!()
         }
-        fn deallocate(&self, _: u64, _: u64, _: Option<&StreamRef>) {}
+        fn deallocate(&self, _: u64, _: u64, _: Option<&StreamRef>) -> Result<()> {
+            Ok(())
+        }
         fn device_id(&self) -> Option<i32> {
             Some(-2)
         }
@@ -343,7 +414,9 @@ impl UserMemoryResource for ManagedClaim {
     fn allocate(&self, _: u64, _: Option<&StreamRef>) -> Result<u64> {
         Err(Error::new(Status::OutOfMemory, "only zero-size buffers here"))
     }
-    fn deallocate(&self, _: u64, _: u64, _: Option<&StreamRef>) {}
+    fn deallocate(&self, _: u64, _: u64, _: Option<&StreamRef>) -> Result<()> {
+        Ok(())
+    }
     fn accessibility(&self) -> Accessibility {
         Accessibility { device: true, host: true }
     }
@@ -434,7 +507,12 @@ fn options_build_the_c_structs() {
     assert_eq!(PinnedPoolOptions::default().to_raw(), sys::cucore_pinned_memory_resource_options_t::INIT);
     let o = PinnedPoolOptions::default().ipc_enabled(true).max_size(1 << 30).release_threshold(1 << 20).numa_id(1);
     let raw = o.to_raw();
-    assert_eq!((raw.ipc_enabled, raw.max_size, raw.release_threshold, raw.numa_id), (1, 1 << 30, 1 << 20, 1));
+    assert_eq!((raw.ipc_enabled, raw.max_size, raw.release_threshold), (1, 1 << 30, 1 << 20));
+    assert_eq!((raw.numa_id, raw.use_numa_id), (1, 1));
+    let raw = PinnedPoolOptions::default().numa_id(0).to_raw();
+    assert_eq!((raw.numa_id, raw.use_numa_id), (0, 1), "node 0 is a node, not 'any'");
+    let raw = PinnedPoolOptions::default().to_raw();
+    assert_eq!((raw.numa_id, raw.use_numa_id), (0, 0), "None: any host memory");
     assert_eq!(raw.struct_size as usize, std::mem::size_of::<sys::cucore_pinned_memory_resource_options_t>());
 
     assert_eq!(ManagedPoolOptions::default().to_raw(), sys::cucore_managed_memory_resource_options_t::INIT);
@@ -451,8 +529,11 @@ fn options_build_the_c_structs() {
         .self_access(Access::Read)
         .to_raw();
     assert_eq!((raw.location_type, raw.location_id), (sys::CUCORE_LOCATION_HOST_NUMA, 1));
-    assert_eq!((raw.recommended_granularity, raw.posix_fd_shareable, raw.reserve_size), (0, 1, 1 << 24));
+    assert_eq!((raw.minimum_granularity, raw.posix_fd_shareable, raw.reserve_size), (1, 1, 1 << 24));
     assert_eq!(raw.self_access, sys::CUCORE_ACCESS_READ);
+    let raw =
+        VirtualMemoryOptions::default().location(Location::Device(0)).granularity(Granularity::Recommended).to_raw();
+    assert_eq!((raw.location_type, raw.minimum_granularity), (sys::CUCORE_LOCATION_DEVICE, 0));
 }
 
 // ---- On a GPU ----------------------------------------------------------------------------------------
@@ -664,10 +745,13 @@ impl UserMemoryResource for PoolBacked {
         self.live.lock().unwrap().insert(address, buffer);
         Ok(address)
     }
-    fn deallocate(&self, address: u64, _size: u64, stream: Option<&StreamRef>) {
+    fn deallocate(&self, address: u64, _size: u64, stream: Option<&StreamRef>) -> Result<()> {
         self.streams.lock().unwrap().push(raw_stream(stream));
-        if let Some(buffer) = self.live.lock().unwrap().remove(&address) {
-            buffer.close(stream.map(|s| &**s)).expect("closing the pool buffer");
+        match self.live.lock().unwrap().remove(&address) {
+            Some(buffer) => buffer.close(stream.map(|s| &**s)),
+            None => {
+                Err(Error::new(Status::InvalidArgument, format!("{:#x} is not a buffer of this resource", address)))
+            }
         }
     }
     fn device_id(&self) -> Option<i32> {
