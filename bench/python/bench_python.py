@@ -80,7 +80,8 @@ def calibrate(fn, target_ms):
 #   attribute (uncached)    cuDeviceGetAttribute(MULTIPROCESSOR_COUNT), result checked
 #   pool alloc + free       cuMemAllocFromPoolAsync + cuMemFreeAsync of 4 KiB on one stream, synchronized
 #                           every POOL_SYNC_EVERY frees: the device's current pool, a new pinned (host) pool,
-#                           a new managed pool (each side makes its own pools with default options)
+#                           a new managed pool (each side makes its own pools with default options, but
+#                           cucore's managed resource needs use_pool=True to be a pool as cuda.core's is)
 # ---------------------------------------------------------------------------------------------
 
 ROWS = (
@@ -94,9 +95,10 @@ ROWS = (
     "pinned pool alloc + free, 4 KiB",
     "managed pool alloc + free, 4 KiB",
 )
-# The rows on new pools: (row, the class name, the same in cucore and cuda.core).
-EXTRA_POOLS = (("pinned pool alloc + free, 4 KiB", "PinnedMemoryResource"),
-               ("managed pool alloc + free, 4 KiB", "ManagedMemoryResource"))
+# The rows on new pools: (row, the class name, the same in cucore and cuda.core, cucore's options: its
+# ManagedMemoryResource is cuMemAllocManaged unless asked for a pool).
+EXTRA_POOLS = (("pinned pool alloc + free, 4 KiB", "PinnedMemoryResource", None),
+               ("managed pool alloc + free, 4 KiB", "ManagedMemoryResource", {"use_pool": True}))
 POOL_BYTES = 4096
 POOL_SYNC_EVERY = 1024  # keep the stream's queue short: synchronize every so many frees
 
@@ -156,9 +158,9 @@ def cucore_ops(dev):
     ops = dict(zip(ROWS, (event_record, event_create_destroy, stream_create_destroy, host_func_round_trip,
                           attribute_cached, attribute_uncached, pool_alloc_free)))
     keep, skipped = [s, ev, mr], {}
-    for row, cls in EXTRA_POOLS:
+    for row, cls, options in EXTRA_POOLS:
         try:  # a driver without host or managed pools: the row is skipped, saying why
-            pool = getattr(cucore, cls)(dev)
+            pool = getattr(cucore, cls)(dev, options)
             pool.allocate(POOL_BYTES, stream=s).close()
         except cucore.CUDAError as e:
             skipped[row] = f"cucore's {cls}: {type(e).__name__}: {e}"
@@ -242,7 +244,7 @@ def cuda_core_ops():
         keep.append(mr)
     except Exception as e:  # an API this cuda.core lacks: no comparison for this row
         notes["pool alloc + free, 4 KiB"] = f"cuda.core column missing: {type(e).__name__}: {e}"
-    for row, cls in EXTRA_POOLS:
+    for row, cls, _ in EXTRA_POOLS:
         try:  # PinnedMemoryResource / ManagedMemoryResource: newer cuda.core only (managed: a CUDA 13 driver)
             their_cls = getattr(cc, cls, None)
             if their_cls is None:

@@ -21,7 +21,8 @@ typedef enum cucore_memory_resource_kind {
     CUCORE_MEMORY_RESOURCE_LEGACY_PINNED = 2,
     /* A stream-ordered pool of page-locked host memory (a host or host-NUMA cuMemPoolCreate). */
     CUCORE_MEMORY_RESOURCE_PINNED = 3,
-    /* A stream-ordered pool of managed (unified) memory (cuMemPoolCreate, CU_MEM_ALLOCATION_TYPE_MANAGED). */
+    /* Managed (unified) memory: cuMemAllocManaged (synchronous), or with options.use_pool a
+     * stream-ordered managed pool (cuMemPoolCreate, CU_MEM_ALLOCATION_TYPE_MANAGED). */
     CUCORE_MEMORY_RESOURCE_MANAGED = 4,
     /* Virtual memory management: cuMemCreate + cuMemAddressReserve + cuMemMap + cuMemSetAccess
      * (synchronous); its buffers can grow (cucore_buffer_grow). */
@@ -103,14 +104,20 @@ typedef struct cucore_pinned_memory_resource_options {
 #define CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT \
     {(uint32_t)sizeof(cucore_pinned_memory_resource_options_t), 0, 0, 0, 0, 0}
 
-/* Options of a managed memory pool. */
+/* Options of a managed memory resource. */
 typedef struct cucore_managed_memory_resource_options {
     uint32_t struct_size;
-    uint32_t reserved0;          /* must be 0 */
-    /* The pool's preferred location: NONE (the default), DEVICE (id: ordinal), HOST or HOST_NUMA. */
+    /* 0 (default): cuMemAllocManaged and cuMemFree (synchronous; every advice
+     * works). 1: a managed memory pool (CU_MEM_ALLOCATION_TYPE_MANAGED, CUDA 13
+     * drivers): stream-ordered like the other pools, but drivers may refuse
+     * advice on its memory (an H100 with driver 580 answers cuMemAdvise with
+     * CUDA_ERROR_NOT_SUPPORTED there; prefetch works). */
+    uint32_t use_pool;
+    /* The preferred location of the memory: NONE (the default), DEVICE (id:
+     * ordinal), HOST or HOST_NUMA (of the pool, or advised for each allocation). */
     cucore_location_t preferred_location;
-    uint64_t max_size;           /* 0: no limit */
-    uint64_t release_threshold;  /* 0: the driver's default */
+    uint64_t max_size;           /* pools only; 0: no limit */
+    uint64_t release_threshold;  /* pools only; 0: the driver's default */
 } cucore_managed_memory_resource_options_t;
 
 #define CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT \
@@ -260,12 +267,15 @@ CUCORE_API cucore_status_t cucore_pinned_memory_resource_create(
     cucore_device_t *device, const cucore_pinned_memory_resource_options_t *options,
     cucore_memory_resource_t **resource);
 
-/* A new pool of managed memory (+1 reference) allocating in stream order on
- * `device`'s streams; buffers are host- and device-accessible and managed
- * (advice, prefetch and discard apply). Options NULL: defaults.
+/* A resource of managed memory on `device` (+1 reference): cuMemAllocManaged
+ * (synchronous: the stream may be NULL) or, with options.use_pool, a managed
+ * pool allocating in stream order on `device`'s streams. Buffers are host- and
+ * device-accessible and managed (advice, prefetch and discard apply). Options
+ * NULL: defaults.
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad options, a preferred
- * location of an unknown type), NOT_SUPPORTED (no managed memory or managed
- * pools: driver before CUDA 13), CUDA. */
+ * location of an unknown type, max_size or release_threshold without use_pool),
+ * NOT_SUPPORTED (no managed memory, or managed pools: driver before CUDA 13),
+ * CUDA. */
 CUCORE_API cucore_status_t cucore_managed_memory_resource_create(
     cucore_device_t *device, const cucore_managed_memory_resource_options_t *options,
     cucore_memory_resource_t **resource);
@@ -318,14 +328,18 @@ CUCORE_API cucore_status_t cucore_memory_resource_release(cucore_memory_resource
 
 /* Allocates `size` bytes (0 is valid: a buffer with address 0) ordered on
  * `stream` (+1 reference to the new buffer, whose deallocation stream is
- * `stream`). `stream` may be NULL only for synchronous resources (legacy pinned).
+ * `stream` for stream-ordered resources and user resources). `stream` may be
+ * NULL for the synchronous ones (legacy pinned, managed without a pool,
+ * virtual, user); see cucore_memory_resource_is_stream_ordered.
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, NULL stream for a pool,
- * stream of another device), OUT_OF_MEMORY, CUDA. */
+ * stream of another device), INVALID_STATE (an imported pool), OUT_OF_MEMORY,
+ * CUDA (or a user resource's allocate status). */
 CUCORE_API cucore_status_t cucore_memory_resource_allocate(cucore_memory_resource_t *resource, uint64_t size,
                                                            cucore_stream_t *stream, cucore_buffer_t **buffer);
 
 /* The raw CUmemoryPool of a pool resource, or NULL for a resource without a
- * pool (legacy pinned). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
+ * pool (legacy pinned, managed without a pool, virtual, user).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
 CUCORE_API cucore_status_t cucore_memory_resource_handle(const cucore_memory_resource_t *resource,
                                                          void **cu_memory_pool);
 
@@ -342,6 +356,12 @@ CUCORE_API cucore_status_t cucore_memory_resource_device_id(const cucore_memory_
  * the host (1/0). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
 CUCORE_API cucore_status_t cucore_memory_resource_accessibility(const cucore_memory_resource_t *resource,
                                                                 int *device_accessible, int *host_accessible);
+
+/* Whether the resource allocates and frees in stream order (1: a pool, which
+ * needs a stream) or synchronously (0). Errors: INVALID_HANDLE,
+ * INVALID_ARGUMENT (NULL). */
+CUCORE_API cucore_status_t cucore_memory_resource_is_stream_ordered(const cucore_memory_resource_t *resource,
+                                                                    int *stream_ordered);
 
 /* Whether the resource gives managed memory (1/0). Errors: INVALID_HANDLE,
  * INVALID_ARGUMENT (NULL). */
@@ -447,10 +467,11 @@ CUCORE_API cucore_status_t cucore_buffer_deallocation_stream(const cucore_buffer
 
 /* Grows a buffer of a virtual memory resource to `new_size` bytes keeping its
  * contents: new physical memory of the whole size is filled with a copy of the
- * old (the driver refuses copies spanning separately created allocations, so a
- * buffer stays one allocation) and takes the old one's place at the same
- * address while the reservation has room; past it the buffer moves to a new
- * address range. Shrinking is not supported; a new_size not above the size is a
+ * old and takes the old one's place at the same address while the reservation
+ * has room; past it the buffer moves to a new address range. (A buffer stays
+ * one physical allocation: on an H100 with driver 580, asynchronous copies over
+ * a buffer grown by mapping more allocations behind it failed with
+ * CUDA_ERROR_INVALID_VALUE.) Shrinking is not supported; a new_size not above the size is a
  * no-op. Not while views or DLPack exports of the buffer exist, nor while work
  * on it may be pending or run concurrently (synchronize first).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (not a virtual-memory buffer),

@@ -15,7 +15,7 @@
 // reference goes, or at once with close().
 //
 // The other resources (cuda.core's names in brackets): MemoryResource::
-// pinned_pool [PinnedMemoryResource], managed_pool [ManagedMemoryResource],
+// pinned_pool [PinnedMemoryResource], managed [ManagedMemoryResource],
 // virtual_memory [VirtualMemoryResource] and user resources (memory_user.hpp);
 // managed buffers take advice and prefetches (Buffer::advise, prefetch,
 // discard); strided 2D/3D copies are in copy_3d.hpp. All of them come with
@@ -81,7 +81,7 @@ inline constexpr cucore_device_memory_resource_options_t kDevicePoolDefaults =
     CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
 inline constexpr cucore_pinned_memory_resource_options_t kPinnedPoolDefaults =
     CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
-inline constexpr cucore_managed_memory_resource_options_t kManagedPoolDefaults =
+inline constexpr cucore_managed_memory_resource_options_t kManagedDefaults =
     CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
 inline constexpr cucore_virtual_memory_resource_options_t kVirtualMemoryDefaults =
     CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
@@ -160,16 +160,25 @@ struct PinnedPoolOptions {
     }
 };
 
-// The options of a pool of managed memory (MemoryResource::managed_pool;
-// cuda.core: ManagedMemoryResourceOptions).
-struct ManagedPoolOptions {
-    // The pool's preferred location: none, a device, the host or a NUMA node.
-    Location preferred_location = Location::from_c(detail::kManagedPoolDefaults.preferred_location);
-    std::uint64_t max_size = detail::kManagedPoolDefaults.max_size;                  // 0: no limit
-    std::uint64_t release_threshold = detail::kManagedPoolDefaults.release_threshold; // 0: driver default
+// The options of a managed memory resource (MemoryResource::managed; cuda.core:
+// ManagedMemoryResourceOptions). By default the memory comes from
+// cuMemAllocManaged (synchronous: allocate with or without a stream), where
+// every advice works; use_pool asks for a managed memory pool as cuda.core's
+// ManagedMemoryResource is (stream-ordered, CUDA 13 drivers), on whose memory
+// drivers may refuse advice (an H100 with driver 580 answers NOT_SUPPORTED).
+struct ManagedMemoryOptions {
+    // A managed memory pool (true) or cuMemAllocManaged (false, the default).
+    bool use_pool = detail::kManagedDefaults.use_pool != 0;
+    // The preferred location of the memory (the pool's, or advised for each
+    // allocation): none, a device, the host or a NUMA node.
+    Location preferred_location = Location::from_c(detail::kManagedDefaults.preferred_location);
+    // Pools only (INVALID_ARGUMENT without use_pool).
+    std::uint64_t max_size = detail::kManagedDefaults.max_size;                  // 0: no limit
+    std::uint64_t release_threshold = detail::kManagedDefaults.release_threshold; // 0: driver default
 
     cucore_managed_memory_resource_options_t to_c() const noexcept {
-        cucore_managed_memory_resource_options_t o = detail::kManagedPoolDefaults;
+        cucore_managed_memory_resource_options_t o = detail::kManagedDefaults;
+        o.use_pool = use_pool ? 1u : 0u;
         o.preferred_location = preferred_location.to_c();
         o.max_size = max_size;
         o.release_threshold = release_threshold;
@@ -237,11 +246,13 @@ public:
     // NOT_SUPPORTED (no host pools in this driver), CUDA.
     static MemoryResource pinned_pool(const Device &device, const PinnedPoolOptions &options = {});
 
-    // A new stream-ordered pool of managed memory on `device`'s streams; its
-    // buffers take advice, prefetches and discards. Throws Error:
-    // INVALID_HANDLE, INVALID_ARGUMENT, NOT_SUPPORTED (driver before CUDA 13,
-    // no managed memory), CUDA.
-    static MemoryResource managed_pool(const Device &device, const ManagedPoolOptions &options = {});
+    // Managed memory of `device`, whose buffers take advice, prefetches and
+    // discards: from cuMemAllocManaged (synchronous; the default) or, with
+    // options.use_pool, a new stream-ordered pool on `device`'s streams.
+    // Throws Error: INVALID_HANDLE, INVALID_ARGUMENT (max_size or
+    // release_threshold without use_pool), NOT_SUPPORTED (no managed memory;
+    // a pool with a driver before CUDA 13), CUDA.
+    static MemoryResource managed(const Device &device, const ManagedMemoryOptions &options = {});
 
     // Virtual memory on `device` (cuMemCreate + cuMemAddressReserve + cuMemMap):
     // synchronous (allocate without a stream), sizes rounded up to the
@@ -270,7 +281,8 @@ public:
     }
 
     // The raw CUmemoryPool of a pool resource, nullptr for a resource without
-    // one (legacy pinned, virtual, user). Throws Error: INVALID_HANDLE.
+    // one (legacy pinned, managed without a pool, virtual, user). Throws Error:
+    // INVALID_HANDLE.
     void *pool_handle() const {
         void *pool = nullptr;
         detail::check(cucore_memory_resource_handle(handle_, &pool));
@@ -343,15 +355,24 @@ public:
         return managed != 0;
     }
 
+    // Whether allocation and release are stream-ordered (pools; a stream is
+    // required). Throws Error: INVALID_HANDLE.
+    bool is_stream_ordered() const {
+        int ordered = 0;
+        detail::check(cucore_memory_resource_is_stream_ordered(handle_, &ordered));
+        return ordered != 0;
+    }
+
     // Allocates `size` bytes (0 is valid: address 0) ordered on `stream`, which
-    // becomes the buffer's deallocation stream. Throws Error: INVALID_HANDLE,
+    // becomes the buffer's deallocation stream (synchronous resources other
+    // than user ones ignore it). Throws Error: INVALID_HANDLE,
     // INVALID_ARGUMENT (stream of another device), OUT_OF_MEMORY, CUDA.
     Buffer allocate(std::uint64_t size, const Stream &stream) const;
 
     // Allocates `size` bytes from a synchronous resource (legacy pinned,
-    // virtual memory) or a user resource (its callbacks get an empty stream).
-    // Throws as above, and INVALID_ARGUMENT for a stream-ordered pool (pass a
-    // stream).
+    // managed without a pool, virtual memory) or a user resource (its
+    // callbacks get an empty stream). Throws as above, and INVALID_ARGUMENT
+    // for a stream-ordered pool (pass a stream).
     Buffer allocate(std::uint64_t size) const;
 };
 
@@ -613,7 +634,7 @@ inline MemoryResource MemoryResource::pinned_pool(const Device &device, const Pi
     return adopt(raw);
 }
 
-inline MemoryResource MemoryResource::managed_pool(const Device &device, const ManagedPoolOptions &options) {
+inline MemoryResource MemoryResource::managed(const Device &device, const ManagedMemoryOptions &options) {
     const cucore_managed_memory_resource_options_t o = options.to_c();
     cucore_memory_resource_t *raw = nullptr;
     detail::check(cucore_managed_memory_resource_create(device.get(), &o, &raw));

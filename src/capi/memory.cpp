@@ -2,6 +2,7 @@
 #include "capi/capi.hpp"
 #include "core/copy_3d.hpp"
 #include "core/memory_legacy_pinned.hpp"
+#include "core/memory_managed.hpp"
 #include "core/memory_pool.hpp"
 #include "core/memory_user.hpp"
 #include "core/memory_virtual.hpp"
@@ -100,9 +101,17 @@ cucore_status_t cucore_managed_memory_resource_create(cucore_device_t *device,
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
         cucore_managed_memory_resource_options_t resolved = capi::read_options(options, kManagedDefaults, "options");
-        require_zero(resolved.reserved0, "options.reserved0");
-        result = capi::give<cucore_memory_resource_t>(core::PoolResource::managed_pool(
-            object, {resolved.max_size, resolved.release_threshold, false}, resolved.preferred_location));
+        check_switch(resolved.use_pool, "options.use_pool");
+        if (resolved.use_pool) {
+            result = capi::give<cucore_memory_resource_t>(core::PoolResource::managed_pool(
+                object, {resolved.max_size, resolved.release_threshold, false}, resolved.preferred_location));
+            return;
+        }
+        if (resolved.max_size || resolved.release_threshold)
+            core::throw_invalid_argument("options 'max_size' and 'release_threshold' apply to managed pools only "
+                                         "(options.use_pool = 1)");
+        result = capi::give<cucore_memory_resource_t>(
+            core::ManagedResource::create(object, resolved.preferred_location));
     });
 }
 
@@ -202,6 +211,14 @@ cucore_status_t cucore_memory_resource_accessibility(const cucore_memory_resourc
         core::MemoryResource &object = capi::get(resource, "resource");
         device_out = object.device_accessible() ? 1 : 0;
         host_out = object.host_accessible() ? 1 : 0;
+    });
+}
+
+cucore_status_t cucore_memory_resource_is_stream_ordered(const cucore_memory_resource_t *resource,
+                                                         int *stream_ordered) {
+    return capi::guarded(__func__, [&] {
+        int &result = capi::out(stream_ordered, "stream_ordered");
+        result = capi::get(resource, "resource").is_stream_ordered() ? 1 : 0;
     });
 }
 

@@ -185,11 +185,11 @@ BufferDescriptor export_buffer(Buffer &buffer) {
     {
         ScopedContext bind(context_of(*pool), pool->context() != nullptr);
         const driver::Table &api = driver::api();
-        CUresult result = api.cuMemPoolExportPointer(&data, allocation->address());
-        if (result == CUDA_ERROR_INVALID_VALUE) {
-            // Seen on an H100 (driver 580): pointers of a shareable pool that was
-            // never exported are refused. Exporting the pool once (and closing
-            // the descriptor) makes them exportable; then try again.
+        CUresult result = CUCORE_DRIVER(cuMemPoolExportPointer)(&data, allocation->address());
+        if (result == CUDA_ERROR_INVALID_VALUE && api.cuMemPoolExportToShareableHandle) {
+            // On an H100 (driver 580) pointers of a shareable pool that was never
+            // exported were refused with INVALID_VALUE: export the pool once
+            // (closing the descriptor at once) and try again.
             int fd = -1;
             if (api.cuMemPoolExportToShareableHandle(&fd, pool->pool(), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
                                                      0) == CUDA_SUCCESS) {

@@ -36,8 +36,9 @@ class VirtualResource final : public MemoryResource, public Pooled<VirtualResour
         size_t size;
     };
     // One physical allocation per buffer, mapped at the start of its reservation:
-    // the driver refuses copies that span separately created allocations, so a
-    // grow makes a new allocation of the whole size and copies into it.
+    // asynchronous copies over a buffer grown by mapping more allocations behind
+    // it failed on an H100 (driver 580), so a grow makes one allocation of the
+    // whole size and copies into it.
     struct Mapping {
         Range reservation;
         CUmemGenericAllocationHandle handle;

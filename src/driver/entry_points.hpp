@@ -75,4 +75,6 @@
     X(cuMemMap, 10020)                         \
     X(cuMemUnmap, 10020)                       \
     X(cuMemSetAccess, 10020)                   \
-    X(cuMemGetAllocationGranularity, 10020)
+    X(cuMemGetAllocationGranularity, 10020)    \
+    X(cuMemAllocManaged, 6000)                 \
+    X(cuMemFree, 3020)

@@ -334,28 +334,35 @@ TEST_F(DLPackTest, PinnedAndManagedMemoryHaveTheirDeviceTypes) {
     cucore_buffer_release(host);
     cucore_memory_resource_release(pinned);
 
-    cucore_memory_resource_t *managed = nullptr;
-    const cucore_status_t st = cucore_managed_memory_resource_create(dev_, nullptr, &managed);
-    if (st == CUCORE_ERROR_NOT_SUPPORTED) {
-        std::printf("[   INFO   ] managed part skipped: %s\n", cucore_last_error_message());
-        return;
+    // Managed memory of both kinds: cuMemAllocManaged (the default) and a managed pool.
+    for (std::uint32_t use_pool : {0u, 1u}) {
+        SCOPED_TRACE(use_pool ? "a managed pool" : "cuMemAllocManaged");
+        cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+        o.use_pool = use_pool;
+        cucore_memory_resource_t *managed = nullptr;
+        const cucore_status_t st = cucore_managed_memory_resource_create(dev_, &o, &managed);
+        if (st == CUCORE_ERROR_NOT_SUPPORTED) {
+            std::printf("[   INFO   ] managed part (use_pool %u) skipped: %s\n", static_cast<unsigned>(use_pool),
+                        cucore_last_error_message());
+            continue;
+        }
+        CUCORE_ASSERT_OK(st);
+        cucore_buffer_t *m = nullptr;
+        CUCORE_ASSERT_OK(cucore_memory_resource_allocate(managed, 1024, s_, &m));
+        CUCORE_ASSERT_OK(cucore_buffer_fill(m, 0x11223344u, 4, s_));
+        CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+        DLManagedTensor *lt = nullptr;
+        CUCORE_ASSERT_OK(cucore_dlpack_export_legacy(m, nullptr, &lt));
+        EXPECT_EQ(lt->dl_tensor.device.device_type, kDLCUDAManaged);
+        EXPECT_EQ(lt->dl_tensor.device.device_id, 0);
+        std::uint32_t word = 0;
+        std::memcpy(&word, static_cast<const char *>(lt->dl_tensor.data) + 1020, 4);  // managed: host-readable
+        EXPECT_EQ(word, 0x11223344u);
+        cucore_buffer_release(m);
+        lt->deleter(lt);
+        cucore_memory_resource_release(managed);
+        CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
     }
-    CUCORE_ASSERT_OK(st);
-    cucore_buffer_t *m = nullptr;
-    CUCORE_ASSERT_OK(cucore_memory_resource_allocate(managed, 1024, s_, &m));
-    CUCORE_ASSERT_OK(cucore_buffer_fill(m, 0x11223344u, 4, s_));
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    DLManagedTensor *lt = nullptr;
-    CUCORE_ASSERT_OK(cucore_dlpack_export_legacy(m, nullptr, &lt));
-    EXPECT_EQ(lt->dl_tensor.device.device_type, kDLCUDAManaged);
-    EXPECT_EQ(lt->dl_tensor.device.device_id, 0);
-    std::uint32_t word = 0;
-    std::memcpy(&word, static_cast<const char *>(lt->dl_tensor.data) + 1020, 4);  // managed: host-readable
-    EXPECT_EQ(word, 0x11223344u);
-    cucore_buffer_release(m);
-    lt->deleter(lt);
-    cucore_memory_resource_release(managed);
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
 }
 
 TEST_F(DLPackTest, FacadeExportsAndImportsDeviceBuffers) {

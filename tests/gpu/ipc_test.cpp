@@ -229,8 +229,10 @@ protected:
         return mr;
     }
 
-    // Once per process: whatever the driver opens on its first IPC export
-    // (kept for the process) is open before the descriptor count is taken.
+    // Once per process: whatever the driver opens on its first IPC exports of a
+    // pool and of a pointer (kept for the process; seen on an H100: one more
+    // descriptor after the first pointer export) is open before the descriptor
+    // count is taken.
     void warm_up_ipc() {
         static bool done = false;
         if (done) return;
@@ -239,6 +241,13 @@ protected:
         cucore_memory_resource_t *mr = ipc_pool(false, why);
         cucore_ipc_pool_handle_t h{};
         if (mr && cucore_ipc_export_memory_resource(mr, &h) == CUCORE_SUCCESS) close(h.fd);
+        cucore_buffer_t *b = nullptr;
+        if (mr && cucore_memory_resource_allocate(mr, 4096, s_, &b) == CUCORE_SUCCESS) {
+            std::uint8_t d[CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE];
+            cucore_ipc_export_buffer(b, d);
+            cucore_buffer_release(b);
+            cucore_stream_synchronize(s_);
+        }
         cucore_memory_resource_release(mr);
         cucore_clear_last_error();
     }

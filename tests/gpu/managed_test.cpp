@@ -1,8 +1,11 @@
-// Managed memory on a real GPU: advice set through libcucore is what the raw
-// driver reports (cuMemRangeGetAttribute) and what libcucore reads back;
-// prefetches move the last prefetch location; discards leave memory that
-// takes new data. Skips with the reason where the driver has no managed pools
-// (before CUDA 13) or no discard.
+// Managed memory on a real GPU, from the default managed resource
+// (cuMemAllocManaged: drivers refuse advice on managed-pool memory, see
+// memory_resources_test.cpp for the pool): advice set through libcucore is
+// what the raw driver reports (cuMemRangeGetAttribute) and what libcucore
+// reads back; a resource's preferred location is advised on each allocation;
+// prefetches move the last prefetch location; discards leave memory that takes
+// new data. Skips with the reason where there is no managed memory or no
+// discard (before CUDA 13).
 #include <cstdint>
 #include <cstring>
 
@@ -27,7 +30,7 @@ protected:
         gpu::MemoryGpuTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
         const cucore_status_t st = cucore_managed_memory_resource_create(dev_, nullptr, &managed_);
-        CUCORE_SKIP_IF_NOT_SUPPORTED(st, "a managed memory pool (CUDA 13 driver)");
+        CUCORE_SKIP_IF_NOT_SUPPORTED(st, "managed memory");
         CUCORE_ASSERT_OK(st);
         b_ = alloc(managed_, kSize, s_);
         ASSERT_NE(b_, nullptr);
@@ -40,12 +43,13 @@ protected:
         managed_ = nullptr;
         gpu::MemoryGpuTest::TearDown();
     }
-    // A 4-byte range attribute of b_ through the raw driver.
-    int raw_attribute(CUmem_range_attribute attribute) {
+    // A 4-byte range attribute of `b` (NULL: b_) through the raw driver.
+    int raw_attribute(CUmem_range_attribute attribute, const cucore_buffer_t *b = nullptr) {
+        if (b == nullptr) b = b_;
         int value = -99;
         gpu::ScopedContext scope(primary_);
         const CUresult r = cu().MemRangeGetAttribute(&value, sizeof value, attribute,
-                                                     static_cast<CUdeviceptr>(gpu::address_of(b_)), kSize);
+                                                     static_cast<CUdeviceptr>(gpu::address_of(b)), gpu::size_of(b));
         EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemRangeGetAttribute(" << static_cast<int>(attribute)
                                    << ") -> " << raw::error_name(r);
         return value;
@@ -61,9 +65,10 @@ protected:
             if (d == device) return true;
         return false;
     }
-    cucore_location_t preferred() {
+    cucore_location_t preferred(const cucore_buffer_t *b = nullptr) {
         cucore_location_t l{static_cast<cucore_location_type_t>(-1), -1};
-        EXPECT_EQ(cucore_buffer_advice(b_, nullptr, &l), CUCORE_SUCCESS) << cucore_last_error_message();
+        EXPECT_EQ(cucore_buffer_advice(b != nullptr ? b : b_, nullptr, &l), CUCORE_SUCCESS)
+            << cucore_last_error_message();
         return l;
     }
     cucore_location_t last_prefetch() {
@@ -109,6 +114,42 @@ TEST_F(ManagedGpuTest, PreferredLocationAdviceRoundTrips) {
                                           cucore_location_t{CUCORE_LOCATION_NONE, 0}));
     EXPECT_EQ(preferred().type, CUCORE_LOCATION_NONE);
     EXPECT_EQ(raw_attribute(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION), -2) << "the driver: CU_DEVICE_INVALID";
+}
+
+// options.preferred_location of a resource without a pool: advised on every
+// allocation (the driver reports it), and the memory holds data as any other.
+TEST_F(ManagedGpuTest, ResourcePreferredLocationIsAdvisedOnEachAllocation) {
+    struct Case {
+        cucore_location_t location;
+        int raw;  // what cuMemRangeGetAttribute(PREFERRED_LOCATION) says
+    };
+    const Case cases[] = {{{CUCORE_LOCATION_DEVICE, 0}, 0}, {{CUCORE_LOCATION_HOST, 0}, -1}};
+    for (const Case &c : cases) {
+        SCOPED_TRACE(static_cast<int>(c.location.type));
+        cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+        o.preferred_location = c.location;
+        cucore_memory_resource_t *mr = nullptr;
+        CUCORE_ASSERT_OK(cucore_managed_memory_resource_create(dev_, &o, &mr));
+        for (int i = 0; i < 2; ++i) {
+            cucore_buffer_t *b = alloc(mr, kMiB + 7, nullptr);
+            ASSERT_NE(b, nullptr);
+            EXPECT_EQ(raw_attribute(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, b), c.raw);
+            const cucore_location_t l = preferred(b);
+            if (c.location.type == CUCORE_LOCATION_HOST) {
+                EXPECT_TRUE(is_host(l)) << "type " << static_cast<int>(l.type);
+            } else {
+                EXPECT_EQ(l.type, CUCORE_LOCATION_DEVICE);
+                EXPECT_EQ(l.id, 0);
+            }
+            const Bytes data = pattern(static_cast<std::size_t>(kMiB + 7), 44 + static_cast<std::uint32_t>(i));
+            write(b, data);
+            const auto *host = reinterpret_cast<const std::uint8_t *>(static_cast<std::uintptr_t>(gpu::address_of(b)));
+            EXPECT_TRUE(same_bytes(Bytes(host, host + data.size()), data)) << "host-readable";
+            cucore_buffer_release(b);
+        }
+        cucore_memory_resource_release(mr);
+    }
+    EXPECT_EQ(gpu::current_context(), nullptr);
 }
 
 TEST_F(ManagedGpuTest, AccessedByAdviceRoundTrips) {

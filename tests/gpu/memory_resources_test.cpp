@@ -1,4 +1,4 @@
-// Pinned and managed pools, user resources, stream-ordered frees on another
+// Pinned pools, managed memory (cuMemAllocManaged and managed pools), user resources, stream-ordered frees on another
 // stream, and copies and peer access between two devices, on a real GPU. Data
 // is checked byte by byte through libcucore, through the raw driver and, for
 // host-accessible memory, by the host directly.
@@ -28,11 +28,18 @@ protected:
         last_status_ = cucore_pinned_memory_resource_create(dev_, nullptr, &mr);
         return mr;
     }
-    cucore_memory_resource_t *managed_pool(const cucore_managed_memory_resource_options_t *o = nullptr) {
+    // A new managed memory pool (options.use_pool), or NULL with last_status_.
+    cucore_memory_resource_t *managed_pool() {
+        cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+        o.use_pool = 1;
         cucore_memory_resource_t *mr = nullptr;
-        last_status_ = cucore_managed_memory_resource_create(dev_, o, &mr);
+        last_status_ = cucore_managed_memory_resource_create(dev_, &o, &mr);
         return mr;
     }
+    // Managed memory of `managed` allocated on `stream` (NULL: synchronous)
+    // written and read by the host and the device, through views and copies.
+    // Leaves the buffer holding `data` (returned, +1) for the caller's checks.
+    cucore_buffer_t *managed_round_trip(cucore_memory_resource_t *managed, cucore_stream_t *stream, const Bytes &data);
     cucore_status_t last_status_ = CUCORE_SUCCESS;
 };
 
@@ -104,16 +111,14 @@ TEST_F(MemoryResourcesGpuTest, PinnedPoolAllocateFillCopyFree) {
     CUCORE_EXPECT_OK(cucore_memory_resource_release(pinned));
 }
 
-// ---- Managed pools ----------------------------------------------------------------
+// ---- Managed memory ---------------------------------------------------------------
 
-TEST_F(MemoryResourcesGpuTest, ManagedPoolAllocateFillCopyFreeAndHostAccess) {
-    cucore_memory_resource_t *managed = managed_pool();
-    CUCORE_SKIP_IF_NOT_SUPPORTED(last_status_, "a managed memory pool (CUDA 13 driver)");
-    CUCORE_ASSERT_OK(last_status_);
-    const std::uint64_t n = 2 * kMiB + 5;
-    cucore_buffer_t *b = alloc(managed, n, s_);
-    ASSERT_NE(b, nullptr);
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+cucore_buffer_t *MemoryResourcesGpuTest::managed_round_trip(cucore_memory_resource_t *managed,
+                                                           cucore_stream_t *stream, const Bytes &data) {
+    const std::uint64_t n = data.size();
+    cucore_buffer_t *b = alloc(managed, n, stream);
+    if (b == nullptr) return nullptr;
+    EXPECT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS) << cucore_last_error_message();
     int d = 9, h = 9, m = 9;
     CUCORE_EXPECT_OK(cucore_buffer_accessibility(b, &d, &h, &m));
     EXPECT_EQ(d, 1);
@@ -124,33 +129,110 @@ TEST_F(MemoryResourcesGpuTest, ManagedPoolAllocateFillCopyFreeAndHostAccess) {
         << "the driver says it is managed memory";
     auto *host = reinterpret_cast<std::uint8_t *>(static_cast<std::uintptr_t>(address));
     // Host writes, device copies out.
-    const Bytes data = pattern(static_cast<std::size_t>(n), 2);
     std::memcpy(host, data.data(), data.size());
     cucore_memory_resource_t *pool = nullptr;
-    CUCORE_ASSERT_OK(cucore_device_memory_resource_get_default(dev_, &pool));
+    CUCORE_EXPECT_OK(cucore_device_memory_resource_get_default(dev_, &pool));
     cucore_buffer_t *dev_buf = alloc(pool, n, s_);
-    ASSERT_NE(dev_buf, nullptr);
-    CUCORE_ASSERT_OK(cucore_buffer_copy(dev_buf, b, s_));
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    if (dev_buf == nullptr) {
+        cucore_memory_resource_release(pool);
+        return b;
+    }
+    CUCORE_EXPECT_OK(cucore_buffer_copy(dev_buf, b, s_));
+    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
     EXPECT_TRUE(same_bytes(raw_read(gpu::address_of(dev_buf), data.size()), data));
     EXPECT_TRUE(same_bytes(read(b), data));
     // Device fills, host reads after synchronizing. n is not a multiple of 4:
     // a 4-byte pattern goes into a view of the whole words.
     Bytes expected(static_cast<std::size_t>(n), 0xA7);
     cucore_buffer_t *words = nullptr;
-    CUCORE_ASSERT_OK(cucore_buffer_view(b, 0, n & ~std::uint64_t{3}, &words));
-    CUCORE_ASSERT_OK(cucore_buffer_fill(words, 0xA7A7A7A7u, 4, s_));
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    CUCORE_EXPECT_OK(cucore_buffer_view(b, 0, n & ~std::uint64_t{3}, &words));
+    CUCORE_EXPECT_OK(cucore_buffer_fill(words, 0xA7A7A7A7u, 4, s_));
+    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
     std::memcpy(expected.data() + (n & ~std::uint64_t{3}), data.data() + (n & ~std::uint64_t{3}), n & 3);
     EXPECT_TRUE(same_bytes(Bytes(host, host + n), expected));
     // Device memory copied in, read by the host.
-    CUCORE_ASSERT_OK(cucore_buffer_copy(b, dev_buf, s_));
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    CUCORE_EXPECT_OK(cucore_buffer_copy(b, dev_buf, s_));
+    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
     EXPECT_TRUE(same_bytes(Bytes(host, host + n), data));
     CUCORE_EXPECT_OK(cucore_buffer_release(words));
     CUCORE_EXPECT_OK(cucore_buffer_release(dev_buf));
-    CUCORE_EXPECT_OK(cucore_buffer_release(b));
     CUCORE_EXPECT_OK(cucore_memory_resource_release(pool));
+    return b;
+}
+
+// The default: cuMemAllocManaged, synchronous (no stream needed), no pool.
+TEST_F(MemoryResourcesGpuTest, ManagedMemoryAllocateFillCopyFreeAndHostAccess) {
+    cucore_memory_resource_t *managed = nullptr;
+    const cucore_status_t st = cucore_managed_memory_resource_create(dev_, nullptr, &managed);
+    CUCORE_SKIP_IF_NOT_SUPPORTED(st, "managed memory");
+    CUCORE_ASSERT_OK(st);
+    void *raw_pool = reinterpret_cast<void *>(0x1);
+    CUCORE_ASSERT_OK(cucore_memory_resource_handle(managed, &raw_pool));
+    EXPECT_EQ(raw_pool, nullptr) << "no pool";
+    std::uint64_t threshold = 0;
+    CUCORE_EXPECT_STATUS(
+        cucore_memory_resource_pool_attribute(managed, CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, &threshold),
+        CUCORE_ERROR_NOT_SUPPORTED);
+    const Bytes data = pattern(static_cast<std::size_t>(2 * kMiB + 5), 2);
+    cucore_buffer_t *b = managed_round_trip(managed, nullptr, data);
+    ASSERT_NE(b, nullptr);
+    cucore_stream_t *dealloc = s_;
+    CUCORE_EXPECT_OK(cucore_buffer_deallocation_stream(b, &dealloc));
+    EXPECT_EQ(dealloc, nullptr) << "freed synchronously (cuMemFree)";
+    // Allocated on a stream too (which it does not keep).
+    cucore_buffer_t *b2 = managed_round_trip(managed, s_, pattern(static_cast<std::size_t>(kMiB), 12));
+    EXPECT_NE(b2, nullptr);
+    CUCORE_EXPECT_OK(cucore_buffer_release(b2));
+    CUCORE_EXPECT_OK(cucore_buffer_release(b));
+    CUCORE_EXPECT_OK(cucore_memory_resource_release(managed));
+}
+
+// A managed pool (options.use_pool): stream-ordered; prefetch works on its
+// memory, advice may not (an H100 with driver 580 answers cuMemAdvise with
+// CUDA_ERROR_NOT_SUPPORTED there), which is reported, not failed.
+TEST_F(MemoryResourcesGpuTest, ManagedPoolAllocateFillCopyPrefetchAndHostAccess) {
+    cucore_memory_resource_t *managed = managed_pool();
+    CUCORE_SKIP_IF_NOT_SUPPORTED(last_status_, "a managed memory pool (CUDA 13 driver)");
+    CUCORE_ASSERT_OK(last_status_);
+    void *raw_pool = nullptr;
+    CUCORE_ASSERT_OK(cucore_memory_resource_handle(managed, &raw_pool));
+    ASSERT_NE(raw_pool, nullptr);
+    const Bytes data = pattern(static_cast<std::size_t>(2 * kMiB + 5), 3);
+    cucore_buffer_t *b = managed_round_trip(managed, s_, data);
+    ASSERT_NE(b, nullptr);
+    const std::uint64_t address = gpu::address_of(b);
+    EXPECT_EQ(pointer_attribute<CUmemoryPool>(address, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE),
+              static_cast<CUmemoryPool>(raw_pool))
+        << "the memory comes from the pool";
+    cucore_stream_t *dealloc = nullptr;
+    CUCORE_EXPECT_OK(cucore_buffer_deallocation_stream(b, &dealloc));
+    EXPECT_EQ(dealloc, s_) << "stream-ordered: freed on its allocation stream";
+    cucore_stream_release(dealloc);
+    // Prefetch to the device and back to the host: the data moves with the pages.
+    const auto *host = reinterpret_cast<const std::uint8_t *>(static_cast<std::uintptr_t>(address));
+    CUCORE_ASSERT_OK(cucore_buffer_prefetch(b, cucore_location_t{CUCORE_LOCATION_DEVICE, 0}, s_));
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    EXPECT_TRUE(same_bytes(raw_read(address, data.size()), data));
+    CUCORE_ASSERT_OK(cucore_buffer_prefetch(b, cucore_location_t{CUCORE_LOCATION_HOST, 0}, s_));
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    EXPECT_TRUE(same_bytes(Bytes(host, host + data.size()), data));
+    // Advice: works, or NOT_SUPPORTED (reported); nothing else.
+    const cucore_status_t advised =
+        cucore_buffer_advise(b, CUCORE_ADVICE_SET_READ_MOSTLY, cucore_location_t{CUCORE_LOCATION_NONE, 0});
+    if (advised == CUCORE_ERROR_NOT_SUPPORTED) {
+        std::printf("[   INFO   ] advice on managed-pool memory is not supported by this driver: %s\n",
+                    cucore_last_error_message());
+    } else {
+        CUCORE_EXPECT_OK(advised);
+        int read_mostly = -1;
+        CUCORE_EXPECT_OK(cucore_buffer_advice(b, &read_mostly, nullptr));
+        EXPECT_EQ(read_mostly, 1);
+        CUCORE_EXPECT_OK(
+            cucore_buffer_advise(b, CUCORE_ADVICE_UNSET_READ_MOSTLY, cucore_location_t{CUCORE_LOCATION_NONE, 0}));
+    }
+    EXPECT_TRUE(same_bytes(read(b), data)) << "the data survives prefetches and advice";
+    CUCORE_EXPECT_OK(cucore_buffer_release(b));
+    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
     CUCORE_EXPECT_OK(cucore_memory_resource_release(managed));
 }
 
@@ -341,7 +423,8 @@ TEST_F(MemoryResourcesGpuTest, FacadePinnedAndManagedPools) {
         std::printf("[   INFO   ] pinned pools not supported here: %s\n", e.what());
     }
     try {
-        const cucore::MemoryResource managed = cucore::MemoryResource::managed_pool(dev);
+        const cucore::MemoryResource managed = cucore::MemoryResource::managed(dev);
+        EXPECT_EQ(managed.pool_handle(), nullptr) << "the default: cuMemAllocManaged";
         const cucore::Buffer m = managed.allocate(kMiB, s);
         EXPECT_TRUE(m.is_managed());
         m.copy_from_host(data, s);
@@ -353,7 +436,7 @@ TEST_F(MemoryResourcesGpuTest, FacadePinnedAndManagedPools) {
         EXPECT_TRUE(same_bytes(Bytes(p, p + kMiB), Bytes(kMiB, 0x19)));
     } catch (const cucore::Error &e) {
         if (e.status() != CUCORE_ERROR_NOT_SUPPORTED) throw;
-        std::printf("[   INFO   ] managed pools not supported here: %s\n", e.what());
+        std::printf("[   INFO   ] managed memory not supported here: %s\n", e.what());
     }
     s.synchronize();
 }

@@ -14,13 +14,17 @@
  * for pageable host memory (any address outside the registry), a copy from it is staged at the call and a
  * copy to it completes before the call returns. New memory is filled with 0xA5 (never zero).
  * Pools are device, host (pinned) or managed; they keep per-device access flags (cuMemPoolSetAccess).
- * Managed allocations keep their advice and last prefetch location (cuMemRangeGetAttribute reads them);
- * a discard fills them with 0xDD. Strided copies (cuMemcpy3DAsync) check and copy row by row. Virtual
- * memory management maps memfd-backed physical memory into reserved address ranges, so a range mapped
- * twice shows the same bytes and a grown buffer keeps its contents, as on a device.
+ * Managed allocations (cuMemAllocManaged, or from a managed pool) keep their advice and last prefetch
+ * location (cuMemRangeGetAttribute reads them); a discard fills them with 0xDD. As an H100 with driver 580
+ * does, cuMemAdvise refuses managed-pool memory with CUDA_ERROR_NOT_SUPPORTED and takes cuMemAllocManaged's.
+ * Strided copies (cuMemcpy3DAsync) check and copy row by row. Virtual memory management maps memfd-backed
+ * physical memory into reserved address ranges, so a range mapped twice shows the same bytes and a grown
+ * buffer keeps its contents, as on a device.
  *
  * Environment: FAKE_CUDA_DEVICES (default 2) sets the number of devices; FAKE_CUDA_FAIL_STREAM_DESTROY=1
- * makes cuStreamDestroy fail (read on every call), to exercise libcucore's release-error reporting.
+ * makes cuStreamDestroy fail (read on every call), to exercise libcucore's release-error reporting;
+ * FAKE_CUDA_FAIL=<entry point> makes cuMemAllocManaged, cuMemFree or cuMemAdvise fail with
+ * CUDA_ERROR_UNKNOWN when named (read on every call). fake_cuda_live_allocations() counts live memory.
  * Build: cc -shared -fPIC -pthread -o libcuda.so.1 fake_cuda.c
  */
 #define _GNU_SOURCE /* memfd_create: the physical memory of virtual memory management */
@@ -51,6 +55,8 @@ enum {
     CUDA_ERROR_INVALID_HANDLE = 400,
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_NOT_READY = 600,
+    CUDA_ERROR_NOT_SUPPORTED = 801,
+    CUDA_ERROR_UNKNOWN = 999,
 };
 
 #define CTX_MAGIC 0x43545831u
@@ -268,6 +274,12 @@ static void enqueue(struct stream *s, struct op *op) {
 
 #define NEED_INIT() do { if (!g_initialized) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
 
+/* Whether FAKE_CUDA_FAIL names `entry` (read on each call: tests set and clear it). */
+static int injected(const char *entry) {
+    const char *fail = getenv("FAKE_CUDA_FAIL");
+    return fail && strcmp(fail, entry) == 0;
+}
+
 static CUresult f_cuGetErrorName(CUresult r, const char **s) {
     static char buf[64];
     switch (r) {
@@ -280,6 +292,8 @@ static CUresult f_cuGetErrorName(CUresult r, const char **s) {
     case CUDA_ERROR_INVALID_HANDLE: *s = "CUDA_ERROR_INVALID_HANDLE"; break;
     case CUDA_ERROR_NOT_FOUND: *s = "CUDA_ERROR_NOT_FOUND"; break;
     case CUDA_ERROR_NOT_READY: *s = "CUDA_ERROR_NOT_READY"; break;
+    case CUDA_ERROR_NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; break;
+    case CUDA_ERROR_UNKNOWN: *s = "CUDA_ERROR_UNKNOWN"; break;
     default: snprintf(buf, sizeof buf, "CUDA_ERROR_%d", r); *s = buf; return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
@@ -860,6 +874,20 @@ static CUresult f_cuMemAllocHost(void **out, size_t size) {
     return CUDA_SUCCESS;
 }
 
+/* Managed memory outside pools, usable at once (synchronous), from the host and every device. */
+static CUresult f_cuMemAllocManaged(unsigned long long *dptr, size_t size, unsigned flags) {
+    NEED_INIT();
+    if (injected("cuMemAllocManaged")) return CUDA_ERROR_UNKNOWN;
+    if (!dptr || size == 0 || (flags != 1 && flags != 2)) return CUDA_ERROR_INVALID_VALUE; /* ATTACH_GLOBAL, _HOST */
+    if (!tl_current) return CUDA_ERROR_INVALID_CONTEXT;
+    pthread_mutex_lock(&g_mu);
+    uintptr_t a = new_alloc(size, MEM_MANAGED, tl_current->device, NULL);
+    pthread_mutex_unlock(&g_mu);
+    if (!a) return CUDA_ERROR_OUT_OF_MEMORY;
+    *dptr = a;
+    return CUDA_SUCCESS;
+}
+
 static CUresult f_cuMemFreeHost(void *ptr) {
     NEED_INIT();
     pthread_mutex_lock(&g_mu);
@@ -957,13 +985,15 @@ static CUresult raw_mem_alloc(unsigned long long *dptr, size_t size) {
     *dptr = a;
     return CUDA_SUCCESS;
 }
-static CUresult raw_mem_free(unsigned long long dptr) {
+/* cuMemAlloc's and cuMemAllocManaged's memory (not a pool's, not pinned host memory), as the driver frees. */
+static CUresult f_cuMemFree(unsigned long long dptr) {
     NEED_INIT();
+    if (injected("cuMemFree")) return CUDA_ERROR_UNKNOWN;
     pthread_mutex_lock(&g_mu);
     size_t i = 0;
     CUresult r = CUDA_SUCCESS;
-    if (classify((uintptr_t)dptr, 1, &i) != 1 || g_allocs[i].base != dptr || g_allocs[i].kind != MEM_DEVICE ||
-        g_allocs[i].pool)
+    if (classify((uintptr_t)dptr, 1, &i) != 1 || g_allocs[i].base != dptr ||
+        (g_allocs[i].kind != MEM_DEVICE && g_allocs[i].kind != MEM_MANAGED) || g_allocs[i].pool)
         r = CUDA_ERROR_INVALID_VALUE;
     else
         g_allocs[i].state = ALLOC_FREED;
@@ -1050,9 +1080,11 @@ static struct alloc *managed_range(unsigned long long dptr, size_t count, size_t
 
 static CUresult f_cuMemAdvise(unsigned long long dptr, size_t count, int advice, struct mem_location location) {
     NEED_INIT();
+    if (injected("cuMemAdvise")) return CUDA_ERROR_UNKNOWN;
     pthread_mutex_lock(&g_mu);
     struct alloc *a = managed_range(dptr, count, NULL);
     CUresult r = a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (a && a->pool) r = CUDA_ERROR_NOT_SUPPORTED; /* managed-pool memory, as driver 580 on an H100 answers */
     if (a && advice >= 3 && advice != 4 && !valid_location(&location)) r = CUDA_ERROR_INVALID_DEVICE;
     if (r == CUDA_SUCCESS) {
         unsigned bit = location.type == 1 ? 1u << location.id : 1u << 31;
@@ -1707,7 +1739,7 @@ static CUresult f_cuIpcOpenEventHandle(struct event **out, struct ipc_bytes hand
     X(cuMemcpyPeerAsync) X(cuMemGetAllocationGranularity) X(cuMemCreate) X(cuMemRelease)                   \
     X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                 \
     X(cuMemPoolExportToShareableHandle) X(cuMemPoolImportFromShareableHandle) X(cuMemPoolExportPointer)      \
-    X(cuMemPoolImportPointer) X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle)
+    X(cuMemPoolImportPointer) X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle) X(cuMemAllocManaged) X(cuMemFree)
 
 static const struct {
     const char *name;
@@ -1763,6 +1795,16 @@ FWD(cuEventQuery, f_cuEventQuery, (void *e), (e))
 FWD(cuEventSynchronize, f_cuEventSynchronize, (void *e), (e))
 FWD(cuEventElapsedTime, f_cuEventElapsedTime, (float *m, void *a, void *b), (m, a, b))
 FWD(cuMemAlloc_v2, raw_mem_alloc, (unsigned long long *p, size_t n), (p, n))
-FWD(cuMemFree_v2, raw_mem_free, (unsigned long long p), (p))
+FWD(cuMemFree_v2, f_cuMemFree, (unsigned long long p), (p))
 FWD(cuMemcpyHtoD_v2, raw_copy, (unsigned long long d, const void *s, size_t n), ((uintptr_t)d, (uintptr_t)s, n))
 FWD(cuMemcpyDtoH_v2, raw_copy, (void *d, unsigned long long s, size_t n), ((uintptr_t)d, (uintptr_t)s, n))
+
+/* For the tests' leak checks (dlsym'd when running on this fake): allocations not freed, of every kind but
+   virtual-memory mappings; a stream-ordered free counts once queued. */
+EXPORT int fake_cuda_live_allocations(void) {
+    pthread_mutex_lock(&g_mu);
+    int n = 0;
+    for (size_t i = 0; i < g_nallocs; ++i) n += g_allocs[i].kind != MEM_VIRTUAL && g_allocs[i].state == ALLOC_LIVE;
+    pthread_mutex_unlock(&g_mu);
+    return n;
+}

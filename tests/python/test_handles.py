@@ -16,6 +16,9 @@ HANDLE_FUNCTIONS = sorted(name for name, (_, args) in _abi.ABI.items()
                           if args and args[0].rstrip("*") in _abi.HANDLE_TYPES and args[0].count("*") == 1)
 
 
+_kept = []  # out buffers stay alive for the session (a few KiB)
+
+
 def _out_args(name):
     """Valid out-arguments for every parameter after the first."""
     from cucore import _lib
@@ -25,7 +28,14 @@ def _out_args(name):
         if spelling.rstrip("*") in _abi.HANDLE_TYPES and spelling.count("*") == 1:
             out.append(None)  # a second handle argument: NULL
         elif spelling.endswith("*") and spelling not in ("void*",):
-            out.append(ctypes.byref(t._type_()) if hasattr(t, "_type_") else None)
+            # Room for the largest out the library writes: some are arrays (IPC
+            # descriptors), which a one-element out would overflow.
+            if hasattr(t, "_type_"):
+                room = ctypes.create_string_buffer(256)
+                _kept.append(room)
+                out.append(ctypes.cast(room, t))
+            else:
+                out.append(None)
         elif spelling in _abi.CALLBACKS:
             out.append(None)
         elif spelling == "void*":

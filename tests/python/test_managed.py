@@ -1,9 +1,13 @@
 """Managed memory: ManagedBuffer advice, accessed-by, prefetch and discard (bindings/python/cucore/managed.py).
 
-Without a GPU: location parsing. With a GPU (or the fake driver): every piece of advice is set and read back,
+Without a GPU: location parsing. With a GPU (or the fake driver): every piece of advice is set and read back on
+the default ManagedMemoryResource (cuMemAllocManaged), whose preferred location is advised on each allocation;
 prefetches report where the pages went, data survives them (read through the binding and through the host
-address). Managed pools need a CUDA 13 driver and discard too: without one these tests skip with the reason."""
+address). A managed pool (use_pool=True, a CUDA 13 driver) allocates in stream order and prefetches; advice on
+its memory may be refused (NotSupportedError, as on an H100 with driver 580), which is reported, not failed.
+Discard needs a CUDA 13 driver: without one it skips with the reason."""
 import ctypes
+import os
 
 import pytest
 
@@ -33,13 +37,131 @@ def test_locations():
 
 @pytest.fixture
 def managed(gpu):
-    """(a ManagedMemoryResource, a stream), or a skip naming what the driver lacks."""
+    """(the default ManagedMemoryResource: cuMemAllocManaged, a stream), or a skip naming what is lacking."""
     try:
         mr = cucore.ManagedMemoryResource(gpu)
     except cucore.NotSupportedError as e:
-        pytest.skip(f"managed memory pools are not supported here: {e}")
+        pytest.skip(f"managed memory is not supported here: {e}")
     s = gpu.create_stream()
     yield mr, s
+    s.sync()
+
+
+def test_managed_options_use_pool():
+    o = cucore.ManagedMemoryResourceOptions()
+    assert (o.use_pool, o.preferred_location, o.max_size, o.release_threshold) == (False, None, 0, 0)
+    assert cucore.ManagedMemoryResourceOptions(use_pool=True, max_size=1 << 20, release_threshold=7).use_pool
+    for pool_only in ({"max_size": 1 << 20}, {"release_threshold": 1}):  # refused without a pool, not ignored
+        with pytest.raises(ValueError, match="use_pool"):
+            cucore.ManagedMemoryResourceOptions(**pool_only)
+    with pytest.raises(TypeError, match="use_pool"):
+        cucore.ManagedMemoryResourceOptions(use_pool=1)
+    from cucore.memory_resources import _managed_struct
+    c = _managed_struct(cucore.ManagedMemoryResourceOptions())
+    assert (c.struct_size, c.use_pool, c.preferred_location.type, c.max_size, c.release_threshold) == (32, 0, 0, 0, 0)
+    c = _managed_struct(cucore.ManagedMemoryResourceOptions(use_pool=True, preferred_location="host", max_size=5,
+                                                           release_threshold=6))
+    assert (c.use_pool, c.preferred_location.type, c.max_size, c.release_threshold) == (1, LOCATION_HOST, 5, 6)
+
+
+def test_raw_create_refuses_pool_options_without_a_pool(lib, gpu):
+    from cucore.memory_resources import ManagedOptionsC
+    c = ManagedOptionsC()
+    c.struct_size = ctypes.sizeof(c)
+    out = ctypes.c_void_p(0x1234)
+    for field, value in (("max_size", 1 << 20), ("release_threshold", 1), ("use_pool", 2)):
+        c.use_pool, c.max_size, c.release_threshold = 0, 0, 0
+        setattr(c, field, value)
+        st = lib.function("cucore_managed_memory_resource_create")(gpu._h, ctypes.byref(c), ctypes.byref(out))
+        assert st == cucore.Status.ERROR_INVALID_ARGUMENT, field
+        assert out.value is None and field in cucore.last_error_message()
+
+
+@pytest.mark.gpu
+def test_default_resource_is_cuMemAllocManaged(gpu, managed):
+    mr, s = managed
+    assert mr.use_pool is False and mr.handle == 0  # no CUmemoryPool
+    b = mr.allocate(4096)  # synchronous: no stream needed
+    assert isinstance(b, cucore.ManagedBuffer) and b.deallocation_stream is None
+    data = bytes(range(256)) * 16
+    ctypes.memmove(b.handle, data, len(data))  # usable at once, from the host
+    assert b.to_bytes(stream=s) == data
+    on_stream = mr.allocate(4096, stream=s)  # a stream is accepted and not kept
+    assert on_stream.deallocation_stream is None
+    on_stream.fill(0x5A, stream=s)
+    assert on_stream.to_bytes(stream=s) == b"\x5a" * 4096
+    with pytest.raises(cucore.NotSupportedError, match="pool"):
+        mr.pool_attribute(cucore.PoolAttribute.RELEASE_THRESHOLD)
+    with pytest.raises(cucore.NotSupportedError, match="pool"):
+        mr.attributes.release_threshold
+    b.close()
+    on_stream.close()
+
+
+@pytest.mark.gpu
+def test_preferred_location_is_advised_on_each_allocation(gpu):
+    for where in (gpu, "host"):
+        mr = cucore.ManagedMemoryResource(gpu, {"preferred_location": where})
+        for _ in range(2):
+            b = mr.allocate(1 << 16)
+            assert b.preferred_location == where if where == "host" else b.preferred_location is gpu
+            b.preferred_location = None  # still the buffer's to change
+            assert b.preferred_location is None
+            b.close()
+
+
+@pytest.mark.gpu
+def test_a_refused_advice_frees_the_allocation(gpu, fake_driver, monkeypatch):
+    if not fake_driver:
+        pytest.skip("needs the fake driver, which fails calls on demand (FAKE_CUDA_FAIL)")
+    live = ctypes.CDLL(os.environ["CUCORE_CUDA_DRIVER_PATH"]).fake_cuda_live_allocations
+    mr = cucore.ManagedMemoryResource(gpu, {"preferred_location": "host"})
+    before = live()
+    monkeypatch.setenv("FAKE_CUDA_FAIL", "cuMemAdvise")
+    with pytest.raises(cucore.CUDAError, match="cuMemAdvise"):
+        mr.allocate(4096)
+    assert live() == before, "the allocation was given back"
+    monkeypatch.setenv("FAKE_CUDA_FAIL", "cuMemAllocManaged")
+    with pytest.raises(cucore.CUDAError, match="cuMemAllocManaged"):
+        mr.allocate(4096)
+    assert live() == before
+    monkeypatch.delenv("FAKE_CUDA_FAIL")
+    b = mr.allocate(4096)
+    assert live() == before + 1
+    b.close()
+    assert live() == before, "freed with cuMemFree"
+
+
+@pytest.mark.gpu
+def test_managed_pool_prefetches_and_may_refuse_advice(gpu):
+    try:
+        mr = cucore.ManagedMemoryResource(gpu, cucore.ManagedMemoryResourceOptions(use_pool=True))
+    except cucore.NotSupportedError as e:
+        pytest.skip(f"managed memory pools are not supported here (CUDA 13 driver): {e}")
+    s = gpu.create_stream()
+    assert mr.use_pool is True and mr.handle != 0
+    with pytest.raises(cucore.InvalidArgumentError, match="stream"):
+        mr.allocate(4096)  # stream-ordered: a stream is needed
+    n = 1 << 20
+    b = mr.allocate(n, stream=s)
+    assert b.deallocation_stream == s
+    data = bytes(range(256)) * (n // 256)
+    b.copy_from(data, stream=s)
+    b.prefetch(gpu, stream=s)
+    s.sync()
+    assert b.to_bytes(stream=s) == data
+    b.prefetch("host", stream=s)
+    s.sync()
+    assert ctypes.string_at(b.handle, n) == data  # on the host now: read in place
+    try:
+        b.read_mostly = True
+    except cucore.NotSupportedError as e:
+        print(f"advice on managed-pool memory is not supported by this driver: {e}")
+    else:
+        assert b.read_mostly is True
+        b.read_mostly = False
+    assert b.to_bytes(stream=s) == data
+    b.close()
     s.sync()
 
 

@@ -119,6 +119,7 @@ def test_virtual_options_struct():
 
 def test_managed_options():
     assert cucore.ManagedMemoryResourceOptions().preferred_location is None
+    assert cucore.ManagedMemoryResourceOptions().use_pool is False  # cuMemAllocManaged (see test_managed.py)
     for good in ("host", 0, ("host_numa", 1), -1):
         assert cucore.ManagedMemoryResourceOptions(preferred_location=good).preferred_location == good
     for bad, exc in (("gpu", ValueError), (("host_numa", -1), ValueError), (("host_numa", "1"), TypeError),
@@ -255,12 +256,15 @@ def test_pinned_pool_on_a_numa_node(gpu, stream):
 
 
 @pytest.mark.gpu
-def test_managed_pool(gpu, stream):
+@pytest.mark.parametrize("use_pool", [False, True], ids=["cuMemAllocManaged", "pool"])
+def test_managed_memory(gpu, stream, use_pool):
     base = _baseline()
-    mr = _or_skip(lambda: cucore.ManagedMemoryResource(gpu), "a managed memory pool (CUDA 13 driver)")
+    what = "a managed memory pool (CUDA 13 driver)" if use_pool else "managed memory"
+    mr = _or_skip(lambda: cucore.ManagedMemoryResource(gpu, {"use_pool": use_pool}), what)
     assert mr.kind == cucore.MemoryResourceKind.MANAGED and mr.device_id == gpu.device_id
     assert (mr.is_device_accessible, mr.is_host_accessible, mr.is_managed, mr.preferred_location) == \
         (True, True, True, None)
+    assert mr.use_pool is use_pool and (mr.handle != 0) is use_pool
     b = mr.allocate(1 << 16, stream=stream)
     assert isinstance(b, cucore.ManagedBuffer) and b.is_managed and b.memory_resource is mr
     data = _check_round_trip(b, stream, gpu, seed=11)
@@ -272,9 +276,11 @@ def test_managed_pool(gpu, stream):
     assert isinstance(v, cucore.ManagedBuffer) and v.to_bytes(stream=stream) == data[16:48]
     copy = b.copy_to(stream=stream)  # allocated from the same resource
     assert isinstance(copy, cucore.ManagedBuffer) and copy.to_bytes(stream=stream)[10:] == data[10:]
-    prefer_host = cucore.ManagedMemoryResource(gpu, cucore.ManagedMemoryResourceOptions(preferred_location="host"))
+    assert b.deallocation_stream == (stream if use_pool else None)  # a pool frees in stream order
+    prefer_host = cucore.ManagedMemoryResource(
+        gpu, cucore.ManagedMemoryResourceOptions(preferred_location="host", use_pool=use_pool))
     assert prefer_host.preferred_location == "host"
-    prefer_dev = cucore.ManagedMemoryResource(gpu, {"preferred_location": gpu})
+    prefer_dev = cucore.ManagedMemoryResource(gpu, {"preferred_location": gpu, "use_pool": use_pool})
     assert prefer_dev.preferred_location is gpu
     prefer_host.allocate(4096, stream=stream).close()
     del b, v, copy, prefer_host, prefer_dev

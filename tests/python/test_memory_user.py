@@ -53,6 +53,7 @@ def test_a_subclass_is_a_libcucore_resource(lib):
     mr = HostArena()
     assert isinstance(mr, cucore.MemoryResource) and mr.kind == cucore.MemoryResourceKind.USER
     assert (mr.device_id, mr.is_device_accessible, mr.is_host_accessible, mr.is_managed) == (-1, False, True, False)
+    assert not mr.is_stream_ordered, "a user resource is not a pool"
     assert _live_resources() == base + 1
     b = mr.allocate(64)
     assert isinstance(b, cucore.Buffer) and b.size == 64 and b.handle in mr.blocks

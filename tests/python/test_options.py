@@ -70,6 +70,15 @@ def test_event_options_unknown_field():
         event_struct(cucore.StreamOptions())
 
 
+def test_managed_options_layout():
+    # cucore_managed_memory_resource_options_t: use_pool took reserved0's place; nothing else moved.
+    C = _lib.STRUCTS["cucore_managed_memory_resource_options_t"]
+    assert [f for f, _ in C._fields_] == ["struct_size", "use_pool", "preferred_location", "max_size",
+                                          "release_threshold"]
+    assert (C.use_pool.offset, C.preferred_location.offset, C.max_size.offset, C.release_threshold.offset,
+            ctypes.sizeof(C)) == (4, 8, 16, 24, 32)
+
+
 def test_struct_layouts_match_the_header():
     assert [f for f, _ in _lib.StreamOptionsC._fields_] == ["struct_size", "flags", "priority"]
     assert ctypes.sizeof(_lib.UuidC) == 16

@@ -239,9 +239,6 @@ TEST_F(ArgumentTest, MemoryResourceOptionsAreValidated) {
     p = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
     p.use_numa_id = 2;
     expect(create_pinned(p), pinned, "options.use_numa_id");
-    m = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-    m.reserved0 = 1;
-    expect(create_managed(m), managed, "options.reserved0");
     v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
     v.reserved0 = 1;
     expect(create_virtual(v), vmm, "options.reserved0");
@@ -261,6 +258,20 @@ TEST_F(ArgumentTest, MemoryResourceOptionsAreValidated) {
     p = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
     p.ipc_enabled = 2;
     expect(create_pinned(p), pinned, "options.ipc_enabled");
+    m = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    m.use_pool = 2;
+    expect(create_managed(m), managed, "options.use_pool");
+    EXPECT_EQ(r, nullptr);
+    // Pool-only fields without use_pool: refused, not ignored.
+    m = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    m.max_size = 1 << 20;
+    expect(create_managed(m), managed, "max_size");
+    EXPECT_NE(message().find("use_pool"), std::string::npos) << message();
+    EXPECT_EQ(r, nullptr);
+    m = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    m.release_threshold = 4096;
+    expect(create_managed(m), managed, "release_threshold");
+    EXPECT_EQ(r, nullptr);
     v = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
     v.minimum_granularity = 2;
     expect(create_virtual(v), vmm, "options");
@@ -282,13 +293,20 @@ TEST_F(ArgumentTest, MemoryResourceOptionsAreValidated) {
     expect(create_virtual(v), vmm, "options.self_access");
     v.self_access = static_cast<cucore_access_t>(99);
     expect(create_virtual(v), vmm, "options.self_access");
-    m = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-    m.preferred_location.type = static_cast<cucore_location_type_t>(99);
-    expect(create_managed(m), managed, "options.preferred_location");
-    m.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, -1};
-    expect(create_managed(m), managed, "options.preferred_location");
-    m.preferred_location = cucore_location_t{CUCORE_LOCATION_HOST_NUMA_CURRENT, 0};
-    expect(create_managed(m), managed, "options.preferred_location");
+    for (uint32_t use_pool : {0u, 1u}) {  // both kinds check the location before the driver
+        SCOPED_TRACE("use_pool " + std::to_string(use_pool));
+        m = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+        m.use_pool = use_pool;
+        m.preferred_location.type = static_cast<cucore_location_type_t>(99);
+        expect(create_managed(m), managed, "options.preferred_location");
+        m.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, -1};
+        expect(create_managed(m), managed, "options.preferred_location");
+        m.preferred_location = cucore_location_t{CUCORE_LOCATION_HOST_NUMA, -2};
+        expect(create_managed(m), managed, "options.preferred_location");
+        m.preferred_location = cucore_location_t{CUCORE_LOCATION_HOST_NUMA_CURRENT, 0};
+        expect(create_managed(m), managed, "options.preferred_location");
+        EXPECT_EQ(r, nullptr);
+    }
     p = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
     p.use_numa_id = 1;
     p.numa_id = -1;  // with use_numa_id, a node must be named

@@ -239,7 +239,8 @@ int cucore_facade_compile_check() {
     cucore::PinnedPoolOptions pin_opts;
     pin_opts.numa_id = 0;
     pin_opts.ipc_enabled = true;
-    cucore::ManagedPoolOptions man_opts;
+    cucore::ManagedMemoryOptions man_opts;
+    man_opts.use_pool = true;
     man_opts.preferred_location = cucore::Location::device(dev);
     cucore::VirtualMemoryOptions vmm_opts;
     vmm_opts.reserve_size = 1u << 30;
@@ -248,8 +249,8 @@ int cucore_facade_compile_check() {
     ipc_opts.ipc_enabled = true;
     cucore::MemoryResource mr_pin = cucore::MemoryResource::pinned_pool(dev);
     cucore::MemoryResource mr_pin2 = cucore::MemoryResource::pinned_pool(dev, pin_opts);
-    cucore::MemoryResource mr_man = cucore::MemoryResource::managed_pool(dev);
-    cucore::MemoryResource mr_man2 = cucore::MemoryResource::managed_pool(dev, man_opts);
+    cucore::MemoryResource mr_man = cucore::MemoryResource::managed(dev);
+    cucore::MemoryResource mr_man2 = cucore::MemoryResource::managed(dev, man_opts);
     cucore::MemoryResource mr_vmm = cucore::MemoryResource::virtual_memory(dev);
     cucore::MemoryResource mr_vmm2 = cucore::MemoryResource::virtual_memory(dev, vmm_opts);
     cucore::MemoryResource mr_ipc = cucore::MemoryResource::device_pool(dev, ipc_opts);

@@ -75,6 +75,9 @@ struct FakeManaged {
     CUmemLocation last_prefetch{CU_MEM_LOCATION_TYPE_INVALID, 0};
 };
 std::map<CUdeviceptr, FakeManaged> g_managed;
+// cuMemAllocManaged allocations (also in g_allocations and g_managed) and the
+// attach flags each was made with; only cuMemFree frees them.
+std::map<CUdeviceptr, unsigned> g_managed_flags;
 // Virtual memory: physical memory is a memfd, reservations are PROT_NONE host
 // ranges, mappings put the memfd's pages there.
 struct FakePhysical {
@@ -419,7 +422,7 @@ CUresult f_cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
         return CUDA_SUCCESS;
     }
     auto found = g_allocations.find(address);
-    if (found == g_allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+    if (found == g_allocations.end() || g_managed_flags.count(address)) return CUDA_ERROR_INVALID_VALUE;
     if (auto pool = g_allocation_pool.find(address); pool != g_allocation_pool.end()) {
         pool->second->used -= found->second;
         g_allocation_pool.erase(pool);
@@ -439,8 +442,37 @@ CUresult f_cuMemAllocHost(void **pointer, size_t size) {
 }
 CUresult f_cuMemFreeHost(void *pointer) {
     ENTER("cuMemFreeHost");
+    if (g_managed_flags.count(reinterpret_cast<CUdeviceptr>(pointer))) return CUDA_ERROR_INVALID_VALUE;
     if (!g_allocations.erase(reinterpret_cast<CUdeviceptr>(pointer))) return CUDA_ERROR_INVALID_VALUE;
     std::free(pointer);
+    return CUDA_SUCCESS;
+}
+// Managed memory outside pools: host memory, so copies, fills and host access
+// work; it takes advice like managed-pool memory.
+CUresult f_cuMemAllocManaged(CUdeviceptr *address, size_t size, unsigned flags) {
+    ENTER("cuMemAllocManaged");
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!address || size == 0 || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
+        return CUDA_ERROR_INVALID_VALUE;
+    void *memory = std::malloc(size);
+    if (!memory) return CUDA_ERROR_OUT_OF_MEMORY;
+    *address = reinterpret_cast<CUdeviceptr>(memory);
+    g_allocations[*address] = size;
+    g_managed_flags[*address] = flags;
+    FakeManaged range;
+    range.size = size;
+    g_managed.emplace(*address, range);
+    return CUDA_SUCCESS;
+}
+// Frees cuMemAllocManaged memory only (the fake has no cuMemAlloc), so a
+// resource freeing the wrong way fails.
+CUresult f_cuMemFree(CUdeviceptr address) {
+    ENTER("cuMemFree");
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!g_managed_flags.erase(address)) return CUDA_ERROR_INVALID_VALUE;
+    g_allocations.erase(address);
+    g_managed.erase(address);
+    std::free(reinterpret_cast<void *>(address));
     return CUDA_SUCCESS;
 }
 CUresult f_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream) {
@@ -986,6 +1018,7 @@ void install(int devices) {
         g_allocations.clear();
         g_allocation_pool.clear();
         g_managed.clear();
+        g_managed_flags.clear();
         g_exported_pools.clear();
         g_imported_pointers.clear();
         forget_virtual_memory();
@@ -1036,6 +1069,7 @@ void forget_allocations() {
     g_allocations.clear();
     g_allocation_pool.clear();
     g_managed.clear();
+    g_managed_flags.clear();
 }
 
 Counters counters() {
@@ -1075,6 +1109,12 @@ CUmemAllocationProp vmm_prop(CUdeviceptr address) {
 CUmemAccess_flags pool_access(CUmemoryPool pool, int device) {
     std::lock_guard<std::recursive_mutex> lock(g_mutex);
     return fake_pool_access(reinterpret_cast<FakePool *>(pool), device);
+}
+
+unsigned managed_attach_flags(CUdeviceptr address) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    auto it = g_managed_flags.find(address);
+    return it == g_managed_flags.end() ? 0u : it->second;
 }
 
 CUmemPoolProps pool_props(CUmemoryPool pool) {

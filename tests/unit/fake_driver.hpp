@@ -18,7 +18,7 @@ struct Counters {
     int streams = 0;           // streams created and not destroyed
     int events = 0;            // events created and not destroyed
     int pools = 0;             // memory pools created and not destroyed
-    int allocations = 0;       // device (pool) and pinned host allocations not freed
+    int allocations = 0;       // device (pool), pinned host and cuMemAllocManaged allocations not freed
     int vmm_handles = 0;       // cuMemCreate handles not released
     int reservations = 0;      // cuMemAddressReserve ranges not freed
     int mappings = 0;          // cuMemMap mappings not unmapped
@@ -68,6 +68,8 @@ int vmm_access(CUdeviceptr address, int device);
 CUmemAllocationProp vmm_prop(CUdeviceptr address);
 // The access granted by cuMemPoolSetAccess (owning device of a device pool: read-write).
 CUmemAccess_flags pool_access(CUmemoryPool pool, int device);
+// The attach flags cuMemAllocManaged gave the allocation at `address` (0: none from it).
+unsigned managed_attach_flags(CUdeviceptr address);
 // The props a pool was created with.
 CUmemPoolProps pool_props(CUmemoryPool pool);
 // Overrides what cuDeviceGetAttribute answers (cleared by install()).

@@ -50,13 +50,15 @@ TEST(MemoryFacadeOptions, DefaultsAreTheCInitMacros) {
     EXPECT_EQ(p.numa_id, 0);
 
     const cucore_managed_memory_resource_options_t m0 = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-    const cucore_managed_memory_resource_options_t m = cucore::ManagedPoolOptions{}.to_c();
+    const cucore_managed_memory_resource_options_t m = cucore::ManagedMemoryOptions{}.to_c();
     EXPECT_EQ(m.struct_size, m0.struct_size);
+    EXPECT_EQ(m.use_pool, m0.use_pool);
+    EXPECT_EQ(m.use_pool, 0u) << "the default: cuMemAllocManaged";
+    EXPECT_FALSE(cucore::ManagedMemoryOptions{}.use_pool);
     EXPECT_EQ(m.preferred_location.type, CUCORE_LOCATION_NONE);
     EXPECT_EQ(m.preferred_location.id, 0);
     EXPECT_EQ(m.max_size, m0.max_size);
     EXPECT_EQ(m.release_threshold, m0.release_threshold);
-    EXPECT_EQ(m.reserved0, 0u);
 
     const cucore_virtual_memory_resource_options_t v0 = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
     const cucore_virtual_memory_resource_options_t v = cucore::VirtualMemoryOptions{}.to_c();
@@ -96,13 +98,19 @@ TEST(MemoryFacadeOptions, FieldsConvertToC) {
     EXPECT_EQ(p.to_c().numa_id, 0);
     p.numa_id.reset();
     EXPECT_EQ(p.to_c().use_numa_id, 0u);
-    cucore::ManagedPoolOptions m;
+    cucore::ManagedMemoryOptions m;
+    m.use_pool = true;
     m.preferred_location = Location::host_numa(3);
     m.max_size = 7;
+    m.release_threshold = 8;
     const cucore_managed_memory_resource_options_t mc = m.to_c();
+    EXPECT_EQ(mc.use_pool, 1u);
     EXPECT_EQ(mc.preferred_location.type, CUCORE_LOCATION_HOST_NUMA);
     EXPECT_EQ(mc.preferred_location.id, 3);
     EXPECT_EQ(mc.max_size, 7u);
+    EXPECT_EQ(mc.release_threshold, 8u);
+    m.use_pool = false;
+    EXPECT_EQ(m.to_c().use_pool, 0u);
     cucore::VirtualMemoryOptions v;
     v.location_type = CUCORE_LOCATION_HOST;
     v.minimum_granularity = true;
@@ -169,21 +177,36 @@ TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
     EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.pool_handle())).location.type,
               CU_MEM_LOCATION_TYPE_HOST_NUMA);
     EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.pool_handle())).location.id, 1);
-    cucore::ManagedPoolOptions m;
+    cucore::ManagedMemoryOptions m;
+    m.use_pool = true;
     m.preferred_location = Location::device(dev1_);
-    const cucore::MemoryResource managed = cucore::MemoryResource::managed_pool(dev_, m);
+    const cucore::MemoryResource managed = cucore::MemoryResource::managed(dev_, m);
     EXPECT_EQ(managed.kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
     EXPECT_TRUE(managed.is_managed());
     EXPECT_FALSE(pinned.is_managed());
+    ASSERT_NE(managed.pool_handle(), nullptr);
     const CUmemPoolProps props = fake::pool_props(static_cast<CUmemoryPool>(managed.pool_handle()));
+    EXPECT_EQ(props.allocType, CU_MEM_ALLOCATION_TYPE_MANAGED);
     EXPECT_EQ(props.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
     EXPECT_EQ(props.location.id, 1);
+    // Without use_pool: cuMemAllocManaged, no pool, the location advised per
+    // allocation, and synchronous (no stream needed).
+    m.use_pool = false;
+    const cucore::MemoryResource plain = cucore::MemoryResource::managed(dev_, m);
+    EXPECT_EQ(plain.kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
+    EXPECT_TRUE(plain.is_managed());
+    EXPECT_EQ(plain.pool_handle(), nullptr);
+    const cucore::Buffer pb = plain.allocate(64);
+    EXPECT_EQ(fake::managed_attach_flags(pb.address()), static_cast<unsigned>(CU_MEM_ATTACH_GLOBAL));
+    EXPECT_EQ(pb.preferred_location(), Location::device(1));
+    m.max_size = 1 << 20;  // pools only
+    EXPECT_THROWS_STATUS(cucore::MemoryResource::managed(dev_, m), CUCORE_ERROR_INVALID_ARGUMENT);
     const cucore::MemoryResource vmm = cucore::MemoryResource::virtual_memory(dev1_);
     EXPECT_EQ(vmm.kind(), CUCORE_MEMORY_RESOURCE_VIRTUAL);
     EXPECT_EQ(vmm.device_id(), 1);
     EXPECT_EQ(vmm.pool_handle(), nullptr);
     EXPECT_EQ(cucore::MemoryResource::pinned_pool(dev_).kind(), CUCORE_MEMORY_RESOURCE_PINNED);
-    EXPECT_EQ(cucore::MemoryResource::managed_pool(dev_).kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
+    EXPECT_EQ(cucore::MemoryResource::managed(dev_).kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
     cucore::VirtualMemoryOptions bad;
     bad.self_access = static_cast<cucore_access_t>(2);  // neither NONE (the default), READ nor READ_WRITE
     EXPECT_THROWS_STATUS(cucore::MemoryResource::virtual_memory(dev_, bad), CUCORE_ERROR_INVALID_ARGUMENT);
@@ -191,7 +214,7 @@ TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
 }
 
 TEST_F(MemoryFacadeTest, BuffersDescribeThemselves) {
-    const cucore::MemoryResource managed = cucore::MemoryResource::managed_pool(dev_);
+    const cucore::MemoryResource managed = cucore::MemoryResource::managed(dev_);
     const cucore::MemoryResource pool = cucore::MemoryResource::device_default(dev_);
     const cucore::Buffer m = managed.allocate(256, s_);
     const cucore::Buffer d = pool.allocate(256, s_);
@@ -254,7 +277,7 @@ TEST_F(MemoryFacadeTest, VirtualMemoryGrows) {
 }
 
 TEST_F(MemoryFacadeTest, ManagedBufferAdviceAndPrefetch) {
-    const cucore::Buffer m = cucore::MemoryResource::managed_pool(dev_).allocate(4096, s_);
+    const cucore::Buffer m = cucore::MemoryResource::managed(dev_).allocate(4096, s_);
     EXPECT_FALSE(m.read_mostly());
     m.set_read_mostly(true);
     EXPECT_TRUE(m.read_mostly());

@@ -1,5 +1,5 @@
 // Fault injection for the memory create, allocate and grow paths of pinned,
-// managed, virtual and user resources: every driver call of each path fails in
+// managed (pool and cuMemAllocManaged), virtual and user resources: every driver call of each path fails in
 // turn (as in fault_injection_test.cpp), and after each failure nothing is
 // left: no library object, no pool, no allocation, no physical memory, address
 // reservation or mapping, no context retain; a grow that fails leaves its
@@ -183,6 +183,7 @@ TEST_F(MemoryFaultInjectionTest, PinnedPoolCreate) {
 
 TEST_F(MemoryFaultInjectionTest, ManagedPoolCreate) {
     cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    o.use_pool = 1;
     o.release_threshold = 1 << 20;
     o.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, 1};
     check(create_on_fresh_device("cucore_managed_memory_resource_create",
@@ -190,6 +191,17 @@ TEST_F(MemoryFaultInjectionTest, ManagedPoolCreate) {
                                      return cucore_managed_memory_resource_create(d, &o, r);
                                  },
                                  4));
+}
+
+TEST_F(MemoryFaultInjectionTest, ManagedResourceCreate) {
+    cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    o.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, 0};
+    // the managed-memory attribute (the fixture's stream holds the primary context already)
+    check(create_on_fresh_device("cucore_managed_memory_resource_create",
+                                 [o](cucore_device_t *d, cucore_memory_resource_t **r) {
+                                     return cucore_managed_memory_resource_create(d, &o, r);
+                                 },
+                                 1));
 }
 
 TEST_F(MemoryFaultInjectionTest, VirtualResourceCreate) {
@@ -201,9 +213,16 @@ TEST_F(MemoryFaultInjectionTest, VirtualResourceCreate) {
 }
 
 TEST_F(MemoryFaultInjectionTest, AllocationsOfEveryNewKind) {
-    cucore_memory_resource_t *pinned = nullptr, *managed = nullptr, *vmm = nullptr, *user = nullptr;
+    cucore_memory_resource_t *pinned = nullptr, *managed = nullptr, *managed_pool = nullptr, *advised = nullptr;
+    cucore_memory_resource_t *vmm = nullptr, *user = nullptr;
     ASSERT_EQ(cucore_pinned_memory_resource_create(d1_, nullptr, &pinned), CUCORE_SUCCESS);
     ASSERT_EQ(cucore_managed_memory_resource_create(d1_, nullptr, &managed), CUCORE_SUCCESS);
+    cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    o.use_pool = 1;
+    ASSERT_EQ(cucore_managed_memory_resource_create(d1_, &o, &managed_pool), CUCORE_SUCCESS);
+    o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    o.preferred_location = cucore_location_t{CUCORE_LOCATION_HOST, 0};
+    ASSERT_EQ(cucore_managed_memory_resource_create(d1_, &o, &advised), CUCORE_SUCCESS);
     ASSERT_EQ(cucore_virtual_memory_resource_create(d1_, nullptr, &vmm), CUCORE_SUCCESS);
     cucore_memory_resource_callbacks_t callbacks{};
     callbacks.struct_size = sizeof callbacks;
@@ -217,10 +236,13 @@ TEST_F(MemoryFaultInjectionTest, AllocationsOfEveryNewKind) {
     };
     ASSERT_EQ(cucore_user_memory_resource_create(&callbacks, &user), CUCORE_SUCCESS);
     check(allocate_from(pinned, s1_, 256, 1));
-    check(allocate_from(managed, s1_, 256, 1));
+    check(allocate_from(managed, nullptr, 256, 1));  // cuMemAllocManaged
+    check(allocate_from(managed_pool, s1_, 256, 1));
+    check(allocate_from(advised, s1_, 256, 2));  // cuMemAllocManaged, cuMemAdvise (then cuMemFree)
     check(allocate_from(vmm, nullptr, 256, 4));  // reserve, create, map, set access
     check(allocate_from(user, s1_, 256, 0));
-    for (cucore_memory_resource_t *r : {pinned, managed, vmm, user}) cucore_memory_resource_release(r);
+    for (cucore_memory_resource_t *r : {pinned, managed, managed_pool, advised, vmm, user})
+        cucore_memory_resource_release(r);
 }
 
 TEST_F(MemoryFaultInjectionTest, GrowInPlace) {

@@ -1,4 +1,5 @@
-// Pinned and managed pools, peer access, what buffers say about themselves
+// Pinned and managed pools (managed memory without a pool:
+// memory_managed_test.cpp), peer access, what buffers say about themselves
 // (accessibility, deallocation stream) and copies between devices, against
 // the fake driver.
 #include <cstring>
@@ -8,7 +9,17 @@
 
 namespace {
 
-class MemoryResourcesTest : public MemoryFixture {};
+class MemoryResourcesTest : public MemoryFixture {
+  protected:
+    // A managed memory pool (options.use_pool) on `d`; NULL if the call failed.
+    static cucore_memory_resource_t *managed_pool(cucore_device_t *d) {
+        cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+        o.use_pool = 1;
+        cucore_memory_resource_t *r = nullptr;
+        EXPECT_EQ(cucore_managed_memory_resource_create(d, &o, &r), CUCORE_SUCCESS) << message();
+        return r;
+    }
+};
 
 // ---- Pinned pools ----------------------------------------------------------------
 
@@ -135,29 +146,36 @@ TEST_F(MemoryResourcesTest, PinnedPoolZeroedOptionsAreTheDefaults) {
 
 TEST_F(MemoryResourcesTest, PoolsNeedDriverSupport) {
     cucore_memory_resource_t *r = reinterpret_cast<cucore_memory_resource_t *>(0x1);
+    cucore_managed_memory_resource_options_t pool = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+    pool.use_pool = 1;
     fake::set_attribute(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 0, 0);
     EXPECT_EQ(cucore_pinned_memory_resource_create(d0_, nullptr, &r), CUCORE_ERROR_NOT_SUPPORTED);
     EXPECT_EQ(r, nullptr);
-    EXPECT_EQ(cucore_managed_memory_resource_create(d0_, nullptr, &r), CUCORE_ERROR_NOT_SUPPORTED);
+    r = reinterpret_cast<cucore_memory_resource_t *>(0x1);
+    EXPECT_EQ(cucore_managed_memory_resource_create(d0_, &pool, &r), CUCORE_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(r, nullptr);
     fake::set_attribute(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 0, 1);
     fake::set_attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 0, 0);
-    EXPECT_EQ(cucore_managed_memory_resource_create(d0_, nullptr, &r), CUCORE_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(cucore_managed_memory_resource_create(d0_, &pool, &r), CUCORE_ERROR_NOT_SUPPORTED);
     EXPECT_NE(message().find("managed"), std::string::npos) << message();
     fake::set_attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 0, 1);
     fake::set_driver_version(12090);  // managed pools came with CUDA 13
-    EXPECT_EQ(cucore_managed_memory_resource_create(d0_, nullptr, &r), CUCORE_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(cucore_managed_memory_resource_create(d0_, &pool, &r), CUCORE_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(message().find("CUDA 13"), std::string::npos) << message();
     EXPECT_EQ(r, nullptr);
     EXPECT_EQ(fake::counters().pools, 0) << "nothing made";
     fake::set_driver_version(13000);
-    ASSERT_EQ(cucore_managed_memory_resource_create(d0_, nullptr, &r), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_managed_memory_resource_create(d0_, &pool, &r), CUCORE_SUCCESS) << message();
+    EXPECT_NE(pool_of(r), nullptr);
     cucore_memory_resource_release(r);
 }
 
 // ---- Managed pools ------------------------------------------------------------------
 
 TEST_F(MemoryResourcesTest, ManagedPoolGivesManagedBuffersEverywhereReachable) {
-    cucore_memory_resource_t *managed = nullptr;
-    ASSERT_EQ(cucore_managed_memory_resource_create(d0_, nullptr, &managed), CUCORE_SUCCESS) << message();
+    cucore_memory_resource_t *managed = managed_pool(d0_);
+    ASSERT_NE(managed, nullptr);
+    EXPECT_EQ(fake::counters().pools, 1);
     EXPECT_EQ(kind_of(managed), CUCORE_MEMORY_RESOURCE_MANAGED);
     int id = 9, device_ok = 9, host_ok = 9;
     ASSERT_EQ(cucore_memory_resource_device_id(managed, &id), CUCORE_SUCCESS);
@@ -172,13 +190,35 @@ TEST_F(MemoryResourcesTest, ManagedPoolGivesManagedBuffersEverywhereReachable) {
     ASSERT_EQ(cucore_device_memory_resource_create(d0_, nullptr, &device_pool), CUCORE_SUCCESS);
     ASSERT_EQ(cucore_memory_resource_is_managed(device_pool, &managed_flag), CUCORE_SUCCESS);
     EXPECT_EQ(managed_flag, 0) << "a device pool is not managed";
+    int ordered = 9;
+    ASSERT_EQ(cucore_memory_resource_is_stream_ordered(device_pool, &ordered), CUCORE_SUCCESS);
+    EXPECT_EQ(ordered, 1) << "a pool allocates in stream order";
+    cucore_memory_resource_t *legacy = nullptr;
+    ASSERT_EQ(cucore_legacy_pinned_memory_resource_create(d0_, &legacy), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_memory_resource_is_stream_ordered(legacy, &ordered), CUCORE_SUCCESS);
+    EXPECT_EQ(ordered, 0) << "legacy pinned memory is synchronous";
+    EXPECT_EQ(cucore_memory_resource_is_stream_ordered(legacy, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_memory_resource_release(legacy);
     cucore_memory_resource_release(device_pool);
     EXPECT_EQ(cucore_memory_resource_is_managed(managed, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
     const CUmemPoolProps props = fake::pool_props(pool_of(managed));
     EXPECT_EQ(props.allocType, CU_MEM_ALLOCATION_TYPE_MANAGED);
     EXPECT_EQ(props.location.type, CU_MEM_LOCATION_TYPE_NONE) << "no preferred location by default";
+    // Stream-ordered: a stream of its device is needed.
+    cucore_buffer_t *none = reinterpret_cast<cucore_buffer_t *>(0x1);
+    EXPECT_EQ(cucore_memory_resource_allocate(managed, 128, nullptr, &none), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(none, nullptr);
+    EXPECT_EQ(cucore_memory_resource_allocate(managed, 128, s1_, &none), CUCORE_ERROR_INVALID_ARGUMENT);
+    fake::reset_calls();
     cucore_buffer_t *b = alloc(managed, 128, s0_);
     ASSERT_NE(b, nullptr);
+    EXPECT_TRUE(called("cuMemAllocFromPoolAsync"));
+    EXPECT_FALSE(called("cuMemAllocManaged"));
+    EXPECT_EQ(fake::managed_attach_flags(address_of(b)), 0u) << "pool memory";
+    cucore_stream_t *dealloc = nullptr;
+    ASSERT_EQ(cucore_buffer_deallocation_stream(b, &dealloc), CUCORE_SUCCESS);
+    EXPECT_EQ(dealloc, s0_);
+    cucore_stream_release(dealloc);
     EXPECT_EQ(accessibility(b), (std::vector<int>{1, 1, 1}));
     // Managed memory is usable from the host directly and through copies.
     std::memset(reinterpret_cast<void *>(address_of(b)), 0x3C, 128);
@@ -186,7 +226,10 @@ TEST_F(MemoryResourcesTest, ManagedPoolGivesManagedBuffersEverywhereReachable) {
     ASSERT_EQ(cucore_buffer_fill(b, 0x1234, 2, s0_), CUCORE_SUCCESS);
     ASSERT_EQ(cucore_stream_synchronize(s0_), CUCORE_SUCCESS);
     EXPECT_EQ(reinterpret_cast<const uint16_t *>(address_of(b))[63], 0x1234);
+    fake::reset_calls();
     cucore_buffer_release(b);
+    EXPECT_TRUE(called("cuMemFreeAsync"));
+    EXPECT_FALSE(called("cuMemFree"));
     cucore_memory_resource_release(managed);
 }
 
@@ -204,6 +247,7 @@ TEST_F(MemoryResourcesTest, ManagedPoolPreferredLocationReachesTheDriver) {
     for (const Case &c : cases) {
         SCOPED_TRACE(static_cast<int>(c.type));
         cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+        o.use_pool = 1;
         o.preferred_location = c.preferred;
         o.release_threshold = 4096;
         cucore_memory_resource_t *managed = nullptr;
@@ -279,13 +323,14 @@ TEST_F(MemoryResourcesTest, PeerAccessErrors) {
     cucore_memory_resource_t *legacy = nullptr, *managed = nullptr, *user = nullptr;
     ASSERT_EQ(cucore_legacy_pinned_memory_resource_create(d0_, &legacy), CUCORE_SUCCESS);
     ASSERT_EQ(cucore_managed_memory_resource_create(d0_, nullptr, &managed), CUCORE_SUCCESS);
+    cucore_memory_resource_t *managed_pool_resource = managed_pool(d0_);  // managed memory reaches every device
     cucore_memory_resource_callbacks_t callbacks{};
     callbacks.struct_size = sizeof callbacks;
     callbacks.allocate = [](void *, uint64_t, cucore_stream_t *, uint64_t *) { return CUCORE_ERROR_OUT_OF_MEMORY; };
     callbacks.deallocate = [](void *, uint64_t, uint64_t, cucore_stream_t *) { return CUCORE_SUCCESS; };
     callbacks.device_id = 0;
     ASSERT_EQ(cucore_user_memory_resource_create(&callbacks, &user), CUCORE_SUCCESS);
-    for (cucore_memory_resource_t *r : {legacy, managed, user}) {
+    for (cucore_memory_resource_t *r : {legacy, managed, managed_pool_resource, user}) {
         SCOPED_TRACE(static_cast<int>(kind_of(r)));
         fake::reset_calls();
         EXPECT_EQ(cucore_memory_resource_set_peer_access(r, d1_, CUCORE_ACCESS_READ_WRITE), CUCORE_ERROR_NOT_SUPPORTED);
@@ -296,6 +341,7 @@ TEST_F(MemoryResourcesTest, PeerAccessErrors) {
     }
     cucore_memory_resource_release(legacy);
     cucore_memory_resource_release(managed);
+    cucore_memory_resource_release(managed_pool_resource);
     cucore_memory_resource_release(user);
 }
 

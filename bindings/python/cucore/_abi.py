@@ -45,7 +45,7 @@ STRUCTS = {
     ),
     "cucore_managed_memory_resource_options_t": (
         ("struct_size", "uint32_t"),
-        ("reserved0", "uint32_t"),
+        ("use_pool", "uint32_t"),
         ("preferred_location", "cucore_location_t"),
         ("max_size", "uint64_t"),
         ("release_threshold", "uint64_t"),
@@ -264,6 +264,7 @@ ABI = {
     "cucore_memory_resource_device_id": ("cucore_status_t", ("cucore_memory_resource_t*", "int*")),
     "cucore_memory_resource_accessibility": ("cucore_status_t", ("cucore_memory_resource_t*", "int*", "int*")),
     "cucore_memory_resource_is_managed": ("cucore_status_t", ("cucore_memory_resource_t*", "int*")),
+    "cucore_memory_resource_is_stream_ordered": ("cucore_status_t", ("cucore_memory_resource_t*", "int*")),
     "cucore_buffer_from_handle": ("cucore_status_t", ("uint64_t", "uint64_t", "cucore_device_t*", "cucore_release_fn", "void*", "cucore_buffer_t**")),
     "cucore_buffer_retain": ("cucore_status_t", ("cucore_buffer_t*",)),
     "cucore_buffer_release": ("cucore_status_t", ("cucore_buffer_t*",)),

@@ -1,6 +1,6 @@
 """Managed (unified) memory: advice, prefetch and discard (cucore_buffer_advise ... cucore_buffer_discard).
 
-    mr = cucore.ManagedMemoryResource(dev)
+    mr = cucore.ManagedMemoryResource(dev)        # cuMemAllocManaged: advice works (see ManagedMemoryResource)
     buf = mr.allocate(1 << 20, stream=s)          # a ManagedBuffer
     buf.read_mostly = True
     buf.preferred_location = "host"               # or a Device, an ordinal, ("host_numa", node), None

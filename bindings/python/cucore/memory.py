@@ -30,7 +30,8 @@ from .stream import Stream, _RELEASE_CB, _next_key, _owners
 (_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
  _cucore_legacy_pinned_memory_resource_create, _cucore_memory_resource_retain, _cucore_memory_resource_release,
  _cucore_memory_resource_allocate, _cucore_memory_resource_kind, _cucore_memory_resource_device_id,
- _cucore_memory_resource_accessibility, _cucore_memory_resource_is_managed, _cucore_buffer_from_handle, _cucore_buffer_retain, _cucore_buffer_release,
+ _cucore_memory_resource_accessibility, _cucore_memory_resource_is_managed,
+ _cucore_memory_resource_is_stream_ordered, _cucore_buffer_from_handle, _cucore_buffer_retain, _cucore_buffer_release,
  _cucore_buffer_close, _cucore_buffer_set_deallocation_stream, _cucore_buffer_size, _cucore_buffer_address,
  _cucore_buffer_device_id, _cucore_buffer_memory_resource, _cucore_buffer_view, _cucore_buffer_copy,
  _cucore_buffer_copy_from_host, _cucore_buffer_copy_to_host, _cucore_buffer_fill,
@@ -40,6 +41,7 @@ from .stream import Stream, _RELEASE_CB, _next_key, _owners
     "cucore_legacy_pinned_memory_resource_create", "cucore_memory_resource_retain",
     "cucore_memory_resource_release", "cucore_memory_resource_allocate", "cucore_memory_resource_kind",
     "cucore_memory_resource_device_id", "cucore_memory_resource_accessibility", "cucore_memory_resource_is_managed",
+    "cucore_memory_resource_is_stream_ordered",
     "cucore_buffer_from_handle",
     "cucore_buffer_retain", "cucore_buffer_release", "cucore_buffer_close", "cucore_buffer_set_deallocation_stream",
     "cucore_buffer_size", "cucore_buffer_address", "cucore_buffer_device_id", "cucore_buffer_memory_resource",
@@ -118,7 +120,7 @@ class MemoryResourceKind(enum.IntEnum):
     DEVICE = 1          # a stream-ordered device memory pool
     LEGACY_PINNED = 2   # page-locked host memory (cuMemAllocHost), synchronous
     PINNED = 3          # a stream-ordered pool of page-locked host memory
-    MANAGED = 4         # a stream-ordered pool of managed (unified) memory
+    MANAGED = 4         # managed (unified) memory: cuMemAllocManaged (synchronous) or a stream-ordered pool
     VIRTUAL = 5         # virtual memory management (cuMemCreate + cuMemMap), synchronous, growable buffers
     USER = 6            # allocate/deallocate are the user's (a Python subclass of MemoryResource, ...)
     IMPORTED = 7        # a pool imported from another process (maps its buffers, cannot allocate)
@@ -462,16 +464,18 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
             raise closed_error(self)
         info = self._info
         if info is None:
-            kind, device_id, dacc, hacc, managed = _c_int(), _c_int(), _c_int(), _c_int(), _c_int()
+            kind, device_id, dacc, hacc, managed, ordered = _c_int(), _c_int(), _c_int(), _c_int(), _c_int(), _c_int()
             st = _cucore_memory_resource_kind(h, kind) or _cucore_memory_resource_device_id(h, device_id) or \
-                _cucore_memory_resource_accessibility(h, dacc, hacc) or _cucore_memory_resource_is_managed(h, managed)
+                _cucore_memory_resource_accessibility(h, dacc, hacc) or \
+                _cucore_memory_resource_is_managed(h, managed) or _cucore_memory_resource_is_stream_ordered(h, ordered)
             if st:
                 raise_error(st, self)
             try:
                 k = MemoryResourceKind(kind.value)
             except ValueError:  # a kind newer than this binding
                 k = kind.value
-            info = self._info = (k, device_id.value, bool(dacc.value), bool(hacc.value), bool(managed.value))
+            info = self._info = (k, device_id.value, bool(dacc.value), bool(hacc.value), bool(managed.value),
+                                 bool(ordered.value))
         return info
 
     def pool_attribute(self, attribute):
@@ -523,6 +527,11 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
     def is_managed(self):
         """Whether the memory is managed (unified) memory: advice, prefetch and discard apply."""
         return self._get_info()[4]
+
+    @property
+    def is_stream_ordered(self):
+        """Whether allocation and release are ordered on a stream (pools: a stream is required)."""
+        return self._get_info()[5]
 
     # ---- allocation ------------------------------------------------------------------------------
 

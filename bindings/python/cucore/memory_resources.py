@@ -2,6 +2,7 @@
 
     pinned = cucore.PinnedMemoryResource(dev)              # stream-ordered page-locked host memory
     managed = cucore.ManagedMemoryResource(dev, cucore.ManagedMemoryResourceOptions(preferred_location="host"))
+    pool = cucore.ManagedMemoryResource(dev, {"use_pool": True})  # cuda.core's kind: a stream-ordered pool
     vmm = cucore.VirtualMemoryResource(dev, cucore.VirtualMemoryResourceOptions(reserve_size=1 << 30))
     buf = vmm.allocate(1 << 21)                             # synchronous: no stream needed
     vmm.modify_allocation(buf, 1 << 22)                     # grows, keeping the contents
@@ -114,44 +115,67 @@ class PinnedMemoryResource(MemoryResource, PeerAccessible):
 
 @dataclass
 class ManagedMemoryResourceOptions:
-    """Options of a managed memory pool (cucore_managed_memory_resource_options_t).
+    """Options of a managed memory resource (cucore_managed_memory_resource_options_t).
 
     preferred_location: where the pages should live: None (no preference), a Device or device ordinal,
-        "host", or ("host_numa", node).
-    max_size: the most bytes the pool may reserve; 0 for no limit.
-    release_threshold: bytes kept reserved after a synchronization; 0 for the driver's default.
+        "host", or ("host_numa", node): the pool's, or advised on each allocation without a pool.
+    max_size: the most bytes the pool may reserve; 0 for no limit (pools only).
+    release_threshold: bytes kept reserved after a synchronization; 0 for the driver's default (pools only).
+    use_pool: False (the default) for memory from cuMemAllocManaged, True for a managed memory pool as
+        cuda.core's ManagedMemoryResource has (see ManagedMemoryResource for why the default differs).
     """
     preferred_location: object = None
     max_size: int = 0
     release_threshold: int = 0
+    use_pool: bool = False
 
     def __post_init__(self):
-        check_options(self, ("max_size", "release_threshold"))
+        check_options(self, ("max_size", "release_threshold"), ("use_pool",))
         if self.preferred_location is not None:
             to_location(self.preferred_location, "ManagedMemoryResourceOptions.preferred_location")
+        if not self.use_pool:
+            for name in ("max_size", "release_threshold"):
+                if getattr(self, name):
+                    raise ValueError(f"ManagedMemoryResourceOptions.{name} applies to managed pools only "
+                                     f"(use_pool=True)")
+
+
+def _managed_struct(options):
+    """The cucore_managed_memory_resource_options_t of ManagedMemoryResourceOptions (zero fields: defaults)."""
+    c = ManagedOptionsC()
+    c.struct_size = ctypes.sizeof(c)
+    c.use_pool = options.use_pool
+    if options.preferred_location is not None:
+        c.preferred_location = to_location(options.preferred_location, "preferred_location")
+    c.max_size = options.max_size
+    c.release_threshold = options.release_threshold
+    return c
 
 
 class ManagedMemoryResource(MemoryResource):
-    """A stream-ordered pool of managed (unified) memory (cuMemPoolCreate with managed allocations; a
-    CUDA 13 driver). `ManagedMemoryResource(device=None, options=None)` allocates in stream order on
-    streams of `device`; its buffers are ManagedBuffers, accessible from the host and every device, steered
-    with advice, prefetch and discard."""
+    """Managed (unified) memory of `device`: `ManagedMemoryResource(device=None, options=None)`. Its buffers
+    are ManagedBuffers, accessible from the host and every device, steered with advice, prefetch and discard.
+
+    By default the memory comes from cuMemAllocManaged and goes back with cuMemFree: allocation is
+    synchronous (a stream is accepted and not needed) and there is no pool. With options use_pool=True it is
+    a stream-ordered pool of managed memory (cuMemPoolCreate with managed allocations; a CUDA 13 driver),
+    which is what cuda.core's ManagedMemoryResource always is. The default differs from cuda.core because
+    drivers may refuse advice on managed-pool memory: on an H100 with driver 580, cuMemAdvise on pool memory
+    fails with CUDA_ERROR_NOT_SUPPORTED (NotSupportedError here) while it works on cuMemAllocManaged memory;
+    prefetch works on both. Choose use_pool=True for stream-ordered allocation, max_size or
+    release_threshold, and expect NotSupportedError from advice there."""
 
     __slots__ = ()
     _builtin = True
 
     def __new__(cls, device=None, options=None):
         dev, options = _device_and_options(device, options, ManagedMemoryResourceOptions)
-        c = ManagedOptionsC()
-        c.struct_size = ctypes.sizeof(c)
-        if options.preferred_location is not None:
-            c.preferred_location = to_location(options.preferred_location, "preferred_location")
-        c.max_size = options.max_size
-        c.release_threshold = options.release_threshold
-        return _create(cls, _cucore_managed_memory_resource_create, dev, c, options, dev.device_id)
+        return _create(cls, _cucore_managed_memory_resource_create, dev, _managed_struct(options), options,
+                       dev.device_id)
 
     def allocate(self, size, *, stream=None):
-        """A new ManagedBuffer of `size` bytes, allocated in order on `stream` (where it is also freed)."""
+        """A new ManagedBuffer of `size` bytes: from a pool, allocated in order on `stream` (where it is also
+        freed); without one, at once (`stream` may be None and is not kept)."""
         b = MemoryResource.allocate(self, size, stream=stream)
         b.__class__ = ManagedBuffer  # the same layout: only the managed-memory methods are added
         return b
@@ -161,8 +185,13 @@ class ManagedMemoryResource(MemoryResource):
         return True
 
     @property
+    def use_pool(self):
+        """Whether the memory comes from a managed memory pool (False: cuMemAllocManaged)."""
+        return self.handle != 0  # the CUmemoryPool; 0 without a pool
+
+    @property
     def preferred_location(self):
-        """The pool's preferred location as given in its options (a Device, "host", ("host_numa", node)), or
+        """The preferred location as given in the options (a Device, "host", ("host_numa", node)), or
         None when there is none or it is not known (a resource made elsewhere)."""
         loc = self._config.preferred_location if self._config is not None else None
         return None if loc is None else from_location(to_location(loc))

@@ -545,6 +545,10 @@ extern "C" {
         resource: *const cucore_memory_resource_t,
         managed: *mut c_int,
     ) -> cucore_status_t;
+    pub fn cucore_memory_resource_is_stream_ordered(
+        resource: *const cucore_memory_resource_t,
+        stream_ordered: *mut c_int,
+    ) -> cucore_status_t;
     pub fn cucore_pinned_memory_resource_create(
         device: *mut cucore_device_t,
         options: *const cucore_pinned_memory_resource_options_t,

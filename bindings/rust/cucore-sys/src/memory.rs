@@ -80,18 +80,21 @@ impl Default for cucore_pinned_memory_resource_options_t {
     }
 }
 
-/// `cucore_managed_memory_resource_options_t`: options of a managed memory pool.
+/// `cucore_managed_memory_resource_options_t`: options of a managed memory resource.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct cucore_managed_memory_resource_options_t {
     pub struct_size: u32,
-    /// Must be 0.
-    pub reserved0: u32,
-    /// NONE (the default), DEVICE (id: ordinal), HOST or HOST_NUMA.
+    /// 0 (the default): `cuMemAllocManaged` / `cuMemFree` (synchronous; every advice works).
+    /// 1: a managed memory pool (stream-ordered, CUDA 13 drivers; drivers may refuse advice on
+    /// its memory).
+    pub use_pool: u32,
+    /// NONE (the default), DEVICE (id: ordinal), HOST or HOST_NUMA: the pool's, or advised on
+    /// each allocation.
     pub preferred_location: cucore_location_t,
-    /// 0: no limit.
+    /// Pools only; 0: no limit.
     pub max_size: u64,
-    /// 0: the driver's default.
+    /// Pools only; 0: the driver's default.
     pub release_threshold: u64,
 }
 
@@ -99,7 +102,7 @@ impl cucore_managed_memory_resource_options_t {
     /// `CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT`.
     pub const INIT: cucore_managed_memory_resource_options_t = cucore_managed_memory_resource_options_t {
         struct_size: std::mem::size_of::<cucore_managed_memory_resource_options_t>() as u32,
-        reserved0: 0,
+        use_pool: 0,
         preferred_location: cucore_location_t { type_: CUCORE_LOCATION_NONE, id: 0 },
         max_size: 0,
         release_threshold: 0,
@@ -388,14 +391,17 @@ mod tests {
         type T = cucore_managed_memory_resource_options_t;
         assert_eq!((size_of::<T>(), align_of::<T>()), (32, 8));
         assert_eq!(offset!(T, struct_size), 0);
-        assert_eq!(offset!(T, reserved0), 4);
+        assert_eq!(offset!(T, use_pool), 4);
         assert_eq!(offset!(T, preferred_location), 8);
         assert_eq!(offset!(T, max_size), 16);
         assert_eq!(offset!(T, release_threshold), 24);
         let init = T::INIT;
         assert_eq!(init.struct_size, 32);
         assert_eq!(init.preferred_location, cucore_location_t { type_: CUCORE_LOCATION_NONE, id: 0 });
-        assert_eq!((init.reserved0, init.max_size, init.release_threshold), (0, 0, 0));
+        assert_eq!(init.use_pool, 0, "the default: cuMemAllocManaged");
+        assert_eq!((init.max_size, init.release_threshold), (0, 0));
+        assert_eq!(T::default(), init);
+        assert_eq!(init, zeroed_but_size::<T>(), "zero means default");
     }
 
     #[test]

@@ -160,7 +160,7 @@ pub use event::{Event, EventOptions};
 pub use managed::{Advice, ManagedAdvice};
 pub use memory::{Accessibility, Buffer, DevicePoolOptions, MemoryResource, MemoryResourceKind, PoolAttribute};
 pub use memory_resources::{
-    Access, Granularity, Location, ManagedPoolOptions, PinnedPoolOptions, VirtualMemoryOptions,
+    Access, Granularity, Location, ManagedMemoryOptions, PinnedPoolOptions, VirtualMemoryOptions,
 };
 pub use memory_user::{StreamRef, UserMemoryResource};
 pub use stream::{Stream, StreamOptions, StreamPriorityRange};

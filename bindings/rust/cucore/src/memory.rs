@@ -66,7 +66,8 @@ pub enum MemoryResourceKind {
     /// A stream-ordered pool of page-locked host memory
     /// ([`MemoryResource::pinned_pool`]).
     Pinned,
-    /// A stream-ordered pool of managed memory ([`MemoryResource::managed_pool`]).
+    /// Managed memory ([`MemoryResource::managed`]): `cuMemAllocManaged` (synchronous) or a
+    /// stream-ordered pool.
     Managed,
     /// Virtual memory management, synchronous; its buffers can grow
     /// ([`MemoryResource::virtual_memory`]).
@@ -108,16 +109,12 @@ impl MemoryResourceKind {
         }
     }
 
-    /// Whether allocations and frees are ordered on a stream (a stream is then required to
-    /// allocate): the pools (device, pinned, managed, imported).
+    /// Whether every resource of this kind allocates and frees in stream order (a stream is
+    /// then required to allocate): the device, pinned and imported pools. `Managed` is not
+    /// among them: a managed resource is stream-ordered only with a pool
+    /// ([`MemoryResource::is_stream_ordered`] tells for a resource).
     pub fn is_stream_ordered(self) -> bool {
-        matches!(
-            self,
-            MemoryResourceKind::Device
-                | MemoryResourceKind::Pinned
-                | MemoryResourceKind::Managed
-                | MemoryResourceKind::Imported
-        )
+        matches!(self, MemoryResourceKind::Device | MemoryResourceKind::Pinned | MemoryResourceKind::Imported)
     }
 }
 
@@ -264,12 +261,22 @@ impl MemoryResource {
     }
 
     /// The raw `CUmemoryPool` of a pool resource, or null for a resource without a pool
-    /// (legacy pinned). Still owned by the resource.
+    /// (legacy pinned, managed without a pool, virtual, user). Still owned by the resource.
     pub fn handle(&self) -> Result<*mut c_void> {
         let mut pool: *mut c_void = ptr::null_mut();
         // SAFETY: a live handle and a valid out-pointer.
         check(unsafe { sys::cucore_memory_resource_handle(self.as_raw(), &mut pool) })?;
         Ok(pool)
+    }
+
+    /// Whether this resource allocates and frees in stream order (a stream is then required to
+    /// allocate): its kind's [`MemoryResourceKind::is_stream_ordered`], and managed resources
+    /// with a pool ([`ManagedMemoryOptions::use_pool`](crate::ManagedMemoryOptions::use_pool)).
+    pub fn is_stream_ordered(&self) -> Result<bool> {
+        let mut ordered: c_int = 0;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_memory_resource_is_stream_ordered(self.as_raw(), &mut ordered) })?;
+        Ok(c_bool(ordered))
     }
 
     /// What kind of memory the resource gives.

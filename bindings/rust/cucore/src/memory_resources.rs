@@ -1,5 +1,5 @@
 //! The memory resources of `include/cucore/memory.h` beyond device pools and legacy pinned
-//! memory: pinned (page-locked host) pools, managed pools and virtual memory (cuda.core's
+//! memory: pinned (page-locked host) pools, managed memory and virtual memory (cuda.core's
 //! `PinnedMemoryResource`, `ManagedMemoryResource` and `VirtualMemoryResource`), with the
 //! [`Location`] and [`Access`] they are described by, and peer access to a resource's memory.
 //! User-defined resources are in `memory_user.rs`.
@@ -146,19 +146,32 @@ impl PinnedPoolOptions {
     }
 }
 
-/// Options of a managed memory pool (`cucore_managed_memory_resource_options_t`; cuda.core's
-/// `ManagedMemoryResourceOptions`).
+/// Options of a managed memory resource (`cucore_managed_memory_resource_options_t`; cuda.core's
+/// `ManagedMemoryResourceOptions`). The default (`use_pool` false) is memory from
+/// `cuMemAllocManaged`: synchronous, no pool, and every advice works. `use_pool(true)` asks for
+/// a managed memory pool, which is what cuda.core's `ManagedMemoryResource` always is:
+/// stream-ordered (CUDA 13 drivers), but drivers may refuse advice on its memory (an H100 with
+/// driver 580 answers `cuMemAdvise` with `Status::NotSupported` there; prefetch works).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ManagedPoolOptions {
-    /// The pool's preferred location: a device, the host or a host NUMA node; None: none.
+pub struct ManagedMemoryOptions {
+    /// A managed memory pool (true) or `cuMemAllocManaged` (false, the default).
+    pub use_pool: bool,
+    /// The preferred location (the pool's, or advised on each allocation): a device, the host
+    /// or a host NUMA node; None: none.
     pub preferred_location: Option<Location>,
-    /// The most the pool may reserve, in bytes; 0: no limit.
+    /// The most the pool may reserve, in bytes; 0: no limit. Pools only
+    /// (`Status::InvalidArgument` without `use_pool`).
     pub max_size: u64,
-    /// Bytes kept reserved after a synchronization; 0: the driver's default.
+    /// Bytes kept reserved after a synchronization; 0: the driver's default. Pools only.
     pub release_threshold: u64,
 }
 
-impl ManagedPoolOptions {
+impl ManagedMemoryOptions {
+    /// Sets `use_pool`.
+    pub fn use_pool(mut self, use_pool: bool) -> Self {
+        self.use_pool = use_pool;
+        self
+    }
     /// Sets `preferred_location`.
     pub fn preferred_location(mut self, location: Location) -> Self {
         self.preferred_location = Some(location);
@@ -178,6 +191,7 @@ impl ManagedPoolOptions {
     /// The C struct.
     pub fn to_raw(&self) -> sys::cucore_managed_memory_resource_options_t {
         let mut o = sys::cucore_managed_memory_resource_options_t::INIT;
+        o.use_pool = self.use_pool as u32;
         o.preferred_location = location_to_raw(self.preferred_location);
         o.max_size = self.max_size;
         o.release_threshold = self.release_threshold;
@@ -274,12 +288,15 @@ impl MemoryResource {
         MemoryResource::from_out(raw)
     }
 
-    /// A new pool of managed (unified) memory allocating in stream order on `device`'s streams
-    /// (`cucore_managed_memory_resource_create`; cuda.core's `ManagedMemoryResource`). Its
-    /// buffers are reachable from the host and the device and take advice, prefetches and
-    /// discards ([`Buffer::advise`](crate::Buffer::advise), ...). Fails with
-    /// `Status::NotSupported` without managed memory pools (drivers before CUDA 13).
-    pub fn managed_pool(device: &Device, options: ManagedPoolOptions) -> Result<MemoryResource> {
+    /// Managed (unified) memory of `device` (`cucore_managed_memory_resource_create`; cuda.core's
+    /// `ManagedMemoryResource`): from `cuMemAllocManaged` (the default: synchronous, a stream is
+    /// not needed) or, with [`ManagedMemoryOptions::use_pool`], a new pool allocating in stream
+    /// order on `device`'s streams. Its buffers are reachable from the host and every device and
+    /// take advice, prefetches and discards ([`Buffer::advise`](crate::Buffer::advise), ...).
+    /// Fails with `Status::NotSupported` without managed memory, or for a pool with a driver
+    /// before CUDA 13; `Status::InvalidArgument` for `max_size` or `release_threshold` without
+    /// `use_pool`.
+    pub fn managed(device: &Device, options: ManagedMemoryOptions) -> Result<MemoryResource> {
         let o = options.to_raw();
         let mut raw = ptr::null_mut();
         // SAFETY: as in `pinned_pool`.

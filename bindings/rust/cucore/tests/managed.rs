@@ -1,22 +1,25 @@
-//! Managed memory pools and the advice, prefetch and discard calls on their buffers, on a real
-//! GPU (managed pools need a CUDA 13 driver: older ones skip with the reason printed).
+//! Managed memory and the advice, prefetch and discard calls on its buffers, on a real GPU: the
+//! default resource (`cuMemAllocManaged`, where advice works) and managed pools (a CUDA 13
+//! driver; advice on their memory may be refused, as an H100 with driver 580 does, which is
+//! reported, not failed). What a driver lacks skips with the reason printed.
 //! (Helpers and skip rules: common/mod.rs.)
 
 #[macro_use]
 mod common;
 use common::*;
 
-use cucore::{Advice, Location, ManagedAdvice, ManagedPoolOptions};
+use cucore::{Advice, Location, ManagedAdvice, ManagedMemoryOptions};
 
-/// A managed pool on `dev`, or None after printing why the test is skipped.
-fn managed_pool(test: &str, dev: &Device, options: ManagedPoolOptions) -> Option<MemoryResource> {
-    match MemoryResource::managed_pool(dev, options) {
+/// A managed memory resource on `dev`, or None after printing why the test is skipped.
+fn managed(test: &str, dev: &Device, options: ManagedMemoryOptions) -> Option<MemoryResource> {
+    match MemoryResource::managed(dev, options) {
         Ok(mr) => Some(mr),
         Err(e) if e.status == Status::NotSupported => {
-            eprintln!("skipped: {}: no managed memory pools here ({})", test, e);
+            let what = if options.use_pool { "managed memory pools" } else { "managed memory" };
+            eprintln!("skipped: {}: no {} here ({})", test, what, e);
             None
         }
-        Err(e) => panic!("MemoryResource::managed_pool: {}", e),
+        Err(e) => panic!("MemoryResource::managed: {}", e),
     }
 }
 
@@ -25,15 +28,23 @@ fn managed_buffers_take_advice_and_prefetches() {
     let _serial = serial();
     let name = "managed_buffers_take_advice_and_prefetches";
     let dev = require_gpu!(name);
-    let mp = match managed_pool(name, &dev, ManagedPoolOptions::default()) {
+    let mp = match managed(name, &dev, ManagedMemoryOptions::default()) {
         Some(mp) => mp,
         None => return,
     };
     assert_eq!(mp.kind().unwrap(), MemoryResourceKind::Managed);
-    assert!(mp.kind().unwrap().is_stream_ordered());
+    assert!(!mp.is_stream_ordered().unwrap(), "cuMemAllocManaged: synchronous");
+    assert!(mp.handle().unwrap().is_null(), "no pool");
+    assert_eq!(mp.pool_attribute(PoolAttribute::ReleaseThreshold).unwrap_err().status, Status::NotSupported);
     assert_eq!(mp.accessibility().unwrap(), Accessibility { device: true, host: true });
     let s = dev.create_stream(StreamOptions::default()).unwrap();
     const N: usize = 1 << 20;
+    let unordered = mp.allocate(4096, None).unwrap();
+    assert_eq!(unordered.deallocation_stream().unwrap(), None, "freed with cuMemFree");
+    // SAFETY: 4096 bytes of managed memory this buffer owns, which the host may write.
+    unsafe { std::ptr::write_bytes(unordered.address().unwrap() as *mut u8, 7, 4096) };
+    assert_eq!(unordered.to_vec(&s).unwrap(), vec![7; 4096], "usable at once, from the host");
+    drop(unordered);
     let b = mp.allocate(N as u64, Some(&s)).unwrap();
     assert!(b.is_managed().unwrap());
     assert_eq!(b.accessibility().unwrap(), Accessibility { device: true, host: true });
@@ -111,31 +122,95 @@ fn managed_buffers_take_advice_and_prefetches() {
     }
     // Bad locations.
     assert_eq!(b.prefetch(Location::Device(-1), &s).unwrap_err().status, Status::InvalidArgument);
-    assert_eq!(b.is_accessed_by(Location::Host).unwrap_err().status, Status::InvalidArgument);
+    assert!(!b.is_accessed_by(Location::Host).unwrap(), "the host is a processor too, not advised here");
+    assert_eq!(b.is_accessed_by(Location::HostNuma(0)).unwrap_err().status, Status::InvalidArgument);
     s.synchronize().unwrap();
 }
 
 #[test]
-fn managed_pools_with_a_preferred_location() {
+fn managed_resources_with_a_preferred_location() {
     let _serial = serial();
-    let name = "managed_pools_with_a_preferred_location";
+    let name = "managed_resources_with_a_preferred_location";
     let dev = require_gpu!(name);
     let s = dev.create_stream(StreamOptions::default()).unwrap();
+    // Without a pool the location is advised on each allocation (the buffer reports it).
     for location in [Location::Device(0), Location::Host] {
-        let options = ManagedPoolOptions::default().preferred_location(location).release_threshold(1 << 20);
-        let mp = match managed_pool(name, &dev, options) {
+        let mr = match managed(name, &dev, ManagedMemoryOptions::default().preferred_location(location)) {
+            Some(mr) => mr,
+            None => return,
+        };
+        for seed in [61, 62] {
+            let b = mr.allocate(8192, None).unwrap();
+            assert_eq!(b.preferred_location().unwrap(), Some(location));
+            let data = pattern(8192, seed);
+            b.copy_from_host(0, &data, &s).unwrap();
+            assert_eq!(b.to_vec(&s).unwrap(), data, "{:?}", location);
+        }
+    }
+    // A pool takes it as the pool's, with the pool-only options.
+    for location in [Location::Device(0), Location::Host] {
+        let options =
+            ManagedMemoryOptions::default().use_pool(true).preferred_location(location).release_threshold(1 << 20);
+        let mp = match managed(name, &dev, options) {
             Some(mp) => mp,
             None => return,
         };
         assert_eq!(mp.pool_attribute(PoolAttribute::ReleaseThreshold).unwrap(), 1 << 20);
         let b = mp.allocate(8192, Some(&s)).unwrap();
-        let data = pattern(8192, 61);
+        let data = pattern(8192, 63);
         b.copy_from_host(0, &data, &s).unwrap();
         assert_eq!(b.to_vec(&s).unwrap(), data, "{:?}", location);
         drop(b);
         s.synchronize().unwrap();
     }
-    // A preferred location of a bad kind is refused before the driver.
-    let bad = ManagedPoolOptions::default().preferred_location(Location::Device(-5));
-    assert_eq!(MemoryResource::managed_pool(&dev, bad).unwrap_err().status, Status::InvalidArgument);
+    // Refused before the driver: a preferred location of a bad kind, pool options without a pool.
+    for use_pool in [false, true] {
+        let bad = ManagedMemoryOptions::default().use_pool(use_pool).preferred_location(Location::Device(-5));
+        assert_eq!(MemoryResource::managed(&dev, bad).unwrap_err().status, Status::InvalidArgument);
+    }
+    let e = MemoryResource::managed(&dev, ManagedMemoryOptions::default().max_size(1 << 20)).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument);
+    assert!(e.message.contains("use_pool"), "{}", e.message);
+}
+
+#[test]
+fn managed_pools_prefetch_and_may_refuse_advice() {
+    let _serial = serial();
+    let name = "managed_pools_prefetch_and_may_refuse_advice";
+    let dev = require_gpu!(name);
+    let mp = match managed(name, &dev, ManagedMemoryOptions::default().use_pool(true)) {
+        Some(mp) => mp,
+        None => return,
+    };
+    assert_eq!(mp.kind().unwrap(), MemoryResourceKind::Managed);
+    assert!(mp.is_stream_ordered().unwrap());
+    assert!(!mp.handle().unwrap().is_null(), "a pool");
+    assert_eq!(mp.allocate(64, None).unwrap_err().status, Status::InvalidArgument, "a pool needs a stream");
+    let s = dev.create_stream(StreamOptions::default()).unwrap();
+    const N: usize = 1 << 20;
+    let b = mp.allocate(N as u64, Some(&s)).unwrap();
+    assert!(b.is_managed().unwrap());
+    assert_eq!(b.deallocation_stream().unwrap(), Some(s.clone()));
+    let data = pattern(N, 64);
+    b.copy_from_host(0, &data, &s).unwrap();
+    b.prefetch(Location::Device(0), &s).unwrap();
+    assert_eq!(b.to_vec(&s).unwrap(), data);
+    b.prefetch(Location::Host, &s).unwrap();
+    s.synchronize().unwrap();
+    // SAFETY: the buffer's N bytes, host-readable once the stream is done.
+    let host = unsafe { std::slice::from_raw_parts(b.address().unwrap() as *const u8, N) };
+    assert_eq!(host, &data[..], "on the host now: read in place");
+    match b.set_read_mostly(true) {
+        Ok(()) => {
+            assert!(b.read_mostly().unwrap());
+            b.set_read_mostly(false).unwrap();
+        }
+        Err(e) if e.status == Status::NotSupported => {
+            eprintln!("note: {}: advice on managed-pool memory is not supported by this driver: {}", name, e)
+        }
+        Err(e) => panic!("advice on managed-pool memory: {}", e),
+    }
+    assert_eq!(b.to_vec(&s).unwrap(), data);
+    drop(b);
+    s.synchronize().unwrap();
 }

@@ -9,7 +9,7 @@ use common::*;
 use std::collections::HashMap;
 
 use cucore::{
-    sys, Access, Advice, Error, Granularity, Location, ManagedPoolOptions, PinnedPoolOptions, Result, StreamRef,
+    sys, Access, Advice, Error, Granularity, Location, ManagedMemoryOptions, PinnedPoolOptions, Result, StreamRef,
     UserMemoryResource, VirtualMemoryOptions,
 };
 
@@ -104,6 +104,7 @@ fn user_resource_serves_host_memory_without_a_gpu() {
     let buffers = live_object_count(ObjectType::Buffer).unwrap();
     let log = Arc::new(Log::default());
     let mr = MemoryResource::user(Arena::new(4096, log.clone())).unwrap();
+    assert!(!mr.is_stream_ordered().unwrap(), "a user resource is not a pool");
     assert_eq!(mr.kind().unwrap(), MemoryResourceKind::User);
     assert!(!mr.kind().unwrap().is_stream_ordered());
     assert_eq!(mr.device_id().unwrap(), None, "host memory");
@@ -482,7 +483,7 @@ fn locations_access_kinds_and_advice_convert() {
 
     let kinds = [
         (MemoryResourceKind::Pinned, 3, true),
-        (MemoryResourceKind::Managed, 4, true),
+        (MemoryResourceKind::Managed, 4, false), // only with a pool: MemoryResource::is_stream_ordered
         (MemoryResourceKind::Virtual, 5, false),
         (MemoryResourceKind::User, 6, false),
         (MemoryResourceKind::Imported, 7, true),
@@ -515,10 +516,18 @@ fn options_build_the_c_structs() {
     assert_eq!((raw.numa_id, raw.use_numa_id), (0, 0), "None: any host memory");
     assert_eq!(raw.struct_size as usize, std::mem::size_of::<sys::cucore_pinned_memory_resource_options_t>());
 
-    assert_eq!(ManagedPoolOptions::default().to_raw(), sys::cucore_managed_memory_resource_options_t::INIT);
-    let raw = ManagedPoolOptions::default().preferred_location(Location::HostNuma(2)).max_size(7).to_raw();
+    assert_eq!(ManagedMemoryOptions::default().to_raw(), sys::cucore_managed_memory_resource_options_t::INIT);
+    assert!(!ManagedMemoryOptions::default().use_pool, "the default: cuMemAllocManaged");
+    let raw = ManagedMemoryOptions::default()
+        .use_pool(true)
+        .preferred_location(Location::HostNuma(2))
+        .max_size(7)
+        .release_threshold(8)
+        .to_raw();
+    assert_eq!(raw.use_pool, 1);
     assert_eq!(raw.preferred_location, Location::HostNuma(2).to_raw());
-    assert_eq!((raw.max_size, raw.release_threshold), (7, 0));
+    assert_eq!((raw.max_size, raw.release_threshold), (7, 8));
+    assert_eq!(ManagedMemoryOptions::default().use_pool(false).to_raw().use_pool, 0);
 
     assert_eq!(VirtualMemoryOptions::default().to_raw(), sys::cucore_virtual_memory_resource_options_t::INIT);
     let raw = VirtualMemoryOptions::default()
@@ -602,6 +611,46 @@ fn pinned_pools_give_host_memory_in_stream_order() {
     let legacy = MemoryResource::legacy_pinned(&dev).unwrap().allocate(16, Some(&s)).unwrap();
     assert_eq!(legacy.deallocation_stream().unwrap(), None, "synchronous memory has none");
     dev.synchronize().unwrap();
+}
+
+#[test]
+fn managed_memory_with_and_without_a_pool() {
+    let _serial = serial();
+    let name = "managed_memory_with_and_without_a_pool";
+    let dev = require_gpu!(name);
+    let s = dev.create_stream(StreamOptions::default()).unwrap();
+    for use_pool in [false, true] {
+        let what = if use_pool { "a managed memory pool" } else { "managed memory" };
+        let options = ManagedMemoryOptions::default().use_pool(use_pool);
+        let mr = match supported(name, what, MemoryResource::managed(&dev, options)) {
+            Some(mr) => mr,
+            None => continue,
+        };
+        assert_eq!(mr.kind().unwrap(), MemoryResourceKind::Managed);
+        assert!(mr.is_managed().unwrap());
+        assert_eq!(mr.device_id().unwrap(), Some(0));
+        assert_eq!(mr.is_stream_ordered().unwrap(), use_pool, "{}", what);
+        assert_eq!(!mr.handle().unwrap().is_null(), use_pool, "a CUmemoryPool only with a pool");
+        const N: usize = 3 << 16;
+        let b = mr.allocate(N as u64, Some(&s)).unwrap();
+        assert_eq!(b.accessibility().unwrap(), Accessibility { device: true, host: true });
+        assert!(b.is_managed().unwrap());
+        let expected_dealloc = if use_pool { Some(s.clone()) } else { None };
+        assert_eq!(b.deallocation_stream().unwrap(), expected_dealloc, "{}", what);
+        let data = pattern(N, 23);
+        b.copy_from_host(0, &data, &s).unwrap();
+        assert_eq!(b.to_vec(&s).unwrap(), data);
+        b.view(16, 16).unwrap().fill(0x6d, 1, &s).unwrap();
+        s.synchronize().unwrap();
+        let host = peek(b.address().unwrap(), 48); // managed memory: the host reads it in place
+        assert_eq!(&host[..16], &data[..16]);
+        assert_eq!(&host[16..32], &[0x6d; 16]);
+        assert_eq!(&host[32..], &data[32..48]);
+        let copy = b.copy_to_new(&s).unwrap();
+        assert_eq!(copy.memory_resource().unwrap().unwrap(), mr);
+        assert_eq!(copy.to_vec(&s).unwrap(), b.to_vec(&s).unwrap());
+    }
+    s.synchronize().unwrap();
 }
 
 #[test]
@@ -790,7 +839,7 @@ fn user_resource_over_a_device_pool() {
     // The inner failure comes back with its status and message.
     let e = mr.allocate(64, None).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
-    assert!(e.message.contains("stream-ordered"), "the pool's message is kept: {}", e.message);
+    assert!(e.message.contains("stream order"), "the pool's message is kept: {}", e.message);
     let (s_raw, s2_raw) = (s.as_raw() as usize, s2.as_raw() as usize);
     assert_eq!(
         *streams.lock().unwrap(),

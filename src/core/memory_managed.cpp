@@ -1,0 +1,51 @@
+#include "core/memory_managed.hpp"
+
+#include <string>
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "driver/driver.hpp"
+
+namespace cucore::core {
+
+Ref<ManagedResource> ManagedResource::create(Device &device, cucore_location_t preferred) {
+    if (preferred.type != CUCORE_LOCATION_NONE) {
+        if (preferred.type == CUCORE_LOCATION_HOST_NUMA_CURRENT)
+            throw_invalid_argument("argument 'options.preferred_location' cannot be the current NUMA node");
+        to_cu_location(preferred, "options.preferred_location");  // checks it
+    }
+    if (!device.attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY))
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED,
+                    "device " + std::to_string(device.ordinal()) + " does not support managed memory");
+    return make<ManagedResource>(device.primary_context(), MemoryTraits{device.ordinal(), true, true, true},
+                                 preferred);
+}
+
+ManagedResource::ManagedResource(Ref<Context> context, MemoryTraits traits, cucore_location_t preferred) noexcept
+    : MemoryResource(CUCORE_MEMORY_RESOURCE_MANAGED, std::move(context), traits, false), preferred_(preferred) {}
+
+CUdeviceptr ManagedResource::allocate_raw(uint64_t size, Stream *) {
+    ScopedContext bind(context()->cu());
+    CUdeviceptr address = 0;
+    CUCORE_CALL(cuMemAllocManaged, &address, static_cast<size_t>(size), CU_MEM_ATTACH_GLOBAL);
+    if (preferred_.type == CUCORE_LOCATION_NONE) return address;
+    try {
+        CUCORE_CALL(cuMemAdvise, address, static_cast<size_t>(size), CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+                    to_cu_location(preferred_, "options.preferred_location"));
+    } catch (...) {
+        // No half-made allocation; a failed free is reported, the advice's error returned.
+        const CUresult freed = driver::api().cuMemFree(address);
+        if (freed != CUDA_SUCCESS)
+            report_release_error(CUCORE_ERROR_CUDA, freed,
+                                 "freeing managed memory whose preferred-location advice failed: cuMemFree failed");
+        throw;
+    }
+    return address;
+}
+
+void ManagedResource::deallocate(CUdeviceptr address, uint64_t, Stream *) {
+    ScopedContext bind(context()->cu());
+    CUCORE_CALL(cuMemFree, address);
+}
+
+}  // namespace cucore::core

@@ -1,0 +1,25 @@
+// Managed memory from cuMemAllocManaged (synchronous). Managed pools are
+// PoolResources (memory_pool.cpp); this kind exists because drivers refuse
+// advice on pool memory but not on cuMemAllocManaged's.
+#pragma once
+
+#include "core/memory.hpp"
+
+namespace cucore::core {
+
+class ManagedResource final : public MemoryResource, public Pooled<ManagedResource> {
+  public:
+    // `preferred` (NONE: none) is advised for every allocation.
+    static Ref<ManagedResource> create(Device &device, cucore_location_t preferred);
+    ManagedResource(Ref<Context> context, MemoryTraits traits, cucore_location_t preferred) noexcept;
+
+    void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) override;
+
+  protected:
+    CUdeviceptr allocate_raw(uint64_t size, Stream *stream) override;
+
+  private:
+    cucore_location_t preferred_;
+};
+
+}  // namespace cucore::core
