@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,28 @@ int open_fds() {
         closedir(dir);
     }
     return count;
+}
+
+// What each open descriptor points at ("fd -> target"), to name a leak.
+std::set<std::string> fd_targets() {
+    std::set<std::string> targets;
+    if (DIR *dir = opendir("/proc/self/fd")) {
+        while (dirent *entry = readdir(dir)) {
+            char target[512] = {0};
+            const std::string path = std::string("/proc/self/fd/") + entry->d_name;
+            const ssize_t n = readlink(path.c_str(), target, sizeof target - 1);
+            if (n > 0) targets.insert(std::string(entry->d_name) + " -> " + std::string(target, static_cast<size_t>(n)));
+        }
+        closedir(dir);
+    }
+    return targets;
+}
+
+std::string new_fds(const std::set<std::string> &before) {
+    std::string listed;
+    for (const std::string &fd : fd_targets())
+        if (!before.count(fd)) listed += "\n  " + fd;
+    return listed;
 }
 
 std::string child_path() {
@@ -230,8 +253,8 @@ protected:
     }
 
     // Once per process: whatever the driver opens on its first IPC exports of a
-    // pool and of a pointer (kept for the process; seen on an H100: one more
-    // descriptor after the first pointer export) is open before the descriptor
+    // pool, a pointer and an event (kept for the process; seen on an H100: one
+    // more descriptor after the first round trip) is open before the descriptor
     // count is taken.
     void warm_up_ipc() {
         static bool done = false;
@@ -249,6 +272,14 @@ protected:
             cucore_stream_synchronize(s_);
         }
         cucore_memory_resource_release(mr);
+        cucore_event_options_t eo = CUCORE_EVENT_OPTIONS_INIT;
+        eo.flags = CUCORE_EVENT_INTERPROCESS;
+        cucore_event_t *e = nullptr;
+        if (cucore_event_create(dev_, &eo, &e) == CUCORE_SUCCESS) {
+            std::uint8_t d[CUCORE_IPC_EVENT_DESCRIPTOR_SIZE];
+            cucore_ipc_export_event(e, d);
+            cucore_event_release(e);
+        }
         cucore_clear_last_error();
     }
 
@@ -260,6 +291,7 @@ protected:
 void IpcGpuTest::round_trip(bool pinned) {
     warm_up_ipc();
     const int fds_before = open_fds();
+    const std::set<std::string> fd_before = fd_targets();
     std::string why;
     cucore_memory_resource_t *mr = ipc_pool(pinned, why);
     if (!mr) {
@@ -347,7 +379,7 @@ void IpcGpuTest::round_trip(bool pinned) {
     close(h.fd);
     cucore_memory_resource_release(other);
     cucore_memory_resource_release(mr);
-    EXPECT_EQ(open_fds(), fds_before) << "file descriptors left open in the parent";
+    EXPECT_EQ(open_fds(), fds_before) << "file descriptors left open in the parent:" << new_fds(fd_before);
 }
 
 TEST_F(IpcGpuTest, DevicePoolBuffersAndEventsCrossProcesses) { round_trip(false); }

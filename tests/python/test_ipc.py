@@ -286,6 +286,7 @@ def _child(results, mr, a, b, e1, e2, size, seed_a, seed_b, bad_descriptors):
         del a, b, e1, e2, s, mr
         facts["live"] = {k.name: live(k) for k in (cucore.ObjectType.BUFFER, cucore.ObjectType.MEMORY_RESOURCE,
                                                    cucore.ObjectType.EVENT, cucore.ObjectType.STREAM)}
+        facts["live"]["STREAM"] -= 1  # the device's default stream object, which the binding caches
         results.put(("done", facts))
     except BaseException:
         results.put(("error", traceback.format_exc()))
