@@ -94,7 +94,8 @@ Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
     std::shared_ptr<Allocation> allocation;
     try {
         allocation =
-            std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), self, address, size, deallocation);
+            std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), std::move(self), address, size,
+                                             std::move(deallocation));  // moved: no extra reference counting
     } catch (...) {
         // No half-made object: give the memory back. A failure to do so is
         // reported, and the original error is the one that propagates.
