@@ -53,19 +53,18 @@ impl Buffer {
     }
 
     /// Grows a buffer of a virtual memory resource to `new_size` bytes, keeping its contents
-    /// (`cucore_buffer_grow`; cuda.core's `VirtualMemoryResource.modify_allocation`): in place
-    /// while its reservation allows, else by moving its physical memory (no copy) to a new
-    /// address range, so [`Buffer::address`] may change. A `new_size` not above the size does
-    /// nothing. Fails with `Status::InvalidArgument` for other buffers and `Status::InvalidState`
-    /// while views of the buffer exist.
+    /// (`cucore_buffer_grow`; cuda.core's `VirtualMemoryResource.modify_allocation`): new
+    /// memory of the whole size is filled with a copy of the old and takes its place at the same
+    /// address while the reservation allows; past it the buffer moves, so [`Buffer::address`]
+    /// may change. A `new_size` not above the size does nothing. Fails with
+    /// `Status::InvalidArgument` for other buffers and `Status::InvalidState` while views or
+    /// DLPack exports of the buffer exist.
     ///
-    /// # Safety
-    /// Nothing else may use this buffer while the call runs: no other thread may call any method
-    /// on it (through this value, a clone, or its library handle in any language), and no
-    /// queued device work or copy may still use its memory (synchronize first). The library
-    /// changes the buffer's address and size without synchronization, and unmaps the old range.
-    pub unsafe fn grow(&self, new_size: u64) -> Result<()> {
-        // SAFETY: a live handle; the caller guarantees exclusive use for the call.
+    /// The old memory is released when the call returns: synchronize work that may still use
+    /// the buffer before growing it (as before closing it), or that work reads freed memory.
+    /// Threads reading the buffer's address or size meanwhile see the old or the new value.
+    pub fn grow(&self, new_size: u64) -> Result<()> {
+        // SAFETY: a live handle; the library reads and writes the buffer's address and size atomically.
         check(unsafe { sys::cucore_buffer_grow(self.as_raw(), new_size) })
     }
 }

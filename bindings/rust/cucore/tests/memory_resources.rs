@@ -392,7 +392,7 @@ fn user_resource_argument_errors() {
     let log = Arc::new(Log::default());
     let mr = MemoryResource::user(Arena::new(1024, log)).unwrap();
     let b = mr.allocate(64, None).unwrap();
-    let e = unsafe { b.grow(128) }.unwrap_err();
+    let e = b.grow(128).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
     assert!(e.message.contains("virtual"), "{}", e.message);
     assert_eq!(b.size().unwrap(), 64);
@@ -683,7 +683,7 @@ fn virtual_memory_buffers_grow_and_keep_their_contents() {
 
     // Past the 2 MiB granularity: moves or extends, the contents stay.
     const BIG: u64 = (5 << 20) + 12;
-    unsafe { b.grow(BIG) }.unwrap();
+    b.grow(BIG).unwrap();
     assert_eq!(b.size().unwrap(), BIG);
     let got = b.to_vec(&s).unwrap();
     assert_eq!(&got[..1000], &head[..], "the old bytes survive the growth");
@@ -691,11 +691,11 @@ fn virtual_memory_buffers_grow_and_keep_their_contents() {
     let mut tail = [0u8; 14];
     b.copy_to_host(BIG - 14, &mut tail, &s).unwrap();
     assert_eq!(&tail[2..], &[0x99; 12]);
-    unsafe { b.grow(64) }.unwrap();
+    b.grow(64).unwrap();
     assert_eq!(b.size().unwrap(), BIG, "not above the size: nothing happens");
     {
         let _view = b.view(0, 16).unwrap();
-        let e = unsafe { b.grow(BIG * 2) }.unwrap_err();
+        let e = b.grow(BIG * 2).unwrap_err();
         assert_eq!(e.status, Status::InvalidState, "not while a view exists: {}", e);
     }
 
@@ -705,7 +705,7 @@ fn virtual_memory_buffers_grow_and_keep_their_contents() {
     r.fill(0x0102_0304, 4, &s).unwrap();
     s.synchronize().unwrap();
     let address = r.address().unwrap();
-    unsafe { r.grow(16 << 20) }.unwrap();
+    r.grow(16 << 20).unwrap();
     assert_eq!(r.address().unwrap(), address, "in place, inside the reservation");
     let got = r.view(0, 4096).unwrap().to_vec(&s).unwrap();
     assert!(got.chunks(4).all(|c| c == [4, 3, 2, 1]), "{:x?}", &got[..8]);
@@ -716,7 +716,7 @@ fn virtual_memory_buffers_grow_and_keep_their_contents() {
 
     // Other buffers do not grow.
     let legacy = MemoryResource::legacy_pinned(&dev).unwrap().allocate(64, None).unwrap();
-    assert_eq!(unsafe { legacy.grow(128) }.unwrap_err().status, Status::InvalidArgument);
+    assert_eq!(legacy.grow(128).unwrap_err().status, Status::InvalidArgument);
     drop((b, r));
     dev.synchronize().unwrap();
 }
