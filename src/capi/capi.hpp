@@ -113,6 +113,29 @@ inline Options read_options(const Options *options, const Options &defaults, con
     return result;
 }
 
+// An input pointer (data or function) that must not be NULL.
+template <class Pointer>
+inline void require(Pointer pointer, const char *argument) {
+    if (!pointer) core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL");
+}
+
+// A fixed-size out array: checked and cleared, so it reads zeros if the call fails.
+inline uint8_t *out_bytes(uint8_t *bytes, size_t size, const char *argument) {
+    if (!bytes) core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL");
+    std::memset(bytes, 0, size);
+    return bytes;
+}
+
+// A reserved field, which must be 0.
+inline void require_zero(uint32_t value, const char *argument) {
+    if (value != 0) core::throw_invalid_argument(std::string("argument '") + argument + "' must be 0");
+}
+
+// A 0/1 switch.
+inline void check_switch(uint32_t value, const char *argument) {
+    if (value > 1) core::throw_invalid_argument(std::string("argument '") + argument + "' must be 0 or 1");
+}
+
 // Rejects flag bits outside `known`.
 inline void check_flags(uint32_t flags, uint32_t known, const char *argument) {
     if (flags & ~known)

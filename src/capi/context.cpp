@@ -17,7 +17,7 @@ cucore_status_t cucore_context_from_handle(void *cu_context, cucore_release_fn o
                                            cucore_context_t **context) {
     return capi::guarded(__func__, [&] {
         cucore_context_t *&result = capi::out(context, "context");
-        if (!cu_context) core::throw_invalid_argument("argument 'cu_context' is NULL");
+        capi::require(cu_context, "cu_context");
         result = capi::give<cucore_context_t>(
             core::Context::wrap(static_cast<CUcontext>(cu_context), on_release, user_data));
     });

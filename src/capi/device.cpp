@@ -109,7 +109,7 @@ cucore_status_t cucore_device_attribute(const cucore_device_t *device, cucore_de
 cucore_status_t cucore_device_properties(const cucore_device_t *device, cucore_device_properties_t *properties) {
     return capi::guarded(__func__, [&] {
         core::Device &object = capi::get(device, "device");
-        if (!properties) core::throw_invalid_argument("argument 'properties' is NULL");
+        capi::require(properties, "properties");
         const uint32_t size = properties->struct_size;
         const size_t minimum = offsetof(cucore_device_properties_t, ordinal) + sizeof(int);
         if (size < minimum)

@@ -41,7 +41,7 @@ cucore_status_t cucore_event_from_handle(void *cu_event, cucore_release_fn on_re
                                          cucore_event_t **event) {
     return capi::guarded(__func__, [&] {
         cucore_event_t *&result = capi::out(event, "event");
-        if (!cu_event) core::throw_invalid_argument("argument 'cu_event' is NULL");
+        capi::require(cu_event, "cu_event");
         result = capi::give<cucore_event_t>(core::Event::wrap(static_cast<CUevent>(cu_event), on_release, user_data));
     });
 }

@@ -4,15 +4,6 @@
 
 using namespace cucore;
 
-namespace {
-// Checks a fixed-size out array and clears it, so it reads zeros if the call fails.
-uint8_t *out_bytes(uint8_t *bytes, size_t size, const char *argument) {
-    if (!bytes) core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL");
-    std::memset(bytes, 0, size);
-    return bytes;
-}
-}  // namespace
-
 extern "C" {
 
 cucore_status_t cucore_ipc_export_memory_resource(cucore_memory_resource_t *resource,
@@ -30,7 +21,7 @@ cucore_status_t cucore_ipc_import_memory_resource(cucore_device_t *device, const
     return capi::guarded(__func__, [&] {
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
-        if (!handle) core::throw_invalid_argument("argument 'handle' is NULL");
+        capi::require(handle, "handle");
         result = capi::give<cucore_memory_resource_t>(core::ipc::import_pool(object, *handle));
     });
 }
@@ -38,7 +29,7 @@ cucore_status_t cucore_ipc_import_memory_resource(cucore_device_t *device, const
 cucore_status_t cucore_ipc_memory_resource_pool_id(const cucore_memory_resource_t *resource,
                                                    uint8_t pool_id[CUCORE_IPC_POOL_ID_SIZE]) {
     return capi::guarded(__func__, [&] {
-        uint8_t *result = out_bytes(pool_id, CUCORE_IPC_POOL_ID_SIZE, "pool_id");
+        uint8_t *result = capi::out_bytes(pool_id, CUCORE_IPC_POOL_ID_SIZE, "pool_id");
         const core::PoolId id = core::ipc::pool_id(capi::get(resource, "resource"));
         std::memcpy(result, id.data(), id.size());
     });
@@ -47,7 +38,7 @@ cucore_status_t cucore_ipc_memory_resource_pool_id(const cucore_memory_resource_
 cucore_status_t cucore_ipc_export_buffer(cucore_buffer_t *buffer,
                                          uint8_t descriptor[CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE]) {
     return capi::guarded(__func__, [&] {
-        uint8_t *result = out_bytes(descriptor, CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE, "descriptor");
+        uint8_t *result = capi::out_bytes(descriptor, CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE, "descriptor");
         const core::ipc::BufferDescriptor exported = core::ipc::export_buffer(capi::get(buffer, "buffer"));
         std::memcpy(result, exported.data(), exported.size());
     });
@@ -60,14 +51,14 @@ cucore_status_t cucore_ipc_import_buffer(cucore_memory_resource_t *resource, con
         cucore_buffer_t *&result = capi::out(buffer, "buffer");
         core::MemoryResource &object = capi::get(resource, "resource");
         core::Stream &on = capi::get(stream, "stream");
-        if (!descriptor) core::throw_invalid_argument("argument 'descriptor' is NULL");
+        capi::require(descriptor, "descriptor");
         result = capi::give<cucore_buffer_t>(core::ipc::import_buffer(object, descriptor, descriptor_size, on));
     });
 }
 
 cucore_status_t cucore_ipc_export_event(cucore_event_t *event, uint8_t descriptor[CUCORE_IPC_EVENT_DESCRIPTOR_SIZE]) {
     return capi::guarded(__func__, [&] {
-        uint8_t *result = out_bytes(descriptor, CUCORE_IPC_EVENT_DESCRIPTOR_SIZE, "descriptor");
+        uint8_t *result = capi::out_bytes(descriptor, CUCORE_IPC_EVENT_DESCRIPTOR_SIZE, "descriptor");
         const core::ipc::EventDescriptor exported = core::ipc::export_event(capi::get(event, "event"));
         std::memcpy(result, exported.data(), exported.size());
     });
@@ -78,7 +69,7 @@ cucore_status_t cucore_ipc_import_event(cucore_device_t *device, const uint8_t *
     return capi::guarded(__func__, [&] {
         cucore_event_t *&result = capi::out(event, "event");
         core::Device &object = capi::get(device, "device");
-        if (!descriptor) core::throw_invalid_argument("argument 'descriptor' is NULL");
+        capi::require(descriptor, "descriptor");
         result = capi::give<cucore_event_t>(core::ipc::import_event(object, descriptor, descriptor_size));
     });
 }

@@ -21,14 +21,6 @@ constexpr cucore_memory_resource_callbacks_t kCallbackDefaults = {
     0, 0};
 constexpr cucore_copy_3d_t kCopyDefaults = CUCORE_COPY_3D_INIT;
 
-void require_zero(uint32_t value, const char *argument) {
-    if (value != 0) core::throw_invalid_argument(std::string("argument '") + argument + "' must be 0");
-}
-
-void check_switch(uint32_t value, const char *argument) {
-    if (value > 1) core::throw_invalid_argument(std::string("argument '") + argument + "' must be 0 or 1");
-}
-
 // One side of a strided copy: exactly one of buffer and host.
 core::CopySide copy_side(const cucore_memory_region_t &region, const char *buffer_argument, const char *side) {
     if ((region.buffer == nullptr) == (region.host == nullptr))
@@ -61,9 +53,9 @@ cucore_status_t cucore_device_memory_resource_create(cucore_device_t *device,
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
         cucore_device_memory_resource_options_t resolved = capi::read_options(options, kPoolDefaults, "options");
-        require_zero(resolved.reserved0, "options.reserved0");
-        require_zero(resolved.reserved1, "options.reserved1");
-        check_switch(resolved.ipc_enabled, "options.ipc_enabled");
+        capi::require_zero(resolved.reserved0, "options.reserved0");
+        capi::require_zero(resolved.reserved1, "options.reserved1");
+        capi::check_switch(resolved.ipc_enabled, "options.ipc_enabled");
         result = capi::give<cucore_memory_resource_t>(core::PoolResource::device_pool(
             object, {resolved.max_size, resolved.release_threshold, resolved.ipc_enabled != 0}));
     });
@@ -85,8 +77,8 @@ cucore_status_t cucore_pinned_memory_resource_create(cucore_device_t *device,
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
         cucore_pinned_memory_resource_options_t resolved = capi::read_options(options, kPinnedDefaults, "options");
-        check_switch(resolved.ipc_enabled, "options.ipc_enabled");
-        check_switch(resolved.use_numa_id, "options.use_numa_id");
+        capi::check_switch(resolved.ipc_enabled, "options.ipc_enabled");
+        capi::check_switch(resolved.use_numa_id, "options.use_numa_id");
         const std::optional<int> numa_id =
             resolved.use_numa_id ? std::optional<int>(resolved.numa_id) : std::nullopt;  // numa_id unread without it
         result = capi::give<cucore_memory_resource_t>(core::PoolResource::pinned_pool(
@@ -101,17 +93,8 @@ cucore_status_t cucore_managed_memory_resource_create(cucore_device_t *device,
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
         cucore_managed_memory_resource_options_t resolved = capi::read_options(options, kManagedDefaults, "options");
-        check_switch(resolved.use_pool, "options.use_pool");
-        if (resolved.use_pool) {
-            result = capi::give<cucore_memory_resource_t>(core::PoolResource::managed_pool(
-                object, {resolved.max_size, resolved.release_threshold, false}, resolved.preferred_location));
-            return;
-        }
-        if (resolved.max_size || resolved.release_threshold)
-            core::throw_invalid_argument("options 'max_size' and 'release_threshold' apply to managed pools only "
-                                         "(options.use_pool = 1)");
-        result = capi::give<cucore_memory_resource_t>(
-            core::ManagedResource::create(object, resolved.preferred_location));
+        capi::check_switch(resolved.use_pool, "options.use_pool");
+        result = capi::give<cucore_memory_resource_t>(core::make_managed_resource(object, resolved));
     });
 }
 
@@ -122,8 +105,8 @@ cucore_status_t cucore_virtual_memory_resource_create(cucore_device_t *device,
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
         cucore_virtual_memory_resource_options_t resolved = capi::read_options(options, kVirtualDefaults, "options");
-        require_zero(resolved.reserved0, "options.reserved0");
-        require_zero(resolved.reserved1, "options.reserved1");
+        capi::require_zero(resolved.reserved0, "options.reserved0");
+        capi::require_zero(resolved.reserved1, "options.reserved1");
         result = capi::give<cucore_memory_resource_t>(core::VirtualResource::create(object, resolved));
     });
 }
@@ -132,9 +115,9 @@ cucore_status_t cucore_user_memory_resource_create(const cucore_memory_resource_
                                                    cucore_memory_resource_t **resource) {
     return capi::guarded(__func__, [&] {
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
-        if (!callbacks) core::throw_invalid_argument("argument 'callbacks' is NULL");
+        capi::require(callbacks, "callbacks");
         cucore_memory_resource_callbacks_t resolved = capi::read_options(callbacks, kCallbackDefaults, "callbacks");
-        require_zero(resolved.reserved0, "callbacks.reserved0");
+        capi::require_zero(resolved.reserved0, "callbacks.reserved0");
         result = capi::give<cucore_memory_resource_t>(core::UserResource::create(resolved));
     });
 }
@@ -392,9 +375,9 @@ cucore_status_t cucore_buffer_fill(cucore_buffer_t *buffer, uint32_t value, uint
 
 cucore_status_t cucore_copy_3d(const cucore_copy_3d_t *copy, cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
-        if (!copy) core::throw_invalid_argument("argument 'copy' is NULL");
+        capi::require(copy, "copy");
         cucore_copy_3d_t resolved = capi::read_options(copy, kCopyDefaults, "copy");
-        require_zero(resolved.reserved0, "copy.reserved0");
+        capi::require_zero(resolved.reserved0, "copy.reserved0");
         const core::CopySide source = copy_side(resolved.src, "copy.src.buffer", "src");
         const core::CopySide destination = copy_side(resolved.dst, "copy.dst.buffer", "dst");
         core::copy_3d(source, destination, resolved.width, resolved.rows, resolved.depth,

@@ -111,7 +111,7 @@ cucore_status_t cucore_stream_record(cucore_stream_t *stream, const cucore_event
 cucore_status_t cucore_stream_launch_host_func(cucore_stream_t *stream, cucore_host_fn fn, void *user_data) {
     return capi::guarded(__func__, [&] {
         core::Stream &object = capi::get(stream, "stream");
-        if (!fn) core::throw_invalid_argument("argument 'fn' is NULL");
+        capi::require(fn, "fn");
         object.launch_host_func(fn, user_data);
     });
 }

@@ -4,9 +4,20 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/memory_pool.hpp"
 #include "driver/driver.hpp"
 
 namespace cucore::core {
+
+Ref<MemoryResource> make_managed_resource(Device &device, const cucore_managed_memory_resource_options_t &options) {
+    if (options.use_pool)
+        return PoolResource::managed_pool(device, {options.max_size, options.release_threshold, false},
+                                          options.preferred_location);
+    if (options.max_size || options.release_threshold)
+        throw_invalid_argument("options 'max_size' and 'release_threshold' apply to managed pools only "
+                               "(options.use_pool = 1)");
+    return ManagedResource::create(device, options.preferred_location);
+}
 
 Ref<ManagedResource> ManagedResource::create(Device &device, cucore_location_t preferred) {
     if (preferred.type != CUCORE_LOCATION_NONE) {

@@ -7,6 +7,10 @@
 
 namespace cucore::core {
 
+// A managed memory resource from its public options: cuMemAllocManaged, or a
+// managed pool with `use_pool` (max size and release threshold apply to pools only).
+Ref<MemoryResource> make_managed_resource(Device &device, const cucore_managed_memory_resource_options_t &options);
+
 class ManagedResource final : public MemoryResource, public Pooled<ManagedResource> {
   public:
     // `preferred` (NONE: none) is advised for every allocation.
