@@ -113,6 +113,14 @@ inline Options read_options(const Options *options, const Options &defaults, con
     return result;
 }
 
+// An out-pointer the caller may leave NULL: cleared when given, so it reads
+// NULL/0 if the call fails; returns it for writing (or NULL).
+template <class T>
+inline T *optional_out(T *pointer) noexcept {
+    if (pointer) *pointer = T{};
+    return pointer;
+}
+
 // An input pointer (data or function) that must not be NULL.
 template <class Pointer>
 inline void require(Pointer pointer, const char *argument) {

@@ -310,11 +310,10 @@ cucore_status_t cucore_buffer_memory_resource(const cucore_buffer_t *buffer, cuc
 
 cucore_status_t cucore_buffer_accessibility(const cucore_buffer_t *buffer, int *device_accessible,
                                             int *host_accessible, int *managed) {
-    // Outs read 0 if the call fails.
-    if (device_accessible) *device_accessible = 0;
-    if (host_accessible) *host_accessible = 0;
-    if (managed) *managed = 0;
     return capi::guarded(__func__, [&] {
+        capi::optional_out(device_accessible);
+        capi::optional_out(host_accessible);
+        capi::optional_out(managed);
         const core::MemoryTraits &traits = capi::get(buffer, "buffer").traits();
         if (device_accessible) *device_accessible = traits.device_accessible ? 1 : 0;
         if (host_accessible) *host_accessible = traits.host_accessible ? 1 : 0;
@@ -393,9 +392,9 @@ cucore_status_t cucore_buffer_advise(cucore_buffer_t *buffer, cucore_memory_advi
 cucore_status_t cucore_buffer_advice(const cucore_buffer_t *buffer, int *read_mostly,
                                      cucore_location_t *preferred_location) {
     return capi::guarded(__func__, [&] {
-        if (read_mostly) *read_mostly = 0;
-        if (preferred_location) *preferred_location = cucore_location_t{CUCORE_LOCATION_NONE, 0};
-        capi::get(buffer, "buffer").advice(read_mostly, preferred_location);
+        int *read_mostly_out = capi::optional_out(read_mostly);  // cleared before the handle is checked
+        cucore_location_t *location_out = capi::optional_out(preferred_location);
+        capi::get(buffer, "buffer").advice(read_mostly_out, location_out);
     });
 }
 
