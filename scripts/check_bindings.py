@@ -5,8 +5,8 @@ Every function the headers export (`CUCORE_API` declarations in include/cucore/*
 
 - in Python, in the pure-data table `ABI` of bindings/python/cucore/_abi.py, with the same number of
   parameters and the same (const-free) C types, and
-- in Rust, as `pub fn cucore_xxx(...)` inside an `extern "C"` block of
-  bindings/rust/cucore-sys/src/lib.rs, with the same number of parameters,
+- in Rust, as `pub fn cucore_xxx(...)` inside an `extern "C"` block of a file of
+  bindings/rust/cucore-sys/src/ (every *.rs there is read), with the same number of parameters,
 
 or be listed in DELIBERATELY_UNBOUND below with the reason. Bindings of functions the headers do not
 declare are reported too (they would fail to resolve against the library).
@@ -190,7 +190,8 @@ def run(root: pathlib.Path, languages: Sequence[str], header_paths: Optional[Seq
         unbound: Optional[Dict[str, str]] = None, out=sys.stdout) -> int:
     header_paths = list(header_paths or sorted((root / "include" / "cucore").glob("*.h")))
     python_path = python_path or root / "bindings" / "python" / "cucore" / "_abi.py"
-    rust_path = rust_path or root / "bindings" / "rust" / "cucore-sys" / "src" / "lib.rs"
+    # A directory: every *.rs under it (each capability declares its functions in its own file).
+    rust_path = rust_path or root / "bindings" / "rust" / "cucore-sys" / "src"
     unbound = DELIBERATELY_UNBOUND if unbound is None else unbound
     problems: List[str] = []
     header = parse_headers(header_paths)
@@ -206,7 +207,11 @@ def run(root: pathlib.Path, languages: Sequence[str], header_paths: Optional[Seq
         else:
             problems.append(f"python: {python_path} does not exist")
     if "rust" in languages:
-        if rust_path.is_file():
+        if rust_path.is_dir():
+            rust = {}
+            for rs in sorted(rust_path.rglob("*.rs")):
+                rust.update(parse_rust_text(rs.read_text()))
+        elif rust_path.is_file():
             rust = parse_rust_text(rust_path.read_text())
         else:
             problems.append(f"rust: {rust_path} does not exist")
