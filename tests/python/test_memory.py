@@ -20,7 +20,7 @@ import pytest
 
 import cucore
 from cucore import Status, _abi
-from cucore import memory as memory_module
+from cucore import buffer as buffer_module, memory as memory_module
 from conftest import REPO
 
 MEMORY_H = REPO / "include" / "cucore" / "memory.h"
@@ -79,11 +79,13 @@ def test_abi_table_has_every_memory_function():
     assert len(names) == 48, names
     missing = [n for n in names if n not in _abi.ABI]
     assert not missing
-    # and the binding binds all of them (the device's default-resource functions live in device.py; the
-    # resource kinds, peer access, managed memory, strided copies and user resources in their own modules)
-    from cucore import device as device_module, managed, memory_copy, memory_peer, memory_resources, memory_user
-    bound = {n[1:] for m in (memory_module, device_module, managed, memory_copy, memory_peer, memory_resources,
-                             memory_user) for n in vars(m) if n.startswith("_cucore_")}
+    # and the binding binds all of them (the device's default-resource functions live in device.py; buffers,
+    # the resource kinds, peer access, managed memory, strided copies and user resources in their own modules)
+    import importlib
+    from cucore import device as device_module, managed, memory_peer, memory_resources, memory_user
+    copy_3d_module = importlib.import_module("cucore.copy_3d")  # cucore.copy_3d is the function
+    bound = {n[1:] for m in (memory_module, buffer_module, device_module, managed, copy_3d_module, memory_peer,
+                             memory_resources, memory_user) for n in vars(m) if n.startswith("_cucore_")}
     assert set(names) <= bound, set(names) - bound
     for handle in ("cucore_memory_resource_t", "cucore_buffer_t"):
         assert handle in _abi.HANDLE_TYPES
@@ -116,6 +118,7 @@ def test_every_new_name_is_exported():
     for name in ("Buffer", "MemoryResource", "MemoryResourceKind", "DeviceMemoryResource",
                  "DeviceMemoryResourceOptions", "LegacyPinnedMemoryResource"):
         assert name in cucore.__all__ and getattr(cucore, name) is getattr(memory_module, name)
+    assert cucore.Buffer is buffer_module.Buffer  # Buffer lives in buffer.py; cucore.memory re-exports it
 
 
 def test_options_validation():
@@ -284,14 +287,14 @@ def test_failed_from_handle_drops_the_owner(lib):
     with pytest.raises(cucore.InvalidArgumentError):
         cucore.Buffer.from_handle(0, 8, owner=owner)
     assert sys.getrefcount(owner) == ref_count
-    assert owner not in memory_module._owners.values()
+    assert owner not in buffer_module._owners.values()
 
 
 @pytest.mark.parametrize("fallback", [False, True], ids=["pythonapi", "memoryview"])
 def test_host_memory_of_python_objects(monkeypatch, fallback):
-    from cucore.memory import _HostMemory
+    from cucore.buffer import _HostMemory
     if fallback:
-        monkeypatch.setattr(memory_module, "_get_buffer", None)
+        monkeypatch.setattr(buffer_module, "_get_buffer", None)
     data = bytearray(b"abcdefgh")
     with _HostMemory(data, True) as m:
         assert m.nbytes == 8 and ctypes.string_at(m.address, 8) == b"abcdefgh"
@@ -340,19 +343,20 @@ def test_fill_argument_validation_before_any_call(lib):
 def test_unchecked_call_sites_pass_sized_integers():
     # 64-bit parameters of unchecked calls must be passed as c_uint64 (a Python int would go as a C int)
     import ast
-    tree = ast.parse((REPO / "bindings" / "python" / "cucore" / "memory.py").read_text())
     u64_params = {name: [i for i, t in enumerate(args) if t in ("uint64_t", "uint32_t")]
                   for name, (_, args) in _abi.ABI.items()}
     checked = 0
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("_fast_"):
-            c_name = "cucore_" + node.func.id[len("_fast_"):]
-            for i in u64_params[c_name]:
-                arg = node.args[i]
-                ok = (isinstance(arg, ast.Call) and arg.func.id in ("_c_uint64", "_c_uint32")) or \
-                    (isinstance(arg, ast.Name) and arg.id == "csize")  # from _sizes / _size_arg()
-                assert ok, f"line {node.lineno}: argument {i} of {node.func.id}"
-                checked += 1
+    for module in ("memory.py", "buffer.py"):
+        tree = ast.parse((REPO / "bindings" / "python" / "cucore" / module).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("_fast_"):
+                c_name = "cucore_" + node.func.id[len("_fast_"):]
+                for i in u64_params[c_name]:
+                    arg = node.args[i]
+                    ok = (isinstance(arg, ast.Call) and arg.func.id in ("_c_uint64", "_c_uint32")) or \
+                        (isinstance(arg, ast.Name) and arg.id == "csize")  # from _sizes / _size_arg()
+                    assert ok, f"{module} line {node.lineno}: argument {i} of {node.func.id}"
+                    checked += 1
     assert checked >= 10
 
 

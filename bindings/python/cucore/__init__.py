@@ -31,11 +31,12 @@ from .context import Context
 from .event import Event, EventOptions
 from .stream import Stream, StreamOptions, legacy_default_stream, per_thread_default_stream
 from .memory import (
-    Buffer, DeviceMemoryResource, DeviceMemoryResourceOptions, LegacyPinnedMemoryResource, MemoryResource,
+    DeviceMemoryResource, DeviceMemoryResourceOptions, LegacyPinnedMemoryResource, MemoryResource,
     MemoryResourceKind, PoolAttribute, PoolAttributes,
 )
+from .buffer import Buffer
 from .managed import ManagedBuffer
-from .memory_copy import MemoryRegion, copy_3d
+from .copy_3d import MemoryRegion, copy_3d
 from .memory_peer import PeerAccessSet
 from .memory_resources import (
     ManagedMemoryResource, ManagedMemoryResourceOptions, PinnedMemoryResource, PinnedMemoryResourceOptions,

@@ -261,7 +261,7 @@ def cuda_array_interface(buffer):
 
 def _buffer(h, owner):
     """A Buffer wrapper owning the +1 reference `h` (an int) to foreign memory, keeping `owner` alive."""
-    from .memory import Buffer
+    from .buffer import Buffer
     size = ctypes.c_uint64()
     st = _cucore_buffer_size(h, size)
     b = Buffer._wrap(h, size.value, None)
@@ -369,7 +369,7 @@ def from_cuda_array_interface(obj, *, stream=None, device_id=None):
     entry (version 3) is honoured as the interface asks: `stream` (a Stream or an object with
     __cuda_stream__), if given, is made to wait for it; otherwise the producer's stream is synchronized."""
     from .device import Device
-    from .memory import Buffer
+    from .buffer import Buffer
     from .stream import Stream
     cai = obj if isinstance(obj, dict) else getattr(obj, "__cuda_array_interface__", None)
     if not isinstance(cai, dict):

@@ -27,10 +27,11 @@ import os
 import weakref
 
 from . import _lib
+from .buffer import Buffer
 from .common import raise_error
 from .device import Device
 from .event import Event, EVENT_INTERPROCESS
-from .memory import _KIND_CLASSES, Buffer, MemoryResource, MemoryResourceKind, _device, _stream_of
+from .memory import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _device, _stream_of
 
 (_cucore_ipc_export_memory_resource, _cucore_ipc_import_memory_resource, _cucore_ipc_memory_resource_pool_id,
  _cucore_ipc_export_buffer, _cucore_ipc_import_buffer, _cucore_ipc_export_event, _cucore_ipc_import_event,

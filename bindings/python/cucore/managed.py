@@ -15,9 +15,10 @@ import operator
 from collections.abc import MutableSet
 
 from . import _lib
+from .buffer import Buffer
 from .common import raise_error
 from .device import Device, get_device_count
-from .memory import Buffer, _stream_of
+from .memory import _stream_of
 
 (_cucore_buffer_advise, _cucore_buffer_advice, _cucore_buffer_is_accessed_by,
  _cucore_buffer_last_prefetch_location, _cucore_buffer_prefetch, _cucore_buffer_discard) = _lib.bind(

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import _lib
+from .buffer import Buffer
 from .common import raise_error
 from .managed import ManagedBuffer, from_location, to_location
 from .memory import (
-    _KIND_CLASSES, Buffer, MemoryResource, MemoryResourceKind, _device, check_options, options_of,
+    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _device, check_options, options_of,
 )
 from .memory_peer import PeerAccessible, access_value
 

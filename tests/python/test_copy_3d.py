@@ -1,11 +1,11 @@
-"""2D and 3D strided copies: cucore.copy_3d and MemoryRegion (bindings/python/cucore/memory_copy.py).
+"""2D and 3D strided copies: cucore.copy_3d and MemoryRegion (bindings/python/cucore/copy_3d.py).
 
 Without a GPU: argument checks (they come before any call). With a GPU (or the fake driver): sub-blocks of
 NumPy arrays go to pitched device buffers and back, and every result is compared with NumPy's slicing."""
 import pytest
 
 import cucore
-from cucore.memory_copy import _end
+from cucore.copy_3d import _end
 
 np = pytest.importorskip("numpy")
 
