@@ -15,5 +15,11 @@
 #include "cucore/memory.h"
 #include "cucore/ipc.h"
 #include "cucore/dlpack.h"
+#include "cucore/program.h"
+#include "cucore/object_code.h"
+#include "cucore/linker.h"
+#include "cucore/program_cache.h"
+#include "cucore/kernel.h"
+#include "cucore/launch.h"
 
 #endif /* CUCORE_H */

@@ -80,6 +80,9 @@ typedef enum cucore_status {
     CUCORE_ERROR_NOT_READY = 9,
     /* An unexpected failure inside the library (a bug: please report it). */
     CUCORE_ERROR_INTERNAL = 10,
+    /* NVRTC, libNVVM or the linker rejected the input; the message carries the
+     * first lines of the log and the whole log stays on the program or linker. */
+    CUCORE_ERROR_COMPILATION = 11,
     CUCORE_STATUS_FORCE_INT32 = 0x7fffffff
 } cucore_status_t;
 
@@ -93,7 +96,12 @@ typedef enum cucore_object_type {
     CUCORE_OBJECT_EVENT = 4,
     CUCORE_OBJECT_MEMORY_RESOURCE = 5,
     CUCORE_OBJECT_BUFFER = 6,
-    CUCORE_OBJECT_TYPE_COUNT = 7, /* one past the last type; grows with the library */
+    CUCORE_OBJECT_PROGRAM = 7,
+    CUCORE_OBJECT_OBJECT_CODE = 8,
+    CUCORE_OBJECT_LINKER = 9,
+    CUCORE_OBJECT_KERNEL = 10,
+    CUCORE_OBJECT_PROGRAM_CACHE = 11,
+    CUCORE_OBJECT_TYPE_COUNT = 12, /* one past the last type; grows with the library */
     CUCORE_OBJECT_TYPE_FORCE_INT32 = 0x7fffffff
 } cucore_object_type_t;
 
@@ -105,6 +113,20 @@ typedef struct cucore_stream cucore_stream_t;
 typedef struct cucore_event cucore_event_t;
 typedef struct cucore_memory_resource cucore_memory_resource_t;
 typedef struct cucore_buffer cucore_buffer_t;
+typedef struct cucore_program cucore_program_t;
+typedef struct cucore_object_code cucore_object_code_t;
+typedef struct cucore_linker cucore_linker_t;
+typedef struct cucore_kernel cucore_kernel_t;
+typedef struct cucore_program_cache cucore_program_cache_t;
+
+/* A switch whose default belongs to the tool (NVRTC, the linker): 0 leaves it
+ * to the tool, ON and OFF set it either way. */
+typedef enum cucore_toggle {
+    CUCORE_TOGGLE_DEFAULT = 0,
+    CUCORE_TOGGLE_ON = 1,
+    CUCORE_TOGGLE_OFF = 2,
+    CUCORE_TOGGLE_FORCE_INT32 = 0x7fffffff
+} cucore_toggle_t;
 
 /* Called once when the last reference to a wrapped foreign object is released,
  * so that its owner can free it. Runs on the releasing thread. */

@@ -26,6 +26,7 @@ const char *cucore_status_string(cucore_status_t status) {
         case CUCORE_ERROR_CUDA: return "CUCORE_ERROR_CUDA";
         case CUCORE_ERROR_NOT_READY: return "CUCORE_ERROR_NOT_READY";
         case CUCORE_ERROR_INTERNAL: return "CUCORE_ERROR_INTERNAL";
+        case CUCORE_ERROR_COMPILATION: return "CUCORE_ERROR_COMPILATION";
         default: return "CUCORE_STATUS_UNKNOWN";
     }
 }

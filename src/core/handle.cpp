@@ -235,6 +235,11 @@ const char *object_type_name(cucore_object_type_t type) noexcept {
         case CUCORE_OBJECT_EVENT: return "event";
         case CUCORE_OBJECT_MEMORY_RESOURCE: return "memory resource";
         case CUCORE_OBJECT_BUFFER: return "buffer";
+        case CUCORE_OBJECT_PROGRAM: return "program";
+        case CUCORE_OBJECT_OBJECT_CODE: return "object code";
+        case CUCORE_OBJECT_LINKER: return "linker";
+        case CUCORE_OBJECT_KERNEL: return "kernel";
+        case CUCORE_OBJECT_PROGRAM_CACHE: return "program cache";
         default: return "unknown object type";
     }
 }

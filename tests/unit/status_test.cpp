@@ -20,6 +20,7 @@ TEST(Status, EveryStatusHasItsName) {
         {CUCORE_ERROR_CUDA, "CUCORE_ERROR_CUDA"},
         {CUCORE_ERROR_NOT_READY, "CUCORE_ERROR_NOT_READY"},
         {CUCORE_ERROR_INTERNAL, "CUCORE_ERROR_INTERNAL"},
+        {CUCORE_ERROR_COMPILATION, "CUCORE_ERROR_COMPILATION"},
     };
     for (const auto &row : expected) EXPECT_STREQ(cucore_status_string(row.status), row.name);
     EXPECT_STREQ(cucore_status_string(static_cast<cucore_status_t>(12345)), "CUCORE_STATUS_UNKNOWN");
