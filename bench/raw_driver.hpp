@@ -44,7 +44,12 @@ namespace cucore_bench {
     X(cuMemAllocHost)                    \
     X(cuMemFreeHost)                     \
     X(cuMemcpyAsync)                     \
-    X(cuMemsetD32Async)
+    X(cuMemsetD32Async)                  \
+    X(cuLibraryLoadData)                 \
+    X(cuLibraryUnload)                   \
+    X(cuLibraryGetKernel)                \
+    X(cuKernelGetFunction)               \
+    X(cuLaunchKernel)
 
 struct RawDriver {
     // `#name` is not macro-expanded, so the table holds the base names ("cuStreamDestroy") that

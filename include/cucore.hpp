@@ -27,5 +27,11 @@
 #include "cucore/memory.hpp"
 #include "cucore/ipc.hpp"
 #include "cucore/dlpack.hpp"
+#include "cucore/program_cache.hpp"
+#include "cucore/object_code.hpp"
+#include "cucore/program.hpp"
+#include "cucore/linker.hpp"
+#include "cucore/kernel.hpp"
+#include "cucore/launch.hpp"
 
 #endif // CUCORE_HPP

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole suite on a GPU machine from a build made elsewhere
-# (scripts/stage_gpu.sh): unit, loader, GPU and example binaries, the Python
-# and Rust tests, the benchmarks (C/C++ beside the raw driver, Python beside
+# (scripts/stage_gpu.sh): unit, loader, GPU and example binaries (device_info
+# and compile_and_launch, each in C and C++), the Python and Rust tests, the
+# benchmarks (C/C++ beside the raw driver, Python beside
 # cuda.core when installed), and the GPU tests once more under
 # compute-sanitizer memcheck. Logs go to the folder given (default ./gpu-logs):
 #   summary.md        pass/skip/fail per suite and the verdict
@@ -80,7 +81,7 @@ run_gtest loader_forced_absent "$stage/bin/cucore_loader_tests" \
     CUCORE_CUDA_DRIVER_PATH=/nonexistent/cucore-test/libcuda.so.1 CUCORE_TEST_DRIVER_EXPECT=absent
 run_gtest gpu "$stage/bin/cucore_gpu_tests"
 
-for example in device_info device_info_cpp; do
+for example in device_info device_info_cpp compile_and_launch compile_and_launch_cpp; do
     echo "== example $example" >>"$log"
     timeout 60 "$stage/bin/$example" >>"$log" 2>&1
     rc=$?

@@ -42,7 +42,9 @@ CUCORE_API cucore_status_t cucore_object_code_retain(cucore_object_code_t *objec
 CUCORE_API cucore_status_t cucore_object_code_release(cucore_object_code_t *object_code);
 
 /* Loads the code into the driver now (otherwise the first get_kernel or global
- * query does), so load errors surface here. Loading twice is a no-op.
+ * query does), so load errors surface here. Loading twice is a no-op. With the
+ * driver's lazy module loading (CUDA_MODULE_LOADING=LAZY, its default) some
+ * image errors surface only when a kernel is first looked up or used.
  * Errors: INVALID_HANDLE, INVALID_STATE (LTOIR, OBJECT or LIBRARY: link first),
  * NO_DRIVER, CUDA (e.g. CUDA_ERROR_INVALID_IMAGE or NO_BINARY_FOR_GPU). */
 CUCORE_API cucore_status_t cucore_object_code_load(cucore_object_code_t *object_code);

@@ -15,7 +15,12 @@
 #include "core/diagnostics.hpp"
 #include "core/handle.hpp"
 #include "core/handle_table.hpp"
+#include "core/kernel.hpp"
 #include "core/memory.hpp"
+#include "core/linker.hpp"
+#include "core/object_code.hpp"
+#include "core/program.hpp"
+#include "core/program_cache.hpp"
 #include "core/stream.hpp"
 #include "cucore.h"
 
@@ -30,6 +35,11 @@ template <> struct CoreOf<cucore_stream_t> { using type = core::Stream; static c
 template <> struct CoreOf<cucore_event_t> { using type = core::Event; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_EVENT; static constexpr const char *argument = "event"; };
 template <> struct CoreOf<cucore_memory_resource_t> { using type = core::MemoryResource; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_MEMORY_RESOURCE; static constexpr const char *argument = "resource"; };
 template <> struct CoreOf<cucore_buffer_t> { using type = core::Buffer; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_BUFFER; static constexpr const char *argument = "buffer"; };
+template <> struct CoreOf<cucore_program_t> { using type = core::Program; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_PROGRAM; static constexpr const char *argument = "program"; };
+template <> struct CoreOf<cucore_object_code_t> { using type = core::ObjectCode; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_OBJECT_CODE; static constexpr const char *argument = "object_code"; };
+template <> struct CoreOf<cucore_linker_t> { using type = core::Linker; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_LINKER; static constexpr const char *argument = "linker"; };
+template <> struct CoreOf<cucore_program_cache_t> { using type = core::ProgramCache; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_PROGRAM_CACHE; static constexpr const char *argument = "cache"; };
+template <> struct CoreOf<cucore_kernel_t> { using type = core::Kernel; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_KERNEL; static constexpr const char *argument = "kernel"; };
 
 // Runs `body`; returns CUCORE_SUCCESS or the status of what it threw, with the
 // thread's last error set to "<function>: <message>".
@@ -111,6 +121,20 @@ inline Options read_options(const Options *options, const Options &defaults, con
     std::memcpy(&result, options, size < sizeof(Options) ? size : sizeof(Options));
     result.struct_size = sizeof(Options);
     return result;
+}
+
+// Fills a caller's versioned out struct (struct_size set by its _INIT macro):
+// an older caller's smaller struct gets the fields it has; struct_size stays.
+template <class Struct>
+inline void write_versioned(Struct *out, const Struct &value, const char *argument, const char *init_macro) {
+    if (!out) core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL");
+    const uint32_t size = out->struct_size;
+    if (size < sizeof(uint32_t))
+        core::throw_invalid_argument(std::string("argument '") + argument + "' has struct_size " +
+                                     std::to_string(size) + "; initialise it with " + init_macro);
+    const size_t copied = size < sizeof(Struct) ? size : sizeof(Struct);
+    std::memcpy(reinterpret_cast<unsigned char *>(out) + sizeof(uint32_t),
+                reinterpret_cast<const unsigned char *>(&value) + sizeof(uint32_t), copied - sizeof(uint32_t));
 }
 
 // An out-pointer the caller may leave NULL: cleared when given, so it reads

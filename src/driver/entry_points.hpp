@@ -77,4 +77,31 @@
     X(cuMemSetAccess, 10020)                   \
     X(cuMemGetAllocationGranularity, 10020)    \
     X(cuMemAllocManaged, 6000)                 \
-    X(cuMemFree, 3020)
+    X(cuMemFree, 3020)                         \
+    X(cuLibraryLoadData, 12000)                \
+    X(cuLibraryLoadFromFile, 12000)            \
+    X(cuLibraryUnload, 12000)                  \
+    X(cuLibraryGetKernel, 12000)               \
+    X(cuLibraryGetKernelCount, 12040)          \
+    X(cuLibraryGetGlobal, 12000)               \
+    X(cuLinkCreate, 6050)                      \
+    X(cuLinkAddData, 6050)                     \
+    X(cuLinkComplete, 5050)                    \
+    X(cuLinkDestroy, 5050)                     \
+    X(cuMemcpyDtoH, 3020)                      \
+    X(cuMemcpyHtoD, 3020)                      \
+    X(cuKernelGetFunction, 12000)              \
+    X(cuKernelGetAttribute, 12000)             \
+    X(cuKernelSetAttribute, 12000)             \
+    X(cuKernelGetName, 12030)                  \
+    X(cuKernelGetParamInfo, 12040)             \
+    X(cuFuncGetAttribute, 2020)                \
+    X(cuFuncSetAttribute, 9000)                \
+    X(cuFuncGetName, 12030)                    \
+    X(cuFuncGetParamInfo, 12040)               \
+    X(cuLaunchKernelEx, 11060)                 \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000) \
+    X(cuOccupancyMaxPotentialBlockSize, 6050)  \
+    X(cuOccupancyAvailableDynamicSMemPerBlock, 10020) \
+    X(cuOccupancyMaxPotentialClusterSize, 11070) \
+    X(cuOccupancyMaxActiveClusters, 11070)

@@ -78,7 +78,20 @@
     X(MemGetAccess, 10020)              \
     X(MemGetAllocationGranularity, 10020) \
     X(MemAddressReserve, 10020)         \
-    X(MemAddressFree, 10020)
+    X(MemAddressFree, 10020)            \
+    X(LibraryLoadData, 12000)           \
+    X(LibraryUnload, 12000)             \
+    X(LibraryGetKernel, 12000)          \
+    X(LibraryGetGlobal, 12000)          \
+    X(KernelGetFunction, 12000)         \
+    X(KernelGetAttribute, 12000)        \
+    X(FuncGetAttribute, 2020)           \
+    X(LaunchKernel, 4000)               \
+    X(OccupancyMaxActiveBlocksPerMultiprocessor, 6050) \
+    X(OccupancyMaxPotentialBlockSize, 6050)            \
+    X(OccupancyAvailableDynamicSMemPerBlock, 10020)    \
+    X(OccupancyMaxPotentialClusterSize, 11070)         \
+    X(OccupancyMaxActiveClusters, 11070)
 
 namespace raw {
 

@@ -25,6 +25,7 @@
  * makes cuStreamDestroy fail (read on every call), to exercise libcucore's release-error reporting;
  * FAKE_CUDA_FAIL=<entry point> makes cuMemAllocManaged, cuMemFree or cuMemAdvise fail with
  * CUDA_ERROR_UNKNOWN when named (read on every call). fake_cuda_live_allocations() counts live memory.
+ * Libraries, kernels and launches work on text "images" (see that section); launches are recorded, not run.
  * Build: cc -shared -fPIC -pthread -o libcuda.so.1 fake_cuda.c
  */
 #define _GNU_SOURCE /* memfd_create: the physical memory of virtual memory management */
@@ -1720,6 +1721,419 @@ static CUresult f_cuIpcOpenEventHandle(struct event **out, struct ipc_bytes hand
     return CUDA_SUCCESS;
 }
 
+/* ---- libraries, kernels and launches ------------------------------------------------------------------------
+ * The fake cannot run device code, so its "images" are text it can parse:
+ *     FAKECUBIN
+ *     kernel NAME [SIZE,SIZE,...]      (a kernel and its parameters' sizes, packed at natural alignment)
+ *     global NAME SIZE                 (a module global of SIZE bytes, registered device memory)
+ * Anything else is CUDA_ERROR_INVALID_IMAGE. A CUkernel is also its own CUfunction. cuLaunchKernelEx checks
+ * the stream and the kernel, then records the launch (configuration, attributes and a copy of every
+ * argument's bytes, as many as the kernel's parameter sizes say) for fake_cuda_last_launch(). */
+
+#define LIB_MAGIC 0x4c494231u
+#define KERNEL_MAGIC 0x4b524e31u
+#define MAX_FAKE_KERNELS 16
+#define MAX_FAKE_PARAMS 32
+#define CUDA_ERROR_INVALID_IMAGE 200
+struct flib;
+struct fkernel {
+    unsigned magic;
+    struct flib *lib;
+    char name[64];
+    size_t nparams, sizes[MAX_FAKE_PARAMS], offsets[MAX_FAKE_PARAMS];
+    int attrs[20]; /* CU_FUNC_ATTRIBUTE_* values by index */
+};
+struct fglobal {
+    char name[64];
+    size_t size;
+    uintptr_t address;
+};
+struct flib {
+    unsigned magic;
+    int unloaded;
+    size_t nkernels, nglobals;
+    struct fkernel kernels[MAX_FAKE_KERNELS];
+    struct fglobal globals[MAX_FAKE_KERNELS];
+    struct flib *next;
+};
+static struct flib *g_libs;
+static int g_live_libraries;
+
+/* What the last launch was given (fake_cuda_last_launch). */
+struct fake_launch {
+    unsigned grid[3], block[3], shared_memory_bytes;
+    void *stream;
+    void *kernel;
+    unsigned num_attrs;
+    int attr_ids[8];
+    int attr_values[8][3]; /* cluster: x, y, z; cooperative, PSS, priority: [0] */
+    size_t nparams;
+    size_t sizes[MAX_FAKE_PARAMS];
+    unsigned char args[MAX_FAKE_PARAMS][256];
+    unsigned long long count; /* launches so far */
+};
+static struct fake_launch g_last_launch;
+
+static int parse_image(struct flib *lib, const char *text, size_t len) {
+    if (len < 9 || memcmp(text, "FAKECUBIN", 9) != 0) return 0;
+    const char *p = text + 9, *end = text + len;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        char line[512];
+        size_t n = (size_t)(eol - p) < sizeof line - 1 ? (size_t)(eol - p) : sizeof line - 1;
+        memcpy(line, p, n);
+        line[n] = 0;
+        char name[64], sizes[400] = "";
+        size_t gsize = 0;
+        if (sscanf(line, "kernel %63s %399s", name, sizes) >= 1 && lib->nkernels < MAX_FAKE_KERNELS) {
+            struct fkernel *k = &lib->kernels[lib->nkernels++];
+            k->magic = KERNEL_MAGIC;
+            k->lib = lib;
+            snprintf(k->name, sizeof k->name, "%s", name);
+            size_t offset = 0;
+            for (char *tok = strtok(sizes, ","); tok && k->nparams < MAX_FAKE_PARAMS; tok = strtok(NULL, ",")) {
+                size_t s = (size_t)strtoul(tok, NULL, 10), align = s >= 8 ? 8 : s ? s : 1;
+                offset = (offset + align - 1) / align * align;
+                k->offsets[k->nparams] = offset;
+                k->sizes[k->nparams++] = s;
+                offset += s;
+            }
+            k->attrs[0] = 1024;   /* max threads per block */
+            k->attrs[4] = 16;     /* registers */
+            k->attrs[5] = 90;     /* PTX version */
+            k->attrs[6] = 90;     /* binary version */
+            k->attrs[8] = 49152;  /* max dynamic shared memory */
+            k->attrs[9] = -1;     /* preferred carveout */
+        } else if (sscanf(line, "global %63s %zu", name, &gsize) == 2 && gsize && lib->nglobals < MAX_FAKE_KERNELS) {
+            struct fglobal *g = &lib->globals[lib->nglobals++];
+            snprintf(g->name, sizeof g->name, "%s", name);
+            g->size = gsize;
+            g->address = new_alloc(gsize, MEM_DEVICE, 0, NULL);
+            if (g->address) memset((void *)g->address, 0, gsize);
+        } else if (line[0]) {
+            return 0;
+        }
+        p = eol + 1;
+    }
+    return 1;
+}
+
+static CUresult load_image(struct flib **out, const char *text, size_t len) {
+    NEED_INIT();
+    if (!out || !text) return CUDA_ERROR_INVALID_VALUE;
+    struct flib *lib = calloc(1, sizeof *lib);
+    if (!lib) return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&g_mu);
+    if (!parse_image(lib, text, len)) {
+        pthread_mutex_unlock(&g_mu);
+        free(lib);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    lib->magic = LIB_MAGIC;
+    lib->next = g_libs;
+    g_libs = lib;
+    ++g_live_libraries;
+    pthread_mutex_unlock(&g_mu);
+    *out = lib;
+    return CUDA_SUCCESS;
+}
+
+static CUresult f_cuLibraryLoadData(struct flib **out, const void *code, void *jo, void **jv, unsigned nj, void *lo,
+                                    void **lv, unsigned nl) {
+    (void)jo, (void)jv, (void)nj, (void)lo, (void)lv, (void)nl;
+    if (!code) return CUDA_ERROR_INVALID_VALUE;
+    NEED_INIT();
+    /* The image's size is not passed: fake images are NUL-terminated text (at most 64 KiB); anything
+       without the magic (a real cubin) is refused after reading no more than the magic's length. */
+    if (strnlen(code, 9) < 9 || memcmp(code, "FAKECUBIN", 9) != 0) return CUDA_ERROR_INVALID_IMAGE;
+    return load_image(out, code, strnlen(code, 1 << 16));
+}
+
+static CUresult f_cuLibraryLoadFromFile(struct flib **out, const char *path, void *jo, void **jv, unsigned nj,
+                                        void *lo, void **lv, unsigned nl) {
+    (void)jo, (void)jv, (void)nj, (void)lo, (void)lv, (void)nl;
+    if (!path) return CUDA_ERROR_INVALID_VALUE;
+    FILE *f = fopen(path, "rb");
+    if (!f) return CUDA_ERROR_NOT_FOUND;
+    char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    return load_image(out, buf, n);
+}
+
+/* Caller holds g_mu. */
+static struct flib *resolve_lib(void *h) {
+    for (struct flib *l = g_libs; l; l = l->next)
+        if (l == h) return l->magic == LIB_MAGIC && !l->unloaded ? l : NULL;
+    return NULL;
+}
+static struct fkernel *resolve_kernel(void *h) {
+    for (struct flib *l = g_libs; l; l = l->next)
+        for (size_t i = 0; i < l->nkernels; ++i)
+            if (&l->kernels[i] == h) return l->unloaded ? NULL : &l->kernels[i];
+    return NULL;
+}
+
+static CUresult f_cuLibraryUnload(void *h) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    struct flib *l = resolve_lib(h);
+    if (l) {
+        l->unloaded = 1; /* kept (never freed) so stale handles are recognised */
+        --g_live_libraries;
+        for (size_t i = 0; i < l->nglobals; ++i) {
+            size_t index = 0;
+            if (l->globals[i].address && classify(l->globals[i].address, 1, &index) == 1)
+                g_allocs[index].state = ALLOC_FREED;
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    return l ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult f_cuLibraryGetKernel(struct fkernel **out, void *h, const char *name) {
+    NEED_INIT();
+    if (!out || !name) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct flib *l = resolve_lib(h);
+    CUresult r = l ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_HANDLE;
+    for (size_t i = 0; l && i < l->nkernels; ++i)
+        if (strcmp(l->kernels[i].name, name) == 0) {
+            *out = &l->kernels[i];
+            r = CUDA_SUCCESS;
+            break;
+        }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuLibraryGetKernelCount(unsigned *count, void *h) {
+    NEED_INIT();
+    if (!count) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct flib *l = resolve_lib(h);
+    if (l) *count = (unsigned)l->nkernels;
+    pthread_mutex_unlock(&g_mu);
+    return l ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult f_cuLibraryGetGlobal(unsigned long long *dptr, size_t *bytes, void *h, const char *name) {
+    NEED_INIT();
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct flib *l = resolve_lib(h);
+    CUresult r = l ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_HANDLE;
+    for (size_t i = 0; l && i < l->nglobals; ++i)
+        if (strcmp(l->globals[i].name, name) == 0) {
+            if (dptr) *dptr = l->globals[i].address;
+            if (bytes) *bytes = l->globals[i].size;
+            r = CUDA_SUCCESS;
+            break;
+        }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+static CUresult f_cuKernelGetFunction(void **out, void *h) {
+    NEED_INIT();
+    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    if (!tl_current) return CUDA_ERROR_INVALID_CONTEXT;
+    pthread_mutex_lock(&g_mu);
+    struct fkernel *k = resolve_kernel(h);
+    pthread_mutex_unlock(&g_mu);
+    if (!k) return CUDA_ERROR_INVALID_HANDLE;
+    *out = k;
+    return CUDA_SUCCESS;
+}
+
+static CUresult func_attribute(int *v, int attr, void *h) {
+    NEED_INIT();
+    if (!v || attr < 0 || attr >= 20) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct fkernel *k = resolve_kernel(h);
+    if (k) *v = k->attrs[attr];
+    pthread_mutex_unlock(&g_mu);
+    return k ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+static CUresult f_cuFuncGetAttribute(int *v, int attr, void *f) { return func_attribute(v, attr, f); }
+static CUresult f_cuKernelGetAttribute(int *v, int attr, void *h, CUdevice dev) {
+    CHECK_DEV(dev);
+    return func_attribute(v, attr, h);
+}
+static CUresult func_set_attribute(int attr, int value, void *h) {
+    NEED_INIT();
+    /* settable: max dynamic shared memory (8, up to 227 KiB), carveout (9), cluster dims and policy (11-15) */
+    if (!(attr == 8 || attr == 9 || (attr >= 11 && attr <= 15))) return CUDA_ERROR_INVALID_VALUE;
+    if (attr == 8 && (value < 0 || value > 232448)) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct fkernel *k = resolve_kernel(h);
+    if (k) k->attrs[attr] = value;
+    pthread_mutex_unlock(&g_mu);
+    return k ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+static CUresult f_cuFuncSetAttribute(void *f, int attr, int value) { return func_set_attribute(attr, value, f); }
+static CUresult f_cuKernelSetAttribute(int attr, int value, void *h, CUdevice dev) {
+    CHECK_DEV(dev);
+    return func_set_attribute(attr, value, h);
+}
+static CUresult kernel_name(const char **name, void *h) {
+    NEED_INIT();
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct fkernel *k = resolve_kernel(h);
+    if (k) *name = k->name;
+    pthread_mutex_unlock(&g_mu);
+    return k ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+static CUresult f_cuKernelGetName(const char **name, void *h) { return kernel_name(name, h); }
+static CUresult f_cuFuncGetName(const char **name, void *f) { return kernel_name(name, f); }
+static CUresult param_info(void *h, size_t index, size_t *offset, size_t *size) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    struct fkernel *k = resolve_kernel(h);
+    CUresult r = !k ? CUDA_ERROR_INVALID_HANDLE : index >= k->nparams ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS) {
+        if (offset) *offset = k->offsets[index];
+        if (size) *size = k->sizes[index];
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+static CUresult f_cuKernelGetParamInfo(void *h, size_t i, size_t *o, size_t *s) { return param_info(h, i, o, s); }
+static CUresult f_cuFuncGetParamInfo(void *f, size_t i, size_t *o, size_t *s) { return param_info(f, i, o, s); }
+
+struct launch_attribute {
+    int id;
+    int pad;
+    union {
+        unsigned char bytes[64];
+        struct { unsigned x, y, z; } cluster;
+        int value;
+    } value;
+};
+struct launch_config {
+    unsigned grid[3], block[3], shared_memory_bytes;
+    void *stream;
+    struct launch_attribute *attrs;
+    unsigned num_attrs;
+};
+
+static CUresult f_cuLaunchKernelEx(const struct launch_config *config, void *f, void **params, void **extra) {
+    NEED_INIT();
+    if (!config || extra) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    CUresult r = CUDA_SUCCESS;
+    struct fkernel *k = resolve_kernel(f);
+    if (!k) r = CUDA_ERROR_INVALID_HANDLE;
+    if (r == CUDA_SUCCESS) resolve_stream(config->stream, &r);
+    if (r == CUDA_SUCCESS && k->nparams && !params) r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS && config->num_attrs > 8) r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS) {
+        struct fake_launch *L = &g_last_launch;
+        unsigned long long count = L->count;
+        memset(L, 0, sizeof *L);
+        L->count = count + 1;
+        memcpy(L->grid, config->grid, sizeof L->grid);
+        memcpy(L->block, config->block, sizeof L->block);
+        L->shared_memory_bytes = config->shared_memory_bytes;
+        L->stream = config->stream;
+        L->kernel = k;
+        L->num_attrs = config->num_attrs;
+        for (unsigned i = 0; i < config->num_attrs; ++i) {
+            L->attr_ids[i] = config->attrs[i].id;
+            if (config->attrs[i].id == 4) {
+                L->attr_values[i][0] = (int)config->attrs[i].value.cluster.x;
+                L->attr_values[i][1] = (int)config->attrs[i].value.cluster.y;
+                L->attr_values[i][2] = (int)config->attrs[i].value.cluster.z;
+            } else {
+                L->attr_values[i][0] = config->attrs[i].value.value;
+            }
+        }
+        L->nparams = k->nparams;
+        for (size_t i = 0; i < k->nparams; ++i) {
+            L->sizes[i] = k->sizes[i];
+            memcpy(L->args[i], params[i], k->sizes[i] < 256 ? k->sizes[i] : 256);
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    return r;
+}
+
+/* Occupancy: a simple model of a 132-SM device with 2048 threads and 228 KiB of shared memory per SM. */
+static int blocks_per_sm(int block_size, size_t smem) {
+    if (block_size <= 0 || block_size > 1024) return 0;
+    int by_threads = 2048 / block_size, by_smem = smem ? (int)(233472 / smem) : 32;
+    int n = by_threads < by_smem ? by_threads : by_smem;
+    return n > 32 ? 32 : n;
+}
+static CUresult f_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, void *f, int block, size_t smem,
+                                                                       unsigned flags) {
+    (void)flags;
+    NEED_INIT();
+    if (!n) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct fkernel *k = resolve_kernel(f);
+    pthread_mutex_unlock(&g_mu);
+    if (!k) return CUDA_ERROR_INVALID_HANDLE;
+    *n = blocks_per_sm(block, smem);
+    return CUDA_SUCCESS;
+}
+static CUresult f_cuOccupancyMaxPotentialBlockSize(int *grid, int *block, void *f, void *b2d, size_t smem, int limit) {
+    (void)b2d;
+    NEED_INIT();
+    if (!grid || !block) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct fkernel *k = resolve_kernel(f);
+    pthread_mutex_unlock(&g_mu);
+    if (!k) return CUDA_ERROR_INVALID_HANDLE;
+    int b = limit > 0 && limit < 1024 ? limit : 1024;
+    *block = b;
+    *grid = 132 * blocks_per_sm(b, smem);
+    return CUDA_SUCCESS;
+}
+static CUresult f_cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, void *f, int nblocks, int block) {
+    NEED_INIT();
+    if (!bytes || nblocks <= 0 || block <= 0) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct fkernel *k = resolve_kernel(f);
+    pthread_mutex_unlock(&g_mu);
+    if (!k) return CUDA_ERROR_INVALID_HANDLE;
+    *bytes = (size_t)(233472 / nblocks);
+    return CUDA_SUCCESS;
+}
+static CUresult f_cuOccupancyMaxPotentialClusterSize(int *size, void *f, const struct launch_config *config) {
+    NEED_INIT();
+    if (!size || !config) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct fkernel *k = resolve_kernel(f);
+    pthread_mutex_unlock(&g_mu);
+    if (!k) return CUDA_ERROR_INVALID_HANDLE;
+    *size = 8;
+    return CUDA_SUCCESS;
+}
+static CUresult f_cuOccupancyMaxActiveClusters(int *n, void *f, const struct launch_config *config) {
+    NEED_INIT();
+    if (!n || !config) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct fkernel *k = resolve_kernel(f);
+    pthread_mutex_unlock(&g_mu);
+    if (!k) return CUDA_ERROR_INVALID_HANDLE;
+    unsigned cluster = 1;
+    for (unsigned i = 0; i < config->num_attrs; ++i)
+        if (config->attrs[i].id == 4)
+            cluster = config->attrs[i].value.cluster.x * config->attrs[i].value.cluster.y *
+                      config->attrs[i].value.cluster.z;
+    *n = (int)(132 / (cluster ? cluster : 1));
+    return CUDA_SUCCESS;
+}
+static CUresult f_cuMemcpyDtoH(void *dst, unsigned long long src, size_t n) {
+    return raw_copy((uintptr_t)dst, (uintptr_t)src, n);
+}
+static CUresult f_cuMemcpyHtoD(unsigned long long dst, const void *src, size_t n) {
+    return raw_copy((uintptr_t)dst, (uintptr_t)src, n);
+}
+
 /* ---- cuGetProcAddress and the plain exported names ----------------------------------------------------- */
 
 #define ENTRY_POINTS(X)                                                                                    \
@@ -1739,7 +2153,14 @@ static CUresult f_cuIpcOpenEventHandle(struct event **out, struct ipc_bytes hand
     X(cuMemcpyPeerAsync) X(cuMemGetAllocationGranularity) X(cuMemCreate) X(cuMemRelease)                   \
     X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                 \
     X(cuMemPoolExportToShareableHandle) X(cuMemPoolImportFromShareableHandle) X(cuMemPoolExportPointer)      \
-    X(cuMemPoolImportPointer) X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle) X(cuMemAllocManaged) X(cuMemFree)
+    X(cuMemPoolImportPointer) X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle) X(cuMemAllocManaged) X(cuMemFree)     \
+    X(cuLibraryLoadData) X(cuLibraryLoadFromFile) X(cuLibraryUnload) X(cuLibraryGetKernel)                   \
+    X(cuLibraryGetKernelCount) X(cuLibraryGetGlobal) X(cuKernelGetFunction) X(cuKernelGetAttribute)           \
+    X(cuKernelSetAttribute) X(cuKernelGetName) X(cuKernelGetParamInfo) X(cuFuncGetAttribute)                  \
+    X(cuFuncSetAttribute) X(cuFuncGetName) X(cuFuncGetParamInfo) X(cuLaunchKernelEx)                         \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) X(cuOccupancyMaxPotentialBlockSize)               \
+    X(cuOccupancyAvailableDynamicSMemPerBlock) X(cuOccupancyMaxPotentialClusterSize)                          \
+    X(cuOccupancyMaxActiveClusters) X(cuMemcpyDtoH) X(cuMemcpyHtoD)
 
 static const struct {
     const char *name;
@@ -1805,6 +2226,15 @@ EXPORT int fake_cuda_live_allocations(void) {
     pthread_mutex_lock(&g_mu);
     int n = 0;
     for (size_t i = 0; i < g_nallocs; ++i) n += g_allocs[i].kind != MEM_VIRTUAL && g_allocs[i].state == ALLOC_LIVE;
+    pthread_mutex_unlock(&g_mu);
+    return n;
+}
+
+/* The last kernel launch (for the tests' packing checks) and the number of loaded libraries. */
+EXPORT const struct fake_launch *fake_cuda_last_launch(void) { return &g_last_launch; }
+EXPORT int fake_cuda_live_libraries(void) {
+    pthread_mutex_lock(&g_mu);
+    int n = g_live_libraries;
     pthread_mutex_unlock(&g_mu);
     return n;
 }

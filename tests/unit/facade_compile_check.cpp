@@ -5,6 +5,12 @@
 #include <cucore/memory.hpp> // any capability header alone brings what it needs
 #include <cucore/dlpack.hpp>
 #include <cucore/copy_3d.hpp>
+#include <cucore/launch.hpp>
+#include <cucore/kernel.hpp>
+#include <cucore/linker.hpp>
+#include <cucore/program.hpp>
+#include <cucore/object_code.hpp>
+#include <cucore/program_cache.hpp>
 #include <cucore/memory_user.hpp>
 #include <cucore/ipc.hpp>
 #include <cucore/stream.hpp>
@@ -82,6 +88,101 @@ static_assert(!std::is_constructible_v<cucore::MemoryRegion, cucore::Buffer &&, 
               "a region of a temporary buffer would dangle");
 
 } // namespace
+
+// Kernels and launches: every member, and launch() with each kind of argument.
+struct Plain64 { // a 64-byte trivially copyable struct, passed by value
+    double values[8];
+};
+enum class Mode : int { a, b };
+
+int cucore_facade_kernel_compile_check(const cucore::Device &dev, const cucore::Stream &s, const cucore::Buffer &b);
+
+int cucore_facade_kernel_compile_check(const cucore::Device &dev, const cucore::Stream &s, const cucore::Buffer &b) {
+    static_assert(sizeof(cucore::Kernel) == sizeof(void *));
+    cucore::Kernel k = cucore::Kernel::from_handle(reinterpret_cast<void *>(1));
+    cucore::Kernel kf = cucore::Kernel::from_function(reinterpret_cast<void *>(1), release_cb, nullptr);
+    const cucore::KernelAttributes a = k.attributes(dev);
+    int sum = a.max_threads_per_block() + a.shared_size_bytes() + a.const_size_bytes() + a.local_size_bytes() +
+              a.num_regs() + a.ptx_version() + a.binary_version() + static_cast<int>(a.cache_mode_ca()) +
+              a.max_dynamic_shared_size_bytes() + a.preferred_shared_memory_carveout() +
+              static_cast<int>(a.cluster_size_must_be_set()) + a.required_cluster_width() +
+              a.required_cluster_height() + a.required_cluster_depth() +
+              static_cast<int>(a.non_portable_cluster_size_allowed()) + a.cluster_scheduling_policy_preference() +
+              a.get(CUCORE_KERNEL_ATTRIBUTE_NUM_REGS);
+    k.set_attribute(dev, CUCORE_KERNEL_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1 << 16);
+    sum += static_cast<int>(k.param_count()) + static_cast<int>(k.param_info(0).size) +
+           static_cast<int>(k.param_info().size()) + static_cast<int>(std::string(k.name()).size());
+    sum += k.max_active_blocks_per_multiprocessor(dev, 128) + k.max_potential_block_size(dev).block_size +
+           static_cast<int>(k.available_dynamic_shared_memory(dev, 2, 128)) +
+           static_cast<int>(k.handle() != nullptr) + static_cast<int>(kf.function(dev) != nullptr);
+    cucore::LaunchConfig config;
+    config.grid = 4;
+    config.block = {16, 16};
+    config.cluster = {2, 1, 1};
+    config.shared_memory_bytes = 1024;
+    config.cooperative = true;
+    config.programmatic_stream_serialization = true;
+    config.priority = -1;
+    config.validate(k, dev);
+    sum += k.max_potential_cluster_size(config, dev) + k.max_active_clusters(config, dev);
+    const cucore::LaunchConfig simple(cucore::Dim3(8, 2), 128, 64);
+    const Plain64 plain{};
+    const float *device_pointer = nullptr;
+    const std::uint8_t byte = 1;
+    cucore::launch(s, simple, k);
+    cucore::launch(s, simple, k, 1, 2.0f, 3.0, byte, true, 'c', std::int64_t{4}, device_pointer, b, nullptr, plain,
+                   Mode::b, std::complex<float>(1.0f, 2.0f));
+    const cucore_launch_config_t c = simple.to_c();
+    return sum + static_cast<int>(c.grid[1]);
+}
+
+// Programs, object code, the linker and caches: every member.
+int cucore_facade_compile_side_check(const cucore::Device &dev);
+
+int cucore_facade_compile_side_check(const cucore::Device &dev) {
+    cucore::ProgramOptions po;
+    po.name = "p";
+    po.arch = "sm_90";
+    po.std = "c++17";
+    po.defines = {"N=4"};
+    po.headers = {{"h.cuh", "#define H 1"}};
+    po.ftz = CUCORE_TOGGLE_ON;
+    po.diag_suppress = {177};
+    po.ptxas_options = {"-v"};
+    const cucore::ProgramCache memory = cucore::ProgramCache::in_memory(1 << 20);
+    const cucore::ProgramCache disk = cucore::ProgramCache::on_disk("/tmp/cucore-check", 0);
+    const cucore::Program p = cucore::Program::create("__global__ void k() {}", CUCORE_CODE_CXX, po);
+    const cucore::ObjectCode o = p.compile(CUCORE_CODE_CUBIN, {"k"}, memory);
+    const cucore::ObjectCode o2 = p.compile(CUCORE_CODE_PTX);
+    int sum = static_cast<int>(p.log().size() + p.flags().size() + p.arch().size()) + static_cast<int>(p.code_type()) +
+              static_cast<int>(p.backend()) + p.cache_key(CUCORE_CODE_CUBIN, {"k"})[0] +
+              cucore::Program::compiler_version(CUCORE_BACKEND_NVRTC);
+    o.load();
+    sum += static_cast<int>(o.code_type()) + static_cast<int>(o.size()) + static_cast<int>(o.data() != nullptr) +
+           static_cast<int>(o.bytes().size() + o.name().size() + o.name_expressions().size() + o.kernel_count());
+    const cucore::Kernel k = o.get_kernel("k");
+    const cucore::Kernel k2 = o.get_kernel(std::string("k"));
+    const cucore::GlobalInfo g = o.global(dev, "g");
+    float value = o.read_global<float>(dev, "g");
+    o.write_global(dev, "g", value);
+    o.read_global(dev, "g", &value, sizeof value);
+    o.write_global(dev, "g", &value, sizeof value);
+    sum += static_cast<int>(g.size + g.address) + static_cast<int>(o.handle() != nullptr) + static_cast<int>(k == k2);
+    const cucore::ObjectCode f = cucore::ObjectCode::from_file("/tmp/x.cubin", CUCORE_CODE_CUBIN);
+    const cucore::ObjectCode b = cucore::ObjectCode::create(std::string("x"), CUCORE_CODE_LTOIR, "b");
+    const cucore::ObjectCode b2 = cucore::ObjectCode::create("x", 1, CUCORE_CODE_LTOIR);
+    cucore::LinkerOptions lo;
+    lo.optimization_level = 2;
+    lo.link_time_optimization = true;
+    lo.extra_options = {"-split-compile=0"};
+    const cucore::Linker l = cucore::Linker::create({f, b, b2, o2}, lo);
+    const cucore::ObjectCode linked = l.link();
+    sum += static_cast<int>(l.error_log().size() + l.info_log().size()) + static_cast<int>(l.backend()) +
+           static_cast<int>(cucore::Linker::default_backend()) + static_cast<int>(linked.size());
+    const cucore::ProgramCacheStats st = disk.stats();
+    disk.clear();
+    return sum + static_cast<int>(st.hits + memory.stats().entries);
+}
 
 // Referenced from nowhere: the point is that it compiles cleanly.
 int cucore_facade_compile_check();

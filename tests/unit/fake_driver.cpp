@@ -1,11 +1,13 @@
 #include "fake_driver.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -982,6 +984,464 @@ CUresult f_cuIpcOpenEventHandle(CUevent *event, CUipcEventHandle handle) {
     return CUDA_SUCCESS;
 }
 
+// Libraries and the driver's linker. A fake image is text: "FAKECUBIN\n"
+// then "kernel NAME\n" and "global NAME SIZE\n" lines (fake::image builds
+// one). Globals are host memory, one block per global of a loaded library, so
+// reads and writes through cuMemcpyDtoH/HtoD really happen.
+struct FakeLibrary {
+    std::vector<std::unique_ptr<KernelRecord>> kernels;
+    std::map<std::string, std::vector<unsigned char>> globals;
+};
+std::set<FakeLibrary *> g_libraries;
+struct FakeLink {
+    std::string merged;        // kernel and global lines of every input
+    char *error_log = nullptr;  // CU_JIT_ERROR_LOG_BUFFER given to cuLinkCreate
+    size_t error_log_size = 0;
+    std::string cubin;         // cuLinkComplete's result, owned by the state
+};
+std::set<FakeLink *> g_links;
+std::vector<std::pair<int, uintptr_t>> g_link_options;  // of the last cuLinkCreate
+
+bool parse_image(const std::string &text, std::string &lines) {
+    static const std::string kMagic = "FAKECUBIN\n";
+    if (text.compare(0, kMagic.size(), kMagic) != 0) return false;
+    lines = text.substr(kMagic.size());
+    return true;
+}
+CUresult load_library(CUlibrary *library, const std::string &text) {
+    std::string lines;
+    if (!library) return CUDA_ERROR_INVALID_VALUE;
+    if (!parse_image(text, lines)) return CUDA_ERROR_INVALID_IMAGE;
+    auto made = std::make_unique<FakeLibrary>();
+    size_t at = 0;
+    while (at < lines.size()) {
+        size_t end = lines.find('\n', at);
+        if (end == std::string::npos) end = lines.size();
+        const std::string line = lines.substr(at, end - at);
+        at = end + 1;
+        char name[256];
+        size_t size = 0;
+        if (std::sscanf(line.c_str(), "kernel %255s", name) == 1)
+            made->kernels.push_back(std::make_unique<KernelRecord>(KernelRecord{name, made.get()}));
+        else if (std::sscanf(line.c_str(), "global %255s %zu", name, &size) == 2)
+            made->globals[name].assign(size, 0);
+    }
+    *library = reinterpret_cast<CUlibrary>(made.get());
+    g_libraries.insert(made.release());
+    return CUDA_SUCCESS;
+}
+FakeLibrary *as_library(CUlibrary l) {
+    auto *library = reinterpret_cast<FakeLibrary *>(l);
+    return g_libraries.count(library) ? library : nullptr;
+}
+CUresult f_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *, void **, unsigned int,
+                             CUlibraryOption *, void **, unsigned int) {
+    ENTER("cuLibraryLoadData");
+    if (!code) return CUDA_ERROR_INVALID_VALUE;
+    return load_library(library, static_cast<const char *>(code));
+}
+CUresult f_cuLibraryLoadFromFile(CUlibrary *library, const char *file, CUjit_option *, void **, unsigned int,
+                                 CUlibraryOption *, void **, unsigned int) {
+    ENTER("cuLibraryLoadFromFile");
+    if (!file) return CUDA_ERROR_INVALID_VALUE;
+    FILE *f = std::fopen(file, "rb");
+    if (!f) return CUDA_ERROR_FILE_NOT_FOUND;
+    std::string text;
+    char chunk[4096];
+    for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) text.append(chunk, n);
+    std::fclose(f);
+    return load_library(library, text);
+}
+CUresult f_cuLibraryUnload(CUlibrary library) {
+    ENTER("cuLibraryUnload");
+    FakeLibrary *l = as_library(library);
+    if (!l) return CUDA_ERROR_INVALID_HANDLE;
+    g_libraries.erase(l);
+    delete l;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name) {
+    ENTER("cuLibraryGetKernel");
+    FakeLibrary *l = as_library(library);
+    if (!kernel || !name) return CUDA_ERROR_INVALID_VALUE;
+    if (!l) return CUDA_ERROR_INVALID_HANDLE;
+    for (auto &k : l->kernels)
+        if (k->name == name) {
+            *kernel = reinterpret_cast<CUkernel>(k.get());
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_NOT_FOUND;
+}
+CUresult f_cuLibraryGetKernelCount(unsigned int *count, CUlibrary library) {
+    ENTER("cuLibraryGetKernelCount");
+    FakeLibrary *l = as_library(library);
+    if (!count) return CUDA_ERROR_INVALID_VALUE;
+    if (!l) return CUDA_ERROR_INVALID_HANDLE;
+    *count = static_cast<unsigned>(l->kernels.size());
+    return CUDA_SUCCESS;
+}
+CUresult f_cuLibraryGetGlobal(CUdeviceptr *address, size_t *bytes, CUlibrary library, const char *name) {
+    ENTER("cuLibraryGetGlobal");
+    FakeLibrary *l = as_library(library);
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    if (!l) return CUDA_ERROR_INVALID_HANDLE;
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;  // globals are per context
+    auto it = l->globals.find(name);
+    if (it == l->globals.end()) return CUDA_ERROR_NOT_FOUND;
+    if (address) *address = reinterpret_cast<CUdeviceptr>(it->second.data());
+    if (bytes) *bytes = it->second.size();
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t size) {
+    ENTER("cuMemcpyDtoH");
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
+    std::memcpy(dst, reinterpret_cast<const void *>(src), size);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t size) {
+    ENTER("cuMemcpyHtoD");
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
+    std::memcpy(reinterpret_cast<void *>(dst), src, size);
+    return CUDA_SUCCESS;
+}
+void link_error(FakeLink *link, const std::string &text) {
+    if (!link->error_log || link->error_log_size == 0) return;
+    std::snprintf(link->error_log, link->error_log_size, "%s", text.c_str());
+}
+CUresult f_cuLinkCreate(unsigned int count, CUjit_option *options, void **values, CUlinkState *state) {
+    ENTER("cuLinkCreate");
+    if (!state || (count && (!options || !values))) return CUDA_ERROR_INVALID_VALUE;
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    auto *link = new FakeLink;
+    g_link_options.clear();
+    for (unsigned i = 0; i < count; ++i) {
+        g_link_options.emplace_back(options[i], reinterpret_cast<uintptr_t>(values[i]));
+        if (options[i] == CU_JIT_ERROR_LOG_BUFFER) link->error_log = static_cast<char *>(values[i]);
+        if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+            link->error_log_size = static_cast<size_t>(reinterpret_cast<uintptr_t>(values[i]));
+    }
+    g_links.insert(link);
+    *state = reinterpret_cast<CUlinkState>(link);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name,
+                         unsigned int, CUjit_option *, void **) {
+    ENTER("cuLinkAddData");
+    auto *link = reinterpret_cast<FakeLink *>(state);
+    if (!g_links.count(link)) return CUDA_ERROR_INVALID_HANDLE;
+    if (!data || size == 0 || type == CU_JIT_INPUT_NVVM) return CUDA_ERROR_INVALID_VALUE;
+    const std::string text(static_cast<const char *>(data), strnlen(static_cast<const char *>(data), size));
+    std::string lines;
+    if (!parse_image(text, lines)) {
+        link_error(link, std::string("error: ") + (name ? name : "input") + " is not a fake image\nsecond line\n");
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    link->merged += lines;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuLinkComplete(CUlinkState state, void **cubin, size_t *size) {
+    ENTER("cuLinkComplete");
+    auto *link = reinterpret_cast<FakeLink *>(state);
+    if (!g_links.count(link)) return CUDA_ERROR_INVALID_HANDLE;
+    if (!cubin || !size) return CUDA_ERROR_INVALID_VALUE;
+    link->cubin = "FAKECUBIN\n" + link->merged;
+    *cubin = link->cubin.data();
+    *size = link->cubin.size() + 1;  // a cubin's size; the fake's text is NUL-terminated
+    return CUDA_SUCCESS;
+}
+CUresult f_cuLinkDestroy(CUlinkState state) {
+    ENTER("cuLinkDestroy");
+    auto *link = reinterpret_cast<FakeLink *>(state);
+    if (!g_links.count(link)) return CUDA_ERROR_INVALID_HANDLE;
+    g_links.erase(link);
+    delete link;
+    return CUDA_SUCCESS;
+}
+
+// Kernels and launches (cuKernel*, cuFunc*, cuLaunchKernelEx, cuOccupancy*).
+// Any CUkernel of a fake library or from fake::make_kernel works; what it
+// looks like (parameters, attributes, occupancy answers) is its KernelSpec.
+// A CUfunction is one FakeFunction per (kernel, context), kept for the process.
+struct FakeFunction {
+    CUkernel kernel;
+    CUcontext context;
+};
+std::map<CUkernel, KernelSpec> g_kernel_specs;  // foreign kernels and overrides for library ones
+std::vector<std::unique_ptr<char>> g_foreign_kernels;  // storage behind make_kernel's handles
+std::map<std::pair<CUkernel, CUcontext>, std::unique_ptr<FakeFunction>> g_function_storage;
+std::set<FakeFunction *> g_functions;  // handed out since install()
+std::map<std::tuple<CUkernel, int, int>, int> g_kernel_attributes;  // (kernel, attribute, device) set values
+std::vector<LaunchRecord> g_launches;
+OccupancyCall g_last_occupancy;
+
+// The spec of a known kernel, or nullptr (an unknown CUkernel).
+KernelSpec *spec_of(CUkernel kernel) {
+    if (auto it = g_kernel_specs.find(kernel); it != g_kernel_specs.end()) return &it->second;
+    if (const KernelRecord *record = kernel_record(kernel)) {
+        KernelSpec spec;
+        spec.name = record->name;
+        return &g_kernel_specs.emplace(kernel, spec).first->second;
+    }
+    return nullptr;
+}
+FakeFunction *as_function(CUfunction f) {
+    auto *function = reinterpret_cast<FakeFunction *>(f);
+    return g_functions.count(function) ? function : nullptr;
+}
+FakeFunction *function_of(CUkernel kernel, CUcontext context) {
+    auto &slot = g_function_storage[{kernel, context}];
+    if (!slot) slot = std::make_unique<FakeFunction>(FakeFunction{kernel, context});
+    g_functions.insert(slot.get());
+    return slot.get();
+}
+size_t param_offset(const KernelSpec &spec, size_t index) {
+    size_t offset = 0;
+    for (size_t i = 0; i <= index; ++i) {
+        const size_t size = spec.param_sizes[i];
+        const size_t align = size >= 8 ? 8 : size >= 4 ? 4 : size >= 2 ? 2 : 1;
+        offset = (offset + align - 1) / align * align;
+        if (i < index) offset += size;
+    }
+    return offset;
+}
+int kernel_attribute(CUkernel kernel, const KernelSpec &spec, CUfunction_attribute attribute, int device) {
+    if (auto it = g_kernel_attributes.find({kernel, attribute, device}); it != g_kernel_attributes.end())
+        return it->second;
+    if (attribute == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) return spec.max_threads_per_block;
+    if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return spec.max_dynamic_shared_bytes;
+    return static_cast<int>(attribute) * 100 + device;  // encodes what was asked
+}
+int device_of(CUcontext context) {
+    FakeContext *c = as_context(context);
+    return c ? c->device : -1;
+}
+
+CUresult f_cuKernelGetFunction(CUfunction *function, CUkernel kernel) {
+    ENTER("cuKernelGetFunction");
+    if (!function) return CUDA_ERROR_INVALID_VALUE;
+    if (!spec_of(kernel)) return CUDA_ERROR_INVALID_HANDLE;
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    *function = reinterpret_cast<CUfunction>(function_of(kernel, t_current));
+    return CUDA_SUCCESS;
+}
+CUresult f_cuKernelGetAttribute(int *value, CUfunction_attribute attribute, CUkernel kernel, CUdevice device) {
+    ENTER("cuKernelGetAttribute");
+    KernelSpec *spec = spec_of(kernel);
+    if (!spec) return CUDA_ERROR_INVALID_HANDLE;
+    if (!value || attribute < 0 || attribute >= CU_FUNC_ATTRIBUTE_MAX || device < 0 || device >= g_devices)
+        return CUDA_ERROR_INVALID_VALUE;
+    *value = kernel_attribute(kernel, *spec, attribute, device);
+    return CUDA_SUCCESS;
+}
+CUresult f_cuKernelSetAttribute(CUfunction_attribute attribute, int value, CUkernel kernel, CUdevice device) {
+    ENTER("cuKernelSetAttribute");
+    if (!spec_of(kernel)) return CUDA_ERROR_INVALID_HANDLE;
+    if (attribute < 0 || attribute >= CU_FUNC_ATTRIBUTE_MAX || device < 0 || device >= g_devices || value < -1)
+        return CUDA_ERROR_INVALID_VALUE;
+    g_kernel_attributes[{kernel, attribute, device}] = value;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuKernelGetName(const char **name, CUkernel kernel) {
+    ENTER("cuKernelGetName");
+    KernelSpec *spec = spec_of(kernel);
+    if (!spec) return CUDA_ERROR_INVALID_HANDLE;
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    *name = spec->name.c_str();
+    return CUDA_SUCCESS;
+}
+CUresult param_info(CUkernel kernel, size_t index, size_t *offset, size_t *size) {
+    KernelSpec *spec = spec_of(kernel);
+    if (!spec) return CUDA_ERROR_INVALID_HANDLE;
+    if (!spec->param_info_supported) return CUDA_ERROR_NOT_SUPPORTED;
+    if (!offset || !size || index >= spec->param_sizes.size()) return CUDA_ERROR_INVALID_VALUE;
+    *offset = param_offset(*spec, index);
+    *size = spec->param_sizes[index];
+    return CUDA_SUCCESS;
+}
+CUresult f_cuKernelGetParamInfo(CUkernel kernel, size_t index, size_t *offset, size_t *size) {
+    ENTER("cuKernelGetParamInfo");
+    return param_info(kernel, index, offset, size);
+}
+CUresult f_cuFuncGetAttribute(int *value, CUfunction_attribute attribute, CUfunction function) {
+    ENTER("cuFuncGetAttribute");
+    FakeFunction *f = as_function(function);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (!value || attribute < 0 || attribute >= CU_FUNC_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
+    *value = kernel_attribute(f->kernel, *spec_of(f->kernel), attribute, device_of(f->context));
+    return CUDA_SUCCESS;
+}
+CUresult f_cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
+    ENTER("cuFuncSetAttribute");
+    FakeFunction *f = as_function(function);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (attribute < 0 || attribute >= CU_FUNC_ATTRIBUTE_MAX || value < -1) return CUDA_ERROR_INVALID_VALUE;
+    g_kernel_attributes[{f->kernel, attribute, device_of(f->context)}] = value;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuFuncGetName(const char **name, CUfunction function) {
+    ENTER("cuFuncGetName");
+    FakeFunction *f = as_function(function);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    *name = spec_of(f->kernel)->name.c_str();
+    return CUDA_SUCCESS;
+}
+CUresult f_cuFuncGetParamInfo(CUfunction function, size_t index, size_t *offset, size_t *size) {
+    ENTER("cuFuncGetParamInfo");
+    FakeFunction *f = as_function(function);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    return param_info(f->kernel, index, offset, size);
+}
+CUresult f_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **params, void **extra) {
+    ENTER("cuLaunchKernelEx");
+    FakeFunction *f = as_function(function);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (!config || extra) return CUDA_ERROR_INVALID_VALUE;
+    // The stream must belong to the function's context (a default stream: the current one).
+    CUcontext stream_context = t_current;
+    if (!is_builtin(config->hStream)) {
+        FakeStream *stream = as_stream(config->hStream);
+        if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+        stream_context = stream->context;
+    }
+    if (stream_context != f->context) return CUDA_ERROR_INVALID_CONTEXT;
+    const KernelSpec &spec = *spec_of(f->kernel);
+    if (!spec.param_sizes.empty() && !params) return CUDA_ERROR_INVALID_VALUE;
+    LaunchRecord record;
+    record.config = *config;
+    record.attributes.assign(config->attrs, config->attrs + config->numAttrs);
+    record.config.attrs = nullptr;
+    record.function = function;
+    record.kernel = f->kernel;
+    record.function_context = f->context;
+    record.current = t_current;
+    for (size_t i = 0; i < spec.param_sizes.size(); ++i) {
+        const auto *bytes = static_cast<const unsigned char *>(params[i]);
+        record.args.emplace_back(bytes, bytes + spec.param_sizes[i]);
+    }
+    g_launches.push_back(std::move(record));
+    return CUDA_SUCCESS;
+}
+CUresult f_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, CUfunction function, int block_size,
+                                                               size_t shared, unsigned flags) {
+    ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
+    FakeFunction *f = as_function(function);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (!blocks || block_size <= 0) return CUDA_ERROR_INVALID_VALUE;
+    g_last_occupancy = OccupancyCall{};
+    g_last_occupancy.entry = "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags";
+    g_last_occupancy.function = function;
+    g_last_occupancy.block_size = block_size;
+    g_last_occupancy.dynamic_shared_bytes = shared;
+    g_last_occupancy.flags = flags;
+    g_last_occupancy.current = t_current;
+    *blocks = spec_of(f->kernel)->max_active_blocks_per_multiprocessor;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, CUfunction function,
+                                            CUoccupancyB2DSize to_shared, size_t shared, int limit) {
+    ENTER("cuOccupancyMaxPotentialBlockSize");
+    FakeFunction *f = as_function(function);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (!min_grid || !block || to_shared) return CUDA_ERROR_INVALID_VALUE;
+    g_last_occupancy = OccupancyCall{};
+    g_last_occupancy.entry = "cuOccupancyMaxPotentialBlockSize";
+    g_last_occupancy.function = function;
+    g_last_occupancy.dynamic_shared_bytes = shared;
+    g_last_occupancy.block_size_limit = limit;
+    g_last_occupancy.current = t_current;
+    const KernelSpec &spec = *spec_of(f->kernel);
+    *block = limit > 0 && limit < spec.max_threads_per_block ? limit : spec.max_threads_per_block;
+    *min_grid = spec.max_active_blocks_per_multiprocessor * 132;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfunction function, int blocks, int block_size) {
+    ENTER("cuOccupancyAvailableDynamicSMemPerBlock");
+    FakeFunction *f = as_function(function);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (!bytes || blocks <= 0 || block_size <= 0) return CUDA_ERROR_INVALID_VALUE;
+    g_last_occupancy = OccupancyCall{};
+    g_last_occupancy.entry = "cuOccupancyAvailableDynamicSMemPerBlock";
+    g_last_occupancy.function = function;
+    g_last_occupancy.num_blocks = blocks;
+    g_last_occupancy.block_size = block_size;
+    g_last_occupancy.current = t_current;
+    *bytes = (size_t{228} << 10) / static_cast<size_t>(blocks);
+    return CUDA_SUCCESS;
+}
+CUresult cluster_query(const char *entry, int *answer, CUfunction function, const CUlaunchConfig *config,
+                       int KernelSpec::*value) {
+    FakeFunction *f = as_function(function);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (!answer || !config) return CUDA_ERROR_INVALID_VALUE;
+    g_last_occupancy = OccupancyCall{};
+    g_last_occupancy.entry = entry;
+    g_last_occupancy.function = function;
+    g_last_occupancy.config = *config;
+    g_last_occupancy.attributes.assign(config->attrs, config->attrs + config->numAttrs);
+    g_last_occupancy.config.attrs = nullptr;
+    g_last_occupancy.current = t_current;
+    *answer = spec_of(f->kernel)->*value;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuOccupancyMaxPotentialClusterSize(int *size, CUfunction function, const CUlaunchConfig *config) {
+    ENTER("cuOccupancyMaxPotentialClusterSize");
+    return cluster_query("cuOccupancyMaxPotentialClusterSize", size, function, config,
+                         &KernelSpec::max_potential_cluster_size);
+}
+CUresult f_cuOccupancyMaxActiveClusters(int *clusters, CUfunction function, const CUlaunchConfig *config) {
+    ENTER("cuOccupancyMaxActiveClusters");
+    return cluster_query("cuOccupancyMaxActiveClusters", clusters, function, config,
+                         &KernelSpec::max_active_clusters);
+}
+void forget_kernels() {
+    g_kernel_specs.clear();
+    g_functions.clear();
+    g_kernel_attributes.clear();
+    g_launches.clear();
+    g_last_occupancy = OccupancyCall{};
+}
+
+}  // namespace
+
+CUkernel make_kernel(const KernelSpec &spec) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    g_foreign_kernels.push_back(std::make_unique<char>());
+    auto kernel = reinterpret_cast<CUkernel>(g_foreign_kernels.back().get());
+    g_kernel_specs[kernel] = spec;
+    return kernel;
+}
+
+void set_kernel_spec(CUkernel kernel, const KernelSpec &spec) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    g_kernel_specs[kernel] = spec;
+}
+
+CUfunction make_function(CUkernel kernel, CUcontext context) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    return reinterpret_cast<CUfunction>(function_of(kernel, context));
+}
+
+std::vector<LaunchRecord> launches() {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    return g_launches;
+}
+
+OccupancyCall last_occupancy() {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    return g_last_occupancy;
+}
+
+int kernel_attribute_set(CUkernel kernel, CUfunction_attribute attribute, int device) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    auto it = g_kernel_attributes.find({kernel, attribute, device});
+    return it == g_kernel_attributes.end() ? INT32_MIN : it->second;
+}
+
+namespace {
+
 void build_table() {
     g_table = cucore::driver::Table{};
 #define CUCORE_FAKE_ENTRY(name, version) g_table.name = &f_##name;
@@ -1022,6 +1482,7 @@ void install(int devices) {
         g_exported_pools.clear();
         g_imported_pointers.clear();
         forget_virtual_memory();
+        forget_kernels();
         g_attributes.clear();
         g_driver_version = 13000;
         for (auto &pool : g_default_pools) pool->used = pool->used_high = 0;
@@ -1029,6 +1490,10 @@ void install(int devices) {
         g_streams.clear();
         for (FakeEvent *event : g_events) delete event;
         g_events.clear();
+        for (FakeLibrary *library : g_libraries) delete library;
+        g_libraries.clear();
+        for (FakeLink *link : g_links) delete link;
+        g_links.clear();
         t_current = nullptr;
         build_table();
     }
@@ -1084,6 +1549,8 @@ Counters counters() {
     c.reservations = static_cast<int>(g_reservations.size());
     c.mappings = static_cast<int>(g_mappings.size());
     c.imported_pointers = static_cast<int>(g_imported_pointers.size());
+    c.libraries = static_cast<int>(g_libraries.size());
+    c.link_states = static_cast<int>(g_links.size());
     return c;
 }
 
@@ -1143,6 +1610,27 @@ CUcontext make_foreign_context(int device) {
 }
 
 CUcontext current_context() { return t_current; }
+
+std::string image(const std::vector<std::string> &kernels, const std::vector<std::pair<std::string, size_t>> &globals) {
+    std::string text = "FAKECUBIN\n";
+    for (const std::string &k : kernels) text += "kernel " + k + "\n";
+    for (const auto &[name, size] : globals) text += "global " + name + " " + std::to_string(size) + "\n";
+    return text;
+}
+
+const KernelRecord *kernel_record(CUkernel kernel) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    auto *record = reinterpret_cast<KernelRecord *>(kernel);
+    for (FakeLibrary *library : g_libraries)
+        for (auto &k : library->kernels)
+            if (k.get() == record) return record;
+    return nullptr;
+}
+
+std::vector<std::pair<int, uintptr_t>> last_link_options() {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    return g_link_options;
+}
 void set_current_context(CUcontext context) { t_current = context; }
 
 }  // namespace fake

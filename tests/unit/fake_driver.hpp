@@ -23,6 +23,8 @@ struct Counters {
     int reservations = 0;      // cuMemAddressReserve ranges not freed
     int mappings = 0;          // cuMemMap mappings not unmapped
     int imported_pointers = 0;  // IPC: cuMemPoolImportPointer mappings not freed
+    int libraries = 0;          // cuLibraryLoad* libraries not unloaded
+    int link_states = 0;        // cuLinkCreate states not destroyed
 };
 
 // Installs the fake driver with `devices` devices (resets all state).
@@ -82,6 +84,71 @@ constexpr unsigned char kDiscardedByte = 0xDD;
 // Raw fake contexts, for wrapping tests.
 CUcontext make_foreign_context(int device);
 CUcontext current_context();  // this thread's current context in the fake
+
+// Libraries: cuLibraryLoadData/FromFile accept fake images, text made by
+// image(): its kernels and globals (zero-filled host memory of `size` bytes).
+// The driver's linker (cuLink*) merges fake images; any other input fails
+// with CUDA_ERROR_INVALID_PTX and two lines in the error log buffer.
+std::string image(const std::vector<std::string> &kernels,
+                  const std::vector<std::pair<std::string, size_t>> &globals = {});
+// What a fake CUkernel (from cuLibraryGetKernel) is.
+struct KernelRecord {
+    std::string name;
+    void *library;  // the fake library it belongs to
+};
+// The record of a kernel of a loaded library, or nullptr.
+const KernelRecord *kernel_record(CUkernel kernel);
+// The (option, value) pairs of the last cuLinkCreate.
+std::vector<std::pair<int, uintptr_t>> last_link_options();
 void set_current_context(CUcontext context);
+
+// Kernels and launches. Any CUkernel of a fake library, or one made by
+// make_kernel, works with cuKernel*/cuFunc*/cuLaunchKernelEx/cuOccupancy*; its
+// KernelSpec says what the driver answers (library kernels: the defaults, with
+// their own name, until set_kernel_spec). Attributes not in the spec read
+// attribute * 100 + device, unless set through cuKernelSetAttribute/cuFuncSetAttribute.
+struct KernelSpec {
+    std::string name = "fake_kernel";
+    std::vector<size_t> param_sizes;    // offsets: packed with natural alignment (up to 8)
+    bool param_info_supported = true;   // false: cu*GetParamInfo answer CUDA_ERROR_NOT_SUPPORTED
+    int max_threads_per_block = 1024;
+    int max_dynamic_shared_bytes = 48 << 10;
+    int max_active_blocks_per_multiprocessor = 4;
+    int max_potential_cluster_size = 8;
+    int max_active_clusters = 16;
+};
+// A foreign CUkernel (valid until the next install()).
+CUkernel make_kernel(const KernelSpec &spec = {});
+// Replaces the spec of `kernel` (e.g. of a library kernel).
+void set_kernel_spec(CUkernel kernel, const KernelSpec &spec);
+// The CUfunction of `kernel` in `context`, as cuKernelGetFunction would hand it out there.
+CUfunction make_function(CUkernel kernel, CUcontext context);
+// What one cuLaunchKernelEx received (attrs copied out; the arguments' bytes per the spec's sizes).
+struct LaunchRecord {
+    CUlaunchConfig config{};
+    std::vector<CUlaunchAttribute> attributes;
+    CUfunction function = nullptr;
+    CUkernel kernel = nullptr;
+    CUcontext function_context = nullptr;
+    CUcontext current = nullptr;  // the thread's current context during the call
+    std::vector<std::vector<unsigned char>> args;
+};
+std::vector<LaunchRecord> launches();  // since install()
+// The arguments of the last occupancy call.
+struct OccupancyCall {
+    std::string entry;
+    CUfunction function = nullptr;
+    int block_size = 0;
+    size_t dynamic_shared_bytes = 0;
+    unsigned flags = 0;
+    int block_size_limit = 0;
+    int num_blocks = 0;
+    CUlaunchConfig config{};  // cluster queries (attrs copied out)
+    std::vector<CUlaunchAttribute> attributes;
+    CUcontext current = nullptr;
+};
+OccupancyCall last_occupancy();
+// The value set for (kernel, attribute, device), or INT32_MIN if none was.
+int kernel_attribute_set(CUkernel kernel, CUfunction_attribute attribute, int device);
 
 }  // namespace fake

@@ -21,6 +21,11 @@ struct World {
     cucore_event_t *event = nullptr;
     cucore_memory_resource_t *resource = nullptr;
     cucore_buffer_t *buffer = nullptr;
+    cucore_kernel_t *kernel = nullptr;
+    cucore_program_t *program = nullptr;
+    cucore_object_code_t *object_code = nullptr;
+    cucore_linker_t *linker = nullptr;
+    cucore_program_cache_t *cache = nullptr;
     World() {
         EXPECT_EQ(cucore_device_get(0, &device), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_context_get_primary(device, &context), CUCORE_SUCCESS);
@@ -28,8 +33,40 @@ struct World {
         EXPECT_EQ(cucore_event_create(device, nullptr, &event), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_device_memory_resource_get_default(device, &resource), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_memory_resource_allocate(resource, 64, stream, &buffer), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_kernel_from_handle(fake::make_kernel(), nullptr, nullptr, &kernel), CUCORE_SUCCESS);
+        program = make_program();
+        object_code = make_object_code();
+        linker = make_linker(object_code);
+        EXPECT_EQ(cucore_program_cache_create_in_memory(0, &cache), CUCORE_SUCCESS);
+    }
+    // Compile-side objects that need no compiler to run: a PTX program (its
+    // backend only loads), fake driver code, a driver-backend linker.
+    static cucore_program_t *make_program() {
+        cucore_program_options_t o = CUCORE_PROGRAM_OPTIONS_INIT;
+        o.arch = "sm_90";
+        cucore_program_t *p = nullptr;
+        EXPECT_EQ(cucore_program_create(".version 8.0", 0, CUCORE_CODE_PTX, &o, &p), CUCORE_SUCCESS);
+        return p;
+    }
+    static cucore_object_code_t *make_object_code() {
+        const std::string image = fake::image({"k"}, {{"g", 4}});
+        cucore_object_code_t *o = nullptr;
+        EXPECT_EQ(cucore_object_code_create(image.data(), image.size(), CUCORE_CODE_CUBIN, "w", &o), CUCORE_SUCCESS);
+        return o;
+    }
+    static cucore_linker_t *make_linker(cucore_object_code_t *input) {
+        cucore_linker_options_t o = CUCORE_LINKER_OPTIONS_INIT;
+        o.backend = CUCORE_BACKEND_DRIVER;
+        cucore_linker_t *l = nullptr;
+        EXPECT_EQ(cucore_linker_create(&input, 1, &o, &l), CUCORE_SUCCESS);
+        return l;
     }
     ~World() {
+        cucore_program_cache_release(cache);
+        cucore_linker_release(linker);
+        cucore_object_code_release(object_code);
+        cucore_program_release(program);
+        cucore_kernel_release(kernel);
         cucore_buffer_release(buffer);
         cucore_memory_resource_release(resource);
         cucore_event_release(event);
@@ -58,6 +95,11 @@ std::vector<Call> all_calls() {
     using E = cucore_event_t;
     using M = cucore_memory_resource_t;
     using B = cucore_buffer_t;
+    using K = cucore_kernel_t;
+    using P = cucore_program_t;
+    using O = cucore_object_code_t;
+    using L = cucore_linker_t;
+    using PC = cucore_program_cache_t;
     std::vector<Call> calls = {
         {"cucore_device_memory_resource_get_default", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource_get_default(as<D>(h), &v); c = v == nullptr; return s; }},
         {"cucore_device_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource_create(as<D>(h), nullptr, &v); c = v == nullptr; return s; }},
@@ -191,6 +233,70 @@ std::vector<Call> all_calls() {
         {"cucore_ipc_import_buffer", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { uint8_t d[CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE] = {}; B *v = as<B>(h); auto s = cucore_ipc_import_buffer(w.resource, d, sizeof d, as<S>(h), &v); c = v == nullptr; return s; }},
         {"cucore_ipc_export_event", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { uint8_t v[CUCORE_IPC_EVENT_DESCRIPTOR_SIZE]; std::memset(v, 9, sizeof v); auto s = cucore_ipc_export_event(as<E>(h), v); c = v[0] == 0 && v[71] == 0; return s; }},
         {"cucore_ipc_import_event", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { uint8_t d[CUCORE_IPC_EVENT_DESCRIPTOR_SIZE] = {}; E *v = as<E>(h); auto s = cucore_ipc_import_event(as<D>(h), d, sizeof d, &v); c = v == nullptr; return s; }},
+        {"cucore_program_retain", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { c = true; return cucore_program_retain(as<P>(h)); }},
+        {"cucore_program_release", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { c = true; return cucore_program_release(as<P>(h)); }},
+        {"cucore_program_compile", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &w, bool &c) { O *v = as<O>(h); auto s = cucore_program_compile(as<P>(h), CUCORE_CODE_CUBIN, nullptr, 0, w.cache, &v); c = v == nullptr; return s; }},
+        {"cucore_program_compile", "cache", CUCORE_OBJECT_PROGRAM_CACHE, [](void *h, const World &w, bool &c) { O *v = as<O>(h); auto s = cucore_program_compile(w.program, CUCORE_CODE_CUBIN, nullptr, 0, as<PC>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_program_log", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { char b[4] = "zz"; size_t n = 9; auto s = cucore_program_log(as<P>(h), b, sizeof b, &n); c = n == 0 && b[0] == 0; return s; }},
+        {"cucore_program_code_type", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { auto v = CUCORE_CODE_PTX; auto s = cucore_program_code_type(as<P>(h), &v); c = v == CUCORE_CODE_UNSET; return s; }},
+        {"cucore_program_backend", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { auto v = CUCORE_BACKEND_NVRTC; auto s = cucore_program_backend(as<P>(h), &v); c = v == CUCORE_BACKEND_DEFAULT; return s; }},
+        {"cucore_program_arch", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { const char *v = "x"; auto s = cucore_program_arch(as<P>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_program_flags", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { char b[4] = "zz"; size_t n = 9; auto s = cucore_program_flags(as<P>(h), b, sizeof b, &n); c = n == 0 && b[0] == 0; return s; }},
+        {"cucore_program_cache_key", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { uint8_t k[32]; std::memset(k, 7, sizeof k); auto s = cucore_program_cache_key(as<P>(h), CUCORE_CODE_CUBIN, nullptr, 0, k); c = k[0] == 0 && k[31] == 0; return s; }},
+        {"cucore_program_cache_retain", "cache", CUCORE_OBJECT_PROGRAM_CACHE, [](void *h, const World &, bool &c) { c = true; return cucore_program_cache_retain(as<PC>(h)); }},
+        {"cucore_program_cache_release", "cache", CUCORE_OBJECT_PROGRAM_CACHE, [](void *h, const World &, bool &c) { c = true; return cucore_program_cache_release(as<PC>(h)); }},
+        {"cucore_program_cache_clear", "cache", CUCORE_OBJECT_PROGRAM_CACHE, [](void *h, const World &, bool &c) { c = true; return cucore_program_cache_clear(as<PC>(h)); }},
+        {"cucore_program_cache_stats", "cache", CUCORE_OBJECT_PROGRAM_CACHE, [](void *h, const World &, bool &c) { cucore_program_cache_stats_t v = CUCORE_PROGRAM_CACHE_STATS_INIT; c = true; return cucore_program_cache_stats(as<PC>(h), &v); }},
+        {"cucore_object_code_retain", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { c = true; return cucore_object_code_retain(as<O>(h)); }},
+        {"cucore_object_code_release", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { c = true; return cucore_object_code_release(as<O>(h)); }},
+        {"cucore_object_code_load", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { c = true; return cucore_object_code_load(as<O>(h)); }},
+        {"cucore_object_code_code_type", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { auto v = CUCORE_CODE_PTX; auto s = cucore_object_code_code_type(as<O>(h), &v); c = v == CUCORE_CODE_UNSET; return s; }},
+        {"cucore_object_code_data", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { const void *d = h; size_t n = 9; auto s = cucore_object_code_data(as<O>(h), &d, &n); c = d == nullptr && n == 0; return s; }},
+        {"cucore_object_code_name", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { const char *v = "x"; auto s = cucore_object_code_name(as<O>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_object_code_name_expression_count", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { size_t v = 9; auto s = cucore_object_code_name_expression_count(as<O>(h), &v); c = v == 0; return s; }},
+        {"cucore_object_code_name_expression", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { const char *e = "x", *l = "y"; auto s = cucore_object_code_name_expression(as<O>(h), 0, &e, &l); c = e == nullptr && l == nullptr; return s; }},
+        {"cucore_object_code_get_kernel", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { K *v = as<K>(h); auto s = cucore_object_code_get_kernel(as<O>(h), "k", &v); c = v == nullptr; return s; }},
+        {"cucore_object_code_kernel_count", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { size_t v = 9; auto s = cucore_object_code_kernel_count(as<O>(h), &v); c = v == 0; return s; }},
+        {"cucore_object_code_get_global", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &w, bool &c) { uint64_t a = 9; size_t n = 9; auto s = cucore_object_code_get_global(as<O>(h), w.device, "g", &a, &n); c = a == 0 && n == 0; return s; }},
+        {"cucore_object_code_get_global", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { uint64_t a = 9; size_t n = 9; auto s = cucore_object_code_get_global(w.object_code, as<D>(h), "g", &a, &n); c = a == 0 && n == 0; return s; }},
+        {"cucore_object_code_read_global", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &w, bool &c) { uint32_t v = 0; c = true; return cucore_object_code_read_global(as<O>(h), w.device, "g", &v, 4); }},
+        {"cucore_object_code_read_global", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { uint32_t v = 0; c = true; return cucore_object_code_read_global(w.object_code, as<D>(h), "g", &v, 4); }},
+        {"cucore_object_code_write_global", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &w, bool &c) { uint32_t v = 0; c = true; return cucore_object_code_write_global(as<O>(h), w.device, "g", &v, 4); }},
+        {"cucore_object_code_write_global", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { uint32_t v = 0; c = true; return cucore_object_code_write_global(w.object_code, as<D>(h), "g", &v, 4); }},
+        {"cucore_object_code_handle", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_object_code_handle(as<O>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_linker_create", "inputs[0]", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { O *in = as<O>(h); L *v = as<L>(h); auto s = cucore_linker_create(&in, 1, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_linker_retain", "linker", CUCORE_OBJECT_LINKER, [](void *h, const World &, bool &c) { c = true; return cucore_linker_retain(as<L>(h)); }},
+        {"cucore_linker_release", "linker", CUCORE_OBJECT_LINKER, [](void *h, const World &, bool &c) { c = true; return cucore_linker_release(as<L>(h)); }},
+        {"cucore_linker_link", "linker", CUCORE_OBJECT_LINKER, [](void *h, const World &, bool &c) { O *v = as<O>(h); auto s = cucore_linker_link(as<L>(h), CUCORE_CODE_CUBIN, &v); c = v == nullptr; return s; }},
+        {"cucore_linker_error_log", "linker", CUCORE_OBJECT_LINKER, [](void *h, const World &, bool &c) { char b[4] = "zz"; size_t n = 9; auto s = cucore_linker_error_log(as<L>(h), b, sizeof b, &n); c = n == 0 && b[0] == 0; return s; }},
+        {"cucore_linker_info_log", "linker", CUCORE_OBJECT_LINKER, [](void *h, const World &, bool &c) { char b[4] = "zz"; size_t n = 9; auto s = cucore_linker_info_log(as<L>(h), b, sizeof b, &n); c = n == 0 && b[0] == 0; return s; }},
+        {"cucore_linker_backend", "linker", CUCORE_OBJECT_LINKER, [](void *h, const World &, bool &c) { auto v = CUCORE_BACKEND_NVRTC; auto s = cucore_linker_backend(as<L>(h), &v); c = v == CUCORE_BACKEND_DEFAULT; return s; }},
+        {"cucore_kernel_retain", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &, bool &c) { c = true; return cucore_kernel_retain(as<K>(h)); }},
+        {"cucore_kernel_release", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &, bool &c) { c = true; return cucore_kernel_release(as<K>(h)); }},
+        {"cucore_kernel_name", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &, bool &c) { const char *v = "x"; auto s = cucore_kernel_name(as<K>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_kernel_attribute", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { int v = 9; auto s = cucore_kernel_attribute(as<K>(h), w.device, CUCORE_KERNEL_ATTRIBUTE_NUM_REGS, &v); c = v == 0; return s; }},
+        {"cucore_kernel_attribute", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { int v = 9; auto s = cucore_kernel_attribute(w.kernel, as<D>(h), CUCORE_KERNEL_ATTRIBUTE_NUM_REGS, &v); c = v == 0; return s; }},
+        {"cucore_kernel_set_attribute", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { c = true; return cucore_kernel_set_attribute(as<K>(h), w.device, CUCORE_KERNEL_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 50); }},
+        {"cucore_kernel_set_attribute", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { c = true; return cucore_kernel_set_attribute(w.kernel, as<D>(h), CUCORE_KERNEL_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 50); }},
+        {"cucore_kernel_param_count", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &, bool &c) { size_t v = 9; auto s = cucore_kernel_param_count(as<K>(h), &v); c = v == 0; return s; }},
+        {"cucore_kernel_param_info", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &, bool &c) { size_t o = 9, z = 9; auto s = cucore_kernel_param_info(as<K>(h), 0, &o, &z); c = o == 0 && z == 0; return s; }},
+        {"cucore_kernel_max_active_blocks_per_multiprocessor", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { int v = 9; auto s = cucore_kernel_max_active_blocks_per_multiprocessor(as<K>(h), w.device, 64, 0, &v); c = v == 0; return s; }},
+        {"cucore_kernel_max_active_blocks_per_multiprocessor", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { int v = 9; auto s = cucore_kernel_max_active_blocks_per_multiprocessor(w.kernel, as<D>(h), 64, 0, &v); c = v == 0; return s; }},
+        {"cucore_kernel_max_potential_block_size", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { int g = 9, b = 9; auto s = cucore_kernel_max_potential_block_size(as<K>(h), w.device, 0, 0, &g, &b); c = g == 0 && b == 0; return s; }},
+        {"cucore_kernel_max_potential_block_size", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { int g = 9, b = 9; auto s = cucore_kernel_max_potential_block_size(w.kernel, as<D>(h), 0, 0, &g, &b); c = g == 0 && b == 0; return s; }},
+        {"cucore_kernel_available_dynamic_shared_memory", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { size_t v = 9; auto s = cucore_kernel_available_dynamic_shared_memory(as<K>(h), w.device, 1, 64, &v); c = v == 0; return s; }},
+        {"cucore_kernel_available_dynamic_shared_memory", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { size_t v = 9; auto s = cucore_kernel_available_dynamic_shared_memory(w.kernel, as<D>(h), 1, 64, &v); c = v == 0; return s; }},
+        {"cucore_kernel_handle", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_kernel_handle(as<K>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_kernel_function", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { void *v = h; auto s = cucore_kernel_function(as<K>(h), w.device, &v); c = v == nullptr; return s; }},
+        {"cucore_kernel_function", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { void *v = h; auto s = cucore_kernel_function(w.kernel, as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_launch_config_validate", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { cucore_launch_config_t g = CUCORE_LAUNCH_CONFIG_INIT; c = true; return cucore_launch_config_validate(&g, as<K>(h), w.device); }},
+        {"cucore_launch_config_validate", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { cucore_launch_config_t g = CUCORE_LAUNCH_CONFIG_INIT; c = true; return cucore_launch_config_validate(&g, w.kernel, as<D>(h)); }},
+        {"cucore_launch", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_launch(as<S>(h), nullptr, w.kernel, nullptr, nullptr, 0); }},
+        {"cucore_launch", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { c = true; return cucore_launch(w.stream, nullptr, as<K>(h), nullptr, nullptr, 0); }},
+        {"cucore_launch_max_potential_cluster_size", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { cucore_launch_config_t g = CUCORE_LAUNCH_CONFIG_INIT; int v = 9; auto s = cucore_launch_max_potential_cluster_size(&g, as<K>(h), w.device, &v); c = v == 0; return s; }},
+        {"cucore_launch_max_potential_cluster_size", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { cucore_launch_config_t g = CUCORE_LAUNCH_CONFIG_INIT; int v = 9; auto s = cucore_launch_max_potential_cluster_size(&g, w.kernel, as<D>(h), &v); c = v == 0; return s; }},
+        {"cucore_launch_max_active_clusters", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { cucore_launch_config_t g = CUCORE_LAUNCH_CONFIG_INIT; g.cluster[0] = 2; int v = 9; auto s = cucore_launch_max_active_clusters(&g, as<K>(h), w.device, &v); c = v == 0; return s; }},
+        {"cucore_launch_max_active_clusters", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { cucore_launch_config_t g = CUCORE_LAUNCH_CONFIG_INIT; g.cluster[0] = 2; int v = 9; auto s = cucore_launch_max_active_clusters(&g, w.kernel, as<D>(h), &v); c = v == 0; return s; }},
     };
     return calls;
 }
@@ -202,6 +308,7 @@ bool null_allowed(const Call &call) {
            (call.name == "cucore_memory_resource_allocate" && call.argument == "stream") ||
            (call.name == "cucore_device_set_memory_resource" && call.argument == "resource") ||
            (call.name == "cucore_device_allocate" && call.argument == "stream") ||
+           (call.name == "cucore_program_compile" && call.argument == "cache") ||  // no cache
            (call.name == "cucore_copy_3d" && call.argument != "stream");  // NULL buffer: the host side
 }
 
@@ -240,6 +347,40 @@ void *released_handle(cucore_object_type_t type, cucore_device_t *device) {
             handle = m;
             break;
         }
+        case CUCORE_OBJECT_PROGRAM: {
+            cucore_program_t *p = World::make_program();
+            cucore_program_release(p);
+            handle = p;
+            break;
+        }
+        case CUCORE_OBJECT_OBJECT_CODE: {
+            cucore_object_code_t *o = World::make_object_code();
+            cucore_object_code_release(o);
+            handle = o;
+            break;
+        }
+        case CUCORE_OBJECT_LINKER: {
+            cucore_object_code_t *o = World::make_object_code();
+            cucore_linker_t *l = World::make_linker(o);
+            cucore_linker_release(l);
+            cucore_object_code_release(o);
+            handle = l;
+            break;
+        }
+        case CUCORE_OBJECT_PROGRAM_CACHE: {
+            cucore_program_cache_t *c = nullptr;
+            cucore_program_cache_create_in_memory(0, &c);
+            cucore_program_cache_release(c);
+            handle = c;
+            break;
+        }
+        case CUCORE_OBJECT_KERNEL: {
+            cucore_kernel_t *k = nullptr;
+            cucore_kernel_from_handle(fake::make_kernel(), nullptr, nullptr, &k);
+            cucore_kernel_release(k);
+            handle = k;
+            break;
+        }
         case CUCORE_OBJECT_BUFFER: {
             cucore_buffer_t *b = nullptr;
             cucore_buffer_from_handle(0x1000, 16, device, nullptr, nullptr, &b);
@@ -265,6 +406,11 @@ void *handle_of_type(cucore_object_type_t type, const World &w) {
         case CUCORE_OBJECT_STREAM: return w.stream;
         case CUCORE_OBJECT_MEMORY_RESOURCE: return w.resource;
         case CUCORE_OBJECT_BUFFER: return w.buffer;
+        case CUCORE_OBJECT_KERNEL: return w.kernel;
+        case CUCORE_OBJECT_PROGRAM: return w.program;
+        case CUCORE_OBJECT_OBJECT_CODE: return w.object_code;
+        case CUCORE_OBJECT_LINKER: return w.linker;
+        case CUCORE_OBJECT_PROGRAM_CACHE: return w.cache;
         default: return w.event;
     }
 }
@@ -322,7 +468,10 @@ TEST_F(HandleTest, WrongTypeHandlesAreRejectedAndNamed) {
     World w;
     const cucore_object_type_t types[] = {CUCORE_OBJECT_DEVICE,          CUCORE_OBJECT_CONTEXT,
                                           CUCORE_OBJECT_STREAM,          CUCORE_OBJECT_EVENT,
-                                          CUCORE_OBJECT_MEMORY_RESOURCE, CUCORE_OBJECT_BUFFER};
+                                          CUCORE_OBJECT_MEMORY_RESOURCE, CUCORE_OBJECT_BUFFER,
+                                          CUCORE_OBJECT_KERNEL,          CUCORE_OBJECT_PROGRAM,
+                                          CUCORE_OBJECT_OBJECT_CODE,     CUCORE_OBJECT_LINKER,
+                                          CUCORE_OBJECT_PROGRAM_CACHE};
     for (const Call &call : all_calls()) {
         for (cucore_object_type_t other : types) {
             if (other == call.type) continue;

@@ -20,7 +20,8 @@ raises LibraryNotFoundError if it cannot be found. Failures raise CUDAError subc
 from ._version import __version__
 from .common import (
     CUDAError, DriverError, InternalError, InvalidArgumentError, InvalidHandleError, InvalidStateError,
-    LibraryNotFoundError, LibraryVersion, NoDeviceError, NoDriverError, NotReadyError, NotSupportedError,
+    CompilationError, LibraryNotFoundError, LibraryVersion, NoDeviceError, NoDriverError, NotReadyError,
+    NotSupportedError,
     ObjectType, OutOfMemoryError, Status, clear_last_error, last_cuda_result, last_error_message,
     last_error_status, library_path, library_version, library_version_string, live_object_count,
     object_type_name, release_error_count, set_release_error_handler, status_string,
@@ -45,11 +46,22 @@ from .memory_resources import (
 from . import memory_user as _memory_user  # noqa: F401  (user-defined MemoryResource subclasses)
 from .ipc import IPCAllocationHandle, ImportedMemoryResource
 from .dlpack import DLDeviceType, from_dlpack
+from .program import Program, ProgramOptions, compiler_version
+from .object_code import ObjectCode
+from .linker import Linker, LinkerOptions
+from .program_cache import (
+    CacheStats, FileStreamProgramCache, InMemoryProgramCache, ProgramCache, make_program_cache_key,
+)
+from .kernel import (
+    Kernel, KernelAttributes, KernelOccupancy, MaxPotentialBlockSizeOccupancyResult, ParamInfo,
+    kernel_from_function,
+)
+from .launch import LaunchConfig, launch
 
 __all__ = [
     "__version__",
     # errors
-    "CUDAError", "DriverError", "InternalError", "InvalidArgumentError", "InvalidHandleError",
+    "CUDAError", "CompilationError", "DriverError", "InternalError", "InvalidArgumentError", "InvalidHandleError",
     "InvalidStateError", "LibraryNotFoundError", "NoDeviceError", "NoDriverError", "NotReadyError",
     "NotSupportedError", "OutOfMemoryError", "Status",
     # library, last error, diagnostics
@@ -71,6 +83,11 @@ __all__ = [
     "IPCAllocationHandle", "ImportedMemoryResource",
     # DLPack and the CUDA Array Interface
     "DLDeviceType", "from_dlpack",
+    # compile and launch
+    "Program", "ProgramOptions", "compiler_version", "ObjectCode", "Linker", "LinkerOptions",
+    "ProgramCache", "InMemoryProgramCache", "FileStreamProgramCache", "CacheStats", "make_program_cache_key",
+    "Kernel", "KernelAttributes", "KernelOccupancy", "MaxPotentialBlockSizeOccupancyResult", "ParamInfo",
+    "kernel_from_function", "LaunchConfig", "launch",
 ]
 
 

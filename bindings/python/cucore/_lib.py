@@ -23,6 +23,7 @@ If none loads, every call raises LibraryNotFoundError naming what was searched.
 """
 import ctypes
 import os
+import re
 import pathlib
 import sys
 import threading
@@ -61,6 +62,7 @@ _SCALARS = {
     "void*": ctypes.c_void_p,
     "unsigned char[16]": ctypes.c_ubyte * 16,
     "uint8_t[CUCORE_IPC_POOL_ID_SIZE]": ctypes.c_uint8 * 16,
+    "uint32_t[3]": ctypes.c_uint32 * 3,  # cucore_launch_config_t's dimensions
 }
 for _e in _abi.ENUM_TYPES:
     _SCALARS[_e] = ctypes.c_int
@@ -83,8 +85,8 @@ STRUCTS = {}  # filled below, once ctype() and CALLBACKS exist (fields may be st
 
 def ctype(spelling):
     """The ctypes type for a C type spelling of _abi.py."""
-    if spelling.startswith("const "):  # struct fields keep the header's const (cucore_dlpack_layout_t)
-        spelling = spelling[len("const "):]
+    if "const" in spelling:  # struct fields keep the header's const ("const char*const*" -> "char**")
+        spelling = re.sub(r"\bconst\b\s*", "", spelling)
     if spelling in _SCALARS:
         return _SCALARS[spelling]
     if spelling in STRUCTS:
@@ -229,6 +231,8 @@ def load():
         for ns, names, table in _namespaces:
             for key, name in names.items():
                 ns[key] = tables[table][name]
+        for ns in {id(ns): ns for ns, _, _ in _namespaces}.values():
+            _rebind_class_stubs(ns)
         _path = path
         _dll = dll  # last: other threads take the fast path only once everything is bound
         return path
@@ -293,7 +297,21 @@ def _stub(namespace, key):
         return namespace[key](*args)
     stub.__name__ = key
     stub.__qualname__ = key
+    stub._cucore_stub_key = key
     return stub
+
+
+def _rebind_class_stubs(namespace):
+    """Classes keep C functions as staticmethods (`_release = staticmethod(_fast_event_release)`),
+    which captured the stub: point them at the loaded function, so no call pays the stub's detour."""
+    for obj in list(namespace.values()):
+        if not isinstance(obj, type) or obj.__module__ != namespace.get("__name__"):
+            continue
+        for attr, value in list(vars(obj).items()):
+            if isinstance(value, staticmethod):
+                key = getattr(value.__func__, "_cucore_stub_key", None)
+                if key is not None and key in namespace:
+                    setattr(obj, attr, staticmethod(namespace[key]))
 
 
 # ---------------------------------------------------------------------------------------------

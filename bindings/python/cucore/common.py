@@ -30,6 +30,7 @@ class Status(enum.IntEnum):
     ERROR_CUDA = 8
     ERROR_NOT_READY = 9
     ERROR_INTERNAL = 10
+    ERROR_COMPILATION = 11
 
 
 class ObjectType(enum.IntEnum):
@@ -41,6 +42,11 @@ class ObjectType(enum.IntEnum):
     EVENT = 4
     MEMORY_RESOURCE = 5
     BUFFER = 6
+    PROGRAM = 7
+    OBJECT_CODE = 8
+    LINKER = 9
+    KERNEL = 10
+    PROGRAM_CACHE = 11
 
 
 # ---------------------------------------------------------------------------------------------
@@ -118,6 +124,14 @@ class InternalError(CUDAError, RuntimeError):
     """CUCORE_ERROR_INTERNAL: a bug inside libcucore (please report it)."""
 
 
+class CompilationError(CUDAError, RuntimeError):
+    """CUCORE_ERROR_COMPILATION: NVRTC, libNVVM or the linker rejected the input. The message carries the
+    first lines of the log; `log` holds the whole log (the program's or the linker's) when the binding
+    could read it, else ""."""
+
+    log = ""
+
+
 class LibraryNotFoundError(CUDAError, OSError):
     """libcucore itself could not be loaded; `searched` lists every place tried and why it failed."""
 
@@ -140,6 +154,7 @@ ERROR_CLASSES = {
     Status.ERROR_CUDA: DriverError,
     Status.ERROR_NOT_READY: NotReadyError,
     Status.ERROR_INTERNAL: InternalError,
+    Status.ERROR_COMPILATION: CompilationError,
 }
 
 

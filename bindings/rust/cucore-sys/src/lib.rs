@@ -25,6 +25,18 @@ mod dlpack;
 pub use dlpack::*;
 mod ipc;
 pub use ipc::*;
+mod program;
+pub use program::*;
+mod object_code;
+pub use object_code::*;
+mod linker;
+pub use linker::*;
+mod program_cache;
+pub use program_cache::*;
+mod kernel;
+pub use kernel::*;
+mod launch;
+pub use launch::*;
 
 // ---- common.h ---------------------------------------------------------------------------------
 
@@ -47,6 +59,8 @@ pub const CUCORE_ERROR_OUT_OF_MEMORY: cucore_status_t = 7;
 pub const CUCORE_ERROR_CUDA: cucore_status_t = 8;
 pub const CUCORE_ERROR_NOT_READY: cucore_status_t = 9;
 pub const CUCORE_ERROR_INTERNAL: cucore_status_t = 10;
+/// NVRTC, libNVVM or the linker rejected the input (the log stays on the program or linker).
+pub const CUCORE_ERROR_COMPILATION: cucore_status_t = 11;
 pub const CUCORE_STATUS_FORCE_INT32: cucore_status_t = 0x7fff_ffff;
 
 /// `cucore_object_type_t` (a 32-bit C enum).
@@ -58,7 +72,12 @@ pub const CUCORE_OBJECT_STREAM: cucore_object_type_t = 3;
 pub const CUCORE_OBJECT_EVENT: cucore_object_type_t = 4;
 pub const CUCORE_OBJECT_MEMORY_RESOURCE: cucore_object_type_t = 5;
 pub const CUCORE_OBJECT_BUFFER: cucore_object_type_t = 6;
-pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 7;
+pub const CUCORE_OBJECT_PROGRAM: cucore_object_type_t = 7;
+pub const CUCORE_OBJECT_OBJECT_CODE: cucore_object_type_t = 8;
+pub const CUCORE_OBJECT_LINKER: cucore_object_type_t = 9;
+pub const CUCORE_OBJECT_KERNEL: cucore_object_type_t = 10;
+pub const CUCORE_OBJECT_PROGRAM_CACHE: cucore_object_type_t = 11;
+pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 12;
 pub const CUCORE_OBJECT_TYPE_FORCE_INT32: cucore_object_type_t = 0x7fff_ffff;
 
 macro_rules! opaque_handle {
@@ -103,6 +122,39 @@ opaque_handle!(
     cucore_buffer,
     cucore_buffer_t
 );
+opaque_handle!(
+    /// `struct cucore_program` (incomplete; used through pointers only).
+    cucore_program,
+    cucore_program_t
+);
+opaque_handle!(
+    /// `struct cucore_object_code` (incomplete; used through pointers only).
+    cucore_object_code,
+    cucore_object_code_t
+);
+opaque_handle!(
+    /// `struct cucore_linker` (incomplete; used through pointers only).
+    cucore_linker,
+    cucore_linker_t
+);
+opaque_handle!(
+    /// `struct cucore_kernel` (incomplete; used through pointers only).
+    cucore_kernel,
+    cucore_kernel_t
+);
+opaque_handle!(
+    /// `struct cucore_program_cache` (incomplete; used through pointers only).
+    cucore_program_cache,
+    cucore_program_cache_t
+);
+
+/// `cucore_toggle_t` (a 32-bit C enum): a switch whose default belongs to the tool (NVRTC, the
+/// linker). 0 leaves it to the tool; ON and OFF set it either way.
+pub type cucore_toggle_t = c_int;
+pub const CUCORE_TOGGLE_DEFAULT: cucore_toggle_t = 0;
+pub const CUCORE_TOGGLE_ON: cucore_toggle_t = 1;
+pub const CUCORE_TOGGLE_OFF: cucore_toggle_t = 2;
+pub const CUCORE_TOGGLE_FORCE_INT32: cucore_toggle_t = 0x7fff_ffff;
 
 /// Called once when the last reference to a wrapped foreign object is released.
 pub type cucore_release_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
@@ -526,6 +578,7 @@ mod tests {
     fn enums_and_callbacks_are_c_sized() {
         assert_eq!(size_of::<cucore_status_t>(), 4);
         assert_eq!(size_of::<cucore_object_type_t>(), 4);
+        assert_eq!(size_of::<cucore_toggle_t>(), 4);
         assert_eq!(size_of::<cucore_device_attribute_t>(), 4);
         assert_eq!(size_of::<cucore_release_fn>(), size_of::<*mut c_void>());
         assert_eq!(size_of::<cucore_release_error_fn>(), size_of::<*mut c_void>());
@@ -554,6 +607,7 @@ mod tests {
             assert_eq!(cstr(cucore_status_string(CUCORE_SUCCESS)), "CUCORE_SUCCESS");
             assert_eq!(cstr(cucore_status_string(CUCORE_ERROR_INVALID_HANDLE)), "CUCORE_ERROR_INVALID_HANDLE");
             assert_eq!(cstr(cucore_status_string(CUCORE_ERROR_INTERNAL)), "CUCORE_ERROR_INTERNAL");
+            assert_eq!(cstr(cucore_status_string(CUCORE_ERROR_COMPILATION)), "CUCORE_ERROR_COMPILATION");
             assert_eq!(cstr(cucore_status_string(12345)), "CUCORE_STATUS_UNKNOWN");
         }
     }

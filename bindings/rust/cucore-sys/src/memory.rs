@@ -758,7 +758,8 @@ mod tests {
         assert_eq!(CUCORE_MEMORY_RESOURCE_LEGACY_PINNED, 2);
         assert_eq!(CUCORE_OBJECT_MEMORY_RESOURCE, 5);
         assert_eq!(CUCORE_OBJECT_BUFFER, 6);
-        assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 7);
+        assert_eq!(CUCORE_OBJECT_PROGRAM_CACHE, 11);
+        assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 12);
         assert_eq!(size_of::<cucore_memory_resource_kind_t>(), 4);
     }
 

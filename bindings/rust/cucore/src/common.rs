@@ -1,10 +1,11 @@
 //! What `include/cucore/common.h` holds: statuses and errors, the version, diagnostics
 //! (live objects, release-path failures), and the plumbing shared by the other modules.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::fmt;
 use std::os::raw::{c_char, c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use cucore_sys as sys;
@@ -34,6 +35,10 @@ pub enum Status {
     NotReady,
     /// An unexpected failure inside the library (a bug).
     Internal,
+    /// NVRTC, libNVVM or the linker rejected the input: the message carries the first lines of
+    /// the log, the whole log stays on the [`Program`](crate::Program) or
+    /// [`Linker`](crate::Linker).
+    Compilation,
     /// A value this binding does not know (a newer library).
     Unknown(i32),
 }
@@ -53,6 +58,7 @@ impl Status {
             sys::CUCORE_ERROR_CUDA => Status::Cuda,
             sys::CUCORE_ERROR_NOT_READY => Status::NotReady,
             sys::CUCORE_ERROR_INTERNAL => Status::Internal,
+            sys::CUCORE_ERROR_COMPILATION => Status::Compilation,
             other => Status::Unknown(other),
         }
     }
@@ -71,6 +77,7 @@ impl Status {
             Status::Cuda => sys::CUCORE_ERROR_CUDA,
             Status::NotReady => sys::CUCORE_ERROR_NOT_READY,
             Status::Internal => sys::CUCORE_ERROR_INTERNAL,
+            Status::Compilation => sys::CUCORE_ERROR_COMPILATION,
             Status::Unknown(raw) => raw,
         }
     }
@@ -209,6 +216,16 @@ pub enum ObjectType {
     MemoryResource,
     /// [`Buffer`](crate::Buffer)
     Buffer,
+    /// [`Program`](crate::Program)
+    Program,
+    /// [`ObjectCode`](crate::ObjectCode)
+    ObjectCode,
+    /// [`Linker`](crate::Linker)
+    Linker,
+    /// [`Kernel`](crate::Kernel)
+    Kernel,
+    /// [`ProgramCache`](crate::ProgramCache)
+    ProgramCache,
 }
 
 impl ObjectType {
@@ -222,6 +239,11 @@ impl ObjectType {
             ObjectType::Event => sys::CUCORE_OBJECT_EVENT,
             ObjectType::MemoryResource => sys::CUCORE_OBJECT_MEMORY_RESOURCE,
             ObjectType::Buffer => sys::CUCORE_OBJECT_BUFFER,
+            ObjectType::Program => sys::CUCORE_OBJECT_PROGRAM,
+            ObjectType::ObjectCode => sys::CUCORE_OBJECT_OBJECT_CODE,
+            ObjectType::Linker => sys::CUCORE_OBJECT_LINKER,
+            ObjectType::Kernel => sys::CUCORE_OBJECT_KERNEL,
+            ObjectType::ProgramCache => sys::CUCORE_OBJECT_PROGRAM_CACHE,
         }
     }
 
@@ -401,4 +423,82 @@ impl OwnerHandoff {
 #[inline]
 pub(crate) fn c_bool(v: c_int) -> bool {
     v != 0
+}
+
+// ---- Strings into and out of C ---------------------------------------------------------------------
+
+/// `s` as a C string; an interior NUL is `Status::InvalidArgument` naming `what`.
+pub(crate) fn c_string(s: &str, what: &str) -> Result<CString> {
+    CString::new(s)
+        .map_err(|_| Error::binding(Status::InvalidArgument, format!("{} contains a NUL byte: {:?}", what, s)))
+}
+
+/// A path as a C string (its bytes on Unix; it must be UTF-8 elsewhere).
+pub(crate) fn path_c_string(path: &Path, what: &str) -> Result<CString> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+            Error::binding(Status::InvalidArgument, format!("{} contains a NUL byte: {}", what, path.display()))
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        match path.to_str() {
+            Some(s) => c_string(s, what),
+            None => Err(Error::binding(Status::InvalidArgument, format!("{} is not UTF-8: {}", what, path.display()))),
+        }
+    }
+}
+
+/// C strings and the array of pointers to them that a C call takes as `(const char *const *,
+/// count)`. The pointers stay valid while this value lives (the strings' bytes are on the heap,
+/// so moving the value moves nothing they point at).
+#[derive(Default)]
+pub(crate) struct CStringArray {
+    strings: Vec<CString>,
+    pointers: Vec<*const c_char>,
+}
+
+impl CStringArray {
+    pub(crate) fn new<S: AsRef<str>>(items: &[S], what: &str) -> Result<CStringArray> {
+        let strings = items.iter().map(|s| c_string(s.as_ref(), what)).collect::<Result<Vec<_>>>()?;
+        let pointers = strings.iter().map(|s| s.as_ptr()).collect();
+        Ok(CStringArray { strings, pointers })
+    }
+
+    /// The array (NULL when empty, as the C ABI allows for a zero count).
+    pub(crate) fn as_ptr(&self) -> *const *const c_char {
+        if self.pointers.is_empty() {
+            std::ptr::null()
+        } else {
+            self.pointers.as_ptr()
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        debug_assert_eq!(self.strings.len(), self.pointers.len());
+        self.pointers.len()
+    }
+}
+
+/// Reads text that a C function copies out as `(char *buffer, size_t capacity, size_t *length)`
+/// (a log, a flag list): asks for the length, then copies; asks again if the text grew meanwhile
+/// (another thread's compile replaced a log).
+pub(crate) fn read_text<F>(mut call: F) -> Result<String>
+where
+    F: FnMut(*mut c_char, usize, *mut usize) -> sys::cucore_status_t,
+{
+    let mut length: usize = 0;
+    check(call(std::ptr::null_mut(), 0, &mut length))?;
+    loop {
+        let mut buffer = vec![0u8; length + 1];
+        let mut now: usize = 0;
+        check(call(buffer.as_mut_ptr() as *mut c_char, buffer.len(), &mut now))?;
+        if now <= length {
+            buffer.truncate(now);
+            return Ok(String::from_utf8_lossy(&buffer).into_owned());
+        }
+        length = now;
+    }
 }

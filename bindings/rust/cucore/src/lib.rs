@@ -2,7 +2,7 @@
 //! on NVIDIA's Python `cuda.core`).
 //!
 //! Every handle type ([`Device`], [`Context`], [`Stream`], [`Event`], [`MemoryResource`],
-//! [`Buffer`]) owns one reference to a library object: `Clone` adds one (`cucore_*_retain`),
+//! [`Buffer`], [`Program`], [`ObjectCode`], [`Linker`], [`Kernel`], [`ProgramCache`]) owns one reference to a library object: `Clone` adds one (`cucore_*_retain`),
 //! `Drop` gives it back (`cucore_*_release`). Objects hold references to what they depend on (a
 //! stream holds its context, which holds its device; a buffer holds its memory resource and its
 //! deallocation stream), so drop order never matters. The C ABI is thread safe, so
@@ -145,6 +145,13 @@ pub mod managed;
 pub mod memory_resources;
 pub mod memory_user;
 pub mod stream;
+// Compile and launch.
+pub mod kernel;
+pub mod launch;
+pub mod linker;
+pub mod object_code;
+pub mod program;
+pub mod program_cache;
 
 pub use common::{
     live_object_count, release_error_count, set_release_error_handler, version, version_string, Error, ObjectType,
@@ -164,6 +171,13 @@ pub use memory_resources::{
 };
 pub use memory_user::{StreamRef, UserMemoryResource};
 pub use stream::{Stream, StreamOptions, StreamPriorityRange};
+
+pub use kernel::{Kernel, KernelAttribute, ParamInfo, PotentialBlockSize};
+pub use launch::{launch, launch_raw, DeviceRepr, Dim3, KernelArg, LaunchConfig, MAX_STACK_ARGS};
+pub use linker::{Linker, LinkerOptions};
+pub use object_code::{GlobalSymbol, ObjectCode};
+pub use program::{compiler_version, CodeType, CompilerBackend, Program, ProgramOptions};
+pub use program_cache::{ProgramCache, ProgramCacheStats};
 
 #[cfg(test)]
 mod tests;

@@ -59,6 +59,7 @@ fn status_names_and_round_trip() {
         (Status::Cuda, "CUCORE_ERROR_CUDA"),
         (Status::NotReady, "CUCORE_ERROR_NOT_READY"),
         (Status::Internal, "CUCORE_ERROR_INTERNAL"),
+        (Status::Compilation, "CUCORE_ERROR_COMPILATION"),
     ];
     for (i, (status, name)) in expected.iter().enumerate() {
         assert_eq!(status.raw(), i as i32);
@@ -81,6 +82,12 @@ fn object_types() {
     assert_eq!(ObjectType::Buffer.name(), "buffer");
     assert_eq!(ObjectType::MemoryResource.raw(), 5);
     assert_eq!(ObjectType::Buffer.raw(), 6);
+    assert_eq!(ObjectType::Program.name(), "program");
+    assert_eq!(ObjectType::ObjectCode.name(), "object code");
+    assert_eq!(ObjectType::Linker.name(), "linker");
+    assert_eq!(ObjectType::Kernel.name(), "kernel");
+    assert_eq!(ObjectType::ProgramCache.name(), "program cache");
+    assert_eq!(ObjectType::ProgramCache.raw(), sys::CUCORE_OBJECT_TYPE_COUNT - 1);
     for t in [
         ObjectType::Any,
         ObjectType::Device,
@@ -89,6 +96,11 @@ fn object_types() {
         ObjectType::Event,
         ObjectType::MemoryResource,
         ObjectType::Buffer,
+        ObjectType::Program,
+        ObjectType::ObjectCode,
+        ObjectType::Linker,
+        ObjectType::Kernel,
+        ObjectType::ProgramCache,
     ] {
         live_object_count(t).expect("live_object_count");
     }

@@ -1,6 +1,7 @@
 //! Helpers shared by the GPU test binaries (one per capability: device, stream, event,
-//! memory). Without a driver or a device each test prints "skipped: <test>: <reason>" on
-//! stderr and passes; it never fails for that. Within a binary the tests run one at a time
+//! memory, program, object code, linker, program cache, kernel, launch). Without a driver or a
+//! device (or NVRTC, for compiles) each test prints "skipped: <test>: <reason>" on stderr and
+//! passes; it never fails for that. Within a binary the tests run one at a time
 //! (a process-wide lock), because the live-object counts they compare are process-wide.
 #![allow(dead_code, unused_imports)]
 
@@ -107,7 +108,7 @@ pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
 }
 
-pub const ALL_KINDS: [ObjectType; 7] = [
+pub const ALL_KINDS: [ObjectType; 12] = [
     ObjectType::Any,
     ObjectType::Device,
     ObjectType::Context,
@@ -115,8 +116,136 @@ pub const ALL_KINDS: [ObjectType; 7] = [
     ObjectType::Event,
     ObjectType::MemoryResource,
     ObjectType::Buffer,
+    ObjectType::Program,
+    ObjectType::ObjectCode,
+    ObjectType::Linker,
+    ObjectType::Kernel,
+    ObjectType::ProgramCache,
 ];
 
 pub fn live_counts() -> Vec<usize> {
     ALL_KINDS.iter().map(|k| live_object_count(*k).unwrap()).collect()
+}
+
+// ---- Compile and launch (program, object_code, linker, program_cache, kernel, launch) ----------
+
+pub use cucore::{
+    compiler_version, launch, CodeType, CompilerBackend, DeviceRepr, Dim3, GlobalSymbol, Kernel, KernelArg,
+    KernelAttribute, LaunchConfig, Linker, LinkerOptions, ObjectCode, ParamInfo, Program, ProgramCache,
+    ProgramCacheStats, ProgramOptions,
+};
+
+/// Whether NVRTC loads; prints why the test is skipped when it does not.
+pub fn nvrtc(test: &str) -> bool {
+    match compiler_version(CompilerBackend::Nvrtc) {
+        Ok(_) => true,
+        Err(e) if e.status == Status::NotSupported => {
+            eprintln!("skipped: {}: NVRTC is not installed ({})", test, e);
+            false
+        }
+        Err(e) => panic!("compiler_version(NVRTC): {}", e),
+    }
+}
+
+#[macro_export]
+macro_rules! require_nvrtc {
+    ($name:expr) => {
+        if !$crate::common::nvrtc($name) {
+            return;
+        }
+    };
+}
+
+/// Whether nvJitLink loads; prints why the test is skipped when it does not.
+pub fn nvjitlink(test: &str) -> bool {
+    match compiler_version(CompilerBackend::NvJitLink) {
+        Ok(_) => true,
+        Err(e) if e.status == Status::NotSupported => {
+            eprintln!("skipped: {}: nvJitLink is not installed ({})", test, e);
+            false
+        }
+        Err(e) => panic!("compiler_version(NVJITLINK): {}", e),
+    }
+}
+
+/// The architecture compiles without a GPU use.
+pub const ARCH: &str = "sm_90";
+
+/// `"sm_XY"` of the device.
+pub fn sm_arch(dev: &Device) -> String {
+    format!("sm_{}", dev.arch().unwrap())
+}
+
+/// `y = a * x + y` over `n` floats (parameters: float, float*, float*, unsigned).
+pub const SAXPY: &str = r#"
+extern "C" __global__ void saxpy(float a, const float *x, float *y, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+"#;
+
+/// Compiles C++ `source` with `options` to `target` (panics on failure: callers checked NVRTC).
+pub fn compile(source: &str, options: &ProgramOptions, target: CodeType, names: &[&str]) -> ObjectCode {
+    let program = Program::new(source, CodeType::Cxx, options).expect("Program::new");
+    match program.compile(target, names, None) {
+        Ok(code) => code,
+        Err(e) => panic!("compile to {}: {}\nlog:\n{}", target, e, program.log().unwrap_or_default()),
+    }
+}
+
+/// Compiles `source` for the device to a cubin and takes `kernel` from it.
+pub fn gpu_kernel(dev: &Device, source: &str, kernel: &str) -> Kernel {
+    let code = compile(source, &ProgramOptions::default().arch(&sm_arch(dev)), CodeType::Cubin, &[]);
+    code.get_kernel(kernel).expect("get_kernel")
+}
+
+pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+}
+
+pub fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+pub fn u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// A fresh directory under the system's temporary directory (removed by `TempDir`'s drop).
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let path = std::env::temp_dir().join(format!(
+            "cucore-rust-{}-{}-{}-{}",
+            tag,
+            std::process::id(),
+            nanos,
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The live counts of the compile-and-launch objects.
+pub fn compile_counts() -> [usize; 5] {
+    [
+        live_object_count(ObjectType::Program).unwrap(),
+        live_object_count(ObjectType::ObjectCode).unwrap(),
+        live_object_count(ObjectType::Linker).unwrap(),
+        live_object_count(ObjectType::Kernel).unwrap(),
+        live_object_count(ObjectType::ProgramCache).unwrap(),
+    ]
 }

@@ -1,0 +1,397 @@
+"""Launch configurations and kernel launches (include/cucore/launch.h).
+
+    config = cucore.LaunchConfig(grid=(n + 255) // 256, block=256)
+    cucore.launch(stream, config, kernel, a, x, y, numpy.uint64(n))
+
+launch() packs each argument into the bytes the kernel's parameter takes:
+  - Python int: 64-bit (as cuda.core: a pointer-sized integer), float: double, bool: C bool, complex:
+    double complex. cucore's improvement over cuda.core: where the driver reports the kernel's
+    parameters (cuKernelGetParamInfo, CUDA 12.4+), an int or float takes the parameter's size instead
+    (an int for an `int` parameter becomes 4 bytes, a float for a `float` parameter 4 bytes), so plain
+    Python numbers work for any scalar parameter; a value that does not fit raises OverflowError. An
+    int parameter takes both signed and unsigned values of its width (-2**31 .. 2**32-1 for 4 bytes).
+  - NumPy scalars (bool, int8..int64, uint8..uint64, float16/32/64, complex64/128): their own bytes;
+    NumPy structured scalars (numpy.void) by value.
+  - ctypes scalars, ctypes.Structure/Union/Array: by value (structs by value, which cuda.core cannot).
+  - Buffer: its address; anything with __cuda_array_interface__ (CuPy, PyTorch, Numba arrays): its data
+    pointer; objects with getPtr() (cuda.bindings pointer types): that pointer.
+  - anything else: TypeError naming the argument's index and type.
+The stream is a Stream or any object with __cuda_stream__.
+
+The hot path costs one ctypes call: each kernel keeps, per tuple of argument types, free lists of
+packers (a preallocated argument block, its pointer and size arrays and a compiled struct.Struct), and
+each LaunchConfig its C struct.
+"""
+import ctypes
+import operator
+import struct
+
+from . import _lib
+from .common import closed_error, raise_error
+from .kernel import Kernel
+from .stream import Stream
+
+(_cucore_launch_config_validate, _cucore_launch) = _lib.bind(globals(), "cucore_launch_config_validate",
+                                                             "cucore_launch")
+(_fast_launch,) = _lib.bind_unchecked(globals(), "cucore_launch")
+
+_c_size_t = ctypes.c_size_t
+_ZERO = _c_size_t(0)
+_Struct = struct.Struct
+_struct_error = struct.error
+
+COOPERATIVE = 1                        # CUCORE_LAUNCH_COOPERATIVE
+PROGRAMMATIC_STREAM_SERIALIZATION = 2  # CUCORE_LAUNCH_PROGRAMMATIC_STREAM_SERIALIZATION
+PRIORITY = 4                           # CUCORE_LAUNCH_PRIORITY
+
+
+def _dims(value, what, allow_none_default):
+    """An int or a 1-3 tuple of positive ints -> a 3-tuple (missing dimensions 1)."""
+    if value is None:
+        return allow_none_default
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = (value,)
+    elif not isinstance(value, tuple):
+        raise TypeError(f"LaunchConfig.{what} must be an int or a tuple of 1-3 ints, not {type(value).__name__}")
+    if not 1 <= len(value) <= 3:
+        raise ValueError(f"LaunchConfig.{what} must have 1 to 3 dimensions, not {len(value)}")
+    for v in value:
+        if isinstance(v, bool) or not hasattr(type(v), "__index__"):
+            raise TypeError(f"LaunchConfig.{what} dimensions must be ints, not {type(v).__name__}")
+        if not 1 <= operator.index(v) < 2**32:
+            raise ValueError(f"LaunchConfig.{what} dimensions must be positive 32-bit ints, not {v}")
+    value = tuple(operator.index(v) for v in value)
+    return value + (1,) * (3 - len(value))
+
+
+class LaunchConfig:
+    """How to launch: `grid` (blocks; clusters when `cluster` is set), `block` (threads per block),
+    `cluster` (blocks per cluster; compute capability 9.0+), each an int or a 1-3 tuple (normalised to 3);
+    `shmem_size` (dynamic shared memory per block, bytes); `cooperative_launch` (grid-wide sync; the whole
+    grid must be resident); `programmatic_stream_serialization`; `priority` (the launch's priority instead
+    of the stream's). None for grid/block means 1. Validated here (types and ranges) and by libcucore
+    against the kernel and device at launch (cucore_launch_config_validate gives the same messages first:
+    `validate(kernel)`)."""
+
+    __slots__ = ("grid", "cluster", "block", "shmem_size", "cooperative_launch",
+                 "programmatic_stream_serialization", "priority", "_struct", "_ref")
+
+    def __init__(self, grid=None, cluster=None, block=None, shmem_size=None, cooperative_launch=False,
+                 programmatic_stream_serialization=False, priority=None, *, is_cooperative=None):
+        if is_cooperative is not None:  # cuda.core before 1.2 named it is_cooperative
+            cooperative_launch = is_cooperative
+        set_ = object.__setattr__
+        set_(self, "grid", _dims(grid, "grid", (1, 1, 1)))
+        set_(self, "cluster", _dims(cluster, "cluster", None))
+        set_(self, "block", _dims(block, "block", (1, 1, 1)))
+        if shmem_size is None:
+            shmem_size = 0
+        if isinstance(shmem_size, bool) or not isinstance(shmem_size, int) or not 0 <= shmem_size < 2**32:
+            raise ValueError(f"LaunchConfig.shmem_size must be a non-negative 32-bit int, not {shmem_size!r}")
+        set_(self, "shmem_size", shmem_size)
+        for name, v in (("cooperative_launch", cooperative_launch),
+                        ("programmatic_stream_serialization", programmatic_stream_serialization)):
+            if not isinstance(v, bool):
+                raise TypeError(f"LaunchConfig.{name} must be a bool, not {type(v).__name__}")
+            set_(self, name, v)
+        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)
+                                     or not -2**31 <= priority < 2**31):
+            raise ValueError(f"LaunchConfig.priority must be a 32-bit int or None, not {priority!r}")
+        set_(self, "priority", priority)
+        S = _lib.STRUCTS["cucore_launch_config_t"]
+        s = S()
+        s.struct_size = ctypes.sizeof(S)
+        s.grid[:] = self.grid
+        s.block[:] = self.block
+        if self.cluster is not None:
+            s.cluster[:] = self.cluster
+        s.shared_memory_bytes = shmem_size
+        s.flags = ((COOPERATIVE if cooperative_launch else 0)
+                   | (PROGRAMMATIC_STREAM_SERIALIZATION if programmatic_stream_serialization else 0)
+                   | (PRIORITY if priority is not None else 0))
+        s.priority = priority or 0
+        set_(self, "_struct", s)
+        set_(self, "_ref", ctypes.byref(s))
+
+    def __setattr__(self, name, value):
+        # Changing a field rebuilds (and revalidates) the C struct launches use.
+        if name.startswith("_") or name not in LaunchConfig.__slots__:
+            raise AttributeError(f"LaunchConfig has no attribute {name!r}")
+        fields = {f: getattr(self, f) for f in LaunchConfig.__slots__ if not f.startswith("_")}
+        fields[name] = value
+        self.__init__(**fields)
+
+    def __eq__(self, other):
+        if not isinstance(other, LaunchConfig):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def _key(self):
+        return (self.grid, self.cluster, self.block, self.shmem_size, self.cooperative_launch,
+                self.programmatic_stream_serialization, self.priority)
+
+    def __repr__(self):
+        return (f"LaunchConfig(grid={self.grid}, cluster={self.cluster}, block={self.block}, "
+                f"shmem_size={self.shmem_size}, cooperative_launch={self.cooperative_launch}, "
+                f"programmatic_stream_serialization={self.programmatic_stream_serialization}, "
+                f"priority={self.priority})")
+
+    def validate(self, kernel, device=None):
+        """Check this configuration for `kernel` on `device` (default: current) without launching;
+        raises InvalidArgumentError with the message a launch would fail with."""
+        from .kernel import _device
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"kernel must be a Kernel, not {type(kernel).__name__}")
+        dev = _device(device)
+        st = _cucore_launch_config_validate(self._ref, kernel._h, dev._h)
+        if st:
+            raise_error(st, kernel)
+
+
+# ---- argument packing ------------------------------------------------------------------------------------
+
+_INT_CODES = {1: "b", 2: "h", 4: "i", 8: "q"}
+_UINT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
+_FLOAT_CODES = {2: "e", 4: "f", 8: "d"}
+
+
+def _buffer_address(b):
+    if b._h is None:
+        raise closed_error(b)
+    raw = b._raw
+    return raw if raw is not None else b.handle
+
+
+def _cai_address(obj):
+    return obj.__cuda_array_interface__["data"][0] or 0
+
+
+def _ptr_address(obj):
+    return int(obj.getPtr())
+
+
+def _to_bytes(obj):
+    return bytes(obj)
+
+
+def _numpy_bytes(obj):
+    return obj.tobytes()
+
+
+def _complex128(v):
+    return struct.pack("=dd", v.real, v.imag)
+
+
+def _complex64(v):
+    return struct.pack("=ff", v.real, v.imag)
+
+
+class _Arg:
+    """How one argument type packs: struct code, size, alignment, converter (None: the value as it is),
+    kind ("int"/"float" for Python numbers, whose range is checked on overflow)."""
+    __slots__ = ("code", "size", "align", "convert", "kind")
+
+    def __init__(self, code, size, align, convert=None, kind=None):
+        self.code, self.size, self.align, self.convert, self.kind = code, size, align, convert, kind
+
+
+class _LayoutChanged(Exception):
+    """A NumPy structured scalar of another dtype than the packer was made for (they share one type)."""
+
+
+def _void_bytes(size):
+    def convert(v):
+        b = v.tobytes()
+        if len(b) != size:
+            raise _LayoutChanged
+        return b
+    return convert
+
+
+def _describe(tp, value, param_size):
+    """The _Arg for an argument `value` of type `tp` (param_size: the kernel's parameter size or None)."""
+    from .buffer import Buffer
+    if tp is bool and param_size in (None, 1):
+        return _Arg("?", 1, 1)
+    if issubclass(tp, int):  # int, bool for a wider parameter, IntEnum, ...
+        size = param_size if param_size in _INT_CODES else 8
+        return _Arg(_INT_CODES[size], size, size, None if tp is int or tp is bool else operator.index, "int")
+    if issubclass(tp, float):
+        size = param_size if param_size in _FLOAT_CODES else 8
+        return _Arg(_FLOAT_CODES[size], size, size, None if tp is float else float, "float")
+    if issubclass(tp, complex):
+        if param_size == 8:
+            return _Arg("8s", 8, 8, _complex64)
+        return _Arg("16s", 16, 16, _complex128)
+    if issubclass(tp, Buffer):
+        return _Arg("Q", 8, 8, _buffer_address)
+    if issubclass(tp, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
+        size = ctypes.sizeof(tp)
+        return _Arg(f"{size}s", size, max(ctypes.alignment(tp), 1), _to_bytes)
+    if tp.__module__.split(".")[0] == "numpy" and hasattr(tp, "dtype"):
+        import numpy
+        if issubclass(tp, numpy.generic):
+            dt = value.dtype  # numpy.void's size is the value's (structured) dtype's
+            kind, size = dt.kind, dt.itemsize
+            if kind == "b":
+                return _Arg("?", 1, 1)
+            if kind == "i" and size in _INT_CODES:
+                return _Arg(_INT_CODES[size], size, size)
+            if kind == "u" and size in _UINT_CODES:
+                return _Arg(_UINT_CODES[size], size, size)
+            if kind == "f" and size in _FLOAT_CODES:
+                return _Arg(_FLOAT_CODES[size], size, size)
+            if kind == "V" and size > 0:  # structured scalars (numpy.void), by value
+                return _Arg(f"{size}s", size, min(16, max(dt.alignment, 1)), _void_bytes(size))
+            if kind in "cf" and size > 0:  # complex, long double
+                return _Arg(f"{size}s", size, min(16, max(dt.alignment, 1)), _numpy_bytes)
+    if hasattr(tp, "__cuda_array_interface__"):
+        return _Arg("Q", 8, 8, _cai_address)
+    if hasattr(tp, "getPtr"):
+        return _Arg("Q", 8, 8, _ptr_address)
+    return None
+
+
+class _Packer:
+    """One argument block for one tuple of argument types: `pack(buf, 0, *values)` writes every
+    argument at its offset; `ptrs`/`sizes` are the C arrays cucore_launch takes."""
+    __slots__ = ("pack", "buf", "ptrs", "sizes", "n", "converts", "args", "key")
+
+    def __init__(self, key, args_desc):
+        self.key = key
+        self.args = args_desc
+        fmt, offset, offsets = ["="], 0, []
+        for a in args_desc:
+            align = 16 if a.align > 8 else 8  # every argument starts on 8 bytes at least
+            pad = -offset % align
+            if pad:
+                fmt.append(f"{pad}x")
+            offset += pad
+            offsets.append(offset)
+            fmt.append(a.code)
+            offset += a.size
+        s = _Struct("".join(fmt))
+        n = len(args_desc)
+        self.buf = ctypes.create_string_buffer(max(s.size, 1) + 16)
+        base = ctypes.addressof(self.buf)
+        base_pad = -base % 16
+        if base_pad:  # align the block to 16 bytes
+            s = _Struct("=" + f"{base_pad}x" + "".join(fmt[1:]))
+        self.pack = s.pack_into
+        self.ptrs = (ctypes.c_void_p * n)(*[base + base_pad + o for o in offsets])
+        self.sizes = (_c_size_t * n)(*[a.size for a in args_desc])
+        self.n = _c_size_t(n)
+        conv = tuple((i, a.convert) for i, a in enumerate(args_desc) if a.convert is not None)
+        self.converts = conv or None
+
+    def values(self, args):
+        conv = self.converts
+        if conv is None:
+            return args
+        vals = list(args)
+        for i, f in conv:
+            vals[i] = f(vals[i])
+        return vals
+
+    def pack_checked(self, args):
+        """The slow path after the packer refused a value: check each Python number against its
+        parameter, pass unsigned values of an int parameter's width, raise OverflowError otherwise."""
+        vals = list(self.values(args))
+        for i, (a, v) in enumerate(zip(self.args, vals)):
+            if a.kind == "int":
+                bits = 8 * a.size
+                v = operator.index(v)
+                if not -(1 << (bits - 1)) <= v < (1 << bits):
+                    raise OverflowError(f"launch argument {i}: {v} does not fit in the kernel's {a.size}-byte "
+                                        f"parameter")
+                vals[i] = v - (1 << bits) if v >= 1 << (bits - 1) else v
+            elif a.kind == "float":
+                try:
+                    struct.pack("=" + a.code, v)
+                except (OverflowError, _struct_error):
+                    raise OverflowError(f"launch argument {i}: {v!r} does not fit in the kernel's "
+                                        f"{a.size}-byte floating-point parameter") from None
+        self.pack(self.buf, 0, *vals)
+
+
+def _new_packer(kernel, key, args, cache=True):
+    params = kernel._param_info() if kernel._h is not None else None
+    if params is not None and len(params) != len(args):
+        params = None  # libcucore reports the count mismatch, naming the kernel
+    desc = []
+    for i, tp in enumerate(key):
+        a = _describe(tp, args[i], params[i].size if params is not None else None)
+        if a is None:
+            raise TypeError(f"launch argument {i} of type {tp.__module__}.{tp.__qualname__} is not supported: "
+                            f"pass an int, float, bool, complex, a NumPy or ctypes scalar, a ctypes.Structure, "
+                            f"a NumPy structured scalar, a Buffer or an object with __cuda_array_interface__")
+        desc.append(a)
+    if cache:
+        kernel._packers.setdefault(key, [])
+    return _Packer(key, desc)
+
+
+def _slow_operands(stream, config, kernel):
+    """Checks and conversions for launch() arguments off the fast path; returns (stream, its handle)."""
+    if not isinstance(config, LaunchConfig):
+        raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"kernel must be a Kernel, not {type(kernel).__name__}")
+    if not isinstance(stream, Stream):
+        if stream is None or not hasattr(stream, "__cuda_stream__"):
+            raise TypeError(f"stream must be a Stream or an object with __cuda_stream__, "
+                            f"not {type(stream).__name__}")
+        stream = Stream.from_handle(stream)
+    if stream._h is None:
+        raise closed_error(stream)
+    return stream, stream._h
+
+
+def launch(stream, config, kernel, *args, _Stream=Stream, _LaunchConfig=LaunchConfig, _Kernel=Kernel,
+           _zero=_ZERO, _type=type, _map=map, _tuple=tuple):
+    """Launch `kernel` on `stream` (a Stream or an object with __cuda_stream__) with `config` (a
+    LaunchConfig) and `args` (packed as the module docstring says). Asynchronous: returns once queued.
+    (The keyword-only parameters are private: module globals bound as locals for speed.)"""
+    if _type(stream) is _Stream and _type(config) is _LaunchConfig and _type(kernel) is _Kernel:
+        sh = stream._h
+        if sh is None:
+            raise closed_error(stream)
+    else:
+        stream, sh = _slow_operands(stream, config, kernel)
+    if not args:
+        st = _fast_launch(sh, config._ref, kernel._h, None, None, _zero)
+        if st:
+            raise_error(st, kernel, stream)
+        return
+    key = _tuple(_map(_type, args))
+    # The kernel's most recent packers wait in one list (`_free`): the common case (the same argument
+    # types as last time) costs one pop and one append; other types go through the per-types free lists.
+    free = kernel._free
+    try:
+        p = free.pop()
+        if p.key != key:
+            kernel._packers[p.key].append(p)
+            p = kernel._packers[key].pop()
+    except (KeyError, IndexError):
+        p = _new_packer(kernel, key, args)
+    try:
+        try:
+            if p.converts is None:
+                p.pack(p.buf, 0, *args)
+            else:
+                p.pack(p.buf, 0, *p.values(args))
+            q = p
+        except (_struct_error, OverflowError):
+            p.pack_checked(args)
+            q = p
+        except _LayoutChanged:  # rare: a one-off packer for this structured dtype
+            q = _new_packer(kernel, key, args, cache=False)
+            q.pack_checked(args)
+        st = _fast_launch(sh, config._ref, kernel._h, q.ptrs, q.sizes, q.n)
+    finally:
+        free.append(p)
+    if st:
+        raise_error(st, kernel, stream)

@@ -1,0 +1,198 @@
+"""Linking device code with nvJitLink, or the driver's cuLink* (include/cucore/linker.h).
+
+    linker = cucore.Linker(a_ltoir, b_ltoir, options=cucore.LinkerOptions(arch="sm_90",
+                                                                         link_time_optimization=True))
+    code = linker.link("cubin")
+"""
+import ctypes
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from . import _lib
+from ._handle import HandleObject
+from .common import CompilationError, closed_error, raise_error
+from .program import BACKENDS, _c_strings, _toggle, code_type_id, read_string
+
+(_cucore_linker_create, _cucore_linker_link, _cucore_linker_error_log, _cucore_linker_info_log,
+ _cucore_linker_backend, _cucore_linker_default_backend) = _lib.bind(
+    globals(), "cucore_linker_create", "cucore_linker_link", "cucore_linker_error_log", "cucore_linker_info_log",
+    "cucore_linker_backend", "cucore_linker_default_backend")
+(_cucore_linker_retain, _cucore_linker_release) = _lib.bind(globals(), "cucore_linker_retain",
+                                                             "cucore_linker_release")
+(_fast_linker_release,) = _lib.bind_unchecked(globals(), "cucore_linker_release")
+
+_byref = ctypes.byref
+_BACKEND_OPTION = {None: 0, "nvjitlink": 3, "driver": 4}
+
+
+def _opt_flag(value, what):
+    if value is None:
+        return 0
+    if not isinstance(value, bool):
+        raise TypeError(f"LinkerOptions.{what} must be a bool or None, not {type(value).__name__}")
+    return int(value)
+
+
+def _opt_strings(value, what):
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"LinkerOptions.{what} must be a str or a sequence of str")
+    return tuple(value)
+
+
+@dataclass
+class LinkerOptions:
+    """Options of a Linker (cucore_linker_options_t), with cuda.core's field names. None leaves each to
+    the linker. `backend` (cucore's addition): None (nvJitLink where installed, else the driver),
+    "nvjitlink" or "driver"."""
+    name: Optional[str] = None
+    arch: Optional[str] = None
+    max_register_count: Optional[int] = None
+    optimization_level: Optional[int] = None
+    debug: Optional[bool] = None
+    lineinfo: Optional[bool] = None
+    link_time_optimization: Optional[bool] = None
+    ftz: Optional[bool] = None
+    prec_div: Optional[bool] = None
+    prec_sqrt: Optional[bool] = None
+    fma: Optional[bool] = None
+    verbose: Optional[bool] = None
+    ptxas_options: Any = None
+    extra_options: Any = None
+    backend: Optional[str] = None
+    _c: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        self._to_c()
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name != "_c":
+            object.__setattr__(self, "_c", None)
+
+    def _to_c(self):
+        if self._c is not None:
+            return self._c
+        S = _lib.STRUCTS["cucore_linker_options_t"]
+        s = S()
+        s.struct_size = ctypes.sizeof(S)
+        keep = []
+        for attr in ("name", "arch"):
+            v = getattr(self, attr)
+            if v is not None and not isinstance(v, str):
+                raise TypeError(f"LinkerOptions.{attr} must be a str or None, not {type(v).__name__}")
+            setattr(s, attr, v.encode() if v else None)
+        b = self.backend.lower() if isinstance(self.backend, str) else self.backend
+        if b not in _BACKEND_OPTION:
+            raise ValueError(f"LinkerOptions.backend must be None, 'nvjitlink' or 'driver', not {self.backend!r}")
+        s.backend = _BACKEND_OPTION[b]
+        m = self.max_register_count
+        if m is not None:
+            if isinstance(m, bool) or not isinstance(m, int) or not 0 < m < 2**32:
+                raise ValueError(f"LinkerOptions.max_register_count must be a positive int, not {m!r}")
+            s.max_register_count = m
+        o = self.optimization_level
+        if o is not None:
+            if isinstance(o, bool) or not isinstance(o, int) or not 0 <= o <= 3:
+                raise ValueError(f"LinkerOptions.optimization_level must be 0..3, not {o!r}")
+            s.optimization_level = o + 1  # CUCORE_OPTIMIZATION_LEVEL(n)
+        for attr in ("debug", "lineinfo", "link_time_optimization", "verbose"):
+            setattr(s, attr, _opt_flag(getattr(self, attr), attr))
+        for attr in ("ftz", "prec_div", "prec_sqrt", "fma"):
+            setattr(s, attr, _toggle(getattr(self, attr), attr))
+        P = ctypes.POINTER(ctypes.c_char_p)
+        for attr, count in (("ptxas_options", "ptxas_option_count"), ("extra_options", "extra_option_count")):
+            arr, n = _c_strings(_opt_strings(getattr(self, attr), attr))
+            keep.append(arr)
+            setattr(s, attr, ctypes.cast(arr, P) if n else None)
+            setattr(s, count, n)
+        c = (s, _byref(s), keep)
+        object.__setattr__(self, "_c", c)
+        return c
+
+
+class Linker(HandleObject):
+    """Links object codes (PTX, cubin, LTO-IR, fatbin, object, library) into one: `Linker(*object_codes,
+    options=None)`, then `link("cubin")` (or "ptx" with link-time optimisation on nvJitLink). Rejected
+    inputs raise CompilationError (when the linker is made or at link) with the error log in `log`."""
+
+    __slots__ = ("_inputs",)
+    _release = staticmethod(_fast_linker_release)
+
+    def __init__(self, *object_codes, options=None):
+        from .object_code import ObjectCode
+        self._h = None
+        self._raw = None
+        if not object_codes:
+            raise ValueError("Linker needs at least one ObjectCode")
+        for i, o in enumerate(object_codes):
+            if not isinstance(o, ObjectCode):
+                raise TypeError(f"Linker input {i} must be an ObjectCode, not {type(o).__name__}")
+            if o._h is None:
+                raise closed_error(o)
+        if options is None:
+            ref = None
+        elif isinstance(options, LinkerOptions):
+            ref = options._to_c()[1]
+        elif isinstance(options, dict):
+            ref = LinkerOptions(**options)._to_c()[1]
+        else:
+            raise TypeError(f"options must be LinkerOptions, a dict or None, not {type(options).__name__}")
+        self._inputs = object_codes
+        arr = (ctypes.c_void_p * len(object_codes))(*[o._hv for o in object_codes])
+        h = ctypes.c_void_p()
+        st = _cucore_linker_create(arr, len(object_codes), ref, _byref(h))
+        if st:
+            raise_error(st, *object_codes)
+        self._h = _lib.handle_arg(h.value)
+
+    @property
+    def handle(self):
+        raise AttributeError("Linker has no raw handle in cucore")
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+    def link(self, target_type="cubin"):
+        """Link into an ObjectCode of `target_type` ("cubin", or "ptx" with link_time_optimization)."""
+        from .object_code import ObjectCode
+        t = code_type_id(target_type, ("cubin", "ptx"), "target_type")
+        h = ctypes.c_void_p()
+        st = _cucore_linker_link(self._h, t, _byref(h))
+        if st:
+            try:
+                raise_error(st, self)
+            except CompilationError as e:
+                e.log = self.get_error_log()
+                raise
+        return ObjectCode._wrap(h.value)
+
+    def get_error_log(self):
+        return read_string(_cucore_linker_error_log, self._h, self)
+
+    def get_info_log(self):
+        return read_string(_cucore_linker_info_log, self._h, self)
+
+    @property
+    def backend(self):
+        """"nvJitLink" or "driver"."""
+        out = ctypes.c_int()
+        st = _cucore_linker_backend(self._h, _byref(out))
+        if st:
+            raise_error(st, self)
+        return BACKENDS.get(out.value, str(out.value))
+
+    @staticmethod
+    def which_backend():
+        """The backend a Linker with default options uses: "nvJitLink" where it loads, else "driver"."""
+        out = ctypes.c_int()
+        st = _cucore_linker_default_backend(_byref(out))
+        if st:
+            raise_error(st)
+        return BACKENDS.get(out.value, str(out.value))
+
+    def __repr__(self):
+        return "<Linker (closed)>" if self._h is None else f"<Linker {self.backend}>"

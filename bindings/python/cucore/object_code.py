@@ -1,0 +1,251 @@
+"""Object code: cubin, PTX, LTO-IR, fatbin, objects and libraries (include/cucore/object_code.h).
+
+    code = cucore.ObjectCode.from_cubin(open("k.cubin", "rb").read())   # or a path
+    kernel = code.get_kernel("k")
+    addr, size = code.get_global("table")
+
+Loadable kinds (cubin, PTX, fatbin) are loaded into the driver on first use and unloaded when the last
+reference goes (kernels keep their code loaded); LTO-IR, objects and libraries are linker inputs.
+"""
+import ctypes
+import os
+
+from . import _lib
+from ._handle import HandleObject
+from .common import raise_error
+from .program import CODE_TYPE_NAMES, CODE_TYPES
+
+(_cucore_object_code_create, _cucore_object_code_create_from_file, _cucore_object_code_load,
+ _cucore_object_code_code_type, _cucore_object_code_data, _cucore_object_code_name,
+ _cucore_object_code_name_expression_count, _cucore_object_code_name_expression, _cucore_object_code_kernel_count,
+ _cucore_object_code_get_global, _cucore_object_code_read_global, _cucore_object_code_write_global,
+ _cucore_object_code_handle) = _lib.bind(
+    globals(), "cucore_object_code_create", "cucore_object_code_create_from_file", "cucore_object_code_load",
+    "cucore_object_code_code_type", "cucore_object_code_data", "cucore_object_code_name",
+    "cucore_object_code_name_expression_count", "cucore_object_code_name_expression",
+    "cucore_object_code_kernel_count", "cucore_object_code_get_global", "cucore_object_code_read_global",
+    "cucore_object_code_write_global", "cucore_object_code_handle")
+(_cucore_object_code_retain, _cucore_object_code_release, _cucore_object_code_get_kernel) = _lib.bind(
+    globals(), "cucore_object_code_retain", "cucore_object_code_release", "cucore_object_code_get_kernel")
+(_fast_object_code_release, _fast_object_code_get_kernel) = _lib.bind_unchecked(
+    globals(), "cucore_object_code_release", "cucore_object_code_get_kernel")
+
+_c_void_p = ctypes.c_void_p
+_c_size_t = ctypes.c_size_t
+_c_char_p = ctypes.c_char_p
+_byref = ctypes.byref
+_new = object.__new__
+_handle_arg = _lib.handle_arg
+
+
+def _device(device):
+    from .device import Device
+    if isinstance(device, Device):
+        return device
+    if device is not None and (isinstance(device, bool) or not hasattr(type(device), "__index__")):
+        raise TypeError(f"device must be a Device, an ordinal or None, not {type(device).__name__}")
+    return Device(device)
+
+
+class ObjectCode(HandleObject):
+    """Compiled device code. Made by Program.compile(), Linker.link() or the from_* factories, which
+    take bytes, or a path (str or PathLike) read at once."""
+
+    __slots__ = ("_code_type", "_symbols", "_bytes", "_hv")  # _hv: the libcucore handle as an int (Linker)
+    _release = staticmethod(_fast_object_code_release)
+    _handle_fn = staticmethod(_cucore_object_code_handle)
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("ObjectCode cannot be instantiated directly: use Program.compile(), Linker.link() or "
+                        "ObjectCode.from_cubin() and the other from_* factories")
+
+    @classmethod
+    def _wrap(cls, hv):
+        o = _new(cls)
+        o._h = _handle_arg(hv)
+        o._hv = hv
+        o._raw = None
+        o._code_type = None
+        o._symbols = None
+        o._bytes = None
+        return o
+
+    @classmethod
+    def _create(cls, module, code_type, name):
+        ct = CODE_TYPES[code_type]
+        if name is None:
+            name = ""
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, not {type(name).__name__}")
+        h = _c_void_p()
+        if isinstance(module, (str, os.PathLike)):
+            path = os.fspath(module)
+            if isinstance(path, bytes):
+                path = os.fsdecode(path)
+            st = _cucore_object_code_create_from_file(os.fsencode(path), ct, name.encode() or None, _byref(h))
+        elif isinstance(module, (bytes, bytearray, memoryview)):
+            data = bytes(module)
+            st = _cucore_object_code_create(data, len(data), ct, name.encode() or None, _byref(h))
+        else:
+            raise TypeError(f"ObjectCode.from_{code_type}() takes bytes or a path (str or PathLike), "
+                            f"not {type(module).__name__}")
+        if st:
+            raise_error(st)
+        o = cls._wrap(h.value)
+        o._code_type = code_type
+        return o
+
+    @classmethod
+    def from_cubin(cls, module, *, name=""):
+        """A cubin from bytes or a file."""
+        return cls._create(module, "cubin", name)
+
+    @classmethod
+    def from_ptx(cls, module, *, name=""):
+        """PTX from bytes or a file (a str is a path, as in cuda.core; use Program(ptx, "ptx") for text)."""
+        return cls._create(module, "ptx", name)
+
+    @classmethod
+    def from_ltoir(cls, module, *, name=""):
+        return cls._create(module, "ltoir", name)
+
+    @classmethod
+    def from_fatbin(cls, module, *, name=""):
+        return cls._create(module, "fatbin", name)
+
+    @classmethod
+    def from_object(cls, module, *, name=""):
+        return cls._create(module, "object", name)
+
+    @classmethod
+    def from_library(cls, module, *, name=""):
+        return cls._create(module, "library", name)
+
+    # ---- what it holds ------------------------------------------------------------------------
+
+    @property
+    def code_type(self):
+        """"cubin", "ptx", "ltoir", "fatbin", "object" or "library"."""
+        ct = self._code_type
+        if ct is None:
+            out = ctypes.c_int()
+            st = _cucore_object_code_code_type(self._h, _byref(out))
+            if st:
+                raise_error(st, self)
+            ct = self._code_type = CODE_TYPE_NAMES.get(out.value, str(out.value))
+        return ct
+
+    @property
+    def code(self):
+        """The code's bytes."""
+        b = self._bytes
+        if b is None:
+            data, size = _c_void_p(), _c_size_t()
+            st = _cucore_object_code_data(self._h, _byref(data), _byref(size))
+            if st:
+                raise_error(st, self)
+            b = self._bytes = ctypes.string_at(data.value, size.value) if size.value else b""
+        return b
+
+    @property
+    def name(self):
+        out = _c_char_p()
+        st = _cucore_object_code_name(self._h, _byref(out))
+        if st:
+            raise_error(st, self)
+        return (out.value or b"").decode("utf-8", "replace")
+
+    @property
+    def symbol_mapping(self):
+        """{name expression: lowered (mangled) name} for the name expressions of the compile."""
+        m = self._symbols
+        if m is None:
+            n = _c_size_t()
+            st = _cucore_object_code_name_expression_count(self._h, _byref(n))
+            if st:
+                raise_error(st, self)
+            m = {}
+            e, lowered = _c_char_p(), _c_char_p()
+            for i in range(n.value):
+                st = _cucore_object_code_name_expression(self._h, i, _byref(e), _byref(lowered))
+                if st:
+                    raise_error(st, self)
+                m[e.value.decode()] = lowered.value.decode()
+            self._symbols = m
+        return dict(m)
+
+    # ---- the driver side ----------------------------------------------------------------------
+
+    def load(self):
+        """Load the code into the driver now (otherwise the first use does), so load errors surface here."""
+        st = _cucore_object_code_load(self._h)
+        if st:
+            raise_error(st, self)
+
+    @property
+    def num_kernels(self):
+        n = _c_size_t()
+        st = _cucore_object_code_kernel_count(self._h, _byref(n))
+        if st:
+            raise_error(st, self)
+        return n.value
+
+    def get_kernel(self, name):
+        """The Kernel named `name`: a name expression of the compile or the symbol name."""
+        from .kernel import Kernel
+        if isinstance(name, str):
+            name = name.encode()
+        elif not isinstance(name, bytes):
+            raise TypeError(f"kernel name must be a str, not {type(name).__name__}")
+        h = _c_void_p()
+        st = _fast_object_code_get_kernel(self._h, name, _byref(h))
+        if st:
+            raise_error(st, self)
+        return Kernel._wrap(h.value, self)
+
+    def get_global(self, name, device=None):
+        """(device address, size in bytes) of the __device__/__constant__ variable `name` (a name
+        expression or the symbol name) on `device` (default: the current device)."""
+        dev = _device(device)
+        addr, size = ctypes.c_uint64(), _c_size_t()
+        st = _cucore_object_code_get_global(self._h, dev._h, _encode(name), _byref(addr), _byref(size))
+        if st:
+            raise_error(st, self)
+        return (addr.value, size.value)
+
+    def read_global(self, name, dtype=None, *, device=None):
+        """The bytes of the global `name` (synchronously): `bytes`, or with `dtype` a NumPy array of it."""
+        dev = _device(device)
+        _, size = self.get_global(name, dev)
+        buf = ctypes.create_string_buffer(max(size, 1))
+        st = _cucore_object_code_read_global(self._h, dev._h, _encode(name), buf, size)
+        if st:
+            raise_error(st, self)
+        data = buf.raw[:size]
+        if dtype is None:
+            return data
+        import numpy
+        return numpy.frombuffer(bytearray(data), dtype=dtype)
+
+    def write_global(self, name, data, *, device=None):
+        """Write `data` (any buffer-protocol object of exactly the global's size) into the global `name`
+        (synchronously, after the device's earlier work)."""
+        from .buffer import _HostMemory
+        dev = _device(device)
+        with _HostMemory(data, writable=False) as host:
+            st = _cucore_object_code_write_global(self._h, dev._h, _encode(name), host.address, host.nbytes)
+        if st:
+            raise_error(st, self)
+
+    def __repr__(self):
+        if self._h is None:
+            return "<ObjectCode (closed)>"
+        return f"<ObjectCode {self.code_type} {self.name!r}>"
+
+
+def _encode(name):
+    if isinstance(name, str):
+        return name.encode()
+    if isinstance(name, bytes):
+        return name
+    raise TypeError(f"a global's name must be a str, not {type(name).__name__}")

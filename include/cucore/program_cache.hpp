@@ -1,0 +1,57 @@
+// libcucore C++ façade: program caches (over cucore/program_cache.h).
+//
+//   auto cache = cucore::ProgramCache::on_disk("/tmp/kernels");
+//   cucore::ObjectCode code = program.compile(CUCORE_CODE_CUBIN, {}, cache);
+#ifndef CUCORE_PROGRAM_CACHE_HPP
+#define CUCORE_PROGRAM_CACHE_HPP
+
+#include <cstdint>
+#include <string>
+
+#include "common.hpp"
+#include "program_cache.h"
+
+namespace cucore {
+
+namespace detail {
+template <> struct HandleTraits<cucore_program_cache_t> {
+    static cucore_status_t retain(cucore_program_cache_t *h) noexcept { return cucore_program_cache_retain(h); }
+    static cucore_status_t release(cucore_program_cache_t *h) noexcept { return cucore_program_cache_release(h); }
+};
+} // namespace detail
+
+using ProgramCacheStats = cucore_program_cache_stats_t;
+
+// A cache of compiled programs (cuda.core: InMemoryProgramCache,
+// FileStreamProgramCache). Pass it to Program::compile.
+class ProgramCache : public Handle<ProgramCache, cucore_program_cache_t> {
+public:
+    ProgramCache() noexcept = default;
+
+    // In memory, at most `max_size_bytes` of code (0: unlimited).
+    static ProgramCache in_memory(std::uint64_t max_size_bytes = 0) {
+        cucore_program_cache_t *raw = nullptr;
+        detail::check(cucore_program_cache_create_in_memory(max_size_bytes, &raw));
+        return adopt(raw);
+    }
+    // In `directory` (created if missing), shared by threads and processes.
+    // Throws Error: INVALID_ARGUMENT (not a writable directory).
+    static ProgramCache on_disk(const std::string &directory, std::uint64_t max_size_bytes = 0) {
+        cucore_program_cache_t *raw = nullptr;
+        detail::check(cucore_program_cache_create_on_disk(directory.c_str(), max_size_bytes, &raw));
+        return adopt(raw);
+    }
+
+    // Removes every entry and resets the counters. Throws Error: INVALID_STATE.
+    void clear() const { detail::check(cucore_program_cache_clear(handle_)); }
+
+    ProgramCacheStats stats() const {
+        ProgramCacheStats s = CUCORE_PROGRAM_CACHE_STATS_INIT;
+        detail::check(cucore_program_cache_stats(handle_, &s));
+        return s;
+    }
+};
+
+} // namespace cucore
+
+#endif // CUCORE_PROGRAM_CACHE_HPP

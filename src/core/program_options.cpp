@@ -1,0 +1,232 @@
+#include "core/program_options.hpp"
+
+#include <cctype>
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+
+namespace cucore::core {
+namespace {
+
+const char *code_type_name(cucore_code_type_t type) {
+    switch (type) {
+        case CUCORE_CODE_CXX: return "C++";
+        case CUCORE_CODE_PTX: return "PTX";
+        case CUCORE_CODE_NVVM: return "NVVM";
+        default: return "other";
+    }
+}
+
+std::vector<std::string> strings(const char *const *array, size_t count, const char *field) {
+    if (count && !array) throw_invalid_argument(std::string("argument 'options.") + field + "' is NULL with a count of " +
+                                                std::to_string(count));
+    std::vector<std::string> result;
+    result.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+        if (!array[i])
+            throw_invalid_argument(std::string("argument 'options.") + field + "[" + std::to_string(i) + "]' is NULL");
+        result.emplace_back(array[i]);
+    }
+    return result;
+}
+
+std::vector<uint32_t> numbers(const uint32_t *array, size_t count, const char *field) {
+    if (count && !array) throw_invalid_argument(std::string("argument 'options.") + field + "' is NULL with a count of " +
+                                                std::to_string(count));
+    return std::vector<uint32_t>(array, array + count);
+}
+
+uint32_t switch_value(uint32_t value, const char *field) {
+    if (value > 1) throw_invalid_argument(std::string("argument 'options.") + field + "' must be 0 or 1");
+    return value;
+}
+
+cucore_toggle_t toggle(cucore_toggle_t value, const char *field) {
+    if (value != CUCORE_TOGGLE_DEFAULT && value != CUCORE_TOGGLE_ON && value != CUCORE_TOGGLE_OFF)
+        throw_invalid_argument(std::string("argument 'options.") + field +
+                               "' must be CUCORE_TOGGLE_DEFAULT, CUCORE_TOGGLE_ON or CUCORE_TOGGLE_OFF");
+    return value;
+}
+
+// Which options each compiler takes besides name, arch and extra_options.
+bool applies(const char *field, cucore_code_type_t type) {
+    if (type == CUCORE_CODE_CXX) return true;
+    const std::string f = field;
+    if (f == "debug" || f == "lineinfo" || f == "ftz" || f == "prec_sqrt" || f == "prec_div" || f == "fma")
+        return true;
+    if (type == CUCORE_CODE_PTX) return f == "max_register_count" || f == "ptxas_options";
+    return f == "device_code_optimize" || f == "link_time_optimization";  // NVVM
+}
+
+void check_applies(bool set, const char *field, cucore_code_type_t type) {
+    if (set && !applies(field, type))
+        throw_invalid_argument(std::string("argument 'options.") + field + "' does not apply to " +
+                               code_type_name(type) + " programs");
+}
+
+std::string on_off(cucore_toggle_t t, const char *yes, const char *no) { return t == CUCORE_TOGGLE_ON ? yes : no; }
+
+}  // namespace
+
+std::string normalize_arch(const char *arch, const char *argument) {
+    const std::string text = arch;
+    std::string digits = text;
+    std::string prefix = "sm_";
+    if (text.rfind("sm_", 0) == 0) {
+        digits = text.substr(3);
+    } else if (text.rfind("compute_", 0) == 0) {
+        prefix = "compute_";
+        digits = text.substr(8);
+    }
+    size_t i = 0;
+    while (i < digits.size() && std::isdigit(static_cast<unsigned char>(digits[i]))) ++i;
+    const bool suffix_ok = i == digits.size() || (i + 1 == digits.size() && (digits[i] == 'a' || digits[i] == 'f'));
+    if (i < 2 || i > 3 || !suffix_ok)
+        throw_invalid_argument(std::string("argument '") + argument + "' (\"" + text +
+                               "\") is not an architecture such as \"sm_90\", \"compute_90\" or \"90\"");
+    return prefix + digits;
+}
+
+std::string resolve_arch(const std::string &arch) {
+    if (!arch.empty()) return arch;
+    Ref<Device> device = Device::current();
+    int major = 0, minor = 0;
+    device->compute_capability(major, minor);
+    return "sm_" + std::to_string(major) + std::to_string(minor);
+}
+
+ProgramOptions read_program_options(const cucore_program_options_t &o, cucore_code_type_t type) {
+    ProgramOptions p;
+    if (o.name) p.name = o.name;
+    if (o.arch) p.arch = normalize_arch(o.arch, "options.arch");
+    if (o.std) p.std = o.std;
+    p.defines = strings(o.defines, o.define_count, "defines");
+    p.undefines = strings(o.undefines, o.undefine_count, "undefines");
+    p.include_paths = strings(o.include_paths, o.include_path_count, "include_paths");
+    p.pre_includes = strings(o.pre_includes, o.pre_include_count, "pre_includes");
+    p.header_names = strings(o.header_names, o.header_count, "header_names");
+    p.header_sources = strings(o.header_sources, o.header_count, "header_sources");
+    p.debug = switch_value(o.debug, "debug");
+    p.lineinfo = switch_value(o.lineinfo, "lineinfo");
+    p.device_code_optimize = toggle(o.device_code_optimize, "device_code_optimize");
+    p.use_fast_math = switch_value(o.use_fast_math, "use_fast_math");
+    p.ftz = toggle(o.ftz, "ftz");
+    p.prec_sqrt = toggle(o.prec_sqrt, "prec_sqrt");
+    p.prec_div = toggle(o.prec_div, "prec_div");
+    p.fma = toggle(o.fma, "fma");
+    p.extra_device_vectorization = switch_value(o.extra_device_vectorization, "extra_device_vectorization");
+    p.max_register_count = o.max_register_count;
+    p.relocatable_device_code = switch_value(o.relocatable_device_code, "relocatable_device_code");
+    p.extensible_whole_program = switch_value(o.extensible_whole_program, "extensible_whole_program");
+    p.link_time_optimization = switch_value(o.link_time_optimization, "link_time_optimization");
+    p.device_as_default_execution_space =
+        switch_value(o.device_as_default_execution_space, "device_as_default_execution_space");
+    p.disable_warnings = switch_value(o.disable_warnings, "disable_warnings");
+    p.brief_diagnostics = switch_value(o.brief_diagnostics, "brief_diagnostics");
+    p.no_display_error_number = switch_value(o.no_display_error_number, "no_display_error_number");
+    p.diag_error = numbers(o.diag_error, o.diag_error_count, "diag_error");
+    p.diag_suppress = numbers(o.diag_suppress, o.diag_suppress_count, "diag_suppress");
+    p.diag_warn = numbers(o.diag_warn, o.diag_warn_count, "diag_warn");
+    p.pch = switch_value(o.pch, "pch");
+    if (o.create_pch) p.create_pch = o.create_pch;
+    if (o.use_pch) p.use_pch = o.use_pch;
+    if (o.pch_dir) p.pch_dir = o.pch_dir;
+    p.ptxas_options = strings(o.ptxas_options, o.ptxas_option_count, "ptxas_options");
+    p.extra_options = strings(o.extra_options, o.extra_option_count, "extra_options");
+
+    check_applies(o.std != nullptr, "std", type);
+    check_applies(!p.defines.empty(), "defines", type);
+    check_applies(!p.undefines.empty(), "undefines", type);
+    check_applies(!p.include_paths.empty(), "include_paths", type);
+    check_applies(!p.pre_includes.empty(), "pre_includes", type);
+    check_applies(o.header_count != 0, "header_names", type);
+    check_applies(p.debug, "debug", type);
+    check_applies(p.lineinfo, "lineinfo", type);
+    check_applies(p.device_code_optimize, "device_code_optimize", type);
+    check_applies(p.use_fast_math, "use_fast_math", type);
+    check_applies(p.ftz, "ftz", type);
+    check_applies(p.prec_sqrt, "prec_sqrt", type);
+    check_applies(p.prec_div, "prec_div", type);
+    check_applies(p.fma, "fma", type);
+    check_applies(p.extra_device_vectorization, "extra_device_vectorization", type);
+    check_applies(p.max_register_count, "max_register_count", type);
+    check_applies(p.relocatable_device_code, "relocatable_device_code", type);
+    check_applies(p.extensible_whole_program, "extensible_whole_program", type);
+    check_applies(p.link_time_optimization, "link_time_optimization", type);
+    check_applies(p.device_as_default_execution_space, "device_as_default_execution_space", type);
+    check_applies(p.disable_warnings, "disable_warnings", type);
+    check_applies(p.brief_diagnostics, "brief_diagnostics", type);
+    check_applies(p.no_display_error_number, "no_display_error_number", type);
+    check_applies(!p.diag_error.empty(), "diag_error", type);
+    check_applies(!p.diag_suppress.empty(), "diag_suppress", type);
+    check_applies(!p.diag_warn.empty(), "diag_warn", type);
+    check_applies(p.pch, "pch", type);
+    check_applies(o.create_pch != nullptr, "create_pch", type);
+    check_applies(o.use_pch != nullptr, "use_pch", type);
+    check_applies(o.pch_dir != nullptr, "pch_dir", type);
+    check_applies(!p.ptxas_options.empty(), "ptxas_options", type);
+    return p;
+}
+
+std::vector<std::string> program_flags(const ProgramOptions &p, cucore_code_type_t type, const std::string &arch) {
+    std::vector<std::string> f;
+    if (type == CUCORE_CODE_NVVM) {
+        // libNVVM names virtual architectures only.
+        f.push_back("-arch=compute_" + arch.substr(arch.find('_') + 1));
+        if (p.debug) f.push_back("-g");
+        if (p.lineinfo) f.push_back("-generate-line-info");
+        if (p.device_code_optimize) f.push_back(on_off(p.device_code_optimize, "-opt=3", "-opt=0"));
+        if (p.ftz) f.push_back(on_off(p.ftz, "-ftz=1", "-ftz=0"));
+        if (p.prec_sqrt) f.push_back(on_off(p.prec_sqrt, "-prec-sqrt=1", "-prec-sqrt=0"));
+        if (p.prec_div) f.push_back(on_off(p.prec_div, "-prec-div=1", "-prec-div=0"));
+        if (p.fma) f.push_back(on_off(p.fma, "-fma=1", "-fma=0"));
+        if (p.link_time_optimization) f.push_back("-gen-lto");
+    } else if (type == CUCORE_CODE_PTX) {
+        // nvJitLink's spelling; the driver backend maps the same options to CUjit_option.
+        f.push_back("-arch=" + arch);
+        if (p.debug) f.push_back("-g");
+        if (p.lineinfo) f.push_back("-lineinfo");
+        if (p.max_register_count) f.push_back("-maxrregcount=" + std::to_string(p.max_register_count));
+        if (p.ftz) f.push_back(on_off(p.ftz, "-ftz=true", "-ftz=false"));
+        if (p.prec_sqrt) f.push_back(on_off(p.prec_sqrt, "-prec-sqrt=true", "-prec-sqrt=false"));
+        if (p.prec_div) f.push_back(on_off(p.prec_div, "-prec-div=true", "-prec-div=false"));
+        if (p.fma) f.push_back(on_off(p.fma, "-fma=true", "-fma=false"));
+        for (const std::string &o : p.ptxas_options) f.push_back("-Xptxas=" + o);
+    } else {
+        f.push_back("-arch=" + arch);
+        if (!p.std.empty()) f.push_back("-std=" + p.std);
+        for (const std::string &d : p.defines) f.push_back("-D" + d);
+        for (const std::string &u : p.undefines) f.push_back("-U" + u);
+        for (const std::string &i : p.include_paths) f.push_back("-I" + i);
+        for (const std::string &h : p.pre_includes) f.push_back("--pre-include=" + h);
+        if (p.debug) f.push_back("-G");
+        if (p.lineinfo) f.push_back("-lineinfo");
+        if (p.device_code_optimize) f.push_back(on_off(p.device_code_optimize, "-dopt=on", "-dopt=off"));
+        if (p.use_fast_math) f.push_back("--use_fast_math");
+        if (p.ftz) f.push_back(on_off(p.ftz, "--ftz=true", "--ftz=false"));
+        if (p.prec_sqrt) f.push_back(on_off(p.prec_sqrt, "--prec-sqrt=true", "--prec-sqrt=false"));
+        if (p.prec_div) f.push_back(on_off(p.prec_div, "--prec-div=true", "--prec-div=false"));
+        if (p.fma) f.push_back(on_off(p.fma, "--fmad=true", "--fmad=false"));
+        if (p.extra_device_vectorization) f.push_back("--extra-device-vectorization");
+        if (p.max_register_count) f.push_back("--maxrregcount=" + std::to_string(p.max_register_count));
+        if (p.relocatable_device_code) f.push_back("-rdc=true");
+        if (p.extensible_whole_program) f.push_back("-ewp");
+        if (p.link_time_optimization) f.push_back("-dlto");
+        if (p.device_as_default_execution_space) f.push_back("-default-device");
+        if (p.disable_warnings) f.push_back("-w");
+        if (p.brief_diagnostics) f.push_back("--brief-diagnostics");
+        if (p.no_display_error_number) f.push_back("--no-display-error-number");
+        for (uint32_t n : p.diag_error) f.push_back("--diag-error=" + std::to_string(n));
+        for (uint32_t n : p.diag_suppress) f.push_back("--diag-suppress=" + std::to_string(n));
+        for (uint32_t n : p.diag_warn) f.push_back("--diag-warn=" + std::to_string(n));
+        if (p.pch) f.push_back("-pch");
+        if (!p.create_pch.empty()) f.push_back("--create-pch=" + p.create_pch);
+        if (!p.use_pch.empty()) f.push_back("--use-pch=" + p.use_pch);
+        if (!p.pch_dir.empty()) f.push_back("--pch-dir=" + p.pch_dir);
+        for (const std::string &o : p.ptxas_options) f.push_back("-Xptxas=" + o);
+    }
+    f.insert(f.end(), p.extra_options.begin(), p.extra_options.end());
+    return f;
+}
+
+}  // namespace cucore::core
