@@ -141,24 +141,33 @@ def _arch(dev):
 
 
 def _launch_loops(launch, s, config, kernels, two_args, extra=None):
-    """The launch rows' loops: n launches of each kernel, then one synchronize."""
+    """The launch rows' loops: n launches of each kernel, the stream drained every 256 launches and at the
+    end. Draining keeps the launch queue from filling: a full queue makes every launch wait for the GPU,
+    which would time the GPU's throughput instead of the host's submit cost (bench/launch_bench.cpp
+    drains every 256 launches too). Both sides run this same loop."""
     empty, two, sixteen = kernels
 
     def launch_empty(n):
-        for _ in range(n):
+        for i in range(n):
             launch(s, config, empty)
+            if i & 255 == 255:
+                s.sync()
         s.sync()
 
     def launch_two(n):
         a, b = two_args
-        for _ in range(n):
+        for i in range(n):
             launch(s, config, two, a, b)
+            if i & 255 == 255:
+                s.sync()
         s.sync()
 
     def launch_sixteen(n):
         args = SIXTEEN
-        for _ in range(n):
+        for i in range(n):
             launch(s, config, sixteen, *args)
+            if i & 255 == 255:
+                s.sync()
         s.sync()
 
     ops = {"launch, no arguments": launch_empty, "launch, 2 arguments (pointer, size_t)": launch_two,
@@ -167,8 +176,10 @@ def _launch_loops(launch, s, config, kernels, two_args, extra=None):
         by_value, struct_value = extra
 
         def launch_struct(n):
-            for _ in range(n):
+            for i in range(n):
                 launch(s, config, by_value, struct_value)
+                if i & 255 == 255:
+                    s.sync()
             s.sync()
 
         ops["launch, one 64-byte struct by value"] = launch_struct

@@ -12,7 +12,8 @@
 #include "program.h"
 
 /* optimization_level of cucore_linker_options_t: 0 keeps the default (3);
- * CUCORE_OPTIMIZATION_LEVEL(n) asks for -On, n in 0..3. */
+ * CUCORE_OPTIMIZATION_LEVEL(n) asks for -On, n in 0..3 with the driver
+ * backend, 0 or 3 with nvJitLink (which refuses 1 and 2). */
 #define CUCORE_OPTIMIZATION_LEVEL(n) ((uint32_t)(n) + 1u)
 
 typedef struct cucore_linker_options {

@@ -128,7 +128,15 @@ LinkerOptions read_linker_options(const cucore_linker_options_t &o) {
 std::vector<std::string> nvjitlink_flags(const LinkerOptions &o, const std::string &arch) {
     std::vector<std::string> f{"-arch=" + arch};
     if (o.max_register_count) f.push_back("-maxrregcount=" + std::to_string(o.max_register_count));
-    if (o.optimization_level) f.push_back("-O" + std::to_string(o.optimization_level - 1));
+    if (o.optimization_level) {
+        // nvJitLink 13 refuses -O1 and -O2 ("Only 0 and 3 are supported"): say so
+        // naming our field rather than passing its message through.
+        const uint32_t level = o.optimization_level - 1;
+        if (level != 0 && level != 3)
+            throw_invalid_argument("argument 'options.optimization_level' asks for -O" + std::to_string(level) +
+                                   ", but nvJitLink accepts only -O0 and -O3 (the driver backend accepts 0..3)");
+        f.push_back("-O" + std::to_string(level));
+    }
     if (o.debug) f.push_back("-g");
     if (o.lineinfo) f.push_back("-lineinfo");
     if (o.link_time_optimization) f.push_back("-lto");

@@ -197,7 +197,8 @@ protected:
 
     Owned<cucore_program_t> program(const std::string &source, const cucore_program_options_t *o = nullptr,
                                     cucore_code_type_t type = CUCORE_CODE_CXX) {
-        const cucore_program_options_t def = options();
+        cucore_program_options_t def = options();
+        if (type != CUCORE_CODE_CXX) def.std = nullptr;  // a C++ option: refused for PTX and NVVM
         cucore_program_t *p = nullptr;
         EXPECT_EQ(cucore_program_create(source.c_str(), 0, type, o != nullptr ? o : &def, &p), CUCORE_SUCCESS)
             << cucore_last_error_message();

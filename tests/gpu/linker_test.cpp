@@ -116,7 +116,15 @@ TEST_F(LinkerTest, PtxModulesLinkedByNvJitLink) {
     if (!nvjitlink_available()) GTEST_SKIP() << "nvJitLink is not installed: " << cucore_last_error_message();
     compile_modules(CUCORE_CODE_PTX);
     cucore_linker_options_t o = CUCORE_LINKER_OPTIONS_INIT;
+    o.backend = CUCORE_BACKEND_NVJITLINK;
+    // nvJitLink accepts only -O0 and -O3: -O2 is refused before it is called.
     o.optimization_level = CUCORE_OPTIMIZATION_LEVEL(2);
+    cucore_object_code_t *inputs[2] = {caller_.get(), callee_.get()};
+    cucore_linker_t *refused = nullptr;
+    CUCORE_EXPECT_STATUS(cucore_linker_create(inputs, 2, &o, &refused), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(refused, nullptr);
+    EXPECT_TRUE(contains(gpu::last_message(), "only -O0 and -O3")) << gpu::last_message();
+    o.optimization_level = CUCORE_OPTIMIZATION_LEVEL(3);
     o.verbose = 1;
     link_and_run(o, CUCORE_BACKEND_NVJITLINK);
 }

@@ -60,14 +60,19 @@ def real_gpu(gpu):
     return gpu
 
 
-def toolkit_include_dir():
-    """The CUDA toolkit's include directory with cooperative_groups.h (NVRTC does not bundle it), or skip."""
+def toolkit_includes():
+    """The CUDA toolkit's include directories for cooperative_groups.h and the CCCL headers it includes
+    (NVRTC bundles neither), or skip."""
     roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda", "/usr/local/cuda-13.0"]
     for root in filter(None, roots):
         include = os.path.join(root, "include")
-        if os.path.exists(os.path.join(include, "cooperative_groups.h")):
-            return include
-    pytest.skip("cooperative_groups.h (the CUDA toolkit's headers) not found; set CUDA_HOME")
+        if not os.path.exists(os.path.join(include, "cooperative_groups.h")):
+            continue
+        if os.path.exists(os.path.join(include, "cccl", "cuda", "std", "type_traits")):
+            return [include, os.path.join(include, "cccl")]
+        if os.path.exists(os.path.join(include, "cuda", "std", "type_traits")):
+            return [include]
+    pytest.skip("cooperative_groups.h and CCCL (the CUDA toolkit's headers) not found; set CUDA_HOME")
 
 
 def real_kernel(source, name, name_expressions=(), options=None, dev=None, include_path=()):
@@ -508,7 +513,7 @@ def test_cooperative_launch_with_grid_sync(real_gpu):
         out[i] = data[n - 1 - i];
     }
     """
-    k = real_kernel(src, "two_phase", include_path=[toolkit_include_dir()])
+    k = real_kernel(src, "two_phase", include_path=toolkit_includes())
     blocks = dev.properties.multiprocessor_count
     n = blocks * 64
     data, out = dev.allocate(4 * n, stream=s), dev.allocate(4 * n, stream=s)
@@ -531,7 +536,7 @@ def test_cluster_launch(real_gpu):
         if (threadIdx.x == 0) out[blockIdx.x] = cluster.block_rank() * 100 + cluster.num_blocks();
     }
     """
-    k = real_kernel(src, "cluster_rank", include_path=[toolkit_include_dir()])
+    k = real_kernel(src, "cluster_rank", include_path=toolkit_includes())
     out = dev.allocate(4 * 8, stream=s)
     cucore.launch(s, cucore.LaunchConfig(grid=4, cluster=2, block=32), k, out)
     assert struct.unpack("<8I", out.to_bytes(stream=s)) == tuple((b % 2) * 100 + 2 for b in range(8))

@@ -253,6 +253,8 @@ TEST_F(LinkerTest, Validation) {
     const std::vector<std::pair<const char *, std::function<void(cucore_linker_options_t &)>>> cases = {
         {"options.backend", [](auto &x) { x.backend = CUCORE_BACKEND_NVRTC; }},
         {"options.optimization_level", [](auto &x) { x.optimization_level = 5; }},
+        // nvJitLink takes -O0 and -O3 only.
+        {"options.optimization_level", [](auto &x) { x.backend = CUCORE_BACKEND_NVJITLINK; x.optimization_level = CUCORE_OPTIMIZATION_LEVEL(2); }},
         {"options.debug", [](auto &x) { x.debug = 2; }},
         {"options.fma", [](auto &x) { x.fma = static_cast<cucore_toggle_t>(3); }},
         {"options.ptxas_options[0]", [&](auto &x) { x.ptxas_options = null_string; x.ptxas_option_count = 1; }},
