@@ -21,5 +21,6 @@
 #include "cucore/program_cache.h"
 #include "cucore/kernel.h"
 #include "cucore/launch.h"
+#include "cucore/graphics.h"
 
 #endif /* CUCORE_H */

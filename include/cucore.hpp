@@ -33,5 +33,6 @@
 #include "cucore/linker.hpp"
 #include "cucore/kernel.hpp"
 #include "cucore/launch.hpp"
+#include "cucore/graphics.hpp"
 
 #endif // CUCORE_HPP

@@ -10,7 +10,11 @@
 #   bench_c.md        C ABI and C++ against the raw driver
 #   bench_python.md   Python binding against cuda.core
 #   memcheck.log      compute-sanitizer's report
-# CUCORE_SUITE_PARTS picks parts (default "tests bench memcheck"), so a run can
+# The "gl" part runs the GL interop tests (cucore_gl_tests) on a headless EGL
+# context, with the GL loader, SDL2 and GLEW of .gl (scripts/fetch_gl_libs.sh;
+# carry .gl with .device) on LD_LIBRARY_PATH; CUCORE_GL_REQUIRED=1 fails it
+# when GL tests skip (no NVIDIA GL found), as they must not on a GPU server.
+# CUCORE_SUITE_PARTS picks parts (default "tests gl bench memcheck"), so a run can
 # be split over several calls of a machine that limits a command's time.
 # Exit status: 0 when every suite passed.
 set -uo pipefail
@@ -27,7 +31,7 @@ log="$out/suite.log"
 summary="$out/summary.md"
 : >"$log"
 failed=0
-parts=" ${CUCORE_SUITE_PARTS:-tests bench memcheck} "
+parts=" ${CUCORE_SUITE_PARTS:-tests gl bench memcheck} "
 wants() { [[ $parts == *" $1 "* ]]; }
 
 {
@@ -117,6 +121,73 @@ done
 record rust "$rust_rc" "$rust_p" "$rust_s" "$rust_f"
 
 fi  # tests
+
+if wants gl; then
+# The server has the NVIDIA driver's vendor libraries (libEGL_nvidia...) but
+# maybe not the glvnd loader (libEGL.so.1...): .gl/root brings it, after the
+# staged libraries so those still come first.
+gl_env=()
+gl_lib="$PWD/.gl/root/usr/lib/x86_64-linux-gnu"
+if [[ -e $gl_lib/libEGL.so.1 ]]; then
+    gl_env+=("LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$gl_lib")
+    echo "== gl: GL loader from $gl_lib" >>"$log"
+else
+    echo "== gl: no .gl/root (scripts/fetch_gl_libs.sh, carried with .device): the system's GL loader, if any" >>"$log"
+fi
+# The loader looks for vendors in /etc/glvnd/egl_vendor.d and
+# /usr/share/glvnd/egl_vendor.d; a driver mounted into a container keeps its
+# vendor file elsewhere (gl_interop.md): name it then.
+if [[ -z ${__EGL_VENDOR_LIBRARY_FILENAMES:-} ]] &&
+    ! compgen -G '/etc/glvnd/egl_vendor.d/*nvidia*.json' >/dev/null &&
+    ! compgen -G '/usr/share/glvnd/egl_vendor.d/*nvidia*.json' >/dev/null; then
+    vendor_json=""
+    for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json \
+             /usr/local/share/glvnd/egl_vendor.d/10_nvidia.json \
+             /usr/lib/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json; do
+        [[ -f $f ]] && { vendor_json=$f; break; }
+    done
+    if [[ -n $vendor_json ]]; then
+        gl_env+=("__EGL_VENDOR_LIBRARY_FILENAMES=$vendor_json")
+        echo "== gl: EGL vendor $vendor_json" >>"$log"
+    else
+        echo "== gl: no NVIDIA EGL vendor file found; the GL tests will say why they skip" >>"$log"
+    fi
+fi
+part="$out/.part_gl"
+echo "== gl: $stage/bin/cucore_gl_tests" >>"$log"
+env "${gl_env[@]}" timeout 300 "$stage/bin/cucore_gl_tests" >"$part" 2>&1
+rc=$?
+cat "$part" >>"$log"
+read -r p s f < <(gtest_counts "$part")
+# Required: no test may skip for want of CUDA or NVIDIA GL (the one test of
+# the helper's failure path skips exactly when GL works).
+if [[ $rc == 0 && ${CUCORE_GL_REQUIRED:-0} == 1 ]] &&
+    grep -E '^\[  SKIPPED \] [A-Za-z]' "$part" | grep -qv 'EglContextHelper\.ReasonWhenUnavailable'; then
+    echo "== gl: CUCORE_GL_REQUIRED=1 but GL tests skipped (reasons above)" >>"$log"
+    rc=1
+fi
+rm -f "$part"
+record gl "$rc" "$p" "$s" "$f"
+# The SDL2 + GLEW demo, offscreen: 120 frames, the last saved as a PNG (for the
+# docs). It exits 0 saying why when there is no NVIDIA GL context; required,
+# that counts as a failure.
+if [[ -x $stage/bin/gl_interop ]]; then
+    part="$out/.part_gl_interop"
+    echo "== example gl_interop" >>"$log"
+    env "${gl_env[@]}" SDL_VIDEODRIVER=offscreen timeout 120 \
+        "$stage/bin/gl_interop" --frames 120 --screenshot "$out/gl_interop.png" >"$part" 2>&1
+    rc=$?
+    cat "$part" >>"$log"
+    if [[ $rc == 0 && ${CUCORE_GL_REQUIRED:-0} == 1 ]] && ! grep -q '^gl_interop OK' "$part"; then
+        echo "== gl_interop: CUCORE_GL_REQUIRED=1 but the demo did not run (reason above)" >>"$log"
+        rc=1
+    fi
+    rm -f "$part"
+    record "example gl_interop" "$rc" "$([[ $rc == 0 ]] && echo 1 || echo 0)" 0 "$([[ $rc == 0 ]] && echo 0 || echo 1)"
+else
+    echo "== example gl_interop: not staged (built only with SDL2 and GLEW development files)" >>"$log"
+fi
+fi  # gl
 
 if wants bench; then
 echo "== benchmarks (C/C++ beside the raw driver)" >>"$log"

@@ -22,6 +22,9 @@ if [[ $minimal == 0 ]]; then
     need "command -v cargo" cargo
     need "command -v nm" binutils
     need "command -v pkg-config" pkgconf
+    # examples/gl_interop (SDL2 + GLEW); the build skips it without them.
+    need "test -e /usr/include/SDL2/SDL.h" libsdl2-dev
+    need "test -e /usr/include/GL/glew.h" libglew-dev
 fi
 
 if ((${#missing_packages[@]})); then

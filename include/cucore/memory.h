@@ -32,6 +32,9 @@ typedef enum cucore_memory_resource_kind {
     /* A pool imported from another process (cucore_ipc_import_memory_resource): it maps buffers
      * that process exports and cannot allocate. */
     CUCORE_MEMORY_RESOURCE_IMPORTED = 7,
+    /* The mapping of a graphics resource (cucore_graphics_resource_map): it owns the one
+     * mapped range, whose release unmaps it, and cannot allocate. */
+    CUCORE_MEMORY_RESOURCE_GRAPHICS = 8,
     CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32 = 0x7fffffff
 } cucore_memory_resource_kind_t;
 

@@ -21,6 +21,7 @@
 #include "core/object_code.hpp"
 #include "core/program.hpp"
 #include "core/program_cache.hpp"
+#include "core/graphics.hpp"
 #include "core/stream.hpp"
 #include "cucore.h"
 
@@ -39,6 +40,8 @@ template <> struct CoreOf<cucore_program_t> { using type = core::Program; static
 template <> struct CoreOf<cucore_object_code_t> { using type = core::ObjectCode; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_OBJECT_CODE; static constexpr const char *argument = "object_code"; };
 template <> struct CoreOf<cucore_linker_t> { using type = core::Linker; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_LINKER; static constexpr const char *argument = "linker"; };
 template <> struct CoreOf<cucore_program_cache_t> { using type = core::ProgramCache; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_PROGRAM_CACHE; static constexpr const char *argument = "cache"; };
+template <> struct CoreOf<cucore_graphics_resource_t> { using type = core::GraphicsResource; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPHICS_RESOURCE; static constexpr const char *argument = "resource"; };
+template <> struct CoreOf<cucore_graphics_array_t> { using type = core::GraphicsArray; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPHICS_ARRAY; static constexpr const char *argument = "array"; };
 template <> struct CoreOf<cucore_kernel_t> { using type = core::Kernel; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_KERNEL; static constexpr const char *argument = "kernel"; };
 
 // Runs `body`; returns CUCORE_SUCCESS or the status of what it threw, with the

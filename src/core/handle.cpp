@@ -240,6 +240,8 @@ const char *object_type_name(cucore_object_type_t type) noexcept {
         case CUCORE_OBJECT_LINKER: return "linker";
         case CUCORE_OBJECT_KERNEL: return "kernel";
         case CUCORE_OBJECT_PROGRAM_CACHE: return "program cache";
+        case CUCORE_OBJECT_GRAPHICS_RESOURCE: return "graphics resource";
+        case CUCORE_OBJECT_GRAPHICS_ARRAY: return "graphics array";
         default: return "unknown object type";
     }
 }

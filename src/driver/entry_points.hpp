@@ -4,6 +4,15 @@
 // hand back an entry point with another signature. Add new entry points here.
 #pragma once
 
+#include <cuda.h>
+
+// The GL interop entry points, typed as in cudaGLTypedefs.h with GLuint/GLenum as
+// unsigned int and CUGLDeviceList as int, so that no GL header is needed.
+typedef CUresult(CUDAAPI *PFN_cuGraphicsGLRegisterBuffer_v3000)(CUgraphicsResource *, unsigned int, unsigned int);
+typedef CUresult(CUDAAPI *PFN_cuGraphicsGLRegisterImage_v3000)(CUgraphicsResource *, unsigned int, unsigned int,
+                                                               unsigned int);
+typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v4010)(unsigned int *, CUdevice_v1 *, unsigned int, int);
+
 #define CUCORE_DRIVER_ENTRY_POINTS(X)          \
     X(cuGetErrorName, 6000)                    \
     X(cuGetErrorString, 6000)                  \
@@ -104,4 +113,16 @@
     X(cuOccupancyMaxPotentialBlockSize, 6050)  \
     X(cuOccupancyAvailableDynamicSMemPerBlock, 10020) \
     X(cuOccupancyMaxPotentialClusterSize, 11070) \
-    X(cuOccupancyMaxActiveClusters, 11070)
+    X(cuOccupancyMaxActiveClusters, 11070)     \
+    X(cuGraphicsGLRegisterBuffer, 3000)        \
+    X(cuGraphicsGLRegisterImage, 3000)         \
+    X(cuGraphicsUnregisterResource, 3000)      \
+    X(cuGraphicsMapResources, 3000)            \
+    X(cuGraphicsUnmapResources, 3000)          \
+    X(cuGraphicsResourceGetMappedPointer, 3020) \
+    X(cuGraphicsSubResourceGetMappedArray, 3000) \
+    X(cuGraphicsResourceGetMappedMipmappedArray, 5000) \
+    X(cuGraphicsResourceSetMapFlags, 6050)     \
+    X(cuGLGetDevices, 4010)                    \
+    X(cuMipmappedArrayGetLevel, 5000)          \
+    X(cuArray3DGetDescriptor, 3020)

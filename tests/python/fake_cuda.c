@@ -23,14 +23,17 @@
  *
  * Environment: FAKE_CUDA_DEVICES (default 2) sets the number of devices; FAKE_CUDA_FAIL_STREAM_DESTROY=1
  * makes cuStreamDestroy fail (read on every call), to exercise libcucore's release-error reporting;
- * FAKE_CUDA_FAIL=<entry point> makes cuMemAllocManaged, cuMemFree or cuMemAdvise fail with
- * CUDA_ERROR_UNKNOWN when named (read on every call). fake_cuda_live_allocations() counts live memory.
+ * FAKE_CUDA_FAIL=<entry point> makes cuMemAllocManaged, cuMemFree, cuMemAdvise, cuGraphicsUnmapResources or
+ * cuGraphicsUnregisterResource fail with CUDA_ERROR_UNKNOWN when named (read on every call).
+ * fake_cuda_live_allocations() counts live memory.
  * Libraries, kernels and launches work on text "images" (see that section); launches are recorded, not run.
  * Build: cc -shared -fPIC -pthread -o libcuda.so.1 fake_cuda.c
  */
 #define _GNU_SOURCE /* memfd_create: the physical memory of virtual memory management */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +298,10 @@ static CUresult f_cuGetErrorName(CUresult r, const char **s) {
     case CUDA_ERROR_NOT_READY: *s = "CUDA_ERROR_NOT_READY"; break;
     case CUDA_ERROR_NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; break;
     case CUDA_ERROR_UNKNOWN: *s = "CUDA_ERROR_UNKNOWN"; break;
+    case 208: *s = "CUDA_ERROR_ALREADY_MAPPED"; break;
+    case 211: *s = "CUDA_ERROR_NOT_MAPPED"; break;
+    case 212: *s = "CUDA_ERROR_NOT_MAPPED_AS_ARRAY"; break;
+    case 213: *s = "CUDA_ERROR_NOT_MAPPED_AS_POINTER"; break;
     default: snprintf(buf, sizeof buf, "CUDA_ERROR_%d", r); *s = buf; return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
@@ -2134,6 +2141,264 @@ static CUresult f_cuMemcpyHtoD(unsigned long long dst, const void *src, size_t n
     return raw_copy((uintptr_t)dst, (uintptr_t)src, n);
 }
 
+/* ---- Graphics interop (OpenGL) -------------------------------------------------------------------------
+ * There is no GL here: any GL name but 0 registers. A GL buffer is FAKE_GL_BUFFER_SIZE bytes of device
+ * memory that lives from registration to unregistration (so data survives unmap and map again); a GL image
+ * (any target) is a 16x8 RGBA8 2D array with FAKE_GL_IMAGE_LEVELS levels (arrays are descriptors only:
+ * cuMemcpy3DAsync does not copy into them). Name 0 is CUDA_ERROR_INVALID_HANDLE (as the driver says for a
+ * name that is no GL buffer). Every register, map-flag change, map, unmap and unregister is appended to a
+ * log that the tests read (fake_cuda_graphics_log) to check the order of calls and their streams.
+ * FAKE_CUDA_FAIL=cuGraphicsUnmapResources or =cuGraphicsUnregisterResource makes that call fail with
+ * CUDA_ERROR_UNKNOWN after doing its work (the resource is unmapped or unregistered all the same). */
+
+#define CUDA_ERROR_ALREADY_MAPPED 208
+#define CUDA_ERROR_NOT_MAPPED 211
+#define CUDA_ERROR_NOT_MAPPED_AS_ARRAY 212
+#define CUDA_ERROR_NOT_MAPPED_AS_POINTER 213
+#define GRES_MAGIC 0x47524531u
+#define GARR_MAGIC 0x47415231u
+#define FAKE_GL_BUFFER_SIZE ((size_t)4096)
+#define FAKE_GL_IMAGE_LEVELS 2
+
+struct garray {
+    unsigned magic;
+    size_t width, height;
+    int is_mipmapped;
+};
+
+struct gres {
+    unsigned magic;
+    int live, mapped, is_image;
+    unsigned id, gl_name, map_flags;
+    uintptr_t mem;
+    struct garray levels[FAKE_GL_IMAGE_LEVELS];
+    struct garray mipmapped;
+};
+
+static struct gres **g_gres;
+static size_t g_ngres, g_capgres;
+static char g_glog[1 << 16];
+static size_t g_nglog;
+
+/* Caller holds g_mu. */
+static void glog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void glog(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(g_glog + g_nglog, sizeof g_glog - g_nglog, fmt, ap);
+    va_end(ap);
+    if (n > 0) g_nglog = g_nglog + (size_t)n < sizeof g_glog ? g_nglog + (size_t)n : sizeof g_glog - 1;
+}
+
+/* Caller holds g_mu. A live registration, or NULL. */
+static struct gres *resolve_gres(void *h) {
+    for (size_t i = 0; i < g_ngres; ++i)
+        if (g_gres[i] == h && g_gres[i]->magic == GRES_MAGIC && g_gres[i]->live) return g_gres[i];
+    return NULL;
+}
+
+static CUresult gl_register(struct gres **out, unsigned name, int is_image, unsigned flags) {
+    NEED_INIT();
+    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    if (!tl_current) return CUDA_ERROR_INVALID_CONTEXT;
+    if (name == 0) return CUDA_ERROR_INVALID_HANDLE;
+    struct gres *r = calloc(1, sizeof *r);
+    if (!r) return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&g_mu);
+    if (g_ngres == g_capgres) {
+        size_t cap = g_capgres ? 2 * g_capgres : 16;
+        struct gres **grown = realloc(g_gres, cap * sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&g_mu);
+            free(r);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        g_gres = grown;
+        g_capgres = cap;
+    }
+    r->magic = GRES_MAGIC;
+    r->live = 1;
+    r->is_image = is_image;
+    r->id = (unsigned)g_ngres + 1;
+    r->gl_name = name;
+    if (!is_image) {
+        r->mem = new_alloc(FAKE_GL_BUFFER_SIZE, MEM_DEVICE, tl_current->device, NULL);
+        if (!r->mem) {
+            pthread_mutex_unlock(&g_mu);
+            free(r);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    for (int l = 0; l < FAKE_GL_IMAGE_LEVELS; ++l)
+        r->levels[l] = (struct garray){GARR_MAGIC, (size_t)16 >> l, (size_t)8 >> l, 0};
+    r->mipmapped = (struct garray){GARR_MAGIC, 16, 8, 1};
+    g_gres[g_ngres++] = r;
+    glog("register %u %s %u flags %u\n", r->id, is_image ? "image" : "buffer", name, flags);
+    pthread_mutex_unlock(&g_mu);
+    *out = r;
+    return CUDA_SUCCESS;
+}
+static CUresult f_cuGraphicsGLRegisterBuffer(struct gres **out, unsigned name, unsigned flags) {
+    return gl_register(out, name, 0, flags);
+}
+static CUresult f_cuGraphicsGLRegisterImage(struct gres **out, unsigned name, unsigned target, unsigned flags) {
+    (void)target;
+    return gl_register(out, name, 1, flags);
+}
+static CUresult f_cuGraphicsUnregisterResource(void *h) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    struct gres *r = resolve_gres(h);
+    if (!r) {
+        pthread_mutex_unlock(&g_mu);
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    glog("unregister %u%s\n", r->id, r->mapped ? " while-mapped" : "");
+    CUresult rc = injected("cuGraphicsUnregisterResource") ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
+    r->live = 0;
+    r->mapped = 0;
+    for (size_t i = 0; r->mem && i < g_nallocs; ++i)
+        if (g_allocs[i].base == r->mem && g_allocs[i].state == ALLOC_LIVE) g_allocs[i].state = ALLOC_FREED;
+    pthread_mutex_unlock(&g_mu);
+    return rc;
+}
+static CUresult f_cuGraphicsResourceSetMapFlags(void *h, unsigned flags) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    struct gres *r = resolve_gres(h);
+    CUresult rc = !r ? CUDA_ERROR_INVALID_HANDLE : r->mapped ? CUDA_ERROR_ALREADY_MAPPED
+                : flags > 2 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (rc == CUDA_SUCCESS) {
+        r->map_flags = flags;
+        glog("mapflags %u %u\n", r->id, flags);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return rc;
+}
+/* mapping != 0: map, else unmap; all or nothing. */
+static CUresult gl_map(unsigned count, void **resources, void *stream, int mapping) {
+    NEED_INIT();
+    if (!count || !resources) return CUDA_ERROR_INVALID_VALUE;
+    CUresult err = CUDA_SUCCESS;
+    if (stream && !resolve_stream(stream, &err)) return err;
+    pthread_mutex_lock(&g_mu);
+    CUresult rc = CUDA_SUCCESS;
+    for (unsigned i = 0; i < count && rc == CUDA_SUCCESS; ++i) {
+        struct gres *r = resolve_gres(resources[i]);
+        if (!r) rc = CUDA_ERROR_INVALID_HANDLE;
+        else if (mapping && r->mapped) rc = CUDA_ERROR_ALREADY_MAPPED;
+        else if (!mapping && !r->mapped) rc = CUDA_ERROR_NOT_MAPPED;
+    }
+    if (rc == CUDA_SUCCESS) {
+        glog("%s", mapping ? "map" : "unmap");
+        for (unsigned i = 0; i < count; ++i) {
+            struct gres *r = resources[i];
+            r->mapped = mapping;
+            glog(" %u", r->id);
+        }
+        glog(" stream %#lx\n", (unsigned long)(uintptr_t)stream);
+        if (!mapping && injected("cuGraphicsUnmapResources")) rc = CUDA_ERROR_UNKNOWN; /* unmapped anyway */
+    }
+    pthread_mutex_unlock(&g_mu);
+    return rc;
+}
+static CUresult f_cuGraphicsMapResources(unsigned count, void **resources, void *stream) {
+    return gl_map(count, resources, stream, 1);
+}
+static CUresult f_cuGraphicsUnmapResources(unsigned count, void **resources, void *stream) {
+    return gl_map(count, resources, stream, 0);
+}
+static CUresult f_cuGraphicsResourceGetMappedPointer(unsigned long long *dptr, size_t *size, void *h) {
+    NEED_INIT();
+    pthread_mutex_lock(&g_mu);
+    struct gres *r = resolve_gres(h);
+    CUresult rc = !r ? CUDA_ERROR_INVALID_HANDLE : !r->mapped ? CUDA_ERROR_NOT_MAPPED
+                : r->is_image ? CUDA_ERROR_NOT_MAPPED_AS_POINTER : CUDA_SUCCESS;
+    if (rc == CUDA_SUCCESS) {
+        if (dptr) *dptr = r->mem;
+        if (size) *size = FAKE_GL_BUFFER_SIZE;
+    }
+    pthread_mutex_unlock(&g_mu);
+    return rc;
+}
+static CUresult f_cuGraphicsSubResourceGetMappedArray(struct garray **out, void *h, unsigned index, unsigned level) {
+    NEED_INIT();
+    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct gres *r = resolve_gres(h);
+    CUresult rc = !r ? CUDA_ERROR_INVALID_HANDLE : !r->mapped ? CUDA_ERROR_NOT_MAPPED
+                : !r->is_image ? CUDA_ERROR_NOT_MAPPED_AS_ARRAY
+                : (index || level >= FAKE_GL_IMAGE_LEVELS) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (rc == CUDA_SUCCESS) *out = &r->levels[level];
+    pthread_mutex_unlock(&g_mu);
+    return rc;
+}
+static CUresult f_cuGraphicsResourceGetMappedMipmappedArray(struct garray **out, void *h) {
+    NEED_INIT();
+    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_mu);
+    struct gres *r = resolve_gres(h);
+    CUresult rc = !r ? CUDA_ERROR_INVALID_HANDLE : !r->mapped ? CUDA_ERROR_NOT_MAPPED
+                : !r->is_image ? CUDA_ERROR_NOT_MAPPED_AS_ARRAY : CUDA_SUCCESS;
+    if (rc == CUDA_SUCCESS) *out = &r->mipmapped;
+    pthread_mutex_unlock(&g_mu);
+    return rc;
+}
+static CUresult f_cuMipmappedArrayGetLevel(struct garray **out, struct garray *mip, unsigned level) {
+    NEED_INIT();
+    if (!out || !mip || mip->magic != GARR_MAGIC || !mip->is_mipmapped) return CUDA_ERROR_INVALID_VALUE;
+    if (level >= FAKE_GL_IMAGE_LEVELS) return CUDA_ERROR_INVALID_VALUE;
+    struct gres *r = (struct gres *)((char *)mip - offsetof(struct gres, mipmapped));
+    *out = &r->levels[level];
+    return CUDA_SUCCESS;
+}
+struct array3d_descriptor {
+    size_t width, height, depth;
+    int format;
+    unsigned channels, flags;
+};
+static CUresult f_cuArray3DGetDescriptor(struct array3d_descriptor *d, struct garray *a) {
+    NEED_INIT();
+    if (!d || !a || a->magic != GARR_MAGIC || a->is_mipmapped) return CUDA_ERROR_INVALID_VALUE;
+    *d = (struct array3d_descriptor){a->width, a->height, 0, 0x01 /* CU_AD_FORMAT_UNSIGNED_INT8 */, 4, 0};
+    return CUDA_SUCCESS;
+}
+/* The fake "GL context" is on device 0. */
+static CUresult f_cuGLGetDevices(unsigned *count, int *devices, unsigned capacity, int list) {
+    NEED_INIT();
+    if (!count || list < 1 || list > 3) return CUDA_ERROR_INVALID_VALUE;
+    *count = 1;
+    if (capacity && devices) devices[0] = 0;
+    return CUDA_SUCCESS;
+}
+
+/* The log of graphics calls, for the tests: copies up to cap - 1 bytes and a NUL; returns the length. */
+EXPORT size_t fake_cuda_graphics_log(char *out, size_t cap) {
+    pthread_mutex_lock(&g_mu);
+    size_t n = g_nglog < cap ? g_nglog : cap ? cap - 1 : 0;
+    if (out && cap) {
+        memcpy(out, g_glog, n);
+        out[n] = 0;
+    }
+    size_t total = g_nglog;
+    pthread_mutex_unlock(&g_mu);
+    return total;
+}
+EXPORT void fake_cuda_graphics_clear_log(void) {
+    pthread_mutex_lock(&g_mu);
+    g_nglog = 0;
+    g_glog[0] = 0;
+    pthread_mutex_unlock(&g_mu);
+}
+/* Registrations not yet unregistered. */
+EXPORT int fake_cuda_live_graphics_resources(void) {
+    pthread_mutex_lock(&g_mu);
+    int n = 0;
+    for (size_t i = 0; i < g_ngres; ++i) n += g_gres[i]->live;
+    pthread_mutex_unlock(&g_mu);
+    return n;
+}
+
 /* ---- cuGetProcAddress and the plain exported names ----------------------------------------------------- */
 
 #define ENTRY_POINTS(X)                                                                                    \
@@ -2160,7 +2425,11 @@ static CUresult f_cuMemcpyHtoD(unsigned long long dst, const void *src, size_t n
     X(cuFuncSetAttribute) X(cuFuncGetName) X(cuFuncGetParamInfo) X(cuLaunchKernelEx)                         \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) X(cuOccupancyMaxPotentialBlockSize)               \
     X(cuOccupancyAvailableDynamicSMemPerBlock) X(cuOccupancyMaxPotentialClusterSize)                          \
-    X(cuOccupancyMaxActiveClusters) X(cuMemcpyDtoH) X(cuMemcpyHtoD)
+    X(cuOccupancyMaxActiveClusters) X(cuMemcpyDtoH) X(cuMemcpyHtoD) X(cuGraphicsGLRegisterBuffer)             \
+    X(cuGraphicsGLRegisterImage) X(cuGraphicsUnregisterResource) X(cuGraphicsMapResources)                   \
+    X(cuGraphicsUnmapResources) X(cuGraphicsResourceGetMappedPointer) X(cuGraphicsSubResourceGetMappedArray)  \
+    X(cuGraphicsResourceGetMappedMipmappedArray) X(cuGraphicsResourceSetMapFlags) X(cuGLGetDevices)           \
+    X(cuMipmappedArrayGetLevel) X(cuArray3DGetDescriptor)
 
 static const struct {
     const char *name;

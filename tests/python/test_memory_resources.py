@@ -77,7 +77,7 @@ def test_every_resource_name_is_exported():
         assert name in cucore.__all__ and hasattr(cucore, name), name
     kinds = {k.name: int(k) for k in cucore.MemoryResourceKind}
     assert kinds == {"DEVICE": 1, "LEGACY_PINNED": 2, "PINNED": 3, "MANAGED": 4, "VIRTUAL": 5, "USER": 6,
-                     "IMPORTED": 7}
+                     "IMPORTED": 7, "GRAPHICS": 8}
 
 
 def test_pinned_options():

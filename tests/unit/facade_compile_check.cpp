@@ -11,6 +11,7 @@
 #include <cucore/program.hpp>
 #include <cucore/object_code.hpp>
 #include <cucore/program_cache.hpp>
+#include <cucore/graphics.hpp>
 #include <cucore/memory_user.hpp>
 #include <cucore/ipc.hpp>
 #include <cucore/stream.hpp>

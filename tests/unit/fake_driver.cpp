@@ -515,15 +515,67 @@ CUresult f_cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr
 }
 bool is_reserved(CUdeviceptr address, size_t size);
 // A real strided copy on host memory, checking the layout as the driver does.
-CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *c, CUstream stream) {
+// Graphics interop (see fake_driver.hpp).
+struct FakeGraphics;
+struct FakeArray {
+    FakeGraphics *owner;
+    CUDA_ARRAY3D_DESCRIPTOR descriptor;
+    std::vector<unsigned char> data;
+};
+struct FakeGraphics {
+    CUcontext context;
+    unsigned gl_name;
+    bool image;
+    unsigned flags;
+    unsigned map_flags = 0;
+    bool mapped = false;
+    std::vector<unsigned char> memory;              // a buffer's bytes
+    std::vector<std::unique_ptr<FakeArray>> levels;  // an image's levels
+};
+std::set<FakeGraphics *> g_graphics;
+std::vector<fake::GraphicsCall> g_graphics_calls;
+int g_graphics_violations = 0;
+int g_gl_device = 0;
+FakeGraphics *as_graphics(CUgraphicsResource r) {
+    auto *graphics = reinterpret_cast<FakeGraphics *>(r);
+    return g_graphics.count(graphics) ? graphics : nullptr;
+}
+FakeArray *as_array(CUarray a) {
+    for (FakeGraphics *graphics : g_graphics)
+        for (auto &level : graphics->levels)
+            if (level.get() == reinterpret_cast<FakeArray *>(a)) return level.get();
+    return nullptr;
+}
+// A copy side in a fake array becomes host memory of the array's packed layout.
+bool array_as_host(CUmemorytype &type, const void *&host, CUarray array, size_t &pitch, size_t &height) {
+    if (type != CU_MEMORYTYPE_ARRAY) return true;
+    FakeArray *fake_array = as_array(array);
+    if (!fake_array || !fake_array->owner->mapped) return false;
+    type = CU_MEMORYTYPE_HOST;
+    host = fake_array->data.data();
+    pitch = fake_array->descriptor.Width * 4;
+    height = fake_array->descriptor.Height;
+    return true;
+}
+
+CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *original, CUstream stream) {
     ENTER("cuMemcpy3DAsync");
-    if (!c) return CUDA_ERROR_INVALID_VALUE;
+    if (!original) return CUDA_ERROR_INVALID_VALUE;
+    CUDA_MEMCPY3D converted = *original;
+    const void *dst_host = converted.dstHost;
+    if (!array_as_host(converted.srcMemoryType, converted.srcHost, converted.srcArray, converted.srcPitch,
+                       converted.srcHeight) ||
+        !array_as_host(converted.dstMemoryType, dst_host, converted.dstArray, converted.dstPitch,
+                       converted.dstHeight))
+        return CUDA_ERROR_INVALID_VALUE;
+    converted.dstHost = const_cast<void *>(dst_host);
+    const CUDA_MEMCPY3D *c = &converted;
     if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
     auto base = [](CUmemorytype type, const void *host, CUdeviceptr device) -> const unsigned char * {
         if (type == CU_MEMORYTYPE_HOST) return static_cast<const unsigned char *>(host);
         if (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED)
             return reinterpret_cast<const unsigned char *>(device);
-        return nullptr;  // arrays are not faked
+        return nullptr;  // arrays were turned into host memory above
     };
     const unsigned char *src = base(c->srcMemoryType, c->srcHost, c->srcDevice);
     auto *dst = const_cast<unsigned char *>(base(c->dstMemoryType, c->dstHost, c->dstDevice));
@@ -1442,6 +1494,162 @@ int kernel_attribute_set(CUkernel kernel, CUfunction_attribute attribute, int de
 
 namespace {
 
+CUresult f_cuGraphicsGLRegister(const char *name, CUgraphicsResource *resource, unsigned gl_name, bool image,
+                                unsigned flags) {
+    if (!resource) return CUDA_ERROR_INVALID_VALUE;
+    FakeContext *context = as_context(t_current);
+    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+    if (g_gl_device < 0) return CUDA_ERROR_OPERATING_SYSTEM;
+    if (context->device != g_gl_device) return CUDA_ERROR_INVALID_DEVICE;
+    if (gl_name == 0) return CUDA_ERROR_INVALID_HANDLE;
+    if (flags & ~0xFu) return CUDA_ERROR_INVALID_VALUE;
+    (void)name;
+    auto *graphics = new FakeGraphics();
+    graphics->context = t_current;
+    graphics->gl_name = gl_name;
+    graphics->image = image;
+    graphics->flags = flags;
+    if (image) {
+        for (unsigned level = 0; level < 2; ++level) {
+            auto array = std::make_unique<FakeArray>();
+            array->owner = graphics;
+            array->descriptor.Width = kGlImageWidth >> level;
+            array->descriptor.Height = kGlImageHeight >> level;
+            array->descriptor.Depth = 0;
+            array->descriptor.Format = CU_AD_FORMAT_UNSIGNED_INT8;
+            array->descriptor.NumChannels = 4;
+            array->descriptor.Flags = (flags & CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST) ? CUDA_ARRAY3D_SURFACE_LDST : 0;
+            array->data.assign(array->descriptor.Width * array->descriptor.Height * 4, 0);
+            graphics->levels.push_back(std::move(array));
+        }
+    } else {
+        graphics->memory.assign(kGlBufferSize, 0);
+    }
+    g_graphics.insert(graphics);
+    *resource = reinterpret_cast<CUgraphicsResource>(graphics);
+    return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+CUresult f_cuGraphicsGLRegisterBuffer(CUgraphicsResource *resource, unsigned gl_name, unsigned flags) {
+    ENTER("cuGraphicsGLRegisterBuffer");
+    return f_cuGraphicsGLRegister("cuGraphicsGLRegisterBuffer", resource, gl_name, false, flags);
+}
+CUresult f_cuGraphicsGLRegisterImage(CUgraphicsResource *resource, unsigned gl_name, unsigned target, unsigned flags) {
+    ENTER("cuGraphicsGLRegisterImage");
+    if (target == 0) return CUDA_ERROR_INVALID_VALUE;
+    return f_cuGraphicsGLRegister("cuGraphicsGLRegisterImage", resource, gl_name, true, flags);
+}
+CUresult f_cuGraphicsUnregisterResource(CUgraphicsResource resource) {
+    ENTER("cuGraphicsUnregisterResource");
+    FakeGraphics *graphics = as_graphics(resource);
+    if (!graphics) return CUDA_ERROR_INVALID_HANDLE;
+    g_graphics_calls.push_back({"cuGraphicsUnregisterResource", resource, nullptr});
+    if (graphics->mapped) {
+        ++g_graphics_violations;
+        return CUDA_ERROR_ALREADY_MAPPED;
+    }
+    g_graphics.erase(graphics);
+    delete graphics;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuGraphicsMapResources(unsigned count, CUgraphicsResource *resources, CUstream stream) {
+    ENTER("cuGraphicsMapResources");
+    if (count == 0 || !resources) return CUDA_ERROR_INVALID_VALUE;
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    for (unsigned i = 0; i < count; ++i) {
+        FakeGraphics *graphics = as_graphics(resources[i]);
+        if (!graphics) return CUDA_ERROR_INVALID_HANDLE;
+        if (graphics->context != t_current) return CUDA_ERROR_INVALID_CONTEXT;
+        if (graphics->mapped) return CUDA_ERROR_ALREADY_MAPPED;
+    }
+    for (unsigned i = 0; i < count; ++i) {
+        as_graphics(resources[i])->mapped = true;
+        g_graphics_calls.push_back({"cuGraphicsMapResources", resources[i], stream});
+    }
+    return CUDA_SUCCESS;
+}
+CUresult f_cuGraphicsUnmapResources(unsigned count, CUgraphicsResource *resources, CUstream stream) {
+    ENTER("cuGraphicsUnmapResources");
+    if (count == 0 || !resources) return CUDA_ERROR_INVALID_VALUE;
+    if (!(is_builtin(stream) || as_stream(stream))) return CUDA_ERROR_INVALID_HANDLE;
+    for (unsigned i = 0; i < count; ++i) {
+        FakeGraphics *graphics = as_graphics(resources[i]);
+        if (!graphics) return CUDA_ERROR_INVALID_HANDLE;
+        if (!graphics->mapped) return CUDA_ERROR_NOT_MAPPED;
+    }
+    for (unsigned i = 0; i < count; ++i) {
+        as_graphics(resources[i])->mapped = false;
+        g_graphics_calls.push_back({"cuGraphicsUnmapResources", resources[i], stream});
+    }
+    return CUDA_SUCCESS;
+}
+CUresult f_cuGraphicsResourceGetMappedPointer(CUdeviceptr *address, size_t *size, CUgraphicsResource resource) {
+    ENTER("cuGraphicsResourceGetMappedPointer");
+    FakeGraphics *graphics = as_graphics(resource);
+    if (!graphics || !address || !size) return CUDA_ERROR_INVALID_VALUE;
+    if (!graphics->mapped) return CUDA_ERROR_NOT_MAPPED;
+    if (graphics->image) return CUDA_ERROR_NOT_MAPPED_AS_POINTER;
+    *address = reinterpret_cast<CUdeviceptr>(graphics->memory.data());
+    *size = graphics->memory.size();
+    return CUDA_SUCCESS;
+}
+CUresult f_cuGraphicsSubResourceGetMappedArray(CUarray *array, CUgraphicsResource resource, unsigned index,
+                                               unsigned level) {
+    ENTER("cuGraphicsSubResourceGetMappedArray");
+    FakeGraphics *graphics = as_graphics(resource);
+    if (!graphics || !array) return CUDA_ERROR_INVALID_VALUE;
+    if (!graphics->mapped) return CUDA_ERROR_NOT_MAPPED;
+    if (!graphics->image) return CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
+    if (index != 0 || level >= graphics->levels.size()) return CUDA_ERROR_INVALID_VALUE;
+    *array = reinterpret_cast<CUarray>(graphics->levels[level].get());
+    return CUDA_SUCCESS;
+}
+CUresult f_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *mipmapped, CUgraphicsResource resource) {
+    ENTER("cuGraphicsResourceGetMappedMipmappedArray");
+    FakeGraphics *graphics = as_graphics(resource);
+    if (!graphics || !mipmapped) return CUDA_ERROR_INVALID_VALUE;
+    if (!graphics->mapped) return CUDA_ERROR_NOT_MAPPED;
+    if (!graphics->image) return CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
+    *mipmapped = reinterpret_cast<CUmipmappedArray>(graphics);  // the resource stands for its mipmapped array
+    return CUDA_SUCCESS;
+}
+CUresult f_cuMipmappedArrayGetLevel(CUarray *array, CUmipmappedArray mipmapped, unsigned level) {
+    ENTER("cuMipmappedArrayGetLevel");
+    FakeGraphics *graphics = as_graphics(reinterpret_cast<CUgraphicsResource>(mipmapped));
+    if (!graphics || !graphics->image || !array) return CUDA_ERROR_INVALID_HANDLE;
+    if (level >= graphics->levels.size()) return CUDA_ERROR_INVALID_VALUE;
+    *array = reinterpret_cast<CUarray>(graphics->levels[level].get());
+    return CUDA_SUCCESS;
+}
+CUresult f_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR *descriptor, CUarray array) {
+    ENTER("cuArray3DGetDescriptor");
+    FakeArray *fake_array = as_array(array);
+    if (!fake_array || !descriptor) return CUDA_ERROR_INVALID_HANDLE;
+    *descriptor = fake_array->descriptor;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned flags) {
+    ENTER("cuGraphicsResourceSetMapFlags");
+    FakeGraphics *graphics = as_graphics(resource);
+    if (!graphics) return CUDA_ERROR_INVALID_HANDLE;
+    if (graphics->mapped) return CUDA_ERROR_ALREADY_MAPPED;
+    if (flags > CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD) return CUDA_ERROR_INVALID_VALUE;
+    graphics->map_flags = flags;
+    return CUDA_SUCCESS;
+}
+CUresult f_cuGLGetDevices(unsigned *count, CUdevice *devices, unsigned capacity, int list) {
+    ENTER("cuGLGetDevices");
+    if (!count || !devices || capacity == 0 || list < 1 || list > 3) return CUDA_ERROR_INVALID_VALUE;
+    if (g_gl_device < 0) return CUDA_ERROR_NO_DEVICE;
+    *count = 1;
+    devices[0] = g_gl_device;
+    return CUDA_SUCCESS;
+}
+
+namespace {
+
 void build_table() {
     g_table = cucore::driver::Table{};
 #define CUCORE_FAKE_ENTRY(name, version) g_table.name = &f_##name;
@@ -1485,6 +1693,11 @@ void install(int devices) {
         forget_kernels();
         g_attributes.clear();
         g_driver_version = 13000;
+        for (FakeGraphics *graphics : g_graphics) delete graphics;
+        g_graphics.clear();
+        g_graphics_calls.clear();
+        g_graphics_violations = 0;
+        g_gl_device = 0;
         for (auto &pool : g_default_pools) pool->used = pool->used_high = 0;
         for (FakeStream *stream : g_streams) delete stream;
         g_streams.clear();
@@ -1551,6 +1764,8 @@ Counters counters() {
     c.imported_pointers = static_cast<int>(g_imported_pointers.size());
     c.libraries = static_cast<int>(g_libraries.size());
     c.link_states = static_cast<int>(g_links.size());
+    c.graphics_resources = static_cast<int>(g_graphics.size());
+    for (FakeGraphics *graphics : g_graphics) c.graphics_mapped += graphics->mapped ? 1 : 0;
     return c;
 }
 
@@ -1632,5 +1847,39 @@ std::vector<std::pair<int, uintptr_t>> last_link_options() {
     return g_link_options;
 }
 void set_current_context(CUcontext context) { t_current = context; }
+
+}  // namespace fake
+
+namespace fake {
+
+void set_gl_device(int device) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    g_gl_device = device;
+}
+std::vector<GraphicsCall> graphics_calls() {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    return g_graphics_calls;
+}
+int graphics_order_violations() {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    return g_graphics_violations;
+}
+int graphics_register_flags(CUgraphicsResource resource) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    FakeGraphics *graphics = as_graphics(resource);
+    return graphics ? static_cast<int>(graphics->flags) : -1;
+}
+int graphics_map_flags(CUgraphicsResource resource) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    FakeGraphics *graphics = as_graphics(resource);
+    return graphics ? static_cast<int>(graphics->map_flags) : -1;
+}
+std::vector<unsigned char> *graphics_bytes(CUgraphicsResource resource, unsigned level) {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    FakeGraphics *graphics = as_graphics(resource);
+    if (!graphics) return nullptr;
+    if (!graphics->image) return &graphics->memory;
+    return level < graphics->levels.size() ? &graphics->levels[level]->data : nullptr;
+}
 
 }  // namespace fake

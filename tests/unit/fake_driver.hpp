@@ -25,6 +25,8 @@ struct Counters {
     int imported_pointers = 0;  // IPC: cuMemPoolImportPointer mappings not freed
     int libraries = 0;          // cuLibraryLoad* libraries not unloaded
     int link_states = 0;        // cuLinkCreate states not destroyed
+    int graphics_resources = 0;  // cuGraphicsGLRegister* registrations not unregistered
+    int graphics_mapped = 0;     // registrations mapped now
 };
 
 // Installs the fake driver with `devices` devices (resets all state).
@@ -80,6 +82,31 @@ void set_attribute(CUdevice_attribute attribute, int device, int value);
 void set_driver_version(int version);
 // The byte a discard leaves in managed memory (its contents are unspecified).
 constexpr unsigned char kDiscardedByte = 0xDD;
+
+// Graphics interop. The fake has no GL: every GL name but 0 exists in "the
+// current GL context", which lives on device gl_device (0 after install(); -1:
+// no NVIDIA GL context, registration fails with CUDA_ERROR_OPERATING_SYSTEM;
+// another device: CUDA_ERROR_INVALID_DEVICE). A buffer is kGlBufferSize bytes
+// of host memory; an image is a kGlImageWidth x kGlImageHeight RGBA8 texture
+// with two mip levels and one layer. Unregistering a mapped resource fails with
+// CUDA_ERROR_ALREADY_MAPPED and counts in graphics_order_violations().
+constexpr size_t kGlBufferSize = 4096;
+constexpr size_t kGlImageWidth = 16;
+constexpr size_t kGlImageHeight = 8;
+void set_gl_device(int device);
+// Map, unmap and unregister calls since install(), in order (stream: NULL for unregister).
+struct GraphicsCall {
+    std::string name;
+    CUgraphicsResource resource;
+    CUstream stream;
+};
+std::vector<GraphicsCall> graphics_calls();
+int graphics_order_violations();
+// The flags a registration was made with, and its current map flags (-1: unknown resource).
+int graphics_register_flags(CUgraphicsResource resource);
+int graphics_map_flags(CUgraphicsResource resource);
+// The bytes of a registered resource's buffer or of its image's level `level`.
+std::vector<unsigned char> *graphics_bytes(CUgraphicsResource resource, unsigned level = 0);
 
 // Raw fake contexts, for wrapping tests.
 CUcontext make_foreign_context(int device);

@@ -57,6 +57,7 @@ from .kernel import (
     kernel_from_function,
 )
 from .launch import LaunchConfig, launch
+from .graphics import ArrayInfo, GraphicsArray, GraphicsResource, gl_get_devices, map_resources
 
 __all__ = [
     "__version__",
@@ -88,6 +89,8 @@ __all__ = [
     "ProgramCache", "InMemoryProgramCache", "FileStreamProgramCache", "CacheStats", "make_program_cache_key",
     "Kernel", "KernelAttributes", "KernelOccupancy", "MaxPotentialBlockSizeOccupancyResult", "ParamInfo",
     "kernel_from_function", "LaunchConfig", "launch",
+    # graphics interop (OpenGL)
+    "GraphicsResource", "GraphicsArray", "ArrayInfo", "map_resources", "gl_get_devices",
 ]
 
 

@@ -13,7 +13,8 @@ parameter by parameter. Keep it a literal: no imports, no computed values.
 # Handle types (opaque structs used through pointers).
 HANDLE_TYPES = ("cucore_device_t", "cucore_context_t", "cucore_stream_t", "cucore_event_t",
                 "cucore_memory_resource_t", "cucore_buffer_t", "cucore_program_t", "cucore_object_code_t",
-                "cucore_linker_t", "cucore_kernel_t", "cucore_program_cache_t")
+                "cucore_linker_t", "cucore_kernel_t", "cucore_program_cache_t", "cucore_graphics_resource_t",
+                "cucore_graphics_array_t")
 
 # Plain enums (all int-sized in the C ABI: each has a FORCE_INT32 member).
 ENUM_TYPES = ("cucore_status_t", "cucore_object_type_t", "cucore_device_attribute_t",
@@ -224,6 +225,18 @@ STRUCTS = {
         ("shared_memory_bytes", "uint32_t"),
         ("flags", "uint32_t"),
         ("priority", "int32_t"),
+    ),
+    # ---- graphics (include/cucore/graphics.h) ----
+    "cucore_graphics_array_info_t": (
+        ("struct_size", "uint32_t"),
+        ("format", "uint32_t"),
+        ("channels", "uint32_t"),
+        ("element_size", "uint32_t"),
+        ("width", "uint64_t"),
+        ("height", "uint64_t"),
+        ("depth", "uint64_t"),
+        ("is_mipmapped", "uint32_t"),
+        ("reserved", "uint32_t"),
     ),
 }
 
@@ -450,4 +463,27 @@ ABI = {
     "cucore_launch": ("cucore_status_t", ("cucore_stream_t*", "cucore_launch_config_t*", "cucore_kernel_t*", "void**", "size_t*", "size_t")),
     "cucore_launch_max_potential_cluster_size": ("cucore_status_t", ("cucore_launch_config_t*", "cucore_kernel_t*", "cucore_device_t*", "int*")),
     "cucore_launch_max_active_clusters": ("cucore_status_t", ("cucore_launch_config_t*", "cucore_kernel_t*", "cucore_device_t*", "int*")),
+    # ---- include/cucore/graphics.h ----
+    "cucore_graphics_resource_from_gl_buffer": ("cucore_status_t", ("cucore_device_t*", "uint32_t", "uint32_t", "cucore_graphics_resource_t**")),
+    "cucore_graphics_resource_from_gl_image": ("cucore_status_t", ("cucore_device_t*", "uint32_t", "uint32_t", "uint32_t", "cucore_graphics_resource_t**")),
+    "cucore_graphics_resource_retain": ("cucore_status_t", ("cucore_graphics_resource_t*",)),
+    "cucore_graphics_resource_release": ("cucore_status_t", ("cucore_graphics_resource_t*",)),
+    "cucore_graphics_resource_map": ("cucore_status_t", ("cucore_graphics_resource_t*", "cucore_stream_t*", "uint32_t", "cucore_buffer_t**")),
+    "cucore_graphics_resources_map": ("cucore_status_t", ("cucore_graphics_resource_t**", "uint32_t", "cucore_stream_t*", "cucore_buffer_t**")),
+    "cucore_graphics_resource_map_array": ("cucore_status_t", ("cucore_graphics_resource_t*", "cucore_stream_t*", "uint32_t", "uint32_t", "uint32_t", "cucore_graphics_array_t**")),
+    "cucore_graphics_resource_map_mipmapped_array": ("cucore_status_t", ("cucore_graphics_resource_t*", "cucore_stream_t*", "uint32_t", "cucore_graphics_array_t**")),
+    "cucore_graphics_resource_unmap": ("cucore_status_t", ("cucore_graphics_resource_t*", "cucore_stream_t*")),
+    "cucore_graphics_resource_is_mapped": ("cucore_status_t", ("cucore_graphics_resource_t*", "int*")),
+    "cucore_graphics_resource_close": ("cucore_status_t", ("cucore_graphics_resource_t*", "cucore_stream_t*")),
+    "cucore_graphics_resource_handle": ("cucore_status_t", ("cucore_graphics_resource_t*", "void**")),
+    "cucore_graphics_array_retain": ("cucore_status_t", ("cucore_graphics_array_t*",)),
+    "cucore_graphics_array_release": ("cucore_status_t", ("cucore_graphics_array_t*",)),
+    "cucore_graphics_array_handle": ("cucore_status_t", ("cucore_graphics_array_t*", "void**")),
+    "cucore_graphics_array_level": ("cucore_status_t", ("cucore_graphics_array_t*", "uint32_t", "cucore_graphics_array_t**")),
+    "cucore_graphics_array_info": ("cucore_status_t", ("cucore_graphics_array_t*", "cucore_graphics_array_info_t*")),
+    "cucore_graphics_array_copy_from_host": ("cucore_status_t", ("cucore_graphics_array_t*", "void*", "uint64_t", "cucore_stream_t*")),
+    "cucore_graphics_array_copy_to_host": ("cucore_status_t", ("cucore_graphics_array_t*", "void*", "uint64_t", "cucore_stream_t*")),
+    "cucore_graphics_array_copy_from_buffer": ("cucore_status_t", ("cucore_graphics_array_t*", "cucore_buffer_t*", "cucore_stream_t*")),
+    "cucore_graphics_array_copy_to_buffer": ("cucore_status_t", ("cucore_graphics_array_t*", "cucore_buffer_t*", "cucore_stream_t*")),
+    "cucore_gl_get_devices": ("cucore_status_t", ("uint32_t", "int*", "uint32_t", "uint32_t*")),
 }

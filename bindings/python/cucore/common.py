@@ -47,6 +47,8 @@ class ObjectType(enum.IntEnum):
     LINKER = 9
     KERNEL = 10
     PROGRAM_CACHE = 11
+    GRAPHICS_RESOURCE = 12
+    GRAPHICS_ARRAY = 13
 
 
 # ---------------------------------------------------------------------------------------------

@@ -108,6 +108,7 @@ class MemoryResourceKind(enum.IntEnum):
     VIRTUAL = 5         # virtual memory management (cuMemCreate + cuMemMap), synchronous, growable buffers
     USER = 6            # allocate/deallocate are the user's (a Python subclass of MemoryResource, ...)
     IMPORTED = 7        # a pool imported from another process (maps its buffers, cannot allocate)
+    GRAPHICS = 8        # the mapping of a graphics resource (cucore.graphics): one range, cannot allocate
 
 
 # ---- argument conversion (cold paths; the hot paths inline the common case) ----------------------------

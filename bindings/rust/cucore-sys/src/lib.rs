@@ -37,6 +37,8 @@ mod kernel;
 pub use kernel::*;
 mod launch;
 pub use launch::*;
+mod graphics;
+pub use graphics::*;
 
 // ---- common.h ---------------------------------------------------------------------------------
 
@@ -77,7 +79,9 @@ pub const CUCORE_OBJECT_OBJECT_CODE: cucore_object_type_t = 8;
 pub const CUCORE_OBJECT_LINKER: cucore_object_type_t = 9;
 pub const CUCORE_OBJECT_KERNEL: cucore_object_type_t = 10;
 pub const CUCORE_OBJECT_PROGRAM_CACHE: cucore_object_type_t = 11;
-pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 12;
+pub const CUCORE_OBJECT_GRAPHICS_RESOURCE: cucore_object_type_t = 12;
+pub const CUCORE_OBJECT_GRAPHICS_ARRAY: cucore_object_type_t = 13;
+pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 14;
 pub const CUCORE_OBJECT_TYPE_FORCE_INT32: cucore_object_type_t = 0x7fff_ffff;
 
 macro_rules! opaque_handle {
@@ -146,6 +150,16 @@ opaque_handle!(
     /// `struct cucore_program_cache` (incomplete; used through pointers only).
     cucore_program_cache,
     cucore_program_cache_t
+);
+opaque_handle!(
+    /// `struct cucore_graphics_resource` (incomplete; used through pointers only).
+    cucore_graphics_resource,
+    cucore_graphics_resource_t
+);
+opaque_handle!(
+    /// `struct cucore_graphics_array` (incomplete; used through pointers only).
+    cucore_graphics_array,
+    cucore_graphics_array_t
 );
 
 /// `cucore_toggle_t` (a 32-bit C enum): a switch whose default belongs to the tool (NVRTC, the

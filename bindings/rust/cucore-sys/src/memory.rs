@@ -29,6 +29,8 @@ pub const CUCORE_MEMORY_RESOURCE_VIRTUAL: cucore_memory_resource_kind_t = 5;
 pub const CUCORE_MEMORY_RESOURCE_USER: cucore_memory_resource_kind_t = 6;
 /// A pool imported from another process (maps its exported buffers; cannot allocate).
 pub const CUCORE_MEMORY_RESOURCE_IMPORTED: cucore_memory_resource_kind_t = 7;
+/// The mapping of a graphics resource (owns the one mapped range; cannot allocate).
+pub const CUCORE_MEMORY_RESOURCE_GRAPHICS: cucore_memory_resource_kind_t = 8;
 pub const CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32: cucore_memory_resource_kind_t = 0x7fff_ffff;
 
 /// `cucore_pool_attribute_t` (a 32-bit C enum; the driver's CUmemPool_attribute values).
@@ -669,8 +671,9 @@ mod tests {
                 CUCORE_MEMORY_RESOURCE_VIRTUAL,
                 CUCORE_MEMORY_RESOURCE_USER,
                 CUCORE_MEMORY_RESOURCE_IMPORTED,
+                CUCORE_MEMORY_RESOURCE_GRAPHICS,
             ],
-            [3, 4, 5, 6, 7]
+            [3, 4, 5, 6, 7, 8]
         );
     }
 
@@ -759,7 +762,7 @@ mod tests {
         assert_eq!(CUCORE_OBJECT_MEMORY_RESOURCE, 5);
         assert_eq!(CUCORE_OBJECT_BUFFER, 6);
         assert_eq!(CUCORE_OBJECT_PROGRAM_CACHE, 11);
-        assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 12);
+        assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 14);
         assert_eq!(size_of::<cucore_memory_resource_kind_t>(), 4);
     }
 

@@ -226,6 +226,10 @@ pub enum ObjectType {
     Kernel,
     /// [`ProgramCache`](crate::ProgramCache)
     ProgramCache,
+    /// [`GraphicsResource`](crate::GraphicsResource)
+    GraphicsResource,
+    /// [`MappedArray`](crate::MappedArray)
+    GraphicsArray,
 }
 
 impl ObjectType {
@@ -244,6 +248,8 @@ impl ObjectType {
             ObjectType::Linker => sys::CUCORE_OBJECT_LINKER,
             ObjectType::Kernel => sys::CUCORE_OBJECT_KERNEL,
             ObjectType::ProgramCache => sys::CUCORE_OBJECT_PROGRAM_CACHE,
+            ObjectType::GraphicsResource => sys::CUCORE_OBJECT_GRAPHICS_RESOURCE,
+            ObjectType::GraphicsArray => sys::CUCORE_OBJECT_GRAPHICS_ARRAY,
         }
     }
 

@@ -2,7 +2,7 @@
 //! on NVIDIA's Python `cuda.core`).
 //!
 //! Every handle type ([`Device`], [`Context`], [`Stream`], [`Event`], [`MemoryResource`],
-//! [`Buffer`], [`Program`], [`ObjectCode`], [`Linker`], [`Kernel`], [`ProgramCache`]) owns one reference to a library object: `Clone` adds one (`cucore_*_retain`),
+//! [`Buffer`], [`Program`], [`ObjectCode`], [`Linker`], [`Kernel`], [`ProgramCache`], [`GraphicsResource`], [`MappedArray`]) owns one reference to a library object: `Clone` adds one (`cucore_*_retain`),
 //! `Drop` gives it back (`cucore_*_release`). Objects hold references to what they depend on (a
 //! stream holds its context, which holds its device; a buffer holds its memory resource and its
 //! deallocation stream), so drop order never matters. The C ABI is thread safe, so
@@ -152,6 +152,8 @@ pub mod linker;
 pub mod object_code;
 pub mod program;
 pub mod program_cache;
+// Graphics interop.
+pub mod graphics;
 
 pub use common::{
     live_object_count, release_error_count, set_release_error_handler, version, version_string, Error, ObjectType,
@@ -178,6 +180,10 @@ pub use linker::{Linker, LinkerOptions};
 pub use object_code::{GlobalSymbol, ObjectCode};
 pub use program::{compiler_version, CodeType, CompilerBackend, Program, ProgramOptions};
 pub use program_cache::{ProgramCache, ProgramCacheStats};
+
+pub use graphics::{
+    gl_get_devices, ArrayInfo, GlDeviceList, GraphicsResource, MapHint, MappedArray, MappedBuffer, RegisterFlags,
+};
 
 #[cfg(test)]
 mod tests;

@@ -76,6 +76,9 @@ pub enum MemoryResourceKind {
     User,
     /// A pool imported from another process: it maps that process's buffers and cannot allocate.
     Imported,
+    /// The mapping of a GL buffer ([`GraphicsResource::map`](crate::GraphicsResource::map)): it
+    /// owns the one mapped range, whose release unmaps it, and cannot allocate.
+    Graphics,
     /// A value this binding does not know (a newer library), or `CUCORE_MEMORY_RESOURCE_UNSET`.
     Unknown(i32),
 }
@@ -91,6 +94,7 @@ impl MemoryResourceKind {
             sys::CUCORE_MEMORY_RESOURCE_VIRTUAL => MemoryResourceKind::Virtual,
             sys::CUCORE_MEMORY_RESOURCE_USER => MemoryResourceKind::User,
             sys::CUCORE_MEMORY_RESOURCE_IMPORTED => MemoryResourceKind::Imported,
+            sys::CUCORE_MEMORY_RESOURCE_GRAPHICS => MemoryResourceKind::Graphics,
             other => MemoryResourceKind::Unknown(other),
         }
     }
@@ -105,6 +109,7 @@ impl MemoryResourceKind {
             MemoryResourceKind::Virtual => sys::CUCORE_MEMORY_RESOURCE_VIRTUAL,
             MemoryResourceKind::User => sys::CUCORE_MEMORY_RESOURCE_USER,
             MemoryResourceKind::Imported => sys::CUCORE_MEMORY_RESOURCE_IMPORTED,
+            MemoryResourceKind::Graphics => sys::CUCORE_MEMORY_RESOURCE_GRAPHICS,
             MemoryResourceKind::Unknown(raw) => raw,
         }
     }

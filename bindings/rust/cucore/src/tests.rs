@@ -87,7 +87,9 @@ fn object_types() {
     assert_eq!(ObjectType::Linker.name(), "linker");
     assert_eq!(ObjectType::Kernel.name(), "kernel");
     assert_eq!(ObjectType::ProgramCache.name(), "program cache");
-    assert_eq!(ObjectType::ProgramCache.raw(), sys::CUCORE_OBJECT_TYPE_COUNT - 1);
+    assert_eq!(ObjectType::ProgramCache.raw(), 11);
+    assert_eq!(ObjectType::GraphicsResource.raw(), 12);
+    assert_eq!(ObjectType::GraphicsArray.raw(), sys::CUCORE_OBJECT_TYPE_COUNT - 1);
     for t in [
         ObjectType::Any,
         ObjectType::Device,
@@ -101,6 +103,8 @@ fn object_types() {
         ObjectType::Linker,
         ObjectType::Kernel,
         ObjectType::ProgramCache,
+        ObjectType::GraphicsResource,
+        ObjectType::GraphicsArray,
     ] {
         live_object_count(t).expect("live_object_count");
     }

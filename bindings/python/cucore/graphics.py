@@ -1,0 +1,573 @@
+"""Graphics interop with OpenGL (include/cucore/graphics.h): GL buffers, textures and renderbuffers
+registered with CUDA, mapped as Buffers or as CUDA arrays.
+
+    res = cucore.GraphicsResource.from_gl_buffer(vbo, flags="write_discard")   # a GL context is current
+    with res.map(stream=s) as buf:          # a Buffer; unmapped on `s` when it is released or closed
+        kernel_writes(buf)
+    res.close()                             # unregisters (unmaps first if still mapped); idempotent
+
+    with cucore.GraphicsResource.from_gl_buffer(vbo, stream=s) as buf:   # registers and maps on entry,
+        ...                                                              # unmaps and unregisters on exit
+
+    tex = cucore.GraphicsResource.from_gl_image(name, GL_TEXTURE_2D)
+    with tex.map_array(stream=s) as arr:    # a GraphicsArray (level 0, layer 0)
+        arr.copy_from(pixels, stream=s)     # bytes, NumPy arrays, or a Buffer holding the array packed
+
+The registration belongs to the device's primary context (the library binds it for each call); a GL
+context of that GPU must be current on the calling thread. A mapping holds the registration: whatever
+order things are released in, the unmap (on the stream it was mapped on) comes before unregistration.
+"""
+import ctypes
+import weakref
+
+from . import _lib
+from ._handle import HandleObject
+from .buffer import Buffer, _HostMemory
+from .common import InvalidArgumentError, Status, closed_error, raise_error
+from .memory import _UNKNOWN, _device, _stream_of
+
+(_cucore_graphics_resource_from_gl_buffer, _cucore_graphics_resource_from_gl_image,
+ _cucore_graphics_resource_release, _cucore_graphics_resource_map, _cucore_graphics_resources_map,
+ _cucore_graphics_resource_map_array, _cucore_graphics_resource_map_mipmapped_array,
+ _cucore_graphics_resource_unmap, _cucore_graphics_resource_is_mapped, _cucore_graphics_resource_close,
+ _cucore_graphics_resource_handle, _cucore_graphics_array_release, _cucore_graphics_array_handle,
+ _cucore_graphics_array_level, _cucore_graphics_array_info, _cucore_graphics_array_copy_from_host,
+ _cucore_graphics_array_copy_to_host, _cucore_graphics_array_copy_from_buffer,
+ _cucore_graphics_array_copy_to_buffer, _cucore_gl_get_devices, _cucore_buffer_size) = _lib.bind(
+    globals(), "cucore_graphics_resource_from_gl_buffer", "cucore_graphics_resource_from_gl_image",
+    "cucore_graphics_resource_release", "cucore_graphics_resource_map", "cucore_graphics_resources_map",
+    "cucore_graphics_resource_map_array", "cucore_graphics_resource_map_mipmapped_array",
+    "cucore_graphics_resource_unmap", "cucore_graphics_resource_is_mapped", "cucore_graphics_resource_close",
+    "cucore_graphics_resource_handle", "cucore_graphics_array_release", "cucore_graphics_array_handle",
+    "cucore_graphics_array_level", "cucore_graphics_array_info", "cucore_graphics_array_copy_from_host",
+    "cucore_graphics_array_copy_to_host", "cucore_graphics_array_copy_from_buffer",
+    "cucore_graphics_array_copy_to_buffer", "cucore_gl_get_devices", "cucore_buffer_size")
+(_cucore_graphics_resource_retain, _cucore_graphics_array_retain) = _lib.bind(
+    globals(), "cucore_graphics_resource_retain", "cucore_graphics_array_retain")
+(_fast_graphics_resource_release, _fast_graphics_array_release) = _lib.bind_unchecked(
+    globals(), "cucore_graphics_resource_release", "cucore_graphics_array_release")
+
+_c_void_p = ctypes.c_void_p
+_c_uint32 = ctypes.c_uint32
+_c_uint64 = ctypes.c_uint64
+
+# Registration flags (cucore_graphics_register_flag_t) and per-map hints (cucore_graphics_map_hint_t).
+REGISTER_FLAGS = {"none": 0, "read_only": 1, "write_discard": 2, "surface_load_store": 4, "texture_gather": 8}
+MAP_HINTS = {"none": 0, "read_only": 1, "write_discard": 2}
+GL_DEVICE_LISTS = {"all": 1, "current_frame": 2, "next_frame": 3}
+
+
+def _invalid(message):
+    return InvalidArgumentError(Status.ERROR_INVALID_ARGUMENT, message, 0)
+
+
+def _parse_names(value, table, what):
+    """`value` (None, a name, or an iterable of names of `table`) as the OR of their bits."""
+    if value is None:
+        return 0
+    names = [value] if isinstance(value, str) else value
+    try:
+        names = list(names)
+    except TypeError:
+        raise TypeError(f"{what} must be a str, a list of str or None, not {type(value).__name__}") from None
+    bits = 0
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{what} must be a str, a list of str or None, not a list holding "
+                            f"{type(name).__name__}")
+        try:
+            bits |= table[name.lower()]
+        except KeyError:
+            raise _invalid(f"unknown {what} {name!r}; known: {', '.join(table)}") from None
+    return bits
+
+
+def parse_register_flags(flags):
+    """Registration `flags` ("read_only", "write_discard", "surface_load_store", "texture_gather", "none",
+    or a list of them) as cucore_graphics_register_flag_t bits; an unknown name raises ValueError."""
+    return _parse_names(flags, REGISTER_FLAGS, "registration flag")
+
+
+def _parse_hint(hint):
+    if hint is None:
+        return 0
+    if not isinstance(hint, str):
+        raise TypeError(f"hint must be 'none', 'read_only', 'write_discard' or None, not {type(hint).__name__}")
+    try:
+        return MAP_HINTS[hint.lower()]
+    except KeyError:
+        raise _invalid(f"unknown map hint {hint!r}; known: {', '.join(MAP_HINTS)}") from None
+
+
+def _gl_uint(value, what):
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{what} must be an int (a GL name or enum), not {type(value).__name__}")
+    value = int(value)
+    if not 0 <= value <= 0xFFFFFFFF:
+        raise ValueError(f"{what} {value} does not fit in a GLuint")
+    return value
+
+
+def _open(stream):
+    """(Stream, its handle) of a stream argument (a Stream or anything with __cuda_stream__)."""
+    s = _stream_of(stream)
+    if s._h is None:
+        raise closed_error(s)
+    return s, s._h
+
+
+def _mapped_buffer(hv):
+    size = _c_uint64()
+    st = _cucore_buffer_size(hv, size)
+    if st:
+        _lib.unchecked_function("cucore_buffer_release")(_c_void_p(hv))
+        raise_error(st)
+    return Buffer._wrap(hv, size.value, _UNKNOWN)
+
+
+class GraphicsResource(HandleObject):
+    """A GL buffer, texture or renderbuffer registered with CUDA (CUgraphicsResource).
+
+    Made with from_gl_buffer() or from_gl_image(); close() (or the end of a `with` block) unregisters it.
+    After close(), `is_mapped` is False, `handle` is 0 and every other call raises InvalidStateError."""
+
+    __slots__ = ("_hv", "_stream", "_is_image", "_closed", "_views", "_entered")
+    _release = staticmethod(_fast_graphics_resource_release)
+    _handle_fn = staticmethod(_cucore_graphics_resource_handle)
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("GraphicsResource cannot be instantiated directly: use GraphicsResource.from_gl_buffer() "
+                        "or GraphicsResource.from_gl_image()")
+
+    @classmethod
+    def _wrap(cls, hv, stream, is_image):
+        obj = object.__new__(cls)
+        obj._h = _lib.handle_arg(hv)
+        obj._hv = hv       # the handle as an int (for arrays of handles)
+        obj._raw = None
+        obj._stream = stream
+        obj._is_image = is_image
+        obj._closed = False
+        obj._views = []    # weak references to the wrappers of live mappings (Buffers, GraphicsArrays)
+        obj._entered = None
+        return obj
+
+    @classmethod
+    def from_gl_buffer(cls, name, flags=None, stream=None, *, device=None):
+        """Register GL buffer object `name` (a GL context of the device's GPU must be current). `flags`: a
+        name or list of names of REGISTER_FLAGS. `stream`, if given, is the default stream of map() and
+        close(), and makes the resource's `with` block map on entry and give the Buffer. `device`: a
+        Device or an ordinal (default: the stream's device, else the current device)."""
+        name = _gl_uint(name, "GL buffer name")
+        bits = parse_register_flags(flags)
+        s = None
+        if stream is not None:
+            s, _ = _open(stream)
+        dev = _device(device if device is not None else (s.device if s is not None else None))
+        out = _c_void_p()
+        st = _cucore_graphics_resource_from_gl_buffer(dev._h, name, bits, out)
+        if st:
+            raise_error(st, dev)
+        return cls._wrap(out.value, s, False)
+
+    @classmethod
+    def from_gl_image(cls, name, target, flags=None, *, device=None):
+        """Register GL texture or renderbuffer `name` of `target` (GL_TEXTURE_2D, GL_RENDERBUFFER, ...).
+        Its mappings are arrays: map_array(), map_mipmapped_array()."""
+        name = _gl_uint(name, "GL image name")
+        target = _gl_uint(target, "GL target")
+        bits = parse_register_flags(flags)
+        dev = _device(device)
+        out = _c_void_p()
+        st = _cucore_graphics_resource_from_gl_image(dev._h, name, target, bits, out)
+        if st:
+            raise_error(st, dev)
+        return cls._wrap(out.value, None, True)
+
+    # ---- state ---------------------------------------------------------------------------------------
+
+    def _live(self):
+        h = self._h
+        if h is None:
+            raise closed_error(self)
+        return h
+
+    def _stream_or_default(self, stream):
+        if stream is None:
+            if self._stream is None:
+                raise TypeError("a stream is required (the resource was registered without one)")
+            stream = self._stream
+        return _open(stream)
+
+    def _track(self, obj):
+        self._views = [r for r in self._views if r() is not None]
+        self._views.append(weakref.ref(obj))
+        return obj
+
+    def _forget_views(self):
+        """After an unmap or close: the mapped wrappers read as closed (their C objects are)."""
+        for r in self._views:
+            obj = r()
+            if isinstance(obj, Buffer):
+                obj._size = 0
+        self._views = []
+
+    @property
+    def is_image(self):
+        """True for a texture or renderbuffer (mapped as arrays), False for a buffer object."""
+        return self._is_image
+
+    @property
+    def is_mapped(self):
+        """Whether the resource is mapped now (False after close)."""
+        out = ctypes.c_int()
+        st = _cucore_graphics_resource_is_mapped(self._live(), out)
+        if st:
+            raise_error(st, self)
+        return bool(out.value)
+
+    @property
+    def handle(self):
+        """The raw CUgraphicsResource as an int (0 after close)."""
+        out = _c_void_p()
+        st = _cucore_graphics_resource_handle(self._live(), out)
+        if st:
+            raise_error(st, self)
+        return out.value or 0
+
+    resource_handle = handle
+
+    # ---- mapping --------------------------------------------------------------------------------------
+
+    def map(self, stream=None, *, hint=None):
+        """Map a registered GL buffer on `stream` (default: the registration's) and return its memory as a
+        Buffer. Releasing or closing that Buffer (and its views) unmaps on the mapping stream; `with
+        res.map(stream=s) as buf:` unmaps at the block's end. `hint`: None, "read_only" or "write_discard".
+        Mapping twice raises InvalidStateError (a RuntimeError)."""
+        bits = _parse_hint(hint)
+        s, sh = self._stream_or_default(stream)
+        out = _c_void_p()
+        st = _cucore_graphics_resource_map(self._live(), sh, bits, out)
+        if st:
+            raise_error(st, self, s)
+        return self._track(_mapped_buffer(out.value))
+
+    def map_array(self, stream=None, *, array_index=0, mip_level=0, hint=None):
+        """Map a registered GL image on `stream` and return sub-resource (`array_index`: cube face or
+        layer, `mip_level`) as a GraphicsArray, which holds the mapping: its release (or close, or the end
+        of its `with` block) unmaps on `stream`."""
+        bits = _parse_hint(hint)
+        s, sh = self._stream_or_default(stream)
+        out = _c_void_p()
+        st = _cucore_graphics_resource_map_array(self._live(), sh, bits, _c_uint32(array_index),
+                                                 _c_uint32(mip_level), out)
+        if st:
+            raise_error(st, self, s)
+        return self._track(GraphicsArray._wrap(out.value, self))
+
+    def map_mipmapped_array(self, stream=None, *, hint=None):
+        """As map_array(), for the whole image as a mipmapped GraphicsArray (levels with level())."""
+        bits = _parse_hint(hint)
+        s, sh = self._stream_or_default(stream)
+        out = _c_void_p()
+        st = _cucore_graphics_resource_map_mipmapped_array(self._live(), sh, bits, out)
+        if st:
+            raise_error(st, self, s)
+        return self._track(GraphicsArray._wrap(out.value, self))
+
+    def unmap(self, stream=None):
+        """Unmap now, on `stream` when given (the override), else on the stream it was mapped on. The
+        mapped Buffer reads as closed (size 0) afterwards. Not mapped: InvalidStateError."""
+        s = sh = None
+        if stream is not None:
+            s, sh = _open(stream)
+        try:
+            st = _cucore_graphics_resource_unmap(self._live(), sh)
+            if st:
+                raise_error(st, self, s)
+        finally:
+            if not self.is_mapped:
+                self._forget_views()
+
+    def close(self, stream=None):
+        """Unmap if mapped (on `stream`, or the mapping's stream when None), then unregister. Idempotent;
+        afterwards every call but close(), is_mapped and handle raises InvalidStateError."""
+        h = self._h
+        if h is None or self._closed:
+            return
+        s = sh = None
+        if stream is not None:
+            s, sh = _open(stream)
+        self._closed = True
+        self._forget_views()
+        self._stream = None
+        st = _cucore_graphics_resource_close(h, sh)
+        if st:
+            raise_error(st, self, s)
+
+    def __enter__(self):
+        if self._stream is not None:
+            self._entered = self.map(self._stream)
+            return self._entered
+        return self
+
+    def __exit__(self, *exc):
+        buf, self._entered = self._entered, None
+        stream = self._stream
+        if buf is not None:
+            buf.close()
+        self.close(stream)
+        return False
+
+    def __eq__(self, other):
+        # Wrappers of one libcucore registration (copies) are equal, before and after close.
+        if not isinstance(other, GraphicsResource):
+            return NotImplemented
+        return self._hv == other._hv
+
+    def __hash__(self):
+        return hash((GraphicsResource, self._hv))
+
+    def __copy__(self):
+        """A second wrapper of the same registration, holding its own reference (state is shared: closing
+        either closes the registration; the last wrapper or mapping to go releases it)."""
+        st = _cucore_graphics_resource_retain(self._live())
+        if st:
+            raise_error(st, self)
+        obj = GraphicsResource._wrap(self._hv, self._stream, self._is_image)
+        obj._closed = self._closed
+        return obj
+
+    def __repr__(self):
+        if self._h is None or self._closed:
+            return "<GraphicsResource (closed)>"
+        kind = "image" if self._is_image else "buffer"
+        return f"<GraphicsResource {kind} handle={self.handle:#x} mapped={self.is_mapped}>"
+
+
+def map_resources(resources, stream):
+    """Map several registered GL buffers in one driver call on `stream` and return their Buffers, in
+    order; each unmaps on its own when released. On failure nothing stays mapped."""
+    resources = list(resources)
+    if not resources:
+        raise _invalid("map_resources() needs at least one resource")
+    for r in resources:
+        if not isinstance(r, GraphicsResource):
+            raise TypeError(f"map_resources() takes GraphicsResources, not {type(r).__name__}")
+    s, sh = _open(stream)
+    n = len(resources)
+    for r in resources:
+        r._live()
+    handles = (_c_void_p * n)(*[r._hv for r in resources])
+    outs = (_c_void_p * n)()
+    st = _cucore_graphics_resources_map(handles, n, sh, outs)
+    if st:
+        raise_error(st, s, *resources)
+    buffers = []
+    try:
+        for i in range(n):
+            hv, outs[i] = outs[i], None
+            buffers.append(resources[i]._track(_mapped_buffer(hv)))
+    finally:
+        if len(buffers) < n:  # the rest were never wrapped: release them (each unmaps its resource)
+            release = _lib.unchecked_function("cucore_buffer_release")
+            for i in range(len(buffers) + 1, n):
+                if outs[i]:
+                    release(_c_void_p(outs[i]))
+    return buffers
+
+
+class ArrayInfo:
+    """A mapped array's format and extent (cucore_graphics_array_info_t)."""
+    __slots__ = ("format", "channels", "element_size", "width", "height", "depth", "is_mipmapped")
+
+    def __init__(self, c):
+        self.format = c.format
+        self.channels = c.channels
+        self.element_size = c.element_size
+        self.width = c.width
+        self.height = c.height
+        self.depth = c.depth
+        self.is_mipmapped = bool(c.is_mipmapped)
+
+    @property
+    def shape(self):
+        """(width,), (height, width) or (depth, height, width), in elements (row-major order)."""
+        if self.depth:
+            return (self.depth, self.height, self.width)
+        if self.height:
+            return (self.height, self.width)
+        return (self.width,)
+
+    @property
+    def nbytes(self):
+        return self.width * max(self.height, 1) * max(self.depth, 1) * self.element_size
+
+    def __repr__(self):
+        return (f"ArrayInfo(format={self.format}, channels={self.channels}, element_size={self.element_size}, "
+                f"shape={self.shape}, is_mipmapped={self.is_mipmapped})")
+
+
+_ArrayInfoC = _lib.STRUCTS["cucore_graphics_array_info_t"]
+
+
+class GraphicsArray(HandleObject):
+    """The CUDA array (or mipmapped array) of a mapped GL image. Not owned: it is valid while the mapping
+    lasts, and this object holds the mapping: its release or close() (or the end of its `with` block),
+    with those of its levels, unmaps on the mapping stream."""
+
+    __slots__ = ("_hv", "_resource")
+    _release = staticmethod(_fast_graphics_array_release)
+    _handle_fn = staticmethod(_cucore_graphics_array_handle)
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("GraphicsArray cannot be instantiated directly: use GraphicsResource.map_array()")
+
+    @classmethod
+    def _wrap(cls, hv, resource):
+        obj = object.__new__(cls)
+        obj._h = _lib.handle_arg(hv)
+        obj._hv = hv
+        obj._raw = None
+        obj._resource = resource
+        return obj
+
+    @property
+    def handle(self):
+        """The raw CUarray (CUmipmappedArray for a mipmapped array) as an int."""
+        out = _c_void_p()
+        st = _cucore_graphics_array_handle(self._live(), out)
+        if st:
+            raise_error(st, self)
+        return out.value or 0
+
+    def _live(self):
+        h = self._h
+        if h is None:
+            raise closed_error(self)
+        return h
+
+    @property
+    def info(self):
+        """An ArrayInfo (for a mipmapped array: level 0's extent)."""
+        c = _ArrayInfoC()
+        c.struct_size = ctypes.sizeof(_ArrayInfoC)
+        st = _cucore_graphics_array_info(self._live(), c)
+        if st:
+            raise_error(st, self)
+        return ArrayInfo(c)
+
+    @property
+    def shape(self):
+        return self.info.shape
+
+    @property
+    def nbytes(self):
+        """The size of the array's tightly packed contents in bytes."""
+        return self.info.nbytes
+
+    @property
+    def is_mipmapped(self):
+        return self.info.is_mipmapped
+
+    @property
+    def resource(self):
+        """The GraphicsResource this array is a mapping of."""
+        return self._resource
+
+    def level(self, level):
+        """Level `level` of a mipmapped array, as a GraphicsArray holding the same mapping."""
+        out = _c_void_p()
+        st = _cucore_graphics_array_level(self._live(), _c_uint32(level), out)
+        if st:
+            raise_error(st, self)
+        return self._resource._track(GraphicsArray._wrap(out.value, self._resource))
+
+    get_level = level
+
+    def copy_from(self, src, *, stream):
+        """Fill the whole array from `src`: a Buffer holding it tightly packed, or host memory (bytes,
+        bytearray, NumPy array, ...) of exactly nbytes, ordered on `stream`. Pageable host memory has been
+        read when the call returns."""
+        s, sh = _open(stream)
+        if isinstance(src, Buffer):
+            st = _cucore_graphics_array_copy_from_buffer(self._live(), src._h, sh)
+            if st:
+                raise_error(st, self, src, s)
+            return
+        with _HostMemory(src, False) as m:
+            st = _cucore_graphics_array_copy_from_host(self._live(), _c_void_p(m.address), _c_uint64(m.nbytes), sh)
+            if st:
+                raise_error(st, self, s)
+
+    def copy_to(self, dst, *, stream):
+        """Copy the whole array into `dst` (a Buffer of nbytes, or writable host memory of nbytes) on
+        `stream`, and return `dst`. Pageable host memory is filled when the call returns."""
+        s, sh = _open(stream)
+        if isinstance(dst, Buffer):
+            st = _cucore_graphics_array_copy_to_buffer(self._live(), dst._h, sh)
+            if st:
+                raise_error(st, self, dst, s)
+            return dst
+        with _HostMemory(dst, True) as m:
+            st = _cucore_graphics_array_copy_to_host(self._live(), _c_void_p(m.address), _c_uint64(m.nbytes), sh)
+            if st:
+                raise_error(st, self, s)
+        return dst
+
+    def to_bytes(self, *, stream):
+        """The array's contents, tightly packed, as bytes (copied on `stream`, which is then synchronized)."""
+        s, _ = _open(stream)
+        out = bytearray(self.nbytes)
+        self.copy_to(out, stream=s)
+        s.sync()
+        return bytes(out)
+
+    def __eq__(self, other):
+        if not isinstance(other, GraphicsArray):
+            return NotImplemented
+        return self._hv == other._hv
+
+    def __hash__(self):
+        return hash((GraphicsArray, self._hv))
+
+    def __copy__(self):
+        """A second wrapper of the same mapped array, holding its own reference to the mapping."""
+        h = self._live()
+        st = _cucore_graphics_array_retain(h)
+        if st:
+            raise_error(st, self)
+        return self._resource._track(GraphicsArray._wrap(self._hv, self._resource))
+
+    def __repr__(self):
+        if self._h is None:
+            return "<GraphicsArray (closed)>"
+        try:
+            return f"<GraphicsArray {self.info!r}>"
+        except Exception:  # unmapped: info raises
+            return "<GraphicsArray (unmapped)>"
+
+
+def gl_get_devices(device_list="all"):
+    """The CUDA device ordinals of the GL context current on this thread (cuGLGetDevices), as a list of
+    ints. `device_list`: "all", "current_frame" or "next_frame" (SLI). No current NVIDIA GL context:
+    DriverError with a message saying so."""
+    if not isinstance(device_list, str) or device_list.lower() not in GL_DEVICE_LISTS:
+        raise _invalid(f"unknown GL device list {device_list!r}; known: {', '.join(GL_DEVICE_LISTS)}")
+    which = GL_DEVICE_LISTS[device_list.lower()]
+    count = _c_uint32()
+    st = _cucore_gl_get_devices(which, None, 0, count)
+    if st:
+        raise_error(st)
+    while True:
+        n = count.value
+        ordinals = (ctypes.c_int * max(n, 1))()
+        st = _cucore_gl_get_devices(which, ordinals, n, count)
+        if st:
+            raise_error(st)
+        if count.value <= n:
+            return [ordinals[i] for i in range(count.value)]
+
+
+__all__ = ["GraphicsResource", "GraphicsArray", "ArrayInfo", "map_resources", "gl_get_devices",
+           "parse_register_flags", "REGISTER_FLAGS", "MAP_HINTS"]

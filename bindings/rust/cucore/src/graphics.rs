@@ -1,0 +1,615 @@
+//! What `include/cucore/graphics.h` holds: OpenGL interop (cuda.core's `GraphicsResource`).
+//!
+//! A [`GraphicsResource`] is the registration of a GL buffer, texture or renderbuffer with CUDA;
+//! its last reference (or [`GraphicsResource::close`]) unregisters. Mapping gives a guard that
+//! holds the mapping: [`MappedBuffer`] for a GL buffer (it dereferences to the [`Buffer`] of the
+//! mapped memory) and [`MappedArray`] for a GL image (a CUDA array, reached through copies).
+//! The last reference to a mapping unmaps on the stream it was mapped on, and the mapping holds
+//! the resource, so unregistration always follows the unmap, whatever order things are dropped
+//! in. A clone of the mapped `Buffer` (or a view of it) keeps the mapping alive too, as in
+//! cuda.core, where the `Buffer`'s lifetime controls the unmapping;
+//! [`GraphicsResource::unmap`] unmaps now regardless.
+//!
+//! The library never links GL: GL objects are passed by name and target (`GLuint`, `GLenum`).
+//! A GL context must be current on the calling thread to register, map, unmap and unregister,
+//! and it must be an NVIDIA GL context on the device's GPU; otherwise registering fails with
+//! `Status::Cuda` and a message that says which.
+//!
+//! ```no_run
+//! use cucore::{Device, GraphicsResource, RegisterFlags, StreamOptions};
+//!
+//! # fn main() -> cucore::Result<()> {
+//! # let gl_buffer: u32 = 1; // a GL buffer object of the GL context current on this thread
+//! let dev = Device::get(0)?;
+//! let stream = dev.create_stream(StreamOptions::default())?;
+//! let resource = GraphicsResource::from_gl_buffer(&dev, gl_buffer, RegisterFlags::WRITE_DISCARD)?;
+//! {
+//!     let mapped = resource.map(&stream)?;       // a guard that dereferences to a Buffer
+//!     mapped.fill(0, 1, &stream)?;
+//! }                                              // unmapped here, on `stream`
+//! resource.close(None)?;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::fmt;
+use std::ops::{BitOr, BitOrAssign, Deref};
+use std::os::raw::{c_int, c_void};
+use std::ptr;
+
+use cucore_sys as sys;
+
+use crate::common::{c_bool, check, Error, Result, Status};
+use crate::device::Device;
+use crate::memory::Buffer;
+use crate::stream::Stream;
+
+// ---- Flags and hints --------------------------------------------------------------------------------
+
+/// Registration flags (`cucore_graphics_register_flag_t` bits; cuda.core's `flags` strings).
+/// Combine them with `|`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RegisterFlags(u32);
+
+impl RegisterFlags {
+    /// No flag: CUDA reads and writes the resource.
+    pub const NONE: RegisterFlags = RegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_NONE as u32);
+    /// CUDA only reads the resource.
+    pub const READ_ONLY: RegisterFlags = RegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_READ_ONLY as u32);
+    /// CUDA overwrites every byte it maps; the previous contents are undefined.
+    pub const WRITE_DISCARD: RegisterFlags = RegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD as u32);
+    /// Images only: the mapped arrays may be bound as surfaces.
+    pub const SURFACE_LOAD_STORE: RegisterFlags =
+        RegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE as u32);
+    /// Images only: texture gather on the mapped arrays.
+    pub const TEXTURE_GATHER: RegisterFlags = RegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER as u32);
+
+    const ALL: u32 = 1 | 2 | 4 | 8;
+    const NAMES: [(&'static str, RegisterFlags); 5] = [
+        ("none", RegisterFlags::NONE),
+        ("read_only", RegisterFlags::READ_ONLY),
+        ("write_discard", RegisterFlags::WRITE_DISCARD),
+        ("surface_load_store", RegisterFlags::SURFACE_LOAD_STORE),
+        ("texture_gather", RegisterFlags::TEXTURE_GATHER),
+    ];
+
+    /// The flags of raw bits; None when a bit is unknown.
+    pub fn from_bits(bits: u32) -> Option<RegisterFlags> {
+        if bits & !Self::ALL == 0 {
+            Some(RegisterFlags(bits))
+        } else {
+            None
+        }
+    }
+
+    /// The raw bits, as the C ABI takes them.
+    pub fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// Whether every bit of `other` is set here.
+    pub fn contains(self, other: RegisterFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The flags named by cuda.core's strings (`"none"`, `"read_only"`, `"write_discard"`,
+    /// `"surface_load_store"`, `"texture_gather"`), combined. An unknown name is
+    /// `Status::InvalidArgument`.
+    pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<RegisterFlags> {
+        let mut flags = RegisterFlags::NONE;
+        for name in names {
+            let name = name.as_ref();
+            match Self::NAMES.iter().find(|(n, _)| *n == name) {
+                Some((_, f)) => flags |= *f,
+                None => {
+                    return Err(Error::binding(
+                        Status::InvalidArgument,
+                        format!(
+                            "unknown graphics registration flag {:?} (known: none, read_only, write_discard, \
+                             surface_load_store, texture_gather)",
+                            name
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(flags)
+    }
+}
+
+impl BitOr for RegisterFlags {
+    type Output = RegisterFlags;
+    fn bitor(self, rhs: RegisterFlags) -> RegisterFlags {
+        RegisterFlags(self.0 | rhs.0)
+    }
+}
+
+impl BitOrAssign for RegisterFlags {
+    fn bitor_assign(&mut self, rhs: RegisterFlags) {
+        self.0 |= rhs.0
+    }
+}
+
+/// How CUDA will use one mapping (`cucore_graphics_map_hint_t`; `cuGraphicsResourceSetMapFlags`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MapHint {
+    /// CUDA reads and writes (the default).
+    #[default]
+    None,
+    /// CUDA only reads the mapping.
+    ReadOnly,
+    /// CUDA overwrites every byte of the mapping.
+    WriteDiscard,
+}
+
+impl MapHint {
+    /// The raw `cucore_graphics_map_hint_t`.
+    pub fn raw(self) -> u32 {
+        (match self {
+            MapHint::None => sys::CUCORE_GRAPHICS_MAP_HINT_NONE,
+            MapHint::ReadOnly => sys::CUCORE_GRAPHICS_MAP_HINT_READ_ONLY,
+            MapHint::WriteDiscard => sys::CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD,
+        }) as u32
+    }
+}
+
+/// Which devices [`gl_get_devices`] lists (`cucore_gl_device_list_t`; `CUGLDeviceList`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GlDeviceList {
+    /// Every device of the current GL context.
+    #[default]
+    All,
+    /// The devices rendering the current frame (SLI).
+    CurrentFrame,
+    /// The devices rendering the next frame (SLI).
+    NextFrame,
+}
+
+impl GlDeviceList {
+    /// The raw `cucore_gl_device_list_t`.
+    pub fn raw(self) -> u32 {
+        (match self {
+            GlDeviceList::All => sys::CUCORE_GL_DEVICES_ALL,
+            GlDeviceList::CurrentFrame => sys::CUCORE_GL_DEVICES_CURRENT_FRAME,
+            GlDeviceList::NextFrame => sys::CUCORE_GL_DEVICES_NEXT_FRAME,
+        }) as u32
+    }
+}
+
+/// The CUDA device ordinals of the GL context current on this thread (`cucore_gl_get_devices`;
+/// `cuGLGetDevices`). Without a current GL context, or with one that is not NVIDIA's, this fails
+/// with `Status::Cuda` and a message that says so.
+pub fn gl_get_devices(list: GlDeviceList) -> Result<Vec<i32>> {
+    let mut count: u32 = 0;
+    // SAFETY: capacity 0 with a NULL array; a valid out-pointer.
+    check(unsafe { sys::cucore_gl_get_devices(list.raw(), ptr::null_mut(), 0, &mut count) })?;
+    loop {
+        let mut ordinals: Vec<c_int> = vec![0; count as usize];
+        let mut now: u32 = 0;
+        // SAFETY: `ordinals` has room for `count` values; a valid out-pointer.
+        check(unsafe {
+            sys::cucore_gl_get_devices(
+                list.raw(),
+                if count == 0 { ptr::null_mut() } else { ordinals.as_mut_ptr() },
+                count,
+                &mut now,
+            )
+        })?;
+        if now <= count {
+            ordinals.truncate(now as usize);
+            return Ok(ordinals);
+        }
+        count = now;
+    }
+}
+
+// ---- GraphicsResource -------------------------------------------------------------------------------
+
+/// A GL buffer, texture or renderbuffer registered with CUDA (`cucore_graphics_resource_t`;
+/// cuda.core's `GraphicsResource`). `Clone` adds a reference; the last one unregisters (errors
+/// go to the release-error handler). See the [module documentation](self).
+pub struct GraphicsResource {
+    raw: std::ptr::NonNull<sys::cucore_graphics_resource_t>,
+}
+
+handle_type!(
+    GraphicsResource,
+    sys::cucore_graphics_resource_t,
+    sys::cucore_graphics_resource_retain,
+    sys::cucore_graphics_resource_release
+);
+identity_eq!(GraphicsResource);
+
+impl GraphicsResource {
+    /// Registers the GL buffer object `gl_name` of the GL context current on this thread in
+    /// `device`'s primary context (`cucore_graphics_resource_from_gl_buffer`;
+    /// `cuGraphicsGLRegisterBuffer`). `SURFACE_LOAD_STORE` and `TEXTURE_GATHER` are for images
+    /// and refused (`Status::InvalidArgument`); with no GL context current, a GL context of
+    /// another GPU, or one that is not NVIDIA's, this is `Status::Cuda` with a message saying
+    /// which.
+    pub fn from_gl_buffer(device: &Device, gl_name: u32, flags: RegisterFlags) -> Result<GraphicsResource> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live device handle and a valid out-pointer; we own the reference it gives.
+        check(unsafe {
+            sys::cucore_graphics_resource_from_gl_buffer(device.as_raw(), gl_name, flags.bits(), &mut raw)
+        })?;
+        GraphicsResource::from_out(raw)
+    }
+
+    /// Registers the GL texture or renderbuffer `gl_name` of target `gl_target` (`GL_TEXTURE_2D`,
+    /// `GL_TEXTURE_RECTANGLE`, `GL_TEXTURE_CUBE_MAP`, `GL_TEXTURE_3D`, `GL_TEXTURE_2D_ARRAY`,
+    /// `GL_RENDERBUFFER`) as [`GraphicsResource::from_gl_buffer`] does
+    /// (`cucore_graphics_resource_from_gl_image`; `cuGraphicsGLRegisterImage`). Its mappings are
+    /// arrays ([`GraphicsResource::map_array`]). An unsupported format or target is
+    /// `Status::Cuda` with the driver's code.
+    pub fn from_gl_image(
+        device: &Device,
+        gl_name: u32,
+        gl_target: u32,
+        flags: RegisterFlags,
+    ) -> Result<GraphicsResource> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live device handle and a valid out-pointer; we own the reference it gives.
+        check(unsafe {
+            sys::cucore_graphics_resource_from_gl_image(device.as_raw(), gl_name, gl_target, flags.bits(), &mut raw)
+        })?;
+        GraphicsResource::from_out(raw)
+    }
+
+    /// Maps a registered GL buffer on `stream` (cuda.core's `map(stream=...)`): the guard
+    /// dereferences to the mapped memory's [`Buffer`] and unmaps on `stream` when the last
+    /// reference to the mapping goes. One mapping at a time: mapping again while mapped is
+    /// `Status::InvalidState`, as is mapping an image (use [`GraphicsResource::map_array`]).
+    pub fn map(&self, stream: &Stream) -> Result<MappedBuffer> {
+        self.map_with_hint(stream, MapHint::None)
+    }
+
+    /// [`GraphicsResource::map`] with a hint of how CUDA will use the mapping
+    /// (`cucore_graphics_resource_map`).
+    pub fn map_with_hint(&self, stream: &Stream, hint: MapHint) -> Result<MappedBuffer> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: live handles and a valid out-pointer; we own the reference it gives.
+        check(unsafe { sys::cucore_graphics_resource_map(self.as_raw(), stream.as_raw(), hint.raw(), &mut raw) })?;
+        Ok(MappedBuffer { buffer: Buffer::from_out(raw)?, resource: self.clone() })
+    }
+
+    /// Maps several registered GL buffers in one driver call on `stream`
+    /// (`cucore_graphics_resources_map`): the result's `i`th guard is `resources[i]`'s mapping,
+    /// which unmaps on its own. The resources must belong to one context and appear once; on
+    /// failure nothing stays mapped.
+    pub fn map_all(resources: &[&GraphicsResource], stream: &Stream) -> Result<Vec<MappedBuffer>> {
+        if resources.is_empty() {
+            return Err(Error::binding(
+                Status::InvalidArgument,
+                "GraphicsResource::map_all: no resources to map".to_string(),
+            ));
+        }
+        let count = u32::try_from(resources.len()).map_err(|_| {
+            Error::binding(Status::InvalidArgument, "GraphicsResource::map_all: too many resources".to_string())
+        })?;
+        let raws: Vec<*mut sys::cucore_graphics_resource_t> = resources.iter().map(|r| r.as_raw()).collect();
+        let mut buffers: Vec<*mut sys::cucore_buffer_t> = vec![ptr::null_mut(); resources.len()];
+        // SAFETY: `count` live handles, room for `count` out-pointers; we own the references given.
+        check(unsafe {
+            sys::cucore_graphics_resources_map(raws.as_ptr(), count, stream.as_raw(), buffers.as_mut_ptr())
+        })?;
+        // Adopt every reference first, so that none leaks if one were NULL.
+        let adopted: Vec<Option<Buffer>> = buffers
+            .iter()
+            // SAFETY: each non-NULL entry is a live buffer whose reference the call gave us.
+            .map(|&b| std::ptr::NonNull::new(b).map(|b| unsafe { Buffer::adopt(b.as_ptr()) }))
+            .collect();
+        adopted
+            .into_iter()
+            .zip(resources.iter())
+            .map(|(buffer, resource)| match buffer {
+                Some(buffer) => Ok(MappedBuffer { buffer, resource: (*resource).clone() }),
+                None => {
+                    Err(Error::binding(Status::Internal, "the library returned a NULL Buffer on success".to_string()))
+                }
+            })
+            .collect()
+    }
+
+    /// Maps a registered GL image on `stream` and gives the CUDA array of one sub-resource
+    /// (`array_index`: the cube face or layer; `mip_level`) (`cucore_graphics_resource_map_array`).
+    /// The array holds the mapping: its last reference unmaps on `stream`. Mapping a buffer this
+    /// way is `Status::InvalidState`; a sub-resource that does not exist is `Status::Cuda`.
+    pub fn map_array(&self, stream: &Stream, hint: MapHint, array_index: u32, mip_level: u32) -> Result<MappedArray> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: live handles and a valid out-pointer; we own the reference it gives.
+        check(unsafe {
+            sys::cucore_graphics_resource_map_array(
+                self.as_raw(),
+                stream.as_raw(),
+                hint.raw(),
+                array_index,
+                mip_level,
+                &mut raw,
+            )
+        })?;
+        MappedArray::from_out(raw)
+    }
+
+    /// Maps a registered GL image on `stream` as one mipmapped array whose levels come from
+    /// [`MappedArray::level`] (`cucore_graphics_resource_map_mipmapped_array`).
+    pub fn map_mipmapped_array(&self, stream: &Stream, hint: MapHint) -> Result<MappedArray> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: live handles and a valid out-pointer; we own the reference it gives.
+        check(unsafe {
+            sys::cucore_graphics_resource_map_mipmapped_array(self.as_raw(), stream.as_raw(), hint.raw(), &mut raw)
+        })?;
+        MappedArray::from_out(raw)
+    }
+
+    /// Unmaps now, on `stream` when given, else on the mapping's stream
+    /// (`cucore_graphics_resource_unmap`; cuda.core's `unmap(stream=None)`). The mapped buffer
+    /// is closed (size 0); its views and mapped arrays must not be used afterwards. Not mapped
+    /// is `Status::InvalidState`; after a `Status::Cuda` failure the resource counts as unmapped.
+    pub fn unmap(&self, stream: Option<&Stream>) -> Result<()> {
+        let stream = stream.map_or(ptr::null_mut(), |s| s.as_raw());
+        // SAFETY: a live handle and a live or NULL stream.
+        check(unsafe { sys::cucore_graphics_resource_unmap(self.as_raw(), stream) })
+    }
+
+    /// Whether the resource is mapped now (false after close)
+    /// (`cucore_graphics_resource_is_mapped`).
+    pub fn is_mapped(&self) -> Result<bool> {
+        let mut mapped: c_int = 0;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_graphics_resource_is_mapped(self.as_raw(), &mut mapped) })?;
+        Ok(c_bool(mapped))
+    }
+
+    /// Unmaps if mapped (on `stream`, or the mapping's stream when None), then unregisters now
+    /// (`cucore_graphics_resource_close`; cuda.core's `close(stream=None)`). Idempotent; every
+    /// other call on the resource then fails with `Status::InvalidState`.
+    pub fn close(&self, stream: Option<&Stream>) -> Result<()> {
+        let stream = stream.map_or(ptr::null_mut(), |s| s.as_raw());
+        // SAFETY: a live handle and a live or NULL stream.
+        check(unsafe { sys::cucore_graphics_resource_close(self.as_raw(), stream) })
+    }
+
+    /// The raw `CUgraphicsResource` (borrowed; NULL after close) (cuda.core's `handle`).
+    pub fn handle(&self) -> Result<*mut c_void> {
+        let mut h = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_graphics_resource_handle(self.as_raw(), &mut h) })?;
+        Ok(h)
+    }
+}
+
+impl fmt::Debug for GraphicsResource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.handle() {
+            Ok(h) => write!(f, "GraphicsResource({:p})", h),
+            Err(_) => write!(f, "GraphicsResource(<library handle {:p}>)", self.as_raw()),
+        }
+    }
+}
+
+// ---- MappedBuffer -----------------------------------------------------------------------------------
+
+/// A mapped GL buffer ([`GraphicsResource::map`]): dereferences to the [`Buffer`] of the mapped
+/// memory. Dropping the guard gives back its reference to the mapping, which unmaps on the
+/// mapping stream once no clone or view of the buffer is left.
+pub struct MappedBuffer {
+    buffer: Buffer,
+    resource: GraphicsResource,
+}
+
+impl MappedBuffer {
+    /// The mapped memory's buffer.
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+
+    /// The resource this mapping belongs to.
+    pub fn resource(&self) -> &GraphicsResource {
+        &self.resource
+    }
+
+    /// Gives up the guard for the buffer, which then holds the mapping alone (it unmaps when
+    /// its last reference goes).
+    pub fn into_buffer(self) -> Buffer {
+        self.buffer
+    }
+
+    /// Unmaps now, on `stream` when given, else on the mapping's stream
+    /// ([`GraphicsResource::unmap`]).
+    pub fn unmap(self, stream: Option<&Stream>) -> Result<()> {
+        self.resource.unmap(stream)
+    }
+}
+
+impl Deref for MappedBuffer {
+    type Target = Buffer;
+    fn deref(&self) -> &Buffer {
+        &self.buffer
+    }
+}
+
+impl AsRef<Buffer> for MappedBuffer {
+    fn as_ref(&self) -> &Buffer {
+        &self.buffer
+    }
+}
+
+impl fmt::Debug for MappedBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MappedBuffer")
+            .field("resource", &self.resource)
+            .field("address", &self.buffer.address().ok())
+            .finish()
+    }
+}
+
+// ---- MappedArray ------------------------------------------------------------------------------------
+
+/// The format and extent of a mapped array (`cucore_graphics_array_info_t`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ArrayInfo {
+    /// The driver's `CUarray_format` value.
+    pub format: u32,
+    /// 1, 2 or 4.
+    pub channels: u32,
+    /// Bytes per element (channels x channel size).
+    pub element_size: u32,
+    /// In elements.
+    pub width: u64,
+    /// 0 for a 1D array.
+    pub height: u64,
+    /// 0 for a 1D or 2D array.
+    pub depth: u64,
+    /// A mipmapped array (its levels come from [`MappedArray::level`]; these are level 0's).
+    pub is_mipmapped: bool,
+}
+
+impl ArrayInfo {
+    /// The bytes of the array tightly packed (width x element size per row, rows then slices):
+    /// the size the host and buffer copies take.
+    pub fn size_bytes(&self) -> u64 {
+        self.width * self.height.max(1) * self.depth.max(1) * u64::from(self.element_size)
+    }
+}
+
+/// A CUDA array of a mapped GL image (`cucore_graphics_array_t`): it holds the mapping, whose
+/// last reference unmaps on the mapping stream. The array itself belongs to the driver and
+/// goes with the mapping; after [`GraphicsResource::unmap`] every call fails with
+/// `Status::InvalidState`.
+pub struct MappedArray {
+    raw: std::ptr::NonNull<sys::cucore_graphics_array_t>,
+}
+
+handle_type!(
+    MappedArray,
+    sys::cucore_graphics_array_t,
+    sys::cucore_graphics_array_retain,
+    sys::cucore_graphics_array_release
+);
+identity_eq!(MappedArray);
+
+fn len64(len: usize) -> u64 {
+    len as u64
+}
+
+impl MappedArray {
+    /// The raw `CUarray`, or `CUmipmappedArray` for a mipmapped array (borrowed; valid while the
+    /// mapping lasts) (`cucore_graphics_array_handle`).
+    pub fn handle(&self) -> Result<*mut c_void> {
+        let mut h = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_graphics_array_handle(self.as_raw(), &mut h) })?;
+        Ok(h)
+    }
+
+    /// Level `level` of a mipmapped array, holding the same mapping (`cucore_graphics_array_level`).
+    pub fn level(&self, level: u32) -> Result<MappedArray> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer; we own the reference it gives.
+        check(unsafe { sys::cucore_graphics_array_level(self.as_raw(), level, &mut raw) })?;
+        MappedArray::from_out(raw)
+    }
+
+    /// The format and extent (`cucore_graphics_array_info`; level 0's for a mipmapped array).
+    pub fn info(&self) -> Result<ArrayInfo> {
+        let mut info = sys::cucore_graphics_array_info_t::INIT;
+        // SAFETY: a live handle and an initialised struct of the size it states.
+        check(unsafe { sys::cucore_graphics_array_info(self.as_raw(), &mut info) })?;
+        Ok(ArrayInfo {
+            format: info.format,
+            channels: info.channels,
+            element_size: info.element_size,
+            width: info.width,
+            height: info.height,
+            depth: info.depth,
+            is_mipmapped: info.is_mipmapped != 0,
+        })
+    }
+
+    /// Copies the whole array from tightly packed host bytes (`src.len()` must be the array's
+    /// [`ArrayInfo::size_bytes`]) and waits until the copy has run
+    /// (`cucore_graphics_array_copy_from_host`, then [`Stream::synchronize`]).
+    pub fn copy_from_host(&self, src: &[u8], stream: &Stream) -> Result<()> {
+        // SAFETY: `src` stays borrowed until the stream is synchronized below.
+        unsafe { self.copy_from_host_async(src, stream) }?;
+        stream.synchronize()
+    }
+
+    /// Copies the whole array into tightly packed host bytes (`dst.len()` must be the array's
+    /// size) and waits until the copy has run (`cucore_graphics_array_copy_to_host`, then
+    /// [`Stream::synchronize`]).
+    pub fn copy_to_host(&self, dst: &mut [u8], stream: &Stream) -> Result<()> {
+        // SAFETY: `dst` stays mutably borrowed until the stream is synchronized below.
+        unsafe { self.copy_to_host_async(dst, stream) }?;
+        stream.synchronize()
+    }
+
+    /// Reads the whole array into a new `Vec` (waits for `stream`).
+    pub fn to_vec(&self, stream: &Stream) -> Result<Vec<u8>> {
+        let size = self.info()?.size_bytes();
+        let len = usize::try_from(size).map_err(|_| {
+            Error::binding(Status::InvalidArgument, format!("MappedArray::to_vec: {} bytes do not fit in memory", size))
+        })?;
+        let mut v = vec![0u8; len];
+        self.copy_to_host(&mut v, stream)?;
+        Ok(v)
+    }
+
+    /// Queues the copy of [`MappedArray::copy_from_host`] on `stream` and returns at once.
+    ///
+    /// # Safety
+    /// `src` must stay valid and unmodified until the copy has run (until `stream` has been
+    /// synchronized). If the call returns `Err`, nothing was queued.
+    pub unsafe fn copy_from_host_async(&self, src: &[u8], stream: &Stream) -> Result<()> {
+        // SAFETY: live handles; the caller keeps `src` valid until the copy has run.
+        check(unsafe {
+            sys::cucore_graphics_array_copy_from_host(
+                self.as_raw(),
+                src.as_ptr() as *const c_void,
+                len64(src.len()),
+                stream.as_raw(),
+            )
+        })
+    }
+
+    /// Queues the copy of [`MappedArray::copy_to_host`] on `stream` and returns at once.
+    ///
+    /// # Safety
+    /// `dst` must stay valid, and be neither read nor written, until the copy has run (until
+    /// `stream` has been synchronized). If the call returns `Err`, nothing was queued.
+    pub unsafe fn copy_to_host_async(&self, dst: &mut [u8], stream: &Stream) -> Result<()> {
+        // SAFETY: live handles; the caller keeps `dst` valid and untouched until the copy has run.
+        check(unsafe {
+            sys::cucore_graphics_array_copy_to_host(
+                self.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                len64(dst.len()),
+                stream.as_raw(),
+            )
+        })
+    }
+
+    /// Copies the whole array from a device buffer holding it tightly packed (the buffer's size
+    /// must be the array's), ordered on `stream` (`cucore_graphics_array_copy_from_buffer`).
+    pub fn copy_from_buffer(&self, buffer: &Buffer, stream: &Stream) -> Result<()> {
+        // SAFETY: live handles; both memories belong to the library.
+        check(unsafe { sys::cucore_graphics_array_copy_from_buffer(self.as_raw(), buffer.as_raw(), stream.as_raw()) })
+    }
+
+    /// Copies the whole array to a device buffer of the array's size, tightly packed, ordered on
+    /// `stream` (`cucore_graphics_array_copy_to_buffer`).
+    pub fn copy_to_buffer(&self, buffer: &Buffer, stream: &Stream) -> Result<()> {
+        // SAFETY: live handles; both memories belong to the library.
+        check(unsafe { sys::cucore_graphics_array_copy_to_buffer(self.as_raw(), buffer.as_raw(), stream.as_raw()) })
+    }
+}
+
+impl fmt::Debug for MappedArray {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.handle() {
+            Ok(h) => write!(f, "MappedArray({:p})", h),
+            Err(_) => write!(f, "MappedArray(<unmapped, library handle {:p}>)", self.as_raw()),
+        }
+    }
+}

@@ -1,0 +1,204 @@
+// libcucore C++ façade: graphics interop with OpenGL (over cucore/graphics.h).
+//
+//   auto res = cucore::GraphicsResource::from_gl_buffer(device, vbo);
+//   {
+//       auto buf = res.map(stream);   // a Buffer; unmaps on `stream` at scope end
+//       ... launch kernels on buf.address() in `stream` ...
+//   }
+//   res.close();                      // or let the last reference unregister
+#ifndef CUCORE_GRAPHICS_HPP
+#define CUCORE_GRAPHICS_HPP
+
+#include <cstdint>
+#include <vector>
+
+#include "common.hpp"
+#include "device.hpp"
+#include "graphics.h"
+#include "memory.hpp"
+#include "stream.hpp"
+
+namespace cucore {
+
+namespace detail {
+template <> struct HandleTraits<cucore_graphics_resource_t> {
+    static cucore_status_t retain(cucore_graphics_resource_t *h) noexcept { return cucore_graphics_resource_retain(h); }
+    static cucore_status_t release(cucore_graphics_resource_t *h) noexcept {
+        return cucore_graphics_resource_release(h);
+    }
+};
+template <> struct HandleTraits<cucore_graphics_array_t> {
+    static cucore_status_t retain(cucore_graphics_array_t *h) noexcept { return cucore_graphics_array_retain(h); }
+    static cucore_status_t release(cucore_graphics_array_t *h) noexcept { return cucore_graphics_array_release(h); }
+};
+} // namespace detail
+
+// Registration flags (bits; combine with |).
+enum class GraphicsRegisterFlags : std::uint32_t {
+    none = CUCORE_GRAPHICS_REGISTER_NONE,
+    read_only = CUCORE_GRAPHICS_REGISTER_READ_ONLY,
+    write_discard = CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD,
+    surface_load_store = CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE,
+    texture_gather = CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER,
+};
+constexpr GraphicsRegisterFlags operator|(GraphicsRegisterFlags a, GraphicsRegisterFlags b) noexcept {
+    return static_cast<GraphicsRegisterFlags>(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b));
+}
+
+// How CUDA will use one mapping.
+enum class MapHint : std::uint32_t {
+    none = CUCORE_GRAPHICS_MAP_HINT_NONE,
+    read_only = CUCORE_GRAPHICS_MAP_HINT_READ_ONLY,
+    write_discard = CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD,
+};
+
+// A CUDA array of a mapped GL image; holds the mapping (its last reference, with
+// every other array of the mapping, unmaps). Not owned: the driver frees it.
+class GraphicsArray : public Handle<GraphicsArray, cucore_graphics_array_t> {
+public:
+    GraphicsArray() noexcept = default;
+
+    // The raw CUarray (CUmipmappedArray for a mipmapped array). Throws Error:
+    // INVALID_HANDLE, INVALID_STATE (unmapped).
+    void *handle() const {
+        void *raw = nullptr;
+        detail::check(cucore_graphics_array_handle(handle_, &raw));
+        return raw;
+    }
+
+    // Level `level` of a mipmapped array. Throws Error: INVALID_STATE (not
+    // mipmapped, unmapped), CUDA.
+    GraphicsArray level(std::uint32_t level) const {
+        cucore_graphics_array_t *raw = nullptr;
+        detail::check(cucore_graphics_array_level(handle_, level, &raw));
+        return adopt(raw);
+    }
+
+    // Format and extent. Throws Error: INVALID_STATE (unmapped), CUDA.
+    cucore_graphics_array_info_t info() const {
+        cucore_graphics_array_info_t result = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
+        detail::check(cucore_graphics_array_info(handle_, &result));
+        return result;
+    }
+
+    // Whole-array copies with tightly packed host memory or a Buffer, ordered on
+    // `stream`. Throws Error: INVALID_ARGUMENT (size not the array's), INVALID_STATE, CUDA.
+    void copy_from_host(const void *src, std::uint64_t size, const Stream &stream) const {
+        detail::check(cucore_graphics_array_copy_from_host(handle_, src, size, stream.get()));
+    }
+    void copy_to_host(void *dst, std::uint64_t size, const Stream &stream) const {
+        detail::check(cucore_graphics_array_copy_to_host(handle_, dst, size, stream.get()));
+    }
+    void copy_from(const Buffer &buffer, const Stream &stream) const {
+        detail::check(cucore_graphics_array_copy_from_buffer(handle_, buffer.get(), stream.get()));
+    }
+    void copy_to(const Buffer &buffer, const Stream &stream) const {
+        detail::check(cucore_graphics_array_copy_to_buffer(handle_, buffer.get(), stream.get()));
+    }
+};
+
+// A registration of a GL buffer or image (cuda.core: GraphicsResource). Its last
+// reference unregisters; a mapping (Buffer or GraphicsArray) holds a reference,
+// so the registration outlives every mapping.
+class GraphicsResource : public Handle<GraphicsResource, cucore_graphics_resource_t> {
+public:
+    GraphicsResource() noexcept = default;
+
+    // Registers GL buffer `gl_name` in `device`'s primary context (a GL context
+    // must be current). Throws Error: INVALID_ARGUMENT (flags), CUDA (the message
+    // says why: bad name, no or foreign GL context).
+    static GraphicsResource from_gl_buffer(const Device &device, std::uint32_t gl_name,
+                                           GraphicsRegisterFlags flags = GraphicsRegisterFlags::none) {
+        cucore_graphics_resource_t *raw = nullptr;
+        detail::check(cucore_graphics_resource_from_gl_buffer(device.get(), gl_name,
+                                                              static_cast<std::uint32_t>(flags), &raw));
+        return adopt(raw);
+    }
+
+    // Registers GL texture or renderbuffer `gl_name` of `gl_target`. Throws as from_gl_buffer.
+    static GraphicsResource from_gl_image(const Device &device, std::uint32_t gl_name, std::uint32_t gl_target,
+                                          GraphicsRegisterFlags flags = GraphicsRegisterFlags::none) {
+        cucore_graphics_resource_t *raw = nullptr;
+        detail::check(cucore_graphics_resource_from_gl_image(device.get(), gl_name, gl_target,
+                                                             static_cast<std::uint32_t>(flags), &raw));
+        return adopt(raw);
+    }
+
+    // Maps a GL buffer on `stream`: `auto buf = res.map(stream);` unmaps on
+    // `stream` when the last reference to `buf` (and its views) goes. Throws
+    // Error: INVALID_STATE (already mapped, closed, an image), CUDA.
+    Buffer map(const Stream &stream, MapHint hint = MapHint::none) const {
+        cucore_buffer_t *raw = nullptr;
+        detail::check(cucore_graphics_resource_map(handle_, stream.get(), static_cast<std::uint32_t>(hint), &raw));
+        return Buffer::adopt(raw);
+    }
+
+    // Maps several GL buffers in one driver call; one Buffer each, in order.
+    static std::vector<Buffer> map_all(const std::vector<GraphicsResource> &resources, const Stream &stream) {
+        std::vector<cucore_graphics_resource_t *> raw;
+        raw.reserve(resources.size());
+        for (const GraphicsResource &resource : resources) raw.push_back(resource.get());
+        std::vector<cucore_buffer_t *> mapped(resources.size(), nullptr);
+        detail::check(cucore_graphics_resources_map(raw.data(), static_cast<std::uint32_t>(raw.size()), stream.get(),
+                                                    mapped.data()));
+        std::vector<Buffer> buffers;
+        buffers.reserve(mapped.size());
+        for (cucore_buffer_t *buffer : mapped) buffers.push_back(Buffer::adopt(buffer));
+        return buffers;
+    }
+
+    // Maps a GL image and returns one sub-resource's array (unmaps with its last reference).
+    GraphicsArray map_array(const Stream &stream, std::uint32_t array_index = 0, std::uint32_t mip_level = 0,
+                            MapHint hint = MapHint::none) const {
+        cucore_graphics_array_t *raw = nullptr;
+        detail::check(cucore_graphics_resource_map_array(handle_, stream.get(), static_cast<std::uint32_t>(hint),
+                                                         array_index, mip_level, &raw));
+        return GraphicsArray::adopt(raw);
+    }
+
+    // Maps a GL image as a mipmapped array (levels through GraphicsArray::level).
+    GraphicsArray map_mipmapped_array(const Stream &stream, MapHint hint = MapHint::none) const {
+        cucore_graphics_array_t *raw = nullptr;
+        detail::check(cucore_graphics_resource_map_mipmapped_array(handle_, stream.get(),
+                                                                   static_cast<std::uint32_t>(hint), &raw));
+        return GraphicsArray::adopt(raw);
+    }
+
+    // Unmaps now (on the mapping's stream, or `stream`). Throws Error:
+    // INVALID_STATE (not mapped, closed), CUDA.
+    void unmap() const { detail::check(cucore_graphics_resource_unmap(handle_, nullptr)); }
+    void unmap(const Stream &stream) const { detail::check(cucore_graphics_resource_unmap(handle_, stream.get())); }
+
+    bool is_mapped() const {
+        int mapped = 0;
+        detail::check(cucore_graphics_resource_is_mapped(handle_, &mapped));
+        return mapped != 0;
+    }
+
+    // Unmaps if mapped, then unregisters; idempotent. Afterwards other calls
+    // throw INVALID_STATE. Throws Error: CUDA.
+    void close() const { detail::check(cucore_graphics_resource_close(handle_, nullptr)); }
+    void close(const Stream &stream) const { detail::check(cucore_graphics_resource_close(handle_, stream.get())); }
+
+    // The raw CUgraphicsResource (nullptr after close).
+    void *handle() const {
+        void *raw = nullptr;
+        detail::check(cucore_graphics_resource_handle(handle_, &raw));
+        return raw;
+    }
+};
+
+// The CUDA device ordinals of the GL context current on this thread. Throws
+// Error: CUDA (no NVIDIA GL context current).
+inline std::vector<int> gl_devices(cucore_gl_device_list_t list = CUCORE_GL_DEVICES_ALL) {
+    std::uint32_t count = 0;
+    detail::check(cucore_gl_get_devices(static_cast<std::uint32_t>(list), nullptr, 0, &count));
+    std::vector<int> ordinals(count);
+    if (count > 0) detail::check(cucore_gl_get_devices(static_cast<std::uint32_t>(list), ordinals.data(), count, &count));
+    ordinals.resize(count);
+    return ordinals;
+}
+
+} // namespace cucore
+
+#endif // CUCORE_GRAPHICS_HPP

@@ -1,0 +1,194 @@
+// C ABI: graphics interop (GraphicsResource, mapped buffers and arrays, GL devices).
+#include <vector>
+
+#include "capi/capi.hpp"
+#include "core/graphics.hpp"
+
+using namespace cucore;
+
+namespace {
+constexpr uint32_t kRegisterFlags = CUCORE_GRAPHICS_REGISTER_READ_ONLY | CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD |
+                                    CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE |
+                                    CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER;
+
+core::Stream *optional_stream(cucore_stream_t *stream) {
+    return stream ? &capi::get(stream, "stream") : nullptr;
+}
+}  // namespace
+
+extern "C" {
+
+cucore_status_t cucore_graphics_resource_from_gl_buffer(cucore_device_t *device, uint32_t gl_name, uint32_t flags,
+                                                        cucore_graphics_resource_t **resource) {
+    return capi::guarded(__func__, [&] {
+        cucore_graphics_resource_t *&result = capi::out(resource, "resource");
+        core::Device &object = capi::get(device, "device");
+        capi::check_flags(flags, kRegisterFlags, "flags");
+        result = capi::give<cucore_graphics_resource_t>(core::GraphicsResource::from_gl_buffer(object, gl_name, flags));
+    });
+}
+
+cucore_status_t cucore_graphics_resource_from_gl_image(cucore_device_t *device, uint32_t gl_name, uint32_t gl_target,
+                                                       uint32_t flags, cucore_graphics_resource_t **resource) {
+    return capi::guarded(__func__, [&] {
+        cucore_graphics_resource_t *&result = capi::out(resource, "resource");
+        core::Device &object = capi::get(device, "device");
+        capi::check_flags(flags, kRegisterFlags, "flags");
+        result = capi::give<cucore_graphics_resource_t>(
+            core::GraphicsResource::from_gl_image(object, gl_name, gl_target, flags));
+    });
+}
+
+cucore_status_t cucore_graphics_resource_retain(cucore_graphics_resource_t *resource) {
+    return capi::guarded(__func__, [&] { capi::retain(resource); });
+}
+
+cucore_status_t cucore_graphics_resource_release(cucore_graphics_resource_t *resource) {
+    return capi::guarded(__func__, [&] { capi::release(resource); });
+}
+
+cucore_status_t cucore_graphics_resource_map(cucore_graphics_resource_t *resource, cucore_stream_t *stream,
+                                             uint32_t hint, cucore_buffer_t **buffer) {
+    return capi::guarded(__func__, [&] {
+        cucore_buffer_t *&result = capi::out(buffer, "buffer");
+        core::GraphicsResource &object = capi::get(resource, "resource");
+        result = capi::give<cucore_buffer_t>(object.map(capi::get(stream, "stream"), hint));
+    });
+}
+
+cucore_status_t cucore_graphics_resources_map(cucore_graphics_resource_t *const *resources, uint32_t count,
+                                              cucore_stream_t *stream, cucore_buffer_t **buffers) {
+    return capi::guarded(__func__, [&] {
+        capi::require(buffers, "buffers");
+        for (uint32_t i = 0; i < count; ++i) buffers[i] = nullptr;
+        capi::require(resources, "resources");
+        std::vector<core::GraphicsResource *> objects;
+        objects.reserve(count);
+        for (uint32_t i = 0; i < count; ++i) objects.push_back(&capi::get(resources[i], "resources[i]"));
+        std::vector<core::Ref<core::Buffer>> mapped =
+            core::GraphicsResource::map_many(objects, capi::get(stream, "stream"));
+        for (uint32_t i = 0; i < count; ++i) buffers[i] = capi::give<cucore_buffer_t>(std::move(mapped[i]));
+    });
+}
+
+cucore_status_t cucore_graphics_resource_map_array(cucore_graphics_resource_t *resource, cucore_stream_t *stream,
+                                                   uint32_t hint, uint32_t array_index, uint32_t mip_level,
+                                                   cucore_graphics_array_t **array) {
+    return capi::guarded(__func__, [&] {
+        cucore_graphics_array_t *&result = capi::out(array, "array");
+        core::GraphicsResource &object = capi::get(resource, "resource");
+        result = capi::give<cucore_graphics_array_t>(
+            object.map_array(capi::get(stream, "stream"), hint, array_index, mip_level));
+    });
+}
+
+cucore_status_t cucore_graphics_resource_map_mipmapped_array(cucore_graphics_resource_t *resource,
+                                                             cucore_stream_t *stream, uint32_t hint,
+                                                             cucore_graphics_array_t **array) {
+    return capi::guarded(__func__, [&] {
+        cucore_graphics_array_t *&result = capi::out(array, "array");
+        core::GraphicsResource &object = capi::get(resource, "resource");
+        result = capi::give<cucore_graphics_array_t>(object.map_mipmapped_array(capi::get(stream, "stream"), hint));
+    });
+}
+
+cucore_status_t cucore_graphics_resource_unmap(cucore_graphics_resource_t *resource, cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        core::GraphicsResource &object = capi::get(resource, "resource");
+        object.unmap(optional_stream(stream));
+    });
+}
+
+cucore_status_t cucore_graphics_resource_is_mapped(const cucore_graphics_resource_t *resource, int *is_mapped) {
+    return capi::guarded(__func__, [&] {
+        int &result = capi::out(is_mapped, "is_mapped");
+        result = capi::get(resource, "resource").is_mapped() ? 1 : 0;
+    });
+}
+
+cucore_status_t cucore_graphics_resource_close(cucore_graphics_resource_t *resource, cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        core::GraphicsResource &object = capi::get(resource, "resource");
+        object.close(optional_stream(stream));
+    });
+}
+
+cucore_status_t cucore_graphics_resource_handle(const cucore_graphics_resource_t *resource,
+                                                void **cu_graphics_resource) {
+    return capi::guarded(__func__, [&] {
+        void *&result = capi::out(cu_graphics_resource, "cu_graphics_resource");
+        result = capi::get(resource, "resource").cu();
+    });
+}
+
+cucore_status_t cucore_graphics_array_retain(cucore_graphics_array_t *array) {
+    return capi::guarded(__func__, [&] { capi::retain(array); });
+}
+
+cucore_status_t cucore_graphics_array_release(cucore_graphics_array_t *array) {
+    return capi::guarded(__func__, [&] { capi::release(array); });
+}
+
+cucore_status_t cucore_graphics_array_handle(const cucore_graphics_array_t *array, void **cu_array) {
+    return capi::guarded(__func__, [&] {
+        void *&result = capi::out(cu_array, "cu_array");
+        result = capi::get(array, "array").handle();
+    });
+}
+
+cucore_status_t cucore_graphics_array_level(cucore_graphics_array_t *array, uint32_t level,
+                                            cucore_graphics_array_t **level_array) {
+    return capi::guarded(__func__, [&] {
+        cucore_graphics_array_t *&result = capi::out(level_array, "level_array");
+        result = capi::give<cucore_graphics_array_t>(capi::get(array, "array").level(level));
+    });
+}
+
+cucore_status_t cucore_graphics_array_info(const cucore_graphics_array_t *array, cucore_graphics_array_info_t *info) {
+    return capi::guarded(__func__, [&] {
+        capi::require(info, "info");
+        core::GraphicsArray &object = capi::get(array, "array");
+        capi::write_versioned(info, object.info(), "info", "CUCORE_GRAPHICS_ARRAY_INFO_INIT");
+    });
+}
+
+cucore_status_t cucore_graphics_array_copy_from_host(cucore_graphics_array_t *array, const void *src, uint64_t size,
+                                                     cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        core::GraphicsArray &object = capi::get(array, "array");
+        object.copy_from_host(src, size, capi::get(stream, "stream"));
+    });
+}
+
+cucore_status_t cucore_graphics_array_copy_to_host(cucore_graphics_array_t *array, void *dst, uint64_t size,
+                                                   cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        core::GraphicsArray &object = capi::get(array, "array");
+        object.copy_to_host(dst, size, capi::get(stream, "stream"));
+    });
+}
+
+cucore_status_t cucore_graphics_array_copy_from_buffer(cucore_graphics_array_t *array, cucore_buffer_t *buffer,
+                                                       cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        core::GraphicsArray &object = capi::get(array, "array");
+        object.copy_from_buffer(capi::get(buffer, "buffer"), capi::get(stream, "stream"));
+    });
+}
+
+cucore_status_t cucore_graphics_array_copy_to_buffer(cucore_graphics_array_t *array, cucore_buffer_t *buffer,
+                                                     cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        core::GraphicsArray &object = capi::get(array, "array");
+        object.copy_to_buffer(capi::get(buffer, "buffer"), capi::get(stream, "stream"));
+    });
+}
+
+cucore_status_t cucore_gl_get_devices(uint32_t device_list, int *ordinals, uint32_t capacity, uint32_t *count) {
+    return capi::guarded(__func__, [&] {
+        uint32_t &result = capi::out(count, "count");
+        result = core::gl_devices(device_list, ordinals, capacity);
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,539 @@
+#include "core/graphics.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/release.hpp"
+#include "driver/driver.hpp"
+
+namespace cucore::core {
+
+namespace {
+
+constexpr uint32_t kKnownRegisterFlags = CUCORE_GRAPHICS_REGISTER_READ_ONLY | CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD |
+                                         CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE |
+                                         CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER;
+
+unsigned driver_register_flags(uint32_t flags) noexcept {
+    unsigned result = CU_GRAPHICS_REGISTER_FLAGS_NONE;
+    if (flags & CUCORE_GRAPHICS_REGISTER_READ_ONLY) result |= CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY;
+    if (flags & CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD) result |= CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD;
+    if (flags & CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE) result |= CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST;
+    if (flags & CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER) result |= CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER;
+    return result;
+}
+
+void check_hint(uint32_t hint) {
+    if (hint > CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD)
+        throw_invalid_argument("argument 'hint' is " + std::to_string(hint) +
+                               "; it must be a cucore_graphics_map_hint_t (NONE, READ_ONLY or WRITE_DISCARD)");
+}
+
+unsigned driver_map_flags(uint32_t hint) noexcept {
+    switch (hint) {
+        case CUCORE_GRAPHICS_MAP_HINT_READ_ONLY: return CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY;
+        case CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD: return CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD;
+        default: return CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE;
+    }
+}
+
+// A registration failure, said in GL terms.
+[[noreturn]] void throw_register_failure(CUresult result, const char *entry_point, const std::string &object) {
+    std::string why;
+    switch (result) {
+        case CUDA_ERROR_INVALID_HANDLE:
+        case CUDA_ERROR_INVALID_VALUE:
+            why = object + " is not a name of the GL context current on this thread (or no GL context is current)";
+            break;
+        case CUDA_ERROR_INVALID_DEVICE: why = "the current GL context is on another GPU than the CUDA device"; break;
+        case CUDA_ERROR_OPERATING_SYSTEM:
+        case CUDA_ERROR_UNKNOWN:
+            why = "the current GL context is not an NVIDIA one, or none is current on this thread";
+            break;
+        case CUDA_ERROR_INVALID_CONTEXT: why = "no CUDA context could be bound"; break;
+        case CUDA_ERROR_NOT_SUPPORTED: why = object + " has a format or target CUDA cannot register"; break;
+        default: why = "registering " + object + " failed"; break;
+    }
+    throw Error(status_of(result), why + " (" + entry_point + ": " + cuda_error_name(result) + ")",
+                static_cast<int>(result));
+}
+
+// The size of one channel of a CUarray_format (0: not copyable element-wise).
+uint32_t channel_size(CUarray_format format) noexcept {
+    switch (format) {
+        case CU_AD_FORMAT_UNSIGNED_INT8:
+        case CU_AD_FORMAT_SIGNED_INT8: return 1;
+        case CU_AD_FORMAT_UNSIGNED_INT16:
+        case CU_AD_FORMAT_SIGNED_INT16:
+        case CU_AD_FORMAT_HALF: return 2;
+        case CU_AD_FORMAT_UNSIGNED_INT32:
+        case CU_AD_FORMAT_SIGNED_INT32:
+        case CU_AD_FORMAT_FLOAT: return 4;
+        default: return 0;
+    }
+}
+
+[[noreturn]] void throw_closed() {
+    throw Error(CUCORE_ERROR_INVALID_STATE, "the graphics resource is closed");
+}
+
+}  // namespace
+
+void check_graphics_register_flags(uint32_t flags, bool is_image) {
+    if (flags & ~kKnownRegisterFlags)
+        throw_invalid_argument("argument 'flags' has unknown bits 0x" + [&] {
+            char text[16];
+            std::snprintf(text, sizeof text, "%x", flags & ~kKnownRegisterFlags);
+            return std::string(text);
+        }() + "; use cucore_graphics_register_flag_t bits");
+    if ((flags & CUCORE_GRAPHICS_REGISTER_READ_ONLY) && (flags & CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD))
+        throw_invalid_argument("argument 'flags' combines READ_ONLY with WRITE_DISCARD");
+    if (!is_image &&
+        (flags & (CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE | CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER)))
+        throw_invalid_argument("argument 'flags' has SURFACE_LOAD_STORE or TEXTURE_GATHER, which apply to GL images "
+                               "only, not to GL buffers");
+}
+
+// ---- GraphicsMapping ------------------------------------------------------------------
+
+GraphicsMapping::GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> stream, MemoryTraits traits) noexcept
+    : MemoryResource(CUCORE_MEMORY_RESOURCE_GRAPHICS, Ref<Context>(&resource->context()), traits, true),
+      resource_(std::move(resource)),
+      stream_(std::move(stream)) {}
+
+GraphicsMapping::~GraphicsMapping() {
+    try {
+        resource_->end_mapping(this, *stream_);
+    } catch (const Error &error) {
+        report_release_error(error.status(), error.cuda_result(), error.what());
+    } catch (...) {
+        report_release_error(CUCORE_ERROR_INTERNAL, 0, "unmapping a graphics resource: unexpected exception");
+    }
+    // resource_ goes after the unmap: unregistration, if this was the last reference, follows it.
+}
+
+void GraphicsMapping::deallocate(CUdeviceptr, uint64_t, Stream *stream) {
+    resource_->end_mapping(this, stream ? *stream : *stream_);
+}
+
+bool GraphicsMapping::is_current() const { return resource_->is_current(this); }
+
+CUdeviceptr GraphicsMapping::allocate_raw(uint64_t, Stream *) {
+    not_supported("a graphics mapping cannot allocate; it holds the one mapped range of its resource");
+}
+
+// ---- GraphicsResource -------------------------------------------------------------------
+
+Ref<GraphicsResource> GraphicsResource::from_gl_buffer(Device &device, uint32_t gl_name, uint32_t flags) {
+    check_graphics_register_flags(flags, false);
+    Ref<Context> context = device.primary_context();
+    CUgraphicsResource resource = nullptr;
+    {
+        ScopedContext bind(context->cu());
+        CUresult result = CUCORE_DRIVER(cuGraphicsGLRegisterBuffer)(&resource, gl_name, driver_register_flags(flags));
+        if (result != CUDA_SUCCESS)
+            throw_register_failure(result, "cuGraphicsGLRegisterBuffer", "GL buffer " + std::to_string(gl_name));
+    }
+    try {
+        return make<GraphicsResource>(std::move(context), resource, false);
+    } catch (...) {
+        driver::api().cuGraphicsUnregisterResource(resource);  // no half-made object
+        throw;
+    }
+}
+
+Ref<GraphicsResource> GraphicsResource::from_gl_image(Device &device, uint32_t gl_name, uint32_t gl_target,
+                                                      uint32_t flags) {
+    check_graphics_register_flags(flags, true);
+    Ref<Context> context = device.primary_context();
+    CUgraphicsResource resource = nullptr;
+    {
+        ScopedContext bind(context->cu());
+        CUresult result =
+            CUCORE_DRIVER(cuGraphicsGLRegisterImage)(&resource, gl_name, gl_target, driver_register_flags(flags));
+        if (result != CUDA_SUCCESS) {
+            char target[16];
+            std::snprintf(target, sizeof target, "0x%x", gl_target);
+            throw_register_failure(result, "cuGraphicsGLRegisterImage",
+                                   "GL image " + std::to_string(gl_name) + " (target " + target + ")");
+        }
+    }
+    try {
+        return make<GraphicsResource>(std::move(context), resource, true);
+    } catch (...) {
+        driver::api().cuGraphicsUnregisterResource(resource);
+        throw;
+    }
+}
+
+GraphicsResource::GraphicsResource(Ref<Context> context, CUgraphicsResource resource, bool is_image) noexcept
+    : Object(CUCORE_OBJECT_GRAPHICS_RESOURCE), context_(std::move(context)), resource_(resource), is_image_(is_image) {}
+
+GraphicsResource::~GraphicsResource() {
+    // No mapping is live: each holds a reference to this resource.
+    if (closed_) return;
+    CUgraphicsResource resource = resource_;
+    CUcontext context = context_->cu();
+    release_reported("cuGraphicsUnregisterResource", "unregistering a graphics resource",
+                     [resource, context](const driver::Table &api) {
+                         CUcontext previous = nullptr;
+                         if (api.cuCtxGetCurrent(&previous) != CUDA_SUCCESS) previous = nullptr;
+                         if (previous != context) api.cuCtxSetCurrent(context);
+                         CUresult result = api.cuGraphicsUnregisterResource(resource);
+                         if (previous != context) api.cuCtxSetCurrent(previous);
+                         return result;
+                     });
+}
+
+void GraphicsResource::check_mappable(const char *how) const {
+    if (closed_) throw_closed();
+    if (mapping_)
+        throw Error(CUCORE_ERROR_INVALID_STATE,
+                    "the graphics resource is already mapped; release its mapped buffer or array, or call "
+                    "cucore_graphics_resource_unmap, before mapping it again");
+    const bool wants_image = how[0] == 'a';
+    if (is_image_ && !wants_image)
+        throw Error(CUCORE_ERROR_INVALID_STATE,
+                    "the graphics resource is a GL image, which maps as arrays: use cucore_graphics_resource_map_array "
+                    "or cucore_graphics_resource_map_mipmapped_array");
+    if (!is_image_ && wants_image)
+        throw Error(CUCORE_ERROR_INVALID_STATE,
+                    "the graphics resource is a GL buffer, which maps as a pointer: use cucore_graphics_resource_map");
+}
+
+void GraphicsResource::set_map_hint(uint32_t hint) {
+    if (hint == map_hint_) return;
+    CUCORE_CALL(cuGraphicsResourceSetMapFlags, resource_, driver_map_flags(hint));
+    map_hint_ = hint;
+}
+
+Ref<GraphicsMapping> GraphicsResource::begin_mapping(Stream &stream) {
+    MemoryTraits traits{context_->device().ordinal(), true, false, false};
+    Ref<GraphicsMapping> mapping = make<GraphicsMapping>(Ref<GraphicsResource>(this), Ref<Stream>(&stream), traits);
+    mapping_ = mapping.get();
+    return mapping;
+}
+
+Ref<Buffer> GraphicsResource::map(Stream &stream, uint32_t hint) {
+    check_hint(hint);
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    check_mappable("pointer");
+    ScopedContext bind(context_->cu());
+    set_map_hint(hint);
+    CUCORE_CALL(cuGraphicsMapResources, 1u, &resource_, stream.cu());
+    CUdeviceptr address = 0;
+    size_t size = 0;
+    Ref<GraphicsMapping> mapping;
+    try {
+        CUCORE_CALL(cuGraphicsResourceGetMappedPointer, &address, &size, resource_);
+        mapping = begin_mapping(stream);
+    } catch (...) {
+        driver::api().cuGraphicsUnmapResources(1u, &resource_, stream.cu());  // nothing stays mapped
+        throw;
+    }
+    // From here a failure releases the mapping, which unmaps.
+    auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), mapping, address, size,
+                                                       Ref<Stream>(&stream));
+    Ref<Buffer> buffer = make<Buffer>(std::move(allocation), address, size, mapping->traits());
+    mapped_buffer_ = WeakRef<Buffer>(buffer.get());
+    return buffer;
+}
+
+std::vector<Ref<Buffer>> GraphicsResource::map_many(const std::vector<GraphicsResource *> &resources, Stream &stream) {
+    if (resources.empty()) throw_invalid_argument("argument 'count' is 0");
+    std::vector<GraphicsResource *> sorted(resources);
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        throw_invalid_argument("argument 'resources' names one resource twice");
+    for (GraphicsResource *resource : resources)
+        if (resource->context_->cu() != resources[0]->context_->cu())
+            throw_invalid_argument("argument 'resources' mixes resources of two contexts; map each context's "
+                                   "resources in their own call");
+    // Locked in address order, so two batch maps cannot deadlock.
+    std::vector<std::unique_lock<std::recursive_mutex>> locks;
+    locks.reserve(sorted.size());
+    for (GraphicsResource *resource : sorted) locks.emplace_back(resource->mutex_);
+    for (GraphicsResource *resource : resources) resource->check_mappable("pointer");
+    ScopedContext bind(resources[0]->context_->cu());
+    std::vector<CUgraphicsResource> handles;
+    handles.reserve(resources.size());
+    for (GraphicsResource *resource : resources) {
+        resource->set_map_hint(CUCORE_GRAPHICS_MAP_HINT_NONE);
+        handles.push_back(resource->resource_);
+    }
+    const unsigned count = static_cast<unsigned>(handles.size());
+    CUCORE_CALL(cuGraphicsMapResources, count, handles.data(), stream.cu());
+    std::vector<CUdeviceptr> addresses(count);
+    std::vector<size_t> sizes(count);
+    std::vector<Ref<GraphicsMapping>> mappings;
+    mappings.reserve(count);
+    try {
+        for (unsigned i = 0; i < count; ++i)
+            CUCORE_CALL(cuGraphicsResourceGetMappedPointer, &addresses[i], &sizes[i], handles[i]);
+        for (GraphicsResource *resource : resources) mappings.push_back(resource->begin_mapping(stream));
+    } catch (...) {
+        // The mappings made so far unmap their own resource when released; the rest unmap here.
+        for (size_t i = mappings.size(); i < count; ++i)
+            driver::api().cuGraphicsUnmapResources(1u, &handles[i], stream.cu());
+        throw;
+    }
+    std::vector<Ref<Buffer>> buffers;
+    buffers.reserve(count);
+    for (unsigned i = 0; i < count; ++i) {
+        auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), mappings[i], addresses[i],
+                                                           sizes[i], Ref<Stream>(&stream));
+        buffers.push_back(make<Buffer>(std::move(allocation), addresses[i], sizes[i], mappings[i]->traits()));
+        resources[i]->mapped_buffer_ = WeakRef<Buffer>(buffers.back().get());
+    }
+    return buffers;
+}
+
+Ref<GraphicsArray> GraphicsResource::map_array(Stream &stream, uint32_t hint, uint32_t array_index,
+                                               uint32_t mip_level) {
+    check_hint(hint);
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    check_mappable("array");
+    ScopedContext bind(context_->cu());
+    set_map_hint(hint);
+    CUCORE_CALL(cuGraphicsMapResources, 1u, &resource_, stream.cu());
+    CUarray array = nullptr;
+    Ref<GraphicsMapping> mapping;
+    try {
+        CUCORE_CALL(cuGraphicsSubResourceGetMappedArray, &array, resource_, array_index, mip_level);
+        mapping = begin_mapping(stream);
+    } catch (...) {
+        driver::api().cuGraphicsUnmapResources(1u, &resource_, stream.cu());
+        throw;
+    }
+    return make<GraphicsArray>(std::move(mapping), array, nullptr);
+}
+
+Ref<GraphicsArray> GraphicsResource::map_mipmapped_array(Stream &stream, uint32_t hint) {
+    check_hint(hint);
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    check_mappable("array");
+    ScopedContext bind(context_->cu());
+    set_map_hint(hint);
+    CUCORE_CALL(cuGraphicsMapResources, 1u, &resource_, stream.cu());
+    CUmipmappedArray mipmapped = nullptr;
+    Ref<GraphicsMapping> mapping;
+    try {
+        CUCORE_CALL(cuGraphicsResourceGetMappedMipmappedArray, &mipmapped, resource_);
+        mapping = begin_mapping(stream);
+    } catch (...) {
+        driver::api().cuGraphicsUnmapResources(1u, &resource_, stream.cu());
+        throw;
+    }
+    return make<GraphicsArray>(std::move(mapping), nullptr, mipmapped);
+}
+
+Ref<Buffer> GraphicsResource::drop_mapping(Stream &stream, CUresult *result) {
+    mapping_ = nullptr;
+    Ref<Buffer> buffer = mapped_buffer_.lock();
+    mapped_buffer_ = WeakRef<Buffer>();
+    ScopedContext bind(context_->cu());
+    *result = CUCORE_DRIVER(cuGraphicsUnmapResources)(1u, &resource_, stream.cu());
+    return buffer;
+}
+
+void GraphicsResource::end_mapping(GraphicsMapping *mapping, Stream &stream) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    if (mapping_ != mapping) return;  // already unmapped (unmap, close)
+    CUresult result = CUDA_SUCCESS;
+    Ref<Buffer> buffer = drop_mapping(stream, &result);  // the buffer is the one being released: nothing to close
+    if (result != CUDA_SUCCESS)
+        throw Error(status_of(result),
+                    "unmapping a graphics resource: cuGraphicsUnmapResources failed: " + cuda_error_name(result),
+                    static_cast<int>(result));
+}
+
+bool GraphicsResource::is_current(const GraphicsMapping *mapping) const {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    return mapping_ == mapping;
+}
+
+void GraphicsResource::unmap(Stream *override_stream) {
+    Ref<Buffer> buffer;
+    CUresult result = CUDA_SUCCESS;
+    {
+        std::lock_guard<std::recursive_mutex> lock(mutex_);
+        if (closed_) throw_closed();
+        if (!mapping_)
+            throw Error(CUCORE_ERROR_INVALID_STATE,
+                        "the graphics resource is not mapped; map it before unmapping it");
+        Stream &stream = override_stream ? *override_stream : mapping_->stream();
+        buffer = drop_mapping(stream, &result);
+    }
+    if (buffer) buffer->close(nullptr);  // its allocation's release finds the mapping ended
+    if (result != CUDA_SUCCESS) throw_cuda(result, "cuGraphicsUnmapResources");
+}
+
+void GraphicsResource::close(Stream *stream) {
+    Ref<Buffer> buffer;
+    CUresult unmapped = CUDA_SUCCESS;
+    CUresult unregistered = CUDA_SUCCESS;
+    {
+        std::lock_guard<std::recursive_mutex> lock(mutex_);
+        if (closed_) return;  // idempotent
+        if (mapping_) buffer = drop_mapping(stream ? *stream : mapping_->stream(), &unmapped);
+        closed_ = true;
+        ScopedContext bind(context_->cu());
+        unregistered = CUCORE_DRIVER(cuGraphicsUnregisterResource)(resource_);
+        resource_ = nullptr;
+    }
+    if (buffer) buffer->close(nullptr);
+    if (unmapped != CUDA_SUCCESS) throw_cuda(unmapped, "cuGraphicsUnmapResources");
+    if (unregistered != CUDA_SUCCESS) throw_cuda(unregistered, "cuGraphicsUnregisterResource");
+}
+
+bool GraphicsResource::is_mapped() const {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    return mapping_ != nullptr;
+}
+
+CUgraphicsResource GraphicsResource::cu() const {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    return resource_;
+}
+
+// ---- GraphicsArray --------------------------------------------------------------------
+
+GraphicsArray::GraphicsArray(Ref<GraphicsMapping> mapping, CUarray array, CUmipmappedArray mipmapped) noexcept
+    : Object(CUCORE_OBJECT_GRAPHICS_ARRAY), mapping_(std::move(mapping)), array_(array), mipmapped_(mipmapped) {}
+
+GraphicsArray::~GraphicsArray() = default;  // the last holder of the mapping unmaps
+
+void GraphicsArray::check_mapped() const {
+    if (!mapping_->is_current())
+        throw Error(CUCORE_ERROR_INVALID_STATE,
+                    "the graphics array's resource was unmapped or closed; its array is gone");
+}
+
+void *GraphicsArray::handle() const {
+    check_mapped();
+    return array_ ? static_cast<void *>(array_) : static_cast<void *>(mipmapped_);
+}
+
+Ref<GraphicsArray> GraphicsArray::level(uint32_t level) {
+    check_mapped();
+    if (!mipmapped_)
+        throw Error(CUCORE_ERROR_INVALID_STATE,
+                    "the graphics array is not a mipmapped array (map it with "
+                    "cucore_graphics_resource_map_mipmapped_array to get levels)");
+    CUarray array = nullptr;
+    {
+        ScopedContext bind(mapping_->graphics_resource().context().cu());
+        CUCORE_CALL(cuMipmappedArrayGetLevel, &array, mipmapped_, level);
+    }
+    return make<GraphicsArray>(mapping_, array, nullptr);
+}
+
+cucore_graphics_array_info_t GraphicsArray::info() const {
+    check_mapped();
+    CUarray array = array_;
+    ScopedContext bind(mapping_->graphics_resource().context().cu());
+    if (!array) CUCORE_CALL(cuMipmappedArrayGetLevel, &array, mipmapped_, 0u);
+    CUDA_ARRAY3D_DESCRIPTOR descriptor{};
+    CUCORE_CALL(cuArray3DGetDescriptor, &descriptor, array);
+    cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
+    info.format = static_cast<uint32_t>(descriptor.Format);
+    info.channels = descriptor.NumChannels;
+    info.element_size = channel_size(descriptor.Format) * descriptor.NumChannels;
+    info.width = descriptor.Width;
+    info.height = descriptor.Height;
+    info.depth = descriptor.Depth;
+    info.is_mipmapped = mipmapped_ ? 1u : 0u;
+    return info;
+}
+
+void GraphicsArray::copy(bool to_array, CUmemorytype memory_type, const void *host, CUdeviceptr device,
+                         uint64_t size, Stream &stream, const char *argument) {
+    if (mipmapped_)
+        throw Error(CUCORE_ERROR_INVALID_STATE,
+                    "the graphics array is a mipmapped array; copy one of its levels (cucore_graphics_array_level)");
+    const cucore_graphics_array_info_t info = this->info();
+    if (info.element_size == 0)
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED, "the array's format (CUarray_format " + std::to_string(info.format) +
+                                                    ") has no fixed element size to copy by");
+    const uint64_t row = info.width * info.element_size;
+    const uint64_t rows = std::max<uint64_t>(info.height, 1);
+    const uint64_t depth = std::max<uint64_t>(info.depth, 1);
+    const uint64_t expected = row * rows * depth;
+    if (size != expected)
+        throw_invalid_argument(std::string("argument '") + argument + "' has " + std::to_string(size) +
+                               " bytes; the array holds " + std::to_string(expected) + " (" +
+                               std::to_string(info.width) + " x " + std::to_string(rows) + " x " +
+                               std::to_string(depth) + " elements of " + std::to_string(info.element_size) +
+                               " bytes, tightly packed)");
+    CUDA_MEMCPY3D copy{};
+    copy.WidthInBytes = static_cast<size_t>(row);
+    copy.Height = static_cast<size_t>(rows);
+    copy.Depth = static_cast<size_t>(depth);
+    if (to_array) {
+        copy.srcMemoryType = memory_type;
+        copy.srcHost = host;
+        copy.srcDevice = device;
+        copy.srcPitch = static_cast<size_t>(row);
+        copy.srcHeight = static_cast<size_t>(rows);
+        copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        copy.dstArray = array_;
+    } else {
+        copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+        copy.srcArray = array_;
+        copy.dstMemoryType = memory_type;
+        copy.dstHost = const_cast<void *>(host);
+        copy.dstDevice = device;
+        copy.dstPitch = static_cast<size_t>(row);
+        copy.dstHeight = static_cast<size_t>(rows);
+    }
+    ScopedContext bind(mapping_->graphics_resource().context().cu());
+    CUCORE_CALL(cuMemcpy3DAsync, &copy, stream.cu());
+}
+
+void GraphicsArray::copy_from_host(const void *source, uint64_t size, Stream &stream) {
+    if (!source) throw_invalid_argument("argument 'src' is NULL");
+    copy(true, CU_MEMORYTYPE_HOST, source, 0, size, stream, "src");
+}
+
+void GraphicsArray::copy_to_host(void *destination, uint64_t size, Stream &stream) {
+    if (!destination) throw_invalid_argument("argument 'dst' is NULL");
+    copy(false, CU_MEMORYTYPE_HOST, destination, 0, size, stream, "dst");
+}
+
+void GraphicsArray::copy_from_buffer(Buffer &buffer, Stream &stream) {
+    buffer.check_open("buffer");
+    copy(true, CU_MEMORYTYPE_DEVICE, nullptr, buffer.address(), buffer.size(), stream, "buffer");
+}
+
+void GraphicsArray::copy_to_buffer(Buffer &buffer, Stream &stream) {
+    buffer.check_open("buffer");
+    copy(false, CU_MEMORYTYPE_DEVICE, nullptr, buffer.address(), buffer.size(), stream, "buffer");
+}
+
+// ---- GL devices -----------------------------------------------------------------------
+
+uint32_t gl_devices(uint32_t device_list, int *ordinals, uint32_t capacity) {
+    if (device_list < CUCORE_GL_DEVICES_ALL || device_list > CUCORE_GL_DEVICES_NEXT_FRAME)
+        throw_invalid_argument("argument 'device_list' is " + std::to_string(device_list) +
+                               "; it must be a cucore_gl_device_list_t (ALL, CURRENT_FRAME or NEXT_FRAME)");
+    if (!ordinals && capacity > 0) throw_invalid_argument("argument 'ordinals' is NULL but 'capacity' is not 0");
+    // cuGLGetDevices wants room for at least one device; ask with the driver's device count.
+    int device_count = 0;
+    CUCORE_CALL(cuDeviceGetCount, &device_count);
+    std::vector<CUdevice> devices(static_cast<size_t>(std::max(device_count, 1)));
+    unsigned count = 0;
+    CUresult result = CUCORE_DRIVER(cuGLGetDevices)(&count, devices.data(), static_cast<unsigned>(devices.size()),
+                                                    static_cast<int>(device_list));
+    if (result != CUDA_SUCCESS)
+        throw Error(status_of(result),
+                    "no NVIDIA GL context is current on this thread (cuGLGetDevices: " + cuda_error_name(result) + ")",
+                    static_cast<int>(result));
+    const uint32_t written = std::min<uint32_t>(capacity, std::min<uint32_t>(count, devices.size()));
+    for (uint32_t i = 0; i < written; ++i) ordinals[i] = Device::ordinal_of(devices[i]);
+    return count;
+}
+
+}  // namespace cucore::core

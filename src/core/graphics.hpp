@@ -1,0 +1,121 @@
+// Graphics interop (OpenGL): registrations and their mappings.
+//
+// A GraphicsResource owns a registration. A mapping is a GraphicsMapping, the
+// memory resource of the mapped buffer's Allocation (its deallocate unmaps on the
+// buffer's deallocation stream, the mapping stream unless changed) or the holder
+// behind mapped arrays (its destructor unmaps on the mapping stream). A mapping
+// holds a Ref to its resource, so unregistration always follows the unmap. The
+// resource knows its live mapping only by pointer; an explicit unmap or close ends
+// it early, and the mapping's own release then does nothing more.
+#pragma once
+
+#include <cuda.h>
+
+#include <mutex>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/handle.hpp"
+#include "core/memory.hpp"
+#include "core/stream.hpp"
+#include "core/thread_cache.hpp"
+#include "cucore/graphics.h"
+
+namespace cucore::core {
+
+class Device;
+class GraphicsArray;
+class GraphicsResource;
+
+class GraphicsMapping final : public MemoryResource, public Pooled<GraphicsMapping> {
+  public:
+    GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> stream, MemoryTraits traits) noexcept;
+    ~GraphicsMapping() override;  // unmaps on the mapping stream if still mapped (errors reported)
+
+    // The mapped buffer's last holder let go: unmaps on `stream` (or the mapping stream).
+    void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) override;
+
+    GraphicsResource &graphics_resource() const noexcept { return *resource_; }
+    Stream &stream() const noexcept { return *stream_; }
+    bool is_current() const;
+
+  protected:
+    CUdeviceptr allocate_raw(uint64_t size, Stream *stream) override;
+
+  private:
+    Ref<GraphicsResource> resource_;
+    Ref<Stream> stream_;
+};
+
+class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
+  public:
+    static Ref<GraphicsResource> from_gl_buffer(Device &device, uint32_t gl_name, uint32_t flags);
+    static Ref<GraphicsResource> from_gl_image(Device &device, uint32_t gl_name, uint32_t gl_target, uint32_t flags);
+    GraphicsResource(Ref<Context> context, CUgraphicsResource resource, bool is_image) noexcept;
+    ~GraphicsResource() override;  // unregisters unless closed (errors reported)
+
+    Ref<Buffer> map(Stream &stream, uint32_t hint);
+    // Maps every resource in one driver call; one buffer each.
+    static std::vector<Ref<Buffer>> map_many(const std::vector<GraphicsResource *> &resources, Stream &stream);
+    Ref<GraphicsArray> map_array(Stream &stream, uint32_t hint, uint32_t array_index, uint32_t mip_level);
+    Ref<GraphicsArray> map_mipmapped_array(Stream &stream, uint32_t hint);
+    void unmap(Stream *override_stream);
+    void close(Stream *stream);
+    bool is_mapped() const;
+    CUgraphicsResource cu() const;
+    Context &context() const noexcept { return *context_; }
+
+    // From GraphicsMapping: ends `mapping` on `stream` if it is still the live one.
+    void end_mapping(GraphicsMapping *mapping, Stream &stream);
+    bool is_current(const GraphicsMapping *mapping) const;
+
+  private:
+    void check_mappable(const char *how) const;  // under mutex_
+    void set_map_hint(uint32_t hint);              // under mutex_, context bound
+    Ref<GraphicsMapping> begin_mapping(Stream &stream);  // under mutex_, after the driver mapped
+    // Ends the live mapping (under mutex_): unmaps on `stream`, returns the buffer to close.
+    Ref<Buffer> drop_mapping(Stream &stream, CUresult *result);
+
+    mutable std::recursive_mutex mutex_;
+    Ref<Context> context_;
+    CUgraphicsResource resource_;
+    bool is_image_;
+    bool closed_ = false;
+    uint32_t map_hint_ = CUCORE_GRAPHICS_MAP_HINT_NONE;
+    GraphicsMapping *mapping_ = nullptr;  // the live mapping (it holds this resource)
+    WeakRef<Buffer> mapped_buffer_;
+};
+
+// A CUDA array of a mapped image (or a mipmapped array); not owned, it lives as long
+// as the mapping, which the array object keeps alive.
+class GraphicsArray final : public Object, public Pooled<GraphicsArray> {
+  public:
+    GraphicsArray(Ref<GraphicsMapping> mapping, CUarray array, CUmipmappedArray mipmapped) noexcept;
+    ~GraphicsArray() override;
+
+    void *handle() const;
+    Ref<GraphicsArray> level(uint32_t level);
+    cucore_graphics_array_info_t info() const;
+    void copy_from_host(const void *source, uint64_t size, Stream &stream);
+    void copy_to_host(void *destination, uint64_t size, Stream &stream);
+    void copy_from_buffer(Buffer &buffer, Stream &stream);
+    void copy_to_buffer(Buffer &buffer, Stream &stream);
+
+  private:
+    void check_mapped() const;
+    // A whole-array copy between this array and linear memory (host or device).
+    void copy(bool to_array, CUmemorytype memory_type, const void *host, CUdeviceptr device, uint64_t size,
+              Stream &stream, const char *argument);
+
+    Ref<GraphicsMapping> mapping_;
+    CUarray array_;
+    CUmipmappedArray mipmapped_;
+};
+
+// Registration flags checked (INVALID_ARGUMENT naming `argument`); images may use all.
+void check_graphics_register_flags(uint32_t flags, bool is_image);
+
+// The ordinals of the current GL context's devices (up to `capacity` written); returns the count.
+uint32_t gl_devices(uint32_t device_list, int *ordinals, uint32_t capacity);
+
+}  // namespace cucore::core

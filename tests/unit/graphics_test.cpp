@@ -1,0 +1,823 @@
+// Graphics interop through the fake driver: registration, mappings as objects
+// (buffers and arrays) that unmap on their stream, unregistration only after the
+// unmap in every release order, errors, and fault injection of every create path.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cucore.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+constexpr uint32_t kTexture2D = 0x0DE1;  // GL_TEXTURE_2D
+
+struct ReleaseErrors {
+    std::vector<std::string> messages;
+    static void record(cucore_status_t, int, const char *message, void *user_data) {
+        static_cast<ReleaseErrors *>(user_data)->messages.emplace_back(message);
+    }
+};
+
+class GraphicsTest : public FakeDriverTest {
+  protected:
+    void SetUp() override {
+        FakeDriverTest::SetUp();
+        resources_before_ = live(CUCORE_OBJECT_GRAPHICS_RESOURCE);
+        arrays_before_ = live(CUCORE_OBJECT_GRAPHICS_ARRAY);
+        dev_ = device(0);
+        ASSERT_EQ(cucore_stream_create(dev_, nullptr, &s1_), CUCORE_SUCCESS) << message();
+        ASSERT_EQ(cucore_stream_create(dev_, nullptr, &s2_), CUCORE_SUCCESS) << message();
+    }
+    void TearDown() override {
+        cucore_stream_release(s1_);
+        cucore_stream_release(s2_);
+        cucore_device_release(dev_);
+        EXPECT_EQ(live(CUCORE_OBJECT_GRAPHICS_RESOURCE), resources_before_) << "leaked graphics resources";
+        EXPECT_EQ(live(CUCORE_OBJECT_GRAPHICS_ARRAY), arrays_before_) << "leaked graphics arrays";
+        EXPECT_EQ(fake::counters().graphics_resources, 0) << "registrations leaked";
+        EXPECT_EQ(fake::counters().graphics_mapped, 0) << "mappings leaked";
+        EXPECT_EQ(fake::graphics_order_violations(), 0) << "unregistered while mapped";
+        FakeDriverTest::TearDown();
+    }
+    cucore_graphics_resource_t *buffer_resource(uint32_t name = 7, uint32_t flags = 0) {
+        cucore_graphics_resource_t *r = nullptr;
+        EXPECT_EQ(cucore_graphics_resource_from_gl_buffer(dev_, name, flags, &r), CUCORE_SUCCESS) << message();
+        return r;
+    }
+    cucore_graphics_resource_t *image_resource(uint32_t flags = 0) {
+        cucore_graphics_resource_t *r = nullptr;
+        EXPECT_EQ(cucore_graphics_resource_from_gl_image(dev_, 9, kTexture2D, flags, &r), CUCORE_SUCCESS)
+            << message();
+        return r;
+    }
+    static CUgraphicsResource cu(const cucore_graphics_resource_t *r) {
+        void *raw = nullptr;
+        EXPECT_EQ(cucore_graphics_resource_handle(r, &raw), CUCORE_SUCCESS);
+        return static_cast<CUgraphicsResource>(raw);
+    }
+    static CUstream cu(const cucore_stream_t *s) {
+        void *raw = nullptr;
+        EXPECT_EQ(cucore_stream_handle(s, &raw), CUCORE_SUCCESS);
+        return static_cast<CUstream>(raw);
+    }
+    // The graphics calls since install, as "map@S" / "unmap@S" / "unregister" (S: 1, 2 or ?).
+    std::vector<std::string> calls() const {
+        std::vector<std::string> out;
+        for (const fake::GraphicsCall &call : fake::graphics_calls()) {
+            std::string stream = call.stream == cu(s1_) ? "1" : call.stream == cu(s2_) ? "2" : "?";
+            if (call.name == "cuGraphicsMapResources") out.push_back("map@" + stream);
+            else if (call.name == "cuGraphicsUnmapResources") out.push_back("unmap@" + stream);
+            else out.push_back("unregister");
+        }
+        return out;
+    }
+    static uint64_t size_of(const cucore_buffer_t *b) {
+        uint64_t size = 0;
+        EXPECT_EQ(cucore_buffer_size(b, &size), CUCORE_SUCCESS);
+        return size;
+    }
+    static int mapped(const cucore_graphics_resource_t *r) {
+        int is = -1;
+        EXPECT_EQ(cucore_graphics_resource_is_mapped(r, &is), CUCORE_SUCCESS) << message();
+        return is;
+    }
+
+    cucore_device_t *dev_ = nullptr;
+    cucore_stream_t *s1_ = nullptr;
+    cucore_stream_t *s2_ = nullptr;
+
+  private:
+    size_t resources_before_ = 0, arrays_before_ = 0;
+};
+
+using Calls = std::vector<std::string>;
+
+// ---- Registration --------------------------------------------------------------------
+
+TEST_F(GraphicsTest, RegistrationFlagsReachTheDriver) {
+    struct Row {
+        uint32_t flags;
+        int driver;
+    };
+    for (Row row : {Row{CUCORE_GRAPHICS_REGISTER_NONE, CU_GRAPHICS_REGISTER_FLAGS_NONE},
+                    Row{CUCORE_GRAPHICS_REGISTER_READ_ONLY, CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY},
+                    Row{CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD, CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD}}) {
+        cucore_graphics_resource_t *r = buffer_resource(7, row.flags);
+        EXPECT_EQ(fake::graphics_register_flags(cu(r)), row.driver);
+        EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    }
+    cucore_graphics_resource_t *image = image_resource(CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE |
+                                                       CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER);
+    EXPECT_EQ(fake::graphics_register_flags(cu(image)),
+              CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST | CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+}
+
+TEST_F(GraphicsTest, BadFlagsAreInvalidArguments) {
+    cucore_graphics_resource_t *r = reinterpret_cast<cucore_graphics_resource_t *>(0x1);
+    EXPECT_EQ(cucore_graphics_resource_from_gl_buffer(dev_, 7, 0x10, &r), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(r, nullptr);
+    EXPECT_NE(message().find("unknown flag bits 0x10"), std::string::npos) << message();
+    EXPECT_EQ(cucore_graphics_resource_from_gl_image(dev_, 9, kTexture2D, 0x80000000u, &r),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_resource_from_gl_buffer(
+                  dev_, 7, CUCORE_GRAPHICS_REGISTER_READ_ONLY | CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD, &r),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("READ_ONLY with WRITE_DISCARD"), std::string::npos) << message();
+    EXPECT_EQ(cucore_graphics_resource_from_gl_buffer(dev_, 7, CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE, &r),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("GL images only"), std::string::npos) << message();
+    EXPECT_EQ(fake::counters().graphics_resources, 0);
+}
+
+TEST_F(GraphicsTest, RegistrationFailuresSayWhy) {
+    cucore_graphics_resource_t *r = nullptr;
+    EXPECT_EQ(cucore_graphics_resource_from_gl_buffer(dev_, 0, 0, &r), CUCORE_ERROR_CUDA);
+    EXPECT_NE(message().find("GL buffer 0 is not a name of the GL context"), std::string::npos) << message();
+    fake::set_gl_device(1);
+    EXPECT_NE(cucore_graphics_resource_from_gl_buffer(dev_, 7, 0, &r), CUCORE_SUCCESS);
+    EXPECT_NE(message().find("on another GPU"), std::string::npos) << message();
+    fake::set_gl_device(-1);
+    EXPECT_EQ(cucore_graphics_resource_from_gl_image(dev_, 9, kTexture2D, 0, &r), CUCORE_ERROR_CUDA);
+    EXPECT_NE(message().find("not an NVIDIA one"), std::string::npos) << message();
+    EXPECT_EQ(r, nullptr);
+}
+
+// ---- Mapping and the stream of the unmap ----------------------------------------------
+
+TEST_F(GraphicsTest, BufferReleaseUnmapsOnTheMappingStream) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(r, s2_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(size_of(b), fake::kGlBufferSize);
+    EXPECT_EQ(mapped(r), 1);
+    // The memory is the GL buffer's: a fill lands in it.
+    ASSERT_EQ(cucore_buffer_fill(b, 0xABCD1234u, 4, s2_), CUCORE_SUCCESS) << message();
+    uint32_t word = 0;
+    std::memcpy(&word, fake::graphics_bytes(cu(r))->data() + 100, 4);
+    EXPECT_EQ(word, 0xABCD1234u);
+    cucore_memory_resource_t *mapping = nullptr;
+    ASSERT_EQ(cucore_buffer_memory_resource(b, &mapping), CUCORE_SUCCESS) << message();
+    cucore_memory_resource_kind_t kind = CUCORE_MEMORY_RESOURCE_UNSET;
+    EXPECT_EQ(cucore_memory_resource_kind(mapping, &kind), CUCORE_SUCCESS);
+    EXPECT_EQ(kind, CUCORE_MEMORY_RESOURCE_GRAPHICS);
+    cucore_buffer_t *other = nullptr;
+    EXPECT_EQ(cucore_memory_resource_allocate(mapping, 16, s1_, &other), CUCORE_ERROR_NOT_SUPPORTED);
+    cucore_memory_resource_release(mapping);
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    EXPECT_EQ(mapped(r), 0);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"map@2", "unmap@2", "unregister"}));
+}
+
+TEST_F(GraphicsTest, UnmapOverrideStreamAndClosedBuffer) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_unmap(r, s2_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(mapped(r), 0);
+    EXPECT_EQ(size_of(b), 0u) << "the mapped buffer is closed by the unmap";
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);  // nothing more to unmap
+    // Mapped again, unmapped without an override: the mapping stream.
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_unmap(r, nullptr), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"map@1", "unmap@2", "map@1", "unmap@1", "unregister"}));
+}
+
+TEST_F(GraphicsTest, BufferDeallocationStreamIsTheOverrideOfTheLastRelease) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_buffer_set_deallocation_stream(b, s2_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_buffer_close(b, s2_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(mapped(r), 0);
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"map@1", "unmap@2", "map@1", "unmap@2", "unregister"}));
+}
+
+// ---- Unregistration follows the unmap in every release order --------------------------
+
+TEST_F(GraphicsTest, ResourceReleasedFirstUnregistersAfterTheBuffer) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().graphics_resources, 1) << "the buffer holds the registration";
+    EXPECT_EQ(calls(), (Calls{"map@1"}));
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"map@1", "unmap@1", "unregister"}));
+}
+
+TEST_F(GraphicsTest, ViewOutlivingTheBufferKeepsTheMapping) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    cucore_buffer_t *b = nullptr, *view = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_buffer_view(b, 64, 128, &view), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"map@1"}));
+    EXPECT_EQ(cucore_buffer_release(view), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"map@1", "unmap@1", "unregister"}));
+}
+
+TEST_F(GraphicsTest, CloseWhileMappedUnmapsThenUnregisters) {
+    for (cucore_stream_t *override_stream : {static_cast<cucore_stream_t *>(nullptr), s2_}) {
+        const size_t first = calls().size();
+        const std::string expected = override_stream ? "unmap@2" : "unmap@1";
+        cucore_graphics_resource_t *r = buffer_resource();
+        cucore_buffer_t *b = nullptr;
+        ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_graphics_resource_close(r, override_stream), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(size_of(b), 0u);
+        EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_SUCCESS) << "idempotent";
+        EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+        Calls all = calls();
+        EXPECT_EQ(Calls(all.begin() + static_cast<long>(first), all.end()), (Calls{"map@1", expected, "unregister"}))
+            << "unmap, unregister, and nothing after close";
+    }
+}
+
+TEST_F(GraphicsTest, AfterCloseEveryCallIsInvalidState) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    ASSERT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_SUCCESS);
+    cucore_buffer_t *b = nullptr;
+    EXPECT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("closed"), std::string::npos) << message();
+    EXPECT_EQ(cucore_graphics_resource_unmap(r, nullptr), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("closed"), std::string::npos) << message();
+    cucore_graphics_array_t *a = nullptr;
+    EXPECT_EQ(cucore_graphics_resource_map_array(r, s1_, 0, 0, 0, &a), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_graphics_resource_map_mipmapped_array(r, s1_, 0, &a), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_graphics_resources_map(&r, 1, s1_, &b), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(mapped(r), 0);
+    EXPECT_EQ(cu(r), nullptr);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"unregister"}));
+}
+
+TEST_F(GraphicsTest, DoubleMapAndUnmapWhenNotMappedAreClearErrors) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    EXPECT_EQ(cucore_graphics_resource_unmap(r, nullptr), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("is not mapped"), std::string::npos) << message();
+    cucore_buffer_t *b = nullptr, *again = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &again), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("already mapped"), std::string::npos) << message();
+    EXPECT_EQ(again, nullptr);
+    cucore_graphics_array_t *a = nullptr;
+    EXPECT_EQ(cucore_graphics_resource_map_array(r, s1_, 0, 0, 0, &a), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    // A buffer maps as a pointer only.
+    EXPECT_EQ(cucore_graphics_resource_map_array(r, s1_, 0, 0, 0, &a), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("GL buffer, which maps as a pointer"), std::string::npos) << message();
+    EXPECT_EQ(cucore_graphics_resource_unmap(r, nullptr), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"map@1", "unmap@1", "unregister"}));
+}
+
+TEST_F(GraphicsTest, MapHintsSetTheDriverMapFlags) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_READ_ONLY, &b), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::graphics_map_flags(cu(r)), CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY);
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD, &b), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::graphics_map_flags(cu(r)), CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD);
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_map(r, s1_, 3, &b), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("argument 'hint' is 3"), std::string::npos) << message();
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+}
+
+// ---- Release-path failures are reported -----------------------------------------------
+
+TEST_F(GraphicsTest, ReleasePathFailuresAreReported) {
+    expects_release_errors_ = true;
+    ReleaseErrors errors;
+    cucore_set_release_error_handler(&ReleaseErrors::record, &errors);
+    cucore_graphics_resource_t *r = buffer_resource();
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS);
+    fake::fail_entry("cuGraphicsUnmapResources", CUDA_ERROR_UNKNOWN);
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    ASSERT_EQ(errors.messages.size(), 1u);
+    EXPECT_NE(errors.messages[0].find("unmapping a graphics resource"), std::string::npos) << errors.messages[0];
+    fake::fail_entry("");
+    EXPECT_EQ(mapped(r), 0) << "the library lets the mapping go";
+    // The fake still has it mapped: the driver's unmap is done by hand, then a failed unregister is reported.
+    CUgraphicsResource raw = cu(r);
+    ASSERT_EQ(fake::table().cuGraphicsUnmapResources(1, &raw, nullptr), CUDA_SUCCESS);
+    fake::fail_entry("cuGraphicsUnregisterResource", CUDA_ERROR_UNKNOWN);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    ASSERT_EQ(errors.messages.size(), 2u);
+    EXPECT_NE(errors.messages[1].find("unregistering a graphics resource"), std::string::npos) << errors.messages[1];
+    fake::fail_entry("");
+    cucore_set_release_error_handler(nullptr, nullptr);
+    ASSERT_EQ(fake::table().cuGraphicsUnregisterResource(raw), CUDA_SUCCESS);  // what the fake refused
+}
+
+TEST_F(GraphicsTest, ExplicitUnmapAndCloseFailuresAreReturned) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_SUCCESS);
+    CUgraphicsResource raw = cu(r);
+    fake::fail_entry("cuGraphicsUnmapResources", CUDA_ERROR_UNKNOWN);
+    EXPECT_EQ(cucore_graphics_resource_unmap(r, nullptr), CUCORE_ERROR_CUDA);
+    EXPECT_NE(message().find("cuGraphicsUnmapResources"), std::string::npos) << message();
+    fake::fail_entry("");
+    EXPECT_EQ(mapped(r), 0) << "the mapping is over either way";
+    EXPECT_EQ(size_of(b), 0u);
+    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+    ASSERT_EQ(fake::table().cuGraphicsUnmapResources(1, &raw, nullptr), CUDA_SUCCESS);  // what the fake refused
+    fake::fail_entry("cuGraphicsUnregisterResource", CUDA_ERROR_UNKNOWN);
+    EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_ERROR_CUDA);
+    EXPECT_NE(message().find("cuGraphicsUnregisterResource"), std::string::npos) << message();
+    fake::fail_entry("");
+    EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_SUCCESS) << "closed either way";
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    ASSERT_EQ(fake::table().cuGraphicsUnregisterResource(raw), CUDA_SUCCESS);
+}
+
+// ---- Batch map ------------------------------------------------------------------------
+
+TEST_F(GraphicsTest, BatchMapIsOneDriverCallAndEachBufferUnmapsOnItsOwn) {
+    cucore_graphics_resource_t *r[3] = {buffer_resource(1), buffer_resource(2), buffer_resource(3)};
+    cucore_buffer_t *b[3] = {};
+    fake::reset_calls();
+    ASSERT_EQ(cucore_graphics_resources_map(r, 3, s1_, b), CUCORE_SUCCESS) << message();
+    std::vector<std::string> log = fake::call_log();
+    EXPECT_EQ(std::count(log.begin(), log.end(), "cuGraphicsMapResources"), 1);
+    uint64_t addresses[3] = {};
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_NE(b[i], nullptr);
+        ASSERT_EQ(cucore_buffer_address(b[i], &addresses[i]), CUCORE_SUCCESS);
+        EXPECT_EQ(addresses[i], reinterpret_cast<uint64_t>(fake::graphics_bytes(cu(r[i]))->data()));
+        EXPECT_EQ(mapped(r[i]), 1);
+    }
+    EXPECT_EQ(cucore_buffer_release(b[1]), CUCORE_SUCCESS);
+    EXPECT_EQ(mapped(r[1]), 0);
+    EXPECT_EQ(mapped(r[0]), 1);
+    for (int i : {0, 2}) EXPECT_EQ(cucore_buffer_release(b[i]), CUCORE_SUCCESS);
+    for (auto *resource : r) EXPECT_EQ(cucore_graphics_resource_release(resource), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().graphics_mapped, 0);
+}
+
+TEST_F(GraphicsTest, BatchMapRefusesBadSetsAndMapsNothing) {
+    cucore_graphics_resource_t *r[2] = {buffer_resource(1), buffer_resource(2)};
+    cucore_buffer_t *b[2] = {reinterpret_cast<cucore_buffer_t *>(0x1), reinterpret_cast<cucore_buffer_t *>(0x1)};
+    cucore_graphics_resource_t *twice[2] = {r[0], r[0]};
+    EXPECT_EQ(cucore_graphics_resources_map(twice, 2, s1_, b), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("twice"), std::string::npos) << message();
+    EXPECT_EQ(b[0], nullptr);
+    EXPECT_EQ(b[1], nullptr);
+    EXPECT_EQ(cucore_graphics_resources_map(r, 0, s1_, b), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_resources_map(nullptr, 2, s1_, b), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_resources_map(r, 2, s1_, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_buffer_t *one = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(r[1], s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &one), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resources_map(r, 2, s1_, b), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(mapped(r[0]), 0) << "nothing else mapped";
+    EXPECT_EQ(cucore_buffer_release(one), CUCORE_SUCCESS);
+    // A driver failure in the middle unmaps everything.
+    fake::fail_entry("cuGraphicsResourceGetMappedPointer", CUDA_ERROR_UNKNOWN);
+    EXPECT_EQ(cucore_graphics_resources_map(r, 2, s1_, b), CUCORE_ERROR_CUDA);
+    fake::fail_entry("");
+    EXPECT_EQ(fake::counters().graphics_mapped, 0);
+    for (auto *resource : r) EXPECT_EQ(cucore_graphics_resource_release(resource), CUCORE_SUCCESS);
+}
+
+// ---- Arrays ---------------------------------------------------------------------------
+
+TEST_F(GraphicsTest, MappedArrayCopiesAndUnmapsWithItsLastReference) {
+    cucore_graphics_resource_t *image = image_resource(CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE);
+    cucore_buffer_t *b = nullptr;
+    EXPECT_EQ(cucore_graphics_resource_map(image, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("GL image, which maps as arrays"), std::string::npos) << message();
+    cucore_graphics_array_t *a = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map_array(image, s2_, CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD, 0, 0, &a),
+              CUCORE_SUCCESS)
+        << message();
+    cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
+    ASSERT_EQ(cucore_graphics_array_info(a, &info), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(info.width, fake::kGlImageWidth);
+    EXPECT_EQ(info.height, fake::kGlImageHeight);
+    EXPECT_EQ(info.depth, 0u);
+    EXPECT_EQ(info.channels, 4u);
+    EXPECT_EQ(info.element_size, 4u);
+    EXPECT_EQ(info.format, static_cast<uint32_t>(CU_AD_FORMAT_UNSIGNED_INT8));
+    EXPECT_EQ(info.is_mipmapped, 0u);
+    void *raw = nullptr;
+    ASSERT_EQ(cucore_graphics_array_handle(a, &raw), CUCORE_SUCCESS);
+    EXPECT_NE(raw, nullptr);
+    const size_t bytes = fake::kGlImageWidth * fake::kGlImageHeight * 4;
+    std::vector<unsigned char> pattern(bytes), back(bytes, 0);
+    for (size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<unsigned char>(i * 7 + 3);
+    ASSERT_EQ(cucore_graphics_array_copy_from_host(a, pattern.data(), bytes, s2_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(*fake::graphics_bytes(cu(image), 0), pattern);
+    ASSERT_EQ(cucore_graphics_array_copy_to_host(a, back.data(), bytes, s2_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(back, pattern);
+    EXPECT_EQ(cucore_graphics_array_copy_to_host(a, back.data(), bytes - 1, s2_), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("tightly packed"), std::string::npos) << message();
+    EXPECT_EQ(cucore_graphics_array_copy_from_host(a, nullptr, bytes, s2_), CUCORE_ERROR_INVALID_ARGUMENT);
+    // To and from a buffer: a view of a mapped GL buffer of the same size.
+    cucore_graphics_resource_t *vbo = buffer_resource();
+    cucore_buffer_t *whole = nullptr, *view = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map(vbo, s2_, CUCORE_GRAPHICS_MAP_HINT_NONE, &whole), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_buffer_view(whole, 0, bytes, &view), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_graphics_array_copy_to_buffer(a, view, s2_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(std::memcmp(fake::graphics_bytes(cu(vbo))->data(), pattern.data(), bytes), 0);
+    std::memset(fake::graphics_bytes(cu(vbo))->data(), 0x5A, bytes);
+    ASSERT_EQ(cucore_graphics_array_copy_from_buffer(a, view, s2_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(fake::graphics_bytes(cu(image), 0)->at(17), 0x5A);
+    EXPECT_EQ(cucore_graphics_array_copy_from_buffer(a, whole, s2_), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_graphics_array_t *level = nullptr;
+    EXPECT_EQ(cucore_graphics_array_level(a, 1, &level), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("not a mipmapped array"), std::string::npos) << message();
+    EXPECT_EQ(cucore_buffer_release(view), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_buffer_release(whole), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(vbo), CUCORE_SUCCESS);
+    // The array holds the mapping, which holds the registration.
+    EXPECT_EQ(cucore_graphics_resource_retain(image), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().graphics_resources, 1);
+    EXPECT_EQ(cucore_graphics_array_retain(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_array_release(a), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().graphics_mapped, 1);
+    EXPECT_EQ(cucore_graphics_array_release(a), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().graphics_resources, 0);
+    std::vector<std::string> c = calls();
+    ASSERT_GE(c.size(), 2u);
+    EXPECT_EQ(c[c.size() - 2], "unmap@2");
+    EXPECT_EQ(c.back(), "unregister");
+}
+
+TEST_F(GraphicsTest, MipmappedArrayLevelsShareTheMapping) {
+    cucore_graphics_resource_t *image = image_resource();
+    cucore_graphics_array_t *mip = nullptr, *level = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map_mipmapped_array(image, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &mip),
+              CUCORE_SUCCESS)
+        << message();
+    cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
+    ASSERT_EQ(cucore_graphics_array_info(mip, &info), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(info.is_mipmapped, 1u);
+    EXPECT_EQ(info.width, fake::kGlImageWidth);
+    std::vector<unsigned char> bytes(fake::kGlImageWidth * fake::kGlImageHeight * 4);
+    EXPECT_EQ(cucore_graphics_array_copy_to_host(mip, bytes.data(), bytes.size(), s1_), CUCORE_ERROR_INVALID_STATE);
+    ASSERT_EQ(cucore_graphics_array_level(mip, 1, &level), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_graphics_array_info(level, &info), CUCORE_SUCCESS);
+    EXPECT_EQ(info.width, fake::kGlImageWidth / 2);
+    EXPECT_EQ(info.is_mipmapped, 0u);
+    std::vector<unsigned char> small(info.width * info.height * 4, 0x42);
+    ASSERT_EQ(cucore_graphics_array_copy_from_host(level, small.data(), small.size(), s1_), CUCORE_SUCCESS);
+    EXPECT_EQ(*fake::graphics_bytes(cu(image), 1), small);
+    cucore_graphics_array_t *missing = nullptr;
+    EXPECT_EQ(cucore_graphics_array_level(mip, 5, &missing), CUCORE_ERROR_CUDA);
+    EXPECT_EQ(cucore_graphics_array_release(mip), CUCORE_SUCCESS);
+    EXPECT_EQ(mapped(image), 1) << "the level holds the mapping";
+    EXPECT_EQ(cucore_graphics_array_release(level), CUCORE_SUCCESS);
+    EXPECT_EQ(mapped(image), 0);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+}
+
+TEST_F(GraphicsTest, ArraysOfAnEndedMappingAreInvalidState) {
+    cucore_graphics_resource_t *image = image_resource();
+    cucore_graphics_array_t *a = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map_array(image, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, 0, 1, &a), CUCORE_SUCCESS);
+    cucore_graphics_array_t *bad = nullptr;
+    EXPECT_EQ(cucore_graphics_resource_unmap(image, s2_), CUCORE_SUCCESS) << message();
+    void *raw = nullptr;
+    EXPECT_EQ(cucore_graphics_array_handle(a, &raw), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("unmapped or closed"), std::string::npos) << message();
+    cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
+    EXPECT_EQ(cucore_graphics_array_info(a, &info), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_graphics_array_release(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_map_array(image, s1_, 0, 1, 0, &bad), CUCORE_ERROR_CUDA) << "no layer 1";
+    EXPECT_EQ(bad, nullptr);
+    EXPECT_EQ(mapped(image), 0);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"map@1", "unmap@2", "map@1", "unmap@1", "unregister"}));
+}
+
+// ---- Threads --------------------------------------------------------------------------
+
+TEST_F(GraphicsTest, ConcurrentMapsOfOneResourceSerialize) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    std::atomic<int> maps{0}, refused{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 200; ++i) {
+                cucore_buffer_t *b = nullptr;
+                cucore_status_t status =
+                    cucore_graphics_resource_map(r, t % 2 ? s1_ : s2_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b);
+                if (status == CUCORE_SUCCESS) {
+                    ++maps;
+                    if (i % 3 == 0) {
+                        cucore_graphics_resource_unmap(r, nullptr);  // may race with another thread's map: any status
+                    }
+                    EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
+                } else {
+                    EXPECT_EQ(status, CUCORE_ERROR_INVALID_STATE) << message();
+                    ++refused;
+                }
+            }
+        });
+    for (std::thread &thread : threads) thread.join();
+    EXPECT_EQ(maps + refused, 800);
+    EXPECT_GT(maps.load(), 0);
+    EXPECT_EQ(mapped(r), 0);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    // The driver saw strictly alternating maps and unmaps.
+    Calls all = calls();
+    ASSERT_EQ(all.size(), 2 * static_cast<size_t>(maps.load()) + 1);
+    for (size_t i = 0; i + 1 < all.size(); ++i) EXPECT_EQ(all[i].substr(0, 4), i % 2 ? "unma" : "map@") << i;
+}
+
+// ---- GL devices -----------------------------------------------------------------------
+
+TEST_F(GraphicsTest, GlDevices) {
+    uint32_t count = 0;
+    ASSERT_EQ(cucore_gl_get_devices(CUCORE_GL_DEVICES_ALL, nullptr, 0, &count), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(count, 1u);
+    int ordinals[4] = {-1, -1, -1, -1};
+    fake::set_gl_device(1);
+    ASSERT_EQ(cucore_gl_get_devices(CUCORE_GL_DEVICES_CURRENT_FRAME, ordinals, 4, &count), CUCORE_SUCCESS);
+    EXPECT_EQ(count, 1u);
+    EXPECT_EQ(ordinals[0], 1);
+    EXPECT_EQ(ordinals[1], -1);
+    EXPECT_EQ(cucore_gl_get_devices(0, ordinals, 4, &count), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_gl_get_devices(CUCORE_GL_DEVICES_ALL, nullptr, 4, &count), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_gl_get_devices(CUCORE_GL_DEVICES_ALL, ordinals, 4, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    fake::set_gl_device(-1);
+    EXPECT_NE(cucore_gl_get_devices(CUCORE_GL_DEVICES_NEXT_FRAME, ordinals, 4, &count), CUCORE_SUCCESS);
+    EXPECT_NE(message().find("no NVIDIA GL context is current"), std::string::npos) << message();
+}
+
+// ---- Handles and arguments ------------------------------------------------------------
+
+TEST_F(GraphicsTest, EveryHandleArgumentIsChecked) {
+    cucore_graphics_resource_t *released = buffer_resource();
+    ASSERT_EQ(cucore_graphics_resource_release(released), CUCORE_SUCCESS);
+    cucore_graphics_resource_t *garbage = reinterpret_cast<cucore_graphics_resource_t *>(0x1234);
+    auto *wrong_type = reinterpret_cast<cucore_graphics_resource_t *>(s1_);
+    auto *array_wrong_type = reinterpret_cast<cucore_graphics_array_t *>(s1_);
+    auto *array_garbage = reinterpret_cast<cucore_graphics_array_t *>(0x1234);
+    cucore_buffer_t *b = nullptr;
+    cucore_graphics_array_t *a = nullptr;
+    void *raw = nullptr;
+    int flag = 0;
+    cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
+    unsigned char host[4] = {};
+    for (cucore_graphics_resource_t *r : {static_cast<cucore_graphics_resource_t *>(nullptr), garbage, released,
+                                          wrong_type}) {
+        EXPECT_EQ(cucore_graphics_resource_retain(r), CUCORE_ERROR_INVALID_HANDLE);
+        if (r) {
+            EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_ERROR_INVALID_HANDLE);
+        }
+        EXPECT_EQ(cucore_graphics_resource_map(r, s1_, 0, &b), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_resources_map(&r, 1, s1_, &b), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_resource_map_array(r, s1_, 0, 0, 0, &a), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_resource_map_mipmapped_array(r, s1_, 0, &a), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_resource_unmap(r, nullptr), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_resource_is_mapped(r, &flag), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_resource_handle(r, &raw), CUCORE_ERROR_INVALID_HANDLE);
+    }
+    for (cucore_graphics_array_t *x : {static_cast<cucore_graphics_array_t *>(nullptr), array_garbage,
+                                       array_wrong_type}) {
+        EXPECT_EQ(cucore_graphics_array_retain(x), CUCORE_ERROR_INVALID_HANDLE);
+        if (x) {
+            EXPECT_EQ(cucore_graphics_array_release(x), CUCORE_ERROR_INVALID_HANDLE);
+        }
+        EXPECT_EQ(cucore_graphics_array_handle(x, &raw), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_array_level(x, 0, &a), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_array_info(x, &info), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_array_copy_from_host(x, host, 4, s1_), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_array_copy_to_host(x, host, 4, s1_), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_array_copy_from_buffer(x, nullptr, s1_), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_array_copy_to_buffer(x, nullptr, s1_), CUCORE_ERROR_INVALID_HANDLE);
+    }
+    // Bad devices and streams.
+    cucore_graphics_resource_t *r = nullptr;
+    EXPECT_EQ(cucore_graphics_resource_from_gl_buffer(nullptr, 7, 0, &r), CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_EQ(cucore_graphics_resource_from_gl_image(reinterpret_cast<cucore_device_t *>(s1_), 9, kTexture2D, 0, &r),
+              CUCORE_ERROR_INVALID_HANDLE);
+    r = buffer_resource();
+    EXPECT_EQ(cucore_graphics_resource_map(r, nullptr, 0, &b), CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_EQ(cucore_graphics_resources_map(&r, 1, nullptr, &b), CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_EQ(cucore_graphics_resource_unmap(r, reinterpret_cast<cucore_stream_t *>(0x99)),
+              CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_EQ(cucore_graphics_resource_close(r, reinterpret_cast<cucore_stream_t *>(0x99)),
+              CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_EQ(mapped(r), 0);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+}
+
+TEST_F(GraphicsTest, NullOutPointersAreInvalidArguments) {
+    EXPECT_EQ(cucore_graphics_resource_from_gl_buffer(dev_, 7, 0, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_resource_from_gl_image(dev_, 9, kTexture2D, 0, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_graphics_resource_t *r = buffer_resource();
+    cucore_graphics_resource_t *image = image_resource();
+    EXPECT_EQ(cucore_graphics_resource_map(r, s1_, 0, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_resource_map_array(image, s1_, 0, 0, 0, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_resource_map_mipmapped_array(image, s1_, 0, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_resource_is_mapped(r, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_resource_handle(r, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_graphics_array_t *a = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map_array(image, s1_, 0, 0, 0, &a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_array_handle(a, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_array_info(a, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_graphics_array_info_t bad_size = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
+    bad_size.struct_size = 2;
+    EXPECT_EQ(cucore_graphics_array_info(a, &bad_size), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_array_copy_to_host(a, nullptr, 512, s1_), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_array_release(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+}
+
+// ---- Fault injection of every create path ---------------------------------------------
+
+TEST_F(GraphicsTest, FaultInjectionOfEveryCreatePath) {
+    expects_release_errors_ = true;
+    struct Path {
+        const char *name;
+        std::function<cucore_status_t(void **)> create;
+        std::function<void(void *)> release;
+    };
+    cucore_graphics_resource_t *vbo = buffer_resource(5);
+    cucore_graphics_resource_t *vbo2 = buffer_resource(6);
+    cucore_graphics_resource_t *image = image_resource();
+    auto release_buffer = [](void *h) { EXPECT_EQ(cucore_buffer_release(static_cast<cucore_buffer_t *>(h)), 0); };
+    auto release_array = [](void *h) {
+        EXPECT_EQ(cucore_graphics_array_release(static_cast<cucore_graphics_array_t *>(h)), 0);
+    };
+    auto release_resource = [](void *h) {
+        EXPECT_EQ(cucore_graphics_resource_release(static_cast<cucore_graphics_resource_t *>(h)), 0);
+    };
+    cucore_graphics_array_t *mip = nullptr;
+    cucore_buffer_t *second = nullptr;  // resources_map's second buffer
+    std::vector<Path> paths = {
+        {"from_gl_buffer",
+         [&](void **h) {
+             return cucore_graphics_resource_from_gl_buffer(dev_, 8, 0,
+                                                            reinterpret_cast<cucore_graphics_resource_t **>(h));
+         },
+         release_resource},
+        {"from_gl_image",
+         [&](void **h) {
+             return cucore_graphics_resource_from_gl_image(dev_, 8, kTexture2D, 0,
+                                                           reinterpret_cast<cucore_graphics_resource_t **>(h));
+         },
+         release_resource},
+        {"map",
+         [&](void **h) {
+             return cucore_graphics_resource_map(vbo, s1_, CUCORE_GRAPHICS_MAP_HINT_READ_ONLY,
+                                                 reinterpret_cast<cucore_buffer_t **>(h));
+         },
+         release_buffer},
+        {"resources_map",
+         [&](void **h) {
+             cucore_graphics_resource_t *both[2] = {vbo, vbo2};
+             cucore_buffer_t *out[2] = {};
+             cucore_status_t status = cucore_graphics_resources_map(both, 2, s1_, out);
+             if (status != CUCORE_SUCCESS) {
+                 EXPECT_EQ(out[1], nullptr);
+             }
+             second = out[1];
+             *h = out[0];
+             return status;
+         },
+         [&](void *h) {
+             EXPECT_EQ(cucore_buffer_release(second), 0);
+             EXPECT_EQ(cucore_buffer_release(static_cast<cucore_buffer_t *>(h)), 0);
+         }},
+        {"map_array",
+         [&](void **h) {
+             return cucore_graphics_resource_map_array(image, s1_, CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD, 0, 0,
+                                                       reinterpret_cast<cucore_graphics_array_t **>(h));
+         },
+         release_array},
+        {"map_mipmapped_array",
+         [&](void **h) {
+             return cucore_graphics_resource_map_mipmapped_array(image, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE,
+                                                                 reinterpret_cast<cucore_graphics_array_t **>(h));
+         },
+         release_array},
+        {"array_level",
+         [&](void **h) {
+             return cucore_graphics_array_level(mip, 1, reinterpret_cast<cucore_graphics_array_t **>(h));
+         },
+         release_array},
+    };
+    for (const Path &path : paths) {
+        SCOPED_TRACE(path.name);
+        const bool needs_mip = std::string(path.name) == "array_level";
+        int failures = 0;
+        for (long i = 1; i < 50; ++i) {
+            if (needs_mip) {
+                ASSERT_EQ(cucore_graphics_resource_map_mipmapped_array(image, s1_, 0, &mip), CUCORE_SUCCESS);
+            }
+            const size_t live_before = live(CUCORE_OBJECT_ANY);
+            const fake::Counters before = fake::counters();
+            fake::reset_calls();
+            fake::fail_call(i, CUDA_ERROR_OUT_OF_MEMORY);
+            void *handle = reinterpret_cast<void *>(0x1);
+            cucore_status_t status = path.create(&handle);
+            const long made = fake::calls();
+            fake::fail_call(0);
+            std::string log;
+            for (const std::string &call : fake::call_log()) log += call + " ";
+            SCOPED_TRACE("failing call " + std::to_string(i) + " of: " + log);
+            if (made < i) {
+                ASSERT_EQ(status, CUCORE_SUCCESS) << message();
+                path.release(handle);
+                if (needs_mip) cucore_graphics_array_release(mip);
+                break;
+            }
+            if (status == CUCORE_SUCCESS) {
+                path.release(handle);  // a failure in a call the path does not depend on
+            } else {
+                ++failures;
+                EXPECT_EQ(handle, nullptr) << "out-pointer cleared";
+            }
+            if (needs_mip) cucore_graphics_array_release(mip);
+            EXPECT_EQ(live(CUCORE_OBJECT_ANY), live_before - (needs_mip ? 2 : 0)) << "no half-made object (the mipmapped array and its mapping go)";
+            const fake::Counters after = fake::counters();
+            EXPECT_EQ(after.graphics_resources, before.graphics_resources);
+            EXPECT_EQ(after.graphics_mapped, 0) << "nothing stays mapped";
+        }
+        EXPECT_GE(failures, 1);
+    }
+    for (auto *resource : {vbo, vbo2, image}) EXPECT_EQ(cucore_graphics_resource_release(resource), CUCORE_SUCCESS);
+}
+
+// ---- C++ façade -----------------------------------------------------------------------
+
+TEST_F(GraphicsTest, FacadeMapsForAScope) {
+    cucore::Device device = cucore::Device::get(0);
+    cucore::Stream stream = cucore::Stream::borrow(s1_);
+    cucore::GraphicsResource res = cucore::GraphicsResource::from_gl_buffer(
+        device, 7, cucore::GraphicsRegisterFlags::write_discard);
+    EXPECT_NE(res.handle(), nullptr);
+    {
+        auto buf = res.map(stream);
+        EXPECT_EQ(buf.size(), fake::kGlBufferSize);
+        EXPECT_TRUE(res.is_mapped());
+        try {
+            (void)res.map(stream);
+            ADD_FAILURE() << "double map";
+        } catch (const cucore::Error &error) {
+            EXPECT_EQ(error.status(), CUCORE_ERROR_INVALID_STATE);
+        }
+    }
+    EXPECT_FALSE(res.is_mapped()) << "unmapped at scope end";
+    std::vector<cucore::GraphicsResource> both = {
+        res, cucore::GraphicsResource::from_gl_buffer(device, 8, cucore::GraphicsRegisterFlags::none)};
+    {
+        std::vector<cucore::Buffer> buffers = cucore::GraphicsResource::map_all(both, stream);
+        EXPECT_EQ(buffers.size(), 2u);
+        EXPECT_TRUE(both[1].is_mapped());
+        res.unmap(stream);
+        EXPECT_FALSE(res.is_mapped());
+    }
+    EXPECT_FALSE(both[1].is_mapped());
+    cucore::GraphicsResource image = cucore::GraphicsResource::from_gl_image(
+        device, 9, kTexture2D,
+        cucore::GraphicsRegisterFlags::surface_load_store | cucore::GraphicsRegisterFlags::texture_gather);
+    {
+        cucore::GraphicsArray mip = image.map_mipmapped_array(stream);
+        cucore::GraphicsArray level = mip.level(0);
+        EXPECT_EQ(level.info().width, fake::kGlImageWidth);
+        std::vector<unsigned char> bytes(fake::kGlImageWidth * fake::kGlImageHeight * 4, 0x11);
+        level.copy_from_host(bytes.data(), bytes.size(), stream);
+        std::vector<unsigned char> back(bytes.size());
+        level.copy_to_host(back.data(), back.size(), stream);
+        EXPECT_EQ(back, bytes);
+        EXPECT_NE(mip.handle(), nullptr);
+    }
+    EXPECT_FALSE(image.is_mapped());
+    {
+        cucore::GraphicsArray array = image.map_array(stream, 0, 1, cucore::MapHint::read_only);
+        EXPECT_EQ(array.info().width, fake::kGlImageWidth / 2);
+        image.close();
+    }
+    EXPECT_EQ(cucore::gl_devices(), std::vector<int>{0});
+    res.close(stream);
+    EXPECT_EQ(res.handle(), nullptr);
+    EXPECT_EQ(calls().back(), "unregister");
+}
+
+}  // namespace
