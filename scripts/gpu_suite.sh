@@ -74,6 +74,39 @@ run_gtest() {  # run_gtest NAME BINARY [ENV...]
     record "$name" "$rc" "$p" "$s" "$f"
 }
 
+# GL for every part (Python's and Rust's GL tests, the GL suite, the demo, the
+# GL benchmark rows): the server has the NVIDIA driver's vendor libraries
+# (libEGL_nvidia...) but maybe not the glvnd loader (libEGL.so.1...), SDL2 or
+# GLEW: .gl/root brings them, after the staged libraries so those come first.
+# libpulse keeps libpulsecommon in a subdirectory (SDL2 needs both).
+gl_env=()
+gl_lib="$PWD/.gl/root/usr/lib/x86_64-linux-gnu"
+if [[ -e $gl_lib/libEGL.so.1 ]]; then
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$gl_lib:$gl_lib/pulseaudio"
+    echo "== gl: GL loader from $gl_lib" >>"$log"
+else
+    echo "== gl: no .gl/root (scripts/fetch_gl_libs.sh, carried with .device): the system's GL loader, if any" >>"$log"
+fi
+# The loader looks for vendors in /etc/glvnd/egl_vendor.d and
+# /usr/share/glvnd/egl_vendor.d; a driver mounted into a container keeps its
+# vendor file elsewhere (gl_interop.md): name it then.
+if [[ -z ${__EGL_VENDOR_LIBRARY_FILENAMES:-} ]] &&
+    ! compgen -G '/etc/glvnd/egl_vendor.d/*nvidia*.json' >/dev/null &&
+    ! compgen -G '/usr/share/glvnd/egl_vendor.d/*nvidia*.json' >/dev/null; then
+    vendor_json=""
+    for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json \
+             /usr/local/share/glvnd/egl_vendor.d/10_nvidia.json \
+             /usr/lib/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json; do
+        [[ -f $f ]] && { vendor_json=$f; break; }
+    done
+    if [[ -n $vendor_json ]]; then
+        export __EGL_VENDOR_LIBRARY_FILENAMES="$vendor_json"
+        echo "== gl: EGL vendor $vendor_json" >>"$log"
+    else
+        echo "== gl: no NVIDIA EGL vendor file found; the GL tests will say why they skip" >>"$log"
+    fi
+fi
+
 if wants tests; then
 run_gtest unit "$stage/bin/cucore_unit_tests"
 run_gtest loader_no_driver "$stage/bin/cucore_loader_tests"
@@ -123,36 +156,6 @@ record rust "$rust_rc" "$rust_p" "$rust_s" "$rust_f"
 fi  # tests
 
 if wants gl; then
-# The server has the NVIDIA driver's vendor libraries (libEGL_nvidia...) but
-# maybe not the glvnd loader (libEGL.so.1...): .gl/root brings it, after the
-# staged libraries so those still come first.
-gl_env=()
-gl_lib="$PWD/.gl/root/usr/lib/x86_64-linux-gnu"
-if [[ -e $gl_lib/libEGL.so.1 ]]; then
-    gl_env+=("LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$gl_lib")
-    echo "== gl: GL loader from $gl_lib" >>"$log"
-else
-    echo "== gl: no .gl/root (scripts/fetch_gl_libs.sh, carried with .device): the system's GL loader, if any" >>"$log"
-fi
-# The loader looks for vendors in /etc/glvnd/egl_vendor.d and
-# /usr/share/glvnd/egl_vendor.d; a driver mounted into a container keeps its
-# vendor file elsewhere (gl_interop.md): name it then.
-if [[ -z ${__EGL_VENDOR_LIBRARY_FILENAMES:-} ]] &&
-    ! compgen -G '/etc/glvnd/egl_vendor.d/*nvidia*.json' >/dev/null &&
-    ! compgen -G '/usr/share/glvnd/egl_vendor.d/*nvidia*.json' >/dev/null; then
-    vendor_json=""
-    for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json \
-             /usr/local/share/glvnd/egl_vendor.d/10_nvidia.json \
-             /usr/lib/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json; do
-        [[ -f $f ]] && { vendor_json=$f; break; }
-    done
-    if [[ -n $vendor_json ]]; then
-        gl_env+=("__EGL_VENDOR_LIBRARY_FILENAMES=$vendor_json")
-        echo "== gl: EGL vendor $vendor_json" >>"$log"
-    else
-        echo "== gl: no NVIDIA EGL vendor file found; the GL tests will say why they skip" >>"$log"
-    fi
-fi
 part="$out/.part_gl"
 echo "== gl: $stage/bin/cucore_gl_tests" >>"$log"
 env "${gl_env[@]}" timeout 300 "$stage/bin/cucore_gl_tests" >"$part" 2>&1
