@@ -22,7 +22,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-wanted=(libglvnd0 libegl1 libopengl0 libgl1 libglx0 libsdl2-2.0-0 libglew2.2)
+# libdbus-1-3 is in apt's closure here but missing from minimal GPU-server images (SDL2 needs it).
+wanted=(libglvnd0 libegl1 libopengl0 libgl1 libglx0 libsdl2-2.0-0 libglew2.2 libdbus-1-3)
 skip_always=" libc6 libgcc-s1 libstdc++6 libegl-mesa0 libglx-mesa0 libgl1-mesa-dri libglapi-mesa "
 arch=$(dpkg --print-architecture)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)

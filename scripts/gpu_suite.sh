@@ -82,7 +82,8 @@ run_gtest() {  # run_gtest NAME BINARY [ENV...]
 gl_env=()
 gl_lib="$PWD/.gl/root/usr/lib/x86_64-linux-gnu"
 if [[ -e $gl_lib/libEGL.so.1 ]]; then
-    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$gl_lib:$gl_lib/pulseaudio"
+    # Some packages (libdbus-1-3) install under /lib rather than /usr/lib.
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$gl_lib:$gl_lib/pulseaudio:$PWD/.gl/root/lib/x86_64-linux-gnu"
     echo "== gl: GL loader from $gl_lib" >>"$log"
 else
     echo "== gl: no .gl/root (scripts/fetch_gl_libs.sh, carried with .device): the system's GL loader, if any" >>"$log"
