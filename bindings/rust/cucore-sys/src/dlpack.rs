@@ -132,18 +132,8 @@ impl Default for cucore_dlpack_layout_t {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::mem::{align_of, size_of, MaybeUninit};
+    use std::mem::{align_of, size_of};
 
-    /// Byte offset of a field, without `offset_of!` (Rust 1.77) so old compilers build this.
-    macro_rules! offset {
-        ($ty:ty, $field:ident) => {{
-            let u = MaybeUninit::<$ty>::uninit();
-            let base = u.as_ptr();
-            // SAFETY: only computes an address inside the allocation; nothing is read.
-            let field = unsafe { ptr::addr_of!((*base).$field) };
-            field as usize - base as usize
-        }};
-    }
 
     #[test]
     fn layout_small_structs() {

@@ -15,6 +15,19 @@
 use std::marker::{PhantomData, PhantomPinned};
 use std::os::raw::{c_char, c_int, c_uchar, c_void};
 
+/// Byte offset of a field, for the layout tests of every module (without `offset_of!`, Rust 1.77, so old
+/// compilers build them). Defined before the modules so that each of them sees it.
+#[cfg(test)]
+macro_rules! offset {
+    ($ty:ty, $field:ident) => {{
+        let u = std::mem::MaybeUninit::<$ty>::uninit();
+        let base = u.as_ptr();
+        // SAFETY: only computes an address inside the allocation; nothing is read.
+        let field = unsafe { std::ptr::addr_of!((*base).$field) };
+        field as usize - base as usize
+    }};
+}
+
 mod device_attributes;
 pub use device_attributes::*;
 mod memory;
@@ -532,19 +545,9 @@ extern "C" {
 mod tests {
     use super::*;
     use std::ffi::CStr;
-    use std::mem::{align_of, size_of, MaybeUninit};
+    use std::mem::{align_of, size_of};
     use std::ptr;
 
-    /// Byte offset of a field, without `offset_of!` (Rust 1.77) so old compilers build this.
-    macro_rules! offset {
-        ($ty:ty, $field:ident) => {{
-            let u = MaybeUninit::<$ty>::uninit();
-            let base = u.as_ptr();
-            // SAFETY: only computes an address inside the allocation; nothing is read.
-            let field = unsafe { ptr::addr_of!((*base).$field) };
-            field as usize - base as usize
-        }};
-    }
 
     // Sizes, alignments and offsets as gcc lays out the C structs on the 64-bit targets the
     // library supports (checked with offsetof/sizeof against include/cucore/*.h).

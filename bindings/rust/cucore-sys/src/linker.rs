@@ -107,17 +107,9 @@ extern "C" {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::mem::{align_of, size_of, MaybeUninit};
+    use std::mem::{align_of, size_of};
 
-    macro_rules! offset {
-        ($ty:ty, $field:ident) => {{
-            let u = MaybeUninit::<$ty>::uninit();
-            let base = u.as_ptr();
-            // SAFETY: only computes an address inside the allocation; nothing is read.
-            let field = unsafe { ptr::addr_of!((*base).$field) };
-            field as usize - base as usize
-        }};
-    }
+
 
     // Offsets as gcc lays out include/cucore/linker.h on 64-bit targets.
     #[test]

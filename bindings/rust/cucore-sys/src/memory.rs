@@ -530,16 +530,6 @@ mod tests {
     use std::mem::{align_of, size_of, MaybeUninit};
     use std::os::raw::c_char;
 
-    /// Byte offset of a field, without `offset_of!` (Rust 1.77) so old compilers build this.
-    macro_rules! offset {
-        ($ty:ty, $field:ident) => {{
-            let u = MaybeUninit::<$ty>::uninit();
-            let base = u.as_ptr();
-            // SAFETY: only computes an address inside the allocation; nothing is read.
-            let field = unsafe { ptr::addr_of!((*base).$field) };
-            field as usize - base as usize
-        }};
-    }
 
     /// A `T` of zero bytes but its leading `struct_size` (the "zero means default" struct).
     fn zeroed_but_size<T: Copy>() -> T {
