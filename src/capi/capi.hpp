@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "core/context.hpp"
 #include "core/device.hpp"
@@ -67,6 +68,23 @@ template <class Handle>
 inline typename CoreOf<Handle>::type &get(const Handle *handle, const char *argument) {
     return *static_cast<typename CoreOf<Handle>::type *>(
         core::handles::resolve(handle, CoreOf<Handle>::kind, argument));
+}
+
+// The objects behind an array of handle arguments (no references taken); a
+// bad element is named "<argument>[i]" in the message.
+template <class Handle>
+inline std::vector<typename CoreOf<Handle>::type *> get_all(Handle *const *handles, size_t count,
+                                                           const char *argument) {
+    if (count && !handles)
+        core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL with a count of " +
+                                     std::to_string(count));
+    std::vector<typename CoreOf<Handle>::type *> objects;
+    objects.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+        const std::string element = std::string(argument) + "[" + std::to_string(i) + "]";
+        objects.push_back(&get(handles[i], element.c_str()));
+    }
+    return objects;
 }
 
 // Checks an out-pointer and clears it, so it reads NULL/0 if the call fails.

@@ -62,9 +62,7 @@ cucore_status_t cucore_graphics_resources_map(cucore_graphics_resource_t *const 
         capi::require(buffers, "buffers");
         for (uint32_t i = 0; i < count; ++i) buffers[i] = nullptr;
         capi::require(resources, "resources");
-        std::vector<core::GraphicsResource *> objects;
-        objects.reserve(count);
-        for (uint32_t i = 0; i < count; ++i) objects.push_back(&capi::get(resources[i], "resources[i]"));
+        std::vector<core::GraphicsResource *> objects = capi::get_all(resources, count, "resources");
         std::vector<core::Ref<core::Buffer>> mapped =
             core::GraphicsResource::map_many(objects, capi::get(stream, "stream"));
         for (uint32_t i = 0; i < count; ++i) buffers[i] = capi::give<cucore_buffer_t>(std::move(mapped[i]));

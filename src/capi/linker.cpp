@@ -17,11 +17,7 @@ cucore_status_t cucore_linker_create(cucore_object_code_t *const *inputs, size_t
         capi::require(inputs, "inputs");
         if (input_count == 0) core::throw_invalid_argument("argument 'input_count' is 0: a linker needs at least one input");
         std::vector<core::Ref<core::ObjectCode>> codes;
-        codes.reserve(input_count);
-        for (size_t i = 0; i < input_count; ++i) {
-            const std::string argument = "inputs[" + std::to_string(i) + "]";
-            codes.emplace_back(&capi::get(inputs[i], argument.c_str()));
-        }
+        for (core::ObjectCode *code : capi::get_all(inputs, input_count, "inputs")) codes.emplace_back(code);
         core::LinkerOptions parsed = core::read_linker_options(capi::read_options(options, kLinkerDefaults, "options"));
         result = capi::give<cucore_linker_t>(core::Linker::create(std::move(codes), std::move(parsed)));
     });

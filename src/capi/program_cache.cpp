@@ -1,5 +1,6 @@
 // C ABI: program caches.
 #include "capi/capi.hpp"
+#include "capi/text_out.hpp"
 
 using namespace cucore;
 
@@ -46,15 +47,8 @@ cucore_status_t cucore_program_cache_key(const cucore_program_t *program, cucore
     return capi::guarded(__func__, [&] {
         uint8_t *result = capi::out_bytes(key, 32, "key");
         const core::Program &object = capi::get(program, "program");
-        std::vector<std::string> names;
-        if (name_expression_count && !name_expressions)
-            core::throw_invalid_argument("argument 'name_expressions' is NULL with a count of " +
-                                         std::to_string(name_expression_count));
-        for (size_t i = 0; i < name_expression_count; ++i) {
-            if (!name_expressions[i])
-                core::throw_invalid_argument("argument 'name_expressions[" + std::to_string(i) + "]' is NULL");
-            names.emplace_back(name_expressions[i]);
-        }
+        const std::vector<std::string> names =
+            capi::string_list(name_expressions, name_expression_count, "name_expressions");
         const core::CacheKey digest = object.cache_key(target, names);
         std::memcpy(result, digest.data(), digest.size());
     });

@@ -384,6 +384,10 @@ TEST_F(GraphicsTest, BatchMapRefusesBadSetsAndMapsNothing) {
     EXPECT_EQ(cucore_graphics_resources_map(r, 0, s1_, b), CUCORE_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(cucore_graphics_resources_map(nullptr, 2, s1_, b), CUCORE_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(cucore_graphics_resources_map(r, 2, s1_, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_graphics_resource_t *with_garbage[2] = {r[0], reinterpret_cast<cucore_graphics_resource_t *>(0xdead)};
+    EXPECT_EQ(cucore_graphics_resources_map(with_garbage, 2, s1_, b), CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_NE(message().find("'resources[1]'"), std::string::npos) << "names the element: " << message();
+    EXPECT_EQ(mapped(r[0]), 0) << "nothing mapped when an element is bad";
     cucore_buffer_t *one = nullptr;
     ASSERT_EQ(cucore_graphics_resource_map(r[1], s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &one), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_graphics_resources_map(r, 2, s1_, b), CUCORE_ERROR_INVALID_STATE);
