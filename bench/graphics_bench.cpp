@@ -267,9 +267,9 @@ void map_cpp(benchmark::State &state) {
 
 // ---- 8 buffers: 8 single calls vs one batch call -------------------------------------------------
 // Both rows: map all 8, get each pointer, unmap all 8. "single": one map call and one unmap call
-// per buffer. "batch": one map call for all 8 (cuGraphicsMapResources with a count /
-// cucore_graphics_resources_map / GraphicsResource::map_all); the raw variant also unmaps in one
-// call, the library's mappings unmap as their buffers are released.
+// per buffer. "batch": one map call and one unmap call for all 8 (cuGraphicsMapResources and
+// cuGraphicsUnmapResources with a count / cucore_graphics_resources_map and _unmap / the scope of
+// GraphicsResource::map_all's MappedBuffers).
 
 // Per-variant best time per iteration (ns), measured around each run's loop, for the speed-up line.
 double g_single_ns[3] = {0, 0, 0};
@@ -378,8 +378,13 @@ void map8_c(benchmark::State &state) {
                     if (!ok(state, cucore_buffer_address(b[i], &p), "cucore_buffer_address")) return;
                     benchmark::DoNotOptimize(p);
                 }
+                if (kBatchCall &&
+                    !ok(state, cucore_graphics_resources_unmap(r, kBatch, nullptr), "cucore_graphics_resources_unmap"))
+                    return;
                 for (unsigned i = 0; i < kBatch; ++i)
-                    if (!ok(state, cucore_buffer_release(b[i]), "cucore_buffer_release (unmaps)")) return;
+                    if (!ok(state, cucore_buffer_release(b[i]), kBatchCall ? "cucore_buffer_release"
+                                                                           : "cucore_buffer_release (unmaps)"))
+                        return;
             }
         });
         if (live_objects(CUCORE_OBJECT_BUFFER) != before) fail_check(state, "live buffer count changed (a leak)");
@@ -399,15 +404,16 @@ void map8_cpp(benchmark::State &state) {
         for (unsigned i = 0; i < kBatch; ++i) r.push_back(cucore::GraphicsResource::from_gl_buffer(device, s->buffers[i]));
         timed(state, kBatchCall ? &g_batch_ns[2] : &g_single_ns[2], [&] {
             for (auto _ : state) {
-                std::vector<cucore::Buffer> b;
                 if (kBatchCall) {
-                    b = cucore::GraphicsResource::map_all(r, stream);
-                } else {
+                    cucore::MappedBuffers b = cucore::GraphicsResource::map_all(r, stream);
+                    for (const cucore::Buffer &buf : b) benchmark::DoNotOptimize(buf.address());
+                } else {  // one unmap call per buffer as each goes
+                    std::vector<cucore::Buffer> b;
                     b.reserve(kBatch);
                     for (const cucore::GraphicsResource &res : r) b.push_back(res.map(stream));
+                    for (const cucore::Buffer &buf : b) benchmark::DoNotOptimize(buf.address());
                 }
-                for (const cucore::Buffer &buf : b) benchmark::DoNotOptimize(buf.address());
-            }  // the buffers unmap here
+            }  // the batch unmaps in one call here
         });
         stream.synchronize();
     } catch (const std::exception &e) {

@@ -190,6 +190,12 @@ CUCORE_API cucore_status_t cucore_release_error_count(uint64_t *count);
 CUCORE_API void cucore_set_release_error_handler(cucore_release_error_fn handler,
                                                  void *user_data);
 
+/* Hands a failure to the release-error path (counted by
+ * cucore_release_error_count, given to the handler) as if a release had met it.
+ * For bindings whose scoped objects end with a call that can fail but cannot
+ * return it (a C++ destructor, a Rust Drop). `message` may be NULL. Never fails. */
+CUCORE_API void cucore_report_release_error(cucore_status_t status, int cuda_result, const char *message);
+
 CUCORE_EXTERN_C_END
 
 #endif /* CUCORE_COMMON_H */

@@ -112,8 +112,9 @@ CUCORE_API cucore_status_t cucore_graphics_resource_map(cucore_graphics_resource
 
 /* Maps several registered GL buffers in one driver call (cuGraphicsMapResources
  * with a count) on `stream`; buffers[i] (+1 reference each) is resources[i]'s
- * mapping, which behaves as one from cucore_graphics_resource_map (hint NONE) and
- * unmaps on its own. All resources must belong to one context and appear once.
+ * mapping, which behaves as one from cucore_graphics_resource_map (hint NONE): its
+ * release unmaps it alone; cucore_graphics_resources_unmap unmaps them all in one
+ * call. All resources must belong to one context and appear once.
  * On failure nothing stays mapped and every buffers[i] is NULL.
  * Errors: INVALID_HANDLE (any resource, stream), INVALID_ARGUMENT (NULL arrays,
  * count 0, a resource twice, resources of two contexts), INVALID_STATE (as map),
@@ -121,6 +122,20 @@ CUCORE_API cucore_status_t cucore_graphics_resource_map(cucore_graphics_resource
 CUCORE_API cucore_status_t cucore_graphics_resources_map(cucore_graphics_resource_t *const *resources,
                                                          uint32_t count, cucore_stream_t *stream,
                                                          cucore_buffer_t **buffers);
+
+/* Unmaps several mapped resources (buffers or images) in one driver call
+ * (cuGraphicsUnmapResources with a count) on `stream`, or, when `stream` is NULL,
+ * on the stream they were all mapped on. Their mapped buffers are closed (size 0)
+ * and their mapped arrays become unusable, as after cucore_graphics_resource_unmap;
+ * later releases of them do nothing more. The batch counterpart of
+ * cucore_graphics_resources_map: releasing the buffers of a batch one by one
+ * unmaps them one call each. Nothing is unmapped when a check fails.
+ * Errors: INVALID_HANDLE (any resource, stream), INVALID_ARGUMENT (NULL array,
+ * count 0, a resource twice, resources of two contexts, NULL stream for resources
+ * mapped on different streams), INVALID_STATE (resources[i] not mapped or closed:
+ * the message names i), CUDA (the resources count as unmapped anyway). */
+CUCORE_API cucore_status_t cucore_graphics_resources_unmap(cucore_graphics_resource_t *const *resources,
+                                                           uint32_t count, cucore_stream_t *stream);
 
 /* Maps a registered GL image on `stream` and returns the CUDA array of one of its
  * sub-resources (`array_index`: the cube face or layer, `mip_level`) as an array

@@ -10,6 +10,7 @@
 #define CUCORE_GRAPHICS_HPP
 
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "common.hpp"
@@ -100,6 +101,8 @@ public:
 // A registration of a GL buffer or image (cuda.core: GraphicsResource). Its last
 // reference unregisters; a mapping (Buffer or GraphicsArray) holds a reference,
 // so the registration outlives every mapping.
+class MappedBuffers;
+
 class GraphicsResource : public Handle<GraphicsResource, cucore_graphics_resource_t> {
 public:
     GraphicsResource() noexcept = default;
@@ -133,18 +136,20 @@ public:
         return Buffer::adopt(raw);
     }
 
-    // Maps several GL buffers in one driver call; one Buffer each, in order.
-    static std::vector<Buffer> map_all(const std::vector<GraphicsResource> &resources, const Stream &stream) {
-        std::vector<cucore_graphics_resource_t *> raw;
-        raw.reserve(resources.size());
-        for (const GraphicsResource &resource : resources) raw.push_back(resource.get());
-        std::vector<cucore_buffer_t *> mapped(resources.size(), nullptr);
-        detail::check(cucore_graphics_resources_map(raw.data(), static_cast<std::uint32_t>(raw.size()), stream.get(),
-                                                    mapped.data()));
-        std::vector<Buffer> buffers;
-        buffers.reserve(mapped.size());
-        for (cucore_buffer_t *buffer : mapped) buffers.push_back(Buffer::adopt(buffer));
-        return buffers;
+    // Maps several GL buffers in one driver call on `stream`: one Buffer each, in
+    // order, held by a MappedBuffers whose scope end unmaps them all in one call.
+    // Throws Error: INVALID_ARGUMENT (empty, a resource twice, two contexts),
+    // INVALID_STATE (as map), CUDA; nothing stays mapped then.
+    static MappedBuffers map_all(const std::vector<GraphicsResource> &resources, const Stream &stream);
+
+    // Unmaps several mapped resources in one driver call, on `stream` or on the
+    // stream they were all mapped on. Their mapped Buffers read as closed.
+    // Throws Error: INVALID_ARGUMENT (empty, a resource twice, two contexts, no
+    // stream for resources mapped on different streams), INVALID_STATE (one not
+    // mapped or closed: nothing is unmapped), CUDA.
+    static void unmap_all(const std::vector<GraphicsResource> &resources) { unmap_all(resources, nullptr); }
+    static void unmap_all(const std::vector<GraphicsResource> &resources, const Stream &stream) {
+        unmap_all(resources, stream.get());
     }
 
     // Maps a GL image and returns one sub-resource's array (unmaps with its last reference).
@@ -186,7 +191,105 @@ public:
         detail::check(cucore_graphics_resource_handle(handle_, &raw));
         return raw;
     }
+
+private:
+    static std::vector<cucore_graphics_resource_t *> raw_handles(const std::vector<GraphicsResource> &resources) {
+        std::vector<cucore_graphics_resource_t *> raw;
+        raw.reserve(resources.size());
+        for (const GraphicsResource &resource : resources) raw.push_back(resource.get());
+        return raw;
+    }
+    static void unmap_all(const std::vector<GraphicsResource> &resources, cucore_stream_t *stream) {
+        const std::vector<cucore_graphics_resource_t *> raw = raw_handles(resources);
+        detail::check(cucore_graphics_resources_unmap(raw.data(), static_cast<std::uint32_t>(raw.size()), stream));
+    }
+
+    friend class MappedBuffers;
 };
+
+// The Buffers of one batch map (GraphicsResource::map_all), in the resources'
+// order. Its scope end unmaps, in one driver call on the mapping stream, every
+// resource of the batch still mapped by it (a failure there goes to the
+// release-error path, cucore_release_error_count); unmap() does it now and
+// throws. Buffers copied out of it read as closed after that. Move-only.
+class MappedBuffers {
+public:
+    MappedBuffers() noexcept = default;
+    MappedBuffers(MappedBuffers &&other) noexcept = default;
+    MappedBuffers &operator=(MappedBuffers &&other) noexcept {
+        if (this != &other) {
+            end_batch();
+            resources_ = std::move(other.resources_);
+            buffers_ = std::move(other.buffers_);
+        }
+        return *this;
+    }
+    MappedBuffers(const MappedBuffers &) = delete;
+    MappedBuffers &operator=(const MappedBuffers &) = delete;
+    ~MappedBuffers() { end_batch(); }
+
+    std::size_t size() const noexcept { return buffers_.size(); }
+    bool empty() const noexcept { return buffers_.empty(); }
+    const Buffer &operator[](std::size_t i) const noexcept { return buffers_[i]; }
+    std::vector<Buffer>::const_iterator begin() const noexcept { return buffers_.begin(); }
+    std::vector<Buffer>::const_iterator end() const noexcept { return buffers_.end(); }
+
+    // Unmaps the resources this batch still maps, in one call (on `stream` when
+    // given), and empties it. Throws Error: INVALID_ARGUMENT (no stream for
+    // mappings on different streams), CUDA (they count as unmapped anyway).
+    void unmap() { unmap(nullptr); }
+    void unmap(const Stream &stream) { unmap(stream.get()); }
+
+private:
+    friend class GraphicsResource;
+    MappedBuffers(std::vector<GraphicsResource> resources, std::vector<Buffer> buffers) noexcept
+        : resources_(std::move(resources)), buffers_(std::move(buffers)) {}
+
+    // The resources whose mapping by this batch is live (their Buffer is not closed).
+    std::vector<cucore_graphics_resource_t *> still_mapped() const noexcept {
+        std::vector<cucore_graphics_resource_t *> raw;
+        for (std::size_t i = 0; i < buffers_.size(); ++i) {
+            std::uint64_t size = 0;
+            if (buffers_[i].get() && cucore_buffer_size(buffers_[i].get(), &size) == CUCORE_SUCCESS && size != 0)
+                raw.push_back(resources_[i].get());
+        }
+        return raw;
+    }
+    cucore_status_t unmap_status(cucore_stream_t *stream) noexcept {
+        cucore_status_t status = CUCORE_SUCCESS;
+        try {
+            const std::vector<cucore_graphics_resource_t *> raw = still_mapped();
+            if (!raw.empty())
+                status = cucore_graphics_resources_unmap(raw.data(), static_cast<std::uint32_t>(raw.size()), stream);
+        } catch (const std::bad_alloc &) {
+            status = CUCORE_ERROR_OUT_OF_MEMORY;
+        }
+        buffers_.clear();
+        resources_.clear();
+        return status;
+    }
+    void unmap(cucore_stream_t *stream) { detail::check(unmap_status(stream)); }
+    void end_batch() noexcept {
+        if (unmap_status(nullptr) != CUCORE_SUCCESS)
+            cucore_report_release_error(cucore_last_error_status(), cucore_last_cuda_result(),
+                                        cucore_last_error_message());
+    }
+
+    std::vector<GraphicsResource> resources_;
+    std::vector<Buffer> buffers_;
+};
+
+inline MappedBuffers GraphicsResource::map_all(const std::vector<GraphicsResource> &resources, const Stream &stream) {
+    const std::vector<cucore_graphics_resource_t *> raw = raw_handles(resources);
+    std::vector<cucore_buffer_t *> mapped(resources.size(), nullptr);
+    std::vector<Buffer> buffers;
+    buffers.reserve(mapped.size());  // before the map: adopting cannot fail afterwards
+    std::vector<GraphicsResource> held(resources);
+    detail::check(
+        cucore_graphics_resources_map(raw.data(), static_cast<std::uint32_t>(raw.size()), stream.get(), mapped.data()));
+    for (cucore_buffer_t *buffer : mapped) buffers.push_back(Buffer::adopt(buffer));
+    return MappedBuffers(std::move(held), std::move(buffers));
+}
 
 // The CUDA device ordinals of the GL context current on this thread. Throws
 // Error: CUDA (no NVIDIA GL context current).

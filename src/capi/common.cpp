@@ -64,4 +64,12 @@ void cucore_set_release_error_handler(cucore_release_error_fn handler, void *use
     core::set_release_error_handler(handler, user_data);
 }
 
+void cucore_report_release_error(cucore_status_t status, int cuda_result, const char *message) {
+    try {
+        core::report_release_error(status, cuda_result, message ? message : "");
+    } catch (...) {  // the message could not be copied: count the failure without it
+        core::report_release_error(status, cuda_result, std::string());
+    }
+}
+
 }  // extern "C"

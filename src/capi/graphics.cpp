@@ -69,6 +69,14 @@ cucore_status_t cucore_graphics_resources_map(cucore_graphics_resource_t *const 
     });
 }
 
+cucore_status_t cucore_graphics_resources_unmap(cucore_graphics_resource_t *const *resources, uint32_t count,
+                                                cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        capi::require(resources, "resources");
+        core::GraphicsResource::unmap_many(capi::get_all(resources, count, "resources"), optional_stream(stream));
+    });
+}
+
 cucore_status_t cucore_graphics_resource_map_array(cucore_graphics_resource_t *resource, cucore_stream_t *stream,
                                                    uint32_t hint, uint32_t array_index, uint32_t mip_level,
                                                    cucore_graphics_array_t **array) {

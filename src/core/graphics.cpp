@@ -242,7 +242,8 @@ Ref<Buffer> GraphicsResource::map(Stream &stream, uint32_t hint) {
     return buffer;
 }
 
-std::vector<Ref<Buffer>> GraphicsResource::map_many(const std::vector<GraphicsResource *> &resources, Stream &stream) {
+std::vector<std::unique_lock<std::recursive_mutex>> GraphicsResource::lock_batch(
+    const std::vector<GraphicsResource *> &resources) {
     if (resources.empty()) throw_invalid_argument("argument 'count' is 0");
     std::vector<GraphicsResource *> sorted(resources);
     std::sort(sorted.begin(), sorted.end());
@@ -250,12 +251,17 @@ std::vector<Ref<Buffer>> GraphicsResource::map_many(const std::vector<GraphicsRe
         throw_invalid_argument("argument 'resources' names one resource twice");
     for (GraphicsResource *resource : resources)
         if (resource->context_->cu() != resources[0]->context_->cu())
-            throw_invalid_argument("argument 'resources' mixes resources of two contexts; map each context's "
-                                   "resources in their own call");
-    // Locked in address order, so two batch maps cannot deadlock.
+            throw_invalid_argument("argument 'resources' mixes resources of two contexts; map and unmap each "
+                                   "context's resources in their own call");
+    // Locked in address order, so two batch calls cannot deadlock.
     std::vector<std::unique_lock<std::recursive_mutex>> locks;
     locks.reserve(sorted.size());
     for (GraphicsResource *resource : sorted) locks.emplace_back(resource->mutex_);
+    return locks;
+}
+
+std::vector<Ref<Buffer>> GraphicsResource::map_many(const std::vector<GraphicsResource *> &resources, Stream &stream) {
+    const auto locks = lock_batch(resources);
     for (GraphicsResource *resource : resources) resource->check_mappable("pointer");
     ScopedContext bind(resources[0]->context_->cu());
     std::vector<CUgraphicsResource> handles;
@@ -330,13 +336,54 @@ Ref<GraphicsArray> GraphicsResource::map_mipmapped_array(Stream &stream, uint32_
     return make<GraphicsArray>(std::move(mapping), nullptr, mipmapped);
 }
 
-Ref<Buffer> GraphicsResource::drop_mapping(Stream &stream, CUresult *result) {
+Ref<Buffer> GraphicsResource::detach_mapping() {
     mapping_ = nullptr;
     Ref<Buffer> buffer = mapped_buffer_.lock();
     mapped_buffer_ = WeakRef<Buffer>();
+    return buffer;
+}
+
+Ref<Buffer> GraphicsResource::drop_mapping(Stream &stream, CUresult *result) {
     ScopedContext bind(context_->cu());
+    Ref<Buffer> buffer = detach_mapping();
     *result = CUCORE_DRIVER(cuGraphicsUnmapResources)(1u, &resource_, stream.cu());
     return buffer;
+}
+
+void GraphicsResource::unmap_many(const std::vector<GraphicsResource *> &resources, Stream *override_stream) {
+    std::vector<Ref<Buffer>> buffers;
+    CUresult result = CUDA_SUCCESS;
+    {
+        const auto locks = lock_batch(resources);
+        for (size_t i = 0; i < resources.size(); ++i) {
+            const GraphicsResource &resource = *resources[i];
+            if (resource.closed_ || !resource.mapping_)
+                throw Error(CUCORE_ERROR_INVALID_STATE, "resources[" + std::to_string(i) + "] is " +
+                                                            (resource.closed_ ? "closed" : "not mapped") +
+                                                            "; nothing was unmapped");
+        }
+        Stream *stream = override_stream;
+        if (!stream) {
+            stream = &resources[0]->mapping_->stream();
+            for (size_t i = 1; i < resources.size(); ++i)
+                if (&resources[i]->mapping_->stream() != stream)
+                    throw_invalid_argument("argument 'stream' is NULL but resources[0] and resources[" +
+                                           std::to_string(i) +
+                                           "] were mapped on different streams; give the stream to unmap on");
+        }
+        std::vector<CUgraphicsResource> handles;
+        handles.reserve(resources.size());
+        for (GraphicsResource *resource : resources) handles.push_back(resource->resource_);
+        ScopedContext bind(resources[0]->context_->cu());
+        buffers.reserve(resources.size());
+        for (GraphicsResource *resource : resources) buffers.push_back(resource->detach_mapping());
+        result = CUCORE_DRIVER(cuGraphicsUnmapResources)(static_cast<unsigned>(handles.size()), handles.data(),
+                                                         stream->cu());
+    }
+    // Closed outside the locks: each buffer's allocation release finds its mapping ended.
+    for (Ref<Buffer> &buffer : buffers)
+        if (buffer) buffer->close(nullptr);
+    if (result != CUDA_SUCCESS) throw_cuda(result, "cuGraphicsUnmapResources");
 }
 
 void GraphicsResource::end_mapping(GraphicsMapping *mapping, Stream &stream) {

@@ -57,6 +57,8 @@ class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
     Ref<Buffer> map(Stream &stream, uint32_t hint);
     // Maps every resource in one driver call; one buffer each.
     static std::vector<Ref<Buffer>> map_many(const std::vector<GraphicsResource *> &resources, Stream &stream);
+    // Unmaps every resource in one driver call, on `override_stream` or their common mapping stream.
+    static void unmap_many(const std::vector<GraphicsResource *> &resources, Stream *override_stream);
     Ref<GraphicsArray> map_array(Stream &stream, uint32_t hint, uint32_t array_index, uint32_t mip_level);
     Ref<GraphicsArray> map_mipmapped_array(Stream &stream, uint32_t hint);
     void unmap(Stream *override_stream);
@@ -75,6 +77,11 @@ class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
     Ref<GraphicsMapping> begin_mapping(Stream &stream);  // under mutex_, after the driver mapped
     // Ends the live mapping (under mutex_): unmaps on `stream`, returns the buffer to close.
     Ref<Buffer> drop_mapping(Stream &stream, CUresult *result);
+    // Forgets the live mapping without unmapping (under mutex_); returns the buffer to close.
+    Ref<Buffer> detach_mapping();
+    // Checks a batch (not empty, each resource once, one context) and locks it in address order.
+    static std::vector<std::unique_lock<std::recursive_mutex>> lock_batch(
+        const std::vector<GraphicsResource *> &resources);
 
     mutable std::recursive_mutex mutex_;
     Ref<Context> context_;

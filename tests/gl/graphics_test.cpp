@@ -366,13 +366,46 @@ TEST_F(GlTest, BatchMap) {
         cpp.push_back(cucore::GraphicsResource::adopt(r));
     }
     {
-        std::vector<cucore::Buffer> all = cucore::GraphicsResource::map_all(cpp, stream);
+        cucore::MappedBuffers all = cucore::GraphicsResource::map_all(cpp, stream);
         ASSERT_EQ(all.size(), kCount);
         for (unsigned i = 0; i < kCount; ++i) EXPECT_EQ(all[i].size(), (n + i * 64) * 4ull);
         for (const cucore::GraphicsResource &r : cpp) EXPECT_TRUE(r.is_mapped());
-    }
+    }  // one batch unmap
     for (const cucore::GraphicsResource &r : cpp) EXPECT_FALSE(r.is_mapped());
     stream.synchronize();
+}
+
+// A batch mapped and unmapped in one call each: CUDA fills every buffer, GL reads each fill back.
+TEST_F(GlTest, BatchUnmapHandsEveryBufferBackToGl) {
+    constexpr unsigned kCount = 4, n = 4096;
+    std::vector<OwnedResource> owned;
+    std::vector<cucore_graphics_resource_t *> resources;
+    std::vector<gltest::GLuint> names;
+    for (unsigned i = 0; i < kCount; ++i) {
+        names.push_back(make_buffer(pattern(n, 7 * i)));
+        owned.push_back(register_buffer(names.back()));
+        ASSERT_TRUE(owned.back());
+        resources.push_back(owned.back().get());
+    }
+    std::vector<cucore_buffer_t *> mapped_buffers(kCount, nullptr);
+    CUCORE_ASSERT_OK(cucore_graphics_resources_map(resources.data(), kCount, stream_.get(), mapped_buffers.data()));
+    std::vector<Owned<cucore_buffer_t>> bufs;
+    for (cucore_buffer_t *b : mapped_buffers) bufs.emplace_back(b);
+    for (unsigned i = 0; i < kCount; ++i)
+        CUCORE_ASSERT_OK(cucore_buffer_fill(mapped_buffers[i], 0xC0DE0000u + i, 4, stream_.get()));
+    CUCORE_ASSERT_OK(cucore_graphics_resources_unmap(resources.data(), kCount, nullptr));
+    for (unsigned i = 0; i < kCount; ++i) {
+        EXPECT_FALSE(mapped(resources[i]));
+        EXPECT_EQ(size(mapped_buffers[i]), 0u) << "the mapped buffer reads as closed";
+    }
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(stream_.get()));
+    for (unsigned i = 0; i < kCount; ++i)
+        EXPECT_EQ(read_buffer(names[i], n), std::vector<std::uint32_t>(n, 0xC0DE0000u + i)) << "buffer " << i;
+    CUCORE_EXPECT_STATUS(cucore_graphics_resources_unmap(resources.data(), kCount, nullptr),
+                         CUCORE_ERROR_INVALID_STATE);
+    EXPECT_TRUE(contains(last_message(), "resources[0] is not mapped")) << last_message();
+    bufs.clear();  // their release unmaps nothing more
+    for (cucore_graphics_resource_t *r : resources) EXPECT_FALSE(mapped(r));
 }
 
 // Unmap on another stream than the mapping's: the buffer is closed, GL sees the data.

@@ -76,6 +76,12 @@ class GraphicsTest : public FakeDriverTest {
         }
         return out;
     }
+    // The graphics calls after the first `mark` (a size of calls() taken earlier).
+    std::vector<std::string> calls_after(size_t mark) const {
+        std::vector<std::string> all = calls();
+        return std::vector<std::string>(all.begin() + static_cast<std::ptrdiff_t>(std::min(mark, all.size())),
+                                        all.end());
+    }
     static uint64_t size_of(const cucore_buffer_t *b) {
         uint64_t size = 0;
         EXPECT_EQ(cucore_buffer_size(b, &size), CUCORE_SUCCESS);
@@ -402,6 +408,99 @@ TEST_F(GraphicsTest, BatchMapRefusesBadSetsAndMapsNothing) {
 }
 
 // ---- Arrays ---------------------------------------------------------------------------
+
+TEST_F(GraphicsTest, BatchUnmapIsOneDriverCallOnTheMappingStream) {
+    cucore_graphics_resource_t *r[3] = {buffer_resource(1), buffer_resource(2), buffer_resource(3)};
+    cucore_buffer_t *b[3] = {};
+    ASSERT_EQ(cucore_graphics_resources_map(r, 3, s2_, b), CUCORE_SUCCESS) << message();
+    fake::reset_calls();
+    size_t mark = calls().size();
+    ASSERT_EQ(cucore_graphics_resources_unmap(r, 3, nullptr), CUCORE_SUCCESS) << message();
+    std::vector<std::string> log = fake::call_log();
+    EXPECT_EQ(std::count(log.begin(), log.end(), "cuGraphicsUnmapResources"), 1) << "one driver call";
+    EXPECT_EQ(calls_after(mark), (Calls{"unmap@2", "unmap@2", "unmap@2"})) << "on the mapping stream";
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(mapped(r[i]), 0);
+        EXPECT_EQ(size_of(b[i]), 0u) << "the mapped buffer reads as closed";
+    }
+    mark = calls().size();
+    for (auto *buffer : b) EXPECT_EQ(cucore_buffer_release(buffer), CUCORE_SUCCESS);
+    EXPECT_TRUE(calls_after(mark).empty()) << "the buffers' release unmaps nothing more";
+    // The override stream; images too.
+    cucore_graphics_resource_t *image = image_resource();
+    cucore_graphics_array_t *array = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map_array(image, s1_, 0, 0, 0, &array), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_graphics_resources_map(r, 2, s1_, b), CUCORE_SUCCESS) << message();
+    cucore_graphics_resource_t *mixed[3] = {image, r[0], r[1]};
+    mark = calls().size();
+    ASSERT_EQ(cucore_graphics_resources_unmap(mixed, 3, s2_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(calls_after(mark), (Calls{"unmap@2", "unmap@2", "unmap@2"}));
+    void *raw_array = nullptr;
+    EXPECT_EQ(cucore_graphics_array_handle(array, &raw_array), CUCORE_ERROR_INVALID_STATE) << "the array is gone";
+    mark = calls().size();
+    EXPECT_EQ(cucore_graphics_array_release(array), CUCORE_SUCCESS);
+    for (int i = 0; i < 2; ++i) EXPECT_EQ(cucore_buffer_release(b[i]), CUCORE_SUCCESS);
+    EXPECT_TRUE(calls_after(mark).empty());
+    for (auto *resource : r) EXPECT_EQ(cucore_graphics_resource_release(resource), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+}
+
+TEST_F(GraphicsTest, BatchUnmapRefusesBadSetsAndUnmapsNothing) {
+    cucore_graphics_resource_t *r[3] = {buffer_resource(1), buffer_resource(2), buffer_resource(3)};
+    cucore_buffer_t *b[3] = {};
+    ASSERT_EQ(cucore_graphics_resource_map(r[0], s1_, 0, &b[0]), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_graphics_resource_map(r[1], s2_, 0, &b[1]), CUCORE_SUCCESS) << message();
+    const size_t mark = calls().size();
+    EXPECT_EQ(cucore_graphics_resources_unmap(r, 2, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("different streams"), std::string::npos) << message();
+    EXPECT_EQ(cucore_graphics_resources_unmap(r, 3, s1_), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("resources[2] is not mapped"), std::string::npos) << message();
+    cucore_graphics_resource_t *twice[2] = {r[0], r[0]};
+    EXPECT_EQ(cucore_graphics_resources_unmap(twice, 2, s1_), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("twice"), std::string::npos) << message();
+    EXPECT_EQ(cucore_graphics_resources_unmap(r, 0, s1_), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graphics_resources_unmap(nullptr, 2, s1_), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_graphics_resource_t *with_garbage[2] = {r[0], reinterpret_cast<cucore_graphics_resource_t *>(0xdead)};
+    EXPECT_EQ(cucore_graphics_resources_unmap(with_garbage, 2, s1_), CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_NE(message().find("'resources[1]'"), std::string::npos) << message();
+    EXPECT_EQ(cucore_graphics_resources_unmap(r, 2, reinterpret_cast<cucore_stream_t *>(0xdead)),
+              CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_TRUE(calls_after(mark).empty()) << "nothing reached the driver";
+    EXPECT_EQ(mapped(r[0]), 1);
+    EXPECT_EQ(mapped(r[1]), 1);
+    ASSERT_EQ(cucore_graphics_resource_close(r[2], nullptr), CUCORE_SUCCESS);
+    cucore_graphics_resource_t *with_closed[2] = {r[0], r[2]};
+    EXPECT_EQ(cucore_graphics_resources_unmap(with_closed, 2, s1_), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("resources[1] is closed"), std::string::npos) << message();
+    // A driver failure: returned, and the resources count as unmapped.
+    CUgraphicsResource raw[2] = {cu(r[0]), cu(r[1])};
+    fake::fail_entry("cuGraphicsUnmapResources", CUDA_ERROR_UNKNOWN);
+    EXPECT_EQ(cucore_graphics_resources_unmap(r, 2, s1_), CUCORE_ERROR_CUDA);
+    EXPECT_NE(message().find("cuGraphicsUnmapResources"), std::string::npos) << message();
+    fake::fail_entry("");
+    EXPECT_EQ(mapped(r[0]), 0);
+    EXPECT_EQ(mapped(r[1]), 0);
+    EXPECT_EQ(size_of(b[0]), 0u);
+    ASSERT_EQ(fake::table().cuGraphicsUnmapResources(2, raw, nullptr), CUDA_SUCCESS);  // what the fake refused
+    for (int i = 0; i < 2; ++i) EXPECT_EQ(cucore_buffer_release(b[i]), CUCORE_SUCCESS);
+    for (auto *resource : r) EXPECT_EQ(cucore_graphics_resource_release(resource), CUCORE_SUCCESS);
+}
+
+TEST_F(GraphicsTest, ReportedReleaseErrorsReachTheHandler) {
+    expects_release_errors_ = true;
+    ReleaseErrors errors;
+    uint64_t before = 0, after = 0;
+    ASSERT_EQ(cucore_release_error_count(&before), CUCORE_SUCCESS);
+    cucore_set_release_error_handler(&ReleaseErrors::record, &errors);
+    cucore_report_release_error(CUCORE_ERROR_CUDA, 999, "a scoped batch could not unmap");
+    cucore_report_release_error(CUCORE_ERROR_INVALID_STATE, 0, nullptr);
+    cucore_set_release_error_handler(nullptr, nullptr);
+    ASSERT_EQ(cucore_release_error_count(&after), CUCORE_SUCCESS);
+    EXPECT_EQ(after - before, 2u);
+    ASSERT_EQ(errors.messages.size(), 2u);
+    EXPECT_EQ(errors.messages[0], "a scoped batch could not unmap");
+    EXPECT_EQ(errors.messages[1], "");
+}
 
 TEST_F(GraphicsTest, MappedArrayCopiesAndUnmapsWithItsLastReference) {
     cucore_graphics_resource_t *image = image_resource(CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE);
@@ -788,16 +887,60 @@ TEST_F(GraphicsTest, FacadeMapsForAScope) {
         }
     }
     EXPECT_FALSE(res.is_mapped()) << "unmapped at scope end";
+    size_t mark = 0;
     std::vector<cucore::GraphicsResource> both = {
         res, cucore::GraphicsResource::from_gl_buffer(device, 8, cucore::GraphicsRegisterFlags::none)};
     {
-        std::vector<cucore::Buffer> buffers = cucore::GraphicsResource::map_all(both, stream);
+        cucore::MappedBuffers buffers = cucore::GraphicsResource::map_all(both, stream);
         EXPECT_EQ(buffers.size(), 2u);
         EXPECT_TRUE(both[1].is_mapped());
         res.unmap(stream);
         EXPECT_FALSE(res.is_mapped());
-    }
+        EXPECT_EQ(buffers[0].size(), 0u);
+        mark = calls().size();
+    }  // unmaps what the batch still maps (both[1]), in one call
+    EXPECT_EQ(calls_after(mark), (Calls{"unmap@1"}));
     EXPECT_FALSE(both[1].is_mapped());
+    {
+        cucore::MappedBuffers buffers = cucore::GraphicsResource::map_all(both, stream);
+        cucore::MappedBuffers moved = std::move(buffers);
+        EXPECT_TRUE(buffers.empty());
+        mark = calls().size();
+        moved.unmap();
+        EXPECT_EQ(calls_after(mark), (Calls{"unmap@1", "unmap@1"}));
+        EXPECT_TRUE(moved.empty());
+        EXPECT_FALSE(both[0].is_mapped());
+        mark = calls().size();
+    }
+    EXPECT_TRUE(calls_after(mark).empty()) << "nothing left to unmap";
+    {
+        cucore::MappedBuffers buffers = cucore::GraphicsResource::map_all(both, stream);
+        cucore::GraphicsResource::unmap_all(both, stream);
+        EXPECT_FALSE(both[0].is_mapped());
+        EXPECT_FALSE(both[1].is_mapped());
+        try {
+            cucore::GraphicsResource::unmap_all(both);
+            ADD_FAILURE() << "unmap of unmapped resources";
+        } catch (const cucore::Error &error) {
+            EXPECT_EQ(error.status(), CUCORE_ERROR_INVALID_STATE);
+        }
+    }
+    {  // a failing unmap at scope end goes to the release-error path
+        expects_release_errors_ = true;
+        uint64_t before = 0, after = 0;
+        ASSERT_EQ(cucore_release_error_count(&before), CUCORE_SUCCESS);
+        CUgraphicsResource raw[2] = {static_cast<CUgraphicsResource>(both[0].handle()),
+                                     static_cast<CUgraphicsResource>(both[1].handle())};
+        {
+            cucore::MappedBuffers buffers = cucore::GraphicsResource::map_all(both, stream);
+            fake::fail_entry("cuGraphicsUnmapResources", CUDA_ERROR_UNKNOWN);
+        }
+        fake::fail_entry("");
+        ASSERT_EQ(cucore_release_error_count(&after), CUCORE_SUCCESS);
+        EXPECT_EQ(after - before, 1u);
+        EXPECT_FALSE(both[0].is_mapped());
+        ASSERT_EQ(fake::table().cuGraphicsUnmapResources(2, raw, nullptr), CUDA_SUCCESS);
+    }
     cucore::GraphicsResource image = cucore::GraphicsResource::from_gl_image(
         device, 9, kTexture2D,
         cucore::GraphicsRegisterFlags::surface_load_store | cucore::GraphicsRegisterFlags::texture_gather);
