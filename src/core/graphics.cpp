@@ -55,7 +55,10 @@ unsigned driver_map_flags(uint32_t hint) noexcept {
             break;
         case CUDA_ERROR_INVALID_CONTEXT: why = "no CUDA context could be bound"; break;
         case CUDA_ERROR_NOT_SUPPORTED: why = object + " has a format or target CUDA cannot register"; break;
-        default: why = "registering " + object + " failed"; break;
+        default:
+            why = "registering " + object + " failed; check that an NVIDIA GL context of this GPU is current on "
+                                            "this thread and that the object exists in it";
+            break;
     }
     throw Error(status_of(result), why + " (" + entry_point + ": " + cuda_error_name(result) + ")",
                 static_cast<int>(result));

@@ -113,6 +113,11 @@ extern "C" {
         stream: *mut cucore_stream_t,
         buffers: *mut *mut cucore_buffer_t,
     ) -> cucore_status_t;
+    pub fn cucore_graphics_resources_unmap(
+        resources: *const *mut cucore_graphics_resource_t,
+        count: u32,
+        stream: *mut cucore_stream_t,
+    ) -> cucore_status_t;
     pub fn cucore_graphics_resource_map_array(
         resource: *mut cucore_graphics_resource_t,
         stream: *mut cucore_stream_t,

@@ -345,6 +345,7 @@ extern "C" {
     pub fn cucore_live_object_count(type_: cucore_object_type_t, count: *mut usize) -> cucore_status_t;
     pub fn cucore_release_error_count(count: *mut u64) -> cucore_status_t;
     pub fn cucore_set_release_error_handler(handler: cucore_release_error_fn, user_data: *mut c_void);
+    pub fn cucore_report_release_error(status: cucore_status_t, cuda_result: c_int, message: *const c_char);
 
     // device.h
     pub fn cucore_driver_version(version: *mut c_int) -> cucore_status_t;
