@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Builds libcucore and its examples, then runs the demo: the library and driver
 # versions, every CUDA device with its key properties and a small stream/event
-# timing demonstration (device_info), then a kernel compiled at run time with
-# NVRTC, launched and checked against the host (compile_and_launch). Without a
+# timing demonstration (device_info), a kernel compiled at run time with NVRTC,
+# launched and checked against the host (compile_and_launch), then OpenGL
+# interop (gl_interop: CUDA animates a GL mesh and texture; rendered offscreen
+# into build/default/gl_interop.png unless a display is there). Without a
 # driver or GPU each says so and what it checked (the kernel is still compiled,
-# to PTX); without NVRTC compile_and_launch says so. Exits 0 in all those cases.
+# to PTX; gl_interop says there is no NVIDIA GL context); without NVRTC
+# compile_and_launch says so. Exits 0 in all those cases.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,4 +17,13 @@ cmake --build --preset default -j "$(nproc)" --target device_info device_info_cp
 echo
 build/default/bin/device_info "$@"
 echo
-exec build/default/bin/compile_and_launch
+build/default/bin/compile_and_launch
+echo
+if cmake --build --preset default --target help 2>/dev/null | grep -q '^gl_interop:'; then
+    cmake --build --preset default --target gl_interop >/dev/null
+    if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]]; then
+        exec build/default/bin/gl_interop
+    fi
+    exec build/default/bin/gl_interop --frames 120 --screenshot build/default/gl_interop.png
+fi
+echo "gl_interop: not built (SDL2 and GLEW development packages are missing; scripts/setup.sh --minimal names them)"

@@ -22,10 +22,10 @@ if [[ $minimal == 0 ]]; then
     need "command -v cargo" cargo
     need "command -v nm" binutils
     need "command -v pkg-config" pkgconf
-    # examples/gl_interop (SDL2 + GLEW); the build skips it without them.
-    need "test -e /usr/include/SDL2/SDL.h" libsdl2-dev
-    need "test -e /usr/include/GL/glew.h" libglew-dev
 fi
+# examples/gl_interop (SDL2 + GLEW), part of the demo; the build skips it without them.
+need "test -e /usr/include/SDL2/SDL.h" libsdl2-dev
+need "test -e /usr/include/GL/glew.h" libglew-dev
 
 if ((${#missing_packages[@]})); then
     if [[ $(id -u) == 0 ]]; then

@@ -57,7 +57,9 @@ from .kernel import (
     kernel_from_function,
 )
 from .launch import LaunchConfig, launch
-from .graphics import ArrayInfo, GraphicsArray, GraphicsResource, gl_get_devices, map_resources
+from .graphics import (
+    ArrayInfo, GraphicsArray, GraphicsResource, MappedBuffers, gl_get_devices, map_resources, unmap_resources,
+)
 
 __all__ = [
     "__version__",
@@ -90,7 +92,8 @@ __all__ = [
     "Kernel", "KernelAttributes", "KernelOccupancy", "MaxPotentialBlockSizeOccupancyResult", "ParamInfo",
     "kernel_from_function", "LaunchConfig", "launch",
     # graphics interop (OpenGL)
-    "GraphicsResource", "GraphicsArray", "ArrayInfo", "map_resources", "gl_get_devices",
+    "GraphicsResource", "GraphicsArray", "ArrayInfo", "MappedBuffers", "map_resources", "unmap_resources",
+    "gl_get_devices",
 ]
 
 

@@ -271,6 +271,7 @@ ABI = {
     "cucore_live_object_count": ("cucore_status_t", ("cucore_object_type_t", "size_t*")),
     "cucore_release_error_count": ("cucore_status_t", ("uint64_t*",)),
     "cucore_set_release_error_handler": ("void", ("cucore_release_error_fn", "void*")),
+    "cucore_report_release_error": ("void", ("cucore_status_t", "int", "char*")),
     # ---- include/cucore/device.h ----
     "cucore_driver_version": ("cucore_status_t", ("int*",)),
     "cucore_device_count": ("cucore_status_t", ("int*",)),
@@ -470,6 +471,7 @@ ABI = {
     "cucore_graphics_resource_release": ("cucore_status_t", ("cucore_graphics_resource_t*",)),
     "cucore_graphics_resource_map": ("cucore_status_t", ("cucore_graphics_resource_t*", "cucore_stream_t*", "uint32_t", "cucore_buffer_t**")),
     "cucore_graphics_resources_map": ("cucore_status_t", ("cucore_graphics_resource_t**", "uint32_t", "cucore_stream_t*", "cucore_buffer_t**")),
+    "cucore_graphics_resources_unmap": ("cucore_status_t", ("cucore_graphics_resource_t**", "uint32_t", "cucore_stream_t*")),
     "cucore_graphics_resource_map_array": ("cucore_status_t", ("cucore_graphics_resource_t*", "cucore_stream_t*", "uint32_t", "uint32_t", "uint32_t", "cucore_graphics_array_t**")),
     "cucore_graphics_resource_map_mipmapped_array": ("cucore_status_t", ("cucore_graphics_resource_t*", "cucore_stream_t*", "uint32_t", "cucore_graphics_array_t**")),
     "cucore_graphics_resource_unmap": ("cucore_status_t", ("cucore_graphics_resource_t*", "cucore_stream_t*")),

@@ -23,7 +23,7 @@ import weakref
 from . import _lib
 from ._handle import HandleObject
 from .buffer import Buffer, _HostMemory
-from .common import InvalidArgumentError, Status, closed_error, raise_error
+from .common import CUDAError, InvalidArgumentError, Status, closed_error, raise_error
 from .memory import _UNKNOWN, _device, _stream_of
 
 (_cucore_graphics_resource_from_gl_buffer, _cucore_graphics_resource_from_gl_image,
@@ -42,8 +42,10 @@ from .memory import _UNKNOWN, _device, _stream_of
     "cucore_graphics_array_level", "cucore_graphics_array_info", "cucore_graphics_array_copy_from_host",
     "cucore_graphics_array_copy_to_host", "cucore_graphics_array_copy_from_buffer",
     "cucore_graphics_array_copy_to_buffer", "cucore_gl_get_devices", "cucore_buffer_size")
-(_cucore_graphics_resource_retain, _cucore_graphics_array_retain) = _lib.bind(
-    globals(), "cucore_graphics_resource_retain", "cucore_graphics_array_retain")
+(_cucore_graphics_resource_retain, _cucore_graphics_array_retain, _cucore_graphics_resources_unmap,
+ _cucore_report_release_error) = _lib.bind(
+    globals(), "cucore_graphics_resource_retain", "cucore_graphics_array_retain", "cucore_graphics_resources_unmap",
+    "cucore_report_release_error")
 (_fast_graphics_resource_release, _fast_graphics_array_release) = _lib.bind_unchecked(
     globals(), "cucore_graphics_resource_release", "cucore_graphics_array_release")
 
@@ -345,15 +347,126 @@ class GraphicsResource(HandleObject):
         return f"<GraphicsResource {kind} handle={self.handle:#x} mapped={self.is_mapped}>"
 
 
-def map_resources(resources, stream):
-    """Map several registered GL buffers in one driver call on `stream` and return their Buffers, in
-    order; each unmaps on its own when released. On failure nothing stays mapped."""
-    resources = list(resources)
+def _resource_list(resources, what):
+    """`resources` as a non-empty list of GraphicsResources (TypeError, ValueError otherwise)."""
+    try:
+        resources = list(resources)
+    except TypeError:
+        raise TypeError(f"{what}() takes a list of GraphicsResources, not {type(resources).__name__}") from None
     if not resources:
-        raise _invalid("map_resources() needs at least one resource")
+        raise _invalid(f"{what}() needs at least one resource")
     for r in resources:
         if not isinstance(r, GraphicsResource):
-            raise TypeError(f"map_resources() takes GraphicsResources, not {type(r).__name__}")
+            raise TypeError(f"{what}() takes GraphicsResources, not {type(r).__name__}")
+    return resources
+
+
+def _unmap_all(resources, s, sh):
+    """One cucore_graphics_resources_unmap of `resources` (GraphicsResources) on stream handle `sh` (None:
+    their mapping stream); raises its error. Afterwards the mapped wrappers of the resources it unmapped
+    read as closed: all of them on success; on failure those no longer mapped (a driver failure counts
+    as an unmap, a refused call unmaps none)."""
+    n = len(resources)
+    handles = (_c_void_p * n)(*[r._hv for r in resources])
+    st = _cucore_graphics_resources_unmap(handles, n, sh)
+    try:
+        if st:
+            raise_error(st, s, *resources)
+    finally:
+        if not st:
+            for r in resources:
+                r._forget_views()
+        else:
+            out = ctypes.c_int()
+            for r in resources:
+                if r._h is not None and not _cucore_graphics_resource_is_mapped(r._h, out) and not out.value:
+                    r._forget_views()
+
+
+def unmap_resources(resources, stream=None):
+    """Unmap several mapped GraphicsResources in one driver call (cuGraphicsUnmapResources with a count),
+    on `stream` when given, else on the stream they were all mapped on (ValueError if they were mapped on
+    different streams). Their mapped Buffers read as closed (size 0) afterwards, and releasing them later
+    does nothing more. A resource not mapped (or closed) raises InvalidStateError naming its index, and
+    nothing is unmapped then; a driver failure raises DriverError and the resources count as unmapped."""
+    resources = _resource_list(resources, "unmap_resources")
+    s = sh = None
+    if stream is not None:
+        s, sh = _open(stream)
+    for r in resources:
+        r._live()
+    _unmap_all(resources, s, sh)
+
+
+class MappedBuffers(list):
+    """The Buffers of one map_resources() call, in the resources' order (a list), and the batch's scope:
+
+        with cucore.map_resources([a, b], stream=s) as (va, vb):
+            ...                        # va, vb: Buffers of a's and b's memory
+        # here a and b are unmapped, in one driver call on `s`
+
+    The end of the `with` block (or unmap()) unmaps, in one call, the resources this batch still maps:
+    those whose Buffer was closed or whose resource was unmapped on its own meanwhile are left out, and
+    with none left nothing is called. Its Buffers read as closed (size 0) afterwards. Without `with` or
+    unmap(), each Buffer unmaps its resource alone when it is released (one driver call each)."""
+
+    _batch = ()  # ((resource, buffer), ...) as mapped; emptied by the batch's unmap
+
+    @classmethod
+    def _make(cls, resources, buffers):
+        obj = cls(buffers)
+        obj._batch = tuple(zip(resources, buffers))
+        return obj
+
+    def _still_mapped(self):
+        """The resources whose mapping by this batch is live: their Buffer is open and not size 0 in the
+        library (an unmap through another wrapper of the resource closes the Buffer there too)."""
+        size = _c_uint64()
+        live = []
+        for r, b in self._batch:
+            h = b._h
+            if h is not None and b._size and r._h is not None and not _cucore_buffer_size(h, size) and size.value:
+                live.append(r)
+        return live
+
+    def unmap(self, stream=None):
+        """Unmap now, in one call, the resources this batch still maps: on `stream` when given, else on the
+        stream they were mapped on. Raises as unmap_resources(); the batch is over either way (the end of a
+        `with` block then does nothing more). The Buffers stay in the list, closed."""
+        s = sh = None
+        if stream is not None:
+            s, sh = _open(stream)
+        live = self._still_mapped()
+        self._batch = ()
+        if live:
+            _unmap_all(live, s, sh)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.unmap()
+            return False
+        # Another exception is on its way out: an unmap failure must not replace it, and is not lost
+        # either: it goes to the release-error path (release_error_count, the release error handler).
+        try:
+            self.unmap()
+        except CUDAError as e:
+            status = Status.ERROR_INTERNAL if e.status is None else int(e.status)
+            _cucore_report_release_error(status, e.cuda_result or 0, (e.message or "").encode("utf-8", "replace"))
+        return False
+
+    def __repr__(self):
+        return f"MappedBuffers({list.__repr__(self)})"
+
+
+def map_resources(resources, stream):
+    """Map several registered GL buffers in one driver call on `stream` and return their Buffers, in
+    order, as a MappedBuffers (a list): `with map_resources([a, b], s) as (va, vb):` unmaps them all in
+    one call at the block's end; otherwise each unmaps on its own when released. On failure nothing stays
+    mapped."""
+    resources = _resource_list(resources, "map_resources")
     s, sh = _open(stream)
     n = len(resources)
     for r in resources:
@@ -374,7 +487,7 @@ def map_resources(resources, stream):
             for i in range(len(buffers) + 1, n):
                 if outs[i]:
                     release(_c_void_p(outs[i]))
-    return buffers
+    return MappedBuffers._make(resources, buffers)
 
 
 class ArrayInfo:
@@ -569,5 +682,6 @@ def gl_get_devices(device_list="all"):
             return [ordinals[i] for i in range(count.value)]
 
 
-__all__ = ["GraphicsResource", "GraphicsArray", "ArrayInfo", "map_resources", "gl_get_devices",
+__all__ = ["GraphicsResource", "GraphicsArray", "ArrayInfo", "MappedBuffers", "map_resources", "unmap_resources",
+           "gl_get_devices",
            "parse_register_flags", "REGISTER_FLAGS", "MAP_HINTS"]

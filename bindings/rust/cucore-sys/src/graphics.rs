@@ -201,8 +201,15 @@ extern "C" {
 mod tests {
     use super::*;
     use crate::*;
+    use std::ffi::CStr;
     use std::mem::{align_of, size_of, MaybeUninit};
     use std::ptr;
+
+    fn cstr(p: *const std::os::raw::c_char) -> String {
+        assert!(!p.is_null());
+        // SAFETY: the library's strings are NUL-terminated and live during the call.
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
 
     #[test]
     fn layout_graphics_array_info() {
@@ -253,6 +260,26 @@ mod tests {
                 CUCORE_ERROR_INVALID_HANDLE
             );
             assert!(res.is_null(), "out-pointers are NULL on failure");
+            // The batch unmap checks its array before anything else: NULL, a count of 0, and
+            // NULL or garbage elements (named by index).
+            assert_eq!(cucore_graphics_resources_unmap(ptr::null(), 1, ptr::null_mut()), CUCORE_ERROR_INVALID_ARGUMENT);
+            assert!(cstr(cucore_last_error_message()).contains("resources"));
+            assert_eq!(cucore_graphics_resources_unmap(ptr::null(), 0, ptr::null_mut()), CUCORE_ERROR_INVALID_ARGUMENT);
+            let none: [*mut cucore_graphics_resource_t; 2] = [ptr::null_mut(), ptr::null_mut()];
+            assert_eq!(
+                cucore_graphics_resources_unmap(none.as_ptr(), 0, ptr::null_mut()),
+                CUCORE_ERROR_INVALID_ARGUMENT,
+                "a count of 0"
+            );
+            assert_eq!(cucore_graphics_resources_unmap(none.as_ptr(), 2, ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+            assert!(cstr(cucore_last_error_message()).contains("resources[0]"), "names the element");
+            let mut junk = [0xdead_beef_dead_beef_u64; 8];
+            let garbage: [*mut cucore_graphics_resource_t; 1] = [junk.as_mut_ptr() as *mut _];
+            assert_eq!(
+                cucore_graphics_resources_unmap(garbage.as_ptr(), 1, ptr::null_mut()),
+                CUCORE_ERROR_INVALID_HANDLE
+            );
+            assert!(cstr(cucore_last_error_message()).contains("resources[0]"), "names the element");
             let mut count: u32 = 0;
             assert_eq!(
                 cucore_gl_get_devices(CUCORE_GL_DEVICES_ALL as u32, ptr::null_mut(), 1, &mut count),

@@ -718,6 +718,50 @@ mod tests {
         }
     }
 
+    /// What the handler of `report_release_error_reaches_the_handler` saw.
+    static REPORTED: std::sync::Mutex<Vec<(cucore_status_t, c_int, String)>> = std::sync::Mutex::new(Vec::new());
+
+    unsafe extern "C" fn record_release_error(
+        status: cucore_status_t,
+        cuda_result: c_int,
+        message: *const c_char,
+        _user_data: *mut c_void,
+    ) {
+        let message = if message.is_null() { String::from("<NULL>") } else { cstr(message) };
+        REPORTED.lock().unwrap_or_else(|p| p.into_inner()).push((status, cuda_result, message));
+    }
+
+    #[test]
+    fn report_release_error_reaches_the_handler() {
+        // No other test of this binary installs a handler or meets a release failure, so the
+        // counts and the records below are this test's own.
+        unsafe {
+            let mut before: u64 = 0;
+            assert_eq!(cucore_release_error_count(&mut before), CUCORE_SUCCESS);
+            cucore_set_release_error_handler(Some(record_release_error), ptr::null_mut());
+            cucore_report_release_error(CUCORE_ERROR_CUDA, 999, b"cucore-sys test: a batch unmap failed\0".as_ptr() as _);
+            // A NULL message is allowed (the handler gets an empty one).
+            cucore_report_release_error(CUCORE_ERROR_INVALID_STATE, 0, ptr::null());
+            cucore_set_release_error_handler(None, ptr::null_mut());
+            let mut after: u64 = 0;
+            assert_eq!(cucore_release_error_count(&mut after), CUCORE_SUCCESS);
+            assert_eq!(after, before + 2, "each report is counted");
+            // Reporting touches no thread error state a caller could mistake for its own failure.
+            assert_eq!(cucore_stream_synchronize(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+            cucore_report_release_error(CUCORE_ERROR_CUDA, 1, ptr::null());
+            assert_eq!(cucore_last_error_status(), CUCORE_ERROR_INVALID_HANDLE);
+        }
+        let seen = REPORTED.lock().unwrap().clone();
+        assert_eq!(
+            seen,
+            vec![
+                (CUCORE_ERROR_CUDA, 999, String::from("cucore-sys test: a batch unmap failed")),
+                (CUCORE_ERROR_INVALID_STATE, 0, String::new()),
+            ],
+            "the handler gets the status, the driver result and the message as given"
+        );
+    }
+
     #[test]
     fn clear_last_error() {
         unsafe {

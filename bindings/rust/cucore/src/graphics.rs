@@ -274,20 +274,19 @@ impl GraphicsResource {
     }
 
     /// Maps several registered GL buffers in one driver call on `stream`
-    /// (`cucore_graphics_resources_map`): the result's `i`th guard is `resources[i]`'s mapping,
-    /// which unmaps on its own. The resources must belong to one context and appear once; on
+    /// (`cucore_graphics_resources_map`). The batch's `i`th [`MappedBuffer`] is `resources[i]`'s
+    /// mapping. Dropping the batch (or [`MappedBatch::unmap`]) unmaps, again in one driver call,
+    /// those the batch still maps; [`MappedBatch::into_buffers`] gives that up, so that each
+    /// mapping unmaps on its own. The resources must belong to one context and appear once; on
     /// failure nothing stays mapped.
-    pub fn map_all(resources: &[&GraphicsResource], stream: &Stream) -> Result<Vec<MappedBuffer>> {
+    pub fn map_all(resources: &[&GraphicsResource], stream: &Stream) -> Result<MappedBatch> {
         if resources.is_empty() {
             return Err(Error::binding(
                 Status::InvalidArgument,
                 "GraphicsResource::map_all: no resources to map".to_string(),
             ));
         }
-        let count = u32::try_from(resources.len()).map_err(|_| {
-            Error::binding(Status::InvalidArgument, "GraphicsResource::map_all: too many resources".to_string())
-        })?;
-        let raws: Vec<*mut sys::cucore_graphics_resource_t> = resources.iter().map(|r| r.as_raw()).collect();
+        let (raws, count) = raw_resources("map_all", resources)?;
         let mut buffers: Vec<*mut sys::cucore_buffer_t> = vec![ptr::null_mut(); resources.len()];
         // SAFETY: `count` live handles, room for `count` out-pointers; we own the references given.
         check(unsafe {
@@ -299,16 +298,31 @@ impl GraphicsResource {
             // SAFETY: each non-NULL entry is a live buffer whose reference the call gave us.
             .map(|&b| std::ptr::NonNull::new(b).map(|b| unsafe { Buffer::adopt(b.as_ptr()) }))
             .collect();
-        adopted
+        if adopted.iter().any(Option::is_none) {
+            // Dropping the adopted buffers unmaps their resources one by one.
+            return Err(Error::binding(Status::Internal, "the library returned a NULL Buffer on success".to_string()));
+        }
+        let buffers = adopted
             .into_iter()
             .zip(resources.iter())
-            .map(|(buffer, resource)| match buffer {
-                Some(buffer) => Ok(MappedBuffer { buffer, resource: (*resource).clone() }),
-                None => {
-                    Err(Error::binding(Status::Internal, "the library returned a NULL Buffer on success".to_string()))
-                }
-            })
-            .collect()
+            .filter_map(|(buffer, resource)| buffer.map(|buffer| MappedBuffer { buffer, resource: (*resource).clone() }))
+            .collect();
+        Ok(MappedBatch { buffers })
+    }
+
+    /// Unmaps several mapped resources (buffers or images) in one driver call
+    /// (`cucore_graphics_resources_unmap`), on `stream` when given, else on the stream they were
+    /// all mapped on (resources mapped on different streams need `stream`:
+    /// `Status::InvalidArgument` otherwise). Their mapped buffers read as closed (size 0)
+    /// afterwards, as after [`GraphicsResource::unmap`]. A resource that is not mapped, or
+    /// closed, is `Status::InvalidState` naming `resources[i]`, and then nothing is unmapped;
+    /// after a `Status::Cuda` failure they count as unmapped.
+    pub fn unmap_all(resources: &[&GraphicsResource], stream: Option<&Stream>) -> Result<()> {
+        let (raws, count) = raw_resources("unmap_all", resources)?;
+        let stream = stream.map_or(ptr::null_mut(), |s| s.as_raw());
+        // SAFETY: `count` live handles (the library refuses a count of 0 before reading any);
+        // a live or NULL stream.
+        check(unsafe { sys::cucore_graphics_resources_unmap(raws.as_ptr(), count, stream) })
     }
 
     /// Maps a registered GL image on `stream` and gives the CUDA array of one sub-resource
@@ -388,6 +402,17 @@ impl fmt::Debug for GraphicsResource {
     }
 }
 
+/// The library handles of `resources` and their count as the C ABI takes it.
+fn raw_resources(
+    what: &str,
+    resources: &[&GraphicsResource],
+) -> Result<(Vec<*mut sys::cucore_graphics_resource_t>, u32)> {
+    let count = u32::try_from(resources.len()).map_err(|_| {
+        Error::binding(Status::InvalidArgument, format!("GraphicsResource::{}: too many resources", what))
+    })?;
+    Ok((resources.iter().map(|r| r.as_raw()).collect(), count))
+}
+
 // ---- MappedBuffer -----------------------------------------------------------------------------------
 
 /// A mapped GL buffer ([`GraphicsResource::map`]): dereferences to the [`Buffer`] of the mapped
@@ -441,6 +466,97 @@ impl fmt::Debug for MappedBuffer {
             .field("resource", &self.resource)
             .field("address", &self.buffer.address().ok())
             .finish()
+    }
+}
+
+// ---- MappedBatch ------------------------------------------------------------------------------------
+
+/// The mappings of one [`GraphicsResource::map_all`], in the resources' order: it dereferences
+/// to `[MappedBuffer]`. Dropping it unmaps, in one driver call on the mapping stream, every
+/// resource the batch still maps (those whose mapped [`Buffer`] is not closed: one unmapped
+/// meanwhile, by [`GraphicsResource::unmap`] or [`MappedBuffer::unmap`], is left alone); a failure
+/// there cannot be returned and goes to the release-error path
+/// ([`release_error_count`](crate::release_error_count),
+/// [`set_release_error_handler`](crate::set_release_error_handler)). [`MappedBatch::unmap`] does
+/// the same now and returns the error. Clones of its buffers taken out of it read as closed
+/// (size 0) after that.
+pub struct MappedBatch {
+    buffers: Vec<MappedBuffer>,
+}
+
+impl MappedBatch {
+    /// Unmaps, in one driver call on `stream` when given (else on the mapping stream), the
+    /// resources this batch still maps (`cucore_graphics_resources_unmap`). Mappings on
+    /// different streams (after `set_deallocation_stream`) need `stream`
+    /// (`Status::InvalidArgument`); after a `Status::Cuda` failure they count as unmapped.
+    pub fn unmap(mut self, stream: Option<&Stream>) -> Result<()> {
+        let buffers = std::mem::take(&mut self.buffers);
+        let stream = stream.map_or(ptr::null_mut(), |s| s.as_raw());
+        check(unmap_still_mapped(&buffers, stream))
+    }
+
+    /// Gives up the one-call unmap: each mapping then unmaps on its own, when the last reference
+    /// to its buffer goes (one driver call each).
+    pub fn into_buffers(mut self) -> Vec<MappedBuffer> {
+        std::mem::take(&mut self.buffers)
+    }
+}
+
+/// Unmaps in one call the resources whose batch buffer is still open (`stream`: NULL for the
+/// mapping stream); the status of the call (success when none is left).
+fn unmap_still_mapped(buffers: &[MappedBuffer], stream: *mut sys::cucore_stream_t) -> sys::cucore_status_t {
+    // A closed buffer (size 0) means its mapping has ended already; a size that cannot be read
+    // is treated the same, as there is nothing this batch can still unmap then.
+    let still_mapped: Vec<*mut sys::cucore_graphics_resource_t> = buffers
+        .iter()
+        .filter(|m| m.buffer.size().map_or(false, |size| size != 0))
+        .map(|m| m.resource.as_raw())
+        .collect();
+    if still_mapped.is_empty() {
+        return sys::CUCORE_SUCCESS;
+    }
+    // SAFETY: live handles, held by `buffers`; a live or NULL stream. Fewer than 2^32 of them:
+    // map_all took them in one call.
+    unsafe { sys::cucore_graphics_resources_unmap(still_mapped.as_ptr(), still_mapped.len() as u32, stream) }
+}
+
+impl Drop for MappedBatch {
+    fn drop(&mut self) {
+        let buffers = std::mem::take(&mut self.buffers);
+        if buffers.is_empty() {
+            return;
+        }
+        if unmap_still_mapped(&buffers, ptr::null_mut()) != sys::CUCORE_SUCCESS {
+            // SAFETY: reads this thread's error slot right after the failed call and hands it
+            // on; the message stays valid until the next call on this thread.
+            unsafe {
+                sys::cucore_report_release_error(
+                    sys::cucore_last_error_status(),
+                    sys::cucore_last_cuda_result(),
+                    sys::cucore_last_error_message(),
+                );
+            }
+        }
+        // `buffers` drops here: their mappings have ended, so their releases unmap nothing more.
+    }
+}
+
+impl Deref for MappedBatch {
+    type Target = [MappedBuffer];
+    fn deref(&self) -> &[MappedBuffer] {
+        &self.buffers
+    }
+}
+
+impl AsRef<[MappedBuffer]> for MappedBatch {
+    fn as_ref(&self) -> &[MappedBuffer] {
+        &self.buffers
+    }
+}
+
+impl fmt::Debug for MappedBatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("MappedBatch").field(&self.buffers).finish()
     }
 }
 

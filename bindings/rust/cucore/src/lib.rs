@@ -182,7 +182,8 @@ pub use program::{compiler_version, CodeType, CompilerBackend, Program, ProgramO
 pub use program_cache::{ProgramCache, ProgramCacheStats};
 
 pub use graphics::{
-    gl_get_devices, ArrayInfo, GlDeviceList, GraphicsResource, MapHint, MappedArray, MappedBuffer, RegisterFlags,
+    gl_get_devices, ArrayInfo, GlDeviceList, GraphicsResource, MapHint, MappedArray, MappedBatch, MappedBuffer,
+    RegisterFlags,
 };
 
 #[cfg(test)]
