@@ -48,8 +48,10 @@ def test_register_flags_of_the_wrong_type(flags):
 
 
 def test_api_shape():
-    for name in ("GraphicsResource", "GraphicsArray", "ArrayInfo", "map_resources", "gl_get_devices"):
+    for name in ("GraphicsResource", "GraphicsArray", "ArrayInfo", "MappedBuffers", "map_resources",
+                 "unmap_resources", "gl_get_devices"):
         assert name in cucore.__all__ and getattr(cucore, name) is getattr(graphics, name)
+    assert issubclass(cucore.MappedBuffers, list)
     with pytest.raises(TypeError, match="from_gl_buffer"):
         cucore.GraphicsResource()
     with pytest.raises(TypeError, match="map_array"):
@@ -356,6 +358,185 @@ def test_batch_map(fake, gpu):
         cucore.map_resources([a], s)
 
 
+def _unmaps(fake):
+    """The unmap lines of the log as (resource ids, stream handle): one per driver call."""
+    return [(ln.split()[1:-2], _stream(ln)) for ln in fake.lines() if ln.startswith("unmap ")]
+
+
+def _ids(fake, *resources):
+    """The fake's ids of `resources` (from their register lines, in registration order)."""
+    regs = [_id(ln) for ln in fake.lines() if ln.startswith("register")]
+    return regs if not resources else [regs[i] for i in resources]
+
+
+@pytest.mark.gpu
+def test_unmap_resources_is_one_call(fake, gpu):
+    s, other = gpu.create_stream(), gpu.create_stream()
+    a, b, c = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(3))
+    ia, ib, ic = _ids(fake)
+    bufs = cucore.map_resources([a, b, c], s)
+    cucore.unmap_resources([a, b, c])  # no stream: the one they were mapped on
+    assert _unmaps(fake) == [([ia, ib, ic], s.handle)]
+    assert [x.size for x in bufs] == [0, 0, 0]
+    assert not (a.is_mapped or b.is_mapped or c.is_mapped)
+    del bufs
+    gc.collect()
+    assert len(_unmaps(fake)) == 1, "releasing the unmapped buffers unmaps nothing more"
+    # The override stream, in another order than the map's.
+    bufs = cucore.map_resources([a, b], s)
+    cucore.unmap_resources((b, a), stream=other)
+    assert _unmaps(fake)[1:] == [([ib, ia], other.handle)] and [x.size for x in bufs] == [0, 0]
+    # Mapped one by one, on different streams: the stream must be named.
+    va, vb = a.map(stream=s), b.map(stream=other)
+    with pytest.raises(ValueError, match="different streams") as e:
+        cucore.unmap_resources([a, b])
+    assert isinstance(e.value, cucore.InvalidArgumentError)
+    assert a.is_mapped and b.is_mapped and va.size == vb.size == 4096, "a refused call unmaps nothing"
+    cucore.unmap_resources([a, b], other)
+    assert _unmaps(fake)[2:] == [([ia, ib], other.handle)] and va.size == vb.size == 0
+    # Images too (their arrays become unusable).
+    img = cucore.GraphicsResource.from_gl_image(fake.name(), GL_TEXTURE_2D)
+    arr = img.map_array(stream=s)
+    vc = c.map(stream=s)
+    cucore.unmap_resources([img, c])
+    assert not img.is_mapped and vc.size == 0 and len(_unmaps(fake)) == 4
+    with pytest.raises(RuntimeError):
+        arr.info
+    del arr, vc
+    gc.collect()
+    assert len(_unmaps(fake)) == 4
+    for r in (a, b, c, img):
+        r.close()
+    assert [ln.split()[0] for ln in fake.lines()].count("unregister") == 4
+
+
+@pytest.mark.gpu
+def test_unmap_resources_errors(fake, gpu):
+    s = gpu.create_stream()
+    a, b, c = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(3))
+    va = a.map(stream=s)
+    with pytest.raises(cucore.InvalidStateError, match=r"resources\[1\] is not mapped") as e:
+        cucore.unmap_resources([a, b])
+    assert isinstance(e.value, RuntimeError)
+    c.close()
+    with pytest.raises(cucore.InvalidStateError, match=r"resources\[1\] is closed"):
+        cucore.unmap_resources([a, c])
+    with pytest.raises(ValueError, match="twice"):
+        cucore.unmap_resources([a, a])
+    with pytest.raises(ValueError, match="twice"):
+        cucore.unmap_resources([a, copy.copy(a)])  # two wrappers of one registration
+    with pytest.raises(cucore.InvalidArgumentError, match="at least one"):
+        cucore.unmap_resources([])
+    with pytest.raises(TypeError, match="GraphicsResources"):
+        cucore.unmap_resources([a, va])
+    with pytest.raises(TypeError, match="list of GraphicsResources"):
+        cucore.unmap_resources(a)
+    with pytest.raises(TypeError, match="stream"):
+        cucore.unmap_resources([a], stream=5)
+    assert a.is_mapped and va.size == 4096, "no failed call unmapped anything"
+    assert _unmaps(fake) == []
+    cucore.unmap_resources([a])
+    assert va.size == 0 and len(_unmaps(fake)) == 1
+    with pytest.raises(cucore.InvalidStateError, match=r"resources\[0\] is not mapped"):
+        cucore.unmap_resources([a])
+    a.close()
+    b.close()
+
+
+@pytest.mark.gpu
+def test_unmap_resources_driver_failure(fake, gpu, monkeypatch):
+    s = gpu.create_stream()
+    a, b = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(2))
+    bufs = cucore.map_resources([a, b], s)
+    before = cucore.release_error_count()
+    monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources")
+    with pytest.raises(cucore.DriverError, match="cuGraphicsUnmapResources") as e:
+        cucore.unmap_resources([a, b])
+    monkeypatch.delenv("FAKE_CUDA_FAIL")
+    assert e.value.cuda_result == 999  # CUDA_ERROR_UNKNOWN, the fake's injected failure
+    assert not a.is_mapped and not b.is_mapped and [x.size for x in bufs] == [0, 0]
+    del bufs
+    gc.collect()
+    assert len(_unmaps(fake)) == 1, "the failed call counts as the unmap: nothing more on release"
+    assert cucore.release_error_count() == before
+    bufs = cucore.map_resources([a, b], s)  # mappable again
+    assert [x.size for x in bufs] == [4096, 4096]
+    a.close()
+    b.close()
+
+
+@pytest.mark.gpu
+def test_map_resources_with_block(fake, gpu):
+    s, other = gpu.create_stream(), gpu.create_stream()
+    a, b, c = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(3))
+    ia, ib, ic = _ids(fake)
+    with cucore.map_resources([a, b, c], s) as (va, vb, vc):
+        assert all(x.size == 4096 for x in (va, vb, vc))
+        va.fill(1, stream=s)
+        b.unmap()  # on its own, inside the block: the batch's end leaves it out
+        assert vb.size == 0
+    assert _unmaps(fake) == [([ib], s.handle), ([ia, ic], s.handle)]
+    assert va.size == vc.size == 0 and not (a.is_mapped or b.is_mapped or c.is_mapped)
+    # A buffer closed inside the block (it unmaps its resource) is left out too.
+    with cucore.map_resources([a, b], s) as bufs:
+        assert isinstance(bufs, cucore.MappedBuffers) and isinstance(bufs, list) and len(bufs) == 2
+        bufs[1].close()
+    assert _unmaps(fake)[2:] == [([ib], s.handle), ([ia], s.handle)]
+    # Nothing left to unmap at the end: no call at all.
+    with cucore.map_resources([a, b], s) as (va, vb):
+        cucore.unmap_resources([b, a])
+    assert len(_unmaps(fake)) == 5
+    # unmap() ends the batch now, on the override stream; the block's end then does nothing.
+    with cucore.map_resources([a, b, c], s) as bufs:
+        bufs.unmap(other)
+        assert [x.size for x in bufs] == [0, 0, 0]
+    assert _unmaps(fake)[5:] == [([ia, ib, ic], other.handle)]
+    # Without `with`, the buffers still unmap one by one when released.
+    bufs = cucore.map_resources([a, b], s)
+    del bufs
+    gc.collect()
+    assert len(_unmaps(fake)) == 8 and not a.is_mapped and not b.is_mapped
+    # An exception leaving the block still unmaps the batch, in one call.
+    with pytest.raises(KeyError):
+        with cucore.map_resources([a, c], s):
+            raise KeyError("inside the block")
+    assert _unmaps(fake)[8:] == [([ia, ic], s.handle)]
+    for r in (a, b, c):
+        r.close()
+
+
+@pytest.mark.gpu
+def test_map_resources_with_block_unmap_failure(fake, gpu, monkeypatch):
+    s = gpu.create_stream()
+    a, b = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(2))
+    # No exception in the block: the failure raises from the block's end; they are unmapped all the same.
+    with pytest.raises(cucore.DriverError, match="cuGraphicsUnmapResources"):
+        with cucore.map_resources([a, b], s) as (va, vb):
+            monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources")
+    monkeypatch.delenv("FAKE_CUDA_FAIL")
+    assert not a.is_mapped and not b.is_mapped and va.size == vb.size == 0
+    # An exception in the block: it propagates unchanged, and the unmap failure goes to the release-error
+    # path instead of replacing it.
+    calls = []
+    before = cucore.release_error_count()
+    previous = cucore.set_release_error_handler(lambda *args: calls.append(args))
+    try:
+        with pytest.raises(KeyError, match="inside"):
+            with cucore.map_resources([a, b], s) as (va, vb):
+                monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources")
+                raise KeyError("inside the block")
+        monkeypatch.delenv("FAKE_CUDA_FAIL")
+    finally:
+        cucore.set_release_error_handler(previous)
+    assert cucore.release_error_count() == before + 1
+    assert len(calls) == 1 and calls[0][0] == cucore.Status.ERROR_CUDA and calls[0][1] == 999
+    assert "cuGraphicsUnmapResources" in calls[0][2]
+    assert not a.is_mapped and not b.is_mapped and va.size == vb.size == 0
+    assert len(_unmaps(fake)) == 2
+    a.close()
+    b.close()
+
+
 @pytest.mark.gpu
 def test_images_map_as_arrays(fake, gpu):
     s = gpu.create_stream()
@@ -543,6 +724,35 @@ def test_gl_batch_map(egl, gpu):
     for r in resources:
         r.close()
     assert [egl.gl.read_buffer(v, 1024) for v in vbos] == [bytes([i + 1]) * 1024 for i in range(3)]
+
+
+@pytest.mark.gpu
+def test_gl_batch_unmap(egl, gpu):
+    s = gpu.create_stream()
+    size = 4096
+    vbos = [egl.gl.gen_buffer(size=size) for _ in range(4)]
+    resources = [cucore.GraphicsResource.from_gl_buffer(v) for v in vbos]
+    bufs = cucore.map_resources(resources, s)
+    pattern = bytes((i * 13 + 5) & 0xFF for i in range(size))
+    for i, b in enumerate(bufs[:3]):
+        b.fill(0x21 + i, stream=s)
+    bufs[3].copy_from_host(pattern, stream=s)
+    # No sync: the unmap orders the stream's work before the GL commands issued after it.
+    cucore.unmap_resources(resources)
+    assert [b.size for b in bufs] == [0] * 4 and not any(r.is_mapped for r in resources)
+    expected = [bytes([0x21 + i]) * size for i in range(3)] + [pattern]
+    assert [egl.gl.read_buffer(v, size) for v in vbos] == expected
+    # The same through the batch's `with` block, one buffer unmapped on its own inside it.
+    with cucore.map_resources(resources, s) as mapped:
+        for i, b in enumerate(mapped):
+            b.fill(0x40 + i, stream=s)
+        resources[1].unmap()
+    assert not any(r.is_mapped for r in resources)
+    assert [egl.gl.read_buffer(v, size) for v in vbos] == [bytes([0x40 + i]) * size for i in range(4)]
+    for r in resources:
+        r.close()
+    for v in vbos:
+        egl.gl.delete_buffer(v)
 
 
 @pytest.mark.gpu

@@ -13,6 +13,10 @@ registered with CUDA, mapped as Buffers or as CUDA arrays.
     with tex.map_array(stream=s) as arr:    # a GraphicsArray (level 0, layer 0)
         arr.copy_from(pixels, stream=s)     # bytes, NumPy arrays, or a Buffer holding the array packed
 
+    with cucore.map_resources([a, b], s) as (va, vb):   # one driver call maps both...
+        ...                                             # ...and one unmaps both at the block's end
+    cucore.unmap_resources([a, b])          # or unmap mapped resources in one call, wherever mapped from
+
 The registration belongs to the device's primary context (the library binds it for each call); a GL
 context of that GPU must be current on the calling thread. A mapping holds the registration: whatever
 order things are released in, the unmap (on the stream it was mapped on) comes before unregistration.
