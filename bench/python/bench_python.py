@@ -18,7 +18,8 @@ and its C layers together).
 
 cuda.core (and cuda.bindings, for the rows cuda.core has no API for) are imported if installed; otherwise
 only cucore is measured and the comparison is skipped with a message. Without a GPU (or driver) it says so
-and exits 0. The whole run takes about 9 rows x 3 sides x (repeats + 2) x target-ms: ~18 s by default.
+and exits 0. The whole run takes about 11 rows x 3 sides x (repeats + 2) x target-ms: ~22 s by default,
+plus the launch and compile rows.
 
 Compile and launch rows (issue 4): launches of an empty kernel, of one with 2 and with 16 arguments, and
 (cucore only: cuda.core cannot) of one taking a 64-byte struct by value, each n times then one synchronize;
@@ -27,6 +28,13 @@ new Program compiled through the cache (Program creation and the ObjectCode incl
 Program.compile(cache=...) with its InMemoryProgramCache / FileStreamProgramCache where that cuda.core has
 them (a missing API is printed and noted, never an error). Targets: launches <= 0.8x cuda.core, cache hits
 <= 0.5x; the cold compile is NVRTC's time on both sides (target 1.0x: no slower).
+
+GL interop rows (the OpenGL issue): register + unregister of one 1 MiB GL buffer, and map + pointer + unmap of
+a registered one on one stream (synchronized every 64 maps, as bench/graphics_bench.cpp), in a headless NVIDIA
+GL context made current on the benchmark thread by tests/python/egl_context.py. cuda.core's side is its
+GraphicsResource (from_gl_buffer, map(stream=...) -> Buffer, Buffer.close() unmaps), the driver's is
+cuGraphicsGLRegisterBuffer & co. through cuda.bindings. Without an NVIDIA GL context (no libEGL, Mesa only, the
+fake driver) both rows are skipped with the reason. Target 1.0x (no slower): both are mostly the driver's time.
 """
 import argparse
 import ctypes
@@ -109,10 +117,17 @@ ROWS = (
     "compile one small kernel to cubin (cold)",
     "program cache hit, in memory",
     "program cache hit, on disk",
+    "GL buffer register + unregister",
+    "GL buffer map + pointer + unmap",
 )
+GL_ROWS = ("GL buffer register + unregister", "GL buffer map + pointer + unmap")
 # Targets per row (cucore/cuda.core, minima): the issues' anchors; every other row TARGET_RATIO.
+# The GL rows: not slower than cuda.core (1.00). Their time is the driver's (the anchors give cuda.core
+# 118 us per register + unregister and 325 us per map + pointer + unmap on the H200), so a wrapper's
+# microsecond is under 1% of it: 0.80 would ask for a driver faster than itself.
 ROW_TARGETS = {"program cache hit, in memory": 0.50, "program cache hit, on disk": 0.50,
-               "compile one small kernel to cubin (cold)": 1.00}
+               "compile one small kernel to cubin (cold)": 1.00,
+               "GL buffer register + unregister": 1.00, "GL buffer map + pointer + unmap": 1.00}
 # Rows whose one operation takes tens of milliseconds: one operation per repeat, at most 3 repeats.
 SLOW_ROWS = ("compile one small kernel to cubin (cold)",)
 
@@ -373,9 +388,207 @@ def _pool_alloc_free(mr, s):
     return pool_alloc_free
 
 
-def cuda_core_ops():
+# ---------------------------------------------------------------------------------------------
+# GL interop rows (the OpenGL issue), as bench/graphics_bench.cpp measures them:
+#
+#   GL buffer register + unregister   cuGraphicsGLRegisterBuffer (no flags) + cuGraphicsUnregisterResource
+#                                     of one 1 MiB GL buffer
+#   GL buffer map + pointer + unmap   cuGraphicsMapResources + cuGraphicsResourceGetMappedPointer +
+#                                     cuGraphicsUnmapResources of one registered 1 MiB GL buffer on one
+#                                     non-blocking stream, synchronized every GL_SYNC_EVERY iterations
+#
+# The GL buffers live in one headless NVIDIA GL context (tests/python/egl_context.py, through EGL) made
+# current on the benchmark thread, which runs every side. Each side maps its own GL buffer (registered
+# once, before the loops), so no buffer is ever registered twice at a time; the register row's buffer is
+# registered only inside the loops. Where no NVIDIA GL context can be made, both rows are skipped with
+# EGL's reason. cucore's and cuda.core's GraphicsResource read alike, so both sides run _gl_side_ops().
+# ---------------------------------------------------------------------------------------------
+
+GL_BUFFER_BYTES = 1 << 20
+GL_SYNC_EVERY = 64  # as bench/graphics_bench.cpp (kSyncEvery): keep the stream's queue short
+GL_BUFFER_ROLES = ("register", "cucore map", "cuda.core map", "driver map")  # one GL buffer each
+
+
+class GlSetup:
+    """The benchmark thread's headless NVIDIA GL context and its GL buffers (GL_BUFFER_ROLES -> name)."""
+
+    def __init__(self, ctx, names):
+        self.ctx, self.names = ctx, names
+
+    def close(self, closers):
+        """Unregister what the sides registered (closers, before the GL objects go), then delete the GL
+        buffers and the context. Problems are printed, never raised: the results are already out."""
+        for close in closers:
+            try:
+                close()
+            except Exception as e:
+                print(f"bench_python: unregistering a GL buffer failed at the end: {type(e).__name__}: {e}")
+        try:
+            self.ctx.make_current()
+            for name in self.names.values():
+                self.ctx.gl.delete_buffer(name)
+            self.ctx.close()
+        except Exception as e:
+            print(f"bench_python: closing the GL context failed at the end: {type(e).__name__}: {e}")
+
+
+def gl_setup(fake):
+    """(GlSetup, None), or (None, why there is no NVIDIA GL context here)."""
+    if fake:
+        return None, ("not measured under the fake driver (CUCORE_CUDA_DRIVER_PATH): GL interop needs the real "
+                      "driver and an NVIDIA GL context")
+    path = REPO / "tests" / "python" / "egl_context.py"
+    try:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("cucore_bench_egl_context", path)
+        egl = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(egl)
+    except Exception as e:  # a checkout without tests/, or a broken file
+        return None, f"{path} could not be loaded ({type(e).__name__}: {e})"
+    try:
+        ctx = egl.EglContext(0)  # device 0 of CUDA's order, the device the rows run on
+    except egl.EglUnavailable as e:
+        return None, f"no NVIDIA GL context on CUDA device 0: {e}"
+    except Exception as e:  # anything else EGL may say: a reason, never a crash
+        return None, f"no NVIDIA GL context on CUDA device 0: {type(e).__name__}: {e}"
+    try:
+        names = {role: ctx.gl.gen_buffer(size=GL_BUFFER_BYTES) for role in GL_BUFFER_ROLES}
+        ctx.gl.BindBuffer(egl.GL_ARRAY_BUFFER, 0)
+        ctx.gl.Finish()
+        ctx.gl.check()
+        if not all(names.values()):
+            raise RuntimeError(f"glGenBuffers gave {names}")
+    except Exception as e:
+        ctx.close()
+        return None, f"creating the GL buffers failed: {type(e).__name__}: {e}"
+    return GlSetup(ctx, names), None
+
+
+def _add_note(notes, row, text):
+    notes[row] = f"{notes[row]}; {text}" if notes.get(row) else text
+
+
+def _gl_side_ops(graphics_resource, s, names, role, closers):
+    """One side's GL rows through its GraphicsResource class on its stream `s`: ({row: loop}, {row: why
+    missing}). The map row's resource (GL buffer names[role]) is registered here, once; its close() goes
+    to `closers`. Each row runs twice before it is accepted, so that it fails here, not mid-measurement."""
+    ops, missing = {}, {}
+    from_gl_buffer = graphics_resource.from_gl_buffer
+    register_name = names["register"]
+
+    def register_unregister(n):
+        for _ in range(n):
+            from_gl_buffer(register_name).close()
+
+    try:
+        register_unregister(2)
+        ops["GL buffer register + unregister"] = register_unregister
+    except Exception as e:
+        missing["GL buffer register + unregister"] = f"{type(e).__name__}: {e}"
+
+    try:
+        res = from_gl_buffer(names[role])
+        closers.append(res.close)  # close() unmaps first if a failure below left it mapped
+
+        def map_pointer_unmap(n):
+            map_, sync = res.map, s.sync
+            for i in range(n):
+                buf = map_(stream=s)
+                buf.handle  # the mapped pointer (cuGraphicsResourceGetMappedPointer's)
+                buf.close()  # unmaps on the mapping stream, s
+                if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1:
+                    sync()
+            sync()
+
+        buf = res.map(stream=s)  # the mapping is right: a device pointer to the whole GL buffer
+        try:
+            ptr, size = int(buf.handle), int(buf.size)
+        finally:
+            buf.close()
+        s.sync()
+        if not ptr or size < GL_BUFFER_BYTES:
+            raise RuntimeError(f"the mapped buffer is {size} bytes at {ptr:#x} (expected {GL_BUFFER_BYTES} bytes)")
+        if res.is_mapped:
+            raise RuntimeError("closing the mapped Buffer did not unmap the resource")
+        map_pointer_unmap(2)
+        ops["GL buffer map + pointer + unmap"] = map_pointer_unmap
+    except Exception as e:
+        missing["GL buffer map + pointer + unmap"] = f"{type(e).__name__}: {e}"
+    return ops, missing
+
+
+def cucore_gl_ops(dev, gl, why_no_gl, closers):
+    """cucore's GL rows: (ops, objects to keep, {row: why skipped})."""
+    if gl is None:
+        return {}, [], {row: why_no_gl for row in GL_ROWS}
+    s = dev.create_stream()  # non-blocking, priority 0
+    ops, missing = _gl_side_ops(cucore.GraphicsResource, s, gl.names, "cucore map", closers)
+    return ops, [s], {row: f"cucore's GraphicsResource failed: {why}" for row, why in missing.items()}
+
+
+def cuda_core_gl_ops(cc, s, gl, notes, closers):
+    """cuda.core's GL rows (GraphicsResource, cuda.core >= 0.7) on its stream `s`; notes say what is missing."""
+    graphics_resource = getattr(cc, "GraphicsResource", None)
+    if graphics_resource is None:
+        try:
+            from cuda.core.experimental import GraphicsResource as graphics_resource
+        except Exception:
+            for row in GL_ROWS:
+                _add_note(notes, row, "cuda.core column missing: this cuda.core has no GraphicsResource")
+            return {}
+    ops, missing = _gl_side_ops(graphics_resource, s, gl.names, "cuda.core map", closers)
+    for row, why in missing.items():
+        _add_note(notes, row, f"cuda.core column missing: {why}")
+    return ops
+
+
+def _driver_gl_ops(s, gl, closers):
+    """The GL rows' driver calls through cuda.bindings, on cuda.core's stream."""
+    from cuda.bindings import driver
+
+    OK = driver.CUresult.CUDA_SUCCESS
+    s_h = s.handle
+    register, unregister = driver.cuGraphicsGLRegisterBuffer, driver.cuGraphicsUnregisterResource
+    register_name, map_name = gl.names["register"], gl.names["driver map"]
+
+    def raw_register_unregister(n):
+        for _ in range(n):
+            err, r = register(register_name, 0)
+            if err != OK or unregister(r)[0] != OK:
+                raise RuntimeError(f"cuGraphicsGLRegisterBuffer/cuGraphicsUnregisterResource failed: {err}")
+
+    err, res = register(map_name, 0)
+    if err != OK:
+        raise RuntimeError(f"cuGraphicsGLRegisterBuffer failed: {err}")
+    closers.append(lambda: unregister(res))
+
+    def raw_map_pointer_unmap(n):
+        map_, pointer = driver.cuGraphicsMapResources, driver.cuGraphicsResourceGetMappedPointer
+        unmap, sync = driver.cuGraphicsUnmapResources, driver.cuStreamSynchronize
+        for i in range(n):
+            if map_(1, res, s_h)[0] != OK:
+                raise RuntimeError("cuGraphicsMapResources failed")
+            err, ptr, size = pointer(res)
+            if err != OK:
+                raise RuntimeError(f"cuGraphicsResourceGetMappedPointer failed: {err}")
+            if unmap(1, res, s_h)[0] != OK:
+                raise RuntimeError("cuGraphicsUnmapResources failed")
+            if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1 and sync(s_h)[0] != OK:
+                raise RuntimeError("cuStreamSynchronize failed")
+        if sync(s_h)[0] != OK:
+            raise RuntimeError("cuStreamSynchronize failed")
+
+    ops = {"GL buffer register + unregister": raw_register_unregister,
+           "GL buffer map + pointer + unmap": raw_map_pointer_unmap}
+    for fn in ops.values():
+        fn(2)  # fails here, not in the middle of the measurements
+    return ops
+
+
+def cuda_core_ops(gl=None, gl_closers=None):
     """(cuda.core's versions of the operations, the driver's through cuda.bindings, notes, description,
-    objects to keep alive), or (None, None, {}, reason, None)."""
+    objects to keep alive), or (None, None, {}, reason, None). `gl`: the GlSetup of the GL rows, or None;
+    what they register is unregistered by `gl_closers` (a list this appends to)."""
     try:
         import cuda.core as cc
         Device = getattr(cc, "Device", None)
@@ -471,11 +684,23 @@ def cuda_core_ops():
         for row in ROWS:
             if row.startswith(("launch,", "compile", "program cache")):
                 notes.setdefault(row, f"cuda.core column missing: {type(e).__name__}: {e}")
+    if gl is not None:
+        try:  # cuda.core's GraphicsResource (its notes say what is missing); never a crash
+            ops.update(cuda_core_gl_ops(cc, s, gl, notes, gl_closers))
+        except Exception as e:
+            for row in GL_ROWS:
+                _add_note(notes, row, f"cuda.core column missing: {type(e).__name__}: {e}")
     try:
         driver_ops = _driver_ops(s, ev, keep)
     except Exception as e:  # no (or an incompatible) cuda.bindings: no driver columns
         driver_ops = {}
         notes["event record"] = f"no driver column: {type(e).__name__}: {e}"
+    if gl is not None:
+        try:
+            driver_ops.update(_driver_gl_ops(s, gl, gl_closers))
+        except Exception as e:  # no cuda.bindings, or one without the GL entry points
+            for row in GL_ROWS:
+                _add_note(notes, row, f"no driver column: {type(e).__name__}: {e}")
     if "host function + synchronize round trip" not in ops and driver_ops:
         # cuda.core has no host-function launch (NVIDIA/cuda-python#2058): its users call cuda.bindings
         ops["host function + synchronize round trip"] = driver_ops["host function + synchronize round trip"]
@@ -614,14 +839,20 @@ def main(argv=None):
         return 0
 
     dev = cucore.Device(0)
+    fake = bool(os.environ.get("CUCORE_CUDA_DRIVER_PATH"))
+    gl, why_no_gl = gl_setup(fake)  # the GL context stays current on this thread, which runs every side
+    gl_closers = []  # unregister what the GL rows registered, before the GL context goes
     dev.set_current()
     ours, keep_ours, skipped = cucore_ops(dev)
-    fake = bool(os.environ.get("CUCORE_CUDA_DRIVER_PATH"))
+    gl_ours, gl_keep, gl_skipped = cucore_gl_ops(dev, gl, why_no_gl, gl_closers)
+    ours.update(gl_ours)
+    keep_ours.append(gl_keep)
+    skipped.update(gl_skipped)
     if fake:
         theirs, raw, notes, their_name, keep_theirs = \
             None, None, {}, "cuda.core: not compared under CUCORE_CUDA_DRIVER_PATH", None
     else:
-        theirs, raw, notes, their_name, keep_theirs = cuda_core_ops()
+        theirs, raw, notes, their_name, keep_theirs = cuda_core_ops(gl, gl_closers)
     if theirs is None:
         print(f"bench_python: {their_name}; measuring cucore alone (no comparison)")
     theirs, raw = theirs or {}, raw or {}
@@ -714,6 +945,8 @@ def main(argv=None):
     if args.out:
         args.out.write_text(text)
         print(f"bench_python: wrote {args.out}")
+    if gl is not None:
+        gl.close(gl_closers)
     del keep_ours, keep_theirs
     return 0
 

@@ -1,11 +1,12 @@
 """bench/python/bench_python.py runs (a quick smoke run; the real numbers come from a full run)."""
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import REPO, gpu_state
+from conftest import FAKE_DRIVER, REPO, gpu_state
 
 BENCH = REPO / "bench" / "python" / "bench_python.py"
 
@@ -28,3 +29,12 @@ def test_bench_quick_run(gpu, tmp_path):
     for op in ("event record", "event create + destroy", "stream create + destroy",
                "host function + synchronize round trip", "device attribute query"):
         assert f"| {op}" in text, text
+    # The GL rows: measured where an NVIDIA GL context can be made, else skipped with the reason, never
+    # dropped silently; under the fake driver always skipped, saying so.
+    for op in ("GL buffer register + unregister", "GL buffer map + pointer + unmap"):
+        skipped = re.search(rf"^- skipped: {re.escape(op)}: (.+)$", text, re.M)
+        assert (f"| {op} |" in text) != bool(skipped), text
+        if skipped:
+            assert skipped.group(1).strip(), text
+        if FAKE_DRIVER:
+            assert skipped and "fake driver" in skipped.group(1), text
