@@ -739,7 +739,11 @@ mod tests {
             let mut before: u64 = 0;
             assert_eq!(cucore_release_error_count(&mut before), CUCORE_SUCCESS);
             cucore_set_release_error_handler(Some(record_release_error), ptr::null_mut());
-            cucore_report_release_error(CUCORE_ERROR_CUDA, 999, b"cucore-sys test: a batch unmap failed\0".as_ptr() as _);
+            cucore_report_release_error(
+                CUCORE_ERROR_CUDA,
+                999,
+                b"cucore-sys test: a batch unmap failed\0".as_ptr() as _,
+            );
             // A NULL message is allowed (the handler gets an empty one).
             cucore_report_release_error(CUCORE_ERROR_INVALID_STATE, 0, ptr::null());
             cucore_set_release_error_handler(None, ptr::null_mut());

@@ -305,7 +305,9 @@ impl GraphicsResource {
         let buffers = adopted
             .into_iter()
             .zip(resources.iter())
-            .filter_map(|(buffer, resource)| buffer.map(|buffer| MappedBuffer { buffer, resource: (*resource).clone() }))
+            .filter_map(|(buffer, resource)| {
+                buffer.map(|buffer| MappedBuffer { buffer, resource: (*resource).clone() })
+            })
             .collect();
         Ok(MappedBatch { buffers })
     }
@@ -486,9 +488,8 @@ pub struct MappedBatch {
 
 impl MappedBatch {
     /// Unmaps, in one driver call on `stream` when given (else on the mapping stream), the
-    /// resources this batch still maps (`cucore_graphics_resources_unmap`). Mappings on
-    /// different streams (after `set_deallocation_stream`) need `stream`
-    /// (`Status::InvalidArgument`); after a `Status::Cuda` failure they count as unmapped.
+    /// resources this batch still maps (`cucore_graphics_resources_unmap`); `Ok` when none is
+    /// left. After a `Status::Cuda` failure they count as unmapped.
     pub fn unmap(mut self, stream: Option<&Stream>) -> Result<()> {
         let buffers = std::mem::take(&mut self.buffers);
         let stream = stream.map_or(ptr::null_mut(), |s| s.as_raw());
