@@ -9,9 +9,14 @@
 // the toolkit's stub libcuda exports none (shared/reference/gl_interop.md).
 //
 // Map rows: map, the mapped pointer, unmap, on one non-blocking stream; the stream is synchronized
-// every kSyncEvery iterations with the timer paused, as for the other queued operations. The batch
-// rows report, at the end of the run, how much faster one batch call is than 8 single calls, per
-// variant (target >= 6.5x).
+// every kSyncEvery iterations with the timer paused, as for the other queued operations. GL has a
+// queue too: registrations and maps add work to the GL context's command stream, which nothing
+// drains while only CUDA calls run. Left alone it grows, and each later call gets slower (on the
+// H200 server register + unregister went from 0.46 ms to a mean of 12 ms and a run of the GL rows
+// past 200 s). So every row also drains GL (glFinish) with the stream, timer paused, as a frame
+// loop would; and the rows run a fixed number of iterations per repetition, since one operation
+// takes tens to hundreds of microseconds. The batch rows report, at the end of the run, how much
+// faster one batch call is than 8 single calls, per variant (target >= 6.5x).
 
 #include <chrono>
 #include <cstdio>
@@ -29,7 +34,11 @@ namespace cucore_bench {
 namespace {
 
 constexpr int kSyncEvery = 64;
+constexpr int kBatchSyncEvery = 8;  // iterations of 8 buffers between drains in the batch rows
 constexpr unsigned kBatch = 8;
+constexpr long long kRegisterIterations = 256;
+constexpr long long kMapIterations = 1024;
+constexpr long long kBatchIterations = 64;
 constexpr std::size_t kBufferBytes = 1 << 20;
 
 // ---- The raw driver's interop entry points ------------------------------------------------------
@@ -144,28 +153,44 @@ const GlState *gl_ready(std::string *why) {
         return;                                   \
     }
 
+// Drains GL's queue on the benchmark thread (its context is current there).
+void gl_finish(const GlState *s) { s->gl->gl().Finish(); }
+
 // ---- register + unregister ---------------------------------------------------------------------
 
 void register_raw(benchmark::State &state) {
     CUCORE_BENCH_NEED_GL(state, s)
-    for (auto _ : state) {
-        CUgraphicsResource r = nullptr;
-        if (!ok(state, s->raw.GLRegisterBuffer(&r, s->buffers[0], 0), "cuGraphicsGLRegisterBuffer")) return;
-        if (!ok(state, s->raw.UnregisterResource(r), "cuGraphicsUnregisterResource")) return;
-    }
+    queued_loop(
+        state, kSyncEvery,
+        [&] {
+            CUgraphicsResource r = nullptr;
+            if (!ok(state, s->raw.GLRegisterBuffer(&r, s->buffers[0], 0), "cuGraphicsGLRegisterBuffer"))
+                return false;
+            return ok(state, s->raw.UnregisterResource(r), "cuGraphicsUnregisterResource");
+        },
+        [&] {
+            gl_finish(s);
+            return true;
+        });
 }
 
 void register_c(benchmark::State &state) {
     CUCORE_BENCH_NEED_GL(state, s)
     cucore_device_t *device = env().device;
     const long long before = live_objects(CUCORE_OBJECT_GRAPHICS_RESOURCE);
-    for (auto _ : state) {
-        cucore_graphics_resource_t *r = nullptr;
-        if (!ok(state, cucore_graphics_resource_from_gl_buffer(device, s->buffers[0], 0, &r),
-                "cucore_graphics_resource_from_gl_buffer"))
-            return;
-        if (!ok(state, cucore_graphics_resource_release(r), "cucore_graphics_resource_release")) return;
-    }
+    queued_loop(
+        state, kSyncEvery,
+        [&] {
+            cucore_graphics_resource_t *r = nullptr;
+            if (!ok(state, cucore_graphics_resource_from_gl_buffer(device, s->buffers[0], 0, &r),
+                    "cucore_graphics_resource_from_gl_buffer"))
+                return false;
+            return ok(state, cucore_graphics_resource_release(r), "cucore_graphics_resource_release");
+        },
+        [&] {
+            gl_finish(s);
+            return true;
+        });
     if (live_objects(CUCORE_OBJECT_GRAPHICS_RESOURCE) != before)
         fail_check(state, "live graphics resource count changed (a leak)");
 }
@@ -175,10 +200,17 @@ void register_cpp(benchmark::State &state) {
     try {
         const cucore::Device &device = *env().cpp_device;
         const long long before = live_objects(CUCORE_OBJECT_GRAPHICS_RESOURCE);
-        for (auto _ : state) {
-            cucore::GraphicsResource r = cucore::GraphicsResource::from_gl_buffer(device, s->buffers[0]);
-            benchmark::DoNotOptimize(r.get());
-        }
+        queued_loop(
+            state, kSyncEvery,
+            [&] {
+                cucore::GraphicsResource r = cucore::GraphicsResource::from_gl_buffer(device, s->buffers[0]);
+                benchmark::DoNotOptimize(r.get());
+                return true;
+            },
+            [&] {
+                gl_finish(s);
+                return true;
+            });
         if (live_objects(CUCORE_OBJECT_GRAPHICS_RESOURCE) != before)
             fail_check(state, "live graphics resource count changed (a leak)");
     } catch (const std::exception &e) {
@@ -207,7 +239,10 @@ void map_raw(benchmark::State &state) {
                 benchmark::DoNotOptimize(p);
                 return ok(state, s->raw.UnmapResources(1, &r, stream), "cuGraphicsUnmapResources");
             },
-            [&] { return ok(state, d.cuStreamSynchronize_fn(stream), "cuStreamSynchronize"); });
+            [&] {
+                gl_finish(s);
+                return ok(state, d.cuStreamSynchronize_fn(stream), "cuStreamSynchronize");
+            });
         d.cuStreamSynchronize_fn(stream);
         s->raw.UnregisterResource(r);
     }
@@ -234,7 +269,10 @@ void map_c(benchmark::State &state) {
                 benchmark::DoNotOptimize(p);
                 return ok(state, cucore_buffer_release(b), "cucore_buffer_release (unmaps)");
             },
-            [&] { return ok(state, cucore_stream_synchronize(stream), "cucore_stream_synchronize"); });
+            [&] {
+                gl_finish(s);
+                return ok(state, cucore_stream_synchronize(stream), "cucore_stream_synchronize");
+            });
         if (live_objects(CUCORE_OBJECT_BUFFER) != before) fail_check(state, "live buffer count changed (a leak)");
         cucore_stream_synchronize(stream);
         cucore_graphics_resource_release(r);
@@ -256,6 +294,7 @@ void map_cpp(benchmark::State &state) {
                 return true;
             },
             [&] {
+                gl_finish(s);
                 stream.synchronize();
                 return true;
             });
@@ -302,7 +341,8 @@ void print_speedup() {
     std::printf("\n");
 }
 
-// Times `loop()` (which runs the state's iterations) and keeps the best ns per iteration in `slot`.
+// Runs `loop(drain)` (which runs the state's iterations, calling drain(sync) every kBatchSyncEvery
+// of them) and keeps the best ns per iteration in `slot`, without the drains' time.
 template <typename Loop>
 void timed(benchmark::State &state, double *slot, Loop loop) {
     static bool hooked = false;
@@ -310,11 +350,25 @@ void timed(benchmark::State &state, double *slot, Loop loop) {
         hooked = true;
         at_tear_down(&print_speedup);
     }
+    double paused_ns = 0;
+    int pending = 0;
+    // Drains GL and the stream (`sync`) with the timer paused, every kBatchSyncEvery calls.
+    auto drain = [&](auto sync) {
+        if (++pending < kBatchSyncEvery) return true;
+        pending = 0;
+        state.PauseTiming();
+        const auto p0 = std::chrono::steady_clock::now();
+        const bool synced = sync();
+        paused_ns += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - p0).count();
+        state.ResumeTiming();
+        return synced;
+    };
     const auto t0 = std::chrono::steady_clock::now();
-    loop();
+    loop(drain);
     const auto t1 = std::chrono::steady_clock::now();
     if (state.iterations() == 0 || state.error_occurred()) return;
-    const double ns = std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(state.iterations());
+    const double ns = (std::chrono::duration<double, std::nano>(t1 - t0).count() - paused_ns) /
+                      static_cast<double>(state.iterations());
     if (*slot == 0 || ns < *slot) *slot = ns;
 }
 
@@ -331,7 +385,7 @@ void map8_raw(benchmark::State &state) {
         if (!ok(state, s->raw.GLRegisterBuffer(&r[registered], s->buffers[registered], 0), "cuGraphicsGLRegisterBuffer"))
             break;
     if (registered == kBatch) {
-        timed(state, kBatchCall ? &g_batch_ns[0] : &g_single_ns[0], [&] {
+        timed(state, kBatchCall ? &g_batch_ns[0] : &g_single_ns[0], [&](auto drain) {
             for (auto _ : state) {
                 if (kBatchCall) {
                     if (!ok(state, s->raw.MapResources(kBatch, r, stream), "cuGraphicsMapResources")) return;
@@ -353,6 +407,11 @@ void map8_raw(benchmark::State &state) {
                     for (unsigned i = 0; i < kBatch; ++i)
                         if (!ok(state, s->raw.UnmapResources(1, &r[i], stream), "cuGraphicsUnmapResources")) return;
                 }
+                if (!drain([&] {
+                        gl_finish(s);
+                        return ok(state, d.cuStreamSynchronize_fn(stream), "cuStreamSynchronize");
+                    }))
+                    return;
             }
         });
         d.cuStreamSynchronize_fn(stream);
@@ -375,7 +434,7 @@ void map8_c(benchmark::State &state) {
             break;
     if (registered == kBatch) {
         const long long before = live_objects(CUCORE_OBJECT_BUFFER);
-        timed(state, kBatchCall ? &g_batch_ns[1] : &g_single_ns[1], [&] {
+        timed(state, kBatchCall ? &g_batch_ns[1] : &g_single_ns[1], [&](auto drain) {
             for (auto _ : state) {
                 cucore_buffer_t *b[kBatch] = {};
                 if (kBatchCall) {
@@ -399,6 +458,11 @@ void map8_c(benchmark::State &state) {
                     if (!ok(state, cucore_buffer_release(b[i]), kBatchCall ? "cucore_buffer_release"
                                                                            : "cucore_buffer_release (unmaps)"))
                         return;
+                if (!drain([&] {
+                        gl_finish(s);
+                        return ok(state, cucore_stream_synchronize(stream), "cucore_stream_synchronize");
+                    }))
+                    return;
             }
         });
         if (live_objects(CUCORE_OBJECT_BUFFER) != before) fail_check(state, "live buffer count changed (a leak)");
@@ -416,7 +480,7 @@ void map8_cpp(benchmark::State &state) {
         cucore::Stream stream = device.create_stream();
         std::vector<cucore::GraphicsResource> r;
         for (unsigned i = 0; i < kBatch; ++i) r.push_back(cucore::GraphicsResource::from_gl_buffer(device, s->buffers[i]));
-        timed(state, kBatchCall ? &g_batch_ns[2] : &g_single_ns[2], [&] {
+        timed(state, kBatchCall ? &g_batch_ns[2] : &g_single_ns[2], [&](auto drain) {
             for (auto _ : state) {
                 if (kBatchCall) {
                     cucore::MappedBuffers b = cucore::GraphicsResource::map_all(r, stream);
@@ -426,8 +490,13 @@ void map8_cpp(benchmark::State &state) {
                     b.reserve(kBatch);
                     for (const cucore::GraphicsResource &res : r) b.push_back(res.map(stream));
                     for (const cucore::Buffer &buf : b) benchmark::DoNotOptimize(buf.address());
-                }
-            }  // the batch unmaps in one call here
+                }  // the batch unmaps in one call here; the singles one by one
+                drain([&] {
+                    gl_finish(s);
+                    stream.synchronize();
+                    return true;
+                });
+            }
         });
         stream.synchronize();
     } catch (const std::exception &e) {
@@ -444,6 +513,9 @@ const bool registered_register = register_operation({
     register_raw,
     register_c,
     register_cpp,
+    0,
+    0,
+    kRegisterIterations,
 });
 
 const bool registered_map = register_operation({
@@ -455,6 +527,9 @@ const bool registered_map = register_operation({
     map_raw,
     map_c,
     map_cpp,
+    0,
+    0,
+    kMapIterations,
 });
 
 const bool registered_map8_single = register_operation({
@@ -466,6 +541,9 @@ const bool registered_map8_single = register_operation({
     map8_raw<false>,
     map8_c<false>,
     map8_cpp<false>,
+    0,
+    0,
+    kBatchIterations,
 });
 
 const bool registered_map8_batch = register_operation({
@@ -477,6 +555,9 @@ const bool registered_map8_batch = register_operation({
     map8_raw<true>,
     map8_c<true>,
     map8_cpp<true>,
+    0,
+    0,
+    kBatchIterations,
 });
 
 }  // namespace

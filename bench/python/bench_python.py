@@ -405,7 +405,9 @@ def _pool_alloc_free(mr, s):
 # ---------------------------------------------------------------------------------------------
 
 GL_BUFFER_BYTES = 1 << 20
-GL_SYNC_EVERY = 64  # as bench/graphics_bench.cpp (kSyncEvery): keep the stream's queue short
+# As bench/graphics_bench.cpp (kSyncEvery): every 64 operations the stream is synchronized and GL's queue
+# drained (glFinish), which registrations and maps also feed; undrained, each later call gets slower.
+GL_SYNC_EVERY = 64
 GL_BUFFER_ROLES = ("register", "cucore map", "cuda.core map", "driver map")  # one GL buffer each
 
 
@@ -468,17 +470,20 @@ def _add_note(notes, row, text):
     notes[row] = f"{notes[row]}; {text}" if notes.get(row) else text
 
 
-def _gl_side_ops(graphics_resource, s, names, role, closers):
+def _gl_side_ops(graphics_resource, s, gl, role, closers):
     """One side's GL rows through its GraphicsResource class on its stream `s`: ({row: loop}, {row: why
     missing}). The map row's resource (GL buffer names[role]) is registered here, once; its close() goes
     to `closers`. Each row runs twice before it is accepted, so that it fails here, not mid-measurement."""
     ops, missing = {}, {}
     from_gl_buffer = graphics_resource.from_gl_buffer
+    names, finish = gl.names, gl.ctx.gl.Finish
     register_name = names["register"]
 
     def register_unregister(n):
-        for _ in range(n):
+        for i in range(n):
             from_gl_buffer(register_name).close()
+            if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1:
+                finish()
 
     try:
         register_unregister(2)
@@ -497,6 +502,7 @@ def _gl_side_ops(graphics_resource, s, names, role, closers):
                 buf.handle  # the mapped pointer (cuGraphicsResourceGetMappedPointer's)
                 buf.close()  # unmaps on the mapping stream, s
                 if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1:
+                    finish()
                     sync()
             sync()
 
@@ -522,7 +528,7 @@ def cucore_gl_ops(dev, gl, why_no_gl, closers):
     if gl is None:
         return {}, [], {row: why_no_gl for row in GL_ROWS}
     s = dev.create_stream()  # non-blocking, priority 0
-    ops, missing = _gl_side_ops(cucore.GraphicsResource, s, gl.names, "cucore map", closers)
+    ops, missing = _gl_side_ops(cucore.GraphicsResource, s, gl, "cucore map", closers)
     return ops, [s], {row: f"cucore's GraphicsResource failed: {why}" for row, why in missing.items()}
 
 
@@ -536,7 +542,7 @@ def cuda_core_gl_ops(cc, s, gl, notes, closers):
             for row in GL_ROWS:
                 _add_note(notes, row, "cuda.core column missing: this cuda.core has no GraphicsResource")
             return {}
-    ops, missing = _gl_side_ops(graphics_resource, s, gl.names, "cuda.core map", closers)
+    ops, missing = _gl_side_ops(graphics_resource, s, gl, "cuda.core map", closers)
     for row, why in missing.items():
         _add_note(notes, row, f"cuda.core column missing: {why}")
     return ops
@@ -550,12 +556,15 @@ def _driver_gl_ops(s, gl, closers):
     s_h = s.handle
     register, unregister = driver.cuGraphicsGLRegisterBuffer, driver.cuGraphicsUnregisterResource
     register_name, map_name = gl.names["register"], gl.names["driver map"]
+    finish = gl.ctx.gl.Finish
 
     def raw_register_unregister(n):
-        for _ in range(n):
+        for i in range(n):
             err, r = register(register_name, 0)
             if err != OK or unregister(r)[0] != OK:
                 raise RuntimeError(f"cuGraphicsGLRegisterBuffer/cuGraphicsUnregisterResource failed: {err}")
+            if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1:
+                finish()
 
     err, res = register(map_name, 0)
     if err != OK:
@@ -573,8 +582,10 @@ def _driver_gl_ops(s, gl, closers):
                 raise RuntimeError(f"cuGraphicsResourceGetMappedPointer failed: {err}")
             if unmap(1, res, s_h)[0] != OK:
                 raise RuntimeError("cuGraphicsUnmapResources failed")
-            if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1 and sync(s_h)[0] != OK:
-                raise RuntimeError("cuStreamSynchronize failed")
+            if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1:
+                finish()
+                if sync(s_h)[0] != OK:
+                    raise RuntimeError("cuStreamSynchronize failed")
         if sync(s_h)[0] != OK:
             raise RuntimeError("cuStreamSynchronize failed")
 
