@@ -81,8 +81,12 @@ inline std::vector<typename CoreOf<Handle>::type *> get_all(Handle *const *handl
     std::vector<typename CoreOf<Handle>::type *> objects;
     objects.reserve(count);
     for (size_t i = 0; i < count; ++i) {
-        const std::string element = std::string(argument) + "[" + std::to_string(i) + "]";
-        objects.push_back(&get(handles[i], element.c_str()));
+        try {
+            objects.push_back(&get(handles[i], argument));
+        } catch (const core::Error &) {  // the element's name is built only for the message
+            const std::string element = std::string(argument) + "[" + std::to_string(i) + "]";
+            objects.push_back(&get(handles[i], element.c_str()));  // throws again, naming it
+        }
     }
     return objects;
 }

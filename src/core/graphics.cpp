@@ -108,6 +108,7 @@ GraphicsMapping::GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> str
       stream_(std::move(stream)) {}
 
 GraphicsMapping::~GraphicsMapping() {
+    if (deallocated_) return;  // resource_ goes now; the unmap came first
     try {
         resource_->end_mapping(this, *stream_);
     } catch (const Error &error) {
@@ -119,6 +120,7 @@ GraphicsMapping::~GraphicsMapping() {
 }
 
 void GraphicsMapping::deallocate(CUdeviceptr, uint64_t, Stream *stream) {
+    deallocated_ = true;  // set first: a failure below is reported once, by the allocation
     resource_->end_mapping(this, stream ? *stream : *stream_);
 }
 

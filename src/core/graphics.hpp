@@ -45,6 +45,7 @@ class GraphicsMapping final : public MemoryResource, public Pooled<GraphicsMappi
   private:
     Ref<GraphicsResource> resource_;
     Ref<Stream> stream_;
+    bool deallocated_ = false;  // the buffer's release already ended the mapping (no second lock)
 };
 
 class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
