@@ -343,11 +343,12 @@ void print_speedup() {
 
 // Runs `loop(drain)` (which runs the state's iterations, calling drain(sync) every kBatchSyncEvery
 // of them) and keeps the best ns per iteration in `slot`, without the drains' time.
+bool g_speedup_hooked = false;  // one hook for every instantiation of timed()
+
 template <typename Loop>
 void timed(benchmark::State &state, double *slot, Loop loop) {
-    static bool hooked = false;
-    if (!hooked) {
-        hooked = true;
+    if (!g_speedup_hooked) {
+        g_speedup_hooked = true;
         at_tear_down(&print_speedup);
     }
     double paused_ns = 0;
