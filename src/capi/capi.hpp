@@ -70,6 +70,12 @@ inline typename CoreOf<Handle>::type &get(const Handle *handle, const char *argu
         core::handles::resolve(handle, CoreOf<Handle>::kind, argument));
 }
 
+// The object behind an optional handle argument (NULL stays NULL; no reference taken).
+template <class Handle>
+inline typename CoreOf<Handle>::type *get_optional(const Handle *handle, const char *argument) {
+    return handle ? &get(handle, argument) : nullptr;
+}
+
 // The objects behind an array of handle arguments (no references taken); a
 // bad element is named "<argument>[i]" in the message.
 template <class Handle>

@@ -10,10 +10,6 @@ namespace {
 constexpr uint32_t kRegisterFlags = CUCORE_GRAPHICS_REGISTER_READ_ONLY | CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD |
                                     CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE |
                                     CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER;
-
-core::Stream *optional_stream(cucore_stream_t *stream) {
-    return stream ? &capi::get(stream, "stream") : nullptr;
-}
 }  // namespace
 
 extern "C" {
@@ -73,7 +69,7 @@ cucore_status_t cucore_graphics_resources_unmap(cucore_graphics_resource_t *cons
                                                 cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         capi::require(resources, "resources");
-        core::GraphicsResource::unmap_many(capi::get_all(resources, count, "resources"), optional_stream(stream));
+        core::GraphicsResource::unmap_many(capi::get_all(resources, count, "resources"), capi::get_optional(stream, "stream"));
     });
 }
 
@@ -101,7 +97,7 @@ cucore_status_t cucore_graphics_resource_map_mipmapped_array(cucore_graphics_res
 cucore_status_t cucore_graphics_resource_unmap(cucore_graphics_resource_t *resource, cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         core::GraphicsResource &object = capi::get(resource, "resource");
-        object.unmap(optional_stream(stream));
+        object.unmap(capi::get_optional(stream, "stream"));
     });
 }
 
@@ -115,7 +111,7 @@ cucore_status_t cucore_graphics_resource_is_mapped(const cucore_graphics_resourc
 cucore_status_t cucore_graphics_resource_close(cucore_graphics_resource_t *resource, cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         core::GraphicsResource &object = capi::get(resource, "resource");
-        object.close(optional_stream(stream));
+        object.close(capi::get_optional(stream, "stream"));
     });
 }
 

@@ -26,13 +26,9 @@ core::CopySide copy_side(const cucore_memory_region_t &region, const char *buffe
     if ((region.buffer == nullptr) == (region.host == nullptr))
         core::throw_invalid_argument(std::string("argument 'copy.") + side +
                                      "' must name exactly one of 'buffer' and 'host'");
-    return core::CopySide{region.buffer ? &capi::get(region.buffer, buffer_argument) : nullptr, region};
+    return core::CopySide{capi::get_optional(region.buffer, buffer_argument), region};
 }
 
-// An optional stream argument: NULL stays NULL.
-core::Stream *optional_stream(cucore_stream_t *stream) {
-    return stream ? &capi::get(stream, "stream") : nullptr;
-}
 }  // namespace
 
 extern "C" {
@@ -143,7 +139,7 @@ cucore_status_t cucore_device_allocate(cucore_device_t *device, uint64_t size, c
     return capi::guarded(__func__, [&] {
         cucore_buffer_t *&result = capi::out(buffer, "buffer");
         core::Device &object = capi::get(device, "device");
-        result = capi::give<cucore_buffer_t>(object.allocate(size, optional_stream(stream)));
+        result = capi::give<cucore_buffer_t>(object.allocate(size, capi::get_optional(stream, "stream")));
     });
 }
 
@@ -160,7 +156,7 @@ cucore_status_t cucore_memory_resource_allocate(cucore_memory_resource_t *resour
     return capi::guarded(__func__, [&] {
         cucore_buffer_t *&result = capi::out(buffer, "buffer");
         core::MemoryResource &object = capi::get(resource, "resource");
-        result = capi::give<cucore_buffer_t>(object.allocate(size, optional_stream(stream)));
+        result = capi::give<cucore_buffer_t>(object.allocate(size, capi::get_optional(stream, "stream")));
     });
 }
 
@@ -268,7 +264,7 @@ cucore_status_t cucore_buffer_release(cucore_buffer_t *buffer) {
 cucore_status_t cucore_buffer_close(cucore_buffer_t *buffer, cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         core::Buffer &object = capi::get(buffer, "buffer");
-        object.close(optional_stream(stream));
+        object.close(capi::get_optional(stream, "stream"));
     });
 }
 

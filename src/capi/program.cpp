@@ -34,7 +34,7 @@ cucore_status_t cucore_program_compile(cucore_program_t *program, cucore_code_ty
     return capi::guarded(__func__, [&] {
         cucore_object_code_t *&result = capi::out(object_code, "object_code");
         core::Program &object = capi::get(program, "program");
-        core::ProgramCache *store = cache ? &capi::get(cache, "cache") : nullptr;
+        core::ProgramCache *store = capi::get_optional(cache, "cache");
         std::vector<std::string> names = capi::string_list(name_expressions, name_expression_count, "name_expressions");
         result = capi::give<cucore_object_code_t>(object.compile(target, names, store));
     });

@@ -13,10 +13,6 @@ namespace cucore::core {
 
 namespace {
 
-constexpr uint32_t kKnownRegisterFlags = CUCORE_GRAPHICS_REGISTER_READ_ONLY | CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD |
-                                         CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE |
-                                         CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER;
-
 unsigned driver_register_flags(uint32_t flags) noexcept {
     unsigned result = CU_GRAPHICS_REGISTER_FLAGS_NONE;
     if (flags & CUCORE_GRAPHICS_REGISTER_READ_ONLY) result |= CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY;
@@ -86,12 +82,7 @@ uint32_t channel_size(CUarray_format format) noexcept {
 }  // namespace
 
 void check_graphics_register_flags(uint32_t flags, bool is_image) {
-    if (flags & ~kKnownRegisterFlags)
-        throw_invalid_argument("argument 'flags' has unknown bits 0x" + [&] {
-            char text[16];
-            std::snprintf(text, sizeof text, "%x", flags & ~kKnownRegisterFlags);
-            return std::string(text);
-        }() + "; use cucore_graphics_register_flag_t bits");
+    // Unknown bits are refused at the C ABI (capi::check_flags); here the combinations.
     if ((flags & CUCORE_GRAPHICS_REGISTER_READ_ONLY) && (flags & CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD))
         throw_invalid_argument("argument 'flags' combines READ_ONLY with WRITE_DISCARD");
     if (!is_image &&
@@ -222,27 +213,39 @@ Ref<GraphicsMapping> GraphicsResource::begin_mapping(Stream &stream) {
     return mapping;
 }
 
-Ref<Buffer> GraphicsResource::map(Stream &stream, uint32_t hint) {
+template <class Get>
+Ref<GraphicsMapping> GraphicsResource::map_checked(Stream &stream, uint32_t hint, const char *how, Get get) {
     check_hint(hint);
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    check_mappable("pointer");
+    check_mappable(how);
     ScopedContext bind(context_->cu());
     set_map_hint(hint);
     CUCORE_CALL(cuGraphicsMapResources, 1u, &resource_, stream.cu());
-    CUdeviceptr address = 0;
-    size_t size = 0;
-    Ref<GraphicsMapping> mapping;
     try {
-        CUCORE_CALL(cuGraphicsResourceGetMappedPointer, &address, &size, resource_);
-        mapping = begin_mapping(stream);
+        get();
+        return begin_mapping(stream);
     } catch (...) {
         driver::api().cuGraphicsUnmapResources(1u, &resource_, stream.cu());  // nothing stays mapped
         throw;
     }
+}
+
+Ref<Buffer> GraphicsResource::map(Stream &stream, uint32_t hint) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    CUdeviceptr address = 0;
+    size_t size = 0;
+    Ref<GraphicsMapping> mapping = map_checked(stream, hint, "pointer", [&] {
+        CUCORE_CALL(cuGraphicsResourceGetMappedPointer, &address, &size, resource_);
+    });
+    return give_buffer(std::move(mapping), address, size, stream);
+}
+
+Ref<Buffer> GraphicsResource::give_buffer(Ref<GraphicsMapping> mapping, CUdeviceptr address, size_t size,
+                                          Stream &stream) {
     // From here a failure releases the mapping, which unmaps.
-    auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), mapping, address, size,
-                                                       Ref<Stream>(&stream));
-    Ref<Buffer> buffer = make<Buffer>(std::move(allocation), address, size, mapping->traits());
+    const MemoryTraits traits = mapping->traits();
+    auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), std::move(mapping), address,
+                                                       size, Ref<Stream>(&stream));
+    Ref<Buffer> buffer = make<Buffer>(std::move(allocation), address, size, traits);
     mapped_buffer_ = WeakRef<Buffer>(buffer.get());
     return buffer;
 }
@@ -293,51 +296,27 @@ std::vector<Ref<Buffer>> GraphicsResource::map_many(const std::vector<GraphicsRe
     }
     std::vector<Ref<Buffer>> buffers;
     buffers.reserve(count);
-    for (unsigned i = 0; i < count; ++i) {
-        auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), mappings[i], addresses[i],
-                                                           sizes[i], Ref<Stream>(&stream));
-        buffers.push_back(make<Buffer>(std::move(allocation), addresses[i], sizes[i], mappings[i]->traits()));
-        resources[i]->mapped_buffer_ = WeakRef<Buffer>(buffers.back().get());
-    }
+    for (unsigned i = 0; i < count; ++i)
+        buffers.push_back(resources[i]->give_buffer(std::move(mappings[i]), addresses[i], sizes[i], stream));
     return buffers;
 }
 
 Ref<GraphicsArray> GraphicsResource::map_array(Stream &stream, uint32_t hint, uint32_t array_index,
                                                uint32_t mip_level) {
-    check_hint(hint);
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    check_mappable("array");
-    ScopedContext bind(context_->cu());
-    set_map_hint(hint);
-    CUCORE_CALL(cuGraphicsMapResources, 1u, &resource_, stream.cu());
     CUarray array = nullptr;
-    Ref<GraphicsMapping> mapping;
-    try {
+    Ref<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
         CUCORE_CALL(cuGraphicsSubResourceGetMappedArray, &array, resource_, array_index, mip_level);
-        mapping = begin_mapping(stream);
-    } catch (...) {
-        driver::api().cuGraphicsUnmapResources(1u, &resource_, stream.cu());
-        throw;
-    }
+    });
     return make<GraphicsArray>(std::move(mapping), array, nullptr);
 }
 
 Ref<GraphicsArray> GraphicsResource::map_mipmapped_array(Stream &stream, uint32_t hint) {
-    check_hint(hint);
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    check_mappable("array");
-    ScopedContext bind(context_->cu());
-    set_map_hint(hint);
-    CUCORE_CALL(cuGraphicsMapResources, 1u, &resource_, stream.cu());
     CUmipmappedArray mipmapped = nullptr;
-    Ref<GraphicsMapping> mapping;
-    try {
+    Ref<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
         CUCORE_CALL(cuGraphicsResourceGetMappedMipmappedArray, &mipmapped, resource_);
-        mapping = begin_mapping(stream);
-    } catch (...) {
-        driver::api().cuGraphicsUnmapResources(1u, &resource_, stream.cu());
-        throw;
-    }
+    });
     return make<GraphicsArray>(std::move(mapping), nullptr, mipmapped);
 }
 

@@ -76,6 +76,12 @@ class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
     void check_mappable(const char *how) const;  // under mutex_
     void set_map_hint(uint32_t hint);              // under mutex_, context bound
     Ref<GraphicsMapping> begin_mapping(Stream &stream);  // under mutex_, after the driver mapped
+    // One mapping (under mutex_): checks for `how` ("pointer" or "array"), maps on `stream`, runs
+    // `get` (the driver's query of what was mapped) and begins the mapping; on failure nothing stays mapped.
+    template <class Get>
+    Ref<GraphicsMapping> map_checked(Stream &stream, uint32_t hint, const char *how, Get get);
+    // The Buffer of a mapped range (under mutex_), holding `mapping`; remembered as the mapped buffer.
+    Ref<Buffer> give_buffer(Ref<GraphicsMapping> mapping, CUdeviceptr address, size_t size, Stream &stream);
     // Ends the live mapping (under mutex_): unmaps on `stream`, returns the buffer to close.
     Ref<Buffer> drop_mapping(Stream &stream, CUresult *result);
     // Forgets the live mapping without unmapping (under mutex_); returns the buffer to close.
@@ -120,7 +126,8 @@ class GraphicsArray final : public Object, public Pooled<GraphicsArray> {
     CUmipmappedArray mipmapped_;
 };
 
-// Registration flags checked (INVALID_ARGUMENT naming `argument`); images may use all.
+// Registration flag combinations checked (INVALID_ARGUMENT); images may use all bits. Unknown bits
+// are refused at the C ABI (capi::check_flags).
 void check_graphics_register_flags(uint32_t flags, bool is_image);
 
 // The ordinals of the current GL context's devices (up to `capacity` written); returns the count.

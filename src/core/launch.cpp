@@ -289,42 +289,44 @@ void validate_launch_config(const cucore_launch_config_t &config, Kernel &kernel
     }
 }
 
-int max_potential_cluster_size(const cucore_launch_config_t &config, Kernel &kernel, Device &device) {
+namespace {
+// A cluster occupancy query (`query`: the driver's entry point) of `plain` (flags already cleared) for
+// `kernel` in `device`'s context.
+template <class Query>
+int cluster_occupancy(const cucore_launch_config_t &plain, Kernel &kernel, Device &device, Query query) {
     Ref<Context> context = query_context(kernel, device);
     require_compute_capability_9(device, "cluster occupancy");
+    Dims dims;
+    resolve(plain, dims);
+    const Kernel::ContextEntry &entry = kernel.entry(*context);
+    CUlaunchConfig launch_config;
+    CUlaunchAttribute attributes[4];
+    build(plain, dims, nullptr, launch_config, attributes);
+    int result = 0;
+    ScopedContext bind(context->cu());
+    query(&result, entry.function, &launch_config);
+    return result;
+}
+}  // namespace
+
+int max_potential_cluster_size(const cucore_launch_config_t &config, Kernel &kernel, Device &device) {
     // The config's cluster is ignored: the grid counts blocks.
     cucore_launch_config_t plain = config;
     plain.cluster[0] = plain.cluster[1] = plain.cluster[2] = 0;
     plain.flags = 0;
-    Dims dims;
-    resolve(plain, dims);
-    const Kernel::ContextEntry &entry = kernel.entry(*context);
-    CUlaunchConfig query;
-    CUlaunchAttribute attributes[4];
-    build(plain, dims, nullptr, query, attributes);
-    int size = 0;
-    ScopedContext bind(context->cu());
-    CUCORE_CALL(cuOccupancyMaxPotentialClusterSize, &size, entry.function, &query);
-    return size;
+    return cluster_occupancy(plain, kernel, device, [](int *size, CUfunction function, CUlaunchConfig *query) {
+        CUCORE_CALL(cuOccupancyMaxPotentialClusterSize, size, function, query);
+    });
 }
 
 int max_active_clusters(const cucore_launch_config_t &config, Kernel &kernel, Device &device) {
     if (!(config.cluster[0] | config.cluster[1] | config.cluster[2]))
         throw_invalid_argument("argument 'config' has no cluster (cluster dimensions all 0)");
-    Ref<Context> context = query_context(kernel, device);
-    require_compute_capability_9(device, "cluster occupancy");
     cucore_launch_config_t plain = config;
     plain.flags = 0;
-    Dims dims;
-    resolve(plain, dims);
-    const Kernel::ContextEntry &entry = kernel.entry(*context);
-    CUlaunchConfig query;
-    CUlaunchAttribute attributes[4];
-    build(plain, dims, nullptr, query, attributes);
-    int clusters = 0;
-    ScopedContext bind(context->cu());
-    CUCORE_CALL(cuOccupancyMaxActiveClusters, &clusters, entry.function, &query);
-    return clusters;
+    return cluster_occupancy(plain, kernel, device, [](int *clusters, CUfunction function, CUlaunchConfig *query) {
+        CUCORE_CALL(cuOccupancyMaxActiveClusters, clusters, function, query);
+    });
 }
 
 }  // namespace cucore::core

@@ -4,6 +4,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/option_fields.hpp"
 #include "core/program_options.hpp"
 #include "core/release.hpp"
 #include "driver/compilers.hpp"
@@ -37,30 +38,6 @@ const char *nvjitlink_error_name(nvJitLinkResult result) {
         case NVJITLINK_ERROR_LTO_NOT_ENABLED: return "NVJITLINK_ERROR_LTO_NOT_ENABLED";
         default: return "NVJITLINK_ERROR_(unknown)";
     }
-}
-
-std::vector<std::string> strings(const char *const *array, size_t count, const char *field) {
-    if (count && !array)
-        throw_invalid_argument(std::string("argument 'options.") + field + "' is NULL with a count of " + std::to_string(count));
-    std::vector<std::string> result;
-    for (size_t i = 0; i < count; ++i) {
-        if (!array[i])
-            throw_invalid_argument(std::string("argument 'options.") + field + "[" + std::to_string(i) + "]' is NULL");
-        result.emplace_back(array[i]);
-    }
-    return result;
-}
-
-uint32_t switch_value(uint32_t value, const char *field) {
-    if (value > 1) throw_invalid_argument(std::string("argument 'options.") + field + "' must be 0 or 1");
-    return value;
-}
-
-cucore_toggle_t toggle(cucore_toggle_t value, const char *field) {
-    if (value != CUCORE_TOGGLE_DEFAULT && value != CUCORE_TOGGLE_ON && value != CUCORE_TOGGLE_OFF)
-        throw_invalid_argument(std::string("argument 'options.") + field +
-                               "' must be CUCORE_TOGGLE_DEFAULT, CUCORE_TOGGLE_ON or CUCORE_TOGGLE_OFF");
-    return value;
 }
 
 const char *on_off(cucore_toggle_t t) { return t == CUCORE_TOGGLE_ON ? "true" : "false"; }
@@ -112,16 +89,16 @@ LinkerOptions read_linker_options(const cucore_linker_options_t &o) {
     if (o.optimization_level > CUCORE_OPTIMIZATION_LEVEL(3))
         throw_invalid_argument("argument 'options.optimization_level' must be 0 or CUCORE_OPTIMIZATION_LEVEL(0..3)");
     l.optimization_level = o.optimization_level;
-    l.debug = switch_value(o.debug, "debug");
-    l.lineinfo = switch_value(o.lineinfo, "lineinfo");
-    l.link_time_optimization = switch_value(o.link_time_optimization, "link_time_optimization");
-    l.verbose = switch_value(o.verbose, "verbose");
-    l.ftz = toggle(o.ftz, "ftz");
-    l.prec_div = toggle(o.prec_div, "prec_div");
-    l.prec_sqrt = toggle(o.prec_sqrt, "prec_sqrt");
-    l.fma = toggle(o.fma, "fma");
-    l.ptxas_options = strings(o.ptxas_options, o.ptxas_option_count, "ptxas_options");
-    l.extra_options = strings(o.extra_options, o.extra_option_count, "extra_options");
+    l.debug = option_fields::switch_value(o.debug, "debug");
+    l.lineinfo = option_fields::switch_value(o.lineinfo, "lineinfo");
+    l.link_time_optimization = option_fields::switch_value(o.link_time_optimization, "link_time_optimization");
+    l.verbose = option_fields::switch_value(o.verbose, "verbose");
+    l.ftz = option_fields::toggle(o.ftz, "ftz");
+    l.prec_div = option_fields::toggle(o.prec_div, "prec_div");
+    l.prec_sqrt = option_fields::toggle(o.prec_sqrt, "prec_sqrt");
+    l.fma = option_fields::toggle(o.fma, "fma");
+    l.ptxas_options = option_fields::strings(o.ptxas_options, o.ptxas_option_count, "ptxas_options");
+    l.extra_options = option_fields::strings(o.extra_options, o.extra_option_count, "extra_options");
     return l;
 }
 

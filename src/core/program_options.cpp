@@ -4,6 +4,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/option_fields.hpp"
 
 namespace cucore::core {
 namespace {
@@ -15,37 +16,6 @@ const char *code_type_name(cucore_code_type_t type) {
         case CUCORE_CODE_NVVM: return "NVVM";
         default: return "other";
     }
-}
-
-std::vector<std::string> strings(const char *const *array, size_t count, const char *field) {
-    if (count && !array) throw_invalid_argument(std::string("argument 'options.") + field + "' is NULL with a count of " +
-                                                std::to_string(count));
-    std::vector<std::string> result;
-    result.reserve(count);
-    for (size_t i = 0; i < count; ++i) {
-        if (!array[i])
-            throw_invalid_argument(std::string("argument 'options.") + field + "[" + std::to_string(i) + "]' is NULL");
-        result.emplace_back(array[i]);
-    }
-    return result;
-}
-
-std::vector<uint32_t> numbers(const uint32_t *array, size_t count, const char *field) {
-    if (count && !array) throw_invalid_argument(std::string("argument 'options.") + field + "' is NULL with a count of " +
-                                                std::to_string(count));
-    return std::vector<uint32_t>(array, array + count);
-}
-
-uint32_t switch_value(uint32_t value, const char *field) {
-    if (value > 1) throw_invalid_argument(std::string("argument 'options.") + field + "' must be 0 or 1");
-    return value;
-}
-
-cucore_toggle_t toggle(cucore_toggle_t value, const char *field) {
-    if (value != CUCORE_TOGGLE_DEFAULT && value != CUCORE_TOGGLE_ON && value != CUCORE_TOGGLE_OFF)
-        throw_invalid_argument(std::string("argument 'options.") + field +
-                               "' must be CUCORE_TOGGLE_DEFAULT, CUCORE_TOGGLE_ON or CUCORE_TOGGLE_OFF");
-    return value;
 }
 
 // Which options each compiler takes besides name, arch and extra_options.
@@ -100,39 +70,39 @@ ProgramOptions read_program_options(const cucore_program_options_t &o, cucore_co
     if (o.name) p.name = o.name;
     if (o.arch) p.arch = normalize_arch(o.arch, "options.arch");
     if (o.std) p.std = o.std;
-    p.defines = strings(o.defines, o.define_count, "defines");
-    p.undefines = strings(o.undefines, o.undefine_count, "undefines");
-    p.include_paths = strings(o.include_paths, o.include_path_count, "include_paths");
-    p.pre_includes = strings(o.pre_includes, o.pre_include_count, "pre_includes");
-    p.header_names = strings(o.header_names, o.header_count, "header_names");
-    p.header_sources = strings(o.header_sources, o.header_count, "header_sources");
-    p.debug = switch_value(o.debug, "debug");
-    p.lineinfo = switch_value(o.lineinfo, "lineinfo");
-    p.device_code_optimize = toggle(o.device_code_optimize, "device_code_optimize");
-    p.use_fast_math = switch_value(o.use_fast_math, "use_fast_math");
-    p.ftz = toggle(o.ftz, "ftz");
-    p.prec_sqrt = toggle(o.prec_sqrt, "prec_sqrt");
-    p.prec_div = toggle(o.prec_div, "prec_div");
-    p.fma = toggle(o.fma, "fma");
-    p.extra_device_vectorization = switch_value(o.extra_device_vectorization, "extra_device_vectorization");
+    p.defines = option_fields::strings(o.defines, o.define_count, "defines");
+    p.undefines = option_fields::strings(o.undefines, o.undefine_count, "undefines");
+    p.include_paths = option_fields::strings(o.include_paths, o.include_path_count, "include_paths");
+    p.pre_includes = option_fields::strings(o.pre_includes, o.pre_include_count, "pre_includes");
+    p.header_names = option_fields::strings(o.header_names, o.header_count, "header_names");
+    p.header_sources = option_fields::strings(o.header_sources, o.header_count, "header_sources");
+    p.debug = option_fields::switch_value(o.debug, "debug");
+    p.lineinfo = option_fields::switch_value(o.lineinfo, "lineinfo");
+    p.device_code_optimize = option_fields::toggle(o.device_code_optimize, "device_code_optimize");
+    p.use_fast_math = option_fields::switch_value(o.use_fast_math, "use_fast_math");
+    p.ftz = option_fields::toggle(o.ftz, "ftz");
+    p.prec_sqrt = option_fields::toggle(o.prec_sqrt, "prec_sqrt");
+    p.prec_div = option_fields::toggle(o.prec_div, "prec_div");
+    p.fma = option_fields::toggle(o.fma, "fma");
+    p.extra_device_vectorization = option_fields::switch_value(o.extra_device_vectorization, "extra_device_vectorization");
     p.max_register_count = o.max_register_count;
-    p.relocatable_device_code = switch_value(o.relocatable_device_code, "relocatable_device_code");
-    p.extensible_whole_program = switch_value(o.extensible_whole_program, "extensible_whole_program");
-    p.link_time_optimization = switch_value(o.link_time_optimization, "link_time_optimization");
+    p.relocatable_device_code = option_fields::switch_value(o.relocatable_device_code, "relocatable_device_code");
+    p.extensible_whole_program = option_fields::switch_value(o.extensible_whole_program, "extensible_whole_program");
+    p.link_time_optimization = option_fields::switch_value(o.link_time_optimization, "link_time_optimization");
     p.device_as_default_execution_space =
-        switch_value(o.device_as_default_execution_space, "device_as_default_execution_space");
-    p.disable_warnings = switch_value(o.disable_warnings, "disable_warnings");
-    p.brief_diagnostics = switch_value(o.brief_diagnostics, "brief_diagnostics");
-    p.no_display_error_number = switch_value(o.no_display_error_number, "no_display_error_number");
-    p.diag_error = numbers(o.diag_error, o.diag_error_count, "diag_error");
-    p.diag_suppress = numbers(o.diag_suppress, o.diag_suppress_count, "diag_suppress");
-    p.diag_warn = numbers(o.diag_warn, o.diag_warn_count, "diag_warn");
-    p.pch = switch_value(o.pch, "pch");
+        option_fields::switch_value(o.device_as_default_execution_space, "device_as_default_execution_space");
+    p.disable_warnings = option_fields::switch_value(o.disable_warnings, "disable_warnings");
+    p.brief_diagnostics = option_fields::switch_value(o.brief_diagnostics, "brief_diagnostics");
+    p.no_display_error_number = option_fields::switch_value(o.no_display_error_number, "no_display_error_number");
+    p.diag_error = option_fields::numbers(o.diag_error, o.diag_error_count, "diag_error");
+    p.diag_suppress = option_fields::numbers(o.diag_suppress, o.diag_suppress_count, "diag_suppress");
+    p.diag_warn = option_fields::numbers(o.diag_warn, o.diag_warn_count, "diag_warn");
+    p.pch = option_fields::switch_value(o.pch, "pch");
     if (o.create_pch) p.create_pch = o.create_pch;
     if (o.use_pch) p.use_pch = o.use_pch;
     if (o.pch_dir) p.pch_dir = o.pch_dir;
-    p.ptxas_options = strings(o.ptxas_options, o.ptxas_option_count, "ptxas_options");
-    p.extra_options = strings(o.extra_options, o.extra_option_count, "extra_options");
+    p.ptxas_options = option_fields::strings(o.ptxas_options, o.ptxas_option_count, "ptxas_options");
+    p.extra_options = option_fields::strings(o.extra_options, o.extra_option_count, "extra_options");
 
     check_applies(o.std != nullptr, "std", type);
     check_applies(!p.defines.empty(), "defines", type);

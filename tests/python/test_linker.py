@@ -21,11 +21,14 @@ def ltoir(src):
     return cucore.Program(src, "c++", o).compile("ltoir")
 
 
-@pytest.mark.parametrize("kwargs, exc", [({"optimization_level": 4}, ValueError), ({"debug": 1}, TypeError),
-                                         ({"backend": "gcc"}, ValueError), ({"arch": 90}, TypeError),
-                                         ({"ptxas_options": 5}, TypeError)])
-def test_options_are_validated(kwargs, exc):
-    with pytest.raises(exc):
+@pytest.mark.parametrize("kwargs, exc, field", [
+    ({"optimization_level": 4}, ValueError, "optimization_level"), ({"debug": 1}, TypeError, "debug"),
+    ({"backend": "gcc"}, ValueError, "backend"), ({"arch": 90}, TypeError, "arch"),
+    ({"ptxas_options": 5}, TypeError, "ptxas_options"), ({"ftz": 1}, TypeError, "ftz"),
+    ({"extra_options": [b"-v"]}, TypeError, "extra_options")])
+def test_options_are_validated(kwargs, exc, field):
+    # The message names the LinkerOptions field (the checks are shared with ProgramOptions).
+    with pytest.raises(exc, match=f"LinkerOptions\\.{field}"):
         cucore.LinkerOptions(**kwargs)
 
 

@@ -11,7 +11,7 @@ from typing import Any, Optional
 from . import _lib
 from ._handle import HandleObject
 from .common import CompilationError, closed_error, raise_error
-from .program import BACKENDS, _c_strings, _toggle, code_type_id, read_string
+from .program import BACKENDS, _c_strings, _flag, _strings, _toggle, code_type_id, read_string
 
 (_cucore_linker_create, _cucore_linker_link, _cucore_linker_error_log, _cucore_linker_info_log,
  _cucore_linker_backend, _cucore_linker_default_backend) = _lib.bind(
@@ -23,24 +23,6 @@ from .program import BACKENDS, _c_strings, _toggle, code_type_id, read_string
 
 _byref = ctypes.byref
 _BACKEND_OPTION = {None: 0, "nvjitlink": 3, "driver": 4}
-
-
-def _opt_flag(value, what):
-    if value is None:
-        return 0
-    if not isinstance(value, bool):
-        raise TypeError(f"LinkerOptions.{what} must be a bool or None, not {type(value).__name__}")
-    return int(value)
-
-
-def _opt_strings(value, what):
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise TypeError(f"LinkerOptions.{what} must be a str or a sequence of str")
-    return tuple(value)
 
 
 @dataclass
@@ -100,12 +82,12 @@ class LinkerOptions:
                 raise ValueError(f"LinkerOptions.optimization_level must be 0..3, not {o!r}")
             s.optimization_level = o + 1  # CUCORE_OPTIMIZATION_LEVEL(n)
         for attr in ("debug", "lineinfo", "link_time_optimization", "verbose"):
-            setattr(s, attr, _opt_flag(getattr(self, attr), attr))
+            setattr(s, attr, _flag(getattr(self, attr), attr, "LinkerOptions"))
         for attr in ("ftz", "prec_div", "prec_sqrt", "fma"):
-            setattr(s, attr, _toggle(getattr(self, attr), attr))
+            setattr(s, attr, _toggle(getattr(self, attr), attr, "LinkerOptions"))
         P = ctypes.POINTER(ctypes.c_char_p)
         for attr, count in (("ptxas_options", "ptxas_option_count"), ("extra_options", "extra_option_count")):
-            arr, n = _c_strings(_opt_strings(getattr(self, attr), attr))
+            arr, n = _c_strings(_strings(getattr(self, attr), attr, owner="LinkerOptions"))
             keep.append(arr)
             setattr(s, attr, ctypes.cast(arr, P) if n else None)
             setattr(s, count, n)

@@ -68,19 +68,20 @@ def read_string(fn, handle, *objects):
     return buf.raw[:n.value].decode("utf-8", "replace")
 
 
-def _strings(value, what, allow_path=False):
-    """A str (or PathLike where allowed) or a sequence of them, as a tuple of str."""
+def _strings(value, what, allow_path=False, owner="ProgramOptions"):
+    """A str (or PathLike where allowed) or a sequence of them, as a tuple of str. `owner.what` names the
+    field in errors."""
     kinds = (str, os.PathLike) if allow_path else (str,)
     if value is None:
         return ()
     if isinstance(value, kinds):
         return (os.fspath(value),)
     if isinstance(value, (bytes, dict)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"ProgramOptions.{what} must be a str or a sequence of str, not {type(value).__name__}")
+        raise TypeError(f"{owner}.{what} must be a str or a sequence of str, not {type(value).__name__}")
     out = []
     for v in value:
         if not isinstance(v, kinds):
-            raise TypeError(f"ProgramOptions.{what} items must be str, not {type(v).__name__}")
+            raise TypeError(f"{owner}.{what} items must be str, not {type(v).__name__}")
         out.append(os.fspath(v))
     return tuple(out)
 
@@ -125,19 +126,19 @@ def _diags(value, what):
     return tuple(out)
 
 
-def _flag(value, what):
+def _flag(value, what, owner="ProgramOptions"):
     if value is None:
         return 0
     if not isinstance(value, bool):
-        raise TypeError(f"ProgramOptions.{what} must be a bool or None, not {type(value).__name__}")
+        raise TypeError(f"{owner}.{what} must be a bool or None, not {type(value).__name__}")
     return int(value)
 
 
-def _toggle(value, what):
+def _toggle(value, what, owner="ProgramOptions"):
     if value is None:
         return TOGGLE_DEFAULT
     if not isinstance(value, bool):
-        raise TypeError(f"ProgramOptions.{what} must be a bool or None (the compiler's default), "
+        raise TypeError(f"{owner}.{what} must be a bool or None (the compiler's default), "
                         f"not {type(value).__name__}")
     return TOGGLE_ON if value else TOGGLE_OFF
 

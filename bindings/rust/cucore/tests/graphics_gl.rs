@@ -5,7 +5,7 @@
 //! after close), registering and mapping on a second thread with its own GL context, and 10,000
 //! map/unmap cycles that leak nothing. The Rust twin of tests/gl/graphics_test.cpp.
 //!
-//! The GL context is headless EGL on CUDA device 0 (gl_context/mod.rs). GL is per thread, so
+//! The GL context is headless EGL on CUDA device 0 (egl_context/mod.rs). GL is per thread, so
 //! each test makes its own context current on its thread. Without a CUDA device or an NVIDIA
 //! GL context each test prints "skipped: <test>: <reason>" and passes, as the other GPU tests do
 //! (common/mod.rs); with CUCORE_GL_REQUIRED=1 (scripts/gpu_suite.sh on a GPU server) a missing
@@ -14,10 +14,10 @@
 
 #[macro_use]
 mod common;
-mod gl_context;
+mod egl_context;
 
 use common::*;
-use gl_context::{EglContext, GL_TEXTURE_2D};
+use egl_context::{EglContext, GL_TEXTURE_2D};
 
 use cucore::{gl_get_devices, GlDeviceList, GraphicsResource, MapHint, RegisterFlags};
 
@@ -95,8 +95,8 @@ fn egl_helper_gives_a_reason_when_unavailable() {
     match EglContext::create(0) {
         Ok(gl) => {
             assert!(gl.is_current(), "create() makes the context current on this thread");
-            assert!(gl.gl_string(gl_context::GL_VENDOR).contains("NVIDIA"));
-            assert!(!gl.gl_string(gl_context::GL_VERSION).is_empty());
+            assert!(gl.gl_string(egl_context::GL_VENDOR).contains("NVIDIA"));
+            assert!(!gl.gl_string(egl_context::GL_VERSION).is_empty());
             assert!(far.contains("1048576"), "names the ordinal: {}", far);
             gl.release_current();
             assert!(!gl.is_current());
