@@ -6,7 +6,9 @@ Every function the headers export (`CUCORE_API` declarations in include/cucore/*
 - in Python, in the pure-data table `ABI` of bindings/python/cucore/_abi.py, with the same number of
   parameters and the same (const-free) C types, and
 - in Rust, as `pub fn cucore_xxx(...)` inside an `extern "C"` block of a file of
-  bindings/rust/cucore-sys/src/ (every *.rs there is read), with the same number of parameters,
+  bindings/rust/cucore-sys/src/ (every *.rs there is read), with the same number of parameters and the
+  same types (Rust types read back as C spellings: `*mut *const c_char` is `char**`, `u32` is
+  `uint32_t`, `c_int` is `int`),
 
 or be listed in DELIBERATELY_UNBOUND below with the reason. Bindings of functions the headers do not
 declare are reported too (they would fail to resolve against the library).
@@ -17,6 +19,8 @@ Usage:
     scripts/check_bindings.py --self-test     # prove the checker catches missing and wrong bindings
 
 Exit status: 0 when everything is bound, 1 with a list of problems otherwise, 2 on usage errors.
+Both raw layers are generated from the headers by scripts/gen_bindings.py; this checker is the independent
+proof that they match (it parses the headers with its own reader, not the generator's).
 Standard library only; nothing is imported from the bindings (the Python table is read with ast).
 """
 from __future__ import annotations
@@ -117,12 +121,32 @@ def parse_python_abi_text(text: str) -> Dict[str, Signature]:
     raise ValueError("no literal `ABI = {...}` table found")
 
 
-def parse_rust_text(text: str) -> Dict[str, int]:
-    """`pub fn cucore_x(...)` declarations inside extern "C" blocks -> parameter count."""
+RUST_TO_C = {
+    "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t", "i8": "int8_t", "i16": "int16_t",
+    "i32": "int32_t", "i64": "int64_t", "usize": "size_t", "c_int": "int", "c_uint": "unsigned int",
+    "c_char": "char", "c_uchar": "unsigned char", "c_void": "void", "f32": "float", "f64": "double",
+}
+
+
+def rust_type_to_c(ty: str) -> str:
+    """A Rust FFI type as the C spelling normalize_c_type gives: '*mut *const c_char' -> 'char**'."""
+    ty = " ".join(ty.split())
+    stars = 0
+    while True:
+        m = re.match(r"^\*(?:mut|const)\s+(.*)$", ty)
+        if not m:
+            break
+        stars, ty = stars + 1, m.group(1)
+    ty = re.sub(r"^(?:std::os::raw::|core::ffi::|std::ffi::)", "", ty)
+    return RUST_TO_C.get(ty, ty) + "*" * stars
+
+
+def parse_rust_text(text: str) -> Dict[str, Signature]:
+    """`pub fn cucore_x(...) -> R` declarations inside extern "C" blocks -> (C return type, C parameter types)."""
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
-    out: Dict[str, int] = {}
-    for m in re.finditer(r'\bextern\s+"C"\s*\{', text):
+    out: Dict[str, Signature] = {}
+    for m in re.finditer(r'\b(?:unsafe\s+)?extern\s+"C"\s*\{', text):
         depth, i = 1, m.end()
         while i < len(text) and depth:
             if text[i] == "{":
@@ -140,7 +164,11 @@ def parse_rust_text(text: str) -> Dict[str, int]:
                     depth -= 1
                 j += 1
             params = block[f.end():j - 1].strip()
-            out[f.group(1)] = len(_split_top_level(params)) if params else 0
+            rest = re.match(r"\s*(?:->\s*([^;]+?))?\s*;", block[j:])
+            ret = rust_type_to_c(rest.group(1)) if rest and rest.group(1) else "void"
+            types = [rust_type_to_c(p.split(":", 1)[1]) if ":" in p else "?" for p in _split_top_level(params)] \
+                if params else []
+            out[f.group(1)] = (ret, types)
     return out
 
 
@@ -149,7 +177,7 @@ def parse_rust_text(text: str) -> Dict[str, int]:
 # ---------------------------------------------------------------------------------------------
 
 def check(header: Dict[str, Signature], python: Optional[Dict[str, Signature]],
-          rust: Optional[Dict[str, int]], unbound: Dict[str, str]) -> List[str]:
+          rust: Optional[Dict[str, Signature]], unbound: Dict[str, str]) -> List[str]:
     """Problems, one readable line each; `None` for a language means it is not checked."""
     problems: List[str] = []
     for name in sorted(unbound):
@@ -177,8 +205,17 @@ def check(header: Dict[str, Signature], python: Optional[Dict[str, Signature]],
         if rust is not None:
             if name not in rust:
                 problems.append(f"rust: {name} ({n} parameters) is not declared in cucore-sys")
-            elif rust[name] != n:
-                problems.append(f"rust: {name} is declared with {rust[name]} parameters, the header has {n}")
+            else:
+                rret, rparams = rust[name]
+                if len(rparams) != n:
+                    problems.append(f"rust: {name} is declared with {len(rparams)} parameters, the header has {n}")
+                else:
+                    for i, (want, got) in enumerate(zip(params, rparams)):
+                        if want != got:
+                            problems.append(f"rust: {name} parameter {i + 1} is declared as {got!r}, "
+                                            f"the header has {want!r}")
+                if rret != ret:
+                    problems.append(f"rust: {name} returns {rret!r} in cucore-sys, the header has {ret!r}")
     for lang, table in (("python", python), ("rust", rust)):
         for name in sorted(set(table or ()) - set(header)):
             problems.append(f"{lang}: {name} is bound but no header declares it")
@@ -265,8 +302,7 @@ unsafe extern "C" {
         thing: *mut *mut cucore_thing_t,
     ) -> cucore_status_t;
     pub safe fn cucore_thing_release(thing: *mut cucore_thing_t) -> cucore_status_t;
-    pub fn cucore_set_handler(handler: Option<unsafe extern "C" fn(a: i32, b: i32, m: *const c_char,
-                              u: *mut c_void)>, user_data: *mut c_void);
+    pub fn cucore_set_handler(handler: cucore_release_error_fn, user_data: *mut c_void);
 }
 """
 
@@ -307,6 +343,13 @@ def self_test(out=sys.stdout) -> int:
            dict(good, **{"lib.rs": SELF_TEST_RUST_GOOD.replace(
                "thing: *mut *mut cucore_thing_t,", "")}),
            1, ["rust: cucore_thing_create is declared with 2 parameters, the header has 3"])
+    expect("wrong rust type",
+           dict(good, **{"lib.rs": SELF_TEST_RUST_GOOD.replace(
+               "thing: *mut *mut cucore_thing_t,", "thing: *mut *mut c_void,")}),
+           1, ["rust: cucore_thing_create parameter 3 is declared as 'void**', the header has 'cucore_thing_t**'"])
+    expect("wrong rust return type",
+           dict(good, **{"lib.rs": SELF_TEST_RUST_GOOD.replace("cucore_version() -> u32;", "cucore_version() -> i32;")}),
+           1, ["rust: cucore_version returns 'int32_t' in cucore-sys, the header has 'uint32_t'"])
     expect("binding of an undeclared function",
            dict(good, **{"abi.py": SELF_TEST_PYTHON_GOOD.replace(
                "ABI = {", 'ABI = {\n    "cucore_ghost": ("void", ()),')}),
@@ -334,7 +377,8 @@ def self_test(out=sys.stdout) -> int:
         for f in failures:
             print("  - " + f.replace("\n", "\n    "), file=out)
         return 1
-    print("check_bindings self-test: ok (detects missing, wrong-arity, wrong-type and undeclared bindings)",
+    print("check_bindings self-test: ok (detects missing, wrong-arity, wrong-type (Python and Rust) and undeclared "
+          "bindings)",
           file=out)
     return 0
 

@@ -50,6 +50,16 @@ if [[ $minimal == 0 ]] && ! python3 -m pytest --version >/dev/null 2>&1; then
     fi
 fi
 
+# scripts/gen_bindings.py (the generated FFI layers and their CI staleness check) reads the C headers
+# with libclang's Python module; the wheel carries its own libclang, so results do not depend on the system.
+if [[ $minimal == 0 ]] && ! python3 -c "import clang.cindex" >/dev/null 2>&1; then
+    echo "setup: installing libclang==18.1.1 (Python) for $(command -v python3)"
+    if ! python3 -m pip install --quiet libclang==18.1.1; then
+        echo "setup: run: python3 -m pip install libclang==18.1.1" >&2
+        exit 1
+    fi
+fi
+
 # The CUDA toolkit's headers are needed to build (never its libraries).
 cuda_h=""
 for dir in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda /usr; do

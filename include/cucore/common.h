@@ -196,6 +196,16 @@ CUCORE_API void cucore_set_release_error_handler(cucore_release_error_fn handler
  * return it (a C++ destructor, a Rust Drop). `message` may be NULL. Never fails. */
 CUCORE_API void cucore_report_release_error(cucore_status_t status, int cuda_result, const char *message);
 
+/* ---- For bindings ------------------------------------------------------------ */
+
+/* The layout of a struct of this C ABI as the library was compiled: with
+ * `field` NULL, the size of struct `struct_name` (its typedef name, e.g.
+ * "cucore_stream_options_t"); else the offset of that field. For bindings that
+ * declare the structs themselves and check them against the library at load.
+ * Errors: INVALID_ARGUMENT (NULL struct_name or value, a struct or field the ABI
+ * does not have). */
+CUCORE_API cucore_status_t cucore_abi_layout(const char *struct_name, const char *field, size_t *value);
+
 CUCORE_EXTERN_C_END
 
 #endif /* CUCORE_COMMON_H */

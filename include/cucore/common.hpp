@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "common.h"
+#include "handle_traits.hpp"  // generated: detail::HandleTraits<> of every handle type
 
 #if defined(__GNUC__)
 #  define CUCORE_HPP_COLD __attribute__((noinline, cold))
@@ -63,10 +64,6 @@ namespace detail {
 inline void check(cucore_status_t status) {
     if (status != CUCORE_SUCCESS) throw_last_error(status);
 }
-
-// Per C handle type: its retain and release functions. Specialized in each
-// capability header.
-template <typename CHandle> struct HandleTraits;
 
 } // namespace detail
 

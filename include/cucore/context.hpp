@@ -13,13 +13,6 @@ class Event;
 struct StreamOptions;
 struct EventOptions;
 
-namespace detail {
-template <> struct HandleTraits<cucore_context_t> {
-    static cucore_status_t retain(cucore_context_t *h) noexcept { return cucore_context_retain(h); }
-    static cucore_status_t release(cucore_context_t *h) noexcept { return cucore_context_release(h); }
-};
-} // namespace detail
-
 // A CUDA context (cuda.core: Context): a device's primary context, or a foreign
 // CUcontext wrapped without ownership. A default-constructed Context is empty.
 class Context : public Handle<Context, cucore_context_t> {

@@ -21,13 +21,6 @@ class MemoryResource;
 struct StreamOptions;
 struct EventOptions;
 
-namespace detail {
-template <> struct HandleTraits<cucore_device_t> {
-    static cucore_status_t retain(cucore_device_t *h) noexcept { return cucore_device_retain(h); }
-    static cucore_status_t release(cucore_device_t *h) noexcept { return cucore_device_release(h); }
-};
-} // namespace detail
-
 // A device's compute capability, e.g. {9, 0}.
 struct ComputeCapability {
     int major = 0;

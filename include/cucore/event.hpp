@@ -11,13 +11,6 @@ class Device;
 class Context;
 class Stream;
 
-namespace detail {
-template <> struct HandleTraits<cucore_event_t> {
-    static cucore_status_t retain(cucore_event_t *h) noexcept { return cucore_event_retain(h); }
-    static cucore_status_t release(cucore_event_t *h) noexcept { return cucore_event_release(h); }
-};
-} // namespace detail
-
 // How to create an event (cuda.core: EventOptions). The defaults match
 // cuda.core: no timing, and synchronize() spins rather than blocks.
 struct EventOptions {

@@ -21,19 +21,6 @@
 
 namespace cucore {
 
-namespace detail {
-template <> struct HandleTraits<cucore_graphics_resource_t> {
-    static cucore_status_t retain(cucore_graphics_resource_t *h) noexcept { return cucore_graphics_resource_retain(h); }
-    static cucore_status_t release(cucore_graphics_resource_t *h) noexcept {
-        return cucore_graphics_resource_release(h);
-    }
-};
-template <> struct HandleTraits<cucore_graphics_array_t> {
-    static cucore_status_t retain(cucore_graphics_array_t *h) noexcept { return cucore_graphics_array_retain(h); }
-    static cucore_status_t release(cucore_graphics_array_t *h) noexcept { return cucore_graphics_array_release(h); }
-};
-} // namespace detail
-
 // Registration flags (bits; combine with |).
 enum class GraphicsRegisterFlags : std::uint32_t {
     none = CUCORE_GRAPHICS_REGISTER_NONE,

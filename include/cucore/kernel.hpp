@@ -19,13 +19,6 @@ namespace cucore {
 class Device;
 struct LaunchConfig;
 
-namespace detail {
-template <> struct HandleTraits<cucore_kernel_t> {
-    static cucore_status_t retain(cucore_kernel_t *h) noexcept { return cucore_kernel_retain(h); }
-    static cucore_status_t release(cucore_kernel_t *h) noexcept { return cucore_kernel_release(h); }
-};
-} // namespace detail
-
 // Where parameter i lives in the kernel's parameter buffer (cuda.core: ParamInfo).
 struct ParamInfo {
     std::size_t offset = 0;

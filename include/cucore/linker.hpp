@@ -18,10 +18,6 @@
 namespace cucore {
 
 namespace detail {
-template <> struct HandleTraits<cucore_linker_t> {
-    static cucore_status_t retain(cucore_linker_t *h) noexcept { return cucore_linker_retain(h); }
-    static cucore_status_t release(cucore_linker_t *h) noexcept { return cucore_linker_release(h); }
-};
 
 inline cucore_linker_options_t linker_options_init() noexcept {
     cucore_linker_options_t o = CUCORE_LINKER_OPTIONS_INIT;

@@ -189,6 +189,9 @@ typedef struct cucore_memory_resource_callbacks {
     uint32_t managed;
 } cucore_memory_resource_callbacks_t;
 
+#define CUCORE_MEMORY_RESOURCE_CALLBACKS_INIT \
+    {(uint32_t)sizeof(cucore_memory_resource_callbacks_t), 0, NULL, NULL, NULL, NULL, 0, 0, 0, 0}
+
 /* Managed-memory advice (cucore_buffer_advise). */
 typedef enum cucore_memory_advice {
     CUCORE_ADVICE_UNSET = 0,

@@ -42,14 +42,6 @@ class UserMemoryResource;
 struct UserMemoryTraits;
 
 namespace detail {
-template <> struct HandleTraits<cucore_memory_resource_t> {
-    static cucore_status_t retain(cucore_memory_resource_t *h) noexcept { return cucore_memory_resource_retain(h); }
-    static cucore_status_t release(cucore_memory_resource_t *h) noexcept { return cucore_memory_resource_release(h); }
-};
-template <> struct HandleTraits<cucore_buffer_t> {
-    static cucore_status_t retain(cucore_buffer_t *h) noexcept { return cucore_buffer_retain(h); }
-    static cucore_status_t release(cucore_buffer_t *h) noexcept { return cucore_buffer_release(h); }
-};
 
 // The element type of a contiguous container `C` (anything with std::data and
 // std::size: std::vector, std::array, std::string, C arrays, spans...).

@@ -20,13 +20,6 @@
 
 namespace cucore {
 
-namespace detail {
-template <> struct HandleTraits<cucore_object_code_t> {
-    static cucore_status_t retain(cucore_object_code_t *h) noexcept { return cucore_object_code_retain(h); }
-    static cucore_status_t release(cucore_object_code_t *h) noexcept { return cucore_object_code_release(h); }
-};
-} // namespace detail
-
 // Where a module global lives on one device.
 struct GlobalInfo {
     std::uint64_t address = 0;

@@ -24,10 +24,6 @@
 namespace cucore {
 
 namespace detail {
-template <> struct HandleTraits<cucore_program_t> {
-    static cucore_status_t retain(cucore_program_t *h) noexcept { return cucore_program_retain(h); }
-    static cucore_status_t release(cucore_program_t *h) noexcept { return cucore_program_release(h); }
-};
 
 inline cucore_program_options_t program_options_init() noexcept {
     cucore_program_options_t o = CUCORE_PROGRAM_OPTIONS_INIT;

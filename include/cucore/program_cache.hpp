@@ -13,13 +13,6 @@
 
 namespace cucore {
 
-namespace detail {
-template <> struct HandleTraits<cucore_program_cache_t> {
-    static cucore_status_t retain(cucore_program_cache_t *h) noexcept { return cucore_program_cache_retain(h); }
-    static cucore_status_t release(cucore_program_cache_t *h) noexcept { return cucore_program_cache_release(h); }
-};
-} // namespace detail
-
 using ProgramCacheStats = cucore_program_cache_stats_t;
 
 // A cache of compiled programs (cuda.core: InMemoryProgramCache,

@@ -19,10 +19,6 @@ class Event;
 struct EventOptions;
 
 namespace detail {
-template <> struct HandleTraits<cucore_stream_t> {
-    static cucore_status_t retain(cucore_stream_t *h) noexcept { return cucore_stream_retain(h); }
-    static cucore_status_t release(cucore_stream_t *h) noexcept { return cucore_stream_release(h); }
-};
 
 // A callable small and trivial enough to travel inside the host function's
 // void* itself, so queuing it allocates nothing.

@@ -24,26 +24,10 @@
 #include "core/program_cache.hpp"
 #include "core/graphics.hpp"
 #include "core/stream.hpp"
+#include "capi/handle_types.hpp"  // generated: CoreOf<>
 #include "cucore.h"
 
 namespace cucore::capi {
-
-// The core class behind each C handle type, and the name of the handle
-// parameter of its retain/release functions (for messages).
-template <class Handle> struct CoreOf;
-template <> struct CoreOf<cucore_device_t> { using type = core::Device; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_DEVICE; static constexpr const char *argument = "device"; };
-template <> struct CoreOf<cucore_context_t> { using type = core::Context; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_CONTEXT; static constexpr const char *argument = "context"; };
-template <> struct CoreOf<cucore_stream_t> { using type = core::Stream; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_STREAM; static constexpr const char *argument = "stream"; };
-template <> struct CoreOf<cucore_event_t> { using type = core::Event; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_EVENT; static constexpr const char *argument = "event"; };
-template <> struct CoreOf<cucore_memory_resource_t> { using type = core::MemoryResource; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_MEMORY_RESOURCE; static constexpr const char *argument = "resource"; };
-template <> struct CoreOf<cucore_buffer_t> { using type = core::Buffer; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_BUFFER; static constexpr const char *argument = "buffer"; };
-template <> struct CoreOf<cucore_program_t> { using type = core::Program; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_PROGRAM; static constexpr const char *argument = "program"; };
-template <> struct CoreOf<cucore_object_code_t> { using type = core::ObjectCode; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_OBJECT_CODE; static constexpr const char *argument = "object_code"; };
-template <> struct CoreOf<cucore_linker_t> { using type = core::Linker; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_LINKER; static constexpr const char *argument = "linker"; };
-template <> struct CoreOf<cucore_program_cache_t> { using type = core::ProgramCache; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_PROGRAM_CACHE; static constexpr const char *argument = "cache"; };
-template <> struct CoreOf<cucore_graphics_resource_t> { using type = core::GraphicsResource; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPHICS_RESOURCE; static constexpr const char *argument = "resource"; };
-template <> struct CoreOf<cucore_graphics_array_t> { using type = core::GraphicsArray; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPHICS_ARRAY; static constexpr const char *argument = "array"; };
-template <> struct CoreOf<cucore_kernel_t> { using type = core::Kernel; static constexpr cucore_object_type_t kind = CUCORE_OBJECT_KERNEL; static constexpr const char *argument = "kernel"; };
 
 // Runs `body`; returns CUCORE_SUCCESS or the status of what it threw, with the
 // thread's last error set to "<function>: <message>".

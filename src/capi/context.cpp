@@ -23,13 +23,7 @@ cucore_status_t cucore_context_from_handle(void *cu_context, cucore_release_fn o
     });
 }
 
-cucore_status_t cucore_context_retain(cucore_context_t *context) {
-    return capi::guarded(__func__, [&] { capi::retain(context); });
-}
 
-cucore_status_t cucore_context_release(cucore_context_t *context) {
-    return capi::guarded(__func__, [&] { capi::release(context); });
-}
 
 cucore_status_t cucore_context_handle(const cucore_context_t *context, void **cu_context) {
     return capi::guarded(__func__, [&] {

@@ -33,13 +33,7 @@ cucore_status_t cucore_device_get_current(cucore_device_t **device) {
     });
 }
 
-cucore_status_t cucore_device_retain(cucore_device_t *device) {
-    return capi::guarded(__func__, [&] { capi::retain(device); });
-}
 
-cucore_status_t cucore_device_release(cucore_device_t *device) {
-    return capi::guarded(__func__, [&] { capi::release(device); });
-}
 
 cucore_status_t cucore_device_ordinal(const cucore_device_t *device, int *ordinal) {
     return capi::guarded(__func__, [&] {

@@ -46,13 +46,7 @@ cucore_status_t cucore_event_from_handle(void *cu_event, cucore_release_fn on_re
     });
 }
 
-cucore_status_t cucore_event_retain(cucore_event_t *event) {
-    return capi::guarded(__func__, [&] { capi::retain(event); });
-}
 
-cucore_status_t cucore_event_release(cucore_event_t *event) {
-    return capi::guarded(__func__, [&] { capi::release(event); });
-}
 
 cucore_status_t cucore_event_record(cucore_event_t *event, cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {

@@ -35,13 +35,7 @@ cucore_status_t cucore_graphics_resource_from_gl_image(cucore_device_t *device, 
     });
 }
 
-cucore_status_t cucore_graphics_resource_retain(cucore_graphics_resource_t *resource) {
-    return capi::guarded(__func__, [&] { capi::retain(resource); });
-}
 
-cucore_status_t cucore_graphics_resource_release(cucore_graphics_resource_t *resource) {
-    return capi::guarded(__func__, [&] { capi::release(resource); });
-}
 
 cucore_status_t cucore_graphics_resource_map(cucore_graphics_resource_t *resource, cucore_stream_t *stream,
                                              uint32_t hint, cucore_buffer_t **buffer) {
@@ -123,13 +117,7 @@ cucore_status_t cucore_graphics_resource_handle(const cucore_graphics_resource_t
     });
 }
 
-cucore_status_t cucore_graphics_array_retain(cucore_graphics_array_t *array) {
-    return capi::guarded(__func__, [&] { capi::retain(array); });
-}
 
-cucore_status_t cucore_graphics_array_release(cucore_graphics_array_t *array) {
-    return capi::guarded(__func__, [&] { capi::release(array); });
-}
 
 cucore_status_t cucore_graphics_array_handle(const cucore_graphics_array_t *array, void **cu_array) {
     return capi::guarded(__func__, [&] {

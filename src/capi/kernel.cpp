@@ -25,13 +25,7 @@ cucore_status_t cucore_kernel_from_function(void *cu_function, cucore_release_fn
     });
 }
 
-cucore_status_t cucore_kernel_retain(cucore_kernel_t *kernel) {
-    return capi::guarded(__func__, [&] { capi::retain(kernel); });
-}
 
-cucore_status_t cucore_kernel_release(cucore_kernel_t *kernel) {
-    return capi::guarded(__func__, [&] { capi::release(kernel); });
-}
 
 cucore_status_t cucore_kernel_name(const cucore_kernel_t *kernel, const char **name) {
     return capi::guarded(__func__, [&] {

@@ -23,13 +23,7 @@ cucore_status_t cucore_linker_create(cucore_object_code_t *const *inputs, size_t
     });
 }
 
-cucore_status_t cucore_linker_retain(cucore_linker_t *linker) {
-    return capi::guarded(__func__, [&] { capi::retain(linker); });
-}
 
-cucore_status_t cucore_linker_release(cucore_linker_t *linker) {
-    return capi::guarded(__func__, [&] { capi::release(linker); });
-}
 
 cucore_status_t cucore_linker_link(cucore_linker_t *linker, cucore_code_type_t target,
                                    cucore_object_code_t **object_code) {

@@ -143,13 +143,7 @@ cucore_status_t cucore_device_allocate(cucore_device_t *device, uint64_t size, c
     });
 }
 
-cucore_status_t cucore_memory_resource_retain(cucore_memory_resource_t *resource) {
-    return capi::guarded(__func__, [&] { capi::retain(resource); });
-}
 
-cucore_status_t cucore_memory_resource_release(cucore_memory_resource_t *resource) {
-    return capi::guarded(__func__, [&] { capi::release(resource); });
-}
 
 cucore_status_t cucore_memory_resource_allocate(cucore_memory_resource_t *resource, uint64_t size,
                                                 cucore_stream_t *stream, cucore_buffer_t **buffer) {
@@ -253,13 +247,7 @@ cucore_status_t cucore_buffer_from_handle(uint64_t address, uint64_t size, cucor
     });
 }
 
-cucore_status_t cucore_buffer_retain(cucore_buffer_t *buffer) {
-    return capi::guarded(__func__, [&] { capi::retain(buffer); });
-}
 
-cucore_status_t cucore_buffer_release(cucore_buffer_t *buffer) {
-    return capi::guarded(__func__, [&] { capi::release(buffer); });
-}
 
 cucore_status_t cucore_buffer_close(cucore_buffer_t *buffer, cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {

@@ -20,13 +20,7 @@ cucore_status_t cucore_program_create(const void *code, size_t code_size, cucore
     });
 }
 
-cucore_status_t cucore_program_retain(cucore_program_t *program) {
-    return capi::guarded(__func__, [&] { capi::retain(program); });
-}
 
-cucore_status_t cucore_program_release(cucore_program_t *program) {
-    return capi::guarded(__func__, [&] { capi::release(program); });
-}
 
 cucore_status_t cucore_program_compile(cucore_program_t *program, cucore_code_type_t target,
                                        const char *const *name_expressions, size_t name_expression_count,

@@ -22,13 +22,7 @@ cucore_status_t cucore_program_cache_create_on_disk(const char *directory, uint6
     });
 }
 
-cucore_status_t cucore_program_cache_retain(cucore_program_cache_t *cache) {
-    return capi::guarded(__func__, [&] { capi::retain(cache); });
-}
 
-cucore_status_t cucore_program_cache_release(cucore_program_cache_t *cache) {
-    return capi::guarded(__func__, [&] { capi::release(cache); });
-}
 
 cucore_status_t cucore_program_cache_clear(cucore_program_cache_t *cache) {
     return capi::guarded(__func__, [&] { capi::get(cache, "cache").clear(); });

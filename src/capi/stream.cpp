@@ -63,13 +63,7 @@ cucore_status_t cucore_stream_from_handle(void *cu_stream, cucore_release_fn on_
     });
 }
 
-cucore_status_t cucore_stream_retain(cucore_stream_t *stream) {
-    return capi::guarded(__func__, [&] { capi::retain(stream); });
-}
 
-cucore_status_t cucore_stream_release(cucore_stream_t *stream) {
-    return capi::guarded(__func__, [&] { capi::release(stream); });
-}
 
 cucore_status_t cucore_stream_synchronize(cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] { capi::get(stream, "stream").synchronize(); });

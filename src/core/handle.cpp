@@ -229,19 +229,10 @@ size_t live_object_count(cucore_object_type_t type) noexcept {
 const char *object_type_name(cucore_object_type_t type) noexcept {
     switch (type) {
         case CUCORE_OBJECT_ANY: return "object";
-        case CUCORE_OBJECT_DEVICE: return "device";
-        case CUCORE_OBJECT_CONTEXT: return "context";
-        case CUCORE_OBJECT_STREAM: return "stream";
-        case CUCORE_OBJECT_EVENT: return "event";
-        case CUCORE_OBJECT_MEMORY_RESOURCE: return "memory resource";
-        case CUCORE_OBJECT_BUFFER: return "buffer";
-        case CUCORE_OBJECT_PROGRAM: return "program";
-        case CUCORE_OBJECT_OBJECT_CODE: return "object code";
-        case CUCORE_OBJECT_LINKER: return "linker";
-        case CUCORE_OBJECT_KERNEL: return "kernel";
-        case CUCORE_OBJECT_PROGRAM_CACHE: return "program cache";
-        case CUCORE_OBJECT_GRAPHICS_RESOURCE: return "graphics resource";
-        case CUCORE_OBJECT_GRAPHICS_ARRAY: return "graphics array";
+#define CUCORE_OBJECT_TYPE(value, name) \
+        case value: return name;
+#include "core/object_types.inc"  // generated from the handle types of cucore/common.h
+#undef CUCORE_OBJECT_TYPE
         default: return "unknown object type";
     }
 }

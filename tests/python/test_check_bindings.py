@@ -69,8 +69,16 @@ def test_missing_rust_file_is_a_problem(cb, tmp_path):
 
 
 def test_rust_outside_extern_blocks_does_not_count(cb):
-    text = 'pub fn cucore_a(x: i32) {}\nextern "C" {\n    pub fn cucore_b(x: i32, y: i32);\n}\n'
-    assert cb.parse_rust_text(text) == {"cucore_b": 2}
+    text = 'pub fn cucore_a(x: i32) {}\nextern "C" {\n    pub fn cucore_b(x: i32, y: *mut *const c_char) -> u64;\n}\n'
+    assert cb.parse_rust_text(text) == {"cucore_b": ("uint64_t", ["int32_t", "char**"])}
+
+
+def test_detects_a_wrong_rust_type(cb, tmp_path):
+    rust = cb.SELF_TEST_RUST_GOOD.replace("pub safe fn cucore_thing_release(thing: *mut cucore_thing_t)",
+                                          "pub safe fn cucore_thing_release(thing: *mut c_void)")
+    rc, out = _run(cb, tmp_path, cb.SELF_TEST_HEADER, cb.SELF_TEST_PYTHON_GOOD, rust)
+    assert rc == 1
+    assert "rust: cucore_thing_release parameter 1 is declared as 'void*', the header has 'cucore_thing_t*'" in out
 
 
 def test_header_parsing(cb):

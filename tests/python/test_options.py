@@ -138,8 +138,12 @@ def test_abi_structs_match_the_headers():
             if fp:  # _abi.py names its type "<struct>.<field>" in CALLBACKS
                 fields.append((fp.group(1), f"{m.group(3)}.{fp.group(1)}"))
                 continue
-            fm = re.match(r"^(.*?)\s*(\w+)(\[\w+\])?$", decl)  # an array's size may be a macro
-            fields.append((fm.group(2), re.sub(r"\s*\*", "*", fm.group(1).strip()) + (fm.group(3) or "")))
+            fm = re.match(r"^(.*?)\s*(\w+)(?:\[(\w+)\])?$", decl)  # an array's size may be a macro
+            spelling = re.sub(r"\s*\*", "*", re.sub(r"\bconst\b\s*", "", fm.group(1)).strip())
+            if fm.group(3):  # _abi.py spells arrays T[N] with N a number
+                size = fm.group(3)
+                spelling += f"[{_abi.CONSTANTS.get(size, size)}]"
+            fields.append((fm.group(2), spelling))
         found[m.group(3)] = tuple(fields)
     assert set(found) == set(_abi.STRUCTS)
     for name, fields in _abi.STRUCTS.items():

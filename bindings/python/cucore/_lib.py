@@ -36,6 +36,9 @@ ABI_VERSION_MINOR = 1
 
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
 
+# The C functions load() calls through the library object itself, before it binds anything.
+LOADER_CALLS = frozenset({"cucore_version", "cucore_abi_layout"})
+
 if sys.platform == "darwin":  # pragma: no cover - Linux is the supported platform
     SYSTEM_NAMES = ("libcucore.0.dylib", "libcucore.dylib")
 elif sys.platform == "win32":  # pragma: no cover
@@ -50,7 +53,12 @@ else:
 _SCALARS = {
     "void": None,
     "int": ctypes.c_int,
+    "unsigned int": ctypes.c_uint,
+    "char": ctypes.c_char,
+    "unsigned char": ctypes.c_ubyte,
+    "int8_t": ctypes.c_int8,
     "uint8_t": ctypes.c_uint8,
+    "int16_t": ctypes.c_int16,
     "uint16_t": ctypes.c_uint16,
     "int32_t": ctypes.c_int32,
     "int64_t": ctypes.c_int64,
@@ -58,39 +66,28 @@ _SCALARS = {
     "uint64_t": ctypes.c_uint64,
     "size_t": ctypes.c_size_t,
     "float": ctypes.c_float,
+    "double": ctypes.c_double,
     "char*": ctypes.c_char_p,
     "void*": ctypes.c_void_p,
-    "unsigned char[16]": ctypes.c_ubyte * 16,
-    "uint8_t[CUCORE_IPC_POOL_ID_SIZE]": ctypes.c_uint8 * 16,
-    "uint32_t[3]": ctypes.c_uint32 * 3,  # cucore_launch_config_t's dimensions
 }
-for _e in _abi.ENUM_TYPES:
-    _SCALARS[_e] = ctypes.c_int
+for _e in _abi.ENUMS:
+    _SCALARS[_e] = ctypes.c_int  # every enum of the C ABI is a 32-bit int
 
+_ARRAY = re.compile(r"^(.*)\[(\d+)\]$")
 
-def _struct(name, fields):
-    return type(name, (ctypes.Structure,), {"_fields_": [(f, _field_ctype(t)) for f, t in fields]})
-
-
-def _field_ctype(spelling):
-    """A struct field's ctypes type: as ctype(), except that a function pointer field is its CFUNCTYPE
-    (so a callback object can be stored in it) and a struct field is embedded by value."""
-    if spelling in _abi.CALLBACKS:
-        return CALLBACKS[spelling]
-    return ctype(spelling)
-
-
-STRUCTS = {}  # filled below, once ctype() and CALLBACKS exist (fields may be structs or function pointers)
+# Struct classes exist before their fields are set, so that a function-pointer field may name its own struct.
+STRUCTS = {name: type(name, (ctypes.Structure,), {}) for name in _abi.STRUCTS}
 
 
 def ctype(spelling):
     """The ctypes type for a C type spelling of _abi.py."""
-    if "const" in spelling:  # struct fields keep the header's const ("const char*const*" -> "char**")
-        spelling = re.sub(r"\bconst\b\s*", "", spelling)
     if spelling in _SCALARS:
         return _SCALARS[spelling]
     if spelling in STRUCTS:
         return STRUCTS[spelling]
+    array = _ARRAY.match(spelling)
+    if array:
+        return ctype(array.group(1)) * int(array.group(2))
     if spelling in _abi.CALLBACKS:
         # A function pointer parameter: c_void_p accepts both a CFUNCTYPE instance and None (NULL),
         # where the CFUNCTYPE type itself would refuse None.
@@ -103,11 +100,62 @@ def ctype(spelling):
     raise TypeError(f"_abi.py uses a C type _lib.py cannot map: {spelling!r}")
 
 
-CALLBACKS = {}
-for _name, (_ret, _args) in _abi.CALLBACKS.items():
-    CALLBACKS[_name] = ctypes.CFUNCTYPE(ctype(_ret), *[ctype(a) for a in _args])
+def _callback_param(spelling):
+    # A struct pointer reaches a Python callback as its address (the struct may still be incomplete here).
+    if spelling.endswith("*") and spelling[:-1] in STRUCTS:
+        return ctypes.c_void_p
+    return ctype(spelling)
+
+
+def _field_ctype(spelling):
+    """A struct field's ctypes type: as ctype(), except that a function pointer field is its CFUNCTYPE
+    (so a callback object can be stored in it)."""
+    if spelling in _abi.CALLBACKS:
+        return CALLBACKS[spelling]
+    return ctype(spelling)
+
+
+CALLBACKS = {name: ctypes.CFUNCTYPE(ctype(ret), *[_callback_param(a) for a in args])
+             for name, (ret, args) in _abi.CALLBACKS.items()}
 for _name, _fields in _abi.STRUCTS.items():  # in order: a struct used as a field comes before its users
-    STRUCTS[_name] = _struct(_name, _fields)
+    STRUCTS[_name]._fields_ = [(f, _field_ctype(t)) for f, t in _fields]
+
+
+def _check_layouts():
+    """The ctypes structs against the C compiler's layouts recorded in _abi.py (a generator or ctypes bug)."""
+    for name, (size, align, offsets) in _abi.LAYOUTS.items():
+        cls = STRUCTS[name]
+        got = (ctypes.sizeof(cls), ctypes.alignment(cls), tuple(getattr(cls, f).offset for f, _ in _abi.STRUCTS[name]))
+        if got != (size, align, tuple(offsets)):
+            raise ImportError(f"cucore: ctypes lays out {name} as (size, align, offsets) {got}; "
+                              f"the C compiler as {(size, align, tuple(offsets))}")
+
+
+_check_layouts()
+
+
+def _check_library_layouts(dll, path):
+    """Every struct's size and field offsets as the loaded library reports them (cucore_abi_layout) against
+    this binding's: a library built from other headers than this binding's is refused, not misread."""
+    query = getattr(dll, "cucore_abi_layout", None)
+    if query is None:
+        return [f"{path} exports no cucore_abi_layout (a libcucore older than this binding)"]
+    query.restype = ctypes.c_int
+    query.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t)]
+    value = ctypes.c_size_t()
+    out = ctypes.pointer(value)
+    problems = []
+    for name, (size, _, offsets) in _abi.LAYOUTS.items():
+        fields = [f for f, _ in _abi.STRUCTS[name]]
+        for field, want in [(None, size)] + list(zip(fields, offsets)):
+            status = query(name.encode(), field.encode() if field else None, out)
+            what = f"{name}.{field}" if field else f"sizeof({name})"
+            if status != 0:
+                problems.append(f"{what}: the library does not know it")
+            elif value.value != want:
+                problems.append(f"{what}: {value.value} in the library, {want} in this binding")
+    return problems
+
 
 StreamOptionsC = STRUCTS["cucore_stream_options_t"]
 EventOptionsC = STRUCTS["cucore_event_options_t"]
@@ -211,6 +259,12 @@ def load():
             raise LibraryNotFoundError(
                 f"{path} has ABI major version {major}; this binding needs {ABI_VERSION_MAJOR}",
                 searched=(path,))
+        problems = _check_library_layouts(dll, path)
+        if problems:
+            from .common import LibraryNotFoundError
+            raise LibraryNotFoundError(
+                f"{path} was built from other C headers than this binding (struct layouts differ):\n  - "
+                + "\n  - ".join(problems[:20]), searched=(path,))
         functions, unchecked = {}, {}
         for name, (ret, args) in _abi.ABI.items():
             try:

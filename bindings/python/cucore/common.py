@@ -6,7 +6,7 @@ import sys
 import threading
 import traceback
 
-from . import _lib
+from . import _abi, _lib
 
 (_cucore_version, _cucore_version_string, _cucore_status_string, _cucore_last_error_message,
  _cucore_last_cuda_result, _cucore_last_error_status, _cucore_clear_last_error, _cucore_object_type_name,
@@ -17,38 +17,20 @@ from . import _lib
     "cucore_release_error_count", "cucore_set_release_error_handler")
 
 
-class Status(enum.IntEnum):
-    """cucore_status_t."""
-    SUCCESS = 0
-    ERROR_INVALID_ARGUMENT = 1
-    ERROR_INVALID_HANDLE = 2
-    ERROR_INVALID_STATE = 3
-    ERROR_NO_DRIVER = 4
-    ERROR_NO_DEVICE = 5
-    ERROR_NOT_SUPPORTED = 6
-    ERROR_OUT_OF_MEMORY = 7
-    ERROR_CUDA = 8
-    ERROR_NOT_READY = 9
-    ERROR_INTERNAL = 10
-    ERROR_COMPILATION = 11
+def _c_enum(name, c_enum, prefix, doc, skip=()):
+    """An IntEnum with the members of the C enum `c_enum` (from the generated _abi.py), named without
+    `prefix`; FORCE_INT32 and the names in `skip` are left out. Built from the header, so it cannot drift."""
+    members = [(member[len(prefix):], value) for member, value in _abi.ENUMS[c_enum]
+               if not member.endswith("FORCE_INT32") and member not in skip]
+    cls = enum.IntEnum(name, members, module=__name__)
+    cls.__doc__ = doc
+    return cls
 
 
-class ObjectType(enum.IntEnum):
-    """cucore_object_type_t (for live_object_count)."""
-    ANY = 0
-    DEVICE = 1
-    CONTEXT = 2
-    STREAM = 3
-    EVENT = 4
-    MEMORY_RESOURCE = 5
-    BUFFER = 6
-    PROGRAM = 7
-    OBJECT_CODE = 8
-    LINKER = 9
-    KERNEL = 10
-    PROGRAM_CACHE = 11
-    GRAPHICS_RESOURCE = 12
-    GRAPHICS_ARRAY = 13
+Status = _c_enum("Status", "cucore_status_t", "CUCORE_", "cucore_status_t: SUCCESS, ERROR_INVALID_ARGUMENT, ...")
+ObjectType = _c_enum("ObjectType", "cucore_object_type_t", "CUCORE_OBJECT_",
+                     "cucore_object_type_t (for live_object_count): ANY, DEVICE, CONTEXT, STREAM, ...",
+                     skip=("CUCORE_OBJECT_TYPE_COUNT",))
 
 
 # ---------------------------------------------------------------------------------------------

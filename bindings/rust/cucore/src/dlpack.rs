@@ -86,7 +86,7 @@ pub trait DLPackElement {
 macro_rules! element {
     ($($ty:ty => $code:expr),* $(,)?) => {
         $(impl DLPackElement for $ty {
-            const DTYPE: DLDataType = DLDataType { code: $code, bits: (8 * std::mem::size_of::<$ty>()) as u8, lanes: 1 };
+            const DTYPE: DLDataType = DLDataType { code: $code as u8, bits: (8 * std::mem::size_of::<$ty>()) as u8, lanes: 1 };
         })*
     };
 }

@@ -172,7 +172,8 @@ impl Linker {
         o.arch = arch.as_ref().map_or(ptr::null(), |s| s.as_ptr());
         o.backend = options.backend.map_or(sys::CUCORE_BACKEND_DEFAULT, CompilerBackend::raw);
         o.max_register_count = options.max_register_count.unwrap_or(0);
-        o.optimization_level = options.optimization_level.map_or(0, sys::CUCORE_OPTIMIZATION_LEVEL);
+        // CUCORE_OPTIMIZATION_LEVEL(n) of the C header: n + 1 (0 keeps the default).
+        o.optimization_level = options.optimization_level.map_or(0, |n| n + 1);
         o.debug = options.debug as u32;
         o.lineinfo = options.lineinfo as u32;
         o.link_time_optimization = options.link_time_optimization as u32;

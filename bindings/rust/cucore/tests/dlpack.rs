@@ -148,7 +148,7 @@ fn layout_and_import_errors() {
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
     let e = DLPackTensor::export(&buf, Some(&DLPackLayout::of::<u8>(&[1; 33]))).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
-    let bad_dtype = sys::DLDataType { code: sys::kDLInt, bits: 12, lanes: 1 };
+    let bad_dtype = sys::DLDataType { code: sys::kDLInt as u8, bits: 12, lanes: 1 };
     let e = LegacyDLPackTensor::export(&buf, Some(&DLPackLayout::new(bad_dtype, &[2]))).unwrap_err();
     assert!(e.message.contains("dtype.bits is 12"), "{}", e.message);
     buf.close(None).unwrap();

@@ -1,0 +1,77 @@
+//! Calls into libcucore through the raw declarations: what the library answers for bad handles and
+//! arguments, and header values the safe crate relies on. (Layouts are tested by the generated
+//! src/layout_tests.rs.) Needs no GPU: every call here fails before reaching the driver, or needs none.
+
+use cucore_sys::*;
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int};
+use std::ptr;
+
+fn cstr(p: *const c_char) -> String {
+    assert!(!p.is_null());
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+#[test]
+fn values_match_the_header() {
+    assert_eq!((kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged), (1, 2, 3, 13));
+    assert_eq!((kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLComplex, kDLBool), (0, 1, 2, 4, 5, 6));
+    assert_eq!(DLPACK_FLAG_BITMASK_READ_ONLY, 1);
+    assert_eq!(CUCORE_DLPACK_MAX_NDIM, 32);
+}
+
+#[test]
+fn null_graphics_handles() {
+    unsafe {
+        assert_eq!(cucore_graphics_resource_release(ptr::null_mut()), CUCORE_SUCCESS);
+        assert_eq!(cucore_graphics_array_release(ptr::null_mut()), CUCORE_SUCCESS);
+        assert_eq!(cucore_graphics_resource_retain(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+        assert_eq!(cucore_graphics_array_retain(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+        let mut mapped: c_int = 7;
+        assert_eq!(cucore_graphics_resource_is_mapped(ptr::null(), &mut mapped), CUCORE_ERROR_INVALID_HANDLE);
+        let mut res: *mut cucore_graphics_resource_t = 1 as *mut _;
+        assert_eq!(
+            cucore_graphics_resource_from_gl_buffer(ptr::null_mut(), 1, 0, &mut res),
+            CUCORE_ERROR_INVALID_HANDLE
+        );
+        assert!(res.is_null(), "out-pointers are NULL on failure");
+        // The batch unmap checks its array before anything else: NULL, a count of 0, and
+        // NULL or garbage elements (named by index).
+        assert_eq!(cucore_graphics_resources_unmap(ptr::null(), 1, ptr::null_mut()), CUCORE_ERROR_INVALID_ARGUMENT);
+        assert!(cstr(cucore_last_error_message()).contains("resources"));
+        assert_eq!(cucore_graphics_resources_unmap(ptr::null(), 0, ptr::null_mut()), CUCORE_ERROR_INVALID_ARGUMENT);
+        let none: [*mut cucore_graphics_resource_t; 2] = [ptr::null_mut(), ptr::null_mut()];
+        assert_eq!(
+            cucore_graphics_resources_unmap(none.as_ptr(), 0, ptr::null_mut()),
+            CUCORE_ERROR_INVALID_ARGUMENT,
+            "a count of 0"
+        );
+        assert_eq!(cucore_graphics_resources_unmap(none.as_ptr(), 2, ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+        assert!(cstr(cucore_last_error_message()).contains("resources[0]"), "names the element");
+        let mut junk = [0xdead_beef_dead_beef_u64; 8];
+        let garbage: [*mut cucore_graphics_resource_t; 1] = [junk.as_mut_ptr() as *mut _];
+        assert_eq!(
+            cucore_graphics_resources_unmap(garbage.as_ptr(), 1, ptr::null_mut()),
+            CUCORE_ERROR_INVALID_HANDLE
+        );
+        assert!(cstr(cucore_last_error_message()).contains("resources[0]"), "names the element");
+        let mut count: u32 = 0;
+        assert_eq!(
+            cucore_gl_get_devices(CUCORE_GL_DEVICES_ALL as u32, ptr::null_mut(), 1, &mut count),
+            CUCORE_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            cucore_gl_get_devices(CUCORE_GL_DEVICES_ALL as u32, ptr::null_mut(), 0, ptr::null_mut()),
+            CUCORE_ERROR_INVALID_ARGUMENT
+        );
+    }
+}
+
+#[test]
+fn kernel_attributes_are_the_driver_values_plus_one() {
+    assert_eq!(std::mem::size_of::<cucore_kernel_attribute_t>(), 4);
+    // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8, CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15.
+    assert_eq!(CUCORE_KERNEL_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 8 + 1);
+    assert_eq!(CUCORE_KERNEL_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, 15 + 1);
+    assert_eq!(CUCORE_KERNEL_ATTRIBUTE_COUNT, 17);
+}
