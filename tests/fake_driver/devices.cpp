@@ -22,7 +22,7 @@ bool valid_device(CUdevice device) { return device >= 0 && device < state().devi
 
 // What the fake answers where the encoding (attribute * 10 + ordinal) would
 // contradict another answer or refuse ordinary launches.
-bool fixed_attribute(CUdevice_attribute attribute, CUdevice device, int &value) {
+bool fixed_attribute(int attribute, CUdevice device, int &value) {
     switch (attribute) {
         case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: value = 0; return true;  // as cuDeviceGetPCIBusId says
         case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: value = device + 1; return true;
@@ -126,10 +126,11 @@ CUresult f_cuDeviceTotalMem(size_t *bytes, CUdevice device) {
     if (!bytes) return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);
     if (!valid_device(device)) return CUDA_ERROR_INVALID_DEVICE;
-    *bytes = (size_t{80} << 30) + static_cast<size_t>(device);
+    *bytes = kDeviceMemory + static_cast<size_t>(device);
     return CUDA_SUCCESS;
 }
-CUresult f_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device) {
+CUresult f_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute_argument, CUdevice device) {
+    const int attribute = value_of(attribute_argument);
     if (!value || attribute <= 0 || attribute >= CU_DEVICE_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);
     if (!valid_device(device)) return CUDA_ERROR_INVALID_DEVICE;
@@ -137,7 +138,7 @@ CUresult f_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevi
         *value = it->second;
         return CUDA_SUCCESS;
     }
-    if (!fixed_attribute(attribute, device, *value)) *value = static_cast<int>(attribute) * 10 + device;
+    if (!fixed_attribute(attribute, device, *value)) *value = attribute * 10 + device;
     return CUDA_SUCCESS;
 }
 CUresult f_cuDeviceCanAccessPeer(int *can, CUdevice device, CUdevice peer) {

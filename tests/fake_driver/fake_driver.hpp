@@ -40,9 +40,13 @@ struct Counters {
     int graphics_mapped = 0;     // registrations mapped now
 };
 
+// How stream operations run: at once on the calling thread (each call's
+// effects are there when it returns), or in order on a worker thread per
+// stream, as on a device (the shared library's way).
+enum class Streams { synchronous, worker_threads };
 // Installs the fake driver in-process with `devices` devices (forgets every
-// object of the previous installation). Stream operations run synchronously.
-void install(int devices = 2);
+// object of the previous installation, after its streams' work has run).
+void install(int devices = 2, Streams streams = Streams::synchronous);
 // Restores the real driver table (loaded on next use).
 void uninstall();
 

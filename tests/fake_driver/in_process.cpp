@@ -4,8 +4,8 @@
 
 namespace fake {
 
-void install(int devices) {
-    detail::reset(devices, /*worker_streams=*/false);
+void install(int devices, Streams streams) {
+    detail::reset(devices, streams == Streams::worker_threads);
     {
         detail::Lock lock(detail::state().mutex);
         detail::state().recording = true;

@@ -25,8 +25,9 @@ std::pair<dev_t, ino_t> fd_identity(int fd) {
 
 }  // namespace
 
-CUresult f_cuMemPoolExportToShareableHandle(void *handle, CUmemoryPool pool, CUmemAllocationHandleType type,
+CUresult f_cuMemPoolExportToShareableHandle(void *handle, CUmemoryPool pool, CUmemAllocationHandleType type_argument,
                                             unsigned long long flags) {
+    const int type = value_of(type_argument);
     Lock lock(state().mutex);
     State &g = state();
     auto *p = reinterpret_cast<Pool *>(pool);
@@ -39,8 +40,9 @@ CUresult f_cuMemPoolExportToShareableHandle(void *handle, CUmemoryPool pool, CUm
     *static_cast<int *>(handle) = fd;
     return CUDA_SUCCESS;
 }
-CUresult f_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool, void *handle, CUmemAllocationHandleType type,
-                                              unsigned long long flags) {
+CUresult f_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool, void *handle,
+                                              CUmemAllocationHandleType type_argument, unsigned long long flags) {
+    const int type = value_of(type_argument);
     if (!pool || flags != 0 || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
     const int fd = static_cast<int>(reinterpret_cast<intptr_t>(handle));
     Lock lock(state().mutex);

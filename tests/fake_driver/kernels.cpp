@@ -48,15 +48,15 @@ size_t param_offset(const KernelSpec &spec, size_t index) {
     return offset;
 }
 
-int attribute_of(CUkernel kernel, const KernelSpec &spec, CUfunction_attribute attribute, int device) {
+int attribute_of(CUkernel kernel, const KernelSpec &spec, int attribute, int device) {
     if (auto it = state().kernel_attributes.find({kernel, attribute, device}); it != state().kernel_attributes.end())
         return it->second;
     if (attribute == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) return spec.max_threads_per_block;
     if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return spec.max_dynamic_shared_bytes;
-    return static_cast<int>(attribute) * 100 + device;  // encodes what was asked
+    return attribute * 100 + device;  // encodes what was asked
 }
 
-bool valid_attribute_value(CUfunction_attribute attribute, int value) {
+bool valid_attribute_value(int attribute, int value) {
     if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return value >= 0 && value <= kMaxDynamicSharedBytes;
     return value >= -1;
 }
@@ -105,7 +105,8 @@ CUresult f_cuKernelGetFunction(CUfunction *function, CUkernel kernel) {
     *function = reinterpret_cast<CUfunction>(function_of(kernel, t_current));
     return CUDA_SUCCESS;
 }
-CUresult f_cuKernelGetAttribute(int *value, CUfunction_attribute attribute, CUkernel kernel, CUdevice device) {
+CUresult f_cuKernelGetAttribute(int *value, CUfunction_attribute attribute_argument, CUkernel kernel, CUdevice device) {
+    const int attribute = value_of(attribute_argument);
     Lock lock(state().mutex);
     KernelSpec *spec = spec_of(kernel);
     if (!spec) return CUDA_ERROR_INVALID_HANDLE;
@@ -114,7 +115,8 @@ CUresult f_cuKernelGetAttribute(int *value, CUfunction_attribute attribute, CUke
     *value = attribute_of(kernel, *spec, attribute, device);
     return CUDA_SUCCESS;
 }
-CUresult f_cuKernelSetAttribute(CUfunction_attribute attribute, int value, CUkernel kernel, CUdevice device) {
+CUresult f_cuKernelSetAttribute(CUfunction_attribute attribute_argument, int value, CUkernel kernel, CUdevice device) {
+    const int attribute = value_of(attribute_argument);
     Lock lock(state().mutex);
     if (!spec_of(kernel)) return CUDA_ERROR_INVALID_HANDLE;
     if (attribute < 0 || attribute >= CU_FUNC_ATTRIBUTE_MAX || device < 0 || device >= state().devices ||
@@ -135,7 +137,8 @@ CUresult f_cuKernelGetParamInfo(CUkernel kernel, size_t index, size_t *offset, s
     Lock lock(state().mutex);
     return param_info(kernel, index, offset, size);
 }
-CUresult f_cuFuncGetAttribute(int *value, CUfunction_attribute attribute, CUfunction function) {
+CUresult f_cuFuncGetAttribute(int *value, CUfunction_attribute attribute_argument, CUfunction function) {
+    const int attribute = value_of(attribute_argument);
     Lock lock(state().mutex);
     Function *f = as_function(function);
     if (!f || !spec_of(f->kernel)) return CUDA_ERROR_INVALID_HANDLE;
@@ -143,7 +146,8 @@ CUresult f_cuFuncGetAttribute(int *value, CUfunction_attribute attribute, CUfunc
     *value = attribute_of(f->kernel, *spec_of(f->kernel), attribute, device_of(f->context));
     return CUDA_SUCCESS;
 }
-CUresult f_cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
+CUresult f_cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute_argument, int value) {
+    const int attribute = value_of(attribute_argument);
     Lock lock(state().mutex);
     Function *f = as_function(function);
     if (!f || !spec_of(f->kernel)) return CUDA_ERROR_INVALID_HANDLE;

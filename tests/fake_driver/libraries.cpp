@@ -169,8 +169,9 @@ CUresult f_cuLinkCreate(unsigned int count, CUjit_option *options, void **values
     g.link_storage.push_back(std::move(link));
     return CUDA_SUCCESS;
 }
-CUresult f_cuLinkAddData(CUlinkState link_state, CUjitInputType type, void *data, size_t size, const char *name,
-                         unsigned int, CUjit_option *, void **) {
+CUresult f_cuLinkAddData(CUlinkState link_state, CUjitInputType type_argument, void *data, size_t size,
+                         const char *name, unsigned int, CUjit_option *, void **) {
+    const int type = value_of(type_argument);
     Lock lock(state().mutex);
     Link *link = as_link(link_state);
     if (!link) return CUDA_ERROR_INVALID_HANDLE;

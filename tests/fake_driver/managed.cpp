@@ -64,7 +64,8 @@ CUresult f_cuMemAllocManaged(CUdeviceptr *address, size_t size, unsigned flags) 
     state().allocations[*address].attach_flags = flags;
     return CUDA_SUCCESS;
 }
-CUresult f_cuMemAdvise(CUdeviceptr address, size_t size, CUmem_advise advice, CUmemLocation location) {
+CUresult f_cuMemAdvise(CUdeviceptr address, size_t size, CUmem_advise advice_argument, CUmemLocation location) {
+    const int advice = value_of(advice_argument);
     Lock lock(state().mutex);
     Allocation *a = managed_range(address, size);
     if (!a) return CUDA_ERROR_INVALID_VALUE;
@@ -128,8 +129,9 @@ CUresult f_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *addresses, size_t *siz
     }
     return discard(lock, addresses, sizes, count, locations, location_of.data(), stream);
 }
-CUresult f_cuMemRangeGetAttribute(void *data, size_t data_size, CUmem_range_attribute attribute, CUdeviceptr address,
-                                  size_t size) {
+CUresult f_cuMemRangeGetAttribute(void *data, size_t data_size, CUmem_range_attribute attribute_argument,
+                                  CUdeviceptr address, size_t size) {
+    const int attribute = value_of(attribute_argument);
     if (!data) return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);
     Allocation *a = managed_range(address, size);

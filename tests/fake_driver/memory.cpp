@@ -58,7 +58,7 @@ int classify(CUdeviceptr p, size_t n, Allocation **found) {
 }
 
 CUdeviceptr new_allocation(size_t size, MemoryKind kind, int device, Pool *pool) {
-    void *memory = std::malloc(size);
+    void *memory = size <= kDeviceMemory ? std::malloc(size) : nullptr;
     if (!memory) return 0;
     std::memset(memory, kFreshByte, size);
     const auto base = reinterpret_cast<CUdeviceptr>(memory);
@@ -91,7 +91,7 @@ CUresult copy_in_order(Lock &lock, Stream &stream, CUdeviceptr dst, CUdeviceptr 
     if (n == 0) return CUDA_SUCCESS;
     auto *out = reinterpret_cast<unsigned char *>(dst);
     if (to == 0) {  // pageable destination
-        if (state().worker_streams) state().changed.wait(lock, [&] { return stream.queue.empty(); });
+        state().changed.wait(lock, [&] { return stream.queue.empty(); });
         std::memmove(out, reinterpret_cast<const void *>(src), n);
         return CUDA_SUCCESS;
     }
@@ -139,7 +139,7 @@ CUresult fill(CUdeviceptr address, T value, size_t count, CUstream stream) {
         for (size_t i = 0; i < count; ++i) data[i] = value;
     };
     if (where == 0) {  // pageable host memory (as with HMM): after the stream's earlier work, before returning
-        if (state().worker_streams) state().changed.wait(lock, [&] { return s->queue.empty(); });
+        state().changed.wait(lock, [&] { return s->queue.empty(); });
         set();
         return CUDA_SUCCESS;
     }
@@ -192,7 +192,8 @@ CUresult f_cuMemPoolDestroy(CUmemoryPool pool) {
     // The record stays known: late frees may still name it.
     return state().pools.erase(reinterpret_cast<Pool *>(pool)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
-CUresult f_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute, void *value) {
+CUresult f_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute_argument, void *value) {
+    const int attribute = value_of(attribute_argument);
     Lock lock(state().mutex);
     Pool *p = as_pool(pool);
     if (!p || !value) return CUDA_ERROR_INVALID_VALUE;
@@ -207,7 +208,8 @@ CUresult f_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attribut
     }
     return CUDA_SUCCESS;
 }
-CUresult f_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute, void *value) {
+CUresult f_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute_argument, void *value) {
+    const int attribute = value_of(attribute_argument);
     Lock lock(state().mutex);
     Pool *p = as_pool(pool);
     if (!p || !value) return CUDA_ERROR_INVALID_VALUE;

@@ -9,7 +9,9 @@
 
 #include <cuda.h>
 
-#include <condition_variable>
+#include <pthread.h>
+
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <map>
@@ -25,6 +27,28 @@
 namespace fake::detail {
 
 using Lock = std::unique_lock<std::mutex>;
+
+// What each device has (cuDeviceTotalMem adds the ordinal); no allocation is larger.
+constexpr size_t kDeviceMemory = size_t{80} << 30;
+
+// A condition variable on the state's mutex. Not std::condition_variable,
+// whose wait needs GLIBCXX_3.4.30 (GCC 12), more than libcucore itself: the
+// shared library must load wherever libcucore does (the GPU servers).
+class Signal {
+  public:
+    Signal() { pthread_cond_init(&cond_, nullptr); }
+    ~Signal() { pthread_cond_destroy(&cond_); }
+    Signal(const Signal &) = delete;
+    Signal &operator=(const Signal &) = delete;
+    template <class Done>
+    void wait(Lock &lock, Done done) {
+        while (!done()) pthread_cond_wait(&cond_, lock.mutex()->native_handle());
+    }
+    void notify_all() { pthread_cond_broadcast(&cond_); }
+
+  private:
+    pthread_cond_t cond_;
+};
 
 // ---- contexts, streams, events (devices.cpp, streams.cpp) ----
 
@@ -156,7 +180,7 @@ struct GraphicsLogEntry {
 
 struct State {
     std::mutex mutex;
-    std::condition_variable changed;  // a stream advanced, an event completed
+    Signal changed;  // a stream advanced, an event completed
     bool initialized = false;         // cuInit was called
     bool worker_streams = false;      // streams run on worker threads (else at once)
     int live_workers = 0;
@@ -235,6 +259,17 @@ void reset(int devices, bool worker_streams);
 
 // ---- helpers (caller holds the lock unless said otherwise) ----
 
+// An enum argument's value, read without reading it as the enum type: a
+// caller across the C ABI may pass any int, which as the enum would be out of
+// its range (undefined behaviour; UBSan says so).
+template <class Enum>
+int value_of(const Enum &argument) {
+    static_assert(sizeof(Enum) == sizeof(int), "a C enum");
+    int value;
+    std::memcpy(&value, &argument, sizeof value);
+    return value;
+}
+
 Context *as_context(CUcontext c);
 Event *as_event(CUevent e);
 bool is_builtin(CUstream s);  // 0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
@@ -255,7 +290,8 @@ void wait_all_streams(Lock &lock);
 // fake knows (pageable host memory), -1 in freed, inaccessible or unmapped
 // memory or across an allocation's end.
 int classify(CUdeviceptr p, size_t n, Allocation **found = nullptr);
-// Registers `size` bytes of new memory (filled with kFreshByte); 0 when out of memory.
+// Registers `size` bytes of new memory (filled with kFreshByte); 0 when out of
+// memory (more than a device has, or more than malloc gives).
 CUdeviceptr new_allocation(size_t size, MemoryKind kind, int device, Pool *pool);
 // Registers memory whose storage lives elsewhere (a GL buffer, a global).
 void register_storage(void *storage, size_t size, MemoryKind kind, int device);

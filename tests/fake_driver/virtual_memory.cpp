@@ -100,7 +100,8 @@ void forget_virtual_memory() {
 }
 
 CUresult f_cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
-                                         CUmemAllocationGranularity_flags option) {
+                                         CUmemAllocationGranularity_flags option_argument) {
+    const int option = value_of(option_argument);
     Lock lock(state().mutex);
     if (!granularity || !valid_vmm_prop(prop)) return CUDA_ERROR_INVALID_VALUE;
     if (option == CU_MEM_ALLOC_GRANULARITY_MINIMUM) *granularity = kVmmMinimumGranularity;
