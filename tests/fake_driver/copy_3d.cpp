@@ -50,23 +50,25 @@ CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *original, CUstream stream) {
     CUresult error = CUDA_SUCCESS;
     Stream *s = resolve_stream(stream, error);
     if (!s) return error;
-    auto row = [&](CUdeviceptr base, size_t x, size_t y, size_t z, size_t pitch, size_t height) {
-        return base + (z * height + y) * pitch + x;
+    auto dst_row = [&](size_t y, size_t z) {
+        return dst + ((c.dstZ + z) * c.dstHeight + c.dstY + y) * c.dstPitch + c.dstXInBytes;
+    };
+    auto src_row = [&](size_t y, size_t z) {
+        return src + ((c.srcZ + z) * c.srcHeight + c.srcY + y) * c.srcPitch + c.srcXInBytes;
     };
     // Every row is checked first: nothing is copied when one is outside its
     // memory; device memory must be the fake's, host memory may be pageable.
     for (size_t z = 0; z < c.Depth; ++z)
         for (size_t y = 0; y < c.Height; ++y) {
-            const int to = classify(row(dst, c.dstXInBytes, c.dstY + y, c.dstZ + z, c.dstPitch, c.dstHeight), c.WidthInBytes);
-            const int from = classify(row(src, c.srcXInBytes, c.srcY + y, c.srcZ + z, c.srcPitch, c.srcHeight), c.WidthInBytes);
+            const int to = classify(dst_row(y, z), c.WidthInBytes);
+            const int from = classify(src_row(y, z), c.WidthInBytes);
             if (to < 0 || from < 0 || (c.dstMemoryType == CU_MEMORYTYPE_DEVICE && to != 1) ||
                 (c.srcMemoryType == CU_MEMORYTYPE_DEVICE && from != 1))
                 return CUDA_ERROR_INVALID_VALUE;
         }
     for (size_t z = 0; z < c.Depth; ++z)
         for (size_t y = 0; y < c.Height; ++y)
-            copy_in_order(lock, *s, row(dst, c.dstXInBytes, c.dstY + y, c.dstZ + z, c.dstPitch, c.dstHeight),
-                          row(src, c.srcXInBytes, c.srcY + y, c.srcZ + z, c.srcPitch, c.srcHeight), c.WidthInBytes);
+            copy_in_order(lock, *s, dst_row(y, z), src_row(y, z), c.WidthInBytes);
     return CUDA_SUCCESS;
 }
 

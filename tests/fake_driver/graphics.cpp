@@ -200,8 +200,8 @@ std::string graphics_log_text() {
         const unsigned first = ids[e.resources.at(0)];
         if (e.entry == "cuGraphicsGLRegisterBuffer" || e.entry == "cuGraphicsGLRegisterImage") {
             const GraphicsResource *graphics = reinterpret_cast<GraphicsResource *>(e.resources[0]);
-            std::snprintf(line, sizeof line, "register %u %s %u flags %u\n", first, graphics->image ? "image" : "buffer",
-                          graphics->gl_name, e.flags);
+            std::snprintf(line, sizeof line, "register %u %s %u flags %u\n", first,
+                          graphics->image ? "image" : "buffer", graphics->gl_name, e.flags);
             text += line;
         } else if (e.entry == "cuGraphicsResourceSetMapFlags") {
             std::snprintf(line, sizeof line, "mapflags %u %u\n", first, e.flags);
@@ -211,7 +211,8 @@ std::string graphics_log_text() {
         } else {
             text += e.entry == "cuGraphicsMapResources" ? "map" : "unmap";
             for (CUgraphicsResource r : e.resources) text += " " + std::to_string(ids[r]);
-            std::snprintf(line, sizeof line, " stream %#lx\n", static_cast<unsigned long>(reinterpret_cast<uintptr_t>(e.stream)));
+            const auto stream = static_cast<unsigned long>(reinterpret_cast<uintptr_t>(e.stream));
+            std::snprintf(line, sizeof line, " stream %#lx\n", stream);
             text += line;
         }
     }

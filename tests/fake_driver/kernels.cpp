@@ -57,7 +57,8 @@ int attribute_of(CUkernel kernel, const KernelSpec &spec, int attribute, int dev
 }
 
 bool valid_attribute_value(int attribute, int value) {
-    if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return value >= 0 && value <= kMaxDynamicSharedBytes;
+    if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+        return value >= 0 && value <= kMaxDynamicSharedBytes;
     return value >= -1;
 }
 

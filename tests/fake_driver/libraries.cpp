@@ -58,7 +58,8 @@ CUresult load_library(CUlibrary *library, const std::string &text) {
     Lock lock(state().mutex);
     State &g = state();
     const int device = device_of(t_current);
-    for (auto &[name, bytes] : made->globals) register_storage(bytes.data(), bytes.size(), MemoryKind::module_global, device);
+    for (auto &[name, bytes] : made->globals)
+        register_storage(bytes.data(), bytes.size(), MemoryKind::module_global, device);
     *library = reinterpret_cast<CUlibrary>(made.get());
     g.libraries.insert(made.get());
     g.library_storage.push_back(std::move(made));

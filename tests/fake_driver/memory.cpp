@@ -200,7 +200,9 @@ CUresult f_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attribut
     switch (attribute) {
         case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
         case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: p->reuse[attribute - 1] = *static_cast<int *>(value); break;
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+            p->reuse[attribute - 1] = *static_cast<int *>(value);
+            break;
         case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: p->release_threshold = *static_cast<cuuint64_t *>(value); break;
         case CU_MEMPOOL_ATTR_USED_MEM_HIGH: p->used_high = 0; break;
         case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: break;
@@ -216,7 +218,9 @@ CUresult f_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attribut
     switch (attribute) {
         case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
         case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: *static_cast<int *>(value) = p->reuse[attribute - 1]; break;
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+            *static_cast<int *>(value) = p->reuse[attribute - 1];
+            break;
         case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *static_cast<cuuint64_t *>(value) = p->release_threshold; break;
         case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
         case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *static_cast<cuuint64_t *>(value) = p->used; break;
@@ -325,7 +329,8 @@ CUresult f_cuMemFree(CUdeviceptr address) {
     auto it = state().allocations.find(address);
     if (it == state().allocations.end()) return CUDA_ERROR_INVALID_VALUE;
     const Allocation &a = it->second;
-    const bool freeable = !a.pool && (a.kind == MemoryKind::device || (a.kind == MemoryKind::managed && a.attach_flags));
+    const bool from_alloc = a.kind == MemoryKind::device || (a.kind == MemoryKind::managed && a.attach_flags);
+    const bool freeable = !a.pool && from_alloc;
     if (a.state != AllocationState::live || !freeable) return CUDA_ERROR_INVALID_VALUE;
     free_allocation(address);
     return CUDA_SUCCESS;

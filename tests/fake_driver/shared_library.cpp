@@ -166,7 +166,9 @@ CUresult export_cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
 }
 CUresult export_cuMemAlloc(CUdeviceptr *address, size_t size) { return fake::detail::f_cuMemAlloc(address, size); }
 CUresult export_cuMemFree(CUdeviceptr address) { return table().cuMemFree(address); }
-CUresult export_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t size) { return table().cuMemcpyHtoD(dst, src, size); }
+CUresult export_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t size) {
+    return table().cuMemcpyHtoD(dst, src, size);
+}
 CUresult export_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t size) { return table().cuMemcpyDtoH(dst, src, size); }
 
 // ---- what the Python tests read (ctypes) ----

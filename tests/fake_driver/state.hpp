@@ -10,6 +10,7 @@
 #include <cuda.h>
 
 #include <pthread.h>
+#include <sys/types.h>
 
 #include <cstring>
 #include <deque>

@@ -91,8 +91,8 @@ void forget_virtual_memory() {
     for (auto &[handle, physical] : g.physical) close(physical.fd);
     g.physical.clear();
     if (!g.arena) {  // once per process; never unmapped (only address space)
-        void *arena = mmap(nullptr, kArenaSize + kArenaAlignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                           -1, 0);
+        void *arena = mmap(nullptr, kArenaSize + kArenaAlignment, PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (arena != MAP_FAILED)
             g.arena = (reinterpret_cast<uintptr_t>(arena) + kArenaAlignment - 1) & ~(kArenaAlignment - 1);
     }
