@@ -57,7 +57,8 @@ enum class Failure { refuse, after_work };
 // Fails the `n`-th driver call from now (1-based) with `result`; 0 disables.
 void fail_call(long n, CUresult result = CUDA_ERROR_UNKNOWN);
 // Makes every call of entry point `name` fail with `result` ("" clears).
-// The shared library reads the same from FAKE_CUDA_FAIL on each call.
+// FAKE_CUDA_FAIL=<entry point>[:after] in the environment (read on each call;
+// the Python tests use it) does the same with CUDA_ERROR_UNKNOWN.
 void fail_entry(const std::string &name, CUresult result = CUDA_ERROR_UNKNOWN, Failure how = Failure::refuse);
 // Number of driver calls since install() or reset_calls() (cuGetErrorName,
 // cuGetErrorString and cuInit are not counted: error paths ask for names).
