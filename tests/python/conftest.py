@@ -4,7 +4,7 @@
   installed copy instead); libcucore is found as the package finds it (CUCORE_LIBRARY, ...).
 - Tests marked `gpu` (or using the `gpu` fixture) need a CUDA driver and a device. Without them they
   skip with the reason printed (-rs); they never fail for that. test_fake_driver.py reruns them against
-  an in-memory driver (fake_cuda.c) on machines without a GPU; CUCORE_TEST_FAKE_DRIVER=1 marks that run.
+  an in-memory driver (tests/fake_driver) on machines without a GPU; CUCORE_TEST_FAKE_DRIVER=1 marks that run.
 """
 import ctypes
 import os

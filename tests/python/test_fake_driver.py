@@ -1,9 +1,11 @@
-"""Run every GPU test against an in-memory CUDA driver (fake_cuda.c), so that the binding's stream,
-event, context and device paths run through the real libcucore on machines without a GPU.
+"""Run every GPU test against the tests' in-memory CUDA driver (tests/fake_driver, the same one the unit
+tests install in-process), so that the binding's stream, event, context and device paths run through the
+real libcucore on machines without a GPU.
 
-The fake is the one CMake built (CUCORE_TEST_FAKE_CUDA), or is compiled here with the system C compiler;
-libcucore gets it through CUCORE_CUDA_DRIVER_PATH in a child pytest process (it loads the driver once per
-process). Skips with the reason when there is neither a prebuilt fake nor a C compiler, or no libcucore."""
+The fake is the shared library CMake built (CUCORE_TEST_FAKE_CUDA), or is compiled here with the system C++
+compiler from tests/fake_driver (needs cuda.h: CUDA_HOME, CUDA_PATH or /usr/local/cuda); libcucore gets it
+through CUCORE_CUDA_DRIVER_PATH in a child pytest process (it loads the driver once per process). Skips with
+the reason when there is neither a prebuilt fake nor a C++ compiler and cuda.h, or no libcucore."""
 import os
 import shutil
 import subprocess
@@ -21,15 +23,23 @@ def fake_driver_path(tmp_path_factory):
     reason = library_state()
     if reason:
         pytest.skip(reason)
-    prebuilt = os.environ.get("CUCORE_TEST_FAKE_CUDA")  # built by tests/python/CMakeLists.txt
+    prebuilt = os.environ.get("CUCORE_TEST_FAKE_CUDA")  # built by tests/fake_driver/CMakeLists.txt
     if prebuilt and os.path.isfile(prebuilt):
         return prebuilt
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if not cc:
-        pytest.skip("no C compiler to build the fake CUDA driver")
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    if not cxx:
+        pytest.skip("no C++ compiler to build the fake CUDA driver")
+    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
+    includes = [os.path.join(r, "include") for r in roots if r and os.path.isfile(os.path.join(r, "include", "cuda.h"))]
+    if not includes:
+        pytest.skip("cuda.h (the CUDA toolkit's headers) not found to build the fake CUDA driver; set CUDA_HOME")
+    source = REPO / "tests" / "fake_driver"
+    # Everything but the in-process installation, which needs libcucore's internals.
+    sources = sorted(str(f) for f in source.glob("*.cpp") if f.name != "in_process.cpp")
     out = tmp_path_factory.mktemp("fake_cuda") / "libcuda.so.1"
-    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-pthread", "-o", str(out),
-                        str(TESTS_DIR / "fake_cuda.c")], capture_output=True, text=True)
+    r = subprocess.run([cxx, "-std=c++17", "-shared", "-fPIC", "-O1", "-pthread", "-fvisibility=hidden",
+                        f"-I{source}", f"-I{REPO / 'src'}", f"-I{includes[0]}", "-o", str(out), *sources],
+                       capture_output=True, text=True)
     assert r.returncode == 0, f"building the fake driver failed:\n{r.stderr}"
     return out
 

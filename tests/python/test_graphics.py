@@ -2,7 +2,7 @@
 
 Three layers:
 - flag parsing and the API's shape, with no library or GPU;
-- the lifetime rules through the fake driver (fake_cuda.c, run by test_fake_driver.py), which logs every
+- the lifetime rules through the fake driver (tests/fake_driver, run by test_fake_driver.py), which logs every
   register/map/unmap/unregister with its stream: unmap on the mapping stream or the override, unregister
   never before unmap in every release order, release failures reported;
 - real GL round trips on an NVIDIA headless EGL context (egl_context.py), skipping with its reason where
@@ -449,7 +449,7 @@ def test_unmap_resources_driver_failure(fake, gpu, monkeypatch):
     a, b = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(2))
     bufs = cucore.map_resources([a, b], s)
     before = cucore.release_error_count()
-    monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources")
+    monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources:after")
     with pytest.raises(cucore.DriverError, match="cuGraphicsUnmapResources") as e:
         cucore.unmap_resources([a, b])
     monkeypatch.delenv("FAKE_CUDA_FAIL")
@@ -512,7 +512,7 @@ def test_map_resources_with_block_unmap_failure(fake, gpu, monkeypatch):
     # No exception in the block: the failure raises from the block's end; they are unmapped all the same.
     with pytest.raises(cucore.DriverError, match="cuGraphicsUnmapResources"):
         with cucore.map_resources([a, b], s) as (va, vb):
-            monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources")
+            monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources:after")
     monkeypatch.delenv("FAKE_CUDA_FAIL")
     assert not a.is_mapped and not b.is_mapped and va.size == vb.size == 0
     # An exception in the block: it propagates unchanged, and the unmap failure goes to the release-error
@@ -523,7 +523,7 @@ def test_map_resources_with_block_unmap_failure(fake, gpu, monkeypatch):
     try:
         with pytest.raises(KeyError, match="inside"):
             with cucore.map_resources([a, b], s) as (va, vb):
-                monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources")
+                monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources:after")
                 raise KeyError("inside the block")
         monkeypatch.delenv("FAKE_CUDA_FAIL")
     finally:
@@ -582,10 +582,10 @@ def test_release_failures_are_reported(fake, gpu, monkeypatch):
     try:
         res = cucore.GraphicsResource.from_gl_buffer(fake.name())
         buf = res.map(stream=s)
-        monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources")
+        monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources:after")
         del buf
         gc.collect()
-        monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnregisterResource")
+        monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnregisterResource:after")
         del res
         gc.collect()
         monkeypatch.delenv("FAKE_CUDA_FAIL")
@@ -602,7 +602,7 @@ def test_explicit_unmap_failure_raises_and_unmaps(fake, gpu, monkeypatch):
     s = gpu.create_stream()
     res = cucore.GraphicsResource.from_gl_buffer(fake.name())
     buf = res.map(stream=s)
-    monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources")
+    monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources:after")
     with pytest.raises(cucore.DriverError):
         res.unmap()
     monkeypatch.delenv("FAKE_CUDA_FAIL")

@@ -16,8 +16,10 @@ def kernel(fake):
 @pytest.mark.gpu
 def test_attributes(kernel, fake):
     a = kernel.attributes
-    assert a.max_threads_per_block == 1024 and a.num_regs == 16 and a.ptx_version == 90
-    assert a.cache_mode_ca is False
+    # The fake answers its kernel spec's limits, and CU_FUNC_ATTRIBUTE_<X> * 100 + device for the rest
+    # (NUM_REGS is 4, PTX_VERSION 5, CACHE_MODE_CA 7), so a wrong attribute or device would show.
+    assert a.max_threads_per_block == 1024 and a.num_regs == 4 * 100 + 0 and a.ptx_version == 5 * 100 + 0
+    assert a.cache_mode_ca is True  # 700, as a bool
     a.max_dynamic_shared_size_bytes = 100000
     assert a.max_dynamic_shared_size_bytes == 100000
     assert kernel.attributes[fake].max_dynamic_shared_size_bytes == 100000
@@ -42,12 +44,13 @@ def test_parameters(kernel):
 @pytest.mark.gpu
 def test_occupancy(kernel):
     occ = kernel.occupancy
-    assert occ.max_active_blocks_per_multiprocessor(256, 0) == 8
+    # The fake's kernel spec: 4 blocks per multiprocessor, 132 multiprocessors, clusters of up to 8, 16 active.
+    assert occ.max_active_blocks_per_multiprocessor(256, 0) == 4
     r = occ.max_potential_block_size(0, 512)
     assert r == cucore.MaxPotentialBlockSizeOccupancyResult(132 * 4, 512) and r.max_block_size == 512
     assert occ.available_dynamic_shared_memory_per_block(2, 128) == 233472 // 2
     assert occ.max_potential_cluster_size(cucore.LaunchConfig(grid=4, block=128)) == 8
-    assert occ.max_active_clusters(cucore.LaunchConfig(grid=4, cluster=4, block=128)) == 33
+    assert occ.max_active_clusters(cucore.LaunchConfig(grid=4, cluster=4, block=128)) == 16
     with pytest.raises(ValueError):
         occ.max_active_blocks_per_multiprocessor(-1)
     with pytest.raises(TypeError):

@@ -1,5 +1,5 @@
 """LaunchConfig and launch(): configuration checks anywhere; the argument packer byte for byte against the
-fake driver (fake_cuda.c records every launch); real kernels on a GPU (saxpy, a reduction, structs by
+fake driver (tests/fake_driver records every launch); real kernels on a GPU (saxpy, a reduction, structs by
 value, CuPy/PyTorch arrays, cooperative and cluster launches)."""
 import ctypes
 import enum
@@ -15,7 +15,7 @@ from conftest import FAKE_DRIVER
 
 
 class FakeLaunch(ctypes.Structure):
-    """fake_cuda.c's struct fake_launch."""
+    """The fake driver's last launch (LastLaunch in tests/fake_driver/shared_library.cpp)."""
     _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared_memory_bytes", ctypes.c_uint),
                 ("stream", ctypes.c_void_p), ("kernel", ctypes.c_void_p), ("num_attrs", ctypes.c_uint),
                 ("attr_ids", ctypes.c_int * 8), ("attr_values", (ctypes.c_int * 3) * 8),
@@ -40,7 +40,7 @@ def last_args():
 
 
 def fake_image(*lines):
-    """A fake_cuda.c image: NUL-terminated text listing kernels (parameter sizes) and globals."""
+    """A fake driver image (fake::image): NUL-terminated text listing kernels (parameter sizes) and globals."""
     return ("FAKECUBIN\n" + "\n".join(lines) + "\n").encode() + b"\0"
 
 

@@ -112,9 +112,9 @@ def test_release_errors_reach_the_handler(gpu, fake_driver, monkeypatch):
     cucore.set_release_error_handler(lambda *args: calls.append(args))
     try:
         s = gpu.create_stream()
-        monkeypatch.setenv("FAKE_CUDA_FAIL_STREAM_DESTROY", "1")
+        monkeypatch.setenv("FAKE_CUDA_FAIL", "cuStreamDestroy")
         s.close()  # the release cannot raise: it is counted and reported
-        monkeypatch.delenv("FAKE_CUDA_FAIL_STREAM_DESTROY")
+        monkeypatch.delenv("FAKE_CUDA_FAIL")
     finally:
         cucore.set_release_error_handler(None)
     assert cucore.release_error_count() == before + 1

@@ -143,7 +143,9 @@ TEST_F(LaunchFacadeTest, KernelMembersForwardAndThrow) {
         EXPECT_EQ(k.max_potential_cluster_size(config, dev), 8);
         EXPECT_EQ(k.max_active_clusters(config, dev), 16);
         EXPECT_NE(k.function(dev), nullptr);
-        config.validate(k, dev);  // device 1's fake limits: block 21, grid 51
+        fake::set_attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 1, 21);
+        fake::set_attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 1, 51);
+        config.validate(k, dev);  // device 1's limits: block 21, grid 51
         config.block = 22;
         try {
             config.validate(k, dev);

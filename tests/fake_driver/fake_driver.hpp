@@ -1,12 +1,23 @@
-// An in-memory CUDA driver for unit tests, installed through the substitute
-// function table. It counts every call and can fail the N-th one, so a test can
-// make each driver call of a create path fail in turn.
+// The substitute CUDA driver of the tests: one implementation of every entry
+// point libcucore uses, built twice (tests/fake_driver/CMakeLists.txt):
+//  - cucore_fake_driver, a static library the unit tests install in-process
+//    through the driver function table (fake::install below);
+//  - libcucore_fake_cuda.so, a libcuda.so.1 look-alike the Python tests load
+//    through CUCORE_CUDA_DRIVER_PATH (cuGetProcAddress_v2, the plain names the
+//    tests' raw-driver helpers use, and the fake_cuda_* control functions of
+//    shared_library.cpp).
+// Every call is counted and can be made to fail; device memory is host memory
+// in a registry that checks every pointer an operation names; streams are
+// queues whose operations run in stream order (at once on the calling thread
+// when installed in-process, on a worker thread per stream in the shared
+// library: see docs/architecture.md, "Test doubles").
 #pragma once
 
 #include <cuda.h>
 
-#include <atomic>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "driver/driver.hpp"
@@ -16,9 +27,9 @@ namespace fake {
 struct Counters {
     int primary_retained = 0;  // primary-context retains not yet released, all devices
     int streams = 0;           // streams created and not destroyed
-    int events = 0;            // events created and not destroyed
-    int pools = 0;             // memory pools created and not destroyed
-    int allocations = 0;       // device (pool), pinned host and cuMemAllocManaged allocations not freed
+    int events = 0;            // events created (or opened through IPC) and not destroyed
+    int pools = 0;             // memory pools created (or imported) and not destroyed
+    int allocations = 0;       // cuMemAlloc, pool, pinned host and cuMemAllocManaged allocations not freed
     int vmm_handles = 0;       // cuMemCreate handles not released
     int reservations = 0;      // cuMemAddressReserve ranges not freed
     int mappings = 0;          // cuMemMap mappings not unmapped
@@ -29,16 +40,28 @@ struct Counters {
     int graphics_mapped = 0;     // registrations mapped now
 };
 
-// Installs the fake driver with `devices` devices (resets all state).
-void install(int devices = 2);
+// How stream operations run: at once on the calling thread (each call's
+// effects are there when it returns), or in order on a worker thread per
+// stream, as on a device (the shared library's way).
+enum class Streams { synchronous, worker_threads };
+// Installs the fake driver in-process with `devices` devices (forgets every
+// object of the previous installation, after its streams' work has run).
+void install(int devices = 2, Streams streams = Streams::synchronous);
 // Restores the real driver table (loaded on next use).
 void uninstall();
 
+// How an injected failure behaves: the call changes nothing (what most driver
+// failures do), or it does its work and still answers the failure (a release
+// the driver carried out but reported, e.g. an unmap).
+enum class Failure { refuse, after_work };
 // Fails the `n`-th driver call from now (1-based) with `result`; 0 disables.
 void fail_call(long n, CUresult result = CUDA_ERROR_UNKNOWN);
 // Makes every call of entry point `name` fail with `result` ("" clears).
-void fail_entry(const std::string &name, CUresult result = CUDA_ERROR_UNKNOWN);
-// Number of driver calls since install() or reset_calls().
+// FAKE_CUDA_FAIL=<entry point>[:after] in the environment (read on each call;
+// the Python tests use it) does the same with CUDA_ERROR_UNKNOWN.
+void fail_entry(const std::string &name, CUresult result = CUDA_ERROR_UNKNOWN, Failure how = Failure::refuse);
+// Number of driver calls since install() or reset_calls() (cuGetErrorName,
+// cuGetErrorString and cuInit are not counted: error paths ask for names).
 long calls();
 void reset_calls();
 // Names of the calls made since reset_calls(), in order.
@@ -59,8 +82,22 @@ cucore::driver::Table &table();
 // Re-installs table() after a test edited it.
 void reinstall();
 
-// Memory fakes. VMM memory is real shared memory (memfd) mapped into reserved
-// host address ranges, so data survives a remap and a grow by relocation.
+// Devices. Each answers cuDeviceGetAttribute with attribute * 10 + ordinal
+// (so a test sees which attribute of which device was asked), except the
+// answers that must agree with others or that launches are checked against:
+// the PCI ids (bus id "0000:<ordinal + 1>:00.0"), the block and grid limits
+// and the threads per block, which are an H100's.
+// Overrides what cuDeviceGetAttribute answers (cleared by install()).
+void set_attribute(CUdevice_attribute attribute, int device, int value);
+// Overrides what cuDriverGetVersion answers (13000 after install()).
+void set_driver_version(int version);
+
+// Memory. New memory is filled with kFreshByte (never zero, so no test passes
+// on zeroed memory by chance); freed memory stays reserved until install(), so
+// an operation on it is CUDA_ERROR_INVALID_VALUE, never a crash.
+constexpr unsigned char kFreshByte = 0xA5;
+// VMM memory is real shared memory (memfd) mapped into reserved host address
+// ranges, so data survives a remap and a grow by relocation.
 // Granularity: 64 KiB minimum, 128 KiB recommended. A new reservation is
 // followed by a free gap of its size (so it can be extended in place) unless a
 // test reserves that gap itself (cuMemAddressReserve with it as the hint).
@@ -76,10 +113,6 @@ CUmemAccess_flags pool_access(CUmemoryPool pool, int device);
 unsigned managed_attach_flags(CUdeviceptr address);
 // The props a pool was created with.
 CUmemPoolProps pool_props(CUmemoryPool pool);
-// Overrides what cuDeviceGetAttribute answers (cleared by install()).
-void set_attribute(CUdevice_attribute attribute, int device, int value);
-// Overrides what cuDriverGetVersion answers (13000 after install()).
-void set_driver_version(int version);
 // The byte a discard leaves in managed memory (its contents are unspecified).
 constexpr unsigned char kDiscardedByte = 0xDD;
 
@@ -87,14 +120,15 @@ constexpr unsigned char kDiscardedByte = 0xDD;
 // current GL context", which lives on device gl_device (0 after install(); -1:
 // no NVIDIA GL context, registration fails with CUDA_ERROR_OPERATING_SYSTEM;
 // another device: CUDA_ERROR_INVALID_DEVICE). A buffer is kGlBufferSize bytes
-// of host memory; an image is a kGlImageWidth x kGlImageHeight RGBA8 texture
+// of device memory; an image is a kGlImageWidth x kGlImageHeight RGBA8 texture
 // with two mip levels and one layer. Unregistering a mapped resource fails with
 // CUDA_ERROR_ALREADY_MAPPED and counts in graphics_order_violations().
 constexpr size_t kGlBufferSize = 4096;
 constexpr size_t kGlImageWidth = 16;
 constexpr size_t kGlImageHeight = 8;
 void set_gl_device(int device);
-// Map, unmap and unregister calls since install(), in order (stream: NULL for unregister).
+// Map, unmap and unregister calls since install(), one per resource, in order
+// (stream: NULL for unregister).
 struct GraphicsCall {
     std::string name;
     CUgraphicsResource resource;
@@ -108,12 +142,15 @@ int graphics_map_flags(CUgraphicsResource resource);
 // The bytes of a registered resource's buffer or of its image's level `level`.
 std::vector<unsigned char> *graphics_bytes(CUgraphicsResource resource, unsigned level = 0);
 
-// Raw fake contexts, for wrapping tests.
+// Contexts: one primary context per device, and foreign ones for wrapping tests.
 CUcontext make_foreign_context(int device);
 CUcontext current_context();  // this thread's current context in the fake
+void set_current_context(CUcontext context);
 
 // Libraries: cuLibraryLoadData/FromFile accept fake images, text made by
-// image(): its kernels and globals (zero-filled host memory of `size` bytes).
+// image(): "FAKECUBIN", then "kernel NAME [SIZE,SIZE,...]" (a kernel and its
+// parameters' sizes) and "global NAME SIZE" lines; anything else is
+// CUDA_ERROR_INVALID_IMAGE. Globals are device memory of `size` zero bytes.
 // The driver's linker (cuLink*) merges fake images; any other input fails
 // with CUDA_ERROR_INVALID_PTX and two lines in the error log buffer.
 std::string image(const std::vector<std::string> &kernels,
@@ -121,29 +158,36 @@ std::string image(const std::vector<std::string> &kernels,
 // What a fake CUkernel (from cuLibraryGetKernel) is.
 struct KernelRecord {
     std::string name;
-    void *library;  // the fake library it belongs to
+    std::vector<size_t> param_sizes;  // from the image
+    void *library;                    // the fake library it belongs to
 };
 // The record of a kernel of a loaded library, or nullptr.
 const KernelRecord *kernel_record(CUkernel kernel);
 // The (option, value) pairs of the last cuLinkCreate.
 std::vector<std::pair<int, uintptr_t>> last_link_options();
-void set_current_context(CUcontext context);
 
 // Kernels and launches. Any CUkernel of a fake library, or one made by
 // make_kernel, works with cuKernel*/cuFunc*/cuLaunchKernelEx/cuOccupancy*; its
 // KernelSpec says what the driver answers (library kernels: the defaults, with
-// their own name, until set_kernel_spec). Attributes not in the spec read
-// attribute * 100 + device, unless set through cuKernelSetAttribute/cuFuncSetAttribute.
+// their own name and parameters, until set_kernel_spec). Attributes not in the
+// spec read attribute * 100 + device, unless set through
+// cuKernelSetAttribute/cuFuncSetAttribute. Launches are recorded, not run.
 struct KernelSpec {
     std::string name = "fake_kernel";
     std::vector<size_t> param_sizes;    // offsets: packed with natural alignment (up to 8)
     bool param_info_supported = true;   // false: cu*GetParamInfo answer CUDA_ERROR_NOT_SUPPORTED
     int max_threads_per_block = 1024;
-    int max_dynamic_shared_bytes = 48 << 10;
+    int max_dynamic_shared_bytes = 48 << 10;  // settable up to kMaxDynamicSharedBytes
     int max_active_blocks_per_multiprocessor = 4;
     int max_potential_cluster_size = 8;
     int max_active_clusters = 16;
 };
+// The most dynamic shared memory a kernel may be allowed (an H100's 227 KiB).
+constexpr int kMaxDynamicSharedBytes = 227 << 10;
+// Shared memory per multiprocessor, which cuOccupancyAvailableDynamicSMemPerBlock divides.
+constexpr size_t kSharedBytesPerMultiprocessor = size_t{228} << 10;
+// Multiprocessors of the occupancy answers (cuOccupancyMaxPotentialBlockSize's grid).
+constexpr int kOccupancyMultiprocessors = 132;
 // A foreign CUkernel (valid until the next install()).
 CUkernel make_kernel(const KernelSpec &spec = {});
 // Replaces the spec of `kernel` (e.g. of a library kernel).

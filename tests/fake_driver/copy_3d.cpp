@@ -1,0 +1,75 @@
+// Strided copies (cuMemcpy3DAsync): checked as the driver does, then copied
+// row by row in stream order; a graphics array side is its bytes in host memory.
+#include "entry_points.hpp"
+#include "state.hpp"
+
+namespace fake::detail {
+namespace {
+
+// The address of a side's first byte, or 0 for a memory type the fake does not take.
+CUdeviceptr base_of(CUmemorytype type, const void *host, CUdeviceptr device) {
+    if (type == CU_MEMORYTYPE_HOST) return reinterpret_cast<CUdeviceptr>(host);
+    if (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED) return device;
+    return 0;
+}
+
+// Whether the last byte a side touches has an address (no 64-bit overflow).
+bool addressable(CUdeviceptr base, size_t x, size_t y, size_t z, size_t pitch, size_t height, size_t width,
+                 size_t rows, size_t depth) {
+    using U = unsigned __int128;
+    const U last_row = (U{z} + depth - 1) * height + y + rows - 1;
+    return U{base} + last_row * pitch + x + width <= (U{1} << 64);
+}
+
+}  // namespace
+
+CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *original, CUstream stream) {
+    if (!original) return CUDA_ERROR_INVALID_VALUE;
+    Lock lock(state().mutex);
+    CUDA_MEMCPY3D c = *original;
+    const bool src_array = c.srcMemoryType == CU_MEMORYTYPE_ARRAY, dst_array = c.dstMemoryType == CU_MEMORYTYPE_ARRAY;
+    const void *dst_host = c.dstHost;
+    if (!array_as_host(c.srcMemoryType, c.srcHost, c.srcArray, c.srcPitch, c.srcHeight) ||
+        !array_as_host(c.dstMemoryType, dst_host, c.dstArray, c.dstPitch, c.dstHeight))
+        return CUDA_ERROR_INVALID_VALUE;
+    const CUdeviceptr src = base_of(c.srcMemoryType, c.srcHost, c.srcDevice);
+    const CUdeviceptr dst = base_of(c.dstMemoryType, dst_host, c.dstDevice);
+    if (!src || !dst || c.srcLOD != 0 || c.dstLOD != 0 || c.reserved0 || c.reserved1) return CUDA_ERROR_INVALID_VALUE;
+    if (c.srcXInBytes + c.WidthInBytes > c.srcPitch || c.dstXInBytes + c.WidthInBytes > c.dstPitch)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (c.Depth > 1 && (c.srcY + c.Height > c.srcHeight || c.dstY + c.Height > c.dstHeight))
+        return CUDA_ERROR_INVALID_VALUE;
+    // An array is one 2D layer of its own extent.
+    if ((src_array && (c.srcY + c.Height > c.srcHeight || c.srcZ + c.Depth > 1)) ||
+        (dst_array && (c.dstY + c.Height > c.dstHeight || c.dstZ + c.Depth > 1)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (c.WidthInBytes == 0 || c.Height == 0 || c.Depth == 0) return CUDA_SUCCESS;
+    if (!addressable(src, c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch, c.srcHeight, c.WidthInBytes, c.Height, c.Depth) ||
+        !addressable(dst, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch, c.dstHeight, c.WidthInBytes, c.Height, c.Depth))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult error = CUDA_SUCCESS;
+    Stream *s = resolve_stream(stream, error);
+    if (!s) return error;
+    auto dst_row = [&](size_t y, size_t z) {
+        return dst + ((c.dstZ + z) * c.dstHeight + c.dstY + y) * c.dstPitch + c.dstXInBytes;
+    };
+    auto src_row = [&](size_t y, size_t z) {
+        return src + ((c.srcZ + z) * c.srcHeight + c.srcY + y) * c.srcPitch + c.srcXInBytes;
+    };
+    // Every row is checked first: nothing is copied when one is outside its
+    // memory; device memory must be the fake's, host memory may be pageable.
+    for (size_t z = 0; z < c.Depth; ++z)
+        for (size_t y = 0; y < c.Height; ++y) {
+            const int to = classify(dst_row(y, z), c.WidthInBytes);
+            const int from = classify(src_row(y, z), c.WidthInBytes);
+            if (to < 0 || from < 0 || (c.dstMemoryType == CU_MEMORYTYPE_DEVICE && to != 1) ||
+                (c.srcMemoryType == CU_MEMORYTYPE_DEVICE && from != 1))
+                return CUDA_ERROR_INVALID_VALUE;
+        }
+    for (size_t z = 0; z < c.Depth; ++z)
+        for (size_t y = 0; y < c.Height; ++y)
+            copy_in_order(lock, *s, dst_row(y, z), src_row(y, z), c.WidthInBytes);
+    return CUDA_SUCCESS;
+}
+
+}  // namespace fake::detail

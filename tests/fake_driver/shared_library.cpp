@@ -1,0 +1,207 @@
+// The fake as a libcuda.so.1 look-alike (libcucore_fake_cuda.so): libcucore
+// loads it through CUCORE_CUDA_DRIVER_PATH and resolves every entry point with
+// cuGetProcAddress_v2, as with the real driver; the Python tests' raw-driver
+// helpers call the plain exported names, and read the fake through the
+// fake_cuda_* functions below. Streams run on worker threads.
+//
+// Environment: FAKE_CUDA_DEVICES (default 2, at most 8) sets the number of
+// devices; FAKE_CUDA_FAIL=<entry point>[:after] fails that entry point with
+// CUDA_ERROR_UNKNOWN (read on every call: tests set and clear it), refusing
+// the call, or after its work with ":after".
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "entry_points.hpp"
+#include "state.hpp"
+#include "table.hpp"
+
+#define FAKE_CUDA_EXPORT __attribute__((visibility("default")))
+// A C function exported as `symbol` (cuda.h renames several of the plain names by macro).
+#define FAKE_CUDA_EXPORT_AS(symbol) __asm__(symbol) FAKE_CUDA_EXPORT
+
+namespace {
+
+using fake::table;
+
+// Made when the library is loaded: a process has one fake driver.
+const bool g_loaded = [] {
+    const char *devices = std::getenv("FAKE_CUDA_DEVICES");
+    const int n = devices ? std::atoi(devices) : 2;
+    fake::detail::reset(std::clamp(n, 0, 8), /*worker_streams=*/true);
+    return true;
+}();
+
+// What fake_cuda_last_launch() gives the Python tests (test_launch.py's FakeLaunch).
+constexpr int kMaxAttributes = 8;
+constexpr int kMaxParams = 32;
+constexpr size_t kMaxParamBytes = 256;
+struct LastLaunch {
+    unsigned grid[3], block[3], shared_memory_bytes;
+    void *stream;
+    void *kernel;
+    unsigned num_attrs;
+    int attr_ids[kMaxAttributes];
+    int attr_values[kMaxAttributes][3];  // a cluster's x, y, z; any other attribute's value in [0]
+    size_t nparams;
+    size_t sizes[kMaxParams];
+    unsigned char args[kMaxParams][kMaxParamBytes];
+    unsigned long long count;  // launches so far
+};
+LastLaunch g_last_launch;
+
+void describe(const fake::LaunchRecord &r, unsigned long long count, LastLaunch &out) {
+    out = LastLaunch{};
+    out.count = count;
+    const CUlaunchConfig &c = r.config;
+    out.grid[0] = c.gridDimX, out.grid[1] = c.gridDimY, out.grid[2] = c.gridDimZ;
+    out.block[0] = c.blockDimX, out.block[1] = c.blockDimY, out.block[2] = c.blockDimZ;
+    out.shared_memory_bytes = c.sharedMemBytes;
+    out.stream = c.hStream;
+    out.kernel = r.kernel;
+    out.num_attrs = static_cast<unsigned>(std::min<size_t>(r.attributes.size(), kMaxAttributes));
+    for (unsigned i = 0; i < out.num_attrs; ++i) {
+        const CUlaunchAttribute &a = r.attributes[i];
+        out.attr_ids[i] = a.id;
+        if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            out.attr_values[i][0] = static_cast<int>(a.value.clusterDim.x);
+            out.attr_values[i][1] = static_cast<int>(a.value.clusterDim.y);
+            out.attr_values[i][2] = static_cast<int>(a.value.clusterDim.z);
+        } else {
+            std::memcpy(&out.attr_values[i][0], &a.value, sizeof(int));
+        }
+    }
+    out.nparams = std::min<size_t>(r.args.size(), kMaxParams);
+    for (size_t i = 0; i < out.nparams; ++i) {
+        out.sizes[i] = r.args[i].size();
+        std::memcpy(out.args[i], r.args[i].data(), std::min(r.args[i].size(), kMaxParamBytes));
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+FAKE_CUDA_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int, cuuint64_t,
+                                              CUdriverProcAddressQueryResult *status) {
+    if (!symbol || !pfn) return CUDA_ERROR_INVALID_VALUE;
+    *pfn = fake::detail::find_entry_point(symbol);
+    if (status) *status = *pfn ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return *pfn ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+// The names a program linking libcuda (or dlsym-ing it) uses: the tests' raw-driver helpers.
+CUresult export_cuInit(unsigned flags) FAKE_CUDA_EXPORT_AS("cuInit");
+CUresult export_cuDriverGetVersion(int *version) FAKE_CUDA_EXPORT_AS("cuDriverGetVersion");
+CUresult export_cuDeviceGet(CUdevice *device, int ordinal) FAKE_CUDA_EXPORT_AS("cuDeviceGet");
+CUresult export_cuDeviceGetCount(int *count) FAKE_CUDA_EXPORT_AS("cuDeviceGetCount");
+CUresult export_cuDeviceGetName(char *name, int length, CUdevice device) FAKE_CUDA_EXPORT_AS("cuDeviceGetName");
+CUresult export_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device)
+    FAKE_CUDA_EXPORT_AS("cuDeviceGetAttribute");
+CUresult export_cuDeviceTotalMem(size_t *bytes, CUdevice device) FAKE_CUDA_EXPORT_AS("cuDeviceTotalMem_v2");
+CUresult export_cuDeviceGetUuid(CUuuid *uuid, CUdevice device) FAKE_CUDA_EXPORT_AS("cuDeviceGetUuid");
+CUresult export_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice device) FAKE_CUDA_EXPORT_AS("cuDeviceGetUuid_v2");
+CUresult export_cuDeviceGetPCIBusId(char *bus, int length, CUdevice device) FAKE_CUDA_EXPORT_AS("cuDeviceGetPCIBusId");
+CUresult export_cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device)
+    FAKE_CUDA_EXPORT_AS("cuDevicePrimaryCtxRetain");
+CUresult export_cuDevicePrimaryCtxRelease(CUdevice device) FAKE_CUDA_EXPORT_AS("cuDevicePrimaryCtxRelease_v2");
+CUresult export_cuCtxGetCurrent(CUcontext *context) FAKE_CUDA_EXPORT_AS("cuCtxGetCurrent");
+CUresult export_cuCtxSetCurrent(CUcontext context) FAKE_CUDA_EXPORT_AS("cuCtxSetCurrent");
+CUresult export_cuCtxSynchronize() FAKE_CUDA_EXPORT_AS("cuCtxSynchronize");
+CUresult export_cuStreamCreate(CUstream *stream, unsigned flags) FAKE_CUDA_EXPORT_AS("cuStreamCreate");
+CUresult export_cuStreamDestroy(CUstream stream) FAKE_CUDA_EXPORT_AS("cuStreamDestroy_v2");
+CUresult export_cuStreamSynchronize(CUstream stream) FAKE_CUDA_EXPORT_AS("cuStreamSynchronize");
+CUresult export_cuStreamQuery(CUstream stream) FAKE_CUDA_EXPORT_AS("cuStreamQuery");
+CUresult export_cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data) FAKE_CUDA_EXPORT_AS("cuLaunchHostFunc");
+CUresult export_cuEventCreate(CUevent *event, unsigned flags) FAKE_CUDA_EXPORT_AS("cuEventCreate");
+CUresult export_cuEventDestroy(CUevent event) FAKE_CUDA_EXPORT_AS("cuEventDestroy_v2");
+CUresult export_cuEventRecord(CUevent event, CUstream stream) FAKE_CUDA_EXPORT_AS("cuEventRecord");
+CUresult export_cuEventQuery(CUevent event) FAKE_CUDA_EXPORT_AS("cuEventQuery");
+CUresult export_cuEventSynchronize(CUevent event) FAKE_CUDA_EXPORT_AS("cuEventSynchronize");
+CUresult export_cuEventElapsedTime(float *ms, CUevent start, CUevent end) FAKE_CUDA_EXPORT_AS("cuEventElapsedTime");
+CUresult export_cuMemAlloc(CUdeviceptr *address, size_t size) FAKE_CUDA_EXPORT_AS("cuMemAlloc_v2");
+CUresult export_cuMemFree(CUdeviceptr address) FAKE_CUDA_EXPORT_AS("cuMemFree_v2");
+CUresult export_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t size) FAKE_CUDA_EXPORT_AS("cuMemcpyHtoD_v2");
+CUresult export_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t size) FAKE_CUDA_EXPORT_AS("cuMemcpyDtoH_v2");
+
+CUresult export_cuInit(unsigned flags) { return table().cuInit(flags); }
+CUresult export_cuDriverGetVersion(int *version) { return table().cuDriverGetVersion(version); }
+CUresult export_cuDeviceGet(CUdevice *device, int ordinal) { return table().cuDeviceGet(device, ordinal); }
+CUresult export_cuDeviceGetCount(int *count) { return table().cuDeviceGetCount(count); }
+CUresult export_cuDeviceGetName(char *name, int length, CUdevice device) {
+    return table().cuDeviceGetName(name, length, device);
+}
+CUresult export_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device) {
+    return table().cuDeviceGetAttribute(value, attribute, device);
+}
+CUresult export_cuDeviceTotalMem(size_t *bytes, CUdevice device) { return table().cuDeviceTotalMem(bytes, device); }
+CUresult export_cuDeviceGetUuid(CUuuid *uuid, CUdevice device) { return table().cuDeviceGetUuid(uuid, device); }
+CUresult export_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice device) { return table().cuDeviceGetUuid(uuid, device); }
+CUresult export_cuDeviceGetPCIBusId(char *bus, int length, CUdevice device) {
+    return table().cuDeviceGetPCIBusId(bus, length, device);
+}
+CUresult export_cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device) {
+    return table().cuDevicePrimaryCtxRetain(context, device);
+}
+CUresult export_cuDevicePrimaryCtxRelease(CUdevice device) { return table().cuDevicePrimaryCtxRelease(device); }
+CUresult export_cuCtxGetCurrent(CUcontext *context) { return table().cuCtxGetCurrent(context); }
+CUresult export_cuCtxSetCurrent(CUcontext context) { return table().cuCtxSetCurrent(context); }
+CUresult export_cuCtxSynchronize() { return table().cuCtxSynchronize(); }
+CUresult export_cuStreamCreate(CUstream *stream, unsigned flags) {
+    return table().cuStreamCreateWithPriority(stream, flags, 0);
+}
+CUresult export_cuStreamDestroy(CUstream stream) { return table().cuStreamDestroy(stream); }
+CUresult export_cuStreamSynchronize(CUstream stream) { return table().cuStreamSynchronize(stream); }
+CUresult export_cuStreamQuery(CUstream stream) { return table().cuStreamQuery(stream); }
+CUresult export_cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data) {
+    return table().cuLaunchHostFunc(stream, fn, data);
+}
+CUresult export_cuEventCreate(CUevent *event, unsigned flags) { return table().cuEventCreate(event, flags); }
+CUresult export_cuEventDestroy(CUevent event) { return table().cuEventDestroy(event); }
+CUresult export_cuEventRecord(CUevent event, CUstream stream) { return table().cuEventRecord(event, stream); }
+CUresult export_cuEventQuery(CUevent event) { return table().cuEventQuery(event); }
+CUresult export_cuEventSynchronize(CUevent event) { return table().cuEventSynchronize(event); }
+CUresult export_cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+    return table().cuEventElapsedTime(ms, start, end);
+}
+CUresult export_cuMemAlloc(CUdeviceptr *address, size_t size) { return fake::detail::f_cuMemAlloc(address, size); }
+CUresult export_cuMemFree(CUdeviceptr address) { return table().cuMemFree(address); }
+CUresult export_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t size) {
+    return table().cuMemcpyHtoD(dst, src, size);
+}
+CUresult export_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t size) { return table().cuMemcpyDtoH(dst, src, size); }
+
+// ---- what the Python tests read (ctypes) ----
+
+// Allocations not freed (as fake::Counters::allocations; a stream-ordered free counts once queued).
+FAKE_CUDA_EXPORT int fake_cuda_live_allocations(void) { return fake::counters().allocations; }
+// Libraries loaded and not unloaded.
+FAKE_CUDA_EXPORT int fake_cuda_live_libraries(void) { return fake::counters().libraries; }
+// Graphics registrations not unregistered.
+FAKE_CUDA_EXPORT int fake_cuda_live_graphics_resources(void) { return fake::counters().graphics_resources; }
+// The last kernel launch (for the tests' packing checks); all zero before the first.
+FAKE_CUDA_EXPORT const LastLaunch *fake_cuda_last_launch(void) {
+    fake::detail::Lock lock(fake::detail::state().mutex);
+    const auto &g = fake::detail::state();
+    if (g.launches.empty()) g_last_launch = LastLaunch{};
+    else describe(g.launches.back(), g.launch_count, g_last_launch);
+    return &g_last_launch;
+}
+// The graphics log (one line per call, see graphics.cpp): copies up to cap - 1
+// bytes and a NUL; returns the whole log's length.
+FAKE_CUDA_EXPORT size_t fake_cuda_graphics_log(char *out, size_t cap) {
+    fake::detail::Lock lock(fake::detail::state().mutex);
+    const std::string text = fake::detail::graphics_log_text();
+    if (out && cap) {
+        const size_t n = std::min(text.size(), cap - 1);
+        std::memcpy(out, text.data(), n);
+        out[n] = 0;
+    }
+    return text.size();
+}
+FAKE_CUDA_EXPORT void fake_cuda_graphics_clear_log(void) {
+    fake::detail::Lock lock(fake::detail::state().mutex);
+    fake::detail::state().graphics_log.clear();
+}
+
+}  // extern "C"
