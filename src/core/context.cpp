@@ -16,6 +16,23 @@ ScopedContext::ScopedContext(CUcontext context, bool needed) {
     }
 }
 
+ScopedContext::ScopedContext(CUcontext context, ReleasePath release) noexcept {
+    const driver::Table *api = driver::peek();
+    if (!api) return;  // no driver: the release call itself reports that
+    CUresult result = api->cuCtxGetCurrent ? api->cuCtxGetCurrent(&previous_) : CUDA_ERROR_NOT_INITIALIZED;
+    if (result != CUDA_SUCCESS) {
+        report_release_failure(result, "cuCtxGetCurrent", release.what);
+        return;
+    }
+    if (previous_ == context) return;
+    result = api->cuCtxSetCurrent ? api->cuCtxSetCurrent(context) : CUDA_ERROR_NOT_INITIALIZED;
+    if (result != CUDA_SUCCESS) {
+        report_release_failure(result, "cuCtxSetCurrent", release.what);
+        return;
+    }
+    switched_ = true;
+}
+
 ScopedContext::~ScopedContext() {
     if (!switched_) return;
     const driver::Table *api = driver::peek();

@@ -172,15 +172,11 @@ GraphicsResource::~GraphicsResource() {
     // No mapping is live: each holds a reference to this resource.
     if (closed_) return;
     CUgraphicsResource resource = resource_;
-    CUcontext context = context_->cu();
+    ScopedContext bind(context_->cu(), ScopedContext::ReleasePath{"unregistering a graphics resource"});
     release_reported("cuGraphicsUnregisterResource", "unregistering a graphics resource",
-                     [resource, context](const driver::Table &api) {
-                         CUcontext previous = nullptr;
-                         if (api.cuCtxGetCurrent(&previous) != CUDA_SUCCESS) previous = nullptr;
-                         if (previous != context) api.cuCtxSetCurrent(context);
-                         CUresult result = api.cuGraphicsUnregisterResource(resource);
-                         if (previous != context) api.cuCtxSetCurrent(previous);
-                         return result;
+                     [resource](const driver::Table &api) {
+                         return api.cuGraphicsUnregisterResource ? api.cuGraphicsUnregisterResource(resource)
+                                                                 : CUDA_ERROR_NOT_INITIALIZED;
                      });
 }
 
