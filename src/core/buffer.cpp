@@ -26,13 +26,7 @@ Allocation::~Allocation() {
         return;
     }
     if (address_ == 0) return;  // zero-size buffers own nothing
-    try {
-        resource_->deallocate(address_, size_, deallocation_stream_.get());
-    } catch (const Error &error) {
-        report_release_error(error.status(), error.cuda_result(), std::string("freeing a buffer: ") + error.what());
-    } catch (...) {
-        report_release_error(CUCORE_ERROR_INTERNAL, 0, "freeing a buffer: unexpected exception");
-    }
+    resource_->deallocate_reported(address_, size_, deallocation_stream_.get(), "freeing a buffer");
 }
 
 void Allocation::set_deallocation_stream(Ref<Stream> stream) {

@@ -50,18 +50,19 @@ int device_ordinal_of(CUcontext context) {
     return Device::ordinal_of(device);
 }
 
+void release_primary_context(CUdevice device, const char *what) noexcept {
+    release_reported("cuDevicePrimaryCtxRelease", what, [device](const driver::Table &api) {
+        return api.cuDevicePrimaryCtxRelease ? api.cuDevicePrimaryCtxRelease(device) : CUDA_ERROR_NOT_INITIALIZED;
+    });
+}
+
 Context::Context(Ref<Device> device, CUcontext context, bool primary) noexcept
     : Object(CUCORE_OBJECT_CONTEXT), device_(std::move(device)), context_(context), primary_(primary) {}
 
 Context::~Context() {
     if (primary_) {
         device_->forget_primary(this);
-        const CUdevice device = device_->cu();
-        release_reported("cuDevicePrimaryCtxRelease", "releasing a primary context",
-                           [device](const driver::Table &api) {
-                               return api.cuDevicePrimaryCtxRelease ? api.cuDevicePrimaryCtxRelease(device)
-                                                                    : CUDA_ERROR_NOT_INITIALIZED;
-                           });
+        release_primary_context(device_->cu(), "releasing a primary context");
     } else {
         owner_.notify();
     }

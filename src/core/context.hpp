@@ -72,6 +72,9 @@ class ScopedContext {
     bool switched_ = false;
 };
 
+// Releases the primary context of `device` (cuDevicePrimaryCtxRelease), reporting a failure as a release error.
+void release_primary_context(CUdevice device, const char *what) noexcept;
+
 // The device ordinal of `context` (binding it to ask the driver).
 int device_ordinal_of(CUcontext context);
 

@@ -1,6 +1,7 @@
 #include "core/event.hpp"
 
 #include "core/error.hpp"
+#include "core/owned.hpp"
 #include "core/release.hpp"
 #include "core/stream.hpp"
 #include "driver/driver.hpp"
@@ -24,17 +25,15 @@ void check_event_flags(uint32_t flags) {
 
 Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
     check_event_flags(flags);  // every path that creates events, before any driver call
-    CUevent event = nullptr;
+    CUevent raw = nullptr;
     {
         ScopedContext bind(context->cu());
-        CUCORE_CALL(cuEventCreate, &event, driver_event_flags(flags));
+        CUCORE_CALL(cuEventCreate, &raw, driver_event_flags(flags));
     }
-    try {
-        return make<Event>(std::move(context), event, flags, true);
-    } catch (...) {
-        driver::api().cuEventDestroy(event);  // no half-made object
-        throw;
-    }
+    auto created = own(raw, [](CUevent event) noexcept { destroy_event(event, "destroying an event that was not made"); });
+    Ref<Event> event = make<Event>(std::move(context), created.get(), flags, true);
+    created.release();  // the Event destroys it from here
+    return event;
 }
 
 Ref<Event> Event::wrap(CUevent event, cucore_release_fn on_release, void *user_data) {

@@ -6,6 +6,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/owned.hpp"
 #include "core/release.hpp"
 #include "driver/driver.hpp"
 
@@ -79,7 +80,32 @@ uint32_t channel_size(CUarray_format format) noexcept {
     throw Error(CUCORE_ERROR_INVALID_STATE, "the graphics resource is closed");
 }
 
+// Unregisters a registration in its context, reporting failures as release errors.
+void unregister(CUgraphicsResource resource, CUcontext context, const char *what) noexcept {
+    ScopedContext bind(context, ScopedContext::ReleasePath{what});
+    release_reported("cuGraphicsUnregisterResource", what, [resource](const driver::Table &api) {
+        return api.cuGraphicsUnregisterResource ? api.cuGraphicsUnregisterResource(resource)
+                                                : CUDA_ERROR_NOT_INITIALIZED;
+    });
+}
+
+// The box of a registration no GraphicsResource owns yet.
+auto registered(CUgraphicsResource resource, CUcontext context) noexcept {
+    return own(resource, [context](CUgraphicsResource unmade) noexcept {
+        unregister(unmade, context, "unregistering a graphics resource that was not made");
+    });
+}
+
 }  // namespace
+
+void GraphicsResource::UnmapUnadopted::operator()(CUgraphicsResource resource) const noexcept {
+    ScopedContext bind(context, ScopedContext::ReleasePath{"unmapping a graphics resource whose mapping was not made"});
+    release_reported("cuGraphicsUnmapResources", "unmapping a graphics resource whose mapping was not made",
+                     [this, &resource](const driver::Table &api) {
+                         return api.cuGraphicsUnmapResources ? api.cuGraphicsUnmapResources(1u, &resource, stream)
+                                                             : CUDA_ERROR_NOT_INITIALIZED;
+                     });
+}
 
 void check_graphics_register_flags(uint32_t flags, bool is_image) {
     // Unknown bits are refused at the C ABI (capi::check_flags); here the combinations.
@@ -133,12 +159,10 @@ Ref<GraphicsResource> GraphicsResource::from_gl_buffer(Device &device, uint32_t 
         if (result != CUDA_SUCCESS)
             throw_register_failure(result, "cuGraphicsGLRegisterBuffer", "GL buffer " + std::to_string(gl_name));
     }
-    try {
-        return make<GraphicsResource>(std::move(context), resource, false);
-    } catch (...) {
-        driver::api().cuGraphicsUnregisterResource(resource);  // no half-made object
-        throw;
-    }
+    auto registration = registered(resource, context->cu());
+    Ref<GraphicsResource> object = make<GraphicsResource>(std::move(context), registration.get(), false);
+    registration.release();  // the GraphicsResource unregisters it from here
+    return object;
 }
 
 Ref<GraphicsResource> GraphicsResource::from_gl_image(Device &device, uint32_t gl_name, uint32_t gl_target,
@@ -157,12 +181,10 @@ Ref<GraphicsResource> GraphicsResource::from_gl_image(Device &device, uint32_t g
                                    "GL image " + std::to_string(gl_name) + " (target " + target + ")");
         }
     }
-    try {
-        return make<GraphicsResource>(std::move(context), resource, true);
-    } catch (...) {
-        driver::api().cuGraphicsUnregisterResource(resource);
-        throw;
-    }
+    auto registration = registered(resource, context->cu());
+    Ref<GraphicsResource> object = make<GraphicsResource>(std::move(context), registration.get(), true);
+    registration.release();  // the GraphicsResource unregisters it from here
+    return object;
 }
 
 GraphicsResource::GraphicsResource(Ref<Context> context, CUgraphicsResource resource, bool is_image) noexcept
@@ -170,14 +192,7 @@ GraphicsResource::GraphicsResource(Ref<Context> context, CUgraphicsResource reso
 
 GraphicsResource::~GraphicsResource() {
     // No mapping is live: each holds a reference to this resource.
-    if (closed_) return;
-    CUgraphicsResource resource = resource_;
-    ScopedContext bind(context_->cu(), ScopedContext::ReleasePath{"unregistering a graphics resource"});
-    release_reported("cuGraphicsUnregisterResource", "unregistering a graphics resource",
-                     [resource](const driver::Table &api) {
-                         return api.cuGraphicsUnregisterResource ? api.cuGraphicsUnregisterResource(resource)
-                                                                 : CUDA_ERROR_NOT_INITIALIZED;
-                     });
+    if (!closed_) unregister(resource_, context_->cu(), "unregistering a graphics resource");
 }
 
 void GraphicsResource::check_mappable(const char *how) const {
@@ -202,10 +217,11 @@ void GraphicsResource::set_map_hint(uint32_t hint) {
     map_hint_ = hint;
 }
 
-Ref<GraphicsMapping> GraphicsResource::begin_mapping(Stream &stream) {
+Ref<GraphicsMapping> GraphicsResource::adopt_mapping(Mapped &mapped, Stream &stream) {
     MemoryTraits traits{context_->device().ordinal(), true, false, false};
     Ref<GraphicsMapping> mapping = make<GraphicsMapping>(Ref<GraphicsResource>(this), Ref<Stream>(&stream), traits);
     mapping_ = mapping.get();
+    mapped.release();  // the mapping unmaps from here
     return mapping;
 }
 
@@ -216,13 +232,9 @@ Ref<GraphicsMapping> GraphicsResource::map_checked(Stream &stream, uint32_t hint
     ScopedContext bind(context_->cu());
     set_map_hint(hint);
     CUCORE_CALL(cuGraphicsMapResources, 1u, &resource_, stream.cu());
-    try {
-        get();
-        return begin_mapping(stream);
-    } catch (...) {
-        driver::api().cuGraphicsUnmapResources(1u, &resource_, stream.cu());  // nothing stays mapped
-        throw;
-    }
+    Mapped mapped(resource_, UnmapUnadopted{context_->cu(), stream.cu()});  // nothing stays mapped on a failure
+    get();
+    return adopt_mapping(mapped, stream);
 }
 
 Ref<Buffer> GraphicsResource::map(Stream &stream, uint32_t hint) {
@@ -275,21 +287,19 @@ std::vector<Ref<Buffer>> GraphicsResource::map_many(const std::vector<GraphicsRe
         handles.push_back(resource->resource_);
     }
     const unsigned count = static_cast<unsigned>(handles.size());
-    CUCORE_CALL(cuGraphicsMapResources, count, handles.data(), stream.cu());
+    std::vector<Mapped> mapped;  // reserved first: after the map call, nothing may fail before each has its box
+    mapped.reserve(count);
     std::vector<CUdeviceptr> addresses(count);
     std::vector<size_t> sizes(count);
     std::vector<Ref<GraphicsMapping>> mappings;
     mappings.reserve(count);
-    try {
-        for (unsigned i = 0; i < count; ++i)
-            CUCORE_CALL(cuGraphicsResourceGetMappedPointer, &addresses[i], &sizes[i], handles[i]);
-        for (GraphicsResource *resource : resources) mappings.push_back(resource->begin_mapping(stream));
-    } catch (...) {
-        // The mappings made so far unmap their own resource when released; the rest unmap here.
-        for (size_t i = mappings.size(); i < count; ++i)
-            driver::api().cuGraphicsUnmapResources(1u, &handles[i], stream.cu());
-        throw;
-    }
+    CUCORE_CALL(cuGraphicsMapResources, count, handles.data(), stream.cu());
+    // Each resource is unmapped by its box until its mapping object adopts it, then by the mapping.
+    for (CUgraphicsResource handle : handles)
+        mapped.emplace_back(handle, UnmapUnadopted{resources[0]->context_->cu(), stream.cu()});
+    for (unsigned i = 0; i < count; ++i)
+        CUCORE_CALL(cuGraphicsResourceGetMappedPointer, &addresses[i], &sizes[i], handles[i]);
+    for (unsigned i = 0; i < count; ++i) mappings.push_back(resources[i]->adopt_mapping(mapped[i], stream));
     std::vector<Ref<Buffer>> buffers;
     buffers.reserve(count);
     for (unsigned i = 0; i < count; ++i)

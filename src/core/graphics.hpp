@@ -17,6 +17,7 @@
 #include "core/context.hpp"
 #include "core/handle.hpp"
 #include "core/memory.hpp"
+#include "core/owned.hpp"
 #include "core/stream.hpp"
 #include "core/thread_cache.hpp"
 #include "cucore/graphics.h"
@@ -73,9 +74,19 @@ class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
     bool is_current(const GraphicsMapping *mapping) const;
 
   private:
+    // The deleter of a resource mapped on `stream` that no mapping object holds yet: unmaps it there.
+    struct UnmapUnadopted {
+        CUcontext context;
+        CUstream stream;
+        void operator()(CUgraphicsResource resource) const noexcept;
+    };
+    using Mapped = Owned<CUgraphicsResource, UnmapUnadopted>;
+
     void check_mappable(const char *how) const;  // under mutex_
     void set_map_hint(uint32_t hint);              // under mutex_, context bound
-    Ref<GraphicsMapping> begin_mapping(Stream &stream);  // under mutex_, after the driver mapped
+    // Hands `mapped` (boxed right after the driver mapped it) to a new mapping object, the live mapping from now
+    // on (under mutex_).
+    Ref<GraphicsMapping> adopt_mapping(Mapped &mapped, Stream &stream);
     // One mapping (under mutex_): checks for `how` ("pointer" or "array"), maps on `stream`, runs
     // `get` (the driver's query of what was mapped) and begins the mapping; on failure nothing stays mapped.
     template <class Get>

@@ -7,6 +7,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/owned.hpp"
 #include "core/release.hpp"
 #include "driver/driver.hpp"
 
@@ -49,21 +50,31 @@ void grant_access(CUmemoryPool pool, Device &device) {
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     CUCORE_CALL(cuMemPoolSetAccess, pool, &access, 1);
 }
-}  // namespace
 
-CUmemoryPool PoolResource::create_pool(const CUmemPoolProps &props, const Options &options) {
-    CUmemoryPool pool = nullptr;
-    CUCORE_CALL(cuMemPoolCreate, &pool, &props);
-    try {
-        if (options.release_threshold != 0) {
-            cuuint64_t threshold = options.release_threshold;
-            CUCORE_CALL(cuMemPoolSetAttribute, pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
-        }
-    } catch (...) {
-        driver::api().cuMemPoolDestroy(pool);  // no half-made pool
-        throw;
+// The deleter of a pool made here and not yet handed to its resource.
+struct DestroyUnmadePool {
+    void operator()(CUmemoryPool pool) const noexcept { destroy_pool(pool, "destroying a pool that was not made"); }
+};
+
+// A new pool with the release threshold applied, owned by the box until its
+// resource exists.
+Owned<CUmemoryPool, DestroyUnmadePool> create_pool(const CUmemPoolProps &props,
+                                                   const PoolResource::Options &options) {
+    CUmemoryPool raw = nullptr;
+    CUCORE_CALL(cuMemPoolCreate, &raw, &props);
+    Owned<CUmemoryPool, DestroyUnmadePool> pool(raw, DestroyUnmadePool{});
+    if (options.release_threshold != 0) {
+        cuuint64_t threshold = options.release_threshold;
+        CUCORE_CALL(cuMemPoolSetAttribute, pool.get(), CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
     }
     return pool;
+}
+}  // namespace
+
+void destroy_pool(CUmemoryPool pool, const char *what) noexcept {
+    release_reported("cuMemPoolDestroy", what, [pool](const driver::Table &api) {
+        return api.cuMemPoolDestroy ? api.cuMemPoolDestroy(pool) : CUDA_ERROR_NOT_INITIALIZED;
+    });
 }
 
 Ref<PoolResource> PoolResource::device_current(Device &device) {
@@ -84,16 +95,13 @@ Ref<PoolResource> PoolResource::device_pool(Device &device, const Options &optio
     props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     props.location.id = device.cu();
     props.maxSize = static_cast<size_t>(options.max_size);
-    CUmemoryPool pool = create_pool(props, options);
-    try {
-        Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_DEVICE, std::move(context),
-                                                        device_memory(device), pool, true, options.ipc_enabled);
-        if (options.ipc_enabled) resource->set_pool_id(random_pool_id());
-        return resource;
-    } catch (...) {
-        driver::api().cuMemPoolDestroy(pool);
-        throw;
-    }
+    auto pool = create_pool(props, options);
+    const PoolId id = options.ipc_enabled ? random_pool_id() : PoolId{};
+    Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_DEVICE, std::move(context),
+                                                    device_memory(device), pool.get(), true, options.ipc_enabled);
+    pool.release();  // the resource destroys it from here
+    if (options.ipc_enabled) resource->set_pool_id(id);
+    return resource;
 }
 
 Ref<PoolResource> PoolResource::pinned_pool(Device &device, const Options &options, std::optional<int> numa_id) {
@@ -111,19 +119,18 @@ Ref<PoolResource> PoolResource::pinned_pool(Device &device, const Options &optio
     props.location.type = numa ? CU_MEM_LOCATION_TYPE_HOST_NUMA : CU_MEM_LOCATION_TYPE_HOST;
     props.location.id = numa_id.value_or(0);
     props.maxSize = static_cast<size_t>(options.max_size);
-    CUmemoryPool pool = create_pool(props, options);
-    try {
+    auto pool = create_pool(props, options);
+    {
         ScopedContext bind(context->cu());
-        grant_access(pool, device);
-        Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_PINNED, std::move(context),
-                                                        MemoryTraits{-1, true, true, false}, pool, true,
-                                                        options.ipc_enabled);
-        if (options.ipc_enabled) resource->set_pool_id(random_pool_id());
-        return resource;
-    } catch (...) {
-        driver::api().cuMemPoolDestroy(pool);
-        throw;
+        grant_access(pool.get(), device);
     }
+    const PoolId id = options.ipc_enabled ? random_pool_id() : PoolId{};
+    Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_PINNED, std::move(context),
+                                                    MemoryTraits{-1, true, true, false}, pool.get(), true,
+                                                    options.ipc_enabled);
+    pool.release();  // the resource destroys it from here
+    if (options.ipc_enabled) resource->set_pool_id(id);
+    return resource;
 }
 
 Ref<PoolResource> PoolResource::managed_pool(Device &device, const Options &options, cucore_location_t preferred) {
@@ -145,14 +152,12 @@ Ref<PoolResource> PoolResource::managed_pool(Device &device, const Options &opti
     if (Device::driver_version() < 13000)
         throw Error(CUCORE_ERROR_NOT_SUPPORTED, "managed memory pools need a CUDA 13 driver");
     Ref<Context> context = device.primary_context();
-    CUmemoryPool pool = create_pool(props, options);
-    try {
-        return make<PoolResource>(CUCORE_MEMORY_RESOURCE_MANAGED, std::move(context),
-                                  MemoryTraits{device.ordinal(), true, true, true}, pool, true, false);
-    } catch (...) {
-        driver::api().cuMemPoolDestroy(pool);
-        throw;
-    }
+    auto pool = create_pool(props, options);
+    Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_MANAGED, std::move(context),
+                                                    MemoryTraits{device.ordinal(), true, true, true}, pool.get(),
+                                                    true, false);
+    pool.release();  // the resource destroys it from here
+    return resource;
 }
 
 PoolResource::PoolResource(cucore_memory_resource_kind_t kind, Ref<Context> context, MemoryTraits traits,
@@ -163,11 +168,7 @@ PoolResource::PoolResource(cucore_memory_resource_kind_t kind, Ref<Context> cont
       ipc_enabled_(ipc_enabled) {}
 
 PoolResource::~PoolResource() {
-    if (!owns_pool_) return;
-    CUmemoryPool pool = pool_;
-    release_reported("cuMemPoolDestroy", "destroying a memory pool", [pool](const driver::Table &api) {
-        return api.cuMemPoolDestroy ? api.cuMemPoolDestroy(pool) : CUDA_ERROR_NOT_INITIALIZED;
-    });
+    if (owns_pool_) destroy_pool(pool_, "destroying a memory pool");
 }
 
 CUdeviceptr PoolResource::allocate_raw(uint64_t size, Stream *stream) {

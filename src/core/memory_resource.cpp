@@ -5,6 +5,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/owned.hpp"
 
 namespace cucore::core {
 
@@ -91,29 +92,27 @@ Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
     const bool keeps_stream = stream_ordered_ || kind_ == CUCORE_MEMORY_RESOURCE_USER;
     Ref<Stream> deallocation = stream && keeps_stream ? Ref<Stream>(stream) : Ref<Stream>();
     const CUdeviceptr address = size != 0 ? allocate_raw(size, stream) : 0;
-    std::shared_ptr<Allocation> allocation;
-    try {
-        allocation =
-            std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), std::move(self), address, size,
-                                             std::move(deallocation));  // moved: no extra reference counting
-    } catch (...) {
-        // No half-made object: give the memory back. A failure to do so is
-        // reported, and the original error is the one that propagates.
-        if (address) {
-            try {
-                deallocate(address, size, stream);
-            } catch (const Error &error) {
-                report_release_error(error.status(), error.cuda_result(),
-                                     std::string("freeing an allocation whose buffer could not be made: ") +
-                                         error.what());
-            } catch (...) {
-                report_release_error(CUCORE_ERROR_INTERNAL, 0,
-                                     "freeing an allocation whose buffer could not be made: unexpected exception");
-            }
-        }
-        throw;
-    }
+    // No half-made object: until the allocation holds it, the memory goes back if anything fails. A failure to
+    // give it back is reported, and the original error is the one that propagates.
+    auto allocated = own(address, [this, size, stream](CUdeviceptr unused) noexcept {
+        if (unused) deallocate_reported(unused, size, stream, "freeing an allocation whose buffer could not be made");
+    });
+    std::shared_ptr<Allocation> allocation =
+        std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), std::move(self), address, size,
+                                         std::move(deallocation));  // moved: no extra reference counting
+    allocated.release();  // the allocation frees it from here
     return make<Buffer>(std::move(allocation), address, size, traits_);
+}
+
+void MemoryResource::deallocate_reported(CUdeviceptr address, uint64_t size, Stream *stream,
+                                         const char *what) noexcept {
+    try {
+        deallocate(address, size, stream);
+    } catch (const Error &error) {
+        report_release_error(error.status(), error.cuda_result(), std::string(what) + ": " + error.what());
+    } catch (...) {
+        report_release_error(CUCORE_ERROR_INTERNAL, 0, std::string(what) + ": unexpected exception");
+    }
 }
 
 }  // namespace cucore::core

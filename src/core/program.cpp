@@ -5,6 +5,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/linker.hpp"
+#include "core/owned.hpp"
 #include "driver/compilers.hpp"
 
 namespace cucore::core {
@@ -186,18 +187,16 @@ CodeImage Program::compile_nvrtc(cucore_code_type_t target, const std::vector<st
     };
     const std::vector<const char *> header_sources = pointers(options_.header_sources);
     const std::vector<const char *> header_names = pointers(options_.header_names);
-    nvrtcProgram program = nullptr;
-    check(t.nvrtcCreateProgram(&program, code_.c_str(), options_.name.c_str(), static_cast<int>(header_names.size()),
+    nvrtcProgram raw = nullptr;
+    check(t.nvrtcCreateProgram(&raw, code_.c_str(), options_.name.c_str(), static_cast<int>(header_names.size()),
                                header_sources.data(), header_names.data()),
           "nvrtcCreateProgram");
-    struct Destroy {
-        const driver::NvrtcTable &t;
-        nvrtcProgram &program;
-        ~Destroy() {
-            if (nvrtcResult r = t.nvrtcDestroyProgram(&program); r != NVRTC_SUCCESS)
-                report_release_error(CUCORE_ERROR_COMPILATION, 0, "nvrtcDestroyProgram failed: " + nvrtc_error(t, r));
-        }
-    } destroy{t, program};
+    // Destroyed when the compile ends, whatever happens.
+    const auto created = own(raw, [&t](nvrtcProgram unused) noexcept {
+        if (nvrtcResult r = t.nvrtcDestroyProgram(&unused); r != NVRTC_SUCCESS)
+            report_release_error(CUCORE_ERROR_COMPILATION, 0, "nvrtcDestroyProgram failed: " + nvrtc_error(t, r));
+    });
+    const nvrtcProgram program = created.get();
 
     for (const std::string &expression : name_expressions)
         check(t.nvrtcAddNameExpression(program, expression.c_str()), "nvrtcAddNameExpression");
@@ -256,16 +255,14 @@ CodeImage Program::compile_nvvm(cucore_code_type_t target) {
                                                                : CUCORE_ERROR_COMPILATION,
                         std::string(call) + " failed: " + nvvm_error(t, result));
     };
-    nvvmProgram program = nullptr;
-    check(t.nvvmCreateProgram(&program), "nvvmCreateProgram");
-    struct Destroy {
-        const driver::NvvmTable &t;
-        nvvmProgram &program;
-        ~Destroy() {
-            if (nvvmResult r = t.nvvmDestroyProgram(&program); r != NVVM_SUCCESS)
-                report_release_error(CUCORE_ERROR_COMPILATION, 0, "nvvmDestroyProgram failed: " + nvvm_error(t, r));
-        }
-    } destroy{t, program};
+    nvvmProgram raw = nullptr;
+    check(t.nvvmCreateProgram(&raw), "nvvmCreateProgram");
+    // Destroyed when the compile ends, whatever happens.
+    const auto created = own(raw, [&t](nvvmProgram unused) noexcept {
+        if (nvvmResult r = t.nvvmDestroyProgram(&unused); r != NVVM_SUCCESS)
+            report_release_error(CUCORE_ERROR_COMPILATION, 0, "nvvmDestroyProgram failed: " + nvvm_error(t, r));
+    });
+    const nvvmProgram program = created.get();
     check(t.nvvmAddModuleToProgram(program, code_.data(), code_.size(), options_.name.c_str()), "nvvmAddModuleToProgram");
     std::vector<const char *> argv = pointers(flags_);
     if (target == CUCORE_CODE_LTOIR && !options_.link_time_optimization) argv.push_back("-gen-lto");
