@@ -152,7 +152,6 @@ void Buffer::copy_from_host(uint64_t offset, const void *source, uint64_t size, 
     check_open("buffer");
     check_range(offset, size, "the buffer");
     if (size == 0) return;
-    if (!source) throw_invalid_argument("argument 'src' is NULL");
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemcpyAsync, address_ + offset, reinterpret_cast<CUdeviceptr>(source), static_cast<size_t>(size),
                 stream.cu());
@@ -162,7 +161,6 @@ void Buffer::copy_to_host(uint64_t offset, void *destination, uint64_t size, Str
     check_open("buffer");
     check_range(offset, size, "the buffer");
     if (size == 0) return;
-    if (!destination) throw_invalid_argument("argument 'dst' is NULL");
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(destination), address_ + offset,
                 static_cast<size_t>(size), stream.cu());

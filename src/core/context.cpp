@@ -71,7 +71,6 @@ Context::~Context() {
 Ref<Context> Context::primary(Device &device) { return device.primary_context(); }
 
 Ref<Context> Context::wrap(CUcontext context, cucore_release_fn on_release, void *user_data) {
-    if (!context) throw_invalid_argument("argument 'cu_context' is NULL");
     Ref<Device> device = Device::get(device_ordinal_of(context), false);
     Ref<Context> wrapped = make<Context>(std::move(device), context, false);
     wrapped->owner_.set(on_release, user_data);

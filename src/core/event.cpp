@@ -17,14 +17,7 @@ unsigned driver_event_flags(uint32_t flags) noexcept {
     return driver_flags;
 }
 
-void check_event_flags(uint32_t flags) {
-    if ((flags & CUCORE_EVENT_INTERPROCESS) && (flags & CUCORE_EVENT_TIMING))
-        throw_invalid_argument("argument 'options.flags' combines CUCORE_EVENT_INTERPROCESS with CUCORE_EVENT_TIMING; "
-                               "the driver shares only events without timing");
-}
-
 Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
-    check_event_flags(flags);  // every path that creates events, before any driver call
     CUevent raw = nullptr;
     {
         ScopedContext bind(context->cu());
@@ -37,7 +30,6 @@ Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
 }
 
 Ref<Event> Event::wrap(CUevent event, cucore_release_fn on_release, void *user_data) {
-    if (!event) throw_invalid_argument("argument 'cu_event' is NULL");
     Ref<Context> context = Context::current();
     Ref<Event> wrapped = make<Event>(std::move(context), event, 0u, false);
     wrapped->owner_.set(on_release, user_data);

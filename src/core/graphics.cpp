@@ -23,12 +23,6 @@ unsigned driver_register_flags(uint32_t flags) noexcept {
     return result;
 }
 
-void check_hint(uint32_t hint) {
-    if (hint > CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD)
-        throw_invalid_argument("argument 'hint' is " + std::to_string(hint) +
-                               "; it must be a cucore_graphics_map_hint_t (NONE, READ_ONLY or WRITE_DISCARD)");
-}
-
 unsigned driver_map_flags(uint32_t hint) noexcept {
     switch (hint) {
         case CUCORE_GRAPHICS_MAP_HINT_READ_ONLY: return CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY;
@@ -107,16 +101,6 @@ void GraphicsResource::UnmapUnadopted::operator()(CUgraphicsResource resource) c
                      });
 }
 
-void check_graphics_register_flags(uint32_t flags, bool is_image) {
-    // Unknown bits are refused at the C ABI (capi::check_flags); here the combinations.
-    if ((flags & CUCORE_GRAPHICS_REGISTER_READ_ONLY) && (flags & CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD))
-        throw_invalid_argument("argument 'flags' combines READ_ONLY with WRITE_DISCARD");
-    if (!is_image &&
-        (flags & (CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE | CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER)))
-        throw_invalid_argument("argument 'flags' has SURFACE_LOAD_STORE or TEXTURE_GATHER, which apply to GL images "
-                               "only, not to GL buffers");
-}
-
 // ---- GraphicsMapping ------------------------------------------------------------------
 
 GraphicsMapping::GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> stream, MemoryTraits traits) noexcept
@@ -150,7 +134,6 @@ CUdeviceptr GraphicsMapping::allocate_raw(uint64_t, Stream *) {
 // ---- GraphicsResource -------------------------------------------------------------------
 
 Ref<GraphicsResource> GraphicsResource::from_gl_buffer(Device &device, uint32_t gl_name, uint32_t flags) {
-    check_graphics_register_flags(flags, false);
     Ref<Context> context = device.primary_context();
     CUgraphicsResource resource = nullptr;
     {
@@ -167,7 +150,6 @@ Ref<GraphicsResource> GraphicsResource::from_gl_buffer(Device &device, uint32_t 
 
 Ref<GraphicsResource> GraphicsResource::from_gl_image(Device &device, uint32_t gl_name, uint32_t gl_target,
                                                       uint32_t flags) {
-    check_graphics_register_flags(flags, true);
     Ref<Context> context = device.primary_context();
     CUgraphicsResource resource = nullptr;
     {
@@ -227,7 +209,6 @@ Ref<GraphicsMapping> GraphicsResource::adopt_mapping(Mapped &mapped, Stream &str
 
 template <class Get>
 Ref<GraphicsMapping> GraphicsResource::map_checked(Stream &stream, uint32_t hint, const char *how, Get get) {
-    check_hint(hint);
     check_mappable(how);
     ScopedContext bind(context_->cu());
     set_map_hint(hint);
@@ -531,12 +512,10 @@ void GraphicsArray::copy(bool to_array, CUmemorytype memory_type, const void *ho
 }
 
 void GraphicsArray::copy_from_host(const void *source, uint64_t size, Stream &stream) {
-    if (!source) throw_invalid_argument("argument 'src' is NULL");
     copy(true, CU_MEMORYTYPE_HOST, source, 0, size, stream, "src");
 }
 
 void GraphicsArray::copy_to_host(void *destination, uint64_t size, Stream &stream) {
-    if (!destination) throw_invalid_argument("argument 'dst' is NULL");
     copy(false, CU_MEMORYTYPE_HOST, destination, 0, size, stream, "dst");
 }
 
@@ -553,10 +532,6 @@ void GraphicsArray::copy_to_buffer(Buffer &buffer, Stream &stream) {
 // ---- GL devices -----------------------------------------------------------------------
 
 uint32_t gl_devices(uint32_t device_list, int *ordinals, uint32_t capacity) {
-    if (device_list < CUCORE_GL_DEVICES_ALL || device_list > CUCORE_GL_DEVICES_NEXT_FRAME)
-        throw_invalid_argument("argument 'device_list' is " + std::to_string(device_list) +
-                               "; it must be a cucore_gl_device_list_t (ALL, CURRENT_FRAME or NEXT_FRAME)");
-    if (!ordinals && capacity > 0) throw_invalid_argument("argument 'ordinals' is NULL but 'capacity' is not 0");
     // cuGLGetDevices wants room for at least one device; ask with the driver's device count.
     int device_count = 0;
     CUCORE_CALL(cuDeviceGetCount, &device_count);

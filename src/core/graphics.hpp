@@ -137,10 +137,6 @@ class GraphicsArray final : public Object, public Pooled<GraphicsArray> {
     CUmipmappedArray mipmapped_;
 };
 
-// Registration flag combinations checked (INVALID_ARGUMENT); images may use all bits. Unknown bits
-// are refused at the C ABI (capi::check_flags).
-void check_graphics_register_flags(uint32_t flags, bool is_image);
-
 // The ordinals of the current GL context's devices (up to `capacity` written); returns the count.
 uint32_t gl_devices(uint32_t device_list, int *ordinals, uint32_t capacity);
 

@@ -34,9 +34,11 @@ struct MemoryTraits {
     bool managed = false;
 };
 
-// The driver's CUmemLocation of a public location (checked: INVALID_ARGUMENT).
-CUmemLocation to_cu_location(cucore_location_t location, const char *argument);
+// The driver's CUmemLocation of a public location (checked by the C ABI: capi::check_location).
+CUmemLocation to_cu_location(cucore_location_t location) noexcept;
 cucore_location_t from_cu_location(CUmemLocationType type, int id) noexcept;
+// Whether cuMemAdvise reads the location for `advice` (the others ignore it).
+bool advice_takes_location(cucore_memory_advice_t advice) noexcept;
 
 class MemoryResource : public Object {
   public:

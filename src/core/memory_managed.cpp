@@ -15,18 +15,10 @@ Ref<MemoryResource> make_managed_resource(Device &device, const cucore_managed_m
     if (options.use_pool)
         return PoolResource::managed_pool(device, {options.max_size, options.release_threshold, false},
                                           options.preferred_location);
-    if (options.max_size || options.release_threshold)
-        throw_invalid_argument("options 'max_size' and 'release_threshold' apply to managed pools only "
-                               "(options.use_pool = 1)");
     return ManagedResource::create(device, options.preferred_location);
 }
 
 Ref<ManagedResource> ManagedResource::create(Device &device, cucore_location_t preferred) {
-    if (preferred.type != CUCORE_LOCATION_NONE) {
-        if (preferred.type == CUCORE_LOCATION_HOST_NUMA_CURRENT)
-            throw_invalid_argument("argument 'options.preferred_location' cannot be the current NUMA node");
-        to_cu_location(preferred, "options.preferred_location");  // checks it
-    }
     if (!device.attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY))
         throw Error(CUCORE_ERROR_NOT_SUPPORTED,
                     "device " + std::to_string(device.ordinal()) + " does not support managed memory");
@@ -51,7 +43,7 @@ CUdeviceptr ManagedResource::allocate_raw(uint64_t size, Stream *) {
                          });
     });
     CUCORE_CALL(cuMemAdvise, address, static_cast<size_t>(size), CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
-                to_cu_location(preferred_, "options.preferred_location"));
+                to_cu_location(preferred_));
     return allocated.release();
 }
 

@@ -63,6 +63,9 @@ class PoolResource final : public MemoryResource, public Pooled<PoolResource> {
     PoolId id_{};
 };
 
+// Whether a pool attribute is one of the reuse flags (0/1; the others are byte counts).
+bool is_pool_flag(cucore_pool_attribute_t attribute) noexcept;
+
 // Destroys a driver pool (cuMemPoolDestroy), reporting a failure as a release error.
 void destroy_pool(CUmemoryPool pool, const char *what) noexcept;
 

@@ -9,26 +9,14 @@
 
 namespace cucore::core {
 
-CUmemLocation to_cu_location(cucore_location_t location, const char *argument) {
+CUmemLocation to_cu_location(cucore_location_t location) noexcept {
     CUmemLocation result{};
     switch (location.type) {
-        case CUCORE_LOCATION_DEVICE:
-            if (location.id < 0)
-                throw_invalid_argument(std::string("argument '") + argument + "' names device " +
-                                       std::to_string(location.id));
-            result.type = CU_MEM_LOCATION_TYPE_DEVICE;
-            break;
+        case CUCORE_LOCATION_DEVICE: result.type = CU_MEM_LOCATION_TYPE_DEVICE; break;
         case CUCORE_LOCATION_HOST: result.type = CU_MEM_LOCATION_TYPE_HOST; break;
-        case CUCORE_LOCATION_HOST_NUMA:
-            if (location.id < 0)
-                throw_invalid_argument(std::string("argument '") + argument + "' names NUMA node " +
-                                       std::to_string(location.id));
-            result.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
-            break;
+        case CUCORE_LOCATION_HOST_NUMA: result.type = CU_MEM_LOCATION_TYPE_HOST_NUMA; break;
         case CUCORE_LOCATION_HOST_NUMA_CURRENT: result.type = CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT; break;
-        default:
-            throw_invalid_argument(std::string("argument '") + argument + "' has an unknown location type (" +
-                                   std::to_string(static_cast<int>(location.type)) + ")");
+        default: result.type = CU_MEM_LOCATION_TYPE_INVALID; break;  // refused by the C ABI (capi::check_location)
     }
     result.id = result.type == CU_MEM_LOCATION_TYPE_HOST || result.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT
                     ? 0

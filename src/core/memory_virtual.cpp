@@ -12,13 +12,12 @@
 namespace cucore::core {
 
 namespace {
-CUmemAccess_flags to_cu_access(cucore_access_t access) {
+// An access the C ABI has checked (capi::check_access).
+CUmemAccess_flags to_cu_access(cucore_access_t access) noexcept {
     switch (access) {
-        case CUCORE_ACCESS_NONE: return CU_MEM_ACCESS_FLAGS_PROT_NONE;
         case CUCORE_ACCESS_READ: return CU_MEM_ACCESS_FLAGS_PROT_READ;
         case CUCORE_ACCESS_READ_WRITE: return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-        default:
-            throw_invalid_argument("access is unknown (" + std::to_string(static_cast<int>(access)) + ")");
+        default: return CU_MEM_ACCESS_FLAGS_PROT_NONE;
     }
 }
 
@@ -46,15 +45,10 @@ auto mapped_range(CUdeviceptr address, size_t size) noexcept {
 }  // namespace
 
 Ref<VirtualResource> VirtualResource::create(Device &device, const cucore_virtual_memory_resource_options_t &options) {
-    if (options.minimum_granularity > 1 || options.posix_fd_shareable > 1)
-        throw_invalid_argument("the switches of 'options' must be 0 or 1");
     // Zero means the default: a resource's own device cannot be left without access,
     // so NONE stands for the default READ_WRITE.
     const cucore_access_t self_access =
         options.self_access == CUCORE_ACCESS_NONE ? CUCORE_ACCESS_READ_WRITE : options.self_access;
-    if (self_access != CUCORE_ACCESS_READ && self_access != CUCORE_ACCESS_READ_WRITE)
-        throw_invalid_argument("argument 'options.self_access' must be NONE (the default: READ_WRITE), READ or "
-                               "READ_WRITE");
     CUmemAllocationProp prop{};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.requestedHandleTypes =
@@ -68,12 +62,9 @@ Ref<VirtualResource> VirtualResource::create(Device &device, const cucore_virtua
         case CUCORE_LOCATION_HOST:
             prop.location.type = CU_MEM_LOCATION_TYPE_HOST;
             break;
-        case CUCORE_LOCATION_HOST_NUMA:
-            prop.location = to_cu_location({options.location_type, options.location_id}, "options.location");
+        default:  // HOST_NUMA (the C ABI refuses the other types)
+            prop.location = to_cu_location({options.location_type, options.location_id});
             break;
-        default:
-            throw_invalid_argument(
-                "argument 'options.location_type' must be NONE (the default: DEVICE), DEVICE, HOST or HOST_NUMA");
     }
     if (!device.attribute(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED))
         throw Error(CUCORE_ERROR_NOT_SUPPORTED, "device " + std::to_string(device.ordinal()) +
@@ -285,7 +276,6 @@ CUdeviceptr VirtualResource::grow(CUdeviceptr address, uint64_t new_size) {
 }
 
 void VirtualResource::set_peer_access(Device &peer, cucore_access_t access) {
-    to_cu_access(access);  // checks the value
     const Device &owner = context()->device();
     if (peer.ordinal() == owner.ordinal()) {
         if (access == CUCORE_ACCESS_NONE)

@@ -58,27 +58,18 @@ int compiler_version(cucore_compiler_backend_t backend) {
         case CUCORE_BACKEND_NVVM: return driver::nvvm().version;
         case CUCORE_BACKEND_NVJITLINK: return driver::nvjitlink().version;
         case CUCORE_BACKEND_DRIVER: return Device::driver_version();
-        default:
-            throw_invalid_argument("argument 'backend' must be CUCORE_BACKEND_NVRTC, CUCORE_BACKEND_NVVM or "
-                                   "CUCORE_BACKEND_NVJITLINK");
+        default:  // the C ABI accepts only the ones above
+            throw Error(CUCORE_ERROR_INTERNAL, "no compiler backend " + std::to_string(static_cast<int>(backend)));
     }
 }
 
-Ref<Program> Program::create(const void *code, size_t size, cucore_code_type_t type,
-                             const cucore_program_options_t &options) {
-    if (type != CUCORE_CODE_CXX && type != CUCORE_CODE_PTX && type != CUCORE_CODE_NVVM)
-        throw_invalid_argument("argument 'code_type' (" + std::to_string(static_cast<int>(type)) +
-                               ") must be CUCORE_CODE_CXX, CUCORE_CODE_PTX or CUCORE_CODE_NVVM");
-    ProgramOptions parsed = read_program_options(options, type);
-    std::string text = size ? std::string(static_cast<const char *>(code), size)
-                            : std::string(static_cast<const char *>(code));
-    if (text.empty()) throw_invalid_argument("argument 'code' is empty");
+Ref<Program> Program::create(std::string code, cucore_code_type_t type, ProgramOptions options) {
     const cucore_compiler_backend_t backend = backend_for(type);
     // Loads the compiler (NOT_SUPPORTED when missing) without running it; its
     // version is part of every cache key.
     const int version = compiler_version(backend);
-    std::string arch = resolve_arch(parsed.arch);
-    return make<Program>(std::move(text), type, std::move(parsed), std::move(arch), backend, version);
+    std::string arch = resolve_arch(options.arch);
+    return make<Program>(std::move(code), type, std::move(options), std::move(arch), backend, version);
 }
 
 Program::Program(std::string code, cucore_code_type_t code_type, ProgramOptions options, std::string arch,
