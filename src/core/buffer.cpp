@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/memory_virtual.hpp"
+#include "core/release.hpp"
 #include "driver/driver.hpp"
 
 namespace cucore::core {
@@ -18,14 +19,20 @@ Allocation::Allocation(Ref<MemoryResource> resource, CUdeviceptr address, uint64
       size_(size),
       deallocation_stream_(std::move(deallocation_stream)) {}
 
-Allocation::Allocation(CUdeviceptr address) noexcept : address_(address), size_(0) {}
+Allocation::Allocation(CUdeviceptr address, uint64_t size, Ref<Stream> deallocation_stream, Deleter deleter,
+                       Ref<MemoryResource> source) noexcept
+    : resource_(std::move(source)),
+      address_(address),
+      size_(size),
+      deallocation_stream_(std::move(deallocation_stream)),
+      deleter_(std::move(deleter)) {}
 
 Allocation::~Allocation() {
-    if (!resource_) {
-        owner_.notify();
+    if (deleter_) {
+        run_reported("freeing a buffer", [this] { deleter_(deallocation_stream_.get()); });
         return;
     }
-    if (address_ == 0) return;  // zero-size buffers own nothing
+    if (!resource_ || address_ == 0) return;  // zero-size buffers own nothing
     resource_->deallocate_reported(address_, size_, deallocation_stream_.get(), "freeing a buffer");
 }
 
@@ -49,9 +56,10 @@ void Allocation::relocate(CUdeviceptr address, uint64_t size) noexcept {
 Ref<Buffer> Buffer::wrap(CUdeviceptr address, uint64_t size, const MemoryTraits &traits, cucore_release_fn on_release,
                          void *user_data) {
     if (address == 0 && size != 0) throw_invalid_argument("argument 'address' is 0 but 'size' is not");
-    auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), address);
+    auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), address, size, Ref<Stream>(),
+                                                       Allocation::Deleter());
     Ref<Buffer> buffer = make<Buffer>(allocation, address, size, traits);
-    allocation->set_owner(on_release, user_data);
+    if (on_release) allocation->set_deleter([on_release, user_data](Stream *) { on_release(user_data); });
     return buffer;
 }
 

@@ -103,13 +103,11 @@ void GraphicsResource::UnmapUnadopted::operator()(CUgraphicsResource resource) c
 
 // ---- GraphicsMapping ------------------------------------------------------------------
 
-GraphicsMapping::GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> stream, MemoryTraits traits) noexcept
-    : MemoryResource(CUCORE_MEMORY_RESOURCE_GRAPHICS, Ref<Context>(&resource->context()), traits, true),
-      resource_(std::move(resource)),
-      stream_(std::move(stream)) {}
+GraphicsMapping::GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> stream) noexcept
+    : resource_(std::move(resource)), stream_(std::move(stream)) {}
 
 GraphicsMapping::~GraphicsMapping() {
-    if (deallocated_) return;  // resource_ goes now; the unmap came first
+    if (ended_) return;  // resource_ goes now; the unmap came first
     try {
         resource_->end_mapping(this, *stream_);
     } catch (const Error &error) {
@@ -120,16 +118,12 @@ GraphicsMapping::~GraphicsMapping() {
     // resource_ goes after the unmap: unregistration, if this was the last reference, follows it.
 }
 
-void GraphicsMapping::deallocate(CUdeviceptr, uint64_t, Stream *stream) {
-    deallocated_ = true;  // set first: a failure below is reported once, by the allocation
+void GraphicsMapping::end(Stream *stream) {
+    ended_ = true;  // set first: a failure below is reported once, by the caller
     resource_->end_mapping(this, stream ? *stream : *stream_);
 }
 
 bool GraphicsMapping::is_current() const { return resource_->is_current(this); }
-
-CUdeviceptr GraphicsMapping::allocate_raw(uint64_t, Stream *) {
-    not_supported("a graphics mapping cannot allocate; it holds the one mapped range of its resource");
-}
 
 // ---- GraphicsResource -------------------------------------------------------------------
 
@@ -199,16 +193,16 @@ void GraphicsResource::set_map_hint(uint32_t hint) {
     map_hint_ = hint;
 }
 
-Ref<GraphicsMapping> GraphicsResource::adopt_mapping(Mapped &mapped, Stream &stream) {
-    MemoryTraits traits{context_->device().ordinal(), true, false, false};
-    Ref<GraphicsMapping> mapping = make<GraphicsMapping>(Ref<GraphicsResource>(this), Ref<Stream>(&stream), traits);
+std::shared_ptr<GraphicsMapping> GraphicsResource::adopt_mapping(Mapped &mapped, Stream &stream) {
+    std::shared_ptr<GraphicsMapping> mapping = std::allocate_shared<GraphicsMapping>(
+        PooledAllocator<GraphicsMapping>(), Ref<GraphicsResource>(this), Ref<Stream>(&stream));
     mapping_ = mapping.get();
     mapped.release();  // the mapping unmaps from here
     return mapping;
 }
 
 template <class Get>
-Ref<GraphicsMapping> GraphicsResource::map_checked(Stream &stream, uint32_t hint, const char *how, Get get) {
+std::shared_ptr<GraphicsMapping> GraphicsResource::map_checked(Stream &stream, uint32_t hint, const char *how, Get get) {
     check_mappable(how);
     ScopedContext bind(context_->cu());
     set_map_hint(hint);
@@ -222,18 +216,20 @@ Ref<Buffer> GraphicsResource::map(Stream &stream, uint32_t hint) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     CUdeviceptr address = 0;
     size_t size = 0;
-    Ref<GraphicsMapping> mapping = map_checked(stream, hint, "pointer", [&] {
+    std::shared_ptr<GraphicsMapping> mapping = map_checked(stream, hint, "pointer", [&] {
         CUCORE_CALL(cuGraphicsResourceGetMappedPointer, &address, &size, resource_);
     });
     return give_buffer(std::move(mapping), address, size, stream);
 }
 
-Ref<Buffer> GraphicsResource::give_buffer(Ref<GraphicsMapping> mapping, CUdeviceptr address, size_t size,
-                                          Stream &stream) {
-    // From here a failure releases the mapping, which unmaps.
-    const MemoryTraits traits = mapping->traits();
-    auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), std::move(mapping), address,
-                                                       size, Ref<Stream>(&stream));
+Ref<Buffer> GraphicsResource::give_buffer(std::shared_ptr<GraphicsMapping> mapping, CUdeviceptr address,
+                                          size_t size, Stream &stream) {
+    // From here a failure releases the mapping, which unmaps. The buffer's memory is of no resource: its
+    // allocation's deleter ends the mapping on the buffer's deallocation stream (the mapping stream unless changed).
+    const MemoryTraits traits{context_->device().ordinal(), true, false, false};
+    auto allocation = std::allocate_shared<Allocation>(
+        PooledAllocator<Allocation>(), address, size, Ref<Stream>(&stream),
+        Allocation::Deleter([mapping = std::move(mapping)](Stream *deallocation) { mapping->end(deallocation); }));
     Ref<Buffer> buffer = make<Buffer>(std::move(allocation), address, size, traits);
     mapped_buffer_ = WeakRef<Buffer>(buffer.get());
     return buffer;
@@ -272,7 +268,7 @@ std::vector<Ref<Buffer>> GraphicsResource::map_many(const std::vector<GraphicsRe
     mapped.reserve(count);
     std::vector<CUdeviceptr> addresses(count);
     std::vector<size_t> sizes(count);
-    std::vector<Ref<GraphicsMapping>> mappings;
+    std::vector<std::shared_ptr<GraphicsMapping>> mappings;
     mappings.reserve(count);
     CUCORE_CALL(cuGraphicsMapResources, count, handles.data(), stream.cu());
     // Each resource is unmapped by its box until its mapping object adopts it, then by the mapping.
@@ -292,7 +288,7 @@ Ref<GraphicsArray> GraphicsResource::map_array(Stream &stream, uint32_t hint, ui
                                                uint32_t mip_level) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     CUarray array = nullptr;
-    Ref<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
+    std::shared_ptr<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
         CUCORE_CALL(cuGraphicsSubResourceGetMappedArray, &array, resource_, array_index, mip_level);
     });
     return make<GraphicsArray>(std::move(mapping), array, nullptr);
@@ -301,7 +297,7 @@ Ref<GraphicsArray> GraphicsResource::map_array(Stream &stream, uint32_t hint, ui
 Ref<GraphicsArray> GraphicsResource::map_mipmapped_array(Stream &stream, uint32_t hint) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     CUmipmappedArray mipmapped = nullptr;
-    Ref<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
+    std::shared_ptr<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
         CUCORE_CALL(cuGraphicsResourceGetMappedMipmappedArray, &mipmapped, resource_);
     });
     return make<GraphicsArray>(std::move(mapping), nullptr, mipmapped);
@@ -419,7 +415,8 @@ CUgraphicsResource GraphicsResource::cu() const {
 
 // ---- GraphicsArray --------------------------------------------------------------------
 
-GraphicsArray::GraphicsArray(Ref<GraphicsMapping> mapping, CUarray array, CUmipmappedArray mipmapped) noexcept
+GraphicsArray::GraphicsArray(std::shared_ptr<GraphicsMapping> mapping, CUarray array,
+                             CUmipmappedArray mipmapped) noexcept
     : Object(CUCORE_OBJECT_GRAPHICS_ARRAY), mapping_(std::move(mapping)), array_(array), mipmapped_(mipmapped) {}
 
 GraphicsArray::~GraphicsArray() = default;  // the last holder of the mapping unmaps

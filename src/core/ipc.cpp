@@ -237,14 +237,17 @@ Ref<Buffer> import_buffer(MemoryResource &resource, const uint8_t *descriptor, u
         ScopedContext bind(context_of(resource));
         CUCORE_CALL(cuMemPoolImportPointer, &address, pool->pool(), &data);
     }
-    auto imported = own(address, [context = context_of(resource), cu_stream = stream.cu()](CUdeviceptr unmade) noexcept {
-        ScopedContext bind(context, ScopedContext::ReleasePath{"unmapping an imported buffer"});
-        release_reported("cuMemFreeAsync", "unmapping an imported buffer", [unmade, cu_stream](const driver::Table &api) {
-            return api.cuMemFreeAsync ? api.cuMemFreeAsync(unmade, cu_stream) : CUDA_ERROR_NOT_INITIALIZED;
-        });
+    // The imported pointer is memory of no resource that allocates (the pool cannot): it goes back with
+    // cuMemFreeAsync on the buffer's deallocation stream (the import's unless changed), by the allocation's
+    // deleter; until the allocation holds it, by the box, on the import's stream.
+    const CUcontext context = context_of(resource);
+    auto imported = own(address, [context, on = &stream](CUdeviceptr unmade) noexcept {
+        run_reported("unmapping an imported buffer", [&] { free_async(unmade, on, context); });
     });
     std::shared_ptr<Allocation> allocation = std::allocate_shared<Allocation>(
-        PooledAllocator<Allocation>(), Ref<MemoryResource>(pool), imported.get(), exported.size, Ref<Stream>(&stream));
+        PooledAllocator<Allocation>(), address, exported.size, Ref<Stream>(&stream),
+        Allocation::Deleter([address, context](Stream *deallocation) { free_async(address, deallocation, context); }),
+        Ref<MemoryResource>(pool));  // the pool is the buffers' resource and lives while they do
     imported.release();  // a failure from here frees the import with the allocation
     Ref<Buffer> buffer = make<Buffer>(allocation, address, exported.size, resource.traits());
     sweep_buffers(*entry);

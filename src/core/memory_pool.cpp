@@ -174,7 +174,11 @@ CUdeviceptr PoolResource::allocate_raw(uint64_t size, Stream *stream) {
 }
 
 void PoolResource::deallocate(CUdeviceptr address, uint64_t, Stream *stream) {
-    ScopedContext bind(stream ? stream->cu_context() : context()->cu(), !stream || stream->is_builtin());
+    free_async(address, stream, context()->cu());
+}
+
+void free_async(CUdeviceptr address, Stream *stream, CUcontext context) {
+    ScopedContext bind(stream ? stream->cu_context() : context, !stream || stream->is_builtin());
     CUCORE_CALL(cuMemFreeAsync, address, stream ? stream->cu() : CU_STREAM_LEGACY);
 }
 

@@ -63,6 +63,10 @@ class PoolResource final : public MemoryResource, public Pooled<PoolResource> {
     PoolId id_{};
 };
 
+// Frees pool memory (or unmaps an imported pointer) in stream order: cuMemFreeAsync on `stream` in its
+// context, or on the legacy default stream in `context` when there is no stream.
+void free_async(CUdeviceptr address, Stream *stream, CUcontext context);
+
 // Whether a pool attribute is one of the reuse flags (0/1; the others are byte counts).
 bool is_pool_flag(cucore_pool_attribute_t attribute) noexcept;
 

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/owned.hpp"
+#include "core/release.hpp"
 
 namespace cucore::core {
 
@@ -94,13 +95,7 @@ Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
 
 void MemoryResource::deallocate_reported(CUdeviceptr address, uint64_t size, Stream *stream,
                                          const char *what) noexcept {
-    try {
-        deallocate(address, size, stream);
-    } catch (const Error &error) {
-        report_release_error(error.status(), error.cuda_result(), std::string(what) + ": " + error.what());
-    } catch (...) {
-        report_release_error(CUCORE_ERROR_INTERNAL, 0, std::string(what) + ": unexpected exception");
-    }
+    run_reported(what, [&] { deallocate(address, size, stream); });
 }
 
 }  // namespace cucore::core
