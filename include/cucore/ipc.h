@@ -69,8 +69,9 @@ CUCORE_API cucore_status_t cucore_ipc_export_buffer(cucore_buffer_t *buffer,
  * (cuMemPoolImportPointer) (+1 reference). `descriptor_size` is the number of
  * bytes at `descriptor`. The buffer's memory resource is `resource`, which it
  * holds; its memory is unmapped by the buffer's release (its last holder), with
- * cuMemFreeAsync on `stream` (its deallocation stream unless changed). Importing a buffer already imported and still alive
- * gives a buffer sharing that import (the driver maps each once; the first
+ * cuMemFreeAsync on `stream` (its deallocation stream unless changed).
+ * Importing a buffer already imported and still alive gives a buffer sharing
+ * that import (the driver maps each once; the first
  * import's deallocation stream stays). Do not use the memory before the
  * exporting process's writes are ordered before it (an IPC event).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, wrong size, corrupted

@@ -12,13 +12,15 @@ core::LinkerOptions read_linker_options(const cucore_linker_options_t &o) {
     core::LinkerOptions l;
     if (o.name) l.name = o.name;
     if (o.arch) l.arch = capi::check_arch(o.arch, "options.arch");
-    if (o.backend != CUCORE_BACKEND_DEFAULT && o.backend != CUCORE_BACKEND_NVJITLINK && o.backend != CUCORE_BACKEND_DRIVER)
-        core::throw_invalid_argument("argument 'options.backend' must be CUCORE_BACKEND_DEFAULT, CUCORE_BACKEND_NVJITLINK or "
-                                     "CUCORE_BACKEND_DRIVER");
+    if (o.backend != CUCORE_BACKEND_DEFAULT && o.backend != CUCORE_BACKEND_NVJITLINK &&
+        o.backend != CUCORE_BACKEND_DRIVER)
+        core::throw_invalid_argument("argument 'options.backend' must be CUCORE_BACKEND_DEFAULT, "
+                                     "CUCORE_BACKEND_NVJITLINK or CUCORE_BACKEND_DRIVER");
     l.backend = o.backend;
     l.max_register_count = o.max_register_count;
     if (o.optimization_level > CUCORE_OPTIMIZATION_LEVEL(3))
-        core::throw_invalid_argument("argument 'options.optimization_level' must be 0 or CUCORE_OPTIMIZATION_LEVEL(0..3)");
+        core::throw_invalid_argument(
+            "argument 'options.optimization_level' must be 0 or CUCORE_OPTIMIZATION_LEVEL(0..3)");
     l.optimization_level = o.optimization_level;
     l.debug = capi::check_switch(o.debug, "options.debug");
     l.lineinfo = capi::check_switch(o.lineinfo, "options.lineinfo");

@@ -46,7 +46,8 @@ core::ProgramOptions read_program_options(const cucore_program_options_t &o, cuc
     p.prec_sqrt = capi::check_toggle(o.prec_sqrt, "options.prec_sqrt");
     p.prec_div = capi::check_toggle(o.prec_div, "options.prec_div");
     p.fma = capi::check_toggle(o.fma, "options.fma");
-    p.extra_device_vectorization = capi::check_switch(o.extra_device_vectorization, "options.extra_device_vectorization");
+    p.extra_device_vectorization =
+        capi::check_switch(o.extra_device_vectorization, "options.extra_device_vectorization");
     p.max_register_count = o.max_register_count;
     p.relocatable_device_code = capi::check_switch(o.relocatable_device_code, "options.relocatable_device_code");
     p.extensible_whole_program = capi::check_switch(o.extensible_whole_program, "options.extensible_whole_program");

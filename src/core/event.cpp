@@ -23,7 +23,8 @@ Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
         ScopedContext bind(context->cu());
         CUCORE_CALL(cuEventCreate, &raw, driver_event_flags(flags));
     }
-    auto created = own(raw, [](CUevent event) noexcept { destroy_event(event, "destroying an event that was not made"); });
+    auto created =
+        own(raw, [](CUevent unmade) noexcept { destroy_event(unmade, "destroying an event that was not made"); });
     Ref<Event> event = make<Event>(std::move(context), created.get(), flags, true);
     created.release();  // the Event destroys it from here
     return event;

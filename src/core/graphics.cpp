@@ -93,8 +93,9 @@ auto registered(CUgraphicsResource resource, CUcontext context) noexcept {
 }  // namespace
 
 void GraphicsResource::UnmapUnadopted::operator()(CUgraphicsResource resource) const noexcept {
-    ScopedContext bind(context, ScopedContext::ReleasePath{"unmapping a graphics resource whose mapping was not made"});
-    release_reported("cuGraphicsUnmapResources", "unmapping a graphics resource whose mapping was not made",
+    const char *what = "unmapping a graphics resource whose mapping was not made";
+    ScopedContext bind(context, ScopedContext::ReleasePath{what});
+    release_reported("cuGraphicsUnmapResources", what,
                      [this, &resource](const driver::Table &api) {
                          return api.cuGraphicsUnmapResources ? api.cuGraphicsUnmapResources(1u, &resource, stream)
                                                              : CUDA_ERROR_NOT_INITIALIZED;
@@ -202,7 +203,8 @@ std::shared_ptr<GraphicsMapping> GraphicsResource::adopt_mapping(Mapped &mapped,
 }
 
 template <class Get>
-std::shared_ptr<GraphicsMapping> GraphicsResource::map_checked(Stream &stream, uint32_t hint, const char *how, Get get) {
+std::shared_ptr<GraphicsMapping> GraphicsResource::map_checked(Stream &stream, uint32_t hint, const char *how,
+                                                               Get get) {
     check_mappable(how);
     ScopedContext bind(context_->cu());
     set_map_hint(hint);

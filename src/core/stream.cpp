@@ -16,7 +16,8 @@ Ref<Stream> Stream::create(Ref<Context> context, uint32_t flags, int priority) {
         ScopedContext bind(context->cu());
         CUCORE_CALL(cuStreamCreateWithPriority, &raw, driver_flags, priority);
     }
-    auto created = own(raw, [](CUstream stream) noexcept { destroy_stream(stream, "destroying a stream that was not made"); });
+    auto created =
+        own(raw, [](CUstream unmade) noexcept { destroy_stream(unmade, "destroying a stream that was not made"); });
     Ref<Stream> stream = make<Stream>(std::move(context), created.get(), true);
     created.release();  // the Stream destroys it from here
     return stream;

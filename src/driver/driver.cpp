@@ -72,7 +72,8 @@ const State *detail::load_or_throw() {
     if (const State *s = active.load(std::memory_order_acquire)) return s;
     std::string why;
     if (!load_real(why)) throw Error(CUCORE_ERROR_NO_DRIVER, why);
-    if (!g_real_table.cuInit) throw Error(CUCORE_ERROR_NO_DRIVER, "the CUDA driver at " + g_loaded_from + " lacks cuInit");
+    if (!g_real_table.cuInit)
+        throw Error(CUCORE_ERROR_NO_DRIVER, "the CUDA driver at " + g_loaded_from + " lacks cuInit");
     // cuInit failures other than "no device" mean the driver is unusable; keep
     // trying on later calls (nothing is published) so the message stays exact.
     CUresult init = g_real_table.cuInit(0);
