@@ -24,7 +24,6 @@ void check_applies(bool set, const char *field, cucore_code_type_t type) {
                                      core::code_type_name(type) + " programs");
 }
 
-
 // A deep copy of `o` for a program of `type`, every field checked: switches, toggles, arrays, the arch's
 // spelling, and no option that the code type's compiler does not take.
 core::ProgramOptions read_program_options(const cucore_program_options_t &o, cucore_code_type_t type) {
