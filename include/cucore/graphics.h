@@ -6,7 +6,9 @@
  * A mapping is an object: mapping a buffer gives a cucore_buffer_t, mapping an
  * image gives a cucore_graphics_array_t. The mapped object holds the resource, and
  * its last release unmaps on the stream it was mapped on, so unregistration can
- * only follow the unmap whatever order things are released in.
+ * only follow the unmap whatever order things are released in. A mapped buffer is
+ * memory of no memory resource (cucore_buffer_memory_resource gives NULL, as for
+ * foreign memory): its release, not a resource, ends the mapping.
  *
  * The library never links GL: GL objects are passed by name (GLuint) and target
  * (GLenum) as unsigned integers. A GL context must be current on the calling
@@ -100,9 +102,10 @@ CUCORE_API cucore_status_t cucore_graphics_resource_release(cucore_graphics_reso
 /* ---- Mapping ------------------------------------------------------------------ */
 
 /* Maps a registered GL buffer on `stream` and returns its memory as a buffer (+1
- * reference). The buffer (and its views) hold the mapping and the resource: the
- * last of them released unmaps on `stream` (or on the buffer's deallocation stream
- * if it was changed), then the resource may unregister. `hint`:
+ * reference) of no memory resource (cucore_buffer_memory_resource gives NULL). The
+ * buffer (and its views) hold the mapping and the resource: the last of them
+ * released unmaps on `stream` (or on the buffer's deallocation stream if it was
+ * changed), then the resource may unregister. `hint`:
  * cucore_graphics_map_hint_t. One mapping at a time.
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, unknown hint),
  * INVALID_STATE (already mapped, closed, an image: use map_array), CUDA. */

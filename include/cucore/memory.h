@@ -30,10 +30,13 @@ typedef enum cucore_memory_resource_kind {
     /* A resource whose allocate/deallocate are the user's callbacks. */
     CUCORE_MEMORY_RESOURCE_USER = 6,
     /* A pool imported from another process (cucore_ipc_import_memory_resource): it maps buffers
-     * that process exports and cannot allocate. */
+     * that process exports (cucore_ipc_import_buffer) and cannot allocate. It is the resource of the
+     * buffers imported into it, which hold it; each buffer's memory is unmapped by the buffer's own
+     * release (cuMemFreeAsync on its deallocation stream), not by the pool. */
     CUCORE_MEMORY_RESOURCE_IMPORTED = 7,
-    /* The mapping of a graphics resource (cucore_graphics_resource_map): it owns the one
-     * mapped range, whose release unmaps it, and cannot allocate. */
+    /* No longer produced; kept so that the values stay stable. A mapped graphics buffer
+     * (cucore_graphics_resource_map) is memory of no memory resource: cucore_buffer_memory_resource
+     * gives NULL for it, as for foreign memory, and its release unmaps it. */
     CUCORE_MEMORY_RESOURCE_GRAPHICS = 8,
     CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32 = 0x7fffffff
 } cucore_memory_resource_kind_t;
@@ -454,8 +457,12 @@ CUCORE_API cucore_status_t cucore_buffer_address(const cucore_buffer_t *buffer, 
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
 CUCORE_API cucore_status_t cucore_buffer_device_id(const cucore_buffer_t *buffer, int *device_id);
 
-/* The resource the buffer came from (+1 reference; for a view, its parent's),
- * or NULL for foreign memory. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
+/* The resource the buffer came from (+1 reference; for a view, its parent's), or
+ * NULL for memory of no resource: foreign memory (cucore_buffer_from_handle,
+ * DLPack imports) and mapped graphics buffers (cucore_graphics_resource_map),
+ * which their release gives back to their owner or unmaps. A buffer imported
+ * from another process gives its imported pool (kind IMPORTED).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
 CUCORE_API cucore_status_t cucore_buffer_memory_resource(const cucore_buffer_t *buffer,
                                                          cucore_memory_resource_t **resource);
 
@@ -465,8 +472,9 @@ CUCORE_API cucore_status_t cucore_buffer_memory_resource(const cucore_buffer_t *
 CUCORE_API cucore_status_t cucore_buffer_accessibility(const cucore_buffer_t *buffer, int *device_accessible,
                                                        int *host_accessible, int *managed);
 
-/* The stream the memory will be freed on (+1 reference), or NULL for
- * synchronous and foreign memory and closed buffers.
+/* The stream the memory will be freed (or, for a mapped graphics buffer or an
+ * imported one, unmapped) on (+1 reference), or NULL for synchronous and foreign
+ * memory and closed buffers.
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
 CUCORE_API cucore_status_t cucore_buffer_deallocation_stream(const cucore_buffer_t *buffer,
                                                              cucore_stream_t **stream);

@@ -1,8 +1,14 @@
 // Helpers for the extern "C" layer: argument checks, handle resolution, and the
 // catch-all that turns core::Error into a status and the thread's last error.
 // No CUDA logic lives in src/capi.
+//
+// This layer validates every argument and every field of the C ABI's structs
+// that can be judged from the call's own values (see docs/architecture.md,
+// "Where arguments are validated"); the validators at the end of this file are
+// the one set every capability uses. Core judges values against its objects.
 #pragma once
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -173,14 +179,25 @@ inline uint8_t *out_bytes(uint8_t *bytes, size_t size, const char *argument) {
     return bytes;
 }
 
+// ---- Validators: each failure is INVALID_ARGUMENT naming the argument or field ("options.debug") ----
+
 // A reserved field, which must be 0.
 inline void require_zero(uint32_t value, const char *argument) {
     if (value != 0) core::throw_invalid_argument(std::string("argument '") + argument + "' must be 0");
 }
 
-// A 0/1 switch.
-inline void check_switch(uint32_t value, const char *argument) {
+// A 0/1 switch; returns it.
+inline uint32_t check_switch(uint32_t value, const char *argument) {
     if (value > 1) core::throw_invalid_argument(std::string("argument '") + argument + "' must be 0 or 1");
+    return value;
+}
+
+// A cucore_toggle_t (DEFAULT, ON or OFF); returns it.
+inline cucore_toggle_t check_toggle(cucore_toggle_t value, const char *argument) {
+    if (value != CUCORE_TOGGLE_DEFAULT && value != CUCORE_TOGGLE_ON && value != CUCORE_TOGGLE_OFF)
+        core::throw_invalid_argument(std::string("argument '") + argument +
+                                     "' must be CUCORE_TOGGLE_DEFAULT, CUCORE_TOGGLE_ON or CUCORE_TOGGLE_OFF");
+    return value;
 }
 
 // Rejects flag bits outside `known`.
@@ -188,6 +205,91 @@ inline void check_flags(uint32_t flags, uint32_t known, const char *argument) {
     if (flags & ~known)
         core::throw_invalid_argument(std::string("argument '") + argument + "' has unknown flag bits 0x" +
                                      [](uint32_t v) { char b[16]; std::snprintf(b, sizeof b, "%x", v); return std::string(b); }(flags & ~known));
+}
+
+// The strings of a (pointer, count) argument: the array may be NULL only with a
+// count of 0, and no string in it may be NULL ("<argument>[i]" is named).
+inline std::vector<std::string> string_list(const char *const *array, size_t count, const char *argument) {
+    if (count && !array)
+        core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL with a count of " +
+                                     std::to_string(count));
+    std::vector<std::string> result;
+    result.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+        if (!array[i])
+            core::throw_invalid_argument(std::string("argument '") + argument + "[" + std::to_string(i) + "]' is NULL");
+        result.emplace_back(array[i]);
+    }
+    return result;
+}
+
+// A location (cucore_location_t): a known type, and an id >= 0 where the type has one (device, NUMA node).
+inline void check_location(cucore_location_t location, const char *argument) {
+    switch (location.type) {
+        case CUCORE_LOCATION_DEVICE:
+            if (location.id < 0)
+                core::throw_invalid_argument(std::string("argument '") + argument + "' names device " +
+                                             std::to_string(location.id));
+            return;
+        case CUCORE_LOCATION_HOST_NUMA:
+            if (location.id < 0)
+                core::throw_invalid_argument(std::string("argument '") + argument + "' names NUMA node " +
+                                             std::to_string(location.id));
+            return;
+        case CUCORE_LOCATION_HOST:
+        case CUCORE_LOCATION_HOST_NUMA_CURRENT: return;
+        default:
+            core::throw_invalid_argument(std::string("argument '") + argument + "' has an unknown location type (" +
+                                         std::to_string(static_cast<int>(location.type)) + ")");
+    }
+}
+
+// An access (cucore_access_t): NONE, READ or READ_WRITE.
+inline void check_access(cucore_access_t access, const char *argument) {
+    if (access != CUCORE_ACCESS_NONE && access != CUCORE_ACCESS_READ && access != CUCORE_ACCESS_READ_WRITE)
+        core::throw_invalid_argument(std::string("argument '") + argument + "' is unknown (" +
+                                     std::to_string(static_cast<int>(access)) + ")");
+}
+
+// The numbers of a (pointer, count) argument: the array may be NULL only with a count of 0.
+inline std::vector<uint32_t> number_list(const uint32_t *array, size_t count, const char *argument) {
+    if (count && !array)
+        core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL with a count of " +
+                                     std::to_string(count));
+    return std::vector<uint32_t>(array, array + count);
+}
+
+// A GPU architecture: "sm_90", "sm_90a", "compute_90" as given; "90" / "90a" become "sm_90" / "sm_90a".
+inline std::string check_arch(const char *arch, const char *argument) {
+    const std::string text = arch;
+    std::string digits = text;
+    std::string prefix = "sm_";
+    if (text.rfind("sm_", 0) == 0) {
+        digits = text.substr(3);
+    } else if (text.rfind("compute_", 0) == 0) {
+        prefix = "compute_";
+        digits = text.substr(8);
+    }
+    size_t i = 0;
+    while (i < digits.size() && std::isdigit(static_cast<unsigned char>(digits[i]))) ++i;
+    const bool suffix_ok = i == digits.size() || (i + 1 == digits.size() && (digits[i] == 'a' || digits[i] == 'f'));
+    if (i < 2 || i > 3 || !suffix_ok)
+        core::throw_invalid_argument(std::string("argument '") + argument + "' (\"" + text +
+                                     "\") is not an architecture such as \"sm_90\", \"compute_90\" or \"90\"");
+    return prefix + digits;
+}
+
+// The flags of an event's options (cucore_event_create*, cucore_stream_record): known bits, and not
+// INTERPROCESS with TIMING (the driver shares only events without timing).
+inline uint32_t read_event_flags(const cucore_event_options_t *options) {
+    constexpr cucore_event_options_t defaults = CUCORE_EVENT_OPTIONS_INIT;
+    const cucore_event_options_t resolved = read_options(options, defaults, "options");
+    check_flags(resolved.flags, CUCORE_EVENT_TIMING | CUCORE_EVENT_BLOCKING_SYNC | CUCORE_EVENT_INTERPROCESS,
+                "options.flags");
+    if ((resolved.flags & CUCORE_EVENT_INTERPROCESS) && (resolved.flags & CUCORE_EVENT_TIMING))
+        core::throw_invalid_argument("argument 'options.flags' combines CUCORE_EVENT_INTERPROCESS with "
+                                     "CUCORE_EVENT_TIMING; the driver shares only events without timing");
+    return resolved.flags;
 }
 
 }  // namespace cucore::capi

@@ -3,18 +3,6 @@
 
 using namespace cucore;
 
-namespace {
-constexpr cucore_event_options_t kEventDefaults = CUCORE_EVENT_OPTIONS_INIT;
-constexpr uint32_t kKnownEventFlags = CUCORE_EVENT_TIMING | CUCORE_EVENT_BLOCKING_SYNC | CUCORE_EVENT_INTERPROCESS;
-
-uint32_t event_flags(const cucore_event_options_t *options) {
-    cucore_event_options_t resolved = capi::read_options(options, kEventDefaults, "options");
-    capi::check_flags(resolved.flags, kKnownEventFlags, "options.flags");
-    core::check_event_flags(resolved.flags);  // before the primary context is retained
-    return resolved.flags;
-}
-}  // namespace
-
 extern "C" {
 
 cucore_status_t cucore_event_create(cucore_device_t *device, const cucore_event_options_t *options,
@@ -22,7 +10,7 @@ cucore_status_t cucore_event_create(cucore_device_t *device, const cucore_event_
     return capi::guarded(__func__, [&] {
         cucore_event_t *&result = capi::out(event, "event");
         core::Device &object = capi::get(device, "device");
-        uint32_t flags = event_flags(options);
+        uint32_t flags = capi::read_event_flags(options);  // before the primary context is retained
         result = capi::give<cucore_event_t>(core::Event::create(object.primary_context(), flags));
     });
 }
@@ -32,7 +20,7 @@ cucore_status_t cucore_event_create_in_context(cucore_context_t *context, const 
     return capi::guarded(__func__, [&] {
         cucore_event_t *&result = capi::out(event, "event");
         core::Context &object = capi::get(context, "context");
-        uint32_t flags = event_flags(options);
+        uint32_t flags = capi::read_event_flags(options);  // before the primary context is retained
         result = capi::give<cucore_event_t>(core::Event::create(core::Ref<core::Context>(&object), flags));
     });
 }

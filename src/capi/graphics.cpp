@@ -10,6 +10,24 @@ namespace {
 constexpr uint32_t kRegisterFlags = CUCORE_GRAPHICS_REGISTER_READ_ONLY | CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD |
                                     CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE |
                                     CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER;
+
+// Registration flags: known bits, and the combinations the driver takes (images may use all bits).
+void check_register_flags(uint32_t flags, bool is_image) {
+    capi::check_flags(flags, kRegisterFlags, "flags");
+    if ((flags & CUCORE_GRAPHICS_REGISTER_READ_ONLY) && (flags & CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD))
+        core::throw_invalid_argument("argument 'flags' combines READ_ONLY with WRITE_DISCARD");
+    if (!is_image &&
+        (flags & (CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE | CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER)))
+        core::throw_invalid_argument("argument 'flags' has SURFACE_LOAD_STORE or TEXTURE_GATHER, which apply to GL "
+                                     "images only, not to GL buffers");
+}
+
+// A map hint (cucore_graphics_map_hint_t).
+void check_map_hint(uint32_t hint) {
+    if (hint > CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD)
+        core::throw_invalid_argument("argument 'hint' is " + std::to_string(hint) +
+                                     "; it must be a cucore_graphics_map_hint_t (NONE, READ_ONLY or WRITE_DISCARD)");
+}
 }  // namespace
 
 extern "C" {
@@ -19,7 +37,7 @@ cucore_status_t cucore_graphics_resource_from_gl_buffer(cucore_device_t *device,
     return capi::guarded(__func__, [&] {
         cucore_graphics_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
-        capi::check_flags(flags, kRegisterFlags, "flags");
+        check_register_flags(flags, false);
         result = capi::give<cucore_graphics_resource_t>(core::GraphicsResource::from_gl_buffer(object, gl_name, flags));
     });
 }
@@ -29,7 +47,7 @@ cucore_status_t cucore_graphics_resource_from_gl_image(cucore_device_t *device, 
     return capi::guarded(__func__, [&] {
         cucore_graphics_resource_t *&result = capi::out(resource, "resource");
         core::Device &object = capi::get(device, "device");
-        capi::check_flags(flags, kRegisterFlags, "flags");
+        check_register_flags(flags, true);
         result = capi::give<cucore_graphics_resource_t>(
             core::GraphicsResource::from_gl_image(object, gl_name, gl_target, flags));
     });
@@ -42,7 +60,9 @@ cucore_status_t cucore_graphics_resource_map(cucore_graphics_resource_t *resourc
     return capi::guarded(__func__, [&] {
         cucore_buffer_t *&result = capi::out(buffer, "buffer");
         core::GraphicsResource &object = capi::get(resource, "resource");
-        result = capi::give<cucore_buffer_t>(object.map(capi::get(stream, "stream"), hint));
+        core::Stream &on = capi::get(stream, "stream");
+        check_map_hint(hint);
+        result = capi::give<cucore_buffer_t>(object.map(on, hint));
     });
 }
 
@@ -73,8 +93,9 @@ cucore_status_t cucore_graphics_resource_map_array(cucore_graphics_resource_t *r
     return capi::guarded(__func__, [&] {
         cucore_graphics_array_t *&result = capi::out(array, "array");
         core::GraphicsResource &object = capi::get(resource, "resource");
-        result = capi::give<cucore_graphics_array_t>(
-            object.map_array(capi::get(stream, "stream"), hint, array_index, mip_level));
+        core::Stream &on = capi::get(stream, "stream");
+        check_map_hint(hint);
+        result = capi::give<cucore_graphics_array_t>(object.map_array(on, hint, array_index, mip_level));
     });
 }
 
@@ -84,7 +105,9 @@ cucore_status_t cucore_graphics_resource_map_mipmapped_array(cucore_graphics_res
     return capi::guarded(__func__, [&] {
         cucore_graphics_array_t *&result = capi::out(array, "array");
         core::GraphicsResource &object = capi::get(resource, "resource");
-        result = capi::give<cucore_graphics_array_t>(object.map_mipmapped_array(capi::get(stream, "stream"), hint));
+        core::Stream &on = capi::get(stream, "stream");
+        check_map_hint(hint);
+        result = capi::give<cucore_graphics_array_t>(object.map_mipmapped_array(on, hint));
     });
 }
 
@@ -146,6 +169,7 @@ cucore_status_t cucore_graphics_array_copy_from_host(cucore_graphics_array_t *ar
                                                      cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         core::GraphicsArray &object = capi::get(array, "array");
+        capi::require(src, "src");
         object.copy_from_host(src, size, capi::get(stream, "stream"));
     });
 }
@@ -154,6 +178,7 @@ cucore_status_t cucore_graphics_array_copy_to_host(cucore_graphics_array_t *arra
                                                    cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         core::GraphicsArray &object = capi::get(array, "array");
+        capi::require(dst, "dst");
         object.copy_to_host(dst, size, capi::get(stream, "stream"));
     });
 }
@@ -177,6 +202,11 @@ cucore_status_t cucore_graphics_array_copy_to_buffer(cucore_graphics_array_t *ar
 cucore_status_t cucore_gl_get_devices(uint32_t device_list, int *ordinals, uint32_t capacity, uint32_t *count) {
     return capi::guarded(__func__, [&] {
         uint32_t &result = capi::out(count, "count");
+        if (device_list < CUCORE_GL_DEVICES_ALL || device_list > CUCORE_GL_DEVICES_NEXT_FRAME)
+            core::throw_invalid_argument("argument 'device_list' is " + std::to_string(device_list) +
+                                         "; it must be a cucore_gl_device_list_t (ALL, CURRENT_FRAME or NEXT_FRAME)");
+        if (!ordinals && capacity > 0)
+            core::throw_invalid_argument("argument 'ordinals' is NULL but 'capacity' is not 0");
         result = core::gl_devices(device_list, ordinals, capacity);
     });
 }

@@ -3,6 +3,14 @@
 
 using namespace cucore;
 
+namespace {
+void check_kernel_attribute(cucore_kernel_attribute_t attribute) {
+    if (attribute <= CUCORE_KERNEL_ATTRIBUTE_UNSET || attribute >= CUCORE_KERNEL_ATTRIBUTE_COUNT)
+        core::throw_invalid_argument("argument 'attribute' is not a known kernel attribute (" +
+                                     std::to_string(static_cast<int>(attribute)) + ")");
+}
+}  // namespace
+
 extern "C" {
 
 cucore_status_t cucore_kernel_from_handle(void *cu_kernel, cucore_release_fn on_release, void *user_data,
@@ -39,7 +47,9 @@ cucore_status_t cucore_kernel_attribute(cucore_kernel_t *kernel, cucore_device_t
     return capi::guarded(__func__, [&] {
         int &result = capi::out(value, "value");
         core::Kernel &object = capi::get(kernel, "kernel");
-        result = object.attribute(capi::get(device, "device"), attribute);
+        core::Device &on = capi::get(device, "device");
+        check_kernel_attribute(attribute);
+        result = object.attribute(on, attribute);
     });
 }
 
@@ -47,7 +57,9 @@ cucore_status_t cucore_kernel_set_attribute(cucore_kernel_t *kernel, cucore_devi
                                             cucore_kernel_attribute_t attribute, int value) {
     return capi::guarded(__func__, [&] {
         core::Kernel &object = capi::get(kernel, "kernel");
-        object.set_attribute(capi::get(device, "device"), attribute, value);
+        core::Device &on = capi::get(device, "device");
+        check_kernel_attribute(attribute);
+        object.set_attribute(on, attribute, value);
     });
 }
 

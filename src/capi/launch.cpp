@@ -17,6 +17,23 @@ const cucore_launch_config_t &required_config(const cucore_launch_config_t *conf
     capi::require(config, "config");
     return *config;
 }
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_null_arrays(const void *const *args) {
+    core::throw_invalid_argument(std::string("argument '") + (args ? "arg_sizes" : "args") +
+                                 "' is NULL with a non-zero arg_count");
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_null_arg(size_t index) {
+    core::throw_invalid_argument("argument 'args[" + std::to_string(index) + "]' is NULL");
+}
+
+// The argument arrays of a launch: both given with a count, no argument pointer NULL.
+inline void check_args(const void *const *args, const size_t *arg_sizes, size_t arg_count) {
+    if (arg_count == 0) return;
+    if (__builtin_expect(!args || !arg_sizes, 0)) throw_null_arrays(args);
+    for (size_t i = 0; i < arg_count; ++i)
+        if (__builtin_expect(args[i] == nullptr, 0)) throw_null_arg(i);
+}
 }  // namespace
 
 extern "C" {
@@ -35,7 +52,9 @@ cucore_status_t cucore_launch(cucore_stream_t *stream, const cucore_launch_confi
     return capi::guarded(__func__, [&] {
         core::Stream &target = capi::get(stream, "stream");
         core::Kernel &object = capi::get(kernel, "kernel");
-        core::launch(target, read_config(config), object, args, arg_sizes, arg_count);
+        const cucore_launch_config_t resolved = read_config(config);
+        check_args(args, arg_sizes, arg_count);
+        core::launch(target, resolved, object, args, arg_sizes, arg_count);
     });
 }
 

@@ -6,6 +6,35 @@ using namespace cucore;
 
 namespace {
 constexpr cucore_linker_options_t kLinkerDefaults = CUCORE_LINKER_OPTIONS_INIT;
+
+// A deep copy of `o`, every field checked (switches, toggles, optimisation level, backend, arrays, arch).
+core::LinkerOptions read_linker_options(const cucore_linker_options_t &o) {
+    core::LinkerOptions l;
+    if (o.name) l.name = o.name;
+    if (o.arch) l.arch = capi::check_arch(o.arch, "options.arch");
+    if (o.backend != CUCORE_BACKEND_DEFAULT && o.backend != CUCORE_BACKEND_NVJITLINK &&
+        o.backend != CUCORE_BACKEND_DRIVER)
+        core::throw_invalid_argument("argument 'options.backend' must be CUCORE_BACKEND_DEFAULT, "
+                                     "CUCORE_BACKEND_NVJITLINK or CUCORE_BACKEND_DRIVER");
+    l.backend = o.backend;
+    l.max_register_count = o.max_register_count;
+    if (o.optimization_level > CUCORE_OPTIMIZATION_LEVEL(3))
+        core::throw_invalid_argument(
+            "argument 'options.optimization_level' must be 0 or CUCORE_OPTIMIZATION_LEVEL(0..3)");
+    l.optimization_level = o.optimization_level;
+    l.debug = capi::check_switch(o.debug, "options.debug");
+    l.lineinfo = capi::check_switch(o.lineinfo, "options.lineinfo");
+    l.link_time_optimization = capi::check_switch(o.link_time_optimization, "options.link_time_optimization");
+    l.verbose = capi::check_switch(o.verbose, "options.verbose");
+    l.ftz = capi::check_toggle(o.ftz, "options.ftz");
+    l.prec_div = capi::check_toggle(o.prec_div, "options.prec_div");
+    l.prec_sqrt = capi::check_toggle(o.prec_sqrt, "options.prec_sqrt");
+    l.fma = capi::check_toggle(o.fma, "options.fma");
+    l.ptxas_options = capi::string_list(o.ptxas_options, o.ptxas_option_count, "options.ptxas_options");
+    l.extra_options = capi::string_list(o.extra_options, o.extra_option_count, "options.extra_options");
+    return l;
+}
+
 }  // namespace
 
 extern "C" {
@@ -18,7 +47,7 @@ cucore_status_t cucore_linker_create(cucore_object_code_t *const *inputs, size_t
         if (input_count == 0) core::throw_invalid_argument("argument 'input_count' is 0: a linker needs at least one input");
         std::vector<core::Ref<core::ObjectCode>> codes;
         for (core::ObjectCode *code : capi::get_all(inputs, input_count, "inputs")) codes.emplace_back(code);
-        core::LinkerOptions parsed = core::read_linker_options(capi::read_options(options, kLinkerDefaults, "options"));
+        core::LinkerOptions parsed = read_linker_options(capi::read_options(options, kLinkerDefaults, "options"));
         result = capi::give<cucore_linker_t>(core::Linker::create(std::move(codes), std::move(parsed)));
     });
 }
@@ -29,7 +58,10 @@ cucore_status_t cucore_linker_link(cucore_linker_t *linker, cucore_code_type_t t
                                    cucore_object_code_t **object_code) {
     return capi::guarded(__func__, [&] {
         cucore_object_code_t *&result = capi::out(object_code, "object_code");
-        result = capi::give<cucore_object_code_t>(capi::get(linker, "linker").link(target));
+        core::Linker &object = capi::get(linker, "linker");
+        if (target != CUCORE_CODE_CUBIN && target != CUCORE_CODE_PTX)
+            core::throw_invalid_argument("argument 'target' must be CUCORE_CODE_CUBIN or CUCORE_CODE_PTX");
+        result = capi::give<cucore_object_code_t>(object.link(target));
     });
 }
 

@@ -21,6 +21,26 @@ constexpr cucore_memory_resource_callbacks_t kCallbackDefaults = {
     0, 0};
 constexpr cucore_copy_3d_t kCopyDefaults = CUCORE_COPY_3D_INIT;
 
+// A pool attribute, and for a set the value it may take: the current usage is read-only, a high-water
+// mark is reset with 0, a reuse flag is 0 or 1.
+void check_pool_attribute(cucore_pool_attribute_t attribute, const uint64_t *set_to) {
+    if (attribute < CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
+        attribute > CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH)
+        core::throw_invalid_argument("argument 'attribute' is not a pool attribute (" +
+                                     std::to_string(static_cast<int>(attribute)) + ")");
+    if (!set_to) return;
+    const uint64_t value = *set_to;
+    if (attribute == CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT || attribute == CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT)
+        core::throw_invalid_argument("argument 'attribute' is read-only (" +
+                                     std::to_string(static_cast<int>(attribute)) + ")");
+    const bool resettable =
+        attribute == CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_HIGH || attribute == CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH;
+    if (resettable && value != 0)
+        core::throw_invalid_argument("a high-water mark can only be reset to 0, not set to " + std::to_string(value));
+    if (core::is_pool_flag(attribute) && value > 1)
+        core::throw_invalid_argument("argument 'value' must be 0 or 1 for a reuse flag, not " + std::to_string(value));
+}
+
 // One side of a strided copy: exactly one of buffer and host.
 core::CopySide copy_side(const cucore_memory_region_t &region, const char *buffer_argument, const char *side) {
     if ((region.buffer == nullptr) == (region.host == nullptr))
@@ -75,6 +95,9 @@ cucore_status_t cucore_pinned_memory_resource_create(cucore_device_t *device,
         cucore_pinned_memory_resource_options_t resolved = capi::read_options(options, kPinnedDefaults, "options");
         capi::check_switch(resolved.ipc_enabled, "options.ipc_enabled");
         capi::check_switch(resolved.use_numa_id, "options.use_numa_id");
+        if (resolved.use_numa_id && resolved.numa_id < 0)
+            core::throw_invalid_argument("argument 'options.numa_id' is " + std::to_string(resolved.numa_id) +
+                                         "; with use_numa_id it must be a NUMA node (>= 0)");
         const std::optional<int> numa_id =
             resolved.use_numa_id ? std::optional<int>(resolved.numa_id) : std::nullopt;  // numa_id unread without it
         result = capi::give<cucore_memory_resource_t>(core::PoolResource::pinned_pool(
@@ -90,6 +113,14 @@ cucore_status_t cucore_managed_memory_resource_create(cucore_device_t *device,
         core::Device &object = capi::get(device, "device");
         cucore_managed_memory_resource_options_t resolved = capi::read_options(options, kManagedDefaults, "options");
         capi::check_switch(resolved.use_pool, "options.use_pool");
+        if (!resolved.use_pool && (resolved.max_size || resolved.release_threshold))
+            core::throw_invalid_argument("options 'max_size' and 'release_threshold' apply to managed pools only "
+                                         "(options.use_pool = 1)");
+        if (resolved.preferred_location.type != CUCORE_LOCATION_NONE) {  // NONE: no preferred location
+            if (resolved.preferred_location.type == CUCORE_LOCATION_HOST_NUMA_CURRENT)
+                core::throw_invalid_argument("argument 'options.preferred_location' cannot be the current NUMA node");
+            capi::check_location(resolved.preferred_location, "options.preferred_location");
+        }
         result = capi::give<cucore_memory_resource_t>(core::make_managed_resource(object, resolved));
     });
 }
@@ -103,6 +134,23 @@ cucore_status_t cucore_virtual_memory_resource_create(cucore_device_t *device,
         cucore_virtual_memory_resource_options_t resolved = capi::read_options(options, kVirtualDefaults, "options");
         capi::require_zero(resolved.reserved0, "options.reserved0");
         capi::require_zero(resolved.reserved1, "options.reserved1");
+        capi::check_switch(resolved.minimum_granularity, "options.minimum_granularity");
+        capi::check_switch(resolved.posix_fd_shareable, "options.posix_fd_shareable");
+        if (resolved.self_access != CUCORE_ACCESS_NONE && resolved.self_access != CUCORE_ACCESS_READ &&
+            resolved.self_access != CUCORE_ACCESS_READ_WRITE)
+            core::throw_invalid_argument("argument 'options.self_access' must be NONE (the default: READ_WRITE), "
+                                         "READ or READ_WRITE");
+        switch (resolved.location_type) {
+            case CUCORE_LOCATION_NONE:  // the default: the resource's device
+            case CUCORE_LOCATION_DEVICE:
+            case CUCORE_LOCATION_HOST: break;
+            case CUCORE_LOCATION_HOST_NUMA:
+                capi::check_location({resolved.location_type, resolved.location_id}, "options.location");
+                break;
+            default:
+                core::throw_invalid_argument("argument 'options.location_type' must be NONE (the default: DEVICE), "
+                                             "DEVICE, HOST or HOST_NUMA");
+        }
         result = capi::give<cucore_memory_resource_t>(core::VirtualResource::create(object, resolved));
     });
 }
@@ -114,6 +162,14 @@ cucore_status_t cucore_user_memory_resource_create(const cucore_memory_resource_
         capi::require(callbacks, "callbacks");
         cucore_memory_resource_callbacks_t resolved = capi::read_options(callbacks, kCallbackDefaults, "callbacks");
         capi::require_zero(resolved.reserved0, "callbacks.reserved0");
+        capi::require(resolved.allocate, "callbacks.allocate");
+        capi::require(resolved.deallocate, "callbacks.deallocate");
+        if (resolved.device_id < -1)
+            core::throw_invalid_argument("argument 'callbacks.device_id' is " + std::to_string(resolved.device_id) +
+                                         "; it must be a device ordinal or -1 (host memory)");
+        capi::check_switch(resolved.device_accessible, "callbacks.device_accessible");
+        capi::check_switch(resolved.host_accessible, "callbacks.host_accessible");
+        capi::check_switch(resolved.managed, "callbacks.managed");
         result = capi::give<cucore_memory_resource_t>(core::UserResource::create(resolved));
     });
 }
@@ -206,14 +262,19 @@ cucore_status_t cucore_memory_resource_pool_attribute(const cucore_memory_resour
                                                       cucore_pool_attribute_t attribute, uint64_t *value) {
     return capi::guarded(__func__, [&] {
         uint64_t &result = capi::out(value, "value");
-        result = capi::get(resource, "resource").pool_attribute(attribute);
+        const core::MemoryResource &object = capi::get(resource, "resource");
+        check_pool_attribute(attribute, nullptr);
+        result = object.pool_attribute(attribute);
     });
 }
 
 cucore_status_t cucore_memory_resource_set_pool_attribute(cucore_memory_resource_t *resource,
                                                           cucore_pool_attribute_t attribute, uint64_t value) {
-    return capi::guarded(__func__,
-                         [&] { capi::get(resource, "resource").set_pool_attribute(attribute, value); });
+    return capi::guarded(__func__, [&] {
+        core::MemoryResource &object = capi::get(resource, "resource");
+        check_pool_attribute(attribute, &value);
+        object.set_pool_attribute(attribute, value);
+    });
 }
 
 cucore_status_t cucore_memory_resource_trim(cucore_memory_resource_t *resource, uint64_t min_bytes_to_keep) {
@@ -224,7 +285,9 @@ cucore_status_t cucore_memory_resource_set_peer_access(cucore_memory_resource_t 
                                                        cucore_access_t access) {
     return capi::guarded(__func__, [&] {
         core::MemoryResource &object = capi::get(resource, "resource");
-        object.set_peer_access(capi::get(peer, "peer"), access);
+        core::Device &device = capi::get(peer, "peer");
+        capi::check_access(access, "access");
+        object.set_peer_access(device, access);
     });
 }
 
@@ -336,7 +399,9 @@ cucore_status_t cucore_buffer_copy_from_host(cucore_buffer_t *buffer, uint64_t o
                                              cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         core::Buffer &object = capi::get(buffer, "buffer");
-        object.copy_from_host(offset, src, size, capi::get(stream, "stream"));
+        core::Stream &on = capi::get(stream, "stream");
+        if (size) capi::require(src, "src");
+        object.copy_from_host(offset, src, size, on);
     });
 }
 
@@ -344,7 +409,9 @@ cucore_status_t cucore_buffer_copy_to_host(cucore_buffer_t *buffer, uint64_t off
                                            cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         core::Buffer &object = capi::get(buffer, "buffer");
-        object.copy_to_host(offset, dst, size, capi::get(stream, "stream"));
+        core::Stream &on = capi::get(stream, "stream");
+        if (size) capi::require(dst, "dst");
+        object.copy_to_host(offset, dst, size, on);
     });
 }
 
@@ -370,7 +437,14 @@ cucore_status_t cucore_copy_3d(const cucore_copy_3d_t *copy, cucore_stream_t *st
 
 cucore_status_t cucore_buffer_advise(cucore_buffer_t *buffer, cucore_memory_advice_t advice,
                                      cucore_location_t location) {
-    return capi::guarded(__func__, [&] { capi::get(buffer, "buffer").advise(advice, location); });
+    return capi::guarded(__func__, [&] {
+        core::Buffer &object = capi::get(buffer, "buffer");
+        if (advice < CUCORE_ADVICE_SET_READ_MOSTLY || advice > CUCORE_ADVICE_UNSET_ACCESSED_BY)
+            core::throw_invalid_argument("argument 'advice' is unknown (" + std::to_string(static_cast<int>(advice)) +
+                                         ")");
+        if (core::advice_takes_location(advice)) capi::check_location(location, "location");
+        object.advise(advice, location);
+    });
 }
 
 cucore_status_t cucore_buffer_advice(const cucore_buffer_t *buffer, int *read_mostly,
@@ -386,7 +460,12 @@ cucore_status_t cucore_buffer_is_accessed_by(const cucore_buffer_t *buffer, cuco
                                              int *accessed_by) {
     return capi::guarded(__func__, [&] {
         int &result = capi::out(accessed_by, "accessed_by");
-        result = capi::get(buffer, "buffer").is_accessed_by(location) ? 1 : 0;
+        const core::Buffer &object = capi::get(buffer, "buffer");
+        if (location.type != CUCORE_LOCATION_DEVICE && location.type != CUCORE_LOCATION_HOST)
+            core::throw_invalid_argument(
+                "argument 'location' must be a device or the host: accessed-by is kept per processor");
+        capi::check_location(location, "location");
+        result = object.is_accessed_by(location) ? 1 : 0;
     });
 }
 
@@ -400,7 +479,9 @@ cucore_status_t cucore_buffer_last_prefetch_location(const cucore_buffer_t *buff
 cucore_status_t cucore_buffer_prefetch(cucore_buffer_t *buffer, cucore_location_t location, cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         core::Buffer &object = capi::get(buffer, "buffer");
-        object.prefetch(location, capi::get(stream, "stream"));
+        core::Stream &on = capi::get(stream, "stream");
+        capi::check_location(location, "location");
+        object.prefetch(location, on);
     });
 }
 
@@ -408,7 +489,9 @@ cucore_status_t cucore_buffer_discard(cucore_buffer_t *buffer, const cucore_loca
                                       cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         core::Buffer &object = capi::get(buffer, "buffer");
-        object.discard(prefetch_location, capi::get(stream, "stream"));
+        core::Stream &on = capi::get(stream, "stream");
+        if (prefetch_location) capi::check_location(*prefetch_location, "prefetch_location");
+        object.discard(prefetch_location, on);
     });
 }
 

@@ -1,11 +1,105 @@
 // C ABI: programs.
 #include "capi/capi.hpp"
 #include "capi/text_out.hpp"
+#include "core/program_options.hpp"
 
 using namespace cucore;
 
 namespace {
 constexpr cucore_program_options_t kProgramDefaults = CUCORE_PROGRAM_OPTIONS_INIT;
+
+// Which options each compiler takes besides name, arch and extra_options.
+bool applies(const char *field, cucore_code_type_t type) {
+    if (type == CUCORE_CODE_CXX) return true;
+    const std::string f = field;
+    if (f == "debug" || f == "lineinfo" || f == "ftz" || f == "prec_sqrt" || f == "prec_div" || f == "fma")
+        return true;
+    if (type == CUCORE_CODE_PTX) return f == "max_register_count" || f == "ptxas_options";
+    return f == "device_code_optimize" || f == "link_time_optimization";  // NVVM
+}
+
+void check_applies(bool set, const char *field, cucore_code_type_t type) {
+    if (set && !applies(field, type))
+        core::throw_invalid_argument(std::string("argument 'options.") + field + "' does not apply to " +
+                                     core::code_type_name(type) + " programs");
+}
+
+// A deep copy of `o` for a program of `type`, every field checked: switches, toggles, arrays, the arch's
+// spelling, and no option that the code type's compiler does not take.
+core::ProgramOptions read_program_options(const cucore_program_options_t &o, cucore_code_type_t type) {
+    core::ProgramOptions p;
+    if (o.name) p.name = o.name;
+    if (o.arch) p.arch = capi::check_arch(o.arch, "options.arch");
+    if (o.std) p.std = o.std;
+    p.defines = capi::string_list(o.defines, o.define_count, "options.defines");
+    p.undefines = capi::string_list(o.undefines, o.undefine_count, "options.undefines");
+    p.include_paths = capi::string_list(o.include_paths, o.include_path_count, "options.include_paths");
+    p.pre_includes = capi::string_list(o.pre_includes, o.pre_include_count, "options.pre_includes");
+    p.header_names = capi::string_list(o.header_names, o.header_count, "options.header_names");
+    p.header_sources = capi::string_list(o.header_sources, o.header_count, "options.header_sources");
+    p.debug = capi::check_switch(o.debug, "options.debug");
+    p.lineinfo = capi::check_switch(o.lineinfo, "options.lineinfo");
+    p.device_code_optimize = capi::check_toggle(o.device_code_optimize, "options.device_code_optimize");
+    p.use_fast_math = capi::check_switch(o.use_fast_math, "options.use_fast_math");
+    p.ftz = capi::check_toggle(o.ftz, "options.ftz");
+    p.prec_sqrt = capi::check_toggle(o.prec_sqrt, "options.prec_sqrt");
+    p.prec_div = capi::check_toggle(o.prec_div, "options.prec_div");
+    p.fma = capi::check_toggle(o.fma, "options.fma");
+    p.extra_device_vectorization =
+        capi::check_switch(o.extra_device_vectorization, "options.extra_device_vectorization");
+    p.max_register_count = o.max_register_count;
+    p.relocatable_device_code = capi::check_switch(o.relocatable_device_code, "options.relocatable_device_code");
+    p.extensible_whole_program = capi::check_switch(o.extensible_whole_program, "options.extensible_whole_program");
+    p.link_time_optimization = capi::check_switch(o.link_time_optimization, "options.link_time_optimization");
+    p.device_as_default_execution_space =
+        capi::check_switch(o.device_as_default_execution_space, "options.device_as_default_execution_space");
+    p.disable_warnings = capi::check_switch(o.disable_warnings, "options.disable_warnings");
+    p.brief_diagnostics = capi::check_switch(o.brief_diagnostics, "options.brief_diagnostics");
+    p.no_display_error_number = capi::check_switch(o.no_display_error_number, "options.no_display_error_number");
+    p.diag_error = capi::number_list(o.diag_error, o.diag_error_count, "options.diag_error");
+    p.diag_suppress = capi::number_list(o.diag_suppress, o.diag_suppress_count, "options.diag_suppress");
+    p.diag_warn = capi::number_list(o.diag_warn, o.diag_warn_count, "options.diag_warn");
+    p.pch = capi::check_switch(o.pch, "options.pch");
+    if (o.create_pch) p.create_pch = o.create_pch;
+    if (o.use_pch) p.use_pch = o.use_pch;
+    if (o.pch_dir) p.pch_dir = o.pch_dir;
+    p.ptxas_options = capi::string_list(o.ptxas_options, o.ptxas_option_count, "options.ptxas_options");
+    p.extra_options = capi::string_list(o.extra_options, o.extra_option_count, "options.extra_options");
+
+    check_applies(o.std != nullptr, "std", type);
+    check_applies(!p.defines.empty(), "defines", type);
+    check_applies(!p.undefines.empty(), "undefines", type);
+    check_applies(!p.include_paths.empty(), "include_paths", type);
+    check_applies(!p.pre_includes.empty(), "pre_includes", type);
+    check_applies(o.header_count != 0, "header_names", type);
+    check_applies(p.debug, "debug", type);
+    check_applies(p.lineinfo, "lineinfo", type);
+    check_applies(p.device_code_optimize, "device_code_optimize", type);
+    check_applies(p.use_fast_math, "use_fast_math", type);
+    check_applies(p.ftz, "ftz", type);
+    check_applies(p.prec_sqrt, "prec_sqrt", type);
+    check_applies(p.prec_div, "prec_div", type);
+    check_applies(p.fma, "fma", type);
+    check_applies(p.extra_device_vectorization, "extra_device_vectorization", type);
+    check_applies(p.max_register_count, "max_register_count", type);
+    check_applies(p.relocatable_device_code, "relocatable_device_code", type);
+    check_applies(p.extensible_whole_program, "extensible_whole_program", type);
+    check_applies(p.link_time_optimization, "link_time_optimization", type);
+    check_applies(p.device_as_default_execution_space, "device_as_default_execution_space", type);
+    check_applies(p.disable_warnings, "disable_warnings", type);
+    check_applies(p.brief_diagnostics, "brief_diagnostics", type);
+    check_applies(p.no_display_error_number, "no_display_error_number", type);
+    check_applies(!p.diag_error.empty(), "diag_error", type);
+    check_applies(!p.diag_suppress.empty(), "diag_suppress", type);
+    check_applies(!p.diag_warn.empty(), "diag_warn", type);
+    check_applies(p.pch, "pch", type);
+    check_applies(o.create_pch != nullptr, "create_pch", type);
+    check_applies(o.use_pch != nullptr, "use_pch", type);
+    check_applies(o.pch_dir != nullptr, "pch_dir", type);
+    check_applies(!p.ptxas_options.empty(), "ptxas_options", type);
+    return p;
+}
+
 }  // namespace
 
 extern "C" {
@@ -15,8 +109,15 @@ cucore_status_t cucore_program_create(const void *code, size_t code_size, cucore
     return capi::guarded(__func__, [&] {
         cucore_program_t *&result = capi::out(program, "program");
         capi::require(code, "code");
-        cucore_program_options_t resolved = capi::read_options(options, kProgramDefaults, "options");
-        result = capi::give<cucore_program_t>(core::Program::create(code, code_size, code_type, resolved));
+        if (code_type != CUCORE_CODE_CXX && code_type != CUCORE_CODE_PTX && code_type != CUCORE_CODE_NVVM)
+            core::throw_invalid_argument("argument 'code_type' (" + std::to_string(static_cast<int>(code_type)) +
+                                         ") must be CUCORE_CODE_CXX, CUCORE_CODE_PTX or CUCORE_CODE_NVVM");
+        core::ProgramOptions parsed =
+            read_program_options(capi::read_options(options, kProgramDefaults, "options"), code_type);
+        std::string text = code_size ? std::string(static_cast<const char *>(code), code_size)
+                                     : std::string(static_cast<const char *>(code));  // NUL-terminated
+        if (text.empty()) core::throw_invalid_argument("argument 'code' is empty");
+        result = capi::give<cucore_program_t>(core::Program::create(std::move(text), code_type, std::move(parsed)));
     });
 }
 

@@ -5,7 +5,6 @@ using namespace cucore;
 
 namespace {
 constexpr cucore_stream_options_t kStreamDefaults = CUCORE_STREAM_OPTIONS_INIT;
-constexpr cucore_event_options_t kEventDefaults = CUCORE_EVENT_OPTIONS_INIT;
 
 cucore_stream_options_t stream_options(const cucore_stream_options_t *options) {
     cucore_stream_options_t resolved = capi::read_options(options, kStreamDefaults, "options");
@@ -95,10 +94,7 @@ cucore_status_t cucore_stream_record(cucore_stream_t *stream, const cucore_event
     return capi::guarded(__func__, [&] {
         cucore_event_t *&result = capi::out(event, "event");
         core::Stream &object = capi::get(stream, "stream");
-        cucore_event_options_t resolved = capi::read_options(options, kEventDefaults, "options");
-        capi::check_flags(resolved.flags, CUCORE_EVENT_TIMING | CUCORE_EVENT_BLOCKING_SYNC | CUCORE_EVENT_INTERPROCESS,
-                          "options.flags");
-        result = capi::give<cucore_event_t>(object.record(resolved.flags));
+        result = capi::give<cucore_event_t>(object.record(capi::read_event_flags(options)));
     });
 }
 

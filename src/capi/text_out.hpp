@@ -5,7 +5,6 @@
 
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "capi/capi.hpp"
 
@@ -27,22 +26,6 @@ inline void text_out(const std::string &text, char *buffer, size_t capacity, siz
         buffer[n] = '\0';
     }
     if (length) *length = text.size();
-}
-
-// The strings of a (pointer, count) argument; a NULL array with a count or a
-// NULL string in it is INVALID_ARGUMENT naming `argument`.
-inline std::vector<std::string> string_list(const char *const *array, size_t count, const char *argument) {
-    if (count && !array)
-        core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL with a count of " +
-                                     std::to_string(count));
-    std::vector<std::string> result;
-    result.reserve(count);
-    for (size_t i = 0; i < count; ++i) {
-        if (!array[i])
-            core::throw_invalid_argument(std::string("argument '") + argument + "[" + std::to_string(i) + "]' is NULL");
-        result.emplace_back(array[i]);
-    }
-    return result;
 }
 
 }  // namespace cucore::capi

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/memory_virtual.hpp"
+#include "core/release.hpp"
 #include "driver/driver.hpp"
 
 namespace cucore::core {
@@ -18,21 +19,21 @@ Allocation::Allocation(Ref<MemoryResource> resource, CUdeviceptr address, uint64
       size_(size),
       deallocation_stream_(std::move(deallocation_stream)) {}
 
-Allocation::Allocation(CUdeviceptr address) noexcept : address_(address), size_(0) {}
+Allocation::Allocation(CUdeviceptr address, uint64_t size, Ref<Stream> deallocation_stream, Deleter deleter,
+                       Ref<MemoryResource> source) noexcept
+    : resource_(std::move(source)),
+      address_(address),
+      size_(size),
+      deallocation_stream_(std::move(deallocation_stream)),
+      deleter_(std::move(deleter)) {}
 
 Allocation::~Allocation() {
-    if (!resource_) {
-        owner_.notify();
+    if (deleter_) {
+        run_reported("freeing a buffer", [this] { deleter_(deallocation_stream_.get()); });
         return;
     }
-    if (address_ == 0) return;  // zero-size buffers own nothing
-    try {
-        resource_->deallocate(address_, size_, deallocation_stream_.get());
-    } catch (const Error &error) {
-        report_release_error(error.status(), error.cuda_result(), std::string("freeing a buffer: ") + error.what());
-    } catch (...) {
-        report_release_error(CUCORE_ERROR_INTERNAL, 0, "freeing a buffer: unexpected exception");
-    }
+    if (!resource_ || address_ == 0) return;  // zero-size buffers own nothing
+    resource_->deallocate_reported(address_, size_, deallocation_stream_.get(), "freeing a buffer");
 }
 
 void Allocation::set_deallocation_stream(Ref<Stream> stream) {
@@ -55,9 +56,10 @@ void Allocation::relocate(CUdeviceptr address, uint64_t size) noexcept {
 Ref<Buffer> Buffer::wrap(CUdeviceptr address, uint64_t size, const MemoryTraits &traits, cucore_release_fn on_release,
                          void *user_data) {
     if (address == 0 && size != 0) throw_invalid_argument("argument 'address' is 0 but 'size' is not");
-    auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), address);
+    auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), address, size, Ref<Stream>(),
+                                                       Allocation::Deleter());
     Ref<Buffer> buffer = make<Buffer>(allocation, address, size, traits);
-    allocation->set_owner(on_release, user_data);
+    if (on_release) allocation->set_deleter([on_release, user_data](Stream *) { on_release(user_data); });
     return buffer;
 }
 
@@ -158,7 +160,6 @@ void Buffer::copy_from_host(uint64_t offset, const void *source, uint64_t size, 
     check_open("buffer");
     check_range(offset, size, "the buffer");
     if (size == 0) return;
-    if (!source) throw_invalid_argument("argument 'src' is NULL");
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemcpyAsync, address_ + offset, reinterpret_cast<CUdeviceptr>(source), static_cast<size_t>(size),
                 stream.cu());
@@ -168,7 +169,6 @@ void Buffer::copy_to_host(uint64_t offset, void *destination, uint64_t size, Str
     check_open("buffer");
     check_range(offset, size, "the buffer");
     if (size == 0) return;
-    if (!destination) throw_invalid_argument("argument 'dst' is NULL");
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(destination), address_ + offset,
                 static_cast<size_t>(size), stream.cu());

@@ -16,6 +16,23 @@ ScopedContext::ScopedContext(CUcontext context, bool needed) {
     }
 }
 
+ScopedContext::ScopedContext(CUcontext context, ReleasePath release) noexcept {
+    const driver::Table *api = driver::peek();
+    if (!api) return;  // no driver: the release call itself reports that
+    CUresult result = api->cuCtxGetCurrent ? api->cuCtxGetCurrent(&previous_) : CUDA_ERROR_NOT_INITIALIZED;
+    if (result != CUDA_SUCCESS) {
+        report_release_failure(result, "cuCtxGetCurrent", release.what);
+        return;
+    }
+    if (previous_ == context) return;
+    result = api->cuCtxSetCurrent ? api->cuCtxSetCurrent(context) : CUDA_ERROR_NOT_INITIALIZED;
+    if (result != CUDA_SUCCESS) {
+        report_release_failure(result, "cuCtxSetCurrent", release.what);
+        return;
+    }
+    switched_ = true;
+}
+
 ScopedContext::~ScopedContext() {
     if (!switched_) return;
     const driver::Table *api = driver::peek();
@@ -33,18 +50,19 @@ int device_ordinal_of(CUcontext context) {
     return Device::ordinal_of(device);
 }
 
+void release_primary_context(CUdevice device, const char *what) noexcept {
+    release_reported("cuDevicePrimaryCtxRelease", what, [device](const driver::Table &api) {
+        return api.cuDevicePrimaryCtxRelease ? api.cuDevicePrimaryCtxRelease(device) : CUDA_ERROR_NOT_INITIALIZED;
+    });
+}
+
 Context::Context(Ref<Device> device, CUcontext context, bool primary) noexcept
     : Object(CUCORE_OBJECT_CONTEXT), device_(std::move(device)), context_(context), primary_(primary) {}
 
 Context::~Context() {
     if (primary_) {
         device_->forget_primary(this);
-        const CUdevice device = device_->cu();
-        release_reported("cuDevicePrimaryCtxRelease", "releasing a primary context",
-                           [device](const driver::Table &api) {
-                               return api.cuDevicePrimaryCtxRelease ? api.cuDevicePrimaryCtxRelease(device)
-                                                                    : CUDA_ERROR_NOT_INITIALIZED;
-                           });
+        release_primary_context(device_->cu(), "releasing a primary context");
     } else {
         owner_.notify();
     }
@@ -53,7 +71,6 @@ Context::~Context() {
 Ref<Context> Context::primary(Device &device) { return device.primary_context(); }
 
 Ref<Context> Context::wrap(CUcontext context, cucore_release_fn on_release, void *user_data) {
-    if (!context) throw_invalid_argument("argument 'cu_context' is NULL");
     Ref<Device> device = Device::get(device_ordinal_of(context), false);
     Ref<Context> wrapped = make<Context>(std::move(device), context, false);
     wrapped->owner_.set(on_release, user_data);

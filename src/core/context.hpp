@@ -41,16 +41,28 @@ class Context final : public Object {
 // Makes `context` current for the lifetime of the guard and restores the
 // caller's current context afterwards (a failure to restore is reported as a
 // release error, since destructors cannot throw). Switches only when needed.
+// This is the one way libcucore binds a context.
 //
 // Calls whose driver entry point names every object explicitly (an event, a
 // created stream, including destroying them) do not depend on the current
 // context, so they pass `needed = false` and pay nothing; calls that create
 // objects or use the legacy or per-thread default stream always bind. On the
 // H100 server each bind costs a cuCtxGetCurrent of tens of nanoseconds.
+//
+// Destructors and release paths, which cannot throw, use the ReleasePath form:
+// it never throws, and a failed bind (and later a failed restore) is reported
+// as a release error naming what the release was doing. The release then still
+// runs (the driver reports its own failure if it needed the context).
 class ScopedContext {
   public:
+    // What a release path is doing ("unregistering a graphics resource"), for messages.
+    struct ReleasePath {
+        const char *what;
+    };
+
     explicit ScopedContext(CUcontext context) : ScopedContext(context, true) {}
     ScopedContext(CUcontext context, bool needed);  // throws if the driver fails
+    ScopedContext(CUcontext context, ReleasePath release) noexcept;
     ~ScopedContext();
     ScopedContext(const ScopedContext &) = delete;
     ScopedContext &operator=(const ScopedContext &) = delete;
@@ -59,6 +71,9 @@ class ScopedContext {
     CUcontext previous_ = nullptr;
     bool switched_ = false;
 };
+
+// Releases the primary context of `device` (cuDevicePrimaryCtxRelease), reporting a failure as a release error.
+void release_primary_context(CUdevice device, const char *what) noexcept;
 
 // The device ordinal of `context` (binding it to ask the driver).
 int device_ordinal_of(CUcontext context);

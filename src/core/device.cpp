@@ -7,6 +7,7 @@
 #include "core/context.hpp"
 #include "core/memory_pool.hpp"
 #include "core/error.hpp"
+#include "core/owned.hpp"
 #include "driver/driver.hpp"
 
 namespace cucore::core {
@@ -162,14 +163,13 @@ Ref<Context> Device::primary_context() {
     if (!primary) {
         CUcontext context = nullptr;
         CUCORE_CALL(cuDevicePrimaryCtxRetain, &context, shared_.device);
-        try {
-            // The context holds a device handle of its own that does not cache
-            // (a cached context would then hold itself alive).
-            primary = make<Context>(make<Device>(shared_, false), context, true);
-        } catch (...) {
-            driver::api().cuDevicePrimaryCtxRelease(shared_.device);  // undo the retain: no half-made object
-            throw;
-        }
+        auto retained = own(context, [device = shared_.device](CUcontext) noexcept {
+            release_primary_context(device, "releasing a primary context that was not made");
+        });
+        // The context holds a device handle of its own that does not cache
+        // (a cached context would then hold itself alive).
+        primary = make<Context>(make<Device>(shared_, false), retained.get(), true);
+        retained.release();  // the Context releases it from here
         shared_.primary = WeakRef<Context>(primary.get());
     }
     Context *expected = nullptr;

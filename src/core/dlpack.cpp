@@ -237,15 +237,6 @@ Extent extent_of(uint64_t element_size, int32_t ndim, const int64_t *shape, cons
     return extent;
 }
 
-void check_layout(const cucore_dlpack_layout_t &layout, uint64_t buffer_size) {
-    if (layout.read_only > 1)
-        throw_invalid_argument("layout.read_only is " + std::to_string(layout.read_only) + "; it must be 0 or 1");
-    int64_t strides[CUCORE_DLPACK_MAX_NDIM];
-    const uint64_t item = element_size(layout.dtype, "layout");
-    check_fits(extent_of(item, layout.ndim, layout.shape, layout.strides, strides, "layout"), layout.byte_offset,
-               buffer_size);
-}
-
 DLDevice device_of(const Buffer &buffer) noexcept {
     const MemoryTraits &traits = buffer.traits();
     DLDevice device{kDLCPU, 0};

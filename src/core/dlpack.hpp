@@ -35,10 +35,6 @@ uint64_t element_size(const DLDataType &dtype, const char *what);
 Extent extent_of(uint64_t element_size, int32_t ndim, const int64_t *shape, const int64_t *strides,
                  int64_t *strides_out, const char *what);
 
-// Checks a layout against a buffer of `buffer_size` bytes: every element it
-// reaches lies in the buffer. Throws INVALID_ARGUMENT naming the problem.
-void check_layout(const cucore_dlpack_layout_t &layout, uint64_t buffer_size);
-
 // The DLPack device of a buffer's memory (what an export gives).
 DLDevice device_of(const Buffer &buffer) noexcept;
 

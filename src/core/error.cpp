@@ -8,26 +8,6 @@
 
 namespace cucore::core {
 
-std::string cuda_error_name(int result) noexcept {
-    try {
-        std::string text = "CUDA error " + std::to_string(result);
-        const driver::Table *table = driver::peek();
-        const char *name = nullptr;
-        const char *description = nullptr;
-        if (table && table->cuGetErrorName &&
-            table->cuGetErrorName(static_cast<CUresult>(result), &name) == CUDA_SUCCESS && name) {
-            text = name;
-            if (table->cuGetErrorString &&
-                table->cuGetErrorString(static_cast<CUresult>(result), &description) == CUDA_SUCCESS &&
-                description)
-                text += std::string(" (") + description + ")";
-        }
-        return text;
-    } catch (...) {
-        return "CUDA error";
-    }
-}
-
 cucore_status_t status_of(CUresult result) noexcept {
     switch (result) {
         case CUDA_SUCCESS: return CUCORE_SUCCESS;

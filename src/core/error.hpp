@@ -1,33 +1,22 @@
-// The one error path: core code throws core::Error; the C ABI layer catches it
-// and stores it as the thread's last error. Release paths, which cannot throw,
-// report through report_release_error().
+// The one error path: core code throws core::Error (the type of
+// driver/error.hpp); the C ABI layer catches it and stores it as the thread's
+// last error. Release paths, which cannot throw, report through
+// report_release_error().
 #pragma once
 
 #include <cuda.h>
 
-#include <exception>
 #include <string>
 
 #include "cucore/common.h"
+#include "driver/error.hpp"
 
 namespace cucore::core {
 
-class Error : public std::exception {
-  public:
-    Error(cucore_status_t status, std::string message, int cuda_result = 0)
-        : status_(status), cuda_result_(cuda_result), message_(std::move(message)) {}
-    cucore_status_t status() const noexcept { return status_; }
-    int cuda_result() const noexcept { return cuda_result_; }
-    const char *what() const noexcept override { return message_.c_str(); }
-
-  private:
-    cucore_status_t status_;
-    int cuda_result_;
-    std::string message_;
-};
-
-// "CUDA_ERROR_X (description)" through the driver when loaded, else the number.
-std::string cuda_error_name(int result) noexcept;
+// The error type is the bottom layer's (driver/error.hpp): the loaders throw it
+// too, so there is one type for guarded() to catch.
+using driver::Error;
+using driver::cuda_error_name;
 
 // The status a driver result maps to (OUT_OF_MEMORY, NO_DEVICE, NOT_READY,
 // NOT_SUPPORTED, or CUDA for everything else).

@@ -1,6 +1,7 @@
 #include "core/event.hpp"
 
 #include "core/error.hpp"
+#include "core/owned.hpp"
 #include "core/release.hpp"
 #include "core/stream.hpp"
 #include "driver/driver.hpp"
@@ -16,29 +17,20 @@ unsigned driver_event_flags(uint32_t flags) noexcept {
     return driver_flags;
 }
 
-void check_event_flags(uint32_t flags) {
-    if ((flags & CUCORE_EVENT_INTERPROCESS) && (flags & CUCORE_EVENT_TIMING))
-        throw_invalid_argument("argument 'options.flags' combines CUCORE_EVENT_INTERPROCESS with CUCORE_EVENT_TIMING; "
-                               "the driver shares only events without timing");
-}
-
 Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
-    check_event_flags(flags);  // every path that creates events, before any driver call
-    CUevent event = nullptr;
+    CUevent raw = nullptr;
     {
         ScopedContext bind(context->cu());
-        CUCORE_CALL(cuEventCreate, &event, driver_event_flags(flags));
+        CUCORE_CALL(cuEventCreate, &raw, driver_event_flags(flags));
     }
-    try {
-        return make<Event>(std::move(context), event, flags, true);
-    } catch (...) {
-        driver::api().cuEventDestroy(event);  // no half-made object
-        throw;
-    }
+    auto created =
+        own(raw, [](CUevent unmade) noexcept { destroy_event(unmade, "destroying an event that was not made"); });
+    Ref<Event> event = make<Event>(std::move(context), created.get(), flags, true);
+    created.release();  // the Event destroys it from here
+    return event;
 }
 
 Ref<Event> Event::wrap(CUevent event, cucore_release_fn on_release, void *user_data) {
-    if (!event) throw_invalid_argument("argument 'cu_event' is NULL");
     Ref<Context> context = Context::current();
     Ref<Event> wrapped = make<Event>(std::move(context), event, 0u, false);
     wrapped->owner_.set(on_release, user_data);

@@ -17,7 +17,7 @@ class Stream;
 
 class Event final : public Object, public Pooled<Event> {
   public:
-    // Creates an event with cucore_event_flag_t `flags` in `context`.
+    // Creates an event with cucore_event_flag_t `flags` (checked by the C ABI) in `context`.
     static Ref<Event> create(Ref<Context> context, uint32_t flags);
     // Wraps a foreign event in the current context, not owned.
     static Ref<Event> wrap(CUevent event, cucore_release_fn on_release, void *user_data);
@@ -49,8 +49,6 @@ class Event final : public Object, public Pooled<Event> {
 
 // The driver's CU_EVENT_* flags for cucore_event_flag_t bits.
 unsigned driver_event_flags(uint32_t flags) noexcept;
-// INVALID_ARGUMENT for combinations the driver refuses (INTERPROCESS with TIMING).
-void check_event_flags(uint32_t flags);
 
 // Destroys a driver event, reporting a failure as a release error.
 void destroy_event(CUevent event, const char *what) noexcept;

@@ -6,6 +6,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/owned.hpp"
 #include "core/release.hpp"
 #include "driver/driver.hpp"
 
@@ -20,12 +21,6 @@ unsigned driver_register_flags(uint32_t flags) noexcept {
     if (flags & CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE) result |= CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST;
     if (flags & CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER) result |= CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER;
     return result;
-}
-
-void check_hint(uint32_t hint) {
-    if (hint > CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD)
-        throw_invalid_argument("argument 'hint' is " + std::to_string(hint) +
-                               "; it must be a cucore_graphics_map_hint_t (NONE, READ_ONLY or WRITE_DISCARD)");
 }
 
 unsigned driver_map_flags(uint32_t hint) noexcept {
@@ -79,27 +74,41 @@ uint32_t channel_size(CUarray_format format) noexcept {
     throw Error(CUCORE_ERROR_INVALID_STATE, "the graphics resource is closed");
 }
 
+// Unregisters a registration in its context, reporting failures as release errors.
+void unregister(CUgraphicsResource resource, CUcontext context, const char *what) noexcept {
+    ScopedContext bind(context, ScopedContext::ReleasePath{what});
+    release_reported("cuGraphicsUnregisterResource", what, [resource](const driver::Table &api) {
+        return api.cuGraphicsUnregisterResource ? api.cuGraphicsUnregisterResource(resource)
+                                                : CUDA_ERROR_NOT_INITIALIZED;
+    });
+}
+
+// The box of a registration no GraphicsResource owns yet.
+auto registered(CUgraphicsResource resource, CUcontext context) noexcept {
+    return own(resource, [context](CUgraphicsResource unmade) noexcept {
+        unregister(unmade, context, "unregistering a graphics resource that was not made");
+    });
+}
+
 }  // namespace
 
-void check_graphics_register_flags(uint32_t flags, bool is_image) {
-    // Unknown bits are refused at the C ABI (capi::check_flags); here the combinations.
-    if ((flags & CUCORE_GRAPHICS_REGISTER_READ_ONLY) && (flags & CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD))
-        throw_invalid_argument("argument 'flags' combines READ_ONLY with WRITE_DISCARD");
-    if (!is_image &&
-        (flags & (CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE | CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER)))
-        throw_invalid_argument("argument 'flags' has SURFACE_LOAD_STORE or TEXTURE_GATHER, which apply to GL images "
-                               "only, not to GL buffers");
+void GraphicsResource::UnmapUnadopted::operator()(CUgraphicsResource resource) const noexcept {
+    const char *what = "unmapping a graphics resource whose mapping was not made";
+    ScopedContext bind(context, ScopedContext::ReleasePath{what});
+    release_reported("cuGraphicsUnmapResources", what,
+                     [this, &resource](const driver::Table &api) {
+                         return api.cuGraphicsUnmapResources ? api.cuGraphicsUnmapResources(1u, &resource, stream)
+                                                             : CUDA_ERROR_NOT_INITIALIZED;
+                     });
 }
 
 // ---- GraphicsMapping ------------------------------------------------------------------
 
-GraphicsMapping::GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> stream, MemoryTraits traits) noexcept
-    : MemoryResource(CUCORE_MEMORY_RESOURCE_GRAPHICS, Ref<Context>(&resource->context()), traits, true),
-      resource_(std::move(resource)),
-      stream_(std::move(stream)) {}
+GraphicsMapping::GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> stream) noexcept
+    : resource_(std::move(resource)), stream_(std::move(stream)) {}
 
 GraphicsMapping::~GraphicsMapping() {
-    if (deallocated_) return;  // resource_ goes now; the unmap came first
+    if (ended_) return;  // resource_ goes now; the unmap came first
     try {
         resource_->end_mapping(this, *stream_);
     } catch (const Error &error) {
@@ -110,21 +119,16 @@ GraphicsMapping::~GraphicsMapping() {
     // resource_ goes after the unmap: unregistration, if this was the last reference, follows it.
 }
 
-void GraphicsMapping::deallocate(CUdeviceptr, uint64_t, Stream *stream) {
-    deallocated_ = true;  // set first: a failure below is reported once, by the allocation
+void GraphicsMapping::end(Stream *stream) {
+    ended_ = true;  // set first: a failure below is reported once, by the caller
     resource_->end_mapping(this, stream ? *stream : *stream_);
 }
 
 bool GraphicsMapping::is_current() const { return resource_->is_current(this); }
 
-CUdeviceptr GraphicsMapping::allocate_raw(uint64_t, Stream *) {
-    not_supported("a graphics mapping cannot allocate; it holds the one mapped range of its resource");
-}
-
 // ---- GraphicsResource -------------------------------------------------------------------
 
 Ref<GraphicsResource> GraphicsResource::from_gl_buffer(Device &device, uint32_t gl_name, uint32_t flags) {
-    check_graphics_register_flags(flags, false);
     Ref<Context> context = device.primary_context();
     CUgraphicsResource resource = nullptr;
     {
@@ -133,17 +137,14 @@ Ref<GraphicsResource> GraphicsResource::from_gl_buffer(Device &device, uint32_t 
         if (result != CUDA_SUCCESS)
             throw_register_failure(result, "cuGraphicsGLRegisterBuffer", "GL buffer " + std::to_string(gl_name));
     }
-    try {
-        return make<GraphicsResource>(std::move(context), resource, false);
-    } catch (...) {
-        driver::api().cuGraphicsUnregisterResource(resource);  // no half-made object
-        throw;
-    }
+    auto registration = registered(resource, context->cu());
+    Ref<GraphicsResource> object = make<GraphicsResource>(std::move(context), registration.get(), false);
+    registration.release();  // the GraphicsResource unregisters it from here
+    return object;
 }
 
 Ref<GraphicsResource> GraphicsResource::from_gl_image(Device &device, uint32_t gl_name, uint32_t gl_target,
                                                       uint32_t flags) {
-    check_graphics_register_flags(flags, true);
     Ref<Context> context = device.primary_context();
     CUgraphicsResource resource = nullptr;
     {
@@ -157,12 +158,10 @@ Ref<GraphicsResource> GraphicsResource::from_gl_image(Device &device, uint32_t g
                                    "GL image " + std::to_string(gl_name) + " (target " + target + ")");
         }
     }
-    try {
-        return make<GraphicsResource>(std::move(context), resource, true);
-    } catch (...) {
-        driver::api().cuGraphicsUnregisterResource(resource);
-        throw;
-    }
+    auto registration = registered(resource, context->cu());
+    Ref<GraphicsResource> object = make<GraphicsResource>(std::move(context), registration.get(), true);
+    registration.release();  // the GraphicsResource unregisters it from here
+    return object;
 }
 
 GraphicsResource::GraphicsResource(Ref<Context> context, CUgraphicsResource resource, bool is_image) noexcept
@@ -170,18 +169,7 @@ GraphicsResource::GraphicsResource(Ref<Context> context, CUgraphicsResource reso
 
 GraphicsResource::~GraphicsResource() {
     // No mapping is live: each holds a reference to this resource.
-    if (closed_) return;
-    CUgraphicsResource resource = resource_;
-    CUcontext context = context_->cu();
-    release_reported("cuGraphicsUnregisterResource", "unregistering a graphics resource",
-                     [resource, context](const driver::Table &api) {
-                         CUcontext previous = nullptr;
-                         if (api.cuCtxGetCurrent(&previous) != CUDA_SUCCESS) previous = nullptr;
-                         if (previous != context) api.cuCtxSetCurrent(context);
-                         CUresult result = api.cuGraphicsUnregisterResource(resource);
-                         if (previous != context) api.cuCtxSetCurrent(previous);
-                         return result;
-                     });
+    if (!closed_) unregister(resource_, context_->cu(), "unregistering a graphics resource");
 }
 
 void GraphicsResource::check_mappable(const char *how) const {
@@ -206,45 +194,44 @@ void GraphicsResource::set_map_hint(uint32_t hint) {
     map_hint_ = hint;
 }
 
-Ref<GraphicsMapping> GraphicsResource::begin_mapping(Stream &stream) {
-    MemoryTraits traits{context_->device().ordinal(), true, false, false};
-    Ref<GraphicsMapping> mapping = make<GraphicsMapping>(Ref<GraphicsResource>(this), Ref<Stream>(&stream), traits);
+std::shared_ptr<GraphicsMapping> GraphicsResource::adopt_mapping(Mapped &mapped, Stream &stream) {
+    std::shared_ptr<GraphicsMapping> mapping = std::allocate_shared<GraphicsMapping>(
+        PooledAllocator<GraphicsMapping>(), Ref<GraphicsResource>(this), Ref<Stream>(&stream));
     mapping_ = mapping.get();
+    mapped.release();  // the mapping unmaps from here
     return mapping;
 }
 
 template <class Get>
-Ref<GraphicsMapping> GraphicsResource::map_checked(Stream &stream, uint32_t hint, const char *how, Get get) {
-    check_hint(hint);
+std::shared_ptr<GraphicsMapping> GraphicsResource::map_checked(Stream &stream, uint32_t hint, const char *how,
+                                                               Get get) {
     check_mappable(how);
     ScopedContext bind(context_->cu());
     set_map_hint(hint);
     CUCORE_CALL(cuGraphicsMapResources, 1u, &resource_, stream.cu());
-    try {
-        get();
-        return begin_mapping(stream);
-    } catch (...) {
-        driver::api().cuGraphicsUnmapResources(1u, &resource_, stream.cu());  // nothing stays mapped
-        throw;
-    }
+    Mapped mapped(resource_, UnmapUnadopted{context_->cu(), stream.cu()});  // nothing stays mapped on a failure
+    get();
+    return adopt_mapping(mapped, stream);
 }
 
 Ref<Buffer> GraphicsResource::map(Stream &stream, uint32_t hint) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     CUdeviceptr address = 0;
     size_t size = 0;
-    Ref<GraphicsMapping> mapping = map_checked(stream, hint, "pointer", [&] {
+    std::shared_ptr<GraphicsMapping> mapping = map_checked(stream, hint, "pointer", [&] {
         CUCORE_CALL(cuGraphicsResourceGetMappedPointer, &address, &size, resource_);
     });
     return give_buffer(std::move(mapping), address, size, stream);
 }
 
-Ref<Buffer> GraphicsResource::give_buffer(Ref<GraphicsMapping> mapping, CUdeviceptr address, size_t size,
-                                          Stream &stream) {
-    // From here a failure releases the mapping, which unmaps.
-    const MemoryTraits traits = mapping->traits();
-    auto allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), std::move(mapping), address,
-                                                       size, Ref<Stream>(&stream));
+Ref<Buffer> GraphicsResource::give_buffer(std::shared_ptr<GraphicsMapping> mapping, CUdeviceptr address,
+                                          size_t size, Stream &stream) {
+    // From here a failure releases the mapping, which unmaps. The buffer's memory is of no resource: its
+    // allocation's deleter ends the mapping on the buffer's deallocation stream (the mapping stream unless changed).
+    const MemoryTraits traits{context_->device().ordinal(), true, false, false};
+    auto allocation = std::allocate_shared<Allocation>(
+        PooledAllocator<Allocation>(), address, size, Ref<Stream>(&stream),
+        Allocation::Deleter([mapping = std::move(mapping)](Stream *deallocation) { mapping->end(deallocation); }));
     Ref<Buffer> buffer = make<Buffer>(std::move(allocation), address, size, traits);
     mapped_buffer_ = WeakRef<Buffer>(buffer.get());
     return buffer;
@@ -279,21 +266,19 @@ std::vector<Ref<Buffer>> GraphicsResource::map_many(const std::vector<GraphicsRe
         handles.push_back(resource->resource_);
     }
     const unsigned count = static_cast<unsigned>(handles.size());
-    CUCORE_CALL(cuGraphicsMapResources, count, handles.data(), stream.cu());
+    std::vector<Mapped> mapped;  // reserved first: after the map call, nothing may fail before each has its box
+    mapped.reserve(count);
     std::vector<CUdeviceptr> addresses(count);
     std::vector<size_t> sizes(count);
-    std::vector<Ref<GraphicsMapping>> mappings;
+    std::vector<std::shared_ptr<GraphicsMapping>> mappings;
     mappings.reserve(count);
-    try {
-        for (unsigned i = 0; i < count; ++i)
-            CUCORE_CALL(cuGraphicsResourceGetMappedPointer, &addresses[i], &sizes[i], handles[i]);
-        for (GraphicsResource *resource : resources) mappings.push_back(resource->begin_mapping(stream));
-    } catch (...) {
-        // The mappings made so far unmap their own resource when released; the rest unmap here.
-        for (size_t i = mappings.size(); i < count; ++i)
-            driver::api().cuGraphicsUnmapResources(1u, &handles[i], stream.cu());
-        throw;
-    }
+    CUCORE_CALL(cuGraphicsMapResources, count, handles.data(), stream.cu());
+    // Each resource is unmapped by its box until its mapping object adopts it, then by the mapping.
+    for (CUgraphicsResource handle : handles)
+        mapped.emplace_back(handle, UnmapUnadopted{resources[0]->context_->cu(), stream.cu()});
+    for (unsigned i = 0; i < count; ++i)
+        CUCORE_CALL(cuGraphicsResourceGetMappedPointer, &addresses[i], &sizes[i], handles[i]);
+    for (unsigned i = 0; i < count; ++i) mappings.push_back(resources[i]->adopt_mapping(mapped[i], stream));
     std::vector<Ref<Buffer>> buffers;
     buffers.reserve(count);
     for (unsigned i = 0; i < count; ++i)
@@ -305,7 +290,7 @@ Ref<GraphicsArray> GraphicsResource::map_array(Stream &stream, uint32_t hint, ui
                                                uint32_t mip_level) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     CUarray array = nullptr;
-    Ref<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
+    std::shared_ptr<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
         CUCORE_CALL(cuGraphicsSubResourceGetMappedArray, &array, resource_, array_index, mip_level);
     });
     return make<GraphicsArray>(std::move(mapping), array, nullptr);
@@ -314,7 +299,7 @@ Ref<GraphicsArray> GraphicsResource::map_array(Stream &stream, uint32_t hint, ui
 Ref<GraphicsArray> GraphicsResource::map_mipmapped_array(Stream &stream, uint32_t hint) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     CUmipmappedArray mipmapped = nullptr;
-    Ref<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
+    std::shared_ptr<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
         CUCORE_CALL(cuGraphicsResourceGetMappedMipmappedArray, &mipmapped, resource_);
     });
     return make<GraphicsArray>(std::move(mapping), nullptr, mipmapped);
@@ -432,7 +417,8 @@ CUgraphicsResource GraphicsResource::cu() const {
 
 // ---- GraphicsArray --------------------------------------------------------------------
 
-GraphicsArray::GraphicsArray(Ref<GraphicsMapping> mapping, CUarray array, CUmipmappedArray mipmapped) noexcept
+GraphicsArray::GraphicsArray(std::shared_ptr<GraphicsMapping> mapping, CUarray array,
+                             CUmipmappedArray mipmapped) noexcept
     : Object(CUCORE_OBJECT_GRAPHICS_ARRAY), mapping_(std::move(mapping)), array_(array), mipmapped_(mipmapped) {}
 
 GraphicsArray::~GraphicsArray() = default;  // the last holder of the mapping unmaps
@@ -525,12 +511,10 @@ void GraphicsArray::copy(bool to_array, CUmemorytype memory_type, const void *ho
 }
 
 void GraphicsArray::copy_from_host(const void *source, uint64_t size, Stream &stream) {
-    if (!source) throw_invalid_argument("argument 'src' is NULL");
     copy(true, CU_MEMORYTYPE_HOST, source, 0, size, stream, "src");
 }
 
 void GraphicsArray::copy_to_host(void *destination, uint64_t size, Stream &stream) {
-    if (!destination) throw_invalid_argument("argument 'dst' is NULL");
     copy(false, CU_MEMORYTYPE_HOST, destination, 0, size, stream, "dst");
 }
 
@@ -547,10 +531,6 @@ void GraphicsArray::copy_to_buffer(Buffer &buffer, Stream &stream) {
 // ---- GL devices -----------------------------------------------------------------------
 
 uint32_t gl_devices(uint32_t device_list, int *ordinals, uint32_t capacity) {
-    if (device_list < CUCORE_GL_DEVICES_ALL || device_list > CUCORE_GL_DEVICES_NEXT_FRAME)
-        throw_invalid_argument("argument 'device_list' is " + std::to_string(device_list) +
-                               "; it must be a cucore_gl_device_list_t (ALL, CURRENT_FRAME or NEXT_FRAME)");
-    if (!ordinals && capacity > 0) throw_invalid_argument("argument 'ordinals' is NULL but 'capacity' is not 0");
     // cuGLGetDevices wants room for at least one device; ask with the driver's device count.
     int device_count = 0;
     CUCORE_CALL(cuDeviceGetCount, &device_count);

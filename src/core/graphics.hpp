@@ -1,22 +1,26 @@
 // Graphics interop (OpenGL): registrations and their mappings.
 //
-// A GraphicsResource owns a registration. A mapping is a GraphicsMapping, the
-// memory resource of the mapped buffer's Allocation (its deallocate unmaps on the
-// buffer's deallocation stream, the mapping stream unless changed) or the holder
-// behind mapped arrays (its destructor unmaps on the mapping stream). A mapping
-// holds a Ref to its resource, so unregistration always follows the unmap. The
-// resource knows its live mapping only by pointer; an explicit unmap or close ends
-// it early, and the mapping's own release then does nothing more.
+// A GraphicsResource owns a registration. A mapping is a GraphicsMapping, which
+// ends it (unmaps) once. A mapped pointer is a Buffer of no memory resource whose
+// allocation's deleter holds the mapping and ends it on the buffer's deallocation
+// stream (the mapping stream unless changed) when the buffer's last holder goes;
+// the GraphicsArray objects of a mapped image share the mapping, whose destructor
+// ends it on the mapping stream. A mapping holds a Ref to its resource, so
+// unregistration always follows the unmap. The resource knows its live mapping
+// only by pointer; an explicit unmap or close ends it early, and the mapping's
+// own end then does nothing more.
 #pragma once
 
 #include <cuda.h>
 
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "core/context.hpp"
 #include "core/handle.hpp"
 #include "core/memory.hpp"
+#include "core/owned.hpp"
 #include "core/stream.hpp"
 #include "core/thread_cache.hpp"
 #include "cucore/graphics.h"
@@ -27,25 +31,28 @@ class Device;
 class GraphicsArray;
 class GraphicsResource;
 
-class GraphicsMapping final : public MemoryResource, public Pooled<GraphicsMapping> {
+// One mapping of a graphics resource (shared: std::shared_ptr), made once the
+// driver mapped it. No object of the handle table: it is reached through the
+// buffer or the arrays it backs.
+class GraphicsMapping {
   public:
-    GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> stream, MemoryTraits traits) noexcept;
-    ~GraphicsMapping() override;  // unmaps on the mapping stream if still mapped (errors reported)
+    GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> stream) noexcept;
+    ~GraphicsMapping();  // ends the mapping on the mapping stream unless ended (failures reported)
+    GraphicsMapping(const GraphicsMapping &) = delete;
+    GraphicsMapping &operator=(const GraphicsMapping &) = delete;
 
-    // The mapped buffer's last holder let go: unmaps on `stream` (or the mapping stream).
-    void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) override;
+    // Ends the mapping on `stream` (null: the mapping stream) unless an explicit
+    // unmap or close ended it; throws the driver's failure (the mapping is over either way).
+    void end(Stream *stream);
 
     GraphicsResource &graphics_resource() const noexcept { return *resource_; }
     Stream &stream() const noexcept { return *stream_; }
     bool is_current() const;
 
-  protected:
-    CUdeviceptr allocate_raw(uint64_t size, Stream *stream) override;
-
   private:
     Ref<GraphicsResource> resource_;
     Ref<Stream> stream_;
-    bool deallocated_ = false;  // the buffer's release already ended the mapping (no second lock)
+    bool ended_ = false;  // end() ran: the destructor takes no second lock
 };
 
 class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
@@ -73,15 +80,27 @@ class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
     bool is_current(const GraphicsMapping *mapping) const;
 
   private:
+    // The deleter of a resource mapped on `stream` that no mapping object holds yet: unmaps it there.
+    struct UnmapUnadopted {
+        CUcontext context;
+        CUstream stream;
+        void operator()(CUgraphicsResource resource) const noexcept;
+    };
+    using Mapped = Owned<CUgraphicsResource, UnmapUnadopted>;
+
     void check_mappable(const char *how) const;  // under mutex_
     void set_map_hint(uint32_t hint);              // under mutex_, context bound
-    Ref<GraphicsMapping> begin_mapping(Stream &stream);  // under mutex_, after the driver mapped
+    // Hands `mapped` (boxed right after the driver mapped it) to a new mapping object, the live mapping from now
+    // on (under mutex_).
+    std::shared_ptr<GraphicsMapping> adopt_mapping(Mapped &mapped, Stream &stream);
     // One mapping (under mutex_): checks for `how` ("pointer" or "array"), maps on `stream`, runs
     // `get` (the driver's query of what was mapped) and begins the mapping; on failure nothing stays mapped.
     template <class Get>
-    Ref<GraphicsMapping> map_checked(Stream &stream, uint32_t hint, const char *how, Get get);
-    // The Buffer of a mapped range (under mutex_), holding `mapping`; remembered as the mapped buffer.
-    Ref<Buffer> give_buffer(Ref<GraphicsMapping> mapping, CUdeviceptr address, size_t size, Stream &stream);
+    std::shared_ptr<GraphicsMapping> map_checked(Stream &stream, uint32_t hint, const char *how, Get get);
+    // The Buffer of a mapped range (under mutex_): memory of no resource whose deleter ends `mapping`;
+    // remembered as the mapped buffer.
+    Ref<Buffer> give_buffer(std::shared_ptr<GraphicsMapping> mapping, CUdeviceptr address, size_t size,
+                            Stream &stream);
     // Ends the live mapping (under mutex_): unmaps on `stream`, returns the buffer to close.
     Ref<Buffer> drop_mapping(Stream &stream, CUresult *result);
     // Forgets the live mapping without unmapping (under mutex_); returns the buffer to close.
@@ -104,7 +123,7 @@ class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
 // as the mapping, which the array object keeps alive.
 class GraphicsArray final : public Object, public Pooled<GraphicsArray> {
   public:
-    GraphicsArray(Ref<GraphicsMapping> mapping, CUarray array, CUmipmappedArray mipmapped) noexcept;
+    GraphicsArray(std::shared_ptr<GraphicsMapping> mapping, CUarray array, CUmipmappedArray mipmapped) noexcept;
     ~GraphicsArray() override;
 
     void *handle() const;
@@ -121,14 +140,10 @@ class GraphicsArray final : public Object, public Pooled<GraphicsArray> {
     void copy(bool to_array, CUmemorytype memory_type, const void *host, CUdeviceptr device, uint64_t size,
               Stream &stream, const char *argument);
 
-    Ref<GraphicsMapping> mapping_;
+    std::shared_ptr<GraphicsMapping> mapping_;
     CUarray array_;
     CUmipmappedArray mipmapped_;
 };
-
-// Registration flag combinations checked (INVALID_ARGUMENT); images may use all bits. Unknown bits
-// are refused at the C ABI (capi::check_flags).
-void check_graphics_register_flags(uint32_t flags, bool is_image);
 
 // The ordinals of the current GL context's devices (up to `capacity` written); returns the count.
 uint32_t gl_devices(uint32_t device_list, int *ordinals, uint32_t capacity);

@@ -12,6 +12,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/owned.hpp"
 #include "core/release.hpp"
 #include "driver/driver.hpp"
 
@@ -132,24 +133,22 @@ Ref<PoolResource> import_pool(Device &device, const cucore_ipc_pool_handle_t &ha
     CUCORE_CALL(cuMemPoolImportFromShareableHandle, &raw,
                 reinterpret_cast<void *>(static_cast<intptr_t>(handle.fd)), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
                 0);
-    Ref<PoolResource> pool;
-    try {
-        MemoryTraits traits{device.ordinal(), true, false, false};
-        if (kind == CUCORE_MEMORY_RESOURCE_PINNED) {
-            // Host pools are reachable from no device until granted.
-            CUmemAccessDesc access{};
-            access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-            access.location.id = device.cu();
-            access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-            CUCORE_CALL(cuMemPoolSetAccess, raw, &access, 1);
-            traits = MemoryTraits{-1, true, true, false};
-        }
-        pool = make<PoolResource>(CUCORE_MEMORY_RESOURCE_IMPORTED, std::move(context), traits, raw, true, false);
-    } catch (...) {
-        driver::api().cuMemPoolDestroy(raw);  // no half-made object
-        throw;
+    auto imported = own(raw, [](CUmemoryPool unmade) noexcept {
+        destroy_pool(unmade, "destroying an imported pool that was not made");
+    });
+    MemoryTraits traits{device.ordinal(), true, false, false};
+    if (kind == CUCORE_MEMORY_RESOURCE_PINNED) {
+        // Host pools are reachable from no device until granted.
+        CUmemAccessDesc access{};
+        access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        access.location.id = device.cu();
+        access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        CUCORE_CALL(cuMemPoolSetAccess, imported.get(), &access, 1);
+        traits = MemoryTraits{-1, true, true, false};
     }
-    // From here the resource owns the pool: a failure destroys it with the Ref.
+    Ref<PoolResource> pool =
+        make<PoolResource>(CUCORE_MEMORY_RESOURCE_IMPORTED, std::move(context), traits, imported.get(), true, false);
+    imported.release();  // the resource destroys it from here: a failure below destroys it with the Ref
     pool->set_pool_id(id);
     auto entry = std::make_shared<ImportedPool>();
     entry->resource = WeakRef<PoolResource>(pool.get());
@@ -238,18 +237,18 @@ Ref<Buffer> import_buffer(MemoryResource &resource, const uint8_t *descriptor, u
         ScopedContext bind(context_of(resource));
         CUCORE_CALL(cuMemPoolImportPointer, &address, pool->pool(), &data);
     }
-    std::shared_ptr<Allocation> allocation;
-    try {
-        allocation = std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), Ref<MemoryResource>(pool),
-                                                      address, exported.size, Ref<Stream>(&stream));
-    } catch (...) {
-        const CUstream cu_stream = stream.cu();
-        release_reported("cuMemFreeAsync", "unmapping an imported buffer", [address, cu_stream](const driver::Table &api) {
-            return api.cuMemFreeAsync ? api.cuMemFreeAsync(address, cu_stream) : CUDA_ERROR_NOT_INITIALIZED;
-        });
-        throw;
-    }
-    // A failure from here frees the import with the allocation.
+    // The imported pointer is memory of no resource that allocates (the pool cannot): it goes back with
+    // cuMemFreeAsync on the buffer's deallocation stream (the import's unless changed), by the allocation's
+    // deleter; until the allocation holds it, by the box, on the import's stream.
+    const CUcontext context = context_of(resource);
+    auto imported = own(address, [context, on = &stream](CUdeviceptr unmade) noexcept {
+        run_reported("unmapping an imported buffer", [&] { free_async(unmade, on, context); });
+    });
+    std::shared_ptr<Allocation> allocation = std::allocate_shared<Allocation>(
+        PooledAllocator<Allocation>(), address, exported.size, Ref<Stream>(&stream),
+        Allocation::Deleter([address, context](Stream *deallocation) { free_async(address, deallocation, context); }),
+        Ref<MemoryResource>(pool));  // the pool is the buffers' resource and lives while they do
+    imported.release();  // a failure from here frees the import with the allocation
     Ref<Buffer> buffer = make<Buffer>(allocation, address, exported.size, resource.traits());
     sweep_buffers(*entry);
     entry->buffers[exported.data] = allocation;
@@ -272,18 +271,19 @@ EventDescriptor export_event(Event &event) {
 Ref<Event> import_event(Device &device, const uint8_t *descriptor, uint64_t size) {
     const CUipcEventHandle handle = decode_event(descriptor, size);
     Ref<Context> context = device.primary_context();
-    CUevent event = nullptr;
+    CUevent raw = nullptr;
     {
         ScopedContext bind(context->cu());
-        CUCORE_CALL(cuIpcOpenEventHandle, &event, handle);
+        CUCORE_CALL(cuIpcOpenEventHandle, &raw, handle);
     }
-    try {
-        // An opened event behaves as one created with these flags (no timing).
-        return make<Event>(std::move(context), event, static_cast<uint32_t>(CUCORE_EVENT_INTERPROCESS), true);
-    } catch (...) {
+    auto opened = own(raw, [](CUevent event) noexcept {
         destroy_event(event, "destroying an imported event after a failed import");
-        throw;
-    }
+    });
+    // An opened event behaves as one created with these flags (no timing).
+    Ref<Event> event =
+        make<Event>(std::move(context), opened.get(), static_cast<uint32_t>(CUCORE_EVENT_INTERPROCESS), true);
+    opened.release();  // the Event destroys it from here
+    return event;
 }
 
 }  // namespace cucore::core::ipc

@@ -7,8 +7,9 @@
 // twice gives the same resource.
 // Buffers: a whole buffer of an IPC-enabled pool is exported as a checksummed
 // descriptor (ipc_descriptor.hpp); importing it maps the memory
-// (cuMemPoolImportPointer) into an Allocation of the imported pool, freed with
-// cuMemFreeAsync on its deallocation stream. The driver maps each pointer once
+// (cuMemPoolImportPointer) into an Allocation whose deleter unmaps it with
+// cuMemFreeAsync on its deallocation stream; the allocation reports and holds
+// the imported pool as its resource (which cannot allocate and frees nothing). The driver maps each pointer once
 // per process, so a per-pool cache (export data -> weak Allocation) makes a
 // second import of a live buffer share the first.
 // Events: an event created with CUCORE_EVENT_INTERPROCESS is exported as a

@@ -59,9 +59,7 @@ int as_int(uint32_t value, const char *argument) {
 }  // namespace
 
 CUfunction_attribute driver_kernel_attribute(cucore_kernel_attribute_t attribute, bool set, const char *argument) {
-    if (attribute <= CUCORE_KERNEL_ATTRIBUTE_UNSET || attribute >= CUCORE_KERNEL_ATTRIBUTE_COUNT)
-        throw_invalid_argument(std::string("argument '") + argument + "' is not a known kernel attribute (" +
-                               std::to_string(static_cast<int>(attribute)) + ")");
+    // (Unknown attributes are refused by the C ABI.)
     if (set && !settable(attribute))
         throw_invalid_argument(std::string("argument '") + argument + "' (" +
                                std::to_string(static_cast<int>(attribute)) +
@@ -76,7 +74,6 @@ Ref<Kernel> make_library_kernel(Ref<Object> library_owner, CUkernel kernel, cons
 }
 
 Ref<Kernel> Kernel::wrap_kernel(CUkernel kernel, cucore_release_fn on_release, void *user_data) {
-    if (!kernel) throw_invalid_argument("argument 'cu_kernel' is NULL");
     driver::state();  // NO_DRIVER before anything is made
     Ref<Kernel> wrapped = make<Kernel>(Ref<Object>(), kernel, nullptr, Ref<Context>(), std::string());
     wrapped->owner_.set(on_release, user_data);
@@ -84,7 +81,6 @@ Ref<Kernel> Kernel::wrap_kernel(CUkernel kernel, cucore_release_fn on_release, v
 }
 
 Ref<Kernel> Kernel::wrap_function(CUfunction function, cucore_release_fn on_release, void *user_data) {
-    if (!function) throw_invalid_argument("argument 'cu_function' is NULL");
     Ref<Context> context = Context::current();
     Ref<Kernel> wrapped = make<Kernel>(Ref<Object>(), nullptr, function, std::move(context), std::string());
     wrapped->owner_.set(on_release, user_data);

@@ -143,8 +143,8 @@ class Kernel final : public Object, public Pooled<Kernel> {
     std::vector<ParamInfo> params_;
 };
 
-// The driver's CU_FUNC_ATTRIBUTE_* for a public attribute; INVALID_ARGUMENT
-// (naming `argument`) for an unknown one, or a read-only one when `settable`.
+// The driver's CU_FUNC_ATTRIBUTE_* for a public attribute (a known one: the C ABI
+// checks); INVALID_ARGUMENT (naming `argument`) for a read-only one when `settable`.
 CUfunction_attribute driver_kernel_attribute(cucore_kernel_attribute_t attribute, bool settable,
                                              const char *argument);
 

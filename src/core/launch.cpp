@@ -64,15 +64,6 @@ inline void resolve(const cucore_launch_config_t &config, Dims &dims) {
     dims.blocks = uint64_t{dims.grid[0]} * dims.grid[1] * dims.grid[2];
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_null_arrays(const void *const *args) {
-    throw_invalid_argument(std::string("argument '") + (args ? "arg_sizes" : "args") +
-                           "' is NULL with a non-zero arg_count");
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] void throw_null_arg(size_t index) {
-    throw_invalid_argument("argument 'args[" + std::to_string(index) + "]' is NULL");
-}
-
 [[noreturn, gnu::cold, gnu::noinline]] void throw_count_mismatch(Kernel &kernel, size_t given, size_t expected) {
     throw_invalid_argument("argument 'arg_count' is " + std::to_string(given) + ", but " + label(kernel) + " has " +
                            std::to_string(expected) + " parameter" + (expected == 1 ? "" : "s"));
@@ -217,11 +208,6 @@ void launch(Stream &stream, const cucore_launch_config_t &config, Kernel &kernel
             const size_t *arg_sizes, size_t arg_count) {
     Dims dims;
     resolve(config, dims);
-    if (arg_count != 0) {
-        if (__builtin_expect(!args || !arg_sizes, 0)) throw_null_arrays(args);
-        for (size_t i = 0; i < arg_count; ++i)
-            if (__builtin_expect(args[i] == nullptr, 0)) throw_null_arg(i);
-    }
     if (Context *own = kernel.function_context(); __builtin_expect(own && own->cu() != stream.cu_context(), 0))
         throw_foreign_context(kernel);
     const Kernel::ContextEntry &entry = kernel.entry(stream.cu_context(), stream.context());

@@ -22,7 +22,7 @@ constexpr uint32_t kKnownLaunchFlags =
     CUCORE_LAUNCH_COOPERATIVE | CUCORE_LAUNCH_PROGRAMMATIC_STREAM_SERIALIZATION | CUCORE_LAUNCH_PRIORITY;
 
 // Launches `kernel` into `stream` (config already read: struct_size and flags
-// checked) with `arg_count` arguments; see cucore_launch.
+// checked; argument arrays checked) with `arg_count` arguments; see cucore_launch.
 void launch(Stream &stream, const cucore_launch_config_t &config, Kernel &kernel, const void *const *args,
             const size_t *arg_sizes, size_t arg_count);
 

@@ -4,7 +4,6 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
-#include "core/option_fields.hpp"
 #include "core/program_options.hpp"
 #include "core/release.hpp"
 #include "driver/compilers.hpp"
@@ -77,31 +76,6 @@ std::string first_lines(const std::string &log, int lines) {
     return head;
 }
 
-LinkerOptions read_linker_options(const cucore_linker_options_t &o) {
-    LinkerOptions l;
-    if (o.name) l.name = o.name;
-    if (o.arch) l.arch = normalize_arch(o.arch, "options.arch");
-    if (o.backend != CUCORE_BACKEND_DEFAULT && o.backend != CUCORE_BACKEND_NVJITLINK && o.backend != CUCORE_BACKEND_DRIVER)
-        throw_invalid_argument("argument 'options.backend' must be CUCORE_BACKEND_DEFAULT, CUCORE_BACKEND_NVJITLINK or "
-                               "CUCORE_BACKEND_DRIVER");
-    l.backend = o.backend;
-    l.max_register_count = o.max_register_count;
-    if (o.optimization_level > CUCORE_OPTIMIZATION_LEVEL(3))
-        throw_invalid_argument("argument 'options.optimization_level' must be 0 or CUCORE_OPTIMIZATION_LEVEL(0..3)");
-    l.optimization_level = o.optimization_level;
-    l.debug = option_fields::switch_value(o.debug, "debug");
-    l.lineinfo = option_fields::switch_value(o.lineinfo, "lineinfo");
-    l.link_time_optimization = option_fields::switch_value(o.link_time_optimization, "link_time_optimization");
-    l.verbose = option_fields::switch_value(o.verbose, "verbose");
-    l.ftz = option_fields::toggle(o.ftz, "ftz");
-    l.prec_div = option_fields::toggle(o.prec_div, "prec_div");
-    l.prec_sqrt = option_fields::toggle(o.prec_sqrt, "prec_sqrt");
-    l.fma = option_fields::toggle(o.fma, "fma");
-    l.ptxas_options = option_fields::strings(o.ptxas_options, o.ptxas_option_count, "ptxas_options");
-    l.extra_options = option_fields::strings(o.extra_options, o.extra_option_count, "extra_options");
-    return l;
-}
-
 std::vector<std::string> nvjitlink_flags(const LinkerOptions &o, const std::string &arch) {
     std::vector<std::string> f{"-arch=" + arch};
     if (o.max_register_count) f.push_back("-maxrregcount=" + std::to_string(o.max_register_count));
@@ -132,7 +106,6 @@ cucore_compiler_backend_t Linker::default_backend() noexcept {
 }
 
 Ref<Linker> Linker::create(std::vector<Ref<ObjectCode>> inputs, LinkerOptions options, std::string *failure_log) {
-    if (inputs.empty()) throw_invalid_argument("argument 'input_count' is 0: a linker needs at least one input");
     cucore_compiler_backend_t backend = options.backend;
     if (backend == CUCORE_BACKEND_DEFAULT) backend = default_backend();
     if (backend == CUCORE_BACKEND_NVJITLINK) driver::nvjitlink();  // NOT_SUPPORTED when asked for and missing
@@ -341,8 +314,6 @@ std::string Linker::link_driver() {
 }
 
 Ref<ObjectCode> Linker::link(cucore_code_type_t target) {
-    if (target != CUCORE_CODE_CUBIN && target != CUCORE_CODE_PTX)
-        throw_invalid_argument("argument 'target' must be CUCORE_CODE_CUBIN or CUCORE_CODE_PTX");
     std::lock_guard<std::mutex> lock(mutex_);
     if (result_) {
         if (result_target_ != target)

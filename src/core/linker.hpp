@@ -20,6 +20,7 @@ struct nvJitLink;
 
 namespace cucore::core {
 
+// cucore_linker_options_t copied, its fields validated by the C ABI layer (capi/linker.cpp).
 struct LinkerOptions {
     std::string name = "linker";
     std::string arch;  // normalised, "" for the default device's
@@ -32,10 +33,6 @@ struct LinkerOptions {
     std::vector<std::string> ptxas_options, extra_options;
 };
 
-// Copies and validates (switches, toggles, optimisation level, backend, NULL
-// strings) cucore_linker_options_t.
-LinkerOptions read_linker_options(const cucore_linker_options_t &options);
-
 // nvJitLink's flags for `options` with `arch` resolved.
 std::vector<std::string> nvjitlink_flags(const LinkerOptions &options, const std::string &arch);
 
@@ -45,6 +42,7 @@ std::string first_lines(const std::string &log, int lines = 10);
 class Linker final : public Object {
   public:
     // `failure_log` (may be null) receives the error log when creation fails.
+    // `inputs` is not empty (the C ABI checks it).
     static Ref<Linker> create(std::vector<Ref<ObjectCode>> inputs, LinkerOptions options,
                               std::string *failure_log = nullptr);
     // NVJITLINK where it loads, else DRIVER; never loads the CUDA driver.

@@ -8,17 +8,21 @@
 
 namespace cucore::core {
 
+bool advice_takes_location(cucore_memory_advice_t advice) noexcept {
+    return advice == CUCORE_ADVICE_SET_PREFERRED_LOCATION || advice == CUCORE_ADVICE_SET_ACCESSED_BY ||
+           advice == CUCORE_ADVICE_UNSET_ACCESSED_BY;
+}
+
 namespace {
-CUmem_advise to_cu_advice(cucore_memory_advice_t advice) {
+// An advice the C ABI has checked (known values only).
+CUmem_advise to_cu_advice(cucore_memory_advice_t advice) noexcept {
     switch (advice) {
         case CUCORE_ADVICE_SET_READ_MOSTLY: return CU_MEM_ADVISE_SET_READ_MOSTLY;
         case CUCORE_ADVICE_UNSET_READ_MOSTLY: return CU_MEM_ADVISE_UNSET_READ_MOSTLY;
         case CUCORE_ADVICE_SET_PREFERRED_LOCATION: return CU_MEM_ADVISE_SET_PREFERRED_LOCATION;
         case CUCORE_ADVICE_UNSET_PREFERRED_LOCATION: return CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION;
         case CUCORE_ADVICE_SET_ACCESSED_BY: return CU_MEM_ADVISE_SET_ACCESSED_BY;
-        case CUCORE_ADVICE_UNSET_ACCESSED_BY: return CU_MEM_ADVISE_UNSET_ACCESSED_BY;
-        default:
-            throw_invalid_argument("argument 'advice' is unknown (" + std::to_string(static_cast<int>(advice)) + ")");
+        default: return CU_MEM_ADVISE_UNSET_ACCESSED_BY;
     }
 }
 
@@ -57,12 +61,11 @@ void Buffer::advise(cucore_memory_advice_t advice, cucore_location_t location) {
     check_managed("advice");
     const CUmem_advise cu_advice = to_cu_advice(advice);
     CUmemLocation cu_location{};
-    if (advice == CUCORE_ADVICE_SET_READ_MOSTLY || advice == CUCORE_ADVICE_UNSET_READ_MOSTLY ||
-        advice == CUCORE_ADVICE_UNSET_PREFERRED_LOCATION) {
+    if (advice_takes_location(advice)) {
+        cu_location = to_cu_location(location);
+    } else {
         cu_location.type = CU_MEM_LOCATION_TYPE_DEVICE;  // ignored by the driver
         cu_location.id = traits_.device_id >= 0 ? traits_.device_id : 0;
-    } else {
-        cu_location = to_cu_location(location, "location");
     }
     if (size_ == 0) return;
     ManagedScope scope(traits_.device_id);
@@ -85,10 +88,6 @@ void Buffer::advice(int *read_mostly, cucore_location_t *preferred_location) con
 
 bool Buffer::is_accessed_by(cucore_location_t location) const {
     check_managed("accessed-by");
-    if (location.type != CUCORE_LOCATION_DEVICE && location.type != CUCORE_LOCATION_HOST)
-        throw_invalid_argument("argument 'location' must be a device or the host: accessed-by is kept per processor");
-    if (location.type == CUCORE_LOCATION_DEVICE && location.id < 0)
-        throw_invalid_argument("argument 'location' names device " + std::to_string(location.id));
     const int wanted = location.type == CUCORE_LOCATION_HOST ? CU_DEVICE_CPU : location.id;
     if (size_ == 0) return false;
     // The driver lists the processors (device ordinals, CU_DEVICE_CPU for the
@@ -115,7 +114,7 @@ cucore_location_t Buffer::last_prefetch_location() const {
 
 void Buffer::prefetch(cucore_location_t location, Stream &stream) {
     check_managed("prefetch");
-    const CUmemLocation cu_location = to_cu_location(location, "location");
+    const CUmemLocation cu_location = to_cu_location(location);
     if (size_ == 0) return;
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemPrefetchAsync, address_, static_cast<size_t>(size_), cu_location, 0, stream.cu());
@@ -124,7 +123,7 @@ void Buffer::prefetch(cucore_location_t location, Stream &stream) {
 void Buffer::discard(const cucore_location_t *prefetch_location, Stream &stream) {
     check_managed("discard");
     CUmemLocation cu_location{};
-    if (prefetch_location) cu_location = to_cu_location(*prefetch_location, "prefetch_location");
+    if (prefetch_location) cu_location = to_cu_location(*prefetch_location);
     if (size_ == 0) return;
     CUdeviceptr address = address_;
     size_t size = static_cast<size_t>(size_);

@@ -3,20 +3,22 @@
 // A resource hands out addresses (allocate_raw) and takes them back
 // (deallocate); each kind lives in its own file (memory_pool.cpp,
 // memory_legacy_pinned.cpp, memory_virtual.cpp, memory_user.cpp). A buffer's
-// memory is an Allocation shared by the buffer and its views: it is freed when
-// the last of them lets go (closing a buffer lets go early), on the
-// allocation's deallocation stream for stream-ordered resources.
+// memory is an Allocation shared by the buffer and its views: it is released
+// when the last of them lets go (closing a buffer lets go early), on the
+// allocation's deallocation stream: by its resource, or, for memory that no
+// resource gives back (foreign memory, DLPack imports, GL mappings, pointers
+// imported from another process), by the allocation's deleter.
 #pragma once
 
 #include <cuda.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 
 #include "core/context.hpp"
 #include "core/handle.hpp"
-#include "core/owner.hpp"
 #include "core/stream.hpp"
 #include "core/thread_cache.hpp"
 #include "cucore/memory.h"
@@ -34,9 +36,11 @@ struct MemoryTraits {
     bool managed = false;
 };
 
-// The driver's CUmemLocation of a public location (checked: INVALID_ARGUMENT).
-CUmemLocation to_cu_location(cucore_location_t location, const char *argument);
+// The driver's CUmemLocation of a public location (checked by the C ABI: capi::check_location).
+CUmemLocation to_cu_location(cucore_location_t location) noexcept;
 cucore_location_t from_cu_location(CUmemLocationType type, int id) noexcept;
+// Whether cuMemAdvise reads the location for `advice` (the others ignore it).
+bool advice_takes_location(cucore_memory_advice_t advice) noexcept;
 
 class MemoryResource : public Object {
   public:
@@ -46,6 +50,8 @@ class MemoryResource : public Object {
     Ref<Buffer> allocate(uint64_t size, Stream *stream);
     // Returns memory to the resource, ordered on `stream` where it is stream-ordered.
     virtual void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) = 0;
+    // deallocate() in a release path: a failure is reported as a release error ("<what>: <error>").
+    void deallocate_reported(CUdeviceptr address, uint64_t size, Stream *stream, const char *what) noexcept;
 
     // Pools only (NOT_SUPPORTED elsewhere).
     virtual CUmemoryPool pool() const noexcept { return nullptr; }
@@ -80,37 +86,52 @@ class MemoryResource : public Object {
     bool stream_ordered_;
 };
 
-// Memory and how to give it back; shared by a buffer and its views.
+// Memory and how to give it back; shared by a buffer and its views, released
+// once, by the last of them.
 class Allocation {
   public:
+    // How memory that no memory resource gives back is released: called once, by
+    // the allocation's last holder, with the deallocation stream (null when there
+    // is none); what it throws is reported as a release error. It captures what
+    // it needs (a GL mapping to end, the context of an imported pointer, a
+    // foreign owner's callback).
+    using Deleter = std::function<void(Stream *deallocation_stream)>;
+
+    // Memory of `resource`, given back with its deallocate on the deallocation stream.
     Allocation(Ref<MemoryResource> resource, CUdeviceptr address, uint64_t size,
                Ref<Stream> deallocation_stream) noexcept;
-    explicit Allocation(CUdeviceptr address) noexcept;  // foreign: not freed, its owner told
-    ~Allocation();  // frees (errors reported), or tells the foreign owner
+    // Memory released by `deleter` (none: nothing to do, or attached later with
+    // set_deleter). `source` is the resource the memory is reported to come from
+    // (the imported pool of an imported buffer; null for foreign memory and GL
+    // mappings), held while the memory lives; it does not release it.
+    Allocation(CUdeviceptr address, uint64_t size, Ref<Stream> deallocation_stream, Deleter deleter,
+               Ref<MemoryResource> source = {}) noexcept;
+    ~Allocation();  // releases the memory (failures reported)
     Allocation(const Allocation &) = delete;
     Allocation &operator=(const Allocation &) = delete;
 
+    // The resource the memory comes from (null for memory of no resource).
     const Ref<MemoryResource> &resource() const noexcept { return resource_; }
     CUdeviceptr address() const noexcept { return address_; }
-    // Attached once the wrapping buffer exists, so a failed wrap never calls it.
-    void set_owner(cucore_release_fn on_release, void *user_data) noexcept { owner_.set(on_release, user_data); }
+    // A foreign owner's deleter is attached once the wrapping buffer exists, so a failed wrap never calls it.
+    void set_deleter(Deleter deleter) noexcept { deleter_ = std::move(deleter); }
     void set_deallocation_stream(Ref<Stream> stream);
     Ref<Stream> deallocation_stream();
     // After the resource moved or grew the memory (virtual memory).
     void relocate(CUdeviceptr address, uint64_t size) noexcept;
 
   private:
-    Ref<MemoryResource> resource_;  // null for foreign memory
+    Ref<MemoryResource> resource_;  // releases the memory unless a deleter does
     CUdeviceptr address_;
     uint64_t size_;
     std::mutex mutex_;
     Ref<Stream> deallocation_stream_;
-    ForeignOwner owner_;
+    Deleter deleter_;  // memory of no resource (or only reported as a resource's)
 };
 
 class Buffer final : public Object, public Pooled<Buffer> {
   public:
-    // Foreign memory, not owned.
+    // Foreign memory, not owned; on_release(user_data) runs once the last buffer or view on it goes.
     static Ref<Buffer> wrap(CUdeviceptr address, uint64_t size, const MemoryTraits &traits,
                             cucore_release_fn on_release, void *user_data);
 

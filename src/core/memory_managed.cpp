@@ -5,6 +5,8 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/memory_pool.hpp"
+#include "core/owned.hpp"
+#include "core/release.hpp"
 #include "driver/driver.hpp"
 
 namespace cucore::core {
@@ -13,18 +15,10 @@ Ref<MemoryResource> make_managed_resource(Device &device, const cucore_managed_m
     if (options.use_pool)
         return PoolResource::managed_pool(device, {options.max_size, options.release_threshold, false},
                                           options.preferred_location);
-    if (options.max_size || options.release_threshold)
-        throw_invalid_argument("options 'max_size' and 'release_threshold' apply to managed pools only "
-                               "(options.use_pool = 1)");
     return ManagedResource::create(device, options.preferred_location);
 }
 
 Ref<ManagedResource> ManagedResource::create(Device &device, cucore_location_t preferred) {
-    if (preferred.type != CUCORE_LOCATION_NONE) {
-        if (preferred.type == CUCORE_LOCATION_HOST_NUMA_CURRENT)
-            throw_invalid_argument("argument 'options.preferred_location' cannot be the current NUMA node");
-        to_cu_location(preferred, "options.preferred_location");  // checks it
-    }
     if (!device.attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY))
         throw Error(CUCORE_ERROR_NOT_SUPPORTED,
                     "device " + std::to_string(device.ordinal()) + " does not support managed memory");
@@ -40,18 +34,17 @@ CUdeviceptr ManagedResource::allocate_raw(uint64_t size, Stream *) {
     CUdeviceptr address = 0;
     CUCORE_CALL(cuMemAllocManaged, &address, static_cast<size_t>(size), CU_MEM_ATTACH_GLOBAL);
     if (preferred_.type == CUCORE_LOCATION_NONE) return address;
-    try {
-        CUCORE_CALL(cuMemAdvise, address, static_cast<size_t>(size), CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
-                    to_cu_location(preferred_, "options.preferred_location"));
-    } catch (...) {
-        // No half-made allocation; a failed free is reported, the advice's error returned.
-        const CUresult freed = driver::api().cuMemFree(address);
-        if (freed != CUDA_SUCCESS)
-            report_release_error(CUCORE_ERROR_CUDA, freed,
-                                 "freeing managed memory whose preferred-location advice failed: cuMemFree failed");
-        throw;
-    }
-    return address;
+    // No half-made allocation: a failed advice frees the memory (the context is still bound); a failed free is
+    // reported, the advice's error returned.
+    auto allocated = own(address, [](CUdeviceptr unadvised) noexcept {
+        release_reported("cuMemFree", "freeing managed memory whose preferred-location advice failed",
+                         [unadvised](const driver::Table &api) {
+                             return api.cuMemFree ? api.cuMemFree(unadvised) : CUDA_ERROR_NOT_INITIALIZED;
+                         });
+    });
+    CUCORE_CALL(cuMemAdvise, address, static_cast<size_t>(size), CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+                to_cu_location(preferred_));
+    return allocated.release();
 }
 
 void ManagedResource::deallocate(CUdeviceptr address, uint64_t, Stream *) {

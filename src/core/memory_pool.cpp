@@ -7,6 +7,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/owned.hpp"
 #include "core/release.hpp"
 #include "driver/driver.hpp"
 
@@ -49,21 +50,31 @@ void grant_access(CUmemoryPool pool, Device &device) {
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     CUCORE_CALL(cuMemPoolSetAccess, pool, &access, 1);
 }
-}  // namespace
 
-CUmemoryPool PoolResource::create_pool(const CUmemPoolProps &props, const Options &options) {
-    CUmemoryPool pool = nullptr;
-    CUCORE_CALL(cuMemPoolCreate, &pool, &props);
-    try {
-        if (options.release_threshold != 0) {
-            cuuint64_t threshold = options.release_threshold;
-            CUCORE_CALL(cuMemPoolSetAttribute, pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
-        }
-    } catch (...) {
-        driver::api().cuMemPoolDestroy(pool);  // no half-made pool
-        throw;
+// The deleter of a pool made here and not yet handed to its resource.
+struct DestroyUnmadePool {
+    void operator()(CUmemoryPool pool) const noexcept { destroy_pool(pool, "destroying a pool that was not made"); }
+};
+
+// A new pool with the release threshold applied, owned by the box until its
+// resource exists.
+Owned<CUmemoryPool, DestroyUnmadePool> create_pool(const CUmemPoolProps &props,
+                                                   const PoolResource::Options &options) {
+    CUmemoryPool raw = nullptr;
+    CUCORE_CALL(cuMemPoolCreate, &raw, &props);
+    Owned<CUmemoryPool, DestroyUnmadePool> pool(raw, DestroyUnmadePool{});
+    if (options.release_threshold != 0) {
+        cuuint64_t threshold = options.release_threshold;
+        CUCORE_CALL(cuMemPoolSetAttribute, pool.get(), CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
     }
     return pool;
+}
+}  // namespace
+
+void destroy_pool(CUmemoryPool pool, const char *what) noexcept {
+    release_reported("cuMemPoolDestroy", what, [pool](const driver::Table &api) {
+        return api.cuMemPoolDestroy ? api.cuMemPoolDestroy(pool) : CUDA_ERROR_NOT_INITIALIZED;
+    });
 }
 
 Ref<PoolResource> PoolResource::device_current(Device &device) {
@@ -84,22 +95,16 @@ Ref<PoolResource> PoolResource::device_pool(Device &device, const Options &optio
     props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     props.location.id = device.cu();
     props.maxSize = static_cast<size_t>(options.max_size);
-    CUmemoryPool pool = create_pool(props, options);
-    try {
-        Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_DEVICE, std::move(context),
-                                                        device_memory(device), pool, true, options.ipc_enabled);
-        if (options.ipc_enabled) resource->set_pool_id(random_pool_id());
-        return resource;
-    } catch (...) {
-        driver::api().cuMemPoolDestroy(pool);
-        throw;
-    }
+    auto pool = create_pool(props, options);
+    const PoolId id = options.ipc_enabled ? random_pool_id() : PoolId{};
+    Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_DEVICE, std::move(context),
+                                                    device_memory(device), pool.get(), true, options.ipc_enabled);
+    pool.release();  // the resource destroys it from here
+    if (options.ipc_enabled) resource->set_pool_id(id);
+    return resource;
 }
 
 Ref<PoolResource> PoolResource::pinned_pool(Device &device, const Options &options, std::optional<int> numa_id) {
-    if (numa_id && *numa_id < 0)
-        throw_invalid_argument("argument 'options.numa_id' is " + std::to_string(*numa_id) +
-                               "; with use_numa_id it must be a NUMA node (>= 0)");
     require_pools(device);
     Ref<Context> context = device.primary_context();
     CUmemPoolProps props{};
@@ -111,19 +116,18 @@ Ref<PoolResource> PoolResource::pinned_pool(Device &device, const Options &optio
     props.location.type = numa ? CU_MEM_LOCATION_TYPE_HOST_NUMA : CU_MEM_LOCATION_TYPE_HOST;
     props.location.id = numa_id.value_or(0);
     props.maxSize = static_cast<size_t>(options.max_size);
-    CUmemoryPool pool = create_pool(props, options);
-    try {
+    auto pool = create_pool(props, options);
+    {
         ScopedContext bind(context->cu());
-        grant_access(pool, device);
-        Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_PINNED, std::move(context),
-                                                        MemoryTraits{-1, true, true, false}, pool, true,
-                                                        options.ipc_enabled);
-        if (options.ipc_enabled) resource->set_pool_id(random_pool_id());
-        return resource;
-    } catch (...) {
-        driver::api().cuMemPoolDestroy(pool);
-        throw;
+        grant_access(pool.get(), device);
     }
+    const PoolId id = options.ipc_enabled ? random_pool_id() : PoolId{};
+    Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_PINNED, std::move(context),
+                                                    MemoryTraits{-1, true, true, false}, pool.get(), true,
+                                                    options.ipc_enabled);
+    pool.release();  // the resource destroys it from here
+    if (options.ipc_enabled) resource->set_pool_id(id);
+    return resource;
 }
 
 Ref<PoolResource> PoolResource::managed_pool(Device &device, const Options &options, cucore_location_t preferred) {
@@ -133,9 +137,7 @@ Ref<PoolResource> PoolResource::managed_pool(Device &device, const Options &opti
     if (preferred.type == CUCORE_LOCATION_NONE) {
         props.location.type = CU_MEM_LOCATION_TYPE_NONE;
     } else {
-        if (preferred.type == CUCORE_LOCATION_HOST_NUMA_CURRENT)
-            throw_invalid_argument("argument 'options.preferred_location' cannot be the current NUMA node");
-        props.location = to_cu_location(preferred, "options.preferred_location");
+        props.location = to_cu_location(preferred);
     }
     props.maxSize = static_cast<size_t>(options.max_size);
     if (!device.attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY))
@@ -145,14 +147,12 @@ Ref<PoolResource> PoolResource::managed_pool(Device &device, const Options &opti
     if (Device::driver_version() < 13000)
         throw Error(CUCORE_ERROR_NOT_SUPPORTED, "managed memory pools need a CUDA 13 driver");
     Ref<Context> context = device.primary_context();
-    CUmemoryPool pool = create_pool(props, options);
-    try {
-        return make<PoolResource>(CUCORE_MEMORY_RESOURCE_MANAGED, std::move(context),
-                                  MemoryTraits{device.ordinal(), true, true, true}, pool, true, false);
-    } catch (...) {
-        driver::api().cuMemPoolDestroy(pool);
-        throw;
-    }
+    auto pool = create_pool(props, options);
+    Ref<PoolResource> resource = make<PoolResource>(CUCORE_MEMORY_RESOURCE_MANAGED, std::move(context),
+                                                    MemoryTraits{device.ordinal(), true, true, true}, pool.get(),
+                                                    true, false);
+    pool.release();  // the resource destroys it from here
+    return resource;
 }
 
 PoolResource::PoolResource(cucore_memory_resource_kind_t kind, Ref<Context> context, MemoryTraits traits,
@@ -163,11 +163,7 @@ PoolResource::PoolResource(cucore_memory_resource_kind_t kind, Ref<Context> cont
       ipc_enabled_(ipc_enabled) {}
 
 PoolResource::~PoolResource() {
-    if (!owns_pool_) return;
-    CUmemoryPool pool = pool_;
-    release_reported("cuMemPoolDestroy", "destroying a memory pool", [pool](const driver::Table &api) {
-        return api.cuMemPoolDestroy ? api.cuMemPoolDestroy(pool) : CUDA_ERROR_NOT_INITIALIZED;
-    });
+    if (owns_pool_) destroy_pool(pool_, "destroying a memory pool");
 }
 
 CUdeviceptr PoolResource::allocate_raw(uint64_t size, Stream *stream) {
@@ -178,7 +174,11 @@ CUdeviceptr PoolResource::allocate_raw(uint64_t size, Stream *stream) {
 }
 
 void PoolResource::deallocate(CUdeviceptr address, uint64_t, Stream *stream) {
-    ScopedContext bind(stream ? stream->cu_context() : context()->cu(), !stream || stream->is_builtin());
+    free_async(address, stream, context()->cu());
+}
+
+void free_async(CUdeviceptr address, Stream *stream, CUcontext context) {
+    ScopedContext bind(stream ? stream->cu_context() : context, !stream || stream->is_builtin());
     CUCORE_CALL(cuMemFreeAsync, address, stream ? stream->cu() : CU_STREAM_LEGACY);
 }
 
@@ -189,23 +189,14 @@ static_assert(static_cast<int>(CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH) == static_ca
 static_assert(static_cast<int>(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD) ==
               static_cast<int>(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD));
 
-namespace {
-bool is_flag(cucore_pool_attribute_t attribute) {
+bool is_pool_flag(cucore_pool_attribute_t attribute) noexcept {
     return attribute >= CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES &&
            attribute <= CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_INTERNAL_DEPENDENCIES;
 }
-void check_attribute(cucore_pool_attribute_t attribute) {
-    if (attribute < CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
-        attribute > CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH)
-        throw_invalid_argument("argument 'attribute' is not a pool attribute (" +
-                               std::to_string(static_cast<int>(attribute)) + ")");
-}
-}  // namespace
 
 uint64_t PoolResource::pool_attribute(cucore_pool_attribute_t attribute) const {
-    check_attribute(attribute);
     const auto driver_attribute = static_cast<CUmemPool_attribute>(attribute);
-    if (is_flag(attribute)) {
+    if (is_pool_flag(attribute)) {
         int flag = 0;
         CUCORE_CALL(cuMemPoolGetAttribute, pool_, driver_attribute, &flag);
         return flag ? 1 : 0;
@@ -216,18 +207,8 @@ uint64_t PoolResource::pool_attribute(cucore_pool_attribute_t attribute) const {
 }
 
 void PoolResource::set_pool_attribute(cucore_pool_attribute_t attribute, uint64_t value) {
-    check_attribute(attribute);
-    const bool resettable = attribute == CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_HIGH ||
-                            attribute == CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH;
-    if (attribute == CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT || attribute == CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT)
-        throw_invalid_argument("argument 'attribute' is read-only (" + std::to_string(static_cast<int>(attribute)) +
-                               ")");
-    if (resettable && value != 0)
-        throw_invalid_argument("a high-water mark can only be reset to 0, not set to " + std::to_string(value));
-    if (is_flag(attribute) && value > 1)
-        throw_invalid_argument("argument 'value' must be 0 or 1 for a reuse flag, not " + std::to_string(value));
     const auto driver_attribute = static_cast<CUmemPool_attribute>(attribute);
-    if (is_flag(attribute)) {
+    if (is_pool_flag(attribute)) {
         int flag = static_cast<int>(value);
         CUCORE_CALL(cuMemPoolSetAttribute, pool_, driver_attribute, &flag);
     } else {
@@ -242,10 +223,8 @@ void PoolResource::trim(uint64_t min_bytes_to_keep) {
 
 void PoolResource::set_peer_access(Device &peer, cucore_access_t access) {
     if (is_managed()) not_supported("peer access: managed memory is reachable from every device already");
-    if (access != CUCORE_ACCESS_NONE && access != CUCORE_ACCESS_READ_WRITE)
-        throw_invalid_argument(access == CUCORE_ACCESS_READ
-                                   ? std::string("memory pools grant read-write access or none, not read-only")
-                                   : "argument 'access' is unknown (" + std::to_string(static_cast<int>(access)) + ")");
+    if (access == CUCORE_ACCESS_READ)  // (unknown values are refused by the C ABI)
+        throw_invalid_argument("memory pools grant read-write access or none, not read-only");
     const int owner = context()->device().ordinal();
     if (peer.ordinal() == owner) {
         if (access == CUCORE_ACCESS_NONE)

@@ -55,10 +55,6 @@ class PoolResource final : public MemoryResource, public Pooled<PoolResource> {
     CUdeviceptr allocate_raw(uint64_t size, Stream *stream) override;
 
   private:
-    // Creates an owned pool; the release threshold is applied, and the pool is
-    // destroyed again if anything fails.
-    static CUmemoryPool create_pool(const CUmemPoolProps &props, const Options &options);
-
     CUmemoryPool pool_;
     bool owns_pool_;
     bool ipc_enabled_;
@@ -66,5 +62,15 @@ class PoolResource final : public MemoryResource, public Pooled<PoolResource> {
     bool has_id_ = false;
     PoolId id_{};
 };
+
+// Frees pool memory (or unmaps an imported pointer) in stream order: cuMemFreeAsync on `stream` in its
+// context, or on the legacy default stream in `context` when there is no stream.
+void free_async(CUdeviceptr address, Stream *stream, CUcontext context);
+
+// Whether a pool attribute is one of the reuse flags (0/1; the others are byte counts).
+bool is_pool_flag(cucore_pool_attribute_t attribute) noexcept;
+
+// Destroys a driver pool (cuMemPoolDestroy), reporting a failure as a release error.
+void destroy_pool(CUmemoryPool pool, const char *what) noexcept;
 
 }  // namespace cucore::core

@@ -5,29 +5,19 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/owned.hpp"
+#include "core/release.hpp"
 
 namespace cucore::core {
 
-CUmemLocation to_cu_location(cucore_location_t location, const char *argument) {
+CUmemLocation to_cu_location(cucore_location_t location) noexcept {
     CUmemLocation result{};
     switch (location.type) {
-        case CUCORE_LOCATION_DEVICE:
-            if (location.id < 0)
-                throw_invalid_argument(std::string("argument '") + argument + "' names device " +
-                                       std::to_string(location.id));
-            result.type = CU_MEM_LOCATION_TYPE_DEVICE;
-            break;
+        case CUCORE_LOCATION_DEVICE: result.type = CU_MEM_LOCATION_TYPE_DEVICE; break;
         case CUCORE_LOCATION_HOST: result.type = CU_MEM_LOCATION_TYPE_HOST; break;
-        case CUCORE_LOCATION_HOST_NUMA:
-            if (location.id < 0)
-                throw_invalid_argument(std::string("argument '") + argument + "' names NUMA node " +
-                                       std::to_string(location.id));
-            result.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
-            break;
+        case CUCORE_LOCATION_HOST_NUMA: result.type = CU_MEM_LOCATION_TYPE_HOST_NUMA; break;
         case CUCORE_LOCATION_HOST_NUMA_CURRENT: result.type = CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT; break;
-        default:
-            throw_invalid_argument(std::string("argument '") + argument + "' has an unknown location type (" +
-                                   std::to_string(static_cast<int>(location.type)) + ")");
+        default: result.type = CU_MEM_LOCATION_TYPE_INVALID; break;  // refused by the C ABI (capi::check_location)
     }
     result.id = result.type == CU_MEM_LOCATION_TYPE_HOST || result.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT
                     ? 0
@@ -91,29 +81,21 @@ Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
     const bool keeps_stream = stream_ordered_ || kind_ == CUCORE_MEMORY_RESOURCE_USER;
     Ref<Stream> deallocation = stream && keeps_stream ? Ref<Stream>(stream) : Ref<Stream>();
     const CUdeviceptr address = size != 0 ? allocate_raw(size, stream) : 0;
-    std::shared_ptr<Allocation> allocation;
-    try {
-        allocation =
-            std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), std::move(self), address, size,
-                                             std::move(deallocation));  // moved: no extra reference counting
-    } catch (...) {
-        // No half-made object: give the memory back. A failure to do so is
-        // reported, and the original error is the one that propagates.
-        if (address) {
-            try {
-                deallocate(address, size, stream);
-            } catch (const Error &error) {
-                report_release_error(error.status(), error.cuda_result(),
-                                     std::string("freeing an allocation whose buffer could not be made: ") +
-                                         error.what());
-            } catch (...) {
-                report_release_error(CUCORE_ERROR_INTERNAL, 0,
-                                     "freeing an allocation whose buffer could not be made: unexpected exception");
-            }
-        }
-        throw;
-    }
+    // No half-made object: until the allocation holds it, the memory goes back if anything fails. A failure to
+    // give it back is reported, and the original error is the one that propagates.
+    auto allocated = own(address, [this, size, stream](CUdeviceptr unused) noexcept {
+        if (unused) deallocate_reported(unused, size, stream, "freeing an allocation whose buffer could not be made");
+    });
+    std::shared_ptr<Allocation> allocation =
+        std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), std::move(self), address, size,
+                                         std::move(deallocation));  // moved: no extra reference counting
+    allocated.release();  // the allocation frees it from here
     return make<Buffer>(std::move(allocation), address, size, traits_);
+}
+
+void MemoryResource::deallocate_reported(CUdeviceptr address, uint64_t size, Stream *stream,
+                                         const char *what) noexcept {
+    run_reported(what, [&] { deallocate(address, size, stream); });
 }
 
 }  // namespace cucore::core

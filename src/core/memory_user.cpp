@@ -15,13 +15,6 @@ cucore_stream_t *borrowed(Stream *stream) noexcept {
 }  // namespace
 
 Ref<UserResource> UserResource::create(const cucore_memory_resource_callbacks_t &callbacks) {
-    if (!callbacks.allocate) throw_invalid_argument("argument 'callbacks.allocate' is NULL");
-    if (!callbacks.deallocate) throw_invalid_argument("argument 'callbacks.deallocate' is NULL");
-    if (callbacks.device_id < -1)
-        throw_invalid_argument("argument 'callbacks.device_id' is " + std::to_string(callbacks.device_id) +
-                               "; it must be a device ordinal or -1 (host memory)");
-    if (callbacks.device_accessible > 1 || callbacks.host_accessible > 1 || callbacks.managed > 1)
-        throw_invalid_argument("the accessibility fields of 'callbacks' must be 0 or 1");
     MemoryTraits traits{callbacks.device_id, callbacks.device_accessible != 0, callbacks.host_accessible != 0,
                         callbacks.managed != 0};
     return make<UserResource>(callbacks, traits);

@@ -1,51 +1,54 @@
 #include "core/memory_virtual.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <string>
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/owned.hpp"
+#include "core/release.hpp"
 #include "driver/driver.hpp"
 
 namespace cucore::core {
 
 namespace {
-CUmemAccess_flags to_cu_access(cucore_access_t access) {
+// An access the C ABI has checked (capi::check_access).
+CUmemAccess_flags to_cu_access(cucore_access_t access) noexcept {
     switch (access) {
-        case CUCORE_ACCESS_NONE: return CU_MEM_ACCESS_FLAGS_PROT_NONE;
         case CUCORE_ACCESS_READ: return CU_MEM_ACCESS_FLAGS_PROT_READ;
         case CUCORE_ACCESS_READ_WRITE: return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-        default:
-            throw_invalid_argument("access is unknown (" + std::to_string(static_cast<int>(access)) + ")");
+        default: return CU_MEM_ACCESS_FLAGS_PROT_NONE;
     }
 }
 
-// Undoes driver work in reverse unless dismissed: creation paths leave nothing behind.
-class Undo {
-  public:
-    template <class F>
-    void push(F action) { actions_.emplace_back(std::move(action)); }
-    void dismiss() noexcept { actions_.clear(); }
-    ~Undo() {
-        for (auto it = actions_.rbegin(); it != actions_.rend(); ++it) (*it)();
-    }
-
-  private:
-    std::vector<std::function<void()>> actions_;
-};
+// The boxes of what a creation path has made so far (creation and growth leave nothing behind on a
+// failure): a reserved range, physical memory, and a mapping. The caller keeps the resource's context
+// bound while they live; they go in reverse order, and a failure to undo a step is reported.
+auto reserved_range(CUdeviceptr address, size_t size) noexcept {
+    return own(address, [size](CUdeviceptr unused) noexcept {
+        release_reported("cuMemAddressFree", "freeing the address range of a failed allocation",
+                         [unused, size](const driver::Table &api) { return api.cuMemAddressFree(unused, size); });
+    });
+}
+auto physical_memory(CUmemGenericAllocationHandle handle) noexcept {
+    return own(handle, [](CUmemGenericAllocationHandle unused) noexcept {
+        release_reported("cuMemRelease", "releasing the memory of a failed allocation",
+                         [unused](const driver::Table &api) { return api.cuMemRelease(unused); });
+    });
+}
+auto mapped_range(CUdeviceptr address, size_t size) noexcept {
+    return own(address, [size](CUdeviceptr unused) noexcept {
+        release_reported("cuMemUnmap", "unmapping the memory of a failed allocation",
+                         [unused, size](const driver::Table &api) { return api.cuMemUnmap(unused, size); });
+    });
+}
 }  // namespace
 
 Ref<VirtualResource> VirtualResource::create(Device &device, const cucore_virtual_memory_resource_options_t &options) {
-    if (options.minimum_granularity > 1 || options.posix_fd_shareable > 1)
-        throw_invalid_argument("the switches of 'options' must be 0 or 1");
     // Zero means the default: a resource's own device cannot be left without access,
     // so NONE stands for the default READ_WRITE.
     const cucore_access_t self_access =
         options.self_access == CUCORE_ACCESS_NONE ? CUCORE_ACCESS_READ_WRITE : options.self_access;
-    if (self_access != CUCORE_ACCESS_READ && self_access != CUCORE_ACCESS_READ_WRITE)
-        throw_invalid_argument("argument 'options.self_access' must be NONE (the default: READ_WRITE), READ or "
-                               "READ_WRITE");
     CUmemAllocationProp prop{};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.requestedHandleTypes =
@@ -59,12 +62,9 @@ Ref<VirtualResource> VirtualResource::create(Device &device, const cucore_virtua
         case CUCORE_LOCATION_HOST:
             prop.location.type = CU_MEM_LOCATION_TYPE_HOST;
             break;
-        case CUCORE_LOCATION_HOST_NUMA:
-            prop.location = to_cu_location({options.location_type, options.location_id}, "options.location");
+        default:  // HOST_NUMA (the C ABI refuses the other types)
+            prop.location = to_cu_location({options.location_type, options.location_id});
             break;
-        default:
-            throw_invalid_argument(
-                "argument 'options.location_type' must be NONE (the default: DEVICE), DEVICE, HOST or HOST_NUMA");
     }
     if (!device.attribute(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED))
         throw Error(CUCORE_ERROR_NOT_SUPPORTED, "device " + std::to_string(device.ordinal()) +
@@ -123,21 +123,22 @@ void VirtualResource::set_access(CUdeviceptr address, size_t size) const {
 CUdeviceptr VirtualResource::allocate_raw(uint64_t size, Stream *) {
     const size_t mapped = round_up(size);
     const size_t reserved = std::max(mapped, round_up(reserve_size_));
-    const driver::Table &api = driver::api();
     ScopedContext bind(context()->cu());
     std::lock_guard<std::mutex> lock(mutex_);
-    Undo undo;
     CUdeviceptr base = 0;
     CUCORE_CALL(cuMemAddressReserve, &base, reserved, 0, 0, 0);
-    undo.push([&api, base, reserved] { api.cuMemAddressFree(base, reserved); });
+    auto reservation = reserved_range(base, reserved);
     CUmemGenericAllocationHandle handle = 0;
     CUCORE_CALL(cuMemCreate, &handle, mapped, &prop_, 0);
-    undo.push([&api, handle] { api.cuMemRelease(handle); });
+    auto physical = physical_memory(handle);
     CUCORE_CALL(cuMemMap, base, mapped, 0, handle, 0);
-    undo.push([&api, base, mapped] { api.cuMemUnmap(base, mapped); });
+    auto mapping = mapped_range(base, mapped);
     set_access(base, mapped);
     mappings_.emplace(base, Mapping{{base, reserved}, handle, mapped, {}, {}, {}});
-    undo.dismiss();
+    // The buffer's deallocate gives all three back from here.
+    mapping.release();
+    physical.release();
+    reservation.release();
     return base;
 }
 
@@ -220,15 +221,20 @@ CUdeviceptr VirtualResource::grow(CUdeviceptr address, uint64_t new_size) {
     // the buffer's new home.
     const bool in_place = target <= mapping.reservation.size;
     const size_t staging_size = in_place ? target : std::max(target, round_up(reserve_size_));
-    Undo undo;
     CUmemGenericAllocationHandle handle = 0;
     CUCORE_CALL(cuMemCreate, &handle, target, &prop_, 0);
-    undo.push([&api, handle] { api.cuMemRelease(handle); });
+    auto physical = physical_memory(handle);
     CUdeviceptr staging = 0;
     CUCORE_CALL(cuMemAddressReserve, &staging, staging_size, 0, 0, 0);
-    undo.push([&api, staging, staging_size] { api.cuMemAddressFree(staging, staging_size); });
+    auto staging_range = reserved_range(staging, staging_size);
     CUCORE_CALL(cuMemMap, staging, target, 0, handle, 0);
-    undo.push([&api, staging, target] { api.cuMemUnmap(staging, target); });
+    auto staging_mapping = mapped_range(staging, target);
+    // The mapping record owns the new memory and ranges from here.
+    auto keep = [&] {
+        staging_mapping.release();
+        staging_range.release();
+        physical.release();
+    };
     set_access(staging, target);
     // The caller has no work pending on the buffer (grow's contract); the copy is
     // finished before the old memory goes.
@@ -236,7 +242,7 @@ CUdeviceptr VirtualResource::grow(CUdeviceptr address, uint64_t new_size) {
     CUCORE_CALL(cuStreamSynchronize, CU_STREAM_LEGACY);
 
     if (!in_place) {
-        undo.dismiss();
+        keep();
         Mapping moved{{staging, staging_size}, handle, target, std::move(mapping.leftover_mappings),
                       std::move(mapping.leftover_reservations), std::move(mapping.leftover_handles)};
         give_back(moved, {{address, mapping.mapped}}, {mapping.reservation}, mapping.handle);
@@ -245,31 +251,24 @@ CUdeviceptr VirtualResource::grow(CUdeviceptr address, uint64_t new_size) {
         return staging;
     }
 
-    // In place: the new memory replaces the old at the same address.
+    // In place: the new memory replaces the old at the same address. Until it is in place, a failure maps the
+    // old memory back (as far as the driver lets it: the grow's own error is the one returned).
     CUCORE_CALL(cuMemUnmap, address, mapping.mapped);
     const CUmemGenericAllocationHandle old_handle = mapping.handle;
     const size_t old_size = mapping.mapped;
-    auto restore_old = [&api, this, address, old_handle, old_size] {
-        if (api.cuMemMap(address, old_size, 0, old_handle, 0) == CUDA_SUCCESS) {
-            try {
-                set_access(address, old_size);
-            } catch (...) {
-            }
+    auto old_memory = own(address, [&api, this, old_handle, old_size](CUdeviceptr unmapped) noexcept {
+        if (api.cuMemMap(unmapped, old_size, 0, old_handle, 0) != CUDA_SUCCESS) return;
+        try {
+            set_access(unmapped, old_size);
+        } catch (...) {
         }
-    };
-    CUresult result = api.cuMemMap(address, target, 0, handle, 0);
-    if (result != CUDA_SUCCESS) {
-        restore_old();
-        throw_cuda(result, "cuMemMap");
-    }
-    try {
-        set_access(address, target);
-    } catch (...) {
-        api.cuMemUnmap(address, target);
-        restore_old();
-        throw;
-    }
-    undo.dismiss();
+    });
+    CUCORE_CALL(cuMemMap, address, target, 0, handle, 0);
+    auto new_memory = mapped_range(address, target);
+    set_access(address, target);
+    new_memory.release();
+    old_memory.release();
+    keep();
     mapping.handle = handle;
     mapping.mapped = target;
     give_back(mapping, {{staging, target}}, {{staging, staging_size}}, old_handle);
@@ -277,7 +276,6 @@ CUdeviceptr VirtualResource::grow(CUdeviceptr address, uint64_t new_size) {
 }
 
 void VirtualResource::set_peer_access(Device &peer, cucore_access_t access) {
-    to_cu_access(access);  // checks the value
     const Device &owner = context()->device();
     if (peer.ordinal() == owner.ordinal()) {
         if (access == CUCORE_ACCESS_NONE)

@@ -31,23 +31,11 @@ const char *code_type_name(cucore_code_type_t type) noexcept {
     }
 }
 
-void check_object_code_type(cucore_code_type_t type, const char *argument) {
-    switch (type) {
-        case CUCORE_CODE_CUBIN: case CUCORE_CODE_PTX: case CUCORE_CODE_LTOIR:
-        case CUCORE_CODE_FATBIN: case CUCORE_CODE_OBJECT: case CUCORE_CODE_LIBRARY:
-            return;
-        default:
-            throw_invalid_argument(std::string("argument '") + argument + "' (" + std::to_string(static_cast<int>(type)) +
-                                   ") is not an object code kind (CUBIN, PTX, LTOIR, FATBIN, OBJECT or LIBRARY)");
-    }
-}
-
 Ref<ObjectCode> ObjectCode::create(std::shared_ptr<const CodeImage> image, std::string name, std::string path) {
     return make<ObjectCode>(std::move(image), std::move(name), std::move(path));
 }
 
 Ref<ObjectCode> ObjectCode::from_bytes(const void *data, size_t size, cucore_code_type_t type, const char *name) {
-    check_object_code_type(type, "code_type");
     if (size == 0) throw_invalid_argument("argument 'size' is 0");
     auto image = std::make_shared<CodeImage>();
     image->bytes.assign(static_cast<const char *>(data), size);
@@ -56,7 +44,6 @@ Ref<ObjectCode> ObjectCode::from_bytes(const void *data, size_t size, cucore_cod
 }
 
 Ref<ObjectCode> ObjectCode::from_file(const char *path, cucore_code_type_t type, const char *name) {
-    check_object_code_type(type, "code_type");
     FILE *file = std::fopen(path, "rb");
     if (!file)
         throw_invalid_argument(std::string("argument 'path' (\"") + path + "\") cannot be read: " + std::strerror(errno));

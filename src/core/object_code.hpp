@@ -34,9 +34,6 @@ struct CodeImage {
 
 // True for CUBIN, PTX and FATBIN (what cuLibraryLoadData takes).
 bool is_loadable(cucore_code_type_t type) noexcept;
-// INVALID_ARGUMENT unless `type` is an object code kind (CUBIN, PTX, LTOIR,
-// FATBIN, OBJECT, LIBRARY).
-void check_object_code_type(cucore_code_type_t type, const char *argument);
 // "cubin", "PTX", ... for messages.
 const char *code_type_name(cucore_code_type_t type) noexcept;
 

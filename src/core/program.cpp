@@ -5,6 +5,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/linker.hpp"
+#include "core/owned.hpp"
 #include "driver/compilers.hpp"
 
 namespace cucore::core {
@@ -57,27 +58,18 @@ int compiler_version(cucore_compiler_backend_t backend) {
         case CUCORE_BACKEND_NVVM: return driver::nvvm().version;
         case CUCORE_BACKEND_NVJITLINK: return driver::nvjitlink().version;
         case CUCORE_BACKEND_DRIVER: return Device::driver_version();
-        default:
-            throw_invalid_argument("argument 'backend' must be CUCORE_BACKEND_NVRTC, CUCORE_BACKEND_NVVM or "
-                                   "CUCORE_BACKEND_NVJITLINK");
+        default:  // the C ABI accepts only the ones above
+            throw Error(CUCORE_ERROR_INTERNAL, "no compiler backend " + std::to_string(static_cast<int>(backend)));
     }
 }
 
-Ref<Program> Program::create(const void *code, size_t size, cucore_code_type_t type,
-                             const cucore_program_options_t &options) {
-    if (type != CUCORE_CODE_CXX && type != CUCORE_CODE_PTX && type != CUCORE_CODE_NVVM)
-        throw_invalid_argument("argument 'code_type' (" + std::to_string(static_cast<int>(type)) +
-                               ") must be CUCORE_CODE_CXX, CUCORE_CODE_PTX or CUCORE_CODE_NVVM");
-    ProgramOptions parsed = read_program_options(options, type);
-    std::string text = size ? std::string(static_cast<const char *>(code), size)
-                            : std::string(static_cast<const char *>(code));
-    if (text.empty()) throw_invalid_argument("argument 'code' is empty");
+Ref<Program> Program::create(std::string code, cucore_code_type_t type, ProgramOptions options) {
     const cucore_compiler_backend_t backend = backend_for(type);
     // Loads the compiler (NOT_SUPPORTED when missing) without running it; its
     // version is part of every cache key.
     const int version = compiler_version(backend);
-    std::string arch = resolve_arch(parsed.arch);
-    return make<Program>(std::move(text), type, std::move(parsed), std::move(arch), backend, version);
+    std::string arch = resolve_arch(options.arch);
+    return make<Program>(std::move(code), type, std::move(options), std::move(arch), backend, version);
 }
 
 Program::Program(std::string code, cucore_code_type_t code_type, ProgramOptions options, std::string arch,
@@ -186,18 +178,16 @@ CodeImage Program::compile_nvrtc(cucore_code_type_t target, const std::vector<st
     };
     const std::vector<const char *> header_sources = pointers(options_.header_sources);
     const std::vector<const char *> header_names = pointers(options_.header_names);
-    nvrtcProgram program = nullptr;
-    check(t.nvrtcCreateProgram(&program, code_.c_str(), options_.name.c_str(), static_cast<int>(header_names.size()),
+    nvrtcProgram raw = nullptr;
+    check(t.nvrtcCreateProgram(&raw, code_.c_str(), options_.name.c_str(), static_cast<int>(header_names.size()),
                                header_sources.data(), header_names.data()),
           "nvrtcCreateProgram");
-    struct Destroy {
-        const driver::NvrtcTable &t;
-        nvrtcProgram &program;
-        ~Destroy() {
-            if (nvrtcResult r = t.nvrtcDestroyProgram(&program); r != NVRTC_SUCCESS)
-                report_release_error(CUCORE_ERROR_COMPILATION, 0, "nvrtcDestroyProgram failed: " + nvrtc_error(t, r));
-        }
-    } destroy{t, program};
+    // Destroyed when the compile ends, whatever happens.
+    const auto created = own(raw, [&t](nvrtcProgram unused) noexcept {
+        if (nvrtcResult r = t.nvrtcDestroyProgram(&unused); r != NVRTC_SUCCESS)
+            report_release_error(CUCORE_ERROR_COMPILATION, 0, "nvrtcDestroyProgram failed: " + nvrtc_error(t, r));
+    });
+    const nvrtcProgram program = created.get();
 
     for (const std::string &expression : name_expressions)
         check(t.nvrtcAddNameExpression(program, expression.c_str()), "nvrtcAddNameExpression");
@@ -256,16 +246,14 @@ CodeImage Program::compile_nvvm(cucore_code_type_t target) {
                                                                : CUCORE_ERROR_COMPILATION,
                         std::string(call) + " failed: " + nvvm_error(t, result));
     };
-    nvvmProgram program = nullptr;
-    check(t.nvvmCreateProgram(&program), "nvvmCreateProgram");
-    struct Destroy {
-        const driver::NvvmTable &t;
-        nvvmProgram &program;
-        ~Destroy() {
-            if (nvvmResult r = t.nvvmDestroyProgram(&program); r != NVVM_SUCCESS)
-                report_release_error(CUCORE_ERROR_COMPILATION, 0, "nvvmDestroyProgram failed: " + nvvm_error(t, r));
-        }
-    } destroy{t, program};
+    nvvmProgram raw = nullptr;
+    check(t.nvvmCreateProgram(&raw), "nvvmCreateProgram");
+    // Destroyed when the compile ends, whatever happens.
+    const auto created = own(raw, [&t](nvvmProgram unused) noexcept {
+        if (nvvmResult r = t.nvvmDestroyProgram(&unused); r != NVVM_SUCCESS)
+            report_release_error(CUCORE_ERROR_COMPILATION, 0, "nvvmDestroyProgram failed: " + nvvm_error(t, r));
+    });
+    const nvvmProgram program = created.get();
     check(t.nvvmAddModuleToProgram(program, code_.data(), code_.size(), options_.name.c_str()), "nvvmAddModuleToProgram");
     std::vector<const char *> argv = pointers(flags_);
     if (target == CUCORE_CODE_LTOIR && !options_.link_time_optimization) argv.push_back("-gen-lto");

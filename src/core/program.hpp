@@ -19,9 +19,8 @@ namespace cucore::core {
 
 class Program final : public Object {
   public:
-    // `size` 0: `code` is a NUL-terminated string.
-    static Ref<Program> create(const void *code, size_t size, cucore_code_type_t code_type,
-                               const cucore_program_options_t &options);
+    // `code` of `code_type` (CXX, PTX or NVVM, not empty) with `options` (validated by the C ABI layer).
+    static Ref<Program> create(std::string code, cucore_code_type_t code_type, ProgramOptions options);
 
     Program(std::string code, cucore_code_type_t code_type, ProgramOptions options, std::string arch,
             cucore_compiler_backend_t backend, int compiler_version) noexcept;

@@ -1,61 +1,14 @@
 #include "core/program_options.hpp"
 
-#include <cctype>
-
 #include "core/device.hpp"
 #include "core/error.hpp"
-#include "core/option_fields.hpp"
 
 namespace cucore::core {
 namespace {
 
-const char *code_type_name(cucore_code_type_t type) {
-    switch (type) {
-        case CUCORE_CODE_CXX: return "C++";
-        case CUCORE_CODE_PTX: return "PTX";
-        case CUCORE_CODE_NVVM: return "NVVM";
-        default: return "other";
-    }
-}
-
-// Which options each compiler takes besides name, arch and extra_options.
-bool applies(const char *field, cucore_code_type_t type) {
-    if (type == CUCORE_CODE_CXX) return true;
-    const std::string f = field;
-    if (f == "debug" || f == "lineinfo" || f == "ftz" || f == "prec_sqrt" || f == "prec_div" || f == "fma")
-        return true;
-    if (type == CUCORE_CODE_PTX) return f == "max_register_count" || f == "ptxas_options";
-    return f == "device_code_optimize" || f == "link_time_optimization";  // NVVM
-}
-
-void check_applies(bool set, const char *field, cucore_code_type_t type) {
-    if (set && !applies(field, type))
-        throw_invalid_argument(std::string("argument 'options.") + field + "' does not apply to " +
-                               code_type_name(type) + " programs");
-}
-
 std::string on_off(cucore_toggle_t t, const char *yes, const char *no) { return t == CUCORE_TOGGLE_ON ? yes : no; }
 
 }  // namespace
-
-std::string normalize_arch(const char *arch, const char *argument) {
-    const std::string text = arch;
-    std::string digits = text;
-    std::string prefix = "sm_";
-    if (text.rfind("sm_", 0) == 0) {
-        digits = text.substr(3);
-    } else if (text.rfind("compute_", 0) == 0) {
-        prefix = "compute_";
-        digits = text.substr(8);
-    }
-    size_t i = 0;
-    while (i < digits.size() && std::isdigit(static_cast<unsigned char>(digits[i]))) ++i;
-    const bool suffix_ok = i == digits.size() || (i + 1 == digits.size() && (digits[i] == 'a' || digits[i] == 'f'));
-    if (i < 2 || i > 3 || !suffix_ok)
-        throw_invalid_argument(std::string("argument '") + argument + "' (\"" + text +
-                               "\") is not an architecture such as \"sm_90\", \"compute_90\" or \"90\"");
-    return prefix + digits;
-}
 
 std::string resolve_arch(const std::string &arch) {
     if (!arch.empty()) return arch;
@@ -63,79 +16,6 @@ std::string resolve_arch(const std::string &arch) {
     int major = 0, minor = 0;
     device->compute_capability(major, minor);
     return "sm_" + std::to_string(major) + std::to_string(minor);
-}
-
-ProgramOptions read_program_options(const cucore_program_options_t &o, cucore_code_type_t type) {
-    ProgramOptions p;
-    if (o.name) p.name = o.name;
-    if (o.arch) p.arch = normalize_arch(o.arch, "options.arch");
-    if (o.std) p.std = o.std;
-    p.defines = option_fields::strings(o.defines, o.define_count, "defines");
-    p.undefines = option_fields::strings(o.undefines, o.undefine_count, "undefines");
-    p.include_paths = option_fields::strings(o.include_paths, o.include_path_count, "include_paths");
-    p.pre_includes = option_fields::strings(o.pre_includes, o.pre_include_count, "pre_includes");
-    p.header_names = option_fields::strings(o.header_names, o.header_count, "header_names");
-    p.header_sources = option_fields::strings(o.header_sources, o.header_count, "header_sources");
-    p.debug = option_fields::switch_value(o.debug, "debug");
-    p.lineinfo = option_fields::switch_value(o.lineinfo, "lineinfo");
-    p.device_code_optimize = option_fields::toggle(o.device_code_optimize, "device_code_optimize");
-    p.use_fast_math = option_fields::switch_value(o.use_fast_math, "use_fast_math");
-    p.ftz = option_fields::toggle(o.ftz, "ftz");
-    p.prec_sqrt = option_fields::toggle(o.prec_sqrt, "prec_sqrt");
-    p.prec_div = option_fields::toggle(o.prec_div, "prec_div");
-    p.fma = option_fields::toggle(o.fma, "fma");
-    p.extra_device_vectorization = option_fields::switch_value(o.extra_device_vectorization, "extra_device_vectorization");
-    p.max_register_count = o.max_register_count;
-    p.relocatable_device_code = option_fields::switch_value(o.relocatable_device_code, "relocatable_device_code");
-    p.extensible_whole_program = option_fields::switch_value(o.extensible_whole_program, "extensible_whole_program");
-    p.link_time_optimization = option_fields::switch_value(o.link_time_optimization, "link_time_optimization");
-    p.device_as_default_execution_space =
-        option_fields::switch_value(o.device_as_default_execution_space, "device_as_default_execution_space");
-    p.disable_warnings = option_fields::switch_value(o.disable_warnings, "disable_warnings");
-    p.brief_diagnostics = option_fields::switch_value(o.brief_diagnostics, "brief_diagnostics");
-    p.no_display_error_number = option_fields::switch_value(o.no_display_error_number, "no_display_error_number");
-    p.diag_error = option_fields::numbers(o.diag_error, o.diag_error_count, "diag_error");
-    p.diag_suppress = option_fields::numbers(o.diag_suppress, o.diag_suppress_count, "diag_suppress");
-    p.diag_warn = option_fields::numbers(o.diag_warn, o.diag_warn_count, "diag_warn");
-    p.pch = option_fields::switch_value(o.pch, "pch");
-    if (o.create_pch) p.create_pch = o.create_pch;
-    if (o.use_pch) p.use_pch = o.use_pch;
-    if (o.pch_dir) p.pch_dir = o.pch_dir;
-    p.ptxas_options = option_fields::strings(o.ptxas_options, o.ptxas_option_count, "ptxas_options");
-    p.extra_options = option_fields::strings(o.extra_options, o.extra_option_count, "extra_options");
-
-    check_applies(o.std != nullptr, "std", type);
-    check_applies(!p.defines.empty(), "defines", type);
-    check_applies(!p.undefines.empty(), "undefines", type);
-    check_applies(!p.include_paths.empty(), "include_paths", type);
-    check_applies(!p.pre_includes.empty(), "pre_includes", type);
-    check_applies(o.header_count != 0, "header_names", type);
-    check_applies(p.debug, "debug", type);
-    check_applies(p.lineinfo, "lineinfo", type);
-    check_applies(p.device_code_optimize, "device_code_optimize", type);
-    check_applies(p.use_fast_math, "use_fast_math", type);
-    check_applies(p.ftz, "ftz", type);
-    check_applies(p.prec_sqrt, "prec_sqrt", type);
-    check_applies(p.prec_div, "prec_div", type);
-    check_applies(p.fma, "fma", type);
-    check_applies(p.extra_device_vectorization, "extra_device_vectorization", type);
-    check_applies(p.max_register_count, "max_register_count", type);
-    check_applies(p.relocatable_device_code, "relocatable_device_code", type);
-    check_applies(p.extensible_whole_program, "extensible_whole_program", type);
-    check_applies(p.link_time_optimization, "link_time_optimization", type);
-    check_applies(p.device_as_default_execution_space, "device_as_default_execution_space", type);
-    check_applies(p.disable_warnings, "disable_warnings", type);
-    check_applies(p.brief_diagnostics, "brief_diagnostics", type);
-    check_applies(p.no_display_error_number, "no_display_error_number", type);
-    check_applies(!p.diag_error.empty(), "diag_error", type);
-    check_applies(!p.diag_suppress.empty(), "diag_suppress", type);
-    check_applies(!p.diag_warn.empty(), "diag_warn", type);
-    check_applies(p.pch, "pch", type);
-    check_applies(o.create_pch != nullptr, "create_pch", type);
-    check_applies(o.use_pch != nullptr, "use_pch", type);
-    check_applies(o.pch_dir != nullptr, "pch_dir", type);
-    check_applies(!p.ptxas_options.empty(), "ptxas_options", type);
-    return p;
 }
 
 std::vector<std::string> program_flags(const ProgramOptions &p, cucore_code_type_t type, const std::string &arch) {

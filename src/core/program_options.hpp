@@ -1,5 +1,5 @@
-// Program options: a deep copy of cucore_program_options_t (validated), and the
-// compiler flags they become. The flag list is built once, when a program is
+// Program options: a deep copy of cucore_program_options_t (validated by the C
+// ABI layer, capi/program.cpp), and the compiler flags they become. The flag list is built once, when a program is
 // created; it is what the compiler gets and what the cache key hashes.
 #pragma once
 
@@ -30,16 +30,6 @@ struct ProgramOptions {
     std::string create_pch, use_pch, pch_dir;
     std::vector<std::string> ptxas_options, extra_options;
 };
-
-// Copies and validates `options` for a program of `code_type` (CXX, PTX or
-// NVVM): switches 0/1, toggles DEFAULT/ON/OFF, no NULL string inside an array
-// with a count, the arch's spelling, and no option that the code type's
-// compiler does not take (INVALID_ARGUMENT naming the field).
-ProgramOptions read_program_options(const cucore_program_options_t &options, cucore_code_type_t code_type);
-
-// "sm_90", "sm_90a", "compute_90" as given; "90" / "90a" become "sm_90" /
-// "sm_90a". Anything else is INVALID_ARGUMENT naming `argument`.
-std::string normalize_arch(const char *arch, const char *argument);
 
 // `arch` if set, else "sm_XY" of the device of the calling thread's current
 // context, else of device 0 (NO_DRIVER / NO_DEVICE when there is none).

@@ -3,24 +3,24 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/event.hpp"
+#include "core/owned.hpp"
 #include "core/release.hpp"
 #include "driver/driver.hpp"
 
 namespace cucore::core {
 
 Ref<Stream> Stream::create(Ref<Context> context, uint32_t flags, int priority) {
-    CUstream stream = nullptr;
+    CUstream raw = nullptr;
     unsigned driver_flags = (flags & CUCORE_STREAM_BLOCKING) ? CU_STREAM_DEFAULT : CU_STREAM_NON_BLOCKING;
     {
         ScopedContext bind(context->cu());
-        CUCORE_CALL(cuStreamCreateWithPriority, &stream, driver_flags, priority);
+        CUCORE_CALL(cuStreamCreateWithPriority, &raw, driver_flags, priority);
     }
-    try {
-        return make<Stream>(std::move(context), stream, true);
-    } catch (...) {
-        driver::api().cuStreamDestroy(stream);  // no half-made object
-        throw;
-    }
+    auto created =
+        own(raw, [](CUstream unmade) noexcept { destroy_stream(unmade, "destroying a stream that was not made"); });
+    Ref<Stream> stream = make<Stream>(std::move(context), created.get(), true);
+    created.release();  // the Stream destroys it from here
+    return stream;
 }
 
 Ref<Stream> Stream::builtin(Ref<Context> context, CUstream which) {
@@ -54,16 +54,18 @@ Stream::Stream(Ref<Context> context, CUstream stream, bool owned) noexcept
       builtin_(stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD),
       owned_(owned) {}
 
+void destroy_stream(CUstream stream, const char *what) noexcept {
+    // cuStreamDestroy names its stream, so no context is bound (see ScopedContext).
+    release_reported("cuStreamDestroy", what, [stream](const driver::Table &api) {
+        return api.cuStreamDestroy ? api.cuStreamDestroy(stream) : CUDA_ERROR_NOT_INITIALIZED;
+    });
+}
+
 Stream::~Stream() {
-    if (owned_) {
-        // cuStreamDestroy names its stream, so no context is bound (see ScopedContext).
-        CUstream stream = stream_;
-        release_reported("cuStreamDestroy", "destroying a stream", [stream](const driver::Table &api) {
-            return api.cuStreamDestroy ? api.cuStreamDestroy(stream) : CUDA_ERROR_NOT_INITIALIZED;
-        });
-    } else {
+    if (owned_)
+        destroy_stream(stream_, "destroying a stream");
+    else
         owner_.notify();
-    }
 }
 
 void Stream::synchronize() {
@@ -87,21 +89,18 @@ void Stream::wait(Event &event) {
 void Stream::wait(Stream &other) {
     // A temporary event in the other stream's context, destroyed once queued
     // (the driver keeps what the wait needs).
-    CUevent marker = nullptr;
+    CUevent raw = nullptr;
     {
         ScopedContext bind(other.context_->cu());
-        CUCORE_CALL(cuEventCreate, &marker, CU_EVENT_DISABLE_TIMING);
+        CUCORE_CALL(cuEventCreate, &raw, CU_EVENT_DISABLE_TIMING);
     }
-    struct Destroy {
-        CUevent event;
-        ~Destroy() { destroy_event(event, "destroying a stream-wait marker"); }
-    } destroy{marker};
+    auto marker = own(raw, [](CUevent event) noexcept { destroy_event(event, "destroying a stream-wait marker"); });
     {
         ScopedContext bind(other.cu_context_, other.builtin_);
-        CUCORE_CALL(cuEventRecord, marker, other.stream_);
+        CUCORE_CALL(cuEventRecord, marker.get(), other.stream_);
     }
     ScopedContext bind(cu_context_, builtin_);
-    CUCORE_CALL(cuStreamWaitEvent, stream_, marker, 0);
+    CUCORE_CALL(cuStreamWaitEvent, stream_, marker.get(), 0);
 }
 
 Ref<Event> Stream::record(uint32_t event_flags) {

@@ -52,6 +52,9 @@ class Stream final : public Object, public Pooled<Stream> {
     ForeignOwner owner_;  // wrapped streams only
 };
 
+// Destroys a driver stream, reporting a failure as a release error.
+void destroy_stream(CUstream stream, const char *what) noexcept;
+
 // Greatest and least priorities of the device of `context`.
 void stream_priority_range(Context &context, int &least, int &greatest);
 

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "core/error.hpp"
+#include "driver/error.hpp"
 #include "driver/library.hpp"
 
 namespace cucore::driver {
@@ -160,12 +160,12 @@ const Compiler<Table> &get(Slot<Table> &slot, Load load) {
     if (const Compiler<Table> *c = slot.active.load(std::memory_order_acquire)) return *c;
     std::lock_guard<std::mutex> lock(slot.mutex);
     if (const Compiler<Table> *c = slot.active.load(std::memory_order_acquire)) return *c;
-    if (slot.absent) throw core::Error(CUCORE_ERROR_NOT_SUPPORTED, slot.absent_why);
+    if (slot.absent) throw Error(CUCORE_ERROR_NOT_SUPPORTED, slot.absent_why);
     if (!slot.tried) {
         slot.tried = true;
         if (!load(slot.real, slot.failure)) slot.real.table = nullptr;
     }
-    if (!slot.real.table) throw core::Error(CUCORE_ERROR_NOT_SUPPORTED, slot.failure);
+    if (!slot.real.table) throw Error(CUCORE_ERROR_NOT_SUPPORTED, slot.failure);
     slot.active.store(&slot.real, std::memory_order_release);
     return slot.real;
 }

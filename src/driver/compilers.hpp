@@ -74,7 +74,7 @@ struct Compiler {
     int version = 0;
 };
 
-// The compiler, loaded on first call; throws core::Error(NOT_SUPPORTED) naming
+// The compiler, loaded on first call; throws driver::Error(NOT_SUPPORTED) naming
 // the library and what was tried when it (or one of its entry points) is missing.
 const Compiler<NvrtcTable> &nvrtc();
 const Compiler<NvJitLinkTable> &nvjitlink();

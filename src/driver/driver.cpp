@@ -4,7 +4,7 @@
 #include <mutex>
 #include <string>
 
-#include "core/error.hpp"
+#include "driver/error.hpp"
 #include "driver/library.hpp"
 
 namespace cucore::driver {
@@ -71,15 +71,16 @@ const State *detail::load_or_throw() {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (const State *s = active.load(std::memory_order_acquire)) return s;
     std::string why;
-    if (!load_real(why)) throw core::Error(CUCORE_ERROR_NO_DRIVER, why);
-    if (!g_real_table.cuInit) throw core::Error(CUCORE_ERROR_NO_DRIVER, "the CUDA driver at " + g_loaded_from + " lacks cuInit");
+    if (!load_real(why)) throw Error(CUCORE_ERROR_NO_DRIVER, why);
+    if (!g_real_table.cuInit)
+        throw Error(CUCORE_ERROR_NO_DRIVER, "the CUDA driver at " + g_loaded_from + " lacks cuInit");
     // cuInit failures other than "no device" mean the driver is unusable; keep
     // trying on later calls (nothing is published) so the message stays exact.
     CUresult init = g_real_table.cuInit(0);
     if (init != CUDA_SUCCESS && init != CUDA_ERROR_NO_DEVICE) {
-        throw core::Error(CUCORE_ERROR_NO_DRIVER,
+        throw Error(CUCORE_ERROR_NO_DRIVER,
                           "cuInit failed for the CUDA driver at " + g_loaded_from + ": " +
-                              core::cuda_error_name(init),
+                              cuda_error_name(init),
                           init);
     }
     State state;
@@ -92,7 +93,7 @@ const State *detail::load_or_throw() {
 }
 
 void detail::throw_missing(const char *entry_point) {
-    throw core::Error(CUCORE_ERROR_NOT_SUPPORTED,
+    throw Error(CUCORE_ERROR_NOT_SUPPORTED,
                       std::string("the CUDA driver lacks the entry point ") + entry_point +
                           " (it may be older than this feature)");
 }

@@ -33,7 +33,7 @@ const State *load_or_throw();              // slow path: loads, or throws NO_DRI
 [[noreturn]] void throw_missing(const char *entry_point);
 }  // namespace detail
 
-// The active driver state; throws core::Error(CUCORE_ERROR_NO_DRIVER) when the
+// The active driver state; throws driver::Error(CUCORE_ERROR_NO_DRIVER) when the
 // driver cannot be loaded or initialised.
 inline const State &state() {
     const State *s = detail::active.load(std::memory_order_acquire);

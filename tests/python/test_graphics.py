@@ -117,7 +117,8 @@ def test_unmap_on_the_mapping_stream_by_default(fake, gpu):
     res = cucore.GraphicsResource.from_gl_buffer(fake.name(), flags="write_discard")
     with res.map(stream=s) as buf:
         assert res.is_mapped and buf.size == 4096
-        assert buf.memory_resource.kind == cucore.MemoryResourceKind.GRAPHICS
+        # A mapping is memory of no memory resource (as foreign memory is); the buffer holds the mapping.
+        assert buf.memory_resource is None and buf.is_device_accessible and not buf.is_host_accessible
     assert not res.is_mapped and buf.size == 0
     res.close(other)  # not mapped: nothing to unmap on `other`
     reg, mapped, unmapped, unreg = fake.lines()
