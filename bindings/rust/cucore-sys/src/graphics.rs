@@ -108,9 +108,10 @@ extern "C" {
     pub fn cucore_graphics_resource_retain(resource: *mut cucore_graphics_resource_t) -> cucore_status_t;
     pub fn cucore_graphics_resource_release(resource: *mut cucore_graphics_resource_t) -> cucore_status_t;
     /// Maps a registered GL buffer on `stream` and returns its memory as a buffer (+1
-    /// reference). The buffer (and its views) hold the mapping and the resource: the
-    /// last of them released unmaps on `stream` (or on the buffer's deallocation stream
-    /// if it was changed), then the resource may unregister. `hint`:
+    /// reference) of no memory resource (cucore_buffer_memory_resource gives NULL). The
+    /// buffer (and its views) hold the mapping and the resource: the last of them
+    /// released unmaps on `stream` (or on the buffer's deallocation stream if it was
+    /// changed), then the resource may unregister. `hint`:
     /// cucore_graphics_map_hint_t. One mapping at a time.
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, unknown hint),
     /// INVALID_STATE (already mapped, closed, an image: use map_array), CUDA.

@@ -61,9 +61,11 @@ extern "C" {
     pub fn cucore_ipc_export_buffer(buffer: *mut cucore_buffer_t, descriptor: *mut u8) -> cucore_status_t;
     /// Imports a buffer from its descriptor into the imported pool `resource`
     /// (cuMemPoolImportPointer) (+1 reference). `descriptor_size` is the number of
-    /// bytes at `descriptor`. Released with cuMemFreeAsync on `stream` (its
-    /// deallocation stream). Importing a buffer already imported and still alive
-    /// gives a buffer sharing that import (the driver maps each once; the first
+    /// bytes at `descriptor`. The buffer's memory resource is `resource`, which it
+    /// holds; its memory is unmapped by the buffer's release (its last holder), with
+    /// cuMemFreeAsync on `stream` (its deallocation stream unless changed).
+    /// Importing a buffer already imported and still alive gives a buffer sharing
+    /// that import (the driver maps each once; the first
     /// import's deallocation stream stays). Do not use the memory before the
     /// exporting process's writes are ordered before it (an IPC event).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, wrong size, corrupted

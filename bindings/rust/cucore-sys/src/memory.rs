@@ -27,10 +27,13 @@ pub const CUCORE_MEMORY_RESOURCE_VIRTUAL: cucore_memory_resource_kind_t = 5;
 /// A resource whose allocate/deallocate are the user's callbacks.
 pub const CUCORE_MEMORY_RESOURCE_USER: cucore_memory_resource_kind_t = 6;
 /// A pool imported from another process (cucore_ipc_import_memory_resource): it maps buffers
-/// that process exports and cannot allocate.
+/// that process exports (cucore_ipc_import_buffer) and cannot allocate. It is the resource of the
+/// buffers imported into it, which hold it; each buffer's memory is unmapped by the buffer's own
+/// release (cuMemFreeAsync on its deallocation stream), not by the pool.
 pub const CUCORE_MEMORY_RESOURCE_IMPORTED: cucore_memory_resource_kind_t = 7;
-/// The mapping of a graphics resource (cucore_graphics_resource_map): it owns the one
-/// mapped range, whose release unmaps it, and cannot allocate.
+/// No longer produced; kept so that the values stay stable. A mapped graphics buffer
+/// (cucore_graphics_resource_map) is memory of no memory resource: cucore_buffer_memory_resource
+/// gives NULL for it, as for foreign memory, and its release unmaps it.
 pub const CUCORE_MEMORY_RESOURCE_GRAPHICS: cucore_memory_resource_kind_t = 8;
 pub const CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32: cucore_memory_resource_kind_t = 0x7fffffff;
 
@@ -570,15 +573,20 @@ extern "C" {
     /// The device ordinal of the memory, or -1 for host memory.
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_buffer_device_id(buffer: *const cucore_buffer_t, device_id: *mut c_int) -> cucore_status_t;
-    /// The resource the buffer came from (+1 reference; for a view, its parent's),
-    /// or NULL for foreign memory. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
+    /// The resource the buffer came from (+1 reference; for a view, its parent's), or
+    /// NULL for memory of no resource: foreign memory (cucore_buffer_from_handle,
+    /// DLPack imports) and mapped graphics buffers (cucore_graphics_resource_map),
+    /// which their release gives back to their owner or unmaps. A buffer imported
+    /// from another process gives its imported pool (kind IMPORTED).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_buffer_memory_resource(buffer: *const cucore_buffer_t, resource: *mut *mut cucore_memory_resource_t) -> cucore_status_t;
     /// Who can reach the buffer's memory: the device (1/0), the host (1/0), and
     /// whether it is managed memory (1/0). Any out may be NULL.
     /// Errors: INVALID_HANDLE.
     pub fn cucore_buffer_accessibility(buffer: *const cucore_buffer_t, device_accessible: *mut c_int, host_accessible: *mut c_int, managed: *mut c_int) -> cucore_status_t;
-    /// The stream the memory will be freed on (+1 reference), or NULL for
-    /// synchronous and foreign memory and closed buffers.
+    /// The stream the memory will be freed (or, for a mapped graphics buffer or an
+    /// imported one, unmapped) on (+1 reference), or NULL for synchronous and foreign
+    /// memory and closed buffers.
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_buffer_deallocation_stream(buffer: *const cucore_buffer_t, stream: *mut *mut cucore_stream_t) -> cucore_status_t;
     /// Grows a buffer of a virtual memory resource to `new_size` bytes keeping its
