@@ -101,8 +101,9 @@ CUCORE_API cucore_status_t cucore_device_total_memory(const cucore_device_t *dev
                                                       uint64_t *bytes);
 
 /* Any device attribute (the driver's CUdevice_attribute values).
- * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL value, attribute <= 0),
- * CUDA (the driver does not know the attribute: CUDA_ERROR_INVALID_VALUE). */
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL value, attribute <= 0 or
+ * beyond the last one cucore_device_attribute_t names), CUDA (the driver does
+ * not know the attribute: CUDA_ERROR_INVALID_VALUE). */
 CUCORE_API cucore_status_t cucore_device_attribute(const cucore_device_t *device,
                                                    cucore_device_attribute_t attribute,
                                                    int *value);

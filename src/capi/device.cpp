@@ -93,7 +93,9 @@ cucore_status_t cucore_device_attribute(const cucore_device_t *device, cucore_de
     return capi::guarded(__func__, [&] {
         int &result = capi::out(value, "value");
         core::Device &object = capi::get(device, "device");
-        if (attribute <= 0)
+        // Values past the toolkit's CU_DEVICE_ATTRIBUTE_MAX are refused here: converting them to
+        // CUdevice_attribute would be undefined behaviour (outside the enum's range).
+        if (attribute <= 0 || static_cast<int>(attribute) >= static_cast<int>(CU_DEVICE_ATTRIBUTE_MAX))
             core::throw_invalid_argument("argument 'attribute' is not a device attribute (" +
                                          std::to_string(static_cast<int>(attribute)) + ")");
         result = object.attribute(static_cast<CUdevice_attribute>(attribute));

@@ -104,6 +104,11 @@ TEST_F(ArgumentTest, BadOrdinalsAndAttributes) {
     int value = 5;
     expect(cucore_device_attribute(d_, CUCORE_DEVICE_ATTRIBUTE_UNSET, &value), "cucore_device_attribute", "'attribute'");
     EXPECT_EQ(value, 0);
+    // Past the toolkit's last attribute: refused before it becomes an out-of-range CUdevice_attribute.
+    value = 5;
+    expect(cucore_device_attribute(d_, static_cast<cucore_device_attribute_t>(100000), &value),
+           "cucore_device_attribute", "'attribute'");
+    EXPECT_EQ(value, 0);
     // An ordinal past the last device is NO_DEVICE (the driver is asked how many there are).
     EXPECT_EQ(cucore_device_get(2, &d), CUCORE_ERROR_NO_DEVICE);
     EXPECT_NE(message().find("2 devices visible"), std::string::npos) << message();

@@ -134,8 +134,9 @@ extern "C" {
     /// Total device memory in bytes. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), CUDA.
     pub fn cucore_device_total_memory(device: *const cucore_device_t, bytes: *mut u64) -> cucore_status_t;
     /// Any device attribute (the driver's CUdevice_attribute values).
-    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL value, attribute \<= 0),
-    /// CUDA (the driver does not know the attribute: CUDA_ERROR_INVALID_VALUE).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL value, attribute \<= 0 or
+    /// beyond the last one cucore_device_attribute_t names), CUDA (the driver does
+    /// not know the attribute: CUDA_ERROR_INVALID_VALUE).
     pub fn cucore_device_attribute(device: *const cucore_device_t, attribute: cucore_device_attribute_t, value: *mut c_int) -> cucore_status_t;
     /// Fills `properties` (whose struct_size the caller sets; fields beyond it are
     /// not written). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, struct_size too
