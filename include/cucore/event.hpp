@@ -1,14 +1,17 @@
 // libcucore C++ façade: CUDA events (over cucore/event.h).
+//
+// Event::record(stream) is defined in stream.hpp (the headers include each
+// other in one direction only; see device.hpp).
 #ifndef CUCORE_EVENT_HPP
 #define CUCORE_EVENT_HPP
 
 #include "common.hpp"
+#include "context.hpp"
+#include "device.hpp"
 #include "event.h"
 
 namespace cucore {
 
-class Device;
-class Context;
 class Stream;
 
 namespace detail {
@@ -111,15 +114,6 @@ public:
 
 static_assert(sizeof(Event) == sizeof(void *), "an Event is exactly one C handle");
 
-} // namespace cucore
-
-// The definitions that need the other classes complete.
-#include "context.hpp"
-#include "device.hpp"
-#include "stream.hpp"
-
-namespace cucore {
-
 inline Event Event::create(const Device &device) {
     cucore_event_t *raw = nullptr;
     detail::check(cucore_event_create(device.get(), nullptr, &raw));
@@ -146,10 +140,6 @@ inline Event Event::create(const Context &context, const EventOptions &options) 
     return adopt(raw);
 }
 
-inline void Event::record(const Stream &stream) const {
-    detail::check(cucore_event_record(handle_, stream.get()));
-}
-
 inline Device Event::device() const {
     cucore_device_t *raw = nullptr;
     detail::check(cucore_event_device(handle_, &raw));
@@ -161,6 +151,13 @@ inline Context Event::context() const {
     detail::check(cucore_event_context(handle_, &raw));
     return Context::adopt(raw);
 }
+
+// Device's and Context's members that make an Event (declared in device.hpp and context.hpp).
+inline Event Device::create_event() const { return Event::create(*this); }
+inline Event Device::create_event(const EventOptions &options) const { return Event::create(*this, options); }
+
+inline Event Context::create_event() const { return Event::create(*this); }
+inline Event Context::create_event(const EventOptions &options) const { return Event::create(*this, options); }
 
 } // namespace cucore
 

@@ -18,8 +18,10 @@
 // pinned_pool [PinnedMemoryResource], managed [ManagedMemoryResource],
 // virtual_memory [VirtualMemoryResource] and user resources (memory_user.hpp);
 // managed buffers take advice and prefetches (Buffer::advise, prefetch,
-// discard); strided 2D/3D copies are in copy_3d.hpp. All of them come with
-// this header.
+// discard). User resources (MemoryResource::user, defined there) are in
+// memory_user.hpp and strided 2D/3D copies in copy_3d.hpp, which include this
+// header (the headers include each other in one direction only; see
+// device.hpp); cucore.hpp brings them all.
 #ifndef CUCORE_MEMORY_HPP
 #define CUCORE_MEMORY_HPP
 
@@ -31,12 +33,12 @@
 #include <type_traits>
 
 #include "common.hpp"
+#include "device.hpp"
 #include "memory.h"
+#include "stream.hpp"
 
 namespace cucore {
 
-class Device;
-class Stream;
 class Buffer;
 class UserMemoryResource;
 struct UserMemoryTraits;
@@ -598,14 +600,6 @@ private:
 
 static_assert(sizeof(Buffer) == sizeof(void *), "a Buffer is exactly one C handle");
 
-} // namespace cucore
-
-// The definitions that need the other classes complete.
-#include "device.hpp"
-#include "stream.hpp"
-
-namespace cucore {
-
 inline MemoryResource MemoryResource::device_default(const Device &device) {
     cucore_memory_resource_t *raw = nullptr;
     detail::check(cucore_device_memory_resource_get_default(device.get(), &raw));
@@ -736,10 +730,25 @@ inline void Buffer::fill_pattern(std::uint32_t value, std::uint32_t width, const
     detail::check(cucore_buffer_fill(handle_, value, width, stream.get()));
 }
 
-} // namespace cucore
+// Device's members that allocate or name a memory resource (declared in device.hpp).
+inline Buffer Device::allocate(std::uint64_t size, const Stream &stream) const {
+    cucore_buffer_t *raw = nullptr;
+    detail::check(cucore_device_allocate(handle_, size, stream.get(), &raw));
+    return Buffer::adopt(raw);
+}
 
-// User resources and strided copies (they need the classes above complete).
-#include "copy_3d.hpp"
-#include "memory_user.hpp"
+inline MemoryResource Device::memory_resource() const {
+    cucore_memory_resource_t *raw = nullptr;
+    detail::check(cucore_device_memory_resource(handle_, &raw));
+    return MemoryResource::adopt(raw);
+}
+
+inline void Device::set_memory_resource(const MemoryResource &resource) {
+    detail::check(cucore_device_set_memory_resource(handle_, resource.get()));
+}
+
+inline void Device::reset_memory_resource() { detail::check(cucore_device_set_memory_resource(handle_, nullptr)); }
+
+} // namespace cucore
 
 #endif // CUCORE_MEMORY_HPP
