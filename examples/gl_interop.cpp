@@ -445,10 +445,10 @@ int run(SDL_Window *window, const Options &options, int cuda_ordinal) {
         {
             // Both mappings end (unmap on `stream`) at the end of this scope,
             // before GL touches the buffer or the texture again.
-            const cucore::Buffer vertices = vbo_res.map(stream, cucore::MapHint::write_discard);
+            const cucore::Buffer vertices = vbo_res.map(stream, cucore::GraphicsMapHint::write_discard);
             cucore::launch(stream, mesh_config, heightfield, vertices, kGrid, t);
             cucore::launch(stream, texture_config, pattern, texels, kTextureSize, kTextureSize, t);
-            const cucore::GraphicsArray array = tex_res.map_array(stream, 0, 0, cucore::MapHint::write_discard);
+            const cucore::GraphicsArray array = tex_res.map_array(stream, 0, 0, cucore::GraphicsMapHint::write_discard);
             array.copy_from(texels, stream);
         }
         scene.draw(t);

@@ -47,7 +47,7 @@ constexpr GraphicsRegisterFlags operator|(GraphicsRegisterFlags a, GraphicsRegis
 }
 
 // How CUDA will use one mapping.
-enum class MapHint : std::uint32_t {
+enum class GraphicsMapHint : std::uint32_t {
     none = CUCORE_GRAPHICS_MAP_HINT_NONE,
     read_only = CUCORE_GRAPHICS_MAP_HINT_READ_ONLY,
     write_discard = CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD,
@@ -130,7 +130,7 @@ public:
     // Maps a GL buffer on `stream`: `auto buf = res.map(stream);` unmaps on
     // `stream` when the last reference to `buf` (and its views) goes. Throws
     // Error: INVALID_STATE (already mapped, closed, an image), CUDA.
-    Buffer map(const Stream &stream, MapHint hint = MapHint::none) const {
+    Buffer map(const Stream &stream, GraphicsMapHint hint = GraphicsMapHint::none) const {
         cucore_buffer_t *raw = nullptr;
         detail::check(cucore_graphics_resource_map(handle_, stream.get(), static_cast<std::uint32_t>(hint), &raw));
         return Buffer::adopt(raw);
@@ -154,7 +154,7 @@ public:
 
     // Maps a GL image and returns one sub-resource's array (unmaps with its last reference).
     GraphicsArray map_array(const Stream &stream, std::uint32_t array_index = 0, std::uint32_t mip_level = 0,
-                            MapHint hint = MapHint::none) const {
+                            GraphicsMapHint hint = GraphicsMapHint::none) const {
         cucore_graphics_array_t *raw = nullptr;
         detail::check(cucore_graphics_resource_map_array(handle_, stream.get(), static_cast<std::uint32_t>(hint),
                                                          array_index, mip_level, &raw));
@@ -162,7 +162,7 @@ public:
     }
 
     // Maps a GL image as a mipmapped array (levels through GraphicsArray::level).
-    GraphicsArray map_mipmapped_array(const Stream &stream, MapHint hint = MapHint::none) const {
+    GraphicsArray map_mipmapped_array(const Stream &stream, GraphicsMapHint hint = GraphicsMapHint::none) const {
         cucore_graphics_array_t *raw = nullptr;
         detail::check(cucore_graphics_resource_map_mipmapped_array(handle_, stream.get(),
                                                                    static_cast<std::uint32_t>(hint), &raw));

@@ -2,7 +2,7 @@
 // cucore/ipc.h; Linux).
 //
 //   // The exporting process:
-//   cucore::DevicePoolOptions options;
+//   cucore::DeviceMemoryResourceOptions options;
 //   options.ipc_enabled = true;
 //   cucore::MemoryResource pool = cucore::MemoryResource::device_pool(dev, options);
 //   cucore::ipc::PoolHandle shared = cucore::ipc::export_memory_resource(pool);

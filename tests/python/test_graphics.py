@@ -48,7 +48,7 @@ def test_register_flags_of_the_wrong_type(flags):
 
 
 def test_api_shape():
-    for name in ("GraphicsResource", "GraphicsArray", "ArrayInfo", "MappedBuffers", "map_resources",
+    for name in ("GraphicsResource", "GraphicsArray", "GraphicsArrayInfo", "MappedBuffers", "map_resources",
                  "unmap_resources", "gl_get_devices"):
         assert name in cucore.__all__ and getattr(cucore, name) is getattr(graphics, name)
     assert issubclass(cucore.MappedBuffers, list)

@@ -77,11 +77,11 @@ cucore_status_t c_allocate(void *, std::uint64_t, cucore_stream_t *, std::uint64
 cucore_status_t c_deallocate(void *, std::uint64_t, std::uint64_t, cucore_stream_t *) { return CUCORE_SUCCESS; }
 
 // The options structs default to the C *_INIT macros, which are all zeros ("zero means default").
-static_assert(cucore::detail::kPinnedPoolDefaults.use_numa_id == 0 && cucore::detail::kPinnedPoolDefaults.numa_id == 0);
-static_assert(!cucore::PinnedPoolOptions{}.numa_id.has_value(), "no NUMA node: any host memory");
-static_assert(cucore::detail::kVirtualMemoryDefaults.location_type == CUCORE_LOCATION_NONE &&
-              cucore::detail::kVirtualMemoryDefaults.minimum_granularity == 0 &&
-              cucore::detail::kVirtualMemoryDefaults.self_access == CUCORE_ACCESS_NONE);
+static_assert(cucore::detail::kPinnedMemoryResourceDefaults.use_numa_id == 0 && cucore::detail::kPinnedMemoryResourceDefaults.numa_id == 0);
+static_assert(!cucore::PinnedMemoryResourceOptions{}.numa_id.has_value(), "no NUMA node: any host memory");
+static_assert(cucore::detail::kVirtualMemoryResourceDefaults.location_type == CUCORE_LOCATION_NONE &&
+              cucore::detail::kVirtualMemoryResourceDefaults.minimum_granularity == 0 &&
+              cucore::detail::kVirtualMemoryResourceDefaults.self_access == CUCORE_ACCESS_NONE);
 static_assert(cucore::Location::device(3).to_c().id == 3);
 static_assert(cucore::Location::from_c(cucore::Location::host_numa(2).to_c()) == cucore::Location::host_numa(2));
 static_assert(cucore::Location{} == cucore::Location::none() && cucore::Location::none().is_none());
@@ -270,7 +270,7 @@ int cucore_facade_compile_check() {
            static_cast<int>(wrapped2 == s3) + static_cast<int>(e4 == e5) + static_cast<int>(e7 == e1);
 
     // Memory resources and buffers.
-    cucore::DevicePoolOptions popts;
+    cucore::DeviceMemoryResourceOptions popts;
     popts.max_size = 1u << 30;
     popts.release_threshold = 1u << 20;
     cucore::MemoryResource mr_default = cucore::MemoryResource::device_default(dev);
@@ -339,16 +339,16 @@ int cucore_facade_compile_check() {
     sum += static_cast<int>(b7 == b8) + static_cast<int>(b9 != b12) + static_cast<int>(static_cast<bool>(mr_copy));
 
     // The other resources, accessibility, growth, managed memory, 3D copies.
-    cucore::PinnedPoolOptions pin_opts;
+    cucore::PinnedMemoryResourceOptions pin_opts;
     pin_opts.numa_id = 0;
     pin_opts.ipc_enabled = true;
-    cucore::ManagedMemoryOptions man_opts;
+    cucore::ManagedMemoryResourceOptions man_opts;
     man_opts.use_pool = true;
     man_opts.preferred_location = cucore::Location::device(dev);
-    cucore::VirtualMemoryOptions vmm_opts;
+    cucore::VirtualMemoryResourceOptions vmm_opts;
     vmm_opts.reserve_size = 1u << 30;
     vmm_opts.location_type = CUCORE_LOCATION_HOST_NUMA;
-    cucore::DevicePoolOptions ipc_opts;
+    cucore::DeviceMemoryResourceOptions ipc_opts;
     ipc_opts.ipc_enabled = true;
     cucore::MemoryResource mr_pin = cucore::MemoryResource::pinned_pool(dev);
     cucore::MemoryResource mr_pin2 = cucore::MemoryResource::pinned_pool(dev, pin_opts);

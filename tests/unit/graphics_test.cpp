@@ -957,7 +957,7 @@ TEST_F(GraphicsTest, FacadeMapsForAScope) {
     }
     EXPECT_FALSE(image.is_mapped());
     {
-        cucore::GraphicsArray array = image.map_array(stream, 0, 1, cucore::MapHint::read_only);
+        cucore::GraphicsArray array = image.map_array(stream, 0, 1, cucore::GraphicsMapHint::read_only);
         EXPECT_EQ(array.info().width, fake::kGlImageWidth / 2);
         image.close();
     }

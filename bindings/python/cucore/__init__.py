@@ -58,7 +58,7 @@ from .kernel import (
 )
 from .launch import LaunchConfig, launch
 from .graphics import (
-    ArrayInfo, GraphicsArray, GraphicsResource, MappedBuffers, gl_get_devices, map_resources, unmap_resources,
+    GraphicsArrayInfo, GraphicsArray, GraphicsResource, MappedBuffers, gl_get_devices, map_resources, unmap_resources,
 )
 
 __all__ = [
@@ -92,7 +92,7 @@ __all__ = [
     "Kernel", "KernelAttributes", "KernelOccupancy", "MaxPotentialBlockSizeOccupancyResult", "ParamInfo",
     "kernel_from_function", "LaunchConfig", "launch",
     # graphics interop (OpenGL)
-    "GraphicsResource", "GraphicsArray", "ArrayInfo", "MappedBuffers", "map_resources", "unmap_resources",
+    "GraphicsResource", "GraphicsArray", "GraphicsArrayInfo", "MappedBuffers", "map_resources", "unmap_resources",
     "gl_get_devices",
 ]
 

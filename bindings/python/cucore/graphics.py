@@ -494,7 +494,7 @@ def map_resources(resources, stream):
     return MappedBuffers._make(resources, buffers)
 
 
-class ArrayInfo:
+class GraphicsArrayInfo:
     """A mapped array's format and extent (cucore_graphics_array_info_t)."""
     __slots__ = ("format", "channels", "element_size", "width", "height", "depth", "is_mipmapped")
 
@@ -521,7 +521,7 @@ class ArrayInfo:
         return self.width * max(self.height, 1) * max(self.depth, 1) * self.element_size
 
     def __repr__(self):
-        return (f"ArrayInfo(format={self.format}, channels={self.channels}, element_size={self.element_size}, "
+        return (f"GraphicsArrayInfo(format={self.format}, channels={self.channels}, element_size={self.element_size}, "
                 f"shape={self.shape}, is_mipmapped={self.is_mipmapped})")
 
 
@@ -566,13 +566,13 @@ class GraphicsArray(HandleObject):
 
     @property
     def info(self):
-        """An ArrayInfo (for a mipmapped array: level 0's extent)."""
+        """An GraphicsArrayInfo (for a mipmapped array: level 0's extent)."""
         c = _ArrayInfoC()
         c.struct_size = ctypes.sizeof(_ArrayInfoC)
         st = _cucore_graphics_array_info(self._live(), c)
         if st:
             raise_error(st, self)
-        return ArrayInfo(c)
+        return GraphicsArrayInfo(c)
 
     @property
     def shape(self):
@@ -686,6 +686,6 @@ def gl_get_devices(device_list="all"):
             return [ordinals[i] for i in range(count.value)]
 
 
-__all__ = ["GraphicsResource", "GraphicsArray", "ArrayInfo", "MappedBuffers", "map_resources", "unmap_resources",
+__all__ = ["GraphicsResource", "GraphicsArray", "GraphicsArrayInfo", "MappedBuffers", "map_resources", "unmap_resources",
            "gl_get_devices",
            "parse_register_flags", "REGISTER_FLAGS", "MAP_HINTS"]

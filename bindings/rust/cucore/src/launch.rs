@@ -87,7 +87,7 @@ pub struct LaunchConfig {
     /// Blocks per cluster (compute capability 9.0 and newer); None: no cluster.
     pub cluster: Option<Dim3>,
     /// Dynamic shared memory per block, in bytes.
-    pub shared_memory: u32,
+    pub shared_memory_bytes: u32,
     /// A cooperative launch (grid-wide synchronisation); the whole grid must be resident at
     /// once, which is checked before the launch.
     pub cooperative: bool,
@@ -103,7 +103,7 @@ impl Default for LaunchConfig {
             grid: Dim3::from(1),
             block: Dim3::from(1),
             cluster: None,
-            shared_memory: 0,
+            shared_memory_bytes: 0,
             cooperative: false,
             programmatic_stream_serialization: false,
             priority: None,
@@ -131,9 +131,9 @@ impl LaunchConfig {
         self.cluster = Some(cluster.into());
         self
     }
-    /// Sets `shared_memory` (dynamic shared memory per block, in bytes).
-    pub fn shared_memory(mut self, bytes: u32) -> Self {
-        self.shared_memory = bytes;
+    /// Sets `shared_memory_bytes` (dynamic shared memory per block, in bytes).
+    pub fn shared_memory_bytes(mut self, bytes: u32) -> Self {
+        self.shared_memory_bytes = bytes;
         self
     }
     /// Sets `cooperative`.
@@ -169,7 +169,7 @@ impl LaunchConfig {
             grid: self.grid.to_array(),
             block: self.block.to_array(),
             cluster: self.cluster.map_or([0, 0, 0], Dim3::to_array),
-            shared_memory_bytes: self.shared_memory,
+            shared_memory_bytes: self.shared_memory_bytes,
             flags,
             priority: self.priority.unwrap_or(0),
         }

@@ -34,7 +34,7 @@ extern "C" __global__ void apply(Params p, float *out) {
 fn config_to_the_c_struct() {
     let raw = LaunchConfig::default().to_raw();
     assert_eq!(raw, sys::cucore_launch_config_t::INIT, "the default is one thread, as the C INIT");
-    let c = LaunchConfig::new((4, 2), (32, 4, 2)).shared_memory(1024);
+    let c = LaunchConfig::new((4, 2), (32, 4, 2)).shared_memory_bytes(1024);
     let raw = c.to_raw();
     assert_eq!(raw.grid, [4, 2, 1]);
     assert_eq!(raw.block, [32, 4, 2]);
