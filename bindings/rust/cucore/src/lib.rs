@@ -175,7 +175,7 @@ pub use memory_user::{StreamRef, UserMemoryResource};
 pub use stream::{Stream, StreamOptions, StreamPriorityRange};
 
 pub use kernel::{Kernel, KernelAttribute, ParamInfo, PotentialBlockSize};
-pub use launch::{launch, launch_raw, DeviceRepr, Dim3, KernelArg, LaunchConfig, MAX_STACK_ARGS};
+pub use launch::{launch, launch_raw, DevicePointer, DeviceRepr, Dim3, KernelArg, LaunchConfig, MAX_STACK_ARGS};
 pub use linker::{Linker, LinkerOptions};
 pub use object_code::{GlobalInfo, ObjectCode};
 pub use program::{compiler_version, CodeType, CompilerBackend, Program, ProgramOptions};

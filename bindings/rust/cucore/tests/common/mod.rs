@@ -130,7 +130,7 @@ pub fn live_counts() -> Vec<usize> {
 // ---- Compile and launch (program, object_code, linker, program_cache, kernel, launch) ----------
 
 pub use cucore::{
-    compiler_version, launch, CodeType, CompilerBackend, DeviceRepr, Dim3, GlobalInfo, Kernel, KernelArg,
+    compiler_version, launch, CodeType, CompilerBackend, DevicePointer, DeviceRepr, Dim3, GlobalInfo, Kernel, KernelArg,
     KernelAttribute, LaunchConfig, Linker, LinkerOptions, ObjectCode, ParamInfo, Program, ProgramCache,
     ProgramCacheStats, ProgramOptions,
 };
