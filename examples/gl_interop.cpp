@@ -548,7 +548,7 @@ int main(int argc, char **argv) {
         } else {
             int cuda_ordinal = -1;
             try {
-                const std::vector<int> ordinals = cucore::gl_devices();
+                const std::vector<int> ordinals = cucore::gl_get_devices();
                 if (ordinals.empty())
                     why_not = "CUDA sees no device behind this GL context";
                 else

@@ -87,6 +87,13 @@ struct StreamPriorityRange {
 // The properties most programs want, read in one call.
 using DeviceProperties = cucore_device_properties_t;
 
+// The CUDA driver's version, e.g. 13000 for 13.0. Throws Error: NO_DRIVER.
+inline int driver_version() {
+    int v = 0;
+    detail::check(cucore_driver_version(&v));
+    return v;
+}
+
 // One GPU, by ordinal (cuda.core: Device). There is one device object per ordinal
 // for the life of the process; getting it creates no CUDA context. A
 // default-constructed Device is empty.
@@ -130,13 +137,6 @@ public:
         devices.reserve(static_cast<std::size_t>(n));
         for (int i = 0; i < n; ++i) devices.push_back(get(i));
         return devices;
-    }
-
-    // The CUDA driver's version, e.g. 13000 for 13.0. Throws Error: NO_DRIVER.
-    static int driver_version() {
-        int v = 0;
-        detail::check(cucore_driver_version(&v));
-        return v;
     }
 
     // The device's ordinal. Throws Error: INVALID_HANDLE.

@@ -80,15 +80,15 @@ public:
     // Milliseconds from `start` to `end`. Throws Error: INVALID_HANDLE,
     // INVALID_STATE (an event without timing, or never recorded), NOT_READY
     // (either has not completed yet), CUDA.
-    static float elapsed_ms(const Event &start, const Event &end) {
+    static float elapsed_time(const Event &start, const Event &end) {
         float ms = 0.0f;
         detail::check(cucore_event_elapsed_time(start.handle_, end.handle_, &ms));
         return ms;
     }
 
     // `end - start`: milliseconds from `start` to `end` (as cuda.core's ev2 - ev1).
-    // Throws as elapsed_ms().
-    friend float operator-(const Event &end, const Event &start) { return elapsed_ms(start, end); }
+    // Throws as elapsed_time().
+    friend float operator-(const Event &end, const Event &start) { return elapsed_time(start, end); }
 
     // The event's cucore_event_flag_t bits (0 for wrapped events). Throws Error:
     // INVALID_HANDLE.

@@ -53,6 +53,9 @@ enum class GraphicsMapHint : std::uint32_t {
     write_discard = CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD,
 };
 
+// The format and extent of a mapped array (GraphicsArray::info()).
+using GraphicsArrayInfo = cucore_graphics_array_info_t;
+
 // A CUDA array of a mapped GL image; holds the mapping (its last reference, with
 // every other array of the mapping, unmaps). Not owned: the driver frees it.
 class GraphicsArray : public Handle<GraphicsArray, cucore_graphics_array_t> {
@@ -76,8 +79,8 @@ public:
     }
 
     // Format and extent. Throws Error: INVALID_STATE (unmapped), CUDA.
-    cucore_graphics_array_info_t info() const {
-        cucore_graphics_array_info_t result = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
+    GraphicsArrayInfo info() const {
+        GraphicsArrayInfo result = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
         detail::check(cucore_graphics_array_info(handle_, &result));
         return result;
     }
@@ -293,7 +296,7 @@ inline MappedBuffers GraphicsResource::map_all(const std::vector<GraphicsResourc
 
 // The CUDA device ordinals of the GL context current on this thread. Throws
 // Error: CUDA (no NVIDIA GL context current).
-inline std::vector<int> gl_devices(cucore_gl_device_list_t list = CUCORE_GL_DEVICES_ALL) {
+inline std::vector<int> gl_get_devices(cucore_gl_device_list_t list = CUCORE_GL_DEVICES_ALL) {
     std::uint32_t count = 0;
     detail::check(cucore_gl_get_devices(static_cast<std::uint32_t>(list), nullptr, 0, &count));
     std::vector<int> ordinals(count);

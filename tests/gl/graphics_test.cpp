@@ -212,7 +212,7 @@ TEST_F(GlTest, GlDevicesListDeviceZero) {
     EXPECT_EQ(again, count);
     EXPECT_NE(std::find(ordinals.begin(), ordinals.end(), 0), ordinals.end());
     // The façade gives the same list.
-    EXPECT_EQ(cucore::gl_devices(), ordinals);
+    EXPECT_EQ(cucore::gl_get_devices(), ordinals);
     // Argument errors.
     CUCORE_EXPECT_STATUS(cucore_gl_get_devices(CUCORE_GL_DEVICES_ALL, nullptr, 0, nullptr),
                          CUCORE_ERROR_INVALID_ARGUMENT);

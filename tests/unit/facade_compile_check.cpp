@@ -157,14 +157,14 @@ int cucore_facade_compile_side_check(const cucore::Device &dev) {
     const cucore::ObjectCode o = p.compile(CUCORE_CODE_CUBIN, {"k"}, memory);
     const cucore::ObjectCode o2 = p.compile(CUCORE_CODE_PTX);
     int sum = static_cast<int>(p.log().size() + p.flags().size() + p.arch().size()) + static_cast<int>(p.code_type()) +
-              static_cast<int>(p.backend()) + p.cache_key(CUCORE_CODE_CUBIN, {"k"})[0] +
-              cucore::Program::compiler_version(CUCORE_BACKEND_NVRTC);
+              static_cast<int>(p.backend()) + cucore::ProgramCache::key(p, CUCORE_CODE_CUBIN, {"k"})[0] +
+              cucore::compiler_version(CUCORE_BACKEND_NVRTC);
     o.load();
     sum += static_cast<int>(o.code_type()) + static_cast<int>(o.size()) + static_cast<int>(o.data() != nullptr) +
-           static_cast<int>(o.bytes().size() + o.name().size() + o.name_expressions().size() + o.kernel_count());
+           static_cast<int>(o.code().size() + o.name().size() + o.name_expressions().size() + o.kernel_count());
     const cucore::Kernel k = o.get_kernel("k");
     const cucore::Kernel k2 = o.get_kernel(std::string("k"));
-    const cucore::GlobalInfo g = o.global(dev, "g");
+    const cucore::GlobalInfo g = o.get_global(dev, "g");
     float value = o.read_global<float>(dev, "g");
     o.write_global(dev, "g", value);
     o.read_global(dev, "g", &value, sizeof value);
@@ -190,7 +190,7 @@ int cucore_facade_compile_side_check(const cucore::Device &dev) {
 int cucore_facade_compile_check();
 
 int cucore_facade_compile_check() {
-    int sum = cucore::Device::count() + cucore::Device::driver_version();
+    int sum = cucore::Device::count() + cucore::driver_version();
     std::vector<cucore::Device> all = cucore::Device::all();
     cucore::Device dev(0);
     cucore::Device same = cucore::Device::get(0);
@@ -246,7 +246,7 @@ int cucore_facade_compile_check() {
     s1.synchronize();
     e6.synchronize();
     const float ms = e6 - e2;
-    const float ms2 = cucore::Event::elapsed_ms(e2, e6);
+    const float ms2 = cucore::Event::elapsed_time(e2, e6);
     sum += static_cast<int>(ms + ms2) + static_cast<int>(s1.is_done()) + s1.priority() +
            static_cast<int>(s1.is_nonblocking()) + static_cast<int>(s1.flags()) +
            static_cast<int>(s1.is_owned()) + s1.device().ordinal() +
@@ -400,13 +400,13 @@ int cucore_facade_compile_check() {
 
     // DLPack: export (versioned, legacy), the owners, import, the device.
     namespace dl = cucore::dlpack;
-    dl::Tensor x1 = dl::export_tensor(b1);
-    dl::Tensor x2 = dl::export_tensor(b1, dl::Layout::of<float>({4, 8}).strides({8, 1}).byte_offset(16).read_only());
-    dl::LegacyTensor x3 = dl::export_legacy(b1);
-    dl::LegacyTensor x4 = dl::export_legacy(b1, dl::Layout(dl::dtype<std::complex<double>>(), 4));
+    cucore::DLPackTensor x1 = dl::export_tensor(b1);
+    cucore::DLPackTensor x2 = dl::export_tensor(b1, cucore::DLPackLayout::of<float>({4, 8}).strides({8, 1}).byte_offset(16).read_only());
+    cucore::LegacyDLPackTensor x3 = dl::export_legacy(b1);
+    cucore::LegacyDLPackTensor x4 = dl::export_legacy(b1, cucore::DLPackLayout(dl::dtype<std::complex<double>>(), 4));
     const std::vector<std::int64_t> dl_shape{2, 3};
-    const dl::Layout dl_layout(dl::dtype<std::int16_t>(), dl_shape.data(), dl_shape.size());
-    dl::Tensor x5 = std::move(x2);
+    const cucore::DLPackLayout dl_layout(dl::dtype<std::int16_t>(), dl_shape.data(), dl_shape.size());
+    cucore::DLPackTensor x5 = std::move(x2);
     x2 = std::move(x5);
     cucore::Buffer i1 = dl::import_tensor(std::move(x1));
     cucore::Buffer i2 = dl::import_tensor(std::move(x3));
@@ -435,8 +435,30 @@ int cucore_facade_compile_check() {
     const cucore::Event ie1 = cucore::ipc::import_event(dev, ed);
     const cucore::Event ie2 = cucore::ipc::import_event(dev, ed.data(), ed.size());
     ph.reset();
-    sum += static_cast<int>(ph.c().kind) + static_cast<int>(static_cast<bool>(ph)) + pid[0] +
+    sum += static_cast<int>(ph.to_c().kind) + static_cast<int>(static_cast<bool>(ph)) + pid[0] +
            static_cast<int>(ib1 == ib2) + static_cast<int>(ie1 == ie2);
+
+    // Graphics interop: registration, maps (one, a batch, arrays), the array's info, GL devices.
+    const cucore::GraphicsResource gr = cucore::GraphicsResource::from_gl_buffer(
+        dev, 1, cucore::GraphicsRegisterFlags::read_only | cucore::GraphicsRegisterFlags::write_discard);
+    const cucore::GraphicsResource gi = cucore::GraphicsResource::from_gl_image(dev, 2, 0x0DE1);
+    {
+        const cucore::Buffer mapped = gr.map(s1, cucore::GraphicsMapHint::read_only);
+        sum += static_cast<int>(mapped.size());
+    }
+    {
+        cucore::MappedBuffers batch = cucore::GraphicsResource::map_all({gr}, s1);
+        sum += static_cast<int>(batch.size() + batch[0].size());
+        batch.unmap(s1);
+    }
+    const cucore::GraphicsArray ga = gi.map_array(s1, 0, 0, cucore::GraphicsMapHint::write_discard);
+    const cucore::GraphicsArrayInfo gai = ga.info();
+    const cucore::GraphicsArray gm = gi.map_mipmapped_array(s1).level(1);
+    ga.copy_from(b1, s1);
+    ga.copy_to(b1, s1);
+    cucore::GraphicsResource::unmap_all({gr, gi}, s1);
+    sum += static_cast<int>(gai.width) + static_cast<int>(gm.handle() != nullptr) +
+           static_cast<int>(cucore::gl_get_devices().size()) + static_cast<int>(gr.is_mapped());
 
     try {
         (void)cucore::live_object_count(CUCORE_OBJECT_STREAM);

@@ -961,7 +961,7 @@ TEST_F(GraphicsTest, FacadeMapsForAScope) {
         EXPECT_EQ(array.info().width, fake::kGlImageWidth / 2);
         image.close();
     }
-    EXPECT_EQ(cucore::gl_devices(), std::vector<int>{0});
+    EXPECT_EQ(cucore::gl_get_devices(), std::vector<int>{0});
     res.close(stream);
     EXPECT_EQ(res.handle(), nullptr);
     EXPECT_EQ(calls().back(), "unregister");
