@@ -4,7 +4,7 @@
 //   cucore::DLPackTensor t = cucore::dlpack::export_tensor(buf, cucore::DLPackLayout::of<float>({64, 32}));
 //   consumer_takes(t.release());          // the consumer calls the deleter once
 //
-//   cucore::Buffer imported = cucore::dlpack::import_tensor(producer_gives());  // the buffer owns it
+//   cucore::Buffer imported = cucore::dlpack::from_dlpack(producer_gives());  // the buffer owns it
 //
 // An exported tensor keeps the buffer's memory (not the Buffer object) alive until its
 // deleter runs: closing or releasing the buffer meanwhile frees nothing. A DLPackTensor (or
@@ -199,13 +199,13 @@ inline LegacyDLPackTensor export_legacy(const Buffer &buffer, const DLPackLayout
 // Buffer owns the tensor (`tensor` is left empty); on failure `tensor` keeps it.
 // Throws Error: INVALID_ARGUMENT (version, shape, strides, NULL data), NOT_SUPPORTED
 // (a device type other than CPU, CUDA, CUDA host, CUDA managed).
-inline Buffer import_tensor(DLPackTensor &&tensor) {
+inline Buffer from_dlpack(DLPackTensor &&tensor) {
     cucore_buffer_t *raw = nullptr;
     detail::check(cucore_dlpack_import(tensor.get(), &raw));
     (void)tensor.release();
     return Buffer::adopt(raw);
 }
-inline Buffer import_tensor(LegacyDLPackTensor &&tensor) {
+inline Buffer from_dlpack(LegacyDLPackTensor &&tensor) {
     cucore_buffer_t *raw = nullptr;
     detail::check(cucore_dlpack_import_legacy(tensor.get(), &raw));
     (void)tensor.release();
@@ -214,12 +214,12 @@ inline Buffer import_tensor(LegacyDLPackTensor &&tensor) {
 
 // Imports a raw tensor from a producer: on success the Buffer owns it; on
 // failure (throws as above) the caller still does.
-inline Buffer import_tensor(DLManagedTensorVersioned *raw_tensor) {
+inline Buffer from_dlpack(DLManagedTensorVersioned *raw_tensor) {
     cucore_buffer_t *raw = nullptr;
     detail::check(cucore_dlpack_import(raw_tensor, &raw));
     return Buffer::adopt(raw);
 }
-inline Buffer import_tensor(DLManagedTensor *raw_tensor) {
+inline Buffer from_dlpack(DLManagedTensor *raw_tensor) {
     cucore_buffer_t *raw = nullptr;
     detail::check(cucore_dlpack_import_legacy(raw_tensor, &raw));
     return Buffer::adopt(raw);

@@ -285,7 +285,7 @@ public:
     // The raw CUmemoryPool of a pool resource, nullptr for a resource without
     // one (legacy pinned, managed without a pool, virtual, user). Throws Error:
     // INVALID_HANDLE.
-    void *pool_handle() const {
+    void *handle() const {
         void *pool = nullptr;
         detail::check(cucore_memory_resource_handle(handle_, &pool));
         return pool;

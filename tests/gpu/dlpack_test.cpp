@@ -376,7 +376,7 @@ TEST_F(DLPackTest, FacadeExportsAndImportsDeviceBuffers) {
     EXPECT_EQ(t.tensor().strides[0], 1);
     EXPECT_EQ(dl::device(b).device_type, kDLCUDA);
     b.close();
-    cucore::Buffer back = dl::import_tensor(std::move(t));
+    cucore::Buffer back = dl::from_dlpack(std::move(t));
     EXPECT_FALSE(t);
     std::vector<float> got(m.size());
     back.copy_to_host(got, s);

@@ -706,7 +706,7 @@ TEST_F(DLPackTest, FacadeOwnsTensorsUntilTheyAreHandedOn) {
 
     Producer p;
     cucore::DLPackTensor adopted(&p.versioned);
-    cucore::Buffer imported = dl::import_tensor(std::move(adopted));
+    cucore::Buffer imported = dl::from_dlpack(std::move(adopted));
     EXPECT_FALSE(adopted) << "the buffer owns it now";
     EXPECT_EQ(imported.address(), p.address());
     EXPECT_EQ(imported.size(), 48u);
@@ -723,7 +723,7 @@ TEST_F(DLPackTest, FacadeOwnsTensorsUntilTheyAreHandedOn) {
     {
         cucore::LegacyDLPackTensor bad(&p.legacy);
         try {
-            (void)dl::import_tensor(std::move(bad));
+            (void)dl::from_dlpack(std::move(bad));
             ADD_FAILURE() << "import of lanes 0 did not throw";
         } catch (const cucore::Error &e) {
             EXPECT_EQ(e.status(), CUCORE_ERROR_INVALID_ARGUMENT);

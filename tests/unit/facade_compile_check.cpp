@@ -367,7 +367,7 @@ int cucore_facade_compile_check() {
     callbacks.deallocate = &c_deallocate;
     cucore::MemoryResource mr_c = cucore::MemoryResource::user(callbacks);
     mr_pin.set_peer_access(dev, CUCORE_ACCESS_READ_WRITE);
-    sum += static_cast<int>(mr_pin2.peer_access(dev)) + static_cast<int>(mr_man2.pool_handle() != nullptr) +
+    sum += static_cast<int>(mr_pin2.peer_access(dev)) + static_cast<int>(mr_man2.handle() != nullptr) +
            static_cast<int>(mr_vmm2 == mr_ipc) + static_cast<int>(mr_fn == mr_c);
     cucore::Buffer m1 = mr_man.allocate(1u << 20, s1);
     cucore::Buffer v1 = mr_vmm.allocate(1u << 20);
@@ -408,10 +408,10 @@ int cucore_facade_compile_check() {
     const cucore::DLPackLayout dl_layout(dl::dtype<std::int16_t>(), dl_shape.data(), dl_shape.size());
     cucore::DLPackTensor x5 = std::move(x2);
     x2 = std::move(x5);
-    cucore::Buffer i1 = dl::import_tensor(std::move(x1));
-    cucore::Buffer i2 = dl::import_tensor(std::move(x3));
-    cucore::Buffer i3 = dl::import_tensor(x2.release());
-    cucore::Buffer i4 = dl::import_tensor(x4.release());
+    cucore::Buffer i1 = dl::from_dlpack(std::move(x1));
+    cucore::Buffer i2 = dl::from_dlpack(std::move(x3));
+    cucore::Buffer i3 = dl::from_dlpack(x2.release());
+    cucore::Buffer i4 = dl::from_dlpack(x4.release());
     x5.reset();
     const DLDevice dl_dev = dl::device(i1);
     sum += dl_dev.device_id + static_cast<int>(i2.size() + i3.size() + i4.size()) + dl_layout.to_c().ndim +

@@ -173,10 +173,10 @@ TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
     const cucore::MemoryResource pinned = cucore::MemoryResource::pinned_pool(dev_, p);
     EXPECT_EQ(pinned.kind(), CUCORE_MEMORY_RESOURCE_PINNED);
     EXPECT_EQ(pinned.device_id(), -1);
-    ASSERT_NE(pinned.pool_handle(), nullptr);
-    EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.pool_handle())).location.type,
+    ASSERT_NE(pinned.handle(), nullptr);
+    EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.handle())).location.type,
               CU_MEM_LOCATION_TYPE_HOST_NUMA);
-    EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.pool_handle())).location.id, 1);
+    EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.handle())).location.id, 1);
     cucore::ManagedMemoryResourceOptions m;
     m.use_pool = true;
     m.preferred_location = Location::device(dev1_);
@@ -184,8 +184,8 @@ TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
     EXPECT_EQ(managed.kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
     EXPECT_TRUE(managed.is_managed());
     EXPECT_FALSE(pinned.is_managed());
-    ASSERT_NE(managed.pool_handle(), nullptr);
-    const CUmemPoolProps props = fake::pool_props(static_cast<CUmemoryPool>(managed.pool_handle()));
+    ASSERT_NE(managed.handle(), nullptr);
+    const CUmemPoolProps props = fake::pool_props(static_cast<CUmemoryPool>(managed.handle()));
     EXPECT_EQ(props.allocType, CU_MEM_ALLOCATION_TYPE_MANAGED);
     EXPECT_EQ(props.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
     EXPECT_EQ(props.location.id, 1);
@@ -195,7 +195,7 @@ TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
     const cucore::MemoryResource plain = cucore::MemoryResource::managed(dev_, m);
     EXPECT_EQ(plain.kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
     EXPECT_TRUE(plain.is_managed());
-    EXPECT_EQ(plain.pool_handle(), nullptr);
+    EXPECT_EQ(plain.handle(), nullptr);
     const cucore::Buffer pb = plain.allocate(64);
     EXPECT_EQ(fake::managed_attach_flags(pb.address()), static_cast<unsigned>(CU_MEM_ATTACH_GLOBAL));
     EXPECT_EQ(pb.preferred_location(), Location::device(1));
@@ -204,7 +204,7 @@ TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
     const cucore::MemoryResource vmm = cucore::MemoryResource::virtual_memory(dev1_);
     EXPECT_EQ(vmm.kind(), CUCORE_MEMORY_RESOURCE_VIRTUAL);
     EXPECT_EQ(vmm.device_id(), 1);
-    EXPECT_EQ(vmm.pool_handle(), nullptr);
+    EXPECT_EQ(vmm.handle(), nullptr);
     EXPECT_EQ(cucore::MemoryResource::pinned_pool(dev_).kind(), CUCORE_MEMORY_RESOURCE_PINNED);
     EXPECT_EQ(cucore::MemoryResource::managed(dev_).kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
     cucore::VirtualMemoryResourceOptions bad;
@@ -246,7 +246,7 @@ TEST_F(MemoryFacadeTest, PeerAccess) {
     EXPECT_EQ(pool.peer_access(dev1_), CUCORE_ACCESS_NONE);
     pool.set_peer_access(dev1_, CUCORE_ACCESS_READ_WRITE);
     EXPECT_EQ(pool.peer_access(dev1_), CUCORE_ACCESS_READ_WRITE);
-    EXPECT_EQ(fake::pool_access(static_cast<CUmemoryPool>(pool.pool_handle()), 1), CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    EXPECT_EQ(fake::pool_access(static_cast<CUmemoryPool>(pool.handle()), 1), CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
     EXPECT_EQ(pool.peer_access(dev_), CUCORE_ACCESS_READ_WRITE);
     EXPECT_THROWS_STATUS(pool.set_peer_access(dev_, CUCORE_ACCESS_NONE), CUCORE_ERROR_INVALID_ARGUMENT);
     const cucore::MemoryResource legacy = cucore::MemoryResource::legacy_pinned(dev_);
