@@ -97,7 +97,7 @@ int main() {
     try {
         int nvrtc = 0;
         try {
-            nvrtc = cucore::Program::compiler_version(CUCORE_BACKEND_NVRTC);
+            nvrtc = cucore::compiler_version(CUCORE_BACKEND_NVRTC);
         } catch (const cucore::Error &e) {
             if (e.status() != CUCORE_ERROR_NOT_SUPPORTED) throw;
             std::printf("NVRTC is not installed, so nothing can be compiled here.\n  %s\n", e.what());

@@ -17,7 +17,7 @@ int main() {
             std::printf("No CUDA driver: %s\n", e.what());
             return 0;
         }
-        const int driver = cucore::Device::driver_version();
+        const int driver = cucore::driver_version();
         std::printf("CUDA driver %d.%d\n", driver / 1000, driver % 1000 / 10);
         if (count == 0) {
             std::printf("No CUDA device.\n");

@@ -445,10 +445,10 @@ int run(SDL_Window *window, const Options &options, int cuda_ordinal) {
         {
             // Both mappings end (unmap on `stream`) at the end of this scope,
             // before GL touches the buffer or the texture again.
-            const cucore::Buffer vertices = vbo_res.map(stream, cucore::MapHint::write_discard);
+            const cucore::Buffer vertices = vbo_res.map(stream, cucore::GraphicsMapHint::write_discard);
             cucore::launch(stream, mesh_config, heightfield, vertices, kGrid, t);
             cucore::launch(stream, texture_config, pattern, texels, kTextureSize, kTextureSize, t);
-            const cucore::GraphicsArray array = tex_res.map_array(stream, 0, 0, cucore::MapHint::write_discard);
+            const cucore::GraphicsArray array = tex_res.map_array(stream, 0, 0, cucore::GraphicsMapHint::write_discard);
             array.copy_from(texels, stream);
         }
         scene.draw(t);
@@ -548,7 +548,7 @@ int main(int argc, char **argv) {
         } else {
             int cuda_ordinal = -1;
             try {
-                const std::vector<int> ordinals = cucore::gl_devices();
+                const std::vector<int> ordinals = cucore::gl_get_devices();
                 if (ordinals.empty())
                     why_not = "CUDA sees no device behind this GL context";
                 else

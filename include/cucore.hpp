@@ -19,20 +19,23 @@
 #define CUCORE_HPP
 
 #include "cucore.h"
+// In dependency order: each header includes only those above it (docs/architecture.md).
 #include "cucore/common.hpp"
 #include "cucore/device.hpp"
 #include "cucore/context.hpp"
 #include "cucore/event.hpp"
 #include "cucore/stream.hpp"
 #include "cucore/memory.hpp"
+#include "cucore/memory_user.hpp"
+#include "cucore/copy_3d.hpp"
 #include "cucore/ipc.hpp"
 #include "cucore/dlpack.hpp"
+#include "cucore/kernel.hpp"
+#include "cucore/launch.hpp"
 #include "cucore/program_cache.hpp"
 #include "cucore/object_code.hpp"
 #include "cucore/program.hpp"
 #include "cucore/linker.hpp"
-#include "cucore/kernel.hpp"
-#include "cucore/launch.hpp"
 #include "cucore/graphics.hpp"
 
 #endif // CUCORE_HPP

@@ -838,7 +838,7 @@ def main(argv=None):
     started = time.monotonic()
 
     try:
-        count = cucore.get_device_count()
+        count = cucore.Device.count()
     except cucore.LibraryNotFoundError as e:
         print(f"bench_python: libcucore could not be loaded:\n{e}", file=sys.stderr)
         return 2
@@ -921,7 +921,7 @@ def main(argv=None):
         + (" (fake driver)" if fake else ""),
         f"- host: {platform.node()}, {platform.processor() or platform.machine()}, "
         f"Python {platform.python_version()}",
-        f"- cucore {cucore.__version__} (libcucore {cucore.library_version_string()} from "
+        f"- cucore {cucore.__version__} (libcucore {cucore.version_string()} from "
         f"{cucore.library_path()}); {their_name}",
         f"- method: {args.repeats} alternating repeats of ~{args.target_ms:g} ms per operation and side; per side "
         f"the minimum and the median ns/op over the repeats; the ratio, the target check (cucore/cuda.core "

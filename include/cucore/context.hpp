@@ -1,13 +1,17 @@
 // libcucore C++ façade: CUDA contexts (over cucore/context.h).
+//
+// Context's members that make streams and events are defined in stream.hpp
+// and event.hpp (the headers include each other in one direction only; see
+// device.hpp).
 #ifndef CUCORE_CONTEXT_HPP
 #define CUCORE_CONTEXT_HPP
 
 #include "common.hpp"
 #include "context.h"
+#include "device.hpp"
 
 namespace cucore {
 
-class Device;
 class Stream;
 class Event;
 struct StreamOptions;
@@ -68,15 +72,6 @@ public:
 
 static_assert(sizeof(Context) == sizeof(void *), "a Context is exactly one C handle");
 
-} // namespace cucore
-
-// The definitions that need the other classes complete.
-#include "device.hpp"
-#include "event.hpp"
-#include "stream.hpp"
-
-namespace cucore {
-
 inline Context Context::primary(const Device &device) { return device.primary_context(); }
 
 inline Device Context::device() const {
@@ -85,14 +80,11 @@ inline Device Context::device() const {
     return Device::adopt(raw);
 }
 
-inline Stream Context::create_stream() const { return Stream::create(*this); }
-inline Stream Context::create_stream(const StreamOptions &options) const {
-    return Stream::create(*this, options);
-}
-
-inline Event Context::create_event() const { return Event::create(*this); }
-inline Event Context::create_event(const EventOptions &options) const {
-    return Event::create(*this, options);
+// Device's member that makes a Context (declared in device.hpp).
+inline Context Device::primary_context() const {
+    cucore_context_t *raw = nullptr;
+    detail::check(cucore_context_get_primary(handle_, &raw));
+    return Context::adopt(raw);
 }
 
 } // namespace cucore

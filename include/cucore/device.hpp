@@ -1,4 +1,12 @@
 // libcucore C++ façade: devices and the driver (over cucore/device.h).
+//
+// The façade's headers include each other in one direction only (common <
+// device < context < event < stream < memory < the rest; see
+// docs/architecture.md). A member of Device that makes or takes an object of a
+// later header is declared here and defined, inline, in that header:
+// primary_context() in context.hpp, create_event() in event.hpp,
+// create_stream() in stream.hpp, allocate() and the memory resource members in
+// memory.hpp. Include the header of what you use (or cucore.hpp).
 #ifndef CUCORE_DEVICE_HPP
 #define CUCORE_DEVICE_HPP
 
@@ -72,6 +80,13 @@ struct StreamPriorityRange {
 // The properties most programs want, read in one call.
 using DeviceProperties = cucore_device_properties_t;
 
+// The CUDA driver's version, e.g. 13000 for 13.0. Throws Error: NO_DRIVER.
+inline int driver_version() {
+    int v = 0;
+    detail::check(cucore_driver_version(&v));
+    return v;
+}
+
 // One GPU, by ordinal (cuda.core: Device). There is one device object per ordinal
 // for the life of the process; getting it creates no CUDA context. A
 // default-constructed Device is empty.
@@ -115,13 +130,6 @@ public:
         devices.reserve(static_cast<std::size_t>(n));
         for (int i = 0; i < n; ++i) devices.push_back(get(i));
         return devices;
-    }
-
-    // The CUDA driver's version, e.g. 13000 for 13.0. Throws Error: NO_DRIVER.
-    static int driver_version() {
-        int v = 0;
-        detail::check(cucore_driver_version(&v));
-        return v;
     }
 
     // The device's ordinal. Throws Error: INVALID_HANDLE.
@@ -259,50 +267,6 @@ public:
 };
 
 static_assert(sizeof(Device) == sizeof(void *), "a Device is exactly one C handle");
-
-} // namespace cucore
-
-// The definitions that need the other classes complete.
-#include "context.hpp"
-#include "event.hpp"
-#include "memory.hpp"
-#include "stream.hpp"
-
-namespace cucore {
-
-inline Context Device::primary_context() const {
-    cucore_context_t *raw = nullptr;
-    detail::check(cucore_context_get_primary(handle_, &raw));
-    return Context::adopt(raw);
-}
-
-inline Stream Device::create_stream() const { return Stream::create(*this); }
-inline Stream Device::create_stream(const StreamOptions &options) const {
-    return Stream::create(*this, options);
-}
-
-inline Event Device::create_event() const { return Event::create(*this); }
-inline Event Device::create_event(const EventOptions &options) const {
-    return Event::create(*this, options);
-}
-
-inline Buffer Device::allocate(std::uint64_t size, const Stream &stream) const {
-    cucore_buffer_t *raw = nullptr;
-    detail::check(cucore_device_allocate(handle_, size, stream.get(), &raw));
-    return Buffer::adopt(raw);
-}
-
-inline MemoryResource Device::memory_resource() const {
-    cucore_memory_resource_t *raw = nullptr;
-    detail::check(cucore_device_memory_resource(handle_, &raw));
-    return MemoryResource::adopt(raw);
-}
-
-inline void Device::set_memory_resource(const MemoryResource &resource) {
-    detail::check(cucore_device_set_memory_resource(handle_, resource.get()));
-}
-
-inline void Device::reset_memory_resource() { detail::check(cucore_device_set_memory_resource(handle_, nullptr)); }
 
 } // namespace cucore
 

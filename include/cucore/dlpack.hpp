@@ -1,14 +1,14 @@
 // libcucore C++ façade: DLPack interchange of buffers (over cucore/dlpack.h).
 //
 //   cucore::Buffer buf = dev.allocate(64 * 32 * sizeof(float), s);
-//   cucore::dlpack::Tensor t = cucore::dlpack::export_tensor(buf, cucore::dlpack::Layout::of<float>({64, 32}));
+//   cucore::DLPackTensor t = cucore::dlpack::export_tensor(buf, cucore::DLPackLayout::of<float>({64, 32}));
 //   consumer_takes(t.release());          // the consumer calls the deleter once
 //
-//   cucore::Buffer imported = cucore::dlpack::import_tensor(producer_gives());  // the buffer owns it
+//   cucore::Buffer imported = cucore::dlpack::from_dlpack(producer_gives());  // the buffer owns it
 //
 // An exported tensor keeps the buffer's memory (not the Buffer object) alive until its
-// deleter runs: closing or releasing the buffer meanwhile frees nothing. A Tensor (or
-// LegacyTensor) owns the DLManagedTensor until release() hands it to a consumer; if
+// deleter runs: closing or releasing the buffer meanwhile frees nothing. A DLPackTensor (or
+// LegacyDLPackTensor) owns the DLManagedTensor until release() hands it to a consumer; if
 // nobody takes it, its destructor calls the deleter. An imported tensor belongs to the
 // Buffer, which calls the tensor's deleter once its memory is released (views keep it).
 #ifndef CUCORE_DLPACK_HPP
@@ -42,35 +42,42 @@ template <typename T> constexpr DLDataType dtype() noexcept {
     return DLDataType{code, static_cast<std::uint8_t>(8 * sizeof(T)), 1};
 }
 
+} // namespace dlpack
+
 // How a buffer is presented as a tensor: element type, shape, strides (in
 // elements; none: compact row-major), byte offset into the buffer, and (for
-// versioned exports) read-only. The dimensions are copied into the Layout, up
-// to CUCORE_DLPACK_MAX_NDIM of them.
-class Layout {
+// versioned exports) read-only (cucore_dlpack_layout_t). The dimensions are
+// copied into the DLPackLayout, up to CUCORE_DLPACK_MAX_NDIM of them.
+class DLPackLayout {
 public:
     // A 1-D layout of `count` elements of `dtype`.
-    Layout(DLDataType dtype, std::int64_t count) noexcept : dtype_(dtype), ndim_(1) { shape_[0] = count; }
+    DLPackLayout(DLDataType dtype, std::int64_t count) noexcept : dtype_(dtype), ndim_(1) { shape_[0] = count; }
 
     // The given shape (0 dimensions: a scalar). More than CUCORE_DLPACK_MAX_NDIM
     // dimensions throw Error (INVALID_ARGUMENT).
-    Layout(DLDataType dtype, std::initializer_list<std::int64_t> shape) : Layout(dtype, shape.begin(), shape.size()) {}
-    Layout(DLDataType dtype, const std::int64_t *shape, std::size_t ndim) : dtype_(dtype) {
-        ndim_ = dims(ndim, "cucore::dlpack::Layout: more dimensions than CUCORE_DLPACK_MAX_NDIM");
+    DLPackLayout(DLDataType dtype, std::initializer_list<std::int64_t> shape)
+        : DLPackLayout(dtype, shape.begin(), shape.size()) {}
+    DLPackLayout(DLDataType dtype, const std::int64_t *shape, std::size_t ndim) : dtype_(dtype) {
+        ndim_ = dims(ndim, "cucore::DLPackLayout: more dimensions than CUCORE_DLPACK_MAX_NDIM");
         for (std::size_t i = 0; i < ndim; ++i) shape_[i] = shape[i];
     }
 
-    // A layout of elements of type T: Layout::of<float>({64, 32}).
-    template <typename T> static Layout of(std::initializer_list<std::int64_t> shape) { return Layout(dtype<T>(), shape); }
+    // A layout of elements of type T: DLPackLayout::of<float>({64, 32}).
+    template <typename T> static DLPackLayout of(std::initializer_list<std::int64_t> shape) {
+        return DLPackLayout(dlpack::dtype<T>(), shape);
+    }
 
     // Strides in elements, one per dimension (negative ones allowed where every
     // element stays in the buffer).
-    Layout &strides(std::initializer_list<std::int64_t> strides) { return set_strides(strides.begin(), strides.size()); }
-    Layout &strides(const std::int64_t *strides, std::size_t ndim) { return set_strides(strides, ndim); }
-    Layout &byte_offset(std::uint64_t offset) noexcept {
+    DLPackLayout &strides(std::initializer_list<std::int64_t> strides) {
+        return set_strides(strides.begin(), strides.size());
+    }
+    DLPackLayout &strides(const std::int64_t *strides, std::size_t ndim) { return set_strides(strides, ndim); }
+    DLPackLayout &byte_offset(std::uint64_t offset) noexcept {
         byte_offset_ = offset;
         return *this;
     }
-    Layout &read_only(bool value = true) noexcept {
+    DLPackLayout &read_only(bool value = true) noexcept {
         read_only_ = value;
         return *this;
     }
@@ -94,10 +101,10 @@ private:
         if (ndim > CUCORE_DLPACK_MAX_NDIM) throw Error(CUCORE_ERROR_INVALID_ARGUMENT, 0, message);
         return static_cast<std::int32_t>(ndim);
     }
-    Layout &set_strides(const std::int64_t *strides, std::size_t ndim) {
-        if (dims(ndim, "cucore::dlpack::Layout::strides: more strides than CUCORE_DLPACK_MAX_NDIM") != ndim_)
+    DLPackLayout &set_strides(const std::int64_t *strides, std::size_t ndim) {
+        if (dims(ndim, "cucore::DLPackLayout::strides: more strides than CUCORE_DLPACK_MAX_NDIM") != ndim_)
             throw Error(CUCORE_ERROR_INVALID_ARGUMENT, 0,
-                        "cucore::dlpack::Layout::strides: one stride per dimension is needed");
+                        "cucore::DLPackLayout::strides: one stride per dimension is needed");
         for (std::size_t i = 0; i < ndim; ++i) strides_[i] = strides[i];
         has_strides_ = true;
         return *this;
@@ -112,25 +119,25 @@ private:
     std::int64_t strides_[CUCORE_DLPACK_MAX_NDIM] = {};
 };
 
-// Owns one DLManagedTensorVersioned (Tensor) or DLManagedTensor (LegacyTensor):
-// move-only; the destructor calls the tensor's deleter unless release() handed
-// it on. Never throws.
-template <typename Managed> class ManagedTensor {
+// Owns one DLManagedTensorVersioned (DLPackTensor) or DLManagedTensor
+// (LegacyDLPackTensor): move-only; the destructor calls the tensor's deleter
+// unless release() handed it on. Never throws.
+template <typename Managed> class BasicDLPackTensor {
 public:
-    ManagedTensor() noexcept = default;
+    BasicDLPackTensor() noexcept = default;
     // Takes over `raw` (its deleter will be called once).
-    explicit ManagedTensor(Managed *raw) noexcept : raw_(raw) {}
-    ManagedTensor(ManagedTensor &&other) noexcept : raw_(other.release()) {}
-    ManagedTensor &operator=(ManagedTensor &&other) noexcept {
+    explicit BasicDLPackTensor(Managed *raw) noexcept : raw_(raw) {}
+    BasicDLPackTensor(BasicDLPackTensor &&other) noexcept : raw_(other.release()) {}
+    BasicDLPackTensor &operator=(BasicDLPackTensor &&other) noexcept {
         if (this != &other) {
             reset();
             raw_ = other.release();
         }
         return *this;
     }
-    ManagedTensor(const ManagedTensor &) = delete;
-    ManagedTensor &operator=(const ManagedTensor &) = delete;
-    ~ManagedTensor() { reset(); }
+    BasicDLPackTensor(const BasicDLPackTensor &) = delete;
+    BasicDLPackTensor &operator=(const BasicDLPackTensor &) = delete;
+    ~BasicDLPackTensor() { reset(); }
 
     Managed *get() const noexcept { return raw_; }
     Managed *operator->() const noexcept { return raw_; }
@@ -154,49 +161,51 @@ private:
     Managed *raw_ = nullptr;
 };
 
-using Tensor = ManagedTensor<DLManagedTensorVersioned>;
-using LegacyTensor = ManagedTensor<DLManagedTensor>;
+using DLPackTensor = BasicDLPackTensor<DLManagedTensorVersioned>;
+using LegacyDLPackTensor = BasicDLPackTensor<DLManagedTensor>;
+
+namespace dlpack {
 
 // Exports `buffer` as a versioned tensor: its bytes as a 1-D uint8 tensor, or as
 // `layout` says. Throws Error: INVALID_HANDLE, INVALID_ARGUMENT (a layout
 // reaching outside the buffer, bad dtype or shape), INVALID_STATE (closed),
 // OUT_OF_MEMORY.
-inline Tensor export_tensor(const Buffer &buffer) {
+inline DLPackTensor export_tensor(const Buffer &buffer) {
     DLManagedTensorVersioned *raw = nullptr;
     detail::check(cucore_dlpack_export(buffer.get(), nullptr, &raw));
-    return Tensor(raw);
+    return DLPackTensor(raw);
 }
-inline Tensor export_tensor(const Buffer &buffer, const Layout &layout) {
+inline DLPackTensor export_tensor(const Buffer &buffer, const DLPackLayout &layout) {
     const cucore_dlpack_layout_t c = layout.to_c();
     DLManagedTensorVersioned *raw = nullptr;
     detail::check(cucore_dlpack_export(buffer.get(), &c, &raw));
-    return Tensor(raw);
+    return DLPackTensor(raw);
 }
 
 // As export_tensor, as a legacy (unversioned) DLManagedTensor; read_only is ignored.
-inline LegacyTensor export_legacy(const Buffer &buffer) {
+inline LegacyDLPackTensor export_legacy(const Buffer &buffer) {
     DLManagedTensor *raw = nullptr;
     detail::check(cucore_dlpack_export_legacy(buffer.get(), nullptr, &raw));
-    return LegacyTensor(raw);
+    return LegacyDLPackTensor(raw);
 }
-inline LegacyTensor export_legacy(const Buffer &buffer, const Layout &layout) {
+inline LegacyDLPackTensor export_legacy(const Buffer &buffer, const DLPackLayout &layout) {
     const cucore_dlpack_layout_t c = layout.to_c();
     DLManagedTensor *raw = nullptr;
     detail::check(cucore_dlpack_export_legacy(buffer.get(), &c, &raw));
-    return LegacyTensor(raw);
+    return LegacyDLPackTensor(raw);
 }
 
 // Imports a tensor as a Buffer over the bytes its elements span. On success the
 // Buffer owns the tensor (`tensor` is left empty); on failure `tensor` keeps it.
 // Throws Error: INVALID_ARGUMENT (version, shape, strides, NULL data), NOT_SUPPORTED
 // (a device type other than CPU, CUDA, CUDA host, CUDA managed).
-inline Buffer import_tensor(Tensor &&tensor) {
+inline Buffer from_dlpack(DLPackTensor &&tensor) {
     cucore_buffer_t *raw = nullptr;
     detail::check(cucore_dlpack_import(tensor.get(), &raw));
     (void)tensor.release();
     return Buffer::adopt(raw);
 }
-inline Buffer import_tensor(LegacyTensor &&tensor) {
+inline Buffer from_dlpack(LegacyDLPackTensor &&tensor) {
     cucore_buffer_t *raw = nullptr;
     detail::check(cucore_dlpack_import_legacy(tensor.get(), &raw));
     (void)tensor.release();
@@ -205,12 +214,12 @@ inline Buffer import_tensor(LegacyTensor &&tensor) {
 
 // Imports a raw tensor from a producer: on success the Buffer owns it; on
 // failure (throws as above) the caller still does.
-inline Buffer import_tensor(DLManagedTensorVersioned *raw_tensor) {
+inline Buffer from_dlpack(DLManagedTensorVersioned *raw_tensor) {
     cucore_buffer_t *raw = nullptr;
     detail::check(cucore_dlpack_import(raw_tensor, &raw));
     return Buffer::adopt(raw);
 }
-inline Buffer import_tensor(DLManagedTensor *raw_tensor) {
+inline Buffer from_dlpack(DLManagedTensor *raw_tensor) {
     cucore_buffer_t *raw = nullptr;
     detail::check(cucore_dlpack_import_legacy(raw_tensor, &raw));
     return Buffer::adopt(raw);

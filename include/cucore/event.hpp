@@ -1,14 +1,17 @@
 // libcucore C++ façade: CUDA events (over cucore/event.h).
+//
+// Event::record(stream) is defined in stream.hpp (the headers include each
+// other in one direction only; see device.hpp).
 #ifndef CUCORE_EVENT_HPP
 #define CUCORE_EVENT_HPP
 
 #include "common.hpp"
+#include "context.hpp"
+#include "device.hpp"
 #include "event.h"
 
 namespace cucore {
 
-class Device;
-class Context;
 class Stream;
 
 // How to create an event (cuda.core: EventOptions). The defaults match
@@ -70,15 +73,15 @@ public:
     // Milliseconds from `start` to `end`. Throws Error: INVALID_HANDLE,
     // INVALID_STATE (an event without timing, or never recorded), NOT_READY
     // (either has not completed yet), CUDA.
-    static float elapsed_ms(const Event &start, const Event &end) {
+    static float elapsed_time(const Event &start, const Event &end) {
         float ms = 0.0f;
         detail::check(cucore_event_elapsed_time(start.handle_, end.handle_, &ms));
         return ms;
     }
 
     // `end - start`: milliseconds from `start` to `end` (as cuda.core's ev2 - ev1).
-    // Throws as elapsed_ms().
-    friend float operator-(const Event &end, const Event &start) { return elapsed_ms(start, end); }
+    // Throws as elapsed_time().
+    friend float operator-(const Event &end, const Event &start) { return elapsed_time(start, end); }
 
     // The event's cucore_event_flag_t bits (0 for wrapped events). Throws Error:
     // INVALID_HANDLE.
@@ -103,15 +106,6 @@ public:
 };
 
 static_assert(sizeof(Event) == sizeof(void *), "an Event is exactly one C handle");
-
-} // namespace cucore
-
-// The definitions that need the other classes complete.
-#include "context.hpp"
-#include "device.hpp"
-#include "stream.hpp"
-
-namespace cucore {
 
 inline Event Event::create(const Device &device) {
     cucore_event_t *raw = nullptr;
@@ -139,10 +133,6 @@ inline Event Event::create(const Context &context, const EventOptions &options) 
     return adopt(raw);
 }
 
-inline void Event::record(const Stream &stream) const {
-    detail::check(cucore_event_record(handle_, stream.get()));
-}
-
 inline Device Event::device() const {
     cucore_device_t *raw = nullptr;
     detail::check(cucore_event_device(handle_, &raw));
@@ -154,6 +144,13 @@ inline Context Event::context() const {
     detail::check(cucore_event_context(handle_, &raw));
     return Context::adopt(raw);
 }
+
+// Device's and Context's members that make an Event (declared in device.hpp and context.hpp).
+inline Event Device::create_event() const { return Event::create(*this); }
+inline Event Device::create_event(const EventOptions &options) const { return Event::create(*this, options); }
+
+inline Event Context::create_event() const { return Event::create(*this); }
+inline Event Context::create_event(const EventOptions &options) const { return Event::create(*this, options); }
 
 } // namespace cucore
 

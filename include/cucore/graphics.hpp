@@ -34,11 +34,14 @@ constexpr GraphicsRegisterFlags operator|(GraphicsRegisterFlags a, GraphicsRegis
 }
 
 // How CUDA will use one mapping.
-enum class MapHint : std::uint32_t {
+enum class GraphicsMapHint : std::uint32_t {
     none = CUCORE_GRAPHICS_MAP_HINT_NONE,
     read_only = CUCORE_GRAPHICS_MAP_HINT_READ_ONLY,
     write_discard = CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD,
 };
+
+// The format and extent of a mapped array (GraphicsArray::info()).
+using GraphicsArrayInfo = cucore_graphics_array_info_t;
 
 // A CUDA array of a mapped GL image; holds the mapping (its last reference, with
 // every other array of the mapping, unmaps). Not owned: the driver frees it.
@@ -63,8 +66,8 @@ public:
     }
 
     // Format and extent. Throws Error: INVALID_STATE (unmapped), CUDA.
-    cucore_graphics_array_info_t info() const {
-        cucore_graphics_array_info_t result = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
+    GraphicsArrayInfo info() const {
+        GraphicsArrayInfo result = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
         detail::check(cucore_graphics_array_info(handle_, &result));
         return result;
     }
@@ -117,7 +120,7 @@ public:
     // Maps a GL buffer on `stream`: `auto buf = res.map(stream);` unmaps on
     // `stream` when the last reference to `buf` (and its views) goes. Throws
     // Error: INVALID_STATE (already mapped, closed, an image), CUDA.
-    Buffer map(const Stream &stream, MapHint hint = MapHint::none) const {
+    Buffer map(const Stream &stream, GraphicsMapHint hint = GraphicsMapHint::none) const {
         cucore_buffer_t *raw = nullptr;
         detail::check(cucore_graphics_resource_map(handle_, stream.get(), static_cast<std::uint32_t>(hint), &raw));
         return Buffer::adopt(raw);
@@ -141,7 +144,7 @@ public:
 
     // Maps a GL image and returns one sub-resource's array (unmaps with its last reference).
     GraphicsArray map_array(const Stream &stream, std::uint32_t array_index = 0, std::uint32_t mip_level = 0,
-                            MapHint hint = MapHint::none) const {
+                            GraphicsMapHint hint = GraphicsMapHint::none) const {
         cucore_graphics_array_t *raw = nullptr;
         detail::check(cucore_graphics_resource_map_array(handle_, stream.get(), static_cast<std::uint32_t>(hint),
                                                          array_index, mip_level, &raw));
@@ -149,7 +152,7 @@ public:
     }
 
     // Maps a GL image as a mipmapped array (levels through GraphicsArray::level).
-    GraphicsArray map_mipmapped_array(const Stream &stream, MapHint hint = MapHint::none) const {
+    GraphicsArray map_mipmapped_array(const Stream &stream, GraphicsMapHint hint = GraphicsMapHint::none) const {
         cucore_graphics_array_t *raw = nullptr;
         detail::check(cucore_graphics_resource_map_mipmapped_array(handle_, stream.get(),
                                                                    static_cast<std::uint32_t>(hint), &raw));
@@ -280,7 +283,7 @@ inline MappedBuffers GraphicsResource::map_all(const std::vector<GraphicsResourc
 
 // The CUDA device ordinals of the GL context current on this thread. Throws
 // Error: CUDA (no NVIDIA GL context current).
-inline std::vector<int> gl_devices(cucore_gl_device_list_t list = CUCORE_GL_DEVICES_ALL) {
+inline std::vector<int> gl_get_devices(cucore_gl_device_list_t list = CUCORE_GL_DEVICES_ALL) {
     std::uint32_t count = 0;
     detail::check(cucore_gl_get_devices(static_cast<std::uint32_t>(list), nullptr, 0, &count));
     std::vector<int> ordinals(count);

@@ -2,7 +2,7 @@
 // cucore/ipc.h; Linux).
 //
 //   // The exporting process:
-//   cucore::DevicePoolOptions options;
+//   cucore::DeviceMemoryResourceOptions options;
 //   options.ipc_enabled = true;
 //   cucore::MemoryResource pool = cucore::MemoryResource::device_pool(dev, options);
 //   cucore::ipc::PoolHandle shared = cucore::ipc::export_memory_resource(pool);
@@ -87,7 +87,7 @@ public:
         return id;
     }
     // The C struct (its fd still owned by this object).
-    const cucore_ipc_pool_handle_t &c() const noexcept { return c_; }
+    const cucore_ipc_pool_handle_t &to_c() const noexcept { return c_; }
 
     // Gives up ownership of the file descriptor and returns it (the caller closes it).
     int release() noexcept {
@@ -123,7 +123,7 @@ inline PoolHandle export_memory_resource(const MemoryResource &resource) {
 // INVALID_ARGUMENT (fd not open, bad kind), NOT_SUPPORTED, CUDA.
 inline MemoryResource import_memory_resource(const Device &device, const PoolHandle &handle) {
     cucore_memory_resource_t *raw = nullptr;
-    detail::check(cucore_ipc_import_memory_resource(device.get(), &handle.c(), &raw));
+    detail::check(cucore_ipc_import_memory_resource(device.get(), &handle.to_c(), &raw));
     return MemoryResource::adopt(raw);
 }
 

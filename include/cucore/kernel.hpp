@@ -4,6 +4,9 @@
 //   int regs = k.attributes(dev).num_regs();
 //   auto best = k.max_potential_block_size(dev);       // {min_grid_size, block_size}
 //   k.set_attribute(dev, CUCORE_KERNEL_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 96 << 10);
+//
+// The cluster queries, which take a LaunchConfig, are defined in launch.hpp
+// (the headers include each other in one direction only; see device.hpp).
 #ifndef CUCORE_KERNEL_HPP
 #define CUCORE_KERNEL_HPP
 
@@ -12,11 +15,11 @@
 #include <vector>
 
 #include "common.hpp"
+#include "device.hpp"
 #include "kernel.h"
 
 namespace cucore {
 
-class Device;
 struct LaunchConfig;
 
 // Where parameter i lives in the kernel's parameter buffer (cuda.core: ParamInfo).
@@ -155,14 +158,6 @@ public:
 };
 
 static_assert(sizeof(Kernel) == sizeof(void *), "a Kernel is exactly one C handle");
-
-} // namespace cucore
-
-// The definitions that need the other classes complete.
-#include "device.hpp"
-#include "launch.hpp"
-
-namespace cucore {
 
 inline KernelAttributes Kernel::attributes(const Device &device) const { return {handle_, device.get()}; }
 

@@ -18,8 +18,10 @@
 // pinned_pool [PinnedMemoryResource], managed [ManagedMemoryResource],
 // virtual_memory [VirtualMemoryResource] and user resources (memory_user.hpp);
 // managed buffers take advice and prefetches (Buffer::advise, prefetch,
-// discard); strided 2D/3D copies are in copy_3d.hpp. All of them come with
-// this header.
+// discard). User resources (MemoryResource::user, defined there) are in
+// memory_user.hpp and strided 2D/3D copies in copy_3d.hpp, which include this
+// header (the headers include each other in one direction only; see
+// device.hpp); cucore.hpp brings them all.
 #ifndef CUCORE_MEMORY_HPP
 #define CUCORE_MEMORY_HPP
 
@@ -31,12 +33,12 @@
 #include <type_traits>
 
 #include "common.hpp"
+#include "device.hpp"
 #include "memory.h"
+#include "stream.hpp"
 
 namespace cucore {
 
-class Device;
-class Stream;
 class Buffer;
 class UserMemoryResource;
 struct UserMemoryTraits;
@@ -69,13 +71,13 @@ template <typename C> std::uint64_t byte_size(C &c) noexcept {
 
 // The C defaults, so the options structs below default to exactly the
 // *_INIT macros (one source of truth).
-inline constexpr cucore_device_memory_resource_options_t kDevicePoolDefaults =
+inline constexpr cucore_device_memory_resource_options_t kDeviceMemoryResourceDefaults =
     CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
-inline constexpr cucore_pinned_memory_resource_options_t kPinnedPoolDefaults =
+inline constexpr cucore_pinned_memory_resource_options_t kPinnedMemoryResourceDefaults =
     CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
-inline constexpr cucore_managed_memory_resource_options_t kManagedDefaults =
+inline constexpr cucore_managed_memory_resource_options_t kManagedMemoryResourceDefaults =
     CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-inline constexpr cucore_virtual_memory_resource_options_t kVirtualMemoryDefaults =
+inline constexpr cucore_virtual_memory_resource_options_t kVirtualMemoryResourceDefaults =
     CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
 } // namespace detail
 
@@ -112,18 +114,18 @@ struct Location {
 
 // The options of a new device memory pool (MemoryResource::device_pool;
 // cuda.core: DeviceMemoryResourceOptions). Zero means the driver's default.
-struct DevicePoolOptions {
+struct DeviceMemoryResourceOptions {
     // The most the pool may reserve, in bytes; 0: no limit.
-    std::uint64_t max_size = detail::kDevicePoolDefaults.max_size;
+    std::uint64_t max_size = detail::kDeviceMemoryResourceDefaults.max_size;
     // Bytes the pool keeps reserved after a synchronization instead of
     // returning them to the system; 0: return everything.
-    std::uint64_t release_threshold = detail::kDevicePoolDefaults.release_threshold;
+    std::uint64_t release_threshold = detail::kDeviceMemoryResourceDefaults.release_threshold;
     // Shareable with other processes (Linux; see cucore/ipc.h).
-    bool ipc_enabled = detail::kDevicePoolDefaults.ipc_enabled != 0;
+    bool ipc_enabled = detail::kDeviceMemoryResourceDefaults.ipc_enabled != 0;
 
     // The C options these stand for.
     cucore_device_memory_resource_options_t to_c() const noexcept {
-        cucore_device_memory_resource_options_t o = detail::kDevicePoolDefaults;
+        cucore_device_memory_resource_options_t o = detail::kDeviceMemoryResourceDefaults;
         o.max_size = max_size;
         o.release_threshold = release_threshold;
         o.ipc_enabled = ipc_enabled ? 1u : 0u;
@@ -133,16 +135,16 @@ struct DevicePoolOptions {
 
 // The options of a pool of page-locked host memory (MemoryResource::
 // pinned_pool; cuda.core: PinnedMemoryResourceOptions).
-struct PinnedPoolOptions {
+struct PinnedMemoryResourceOptions {
     // Shareable with other processes (needs a NUMA node: without numa_id, node 0).
-    bool ipc_enabled = detail::kPinnedPoolDefaults.ipc_enabled != 0;
-    std::uint64_t max_size = detail::kPinnedPoolDefaults.max_size;                  // 0: no limit
-    std::uint64_t release_threshold = detail::kPinnedPoolDefaults.release_threshold; // 0: driver default
+    bool ipc_enabled = detail::kPinnedMemoryResourceDefaults.ipc_enabled != 0;
+    std::uint64_t max_size = detail::kPinnedMemoryResourceDefaults.max_size;                  // 0: no limit
+    std::uint64_t release_threshold = detail::kPinnedMemoryResourceDefaults.release_threshold; // 0: driver default
     // The host NUMA node the memory comes from (>= 0); empty (the default): any host memory.
     std::optional<int> numa_id;
 
     cucore_pinned_memory_resource_options_t to_c() const noexcept {
-        cucore_pinned_memory_resource_options_t o = detail::kPinnedPoolDefaults;
+        cucore_pinned_memory_resource_options_t o = detail::kPinnedMemoryResourceDefaults;
         o.ipc_enabled = ipc_enabled ? 1u : 0u;
         o.max_size = max_size;
         o.release_threshold = release_threshold;
@@ -158,18 +160,18 @@ struct PinnedPoolOptions {
 // every advice works; use_pool asks for a managed memory pool as cuda.core's
 // ManagedMemoryResource is (stream-ordered, CUDA 13 drivers), on whose memory
 // drivers may refuse advice (an H100 with driver 580 answers NOT_SUPPORTED).
-struct ManagedMemoryOptions {
+struct ManagedMemoryResourceOptions {
     // A managed memory pool (true) or cuMemAllocManaged (false, the default).
-    bool use_pool = detail::kManagedDefaults.use_pool != 0;
+    bool use_pool = detail::kManagedMemoryResourceDefaults.use_pool != 0;
     // The preferred location of the memory (the pool's, or advised for each
     // allocation): none, a device, the host or a NUMA node.
-    Location preferred_location = Location::from_c(detail::kManagedDefaults.preferred_location);
+    Location preferred_location = Location::from_c(detail::kManagedMemoryResourceDefaults.preferred_location);
     // Pools only (INVALID_ARGUMENT without use_pool).
-    std::uint64_t max_size = detail::kManagedDefaults.max_size;                  // 0: no limit
-    std::uint64_t release_threshold = detail::kManagedDefaults.release_threshold; // 0: driver default
+    std::uint64_t max_size = detail::kManagedMemoryResourceDefaults.max_size;                  // 0: no limit
+    std::uint64_t release_threshold = detail::kManagedMemoryResourceDefaults.release_threshold; // 0: driver default
 
     cucore_managed_memory_resource_options_t to_c() const noexcept {
-        cucore_managed_memory_resource_options_t o = detail::kManagedDefaults;
+        cucore_managed_memory_resource_options_t o = detail::kManagedMemoryResourceDefaults;
         o.use_pool = use_pool ? 1u : 0u;
         o.preferred_location = preferred_location.to_c();
         o.max_size = max_size;
@@ -180,24 +182,24 @@ struct ManagedMemoryOptions {
 
 // The options of a virtual-memory resource (MemoryResource::virtual_memory;
 // cuda.core: VirtualMemoryResourceOptions).
-struct VirtualMemoryOptions {
+struct VirtualMemoryResourceOptions {
     // Where the physical memory lives: NONE (the default) or DEVICE: the
     // resource's device; HOST_NUMA (location_id: the node); HOST.
-    cucore_location_type_t location_type = detail::kVirtualMemoryDefaults.location_type;
-    int location_id = detail::kVirtualMemoryDefaults.location_id;
+    cucore_location_type_t location_type = detail::kVirtualMemoryResourceDefaults.location_type;
+    int location_id = detail::kVirtualMemoryResourceDefaults.location_id;
     // Round sizes to the driver's minimum granularity (true) or its recommended one (false, the default).
-    bool minimum_granularity = detail::kVirtualMemoryDefaults.minimum_granularity != 0;
+    bool minimum_granularity = detail::kVirtualMemoryResourceDefaults.minimum_granularity != 0;
     // Physical memory exportable as a POSIX file descriptor.
-    bool posix_fd_shareable = detail::kVirtualMemoryDefaults.posix_fd_shareable != 0;
+    bool posix_fd_shareable = detail::kVirtualMemoryResourceDefaults.posix_fd_shareable != 0;
     // Address space reserved per buffer (a buffer grows in place up to it);
     // 0: just the buffer's size.
-    std::uint64_t reserve_size = detail::kVirtualMemoryDefaults.reserve_size;
+    std::uint64_t reserve_size = detail::kVirtualMemoryResourceDefaults.reserve_size;
     // Access granted to the resource's own device: NONE (the default) or
     // READ_WRITE: read-write; READ: read-only.
-    cucore_access_t self_access = detail::kVirtualMemoryDefaults.self_access;
+    cucore_access_t self_access = detail::kVirtualMemoryResourceDefaults.self_access;
 
     cucore_virtual_memory_resource_options_t to_c() const noexcept {
-        cucore_virtual_memory_resource_options_t o = detail::kVirtualMemoryDefaults;
+        cucore_virtual_memory_resource_options_t o = detail::kVirtualMemoryResourceDefaults;
         o.location_type = location_type;
         o.location_id = location_id;
         o.minimum_granularity = minimum_granularity ? 1u : 0u;
@@ -225,7 +227,7 @@ public:
     // A new memory pool on `device` (cuMemPoolCreate), destroyed when this
     // resource and every buffer from it are gone. Throws Error: INVALID_HANDLE,
     // INVALID_ARGUMENT, NOT_SUPPORTED, OUT_OF_MEMORY, CUDA.
-    static MemoryResource device_pool(const Device &device, const DevicePoolOptions &options = {});
+    static MemoryResource device_pool(const Device &device, const DeviceMemoryResourceOptions &options = {});
 
     // Page-locked host memory (cuMemAllocHost/cuMemFreeHost) made in `device`'s
     // primary context; allocation and release are synchronous. Throws Error:
@@ -236,7 +238,7 @@ public:
     // read-write access and its streams allocate (others: set_peer_access).
     // device_id() is -1. Throws Error: INVALID_HANDLE, INVALID_ARGUMENT,
     // NOT_SUPPORTED (no host pools in this driver), CUDA.
-    static MemoryResource pinned_pool(const Device &device, const PinnedPoolOptions &options = {});
+    static MemoryResource pinned_pool(const Device &device, const PinnedMemoryResourceOptions &options = {});
 
     // Managed memory of `device`, whose buffers take advice, prefetches and
     // discards: from cuMemAllocManaged (synchronous; the default) or, with
@@ -244,13 +246,13 @@ public:
     // Throws Error: INVALID_HANDLE, INVALID_ARGUMENT (max_size or
     // release_threshold without use_pool), NOT_SUPPORTED (no managed memory;
     // a pool with a driver before CUDA 13), CUDA.
-    static MemoryResource managed(const Device &device, const ManagedMemoryOptions &options = {});
+    static MemoryResource managed(const Device &device, const ManagedMemoryResourceOptions &options = {});
 
     // Virtual memory on `device` (cuMemCreate + cuMemAddressReserve + cuMemMap):
     // synchronous (allocate without a stream), sizes rounded up to the
     // granularity, buffers can grow (Buffer::grow). Throws Error:
     // INVALID_HANDLE, INVALID_ARGUMENT, NOT_SUPPORTED (no VMM), CUDA.
-    static MemoryResource virtual_memory(const Device &device, const VirtualMemoryOptions &options = {});
+    static MemoryResource virtual_memory(const Device &device, const VirtualMemoryResourceOptions &options = {});
 
     // A resource whose memory comes from `impl` (memory_user.hpp), kept alive
     // until the resource and every buffer from it are gone. Throws Error:
@@ -275,7 +277,7 @@ public:
     // The raw CUmemoryPool of a pool resource, nullptr for a resource without
     // one (legacy pinned, managed without a pool, virtual, user). Throws Error:
     // INVALID_HANDLE.
-    void *pool_handle() const {
+    void *handle() const {
         void *pool = nullptr;
         detail::check(cucore_memory_resource_handle(handle_, &pool));
         return pool;
@@ -590,21 +592,13 @@ private:
 
 static_assert(sizeof(Buffer) == sizeof(void *), "a Buffer is exactly one C handle");
 
-} // namespace cucore
-
-// The definitions that need the other classes complete.
-#include "device.hpp"
-#include "stream.hpp"
-
-namespace cucore {
-
 inline MemoryResource MemoryResource::device_default(const Device &device) {
     cucore_memory_resource_t *raw = nullptr;
     detail::check(cucore_device_memory_resource_get_default(device.get(), &raw));
     return adopt(raw);
 }
 
-inline MemoryResource MemoryResource::device_pool(const Device &device, const DevicePoolOptions &options) {
+inline MemoryResource MemoryResource::device_pool(const Device &device, const DeviceMemoryResourceOptions &options) {
     const cucore_device_memory_resource_options_t o = options.to_c();
     cucore_memory_resource_t *raw = nullptr;
     detail::check(cucore_device_memory_resource_create(device.get(), &o, &raw));
@@ -619,21 +613,21 @@ inline MemoryResource MemoryResource::legacy_pinned(const Device &device) {
 
 inline Location Location::device(const Device &dev) { return Location{CUCORE_LOCATION_DEVICE, dev.ordinal()}; }
 
-inline MemoryResource MemoryResource::pinned_pool(const Device &device, const PinnedPoolOptions &options) {
+inline MemoryResource MemoryResource::pinned_pool(const Device &device, const PinnedMemoryResourceOptions &options) {
     const cucore_pinned_memory_resource_options_t o = options.to_c();
     cucore_memory_resource_t *raw = nullptr;
     detail::check(cucore_pinned_memory_resource_create(device.get(), &o, &raw));
     return adopt(raw);
 }
 
-inline MemoryResource MemoryResource::managed(const Device &device, const ManagedMemoryOptions &options) {
+inline MemoryResource MemoryResource::managed(const Device &device, const ManagedMemoryResourceOptions &options) {
     const cucore_managed_memory_resource_options_t o = options.to_c();
     cucore_memory_resource_t *raw = nullptr;
     detail::check(cucore_managed_memory_resource_create(device.get(), &o, &raw));
     return adopt(raw);
 }
 
-inline MemoryResource MemoryResource::virtual_memory(const Device &device, const VirtualMemoryOptions &options) {
+inline MemoryResource MemoryResource::virtual_memory(const Device &device, const VirtualMemoryResourceOptions &options) {
     const cucore_virtual_memory_resource_options_t o = options.to_c();
     cucore_memory_resource_t *raw = nullptr;
     detail::check(cucore_virtual_memory_resource_create(device.get(), &o, &raw));
@@ -728,10 +722,25 @@ inline void Buffer::fill_pattern(std::uint32_t value, std::uint32_t width, const
     detail::check(cucore_buffer_fill(handle_, value, width, stream.get()));
 }
 
-} // namespace cucore
+// Device's members that allocate or name a memory resource (declared in device.hpp).
+inline Buffer Device::allocate(std::uint64_t size, const Stream &stream) const {
+    cucore_buffer_t *raw = nullptr;
+    detail::check(cucore_device_allocate(handle_, size, stream.get(), &raw));
+    return Buffer::adopt(raw);
+}
 
-// User resources and strided copies (they need the classes above complete).
-#include "copy_3d.hpp"
-#include "memory_user.hpp"
+inline MemoryResource Device::memory_resource() const {
+    cucore_memory_resource_t *raw = nullptr;
+    detail::check(cucore_device_memory_resource(handle_, &raw));
+    return MemoryResource::adopt(raw);
+}
+
+inline void Device::set_memory_resource(const MemoryResource &resource) {
+    detail::check(cucore_device_set_memory_resource(handle_, resource.get()));
+}
+
+inline void Device::reset_memory_resource() { detail::check(cucore_device_set_memory_resource(handle_, nullptr)); }
+
+} // namespace cucore
 
 #endif // CUCORE_MEMORY_HPP

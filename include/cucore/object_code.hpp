@@ -71,7 +71,7 @@ public:
         return count;
     }
     // A copy of the bytes.
-    std::string bytes() const {
+    std::string code() const {
         const void *bytes = nullptr;
         std::size_t count = 0;
         detail::check(cucore_object_code_data(handle_, &bytes, &count));
@@ -113,7 +113,7 @@ public:
     }
 
     // A module global on `device`. Throws Error: INVALID_ARGUMENT (no such global), CUDA.
-    GlobalInfo global(const Device &device, const char *name) const {
+    GlobalInfo get_global(const Device &device, const char *name) const {
         GlobalInfo info;
         detail::check(cucore_object_code_get_global(handle_, device.get(), name, &info.address, &info.size));
         return info;

@@ -198,24 +198,25 @@ public:
         detail::check(cucore_program_arch(handle_, &text));
         return text;
     }
-    // The cache key a compile to `target` with these name expressions uses.
-    std::array<std::uint8_t, 32> cache_key(cucore_code_type_t target,
-                                           const std::vector<std::string> &name_expressions = {}) const {
-        const std::vector<const char *> names = detail::c_strings(name_expressions);
-        std::array<std::uint8_t, 32> key{};
-        detail::check(cucore_program_cache_key(handle_, target, names.empty() ? nullptr : names.data(), names.size(),
-                                               key.data()));
-        return key;
-    }
-
-    // The installed compiler's version (major * 1000 + minor * 10). Throws
-    // Error: NOT_SUPPORTED (not installed), INVALID_ARGUMENT.
-    static int compiler_version(cucore_compiler_backend_t backend) {
-        int version = 0;
-        detail::check(cucore_compiler_version(backend, &version));
-        return version;
-    }
 };
+
+// ProgramCache's member that takes a Program (declared in program_cache.hpp).
+inline std::array<std::uint8_t, 32> ProgramCache::key(const Program &program, cucore_code_type_t target,
+                                                      const std::vector<std::string> &name_expressions) {
+    const std::vector<const char *> names = detail::c_strings(name_expressions);
+    std::array<std::uint8_t, 32> key{};
+    detail::check(cucore_program_cache_key(program.get(), target, names.empty() ? nullptr : names.data(),
+                                           names.size(), key.data()));
+    return key;
+}
+
+// The installed compiler's version (major * 1000 + minor * 10). Throws Error:
+// NOT_SUPPORTED (not installed), INVALID_ARGUMENT.
+inline int compiler_version(cucore_compiler_backend_t backend) {
+    int version = 0;
+    detail::check(cucore_compiler_version(backend, &version));
+    return version;
+}
 
 } // namespace cucore
 

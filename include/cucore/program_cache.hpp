@@ -5,13 +5,17 @@
 #ifndef CUCORE_PROGRAM_CACHE_HPP
 #define CUCORE_PROGRAM_CACHE_HPP
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common.hpp"
 #include "program_cache.h"
 
 namespace cucore {
+
+class Program;
 
 using ProgramCacheStats = cucore_program_cache_stats_t;
 
@@ -43,6 +47,12 @@ public:
         detail::check(cucore_program_cache_stats(handle_, &s));
         return s;
     }
+
+    // The key a compile of `program` to `target` with these name expressions
+    // is cached under (SHA-256). Defined in program.hpp. Throws Error:
+    // INVALID_HANDLE, INVALID_ARGUMENT, NOT_SUPPORTED (no compiler).
+    static std::array<std::uint8_t, 32> key(const Program &program, cucore_code_type_t target,
+                                            const std::vector<std::string> &name_expressions = {});
 };
 
 } // namespace cucore

@@ -9,14 +9,12 @@
 #include <utility>
 
 #include "common.hpp"
+#include "context.hpp"
+#include "device.hpp"
+#include "event.hpp"
 #include "stream.h"
 
 namespace cucore {
-
-class Device;
-class Context;
-class Event;
-struct EventOptions;
 
 namespace detail {
 
@@ -188,15 +186,6 @@ public:
 
 static_assert(sizeof(Stream) == sizeof(void *), "a Stream is exactly one C handle");
 
-} // namespace cucore
-
-// The definitions that need the other classes complete.
-#include "context.hpp"
-#include "device.hpp"
-#include "event.hpp"
-
-namespace cucore {
-
 inline Stream Stream::create(const Device &device) {
     cucore_stream_t *raw = nullptr;
     detail::check(cucore_stream_create(device.get(), nullptr, &raw));
@@ -265,6 +254,16 @@ inline Context Stream::context() const {
     detail::check(cucore_stream_context(handle_, &raw));
     return Context::adopt(raw);
 }
+
+// The members of earlier headers' classes that make or take a Stream (declared
+// in device.hpp, context.hpp and event.hpp).
+inline Stream Device::create_stream() const { return Stream::create(*this); }
+inline Stream Device::create_stream(const StreamOptions &options) const { return Stream::create(*this, options); }
+
+inline Stream Context::create_stream() const { return Stream::create(*this); }
+inline Stream Context::create_stream(const StreamOptions &options) const { return Stream::create(*this, options); }
+
+inline void Event::record(const Stream &stream) const { detail::check(cucore_event_record(handle_, stream.get())); }
 
 } // namespace cucore
 

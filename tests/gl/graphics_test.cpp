@@ -212,7 +212,7 @@ TEST_F(GlTest, GlDevicesListDeviceZero) {
     EXPECT_EQ(again, count);
     EXPECT_NE(std::find(ordinals.begin(), ordinals.end(), 0), ordinals.end());
     // The façade gives the same list.
-    EXPECT_EQ(cucore::gl_devices(), ordinals);
+    EXPECT_EQ(cucore::gl_get_devices(), ordinals);
     // Argument errors.
     CUCORE_EXPECT_STATUS(cucore_gl_get_devices(CUCORE_GL_DEVICES_ALL, nullptr, 0, nullptr),
                          CUCORE_ERROR_INVALID_ARGUMENT);
@@ -500,7 +500,7 @@ TEST_F(GlTest, Rgba8TextureBothWays) {
     cucore::Stream stream = cucore::Device::get(0).create_stream();
     std::vector<std::uint8_t> out(bytes, 0);
     {
-        cucore::GraphicsArray arr = cpp.map_array(stream, 0, 0, cucore::MapHint::read_only);
+        cucore::GraphicsArray arr = cpp.map_array(stream, 0, 0, cucore::GraphicsMapHint::read_only);
         EXPECT_EQ(arr.info().width, static_cast<std::uint64_t>(w));
         arr.copy_to_host(out.data(), bytes, stream);
         stream.synchronize();

@@ -40,7 +40,7 @@ TEST_F(DeviceTest, DriverVersionEqualsRaw) {
     CUCORE_ASSERT_OK(cucore_driver_version(&version));
     EXPECT_EQ(version, raw_version);
     EXPECT_GE(version, 11030);
-    EXPECT_EQ(cucore::Device::driver_version(), raw_version);
+    EXPECT_EQ(cucore::driver_version(), raw_version);
 }
 
 TEST_F(DeviceTest, CountAndOrdinalsEqualRaw) {

@@ -372,11 +372,11 @@ TEST_F(DLPackTest, FacadeExportsAndImportsDeviceBuffers) {
     const std::vector<float> m = matrix(16, 16, 3.0f);
     cucore::Buffer b = mr.allocate(m.size() * sizeof(float), s);
     b.copy_from_host(m, s);
-    dl::Tensor t = dl::export_tensor(b, dl::Layout::of<float>({16, 16}).strides({1, 16}));  // the transpose
+    cucore::DLPackTensor t = dl::export_tensor(b, cucore::DLPackLayout::of<float>({16, 16}).strides({1, 16}));  // the transpose
     EXPECT_EQ(t.tensor().strides[0], 1);
     EXPECT_EQ(dl::device(b).device_type, kDLCUDA);
     b.close();
-    cucore::Buffer back = dl::import_tensor(std::move(t));
+    cucore::Buffer back = dl::from_dlpack(std::move(t));
     EXPECT_FALSE(t);
     std::vector<float> got(m.size());
     back.copy_to_host(got, s);

@@ -424,7 +424,7 @@ TEST_F(MemoryResourcesGpuTest, FacadePinnedAndManagedPools) {
     }
     try {
         const cucore::MemoryResource managed = cucore::MemoryResource::managed(dev);
-        EXPECT_EQ(managed.pool_handle(), nullptr) << "the default: cuMemAllocManaged";
+        EXPECT_EQ(managed.handle(), nullptr) << "the default: cuMemAllocManaged";
         const cucore::Buffer m = managed.allocate(kMiB, s);
         EXPECT_TRUE(m.is_managed());
         m.copy_from_host(data, s);

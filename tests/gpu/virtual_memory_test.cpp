@@ -243,7 +243,7 @@ TEST_F(VirtualMemoryGpuTest, GrowRefusesOtherMemoryAndViews) {
 TEST_F(VirtualMemoryGpuTest, FacadeVirtualMemory) {
     cucore::Device dev = cucore::Device::get(0);
     cucore::Stream s = dev.create_stream();
-    cucore::VirtualMemoryOptions o;
+    cucore::VirtualMemoryResourceOptions o;
     o.reserve_size = 4 * gran_;
     cucore::MemoryResource vmm;
     try {

@@ -30,7 +30,7 @@ def gpu_state():
     global _gpu_state
     if _gpu_state is None:
         try:
-            n = cucore.get_device_count()
+            n = cucore.Device.count()
             _gpu_state = (n, None) if n > 0 else (0, "a CUDA driver is installed but no device is visible")
         except cucore.LibraryNotFoundError as e:
             _gpu_state = (0, "libcucore could not be loaded: " + "; ".join(e.searched))

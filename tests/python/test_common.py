@@ -25,10 +25,10 @@ def test_package_version():
     assert cucore.__version__ == "0.1.0"
 
 
-def test_library_version(lib):
-    v = cucore.library_version()
+def test_version(lib):
+    v = cucore.version()
     assert (v.major, v.minor) == (0, 1)
-    assert cucore.library_version_string() == f"{v.major}.{v.minor}.{v.patch}"
+    assert cucore.version_string() == f"{v.major}.{v.minor}.{v.patch}"
     assert cucore.library_path()
 
 

@@ -16,7 +16,7 @@ def test_driver_version_and_count(raw):
     assert cucore.driver_version() == v.value
     n = ctypes.c_int()
     raw.check(raw.cuDeviceGetCount(ctypes.byref(n)), "cuDeviceGetCount")
-    assert cucore.get_device_count() == n.value
+    assert cucore.Device.count() == n.value
     assert [d.device_id for d in cucore.Device.get_all_devices()] == list(range(n.value))
 
 
@@ -30,7 +30,7 @@ def test_one_object_per_ordinal(gpu):
 
 
 def test_current_device_follows_set_current(gpu):
-    n = cucore.get_device_count()
+    n = cucore.Device.count()
     if n < 2:
         pytest.skip("needs 2 devices")
     try:
@@ -43,14 +43,14 @@ def test_current_device_follows_set_current(gpu):
 
 def test_bad_ordinals(gpu):
     with pytest.raises(cucore.NoDeviceError):
-        cucore.Device(cucore.get_device_count())
+        cucore.Device(cucore.Device.count())
     with pytest.raises(cucore.InvalidArgumentError):
         cucore.Device(-1)
 
 
 @pytest.mark.parametrize("ordinal", [0, 1])
 def test_identity_properties_match_the_driver(raw, ordinal):
-    if ordinal >= cucore.get_device_count():
+    if ordinal >= cucore.Device.count():
         pytest.skip(f"no device {ordinal}")
     dev = cucore.Device(ordinal)
     name = ctypes.create_string_buffer(256)
@@ -126,7 +126,7 @@ def test_basic_properties_match_attributes(gpu):
 def test_sync_and_peer_access(gpu):
     gpu.sync()
     assert gpu.can_access_peer(gpu) in (True, False)
-    if cucore.get_device_count() > 1:
+    if cucore.Device.count() > 1:
         assert isinstance(gpu.can_access_peer(1), bool)
         assert gpu.can_access_peer(cucore.Device(1)) == gpu.can_access_peer(1)
 

@@ -48,9 +48,12 @@ def test_register_flags_of_the_wrong_type(flags):
 
 
 def test_api_shape():
-    for name in ("GraphicsResource", "GraphicsArray", "ArrayInfo", "MappedBuffers", "map_resources",
-                 "unmap_resources", "gl_get_devices"):
+    for name in ("GraphicsResource", "GraphicsArray", "GraphicsArrayInfo", "MappedBuffers", "gl_get_devices"):
         assert name in cucore.__all__ and getattr(cucore, name) is getattr(graphics, name)
+    # The batch calls are GraphicsResource's, as in C++ and Rust; one name each (no module-level twins).
+    assert callable(cucore.GraphicsResource.map_all) and callable(cucore.GraphicsResource.unmap_all)
+    for old in ("map_resources", "unmap_resources", "ArrayInfo"):
+        assert not hasattr(cucore, old) and not hasattr(graphics, old)
     assert issubclass(cucore.MappedBuffers, list)
     with pytest.raises(TypeError, match="from_gl_buffer"):
         cucore.GraphicsResource()
@@ -333,7 +336,7 @@ def test_batch_map(fake, gpu):
     s, other = gpu.create_stream(), gpu.create_stream()
     a = cucore.GraphicsResource.from_gl_buffer(fake.name())
     b = cucore.GraphicsResource.from_gl_buffer(fake.name())
-    bufs = cucore.map_resources([a, b], s)
+    bufs = cucore.GraphicsResource.map_all([a, b], s)
     assert [x.size for x in bufs] == [4096, 4096] and a.is_mapped and b.is_mapped
     maps = [ln for ln in fake.lines() if ln.startswith("map ")]
     assert len(maps) == 1 and len(maps[0].split()) == 5  # one driver call for both
@@ -345,18 +348,18 @@ def test_batch_map(fake, gpu):
     unmaps = [ln for ln in fake.lines() if ln.startswith("unmap")]
     assert [_stream(ln) for ln in unmaps] == [other.handle, s.handle]
     with pytest.raises(ValueError, match="twice"):
-        cucore.map_resources([a, a], s)
+        cucore.GraphicsResource.map_all([a, a], s)
     with pytest.raises(ValueError):
-        cucore.map_resources([], s)
+        cucore.GraphicsResource.map_all([], s)
     held = a.map(stream=s)
     with pytest.raises(RuntimeError, match="already mapped"):
-        cucore.map_resources([b, a], s)
+        cucore.GraphicsResource.map_all([b, a], s)
     assert not b.is_mapped, "a failed batch map leaves nothing mapped"
     held.close()
     a.close()
     b.close()
     with pytest.raises(cucore.InvalidStateError):
-        cucore.map_resources([a], s)
+        cucore.GraphicsResource.map_all([a], s)
 
 
 def _unmaps(fake):
@@ -371,12 +374,12 @@ def _ids(fake, *resources):
 
 
 @pytest.mark.gpu
-def test_unmap_resources_is_one_call(fake, gpu):
+def test_unmap_all_is_one_call(fake, gpu):
     s, other = gpu.create_stream(), gpu.create_stream()
     a, b, c = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(3))
     ia, ib, ic = _ids(fake)
-    bufs = cucore.map_resources([a, b, c], s)
-    cucore.unmap_resources([a, b, c])  # no stream: the one they were mapped on
+    bufs = cucore.GraphicsResource.map_all([a, b, c], s)
+    cucore.GraphicsResource.unmap_all([a, b, c])  # no stream: the one they were mapped on
     assert _unmaps(fake) == [([ia, ib, ic], s.handle)]
     assert [x.size for x in bufs] == [0, 0, 0]
     assert not (a.is_mapped or b.is_mapped or c.is_mapped)
@@ -384,22 +387,22 @@ def test_unmap_resources_is_one_call(fake, gpu):
     gc.collect()
     assert len(_unmaps(fake)) == 1, "releasing the unmapped buffers unmaps nothing more"
     # The override stream, in another order than the map's.
-    bufs = cucore.map_resources([a, b], s)
-    cucore.unmap_resources((b, a), stream=other)
+    bufs = cucore.GraphicsResource.map_all([a, b], s)
+    cucore.GraphicsResource.unmap_all((b, a), stream=other)
     assert _unmaps(fake)[1:] == [([ib, ia], other.handle)] and [x.size for x in bufs] == [0, 0]
     # Mapped one by one, on different streams: the stream must be named.
     va, vb = a.map(stream=s), b.map(stream=other)
     with pytest.raises(ValueError, match="different streams") as e:
-        cucore.unmap_resources([a, b])
+        cucore.GraphicsResource.unmap_all([a, b])
     assert isinstance(e.value, cucore.InvalidArgumentError)
     assert a.is_mapped and b.is_mapped and va.size == vb.size == 4096, "a refused call unmaps nothing"
-    cucore.unmap_resources([a, b], other)
+    cucore.GraphicsResource.unmap_all([a, b], other)
     assert _unmaps(fake)[2:] == [([ia, ib], other.handle)] and va.size == vb.size == 0
     # Images too (their arrays become unusable).
     img = cucore.GraphicsResource.from_gl_image(fake.name(), GL_TEXTURE_2D)
     arr = img.map_array(stream=s)
     vc = c.map(stream=s)
-    cucore.unmap_resources([img, c])
+    cucore.GraphicsResource.unmap_all([img, c])
     assert not img.is_mapped and vc.size == 0 and len(_unmaps(fake)) == 4
     with pytest.raises(RuntimeError):
         arr.info
@@ -412,47 +415,47 @@ def test_unmap_resources_is_one_call(fake, gpu):
 
 
 @pytest.mark.gpu
-def test_unmap_resources_errors(fake, gpu):
+def test_unmap_all_errors(fake, gpu):
     s = gpu.create_stream()
     a, b, c = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(3))
     va = a.map(stream=s)
     with pytest.raises(cucore.InvalidStateError, match=r"resources\[1\] is not mapped") as e:
-        cucore.unmap_resources([a, b])
+        cucore.GraphicsResource.unmap_all([a, b])
     assert isinstance(e.value, RuntimeError)
     c.close()
     with pytest.raises(cucore.InvalidStateError, match=r"resources\[1\] is closed"):
-        cucore.unmap_resources([a, c])
+        cucore.GraphicsResource.unmap_all([a, c])
     with pytest.raises(ValueError, match="twice"):
-        cucore.unmap_resources([a, a])
+        cucore.GraphicsResource.unmap_all([a, a])
     with pytest.raises(ValueError, match="twice"):
-        cucore.unmap_resources([a, copy.copy(a)])  # two wrappers of one registration
+        cucore.GraphicsResource.unmap_all([a, copy.copy(a)])  # two wrappers of one registration
     with pytest.raises(cucore.InvalidArgumentError, match="at least one"):
-        cucore.unmap_resources([])
+        cucore.GraphicsResource.unmap_all([])
     with pytest.raises(TypeError, match="GraphicsResources"):
-        cucore.unmap_resources([a, va])
+        cucore.GraphicsResource.unmap_all([a, va])
     with pytest.raises(TypeError, match="list of GraphicsResources"):
-        cucore.unmap_resources(a)
+        cucore.GraphicsResource.unmap_all(a)
     with pytest.raises(TypeError, match="stream"):
-        cucore.unmap_resources([a], stream=5)
+        cucore.GraphicsResource.unmap_all([a], stream=5)
     assert a.is_mapped and va.size == 4096, "no failed call unmapped anything"
     assert _unmaps(fake) == []
-    cucore.unmap_resources([a])
+    cucore.GraphicsResource.unmap_all([a])
     assert va.size == 0 and len(_unmaps(fake)) == 1
     with pytest.raises(cucore.InvalidStateError, match=r"resources\[0\] is not mapped"):
-        cucore.unmap_resources([a])
+        cucore.GraphicsResource.unmap_all([a])
     a.close()
     b.close()
 
 
 @pytest.mark.gpu
-def test_unmap_resources_driver_failure(fake, gpu, monkeypatch):
+def test_unmap_all_driver_failure(fake, gpu, monkeypatch):
     s = gpu.create_stream()
     a, b = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(2))
-    bufs = cucore.map_resources([a, b], s)
+    bufs = cucore.GraphicsResource.map_all([a, b], s)
     before = cucore.release_error_count()
     monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources:after")
     with pytest.raises(cucore.DriverError, match="cuGraphicsUnmapResources") as e:
-        cucore.unmap_resources([a, b])
+        cucore.GraphicsResource.unmap_all([a, b])
     monkeypatch.delenv("FAKE_CUDA_FAIL")
     assert e.value.cuda_result == 999  # CUDA_ERROR_UNKNOWN, the fake's injected failure
     assert not a.is_mapped and not b.is_mapped and [x.size for x in bufs] == [0, 0]
@@ -460,18 +463,18 @@ def test_unmap_resources_driver_failure(fake, gpu, monkeypatch):
     gc.collect()
     assert len(_unmaps(fake)) == 1, "the failed call counts as the unmap: nothing more on release"
     assert cucore.release_error_count() == before
-    bufs = cucore.map_resources([a, b], s)  # mappable again
+    bufs = cucore.GraphicsResource.map_all([a, b], s)  # mappable again
     assert [x.size for x in bufs] == [4096, 4096]
     a.close()
     b.close()
 
 
 @pytest.mark.gpu
-def test_map_resources_with_block(fake, gpu):
+def test_map_all_with_block(fake, gpu):
     s, other = gpu.create_stream(), gpu.create_stream()
     a, b, c = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(3))
     ia, ib, ic = _ids(fake)
-    with cucore.map_resources([a, b, c], s) as (va, vb, vc):
+    with cucore.GraphicsResource.map_all([a, b, c], s) as (va, vb, vc):
         assert all(x.size == 4096 for x in (va, vb, vc))
         va.fill(1, stream=s)
         b.unmap()  # on its own, inside the block: the batch's end leaves it out
@@ -479,27 +482,27 @@ def test_map_resources_with_block(fake, gpu):
     assert _unmaps(fake) == [([ib], s.handle), ([ia, ic], s.handle)]
     assert va.size == vc.size == 0 and not (a.is_mapped or b.is_mapped or c.is_mapped)
     # A buffer closed inside the block (it unmaps its resource) is left out too.
-    with cucore.map_resources([a, b], s) as bufs:
+    with cucore.GraphicsResource.map_all([a, b], s) as bufs:
         assert isinstance(bufs, cucore.MappedBuffers) and isinstance(bufs, list) and len(bufs) == 2
         bufs[1].close()
     assert _unmaps(fake)[2:] == [([ib], s.handle), ([ia], s.handle)]
     # Nothing left to unmap at the end: no call at all.
-    with cucore.map_resources([a, b], s) as (va, vb):
-        cucore.unmap_resources([b, a])
+    with cucore.GraphicsResource.map_all([a, b], s) as (va, vb):
+        cucore.GraphicsResource.unmap_all([b, a])
     assert len(_unmaps(fake)) == 5
     # unmap() ends the batch now, on the override stream; the block's end then does nothing.
-    with cucore.map_resources([a, b, c], s) as bufs:
+    with cucore.GraphicsResource.map_all([a, b, c], s) as bufs:
         bufs.unmap(other)
         assert [x.size for x in bufs] == [0, 0, 0]
     assert _unmaps(fake)[5:] == [([ia, ib, ic], other.handle)]
     # Without `with`, the buffers still unmap one by one when released.
-    bufs = cucore.map_resources([a, b], s)
+    bufs = cucore.GraphicsResource.map_all([a, b], s)
     del bufs
     gc.collect()
     assert len(_unmaps(fake)) == 8 and not a.is_mapped and not b.is_mapped
     # An exception leaving the block still unmaps the batch, in one call.
     with pytest.raises(KeyError):
-        with cucore.map_resources([a, c], s):
+        with cucore.GraphicsResource.map_all([a, c], s):
             raise KeyError("inside the block")
     assert _unmaps(fake)[8:] == [([ia, ic], s.handle)]
     for r in (a, b, c):
@@ -507,12 +510,12 @@ def test_map_resources_with_block(fake, gpu):
 
 
 @pytest.mark.gpu
-def test_map_resources_with_block_unmap_failure(fake, gpu, monkeypatch):
+def test_map_all_with_block_unmap_failure(fake, gpu, monkeypatch):
     s = gpu.create_stream()
     a, b = (cucore.GraphicsResource.from_gl_buffer(fake.name()) for _ in range(2))
     # No exception in the block: the failure raises from the block's end; they are unmapped all the same.
     with pytest.raises(cucore.DriverError, match="cuGraphicsUnmapResources"):
-        with cucore.map_resources([a, b], s) as (va, vb):
+        with cucore.GraphicsResource.map_all([a, b], s) as (va, vb):
             monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources:after")
     monkeypatch.delenv("FAKE_CUDA_FAIL")
     assert not a.is_mapped and not b.is_mapped and va.size == vb.size == 0
@@ -523,7 +526,7 @@ def test_map_resources_with_block_unmap_failure(fake, gpu, monkeypatch):
     previous = cucore.set_release_error_handler(lambda *args: calls.append(args))
     try:
         with pytest.raises(KeyError, match="inside"):
-            with cucore.map_resources([a, b], s) as (va, vb):
+            with cucore.GraphicsResource.map_all([a, b], s) as (va, vb):
                 monkeypatch.setenv("FAKE_CUDA_FAIL", "cuGraphicsUnmapResources:after")
                 raise KeyError("inside the block")
         monkeypatch.delenv("FAKE_CUDA_FAIL")
@@ -716,7 +719,7 @@ def test_gl_batch_map(egl, gpu):
     s = gpu.create_stream()
     vbos = [egl.gl.gen_buffer(size=1024) for _ in range(3)]
     resources = [cucore.GraphicsResource.from_gl_buffer(v) for v in vbos]
-    bufs = cucore.map_resources(resources, s)
+    bufs = cucore.GraphicsResource.map_all(resources, s)
     for i, b in enumerate(bufs):
         b.fill(i + 1, stream=s)
     s.sync()
@@ -733,18 +736,18 @@ def test_gl_batch_unmap(egl, gpu):
     size = 4096
     vbos = [egl.gl.gen_buffer(size=size) for _ in range(4)]
     resources = [cucore.GraphicsResource.from_gl_buffer(v) for v in vbos]
-    bufs = cucore.map_resources(resources, s)
+    bufs = cucore.GraphicsResource.map_all(resources, s)
     pattern = bytes((i * 13 + 5) & 0xFF for i in range(size))
     for i, b in enumerate(bufs[:3]):
         b.fill(0x21 + i, stream=s)
     bufs[3].copy_from_host(pattern, stream=s)
     # No sync: the unmap orders the stream's work before the GL commands issued after it.
-    cucore.unmap_resources(resources)
+    cucore.GraphicsResource.unmap_all(resources)
     assert [b.size for b in bufs] == [0] * 4 and not any(r.is_mapped for r in resources)
     expected = [bytes([0x21 + i]) * size for i in range(3)] + [pattern]
     assert [egl.gl.read_buffer(v, size) for v in vbos] == expected
     # The same through the batch's `with` block, one buffer unmapped on its own inside it.
-    with cucore.map_resources(resources, s) as mapped:
+    with cucore.GraphicsResource.map_all(resources, s) as mapped:
         for i, b in enumerate(mapped):
             b.fill(0x40 + i, stream=s)
         resources[1].unmap()

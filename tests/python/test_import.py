@@ -33,7 +33,7 @@ def test_missing_library_raises_a_clear_error_on_first_call(tmp_path):
     missing = tmp_path / "nowhere" / "libcucore.so"
     r = run_python("""
         import cucore
-        for call in (cucore.get_device_count, cucore.Device, cucore.library_version):
+        for call in (cucore.Device.count, cucore.Device, cucore.version):
             try:
                 call()
             except cucore.LibraryNotFoundError as e:
@@ -52,7 +52,7 @@ def test_unloadable_library_names_the_loader_error(tmp_path):
     r = run_python("""
         import cucore
         try:
-            cucore.get_device_count()
+            cucore.Device.count()
         except cucore.LibraryNotFoundError as e:
             print(e)
         """, CUCORE_LIBRARY=str(bogus))
@@ -100,7 +100,7 @@ def test_env_var_naming_another_library_is_an_error(tmp_path):
     r = run_python("""
         import cucore
         try:
-            cucore.get_device_count()
+            cucore.Device.count()
         except cucore.LibraryNotFoundError as e:
             print(e)
         """, CUCORE_LIBRARY=_ctypes_module_path())

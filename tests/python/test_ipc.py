@@ -137,7 +137,7 @@ def test_only_ipc_enabled_pools_and_their_whole_buffers_export(gpu, stream):
     with mr.allocation_handle() as h:
         assert h.fd >= 0 and h.kind is MemoryResourceKind.DEVICE and len(h.pool_id) == 16
         assert ipc.pool_id(mr) == h.pool_id
-        with mr.export_pool() as h2:
+        with mr.allocation_handle() as h2:
             assert h2.fd != h.fd and h2.pool_id == h.pool_id
     buf = mr.allocate(256, stream=stream)
     desc = buf.ipc_descriptor()

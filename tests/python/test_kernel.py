@@ -71,6 +71,18 @@ def test_from_handle_keeps_the_owner(kernel):
 
 
 @pytest.mark.gpu
+def test_from_function_wraps_a_cufunction(kernel, fake):
+    fake.set_current()  # a CUfunction belongs to the context current when it is wrapped
+    fn = kernel.function()
+    w = cucore.Kernel.from_function(fn, kernel)
+    assert w.function() == fn and w.handle == 0, "a wrapped CUfunction has no CUkernel"
+    w.close()
+    with pytest.raises(cucore.InvalidArgumentError):
+        cucore.Kernel.from_function(0)
+    assert not hasattr(cucore, "kernel_from_function"), "one name: Kernel.from_function (as C++ and Rust)"
+
+
+@pytest.mark.gpu
 def test_occupancy_equals_the_c_abi(real_gpu):
     dev = real_gpu
     k = real_kernel('extern "C" __global__ void k(float *x) { x[threadIdx.x] *= 2; }', "k")

@@ -785,7 +785,7 @@ def test_stream_arguments(gpu, stream):
 
 @pytest.mark.gpu
 def test_stream_of_another_device(gpu, stream):
-    if cucore.get_device_count() < 2:
+    if cucore.Device.count() < 2:
         pytest.skip("needs two devices")
     other = cucore.Device(1).create_stream()
     with pytest.raises(cucore.InvalidArgumentError, match="device"):

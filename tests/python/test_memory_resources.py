@@ -401,7 +401,7 @@ def _peer_resources(gpu):
 
 @pytest.mark.gpu
 def test_peer_access_sets(gpu, stream):
-    count = cucore.get_device_count()
+    count = cucore.Device.count()
     for mr in _peer_resources(gpu):
         peers = mr.peer_accessible_by
         assert isinstance(peers, cucore.PeerAccessSet) and set(peers) == set() and len(peers) == 0
@@ -438,7 +438,7 @@ def test_peer_access_sets(gpu, stream):
 
 @pytest.mark.gpu
 def test_peer_access_grants_work_across_devices(gpu, stream):
-    if cucore.get_device_count() < 2:
+    if cucore.Device.count() < 2:
         pytest.skip("needs two devices")
     other = cucore.Device(1)
     if not other.can_access_peer(gpu):

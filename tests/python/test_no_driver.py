@@ -20,7 +20,7 @@ CODE = textwrap.dedent("""
     calls = {
         "Device()": lambda: cucore.Device(),
         "Device(0)": lambda: cucore.Device(0),
-        "get_device_count": cucore.get_device_count,
+        "Device.count": cucore.Device.count,
         "driver_version": cucore.driver_version,
         "get_all_devices": cucore.Device.get_all_devices,
         "Context.from_handle": lambda: cucore.Context.from_handle(0x1234),

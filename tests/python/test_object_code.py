@@ -40,7 +40,7 @@ def test_load_kernels_and_unload(fake):
     code = cucore.ObjectCode.from_cubin(fake_image("kernel a 8", "kernel b", "global table 16"))
     code.load()
     assert dll.fake_cuda_live_libraries() == before + 1
-    assert code.num_kernels == 2 and code.handle != 0
+    assert code.kernel_count == 2 and code.handle != 0
     k = code.get_kernel("a")
     assert k.name == "a" and k.num_arguments == 1
     with pytest.raises(cucore.InvalidArgumentError, match="no kernel named 'zz'"):

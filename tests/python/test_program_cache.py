@@ -44,7 +44,7 @@ def test_hit_miss_and_stats(nvrtc, tmp_path, kind):
     program().compile("ptx", cache=cache)          # another target: a miss
     assert cache.stats.misses == 3 and len(cache) == 3
     cache.clear()
-    assert cache.stats == cucore.CacheStats(0, 0, 0, 0, 0, 0)
+    assert cache.stats == cucore.ProgramCacheStats(0, 0, 0, 0, 0, 0)
 
 
 def test_keys(nvrtc):

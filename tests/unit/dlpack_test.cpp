@@ -690,11 +690,11 @@ TEST_F(DLPackTest, FacadeOwnsTensorsUntilTheyAreHandedOn) {
     namespace dl = cucore::dlpack;
     cucore::Buffer host = cucore::Buffer::borrow(foreign_);
     {
-        dl::Tensor t = dl::export_tensor(host, dl::Layout::of<float>({4, 16}).read_only());
+        cucore::DLPackTensor t = dl::export_tensor(host, cucore::DLPackLayout::of<float>({4, 16}).read_only());
         EXPECT_EQ(t.tensor().ndim, 2);
         EXPECT_EQ(t->flags, DLPACK_FLAG_BITMASK_READ_ONLY);
         EXPECT_EQ(t.tensor().dtype.code, kDLFloat);
-        dl::Tensor moved = std::move(t);
+        cucore::DLPackTensor moved = std::move(t);
         EXPECT_FALSE(t);
         EXPECT_TRUE(moved);
         host.reset();
@@ -705,13 +705,13 @@ TEST_F(DLPackTest, FacadeOwnsTensorsUntilTheyAreHandedOn) {
     EXPECT_EQ(owner_.calls.load(), 1);
 
     Producer p;
-    dl::Tensor adopted(&p.versioned);
-    cucore::Buffer imported = dl::import_tensor(std::move(adopted));
+    cucore::DLPackTensor adopted(&p.versioned);
+    cucore::Buffer imported = dl::from_dlpack(std::move(adopted));
     EXPECT_FALSE(adopted) << "the buffer owns it now";
     EXPECT_EQ(imported.address(), p.address());
     EXPECT_EQ(imported.size(), 48u);
     EXPECT_EQ(dl::device(imported).device_type, kDLCPU);
-    dl::Tensor re = dl::export_tensor(imported, dl::Layout(dl::dtype<float>(), 12).strides({1}));
+    cucore::DLPackTensor re = dl::export_tensor(imported, cucore::DLPackLayout(dl::dtype<float>(), 12).strides({1}));
     EXPECT_EQ(re.tensor().shape[0], 12);
     imported = cucore::Buffer();
     EXPECT_EQ(p.deleted.load(), 0) << "the re-export keeps it";
@@ -721,9 +721,9 @@ TEST_F(DLPackTest, FacadeOwnsTensorsUntilTheyAreHandedOn) {
     // A failed import leaves the tensor with its owner, which frees it.
     p.legacy.dl_tensor.dtype.lanes = 0;
     {
-        dl::LegacyTensor bad(&p.legacy);
+        cucore::LegacyDLPackTensor bad(&p.legacy);
         try {
-            (void)dl::import_tensor(std::move(bad));
+            (void)dl::from_dlpack(std::move(bad));
             ADD_FAILURE() << "import of lanes 0 did not throw";
         } catch (const cucore::Error &e) {
             EXPECT_EQ(e.status(), CUCORE_ERROR_INVALID_ARGUMENT);
@@ -734,7 +734,7 @@ TEST_F(DLPackTest, FacadeOwnsTensorsUntilTheyAreHandedOn) {
     }
     EXPECT_EQ(p.deleted.load(), 2);
     try {
-        dl::Layout too_many(dl::dtype<std::uint8_t>(), std::vector<std::int64_t>(33, 1).data(), 33);
+        cucore::DLPackLayout too_many(dl::dtype<std::uint8_t>(), std::vector<std::int64_t>(33, 1).data(), 33);
         ADD_FAILURE() << "33 dimensions did not throw";
     } catch (const cucore::Error &e) {
         EXPECT_EQ(e.status(), CUCORE_ERROR_INVALID_ARGUMENT);

@@ -1,8 +1,9 @@
 // Compile check of the C++ façade: built (never run) as C++17 and as C++20 with
-// -Wall -Wextra -Werror -pedantic. It includes every header on its own and
-// twice, and instantiates every member and template so that a warning anywhere
-// in cucore.hpp fails the build.
-#include <cucore/memory.hpp> // any capability header alone brings what it needs
+// -Wall -Wextra -Werror -pedantic. It includes every header, twice, and
+// instantiates every member and template so that a warning anywhere in
+// cucore.hpp fails the build. (Each header alone is compiled by the
+// facade_headers_alone_check target.)
+#include <cucore/memory.hpp>
 #include <cucore/dlpack.hpp>
 #include <cucore/copy_3d.hpp>
 #include <cucore/launch.hpp>
@@ -76,11 +77,11 @@ cucore_status_t c_allocate(void *, std::uint64_t, cucore_stream_t *, std::uint64
 cucore_status_t c_deallocate(void *, std::uint64_t, std::uint64_t, cucore_stream_t *) { return CUCORE_SUCCESS; }
 
 // The options structs default to the C *_INIT macros, which are all zeros ("zero means default").
-static_assert(cucore::detail::kPinnedPoolDefaults.use_numa_id == 0 && cucore::detail::kPinnedPoolDefaults.numa_id == 0);
-static_assert(!cucore::PinnedPoolOptions{}.numa_id.has_value(), "no NUMA node: any host memory");
-static_assert(cucore::detail::kVirtualMemoryDefaults.location_type == CUCORE_LOCATION_NONE &&
-              cucore::detail::kVirtualMemoryDefaults.minimum_granularity == 0 &&
-              cucore::detail::kVirtualMemoryDefaults.self_access == CUCORE_ACCESS_NONE);
+static_assert(cucore::detail::kPinnedMemoryResourceDefaults.use_numa_id == 0 && cucore::detail::kPinnedMemoryResourceDefaults.numa_id == 0);
+static_assert(!cucore::PinnedMemoryResourceOptions{}.numa_id.has_value(), "no NUMA node: any host memory");
+static_assert(cucore::detail::kVirtualMemoryResourceDefaults.location_type == CUCORE_LOCATION_NONE &&
+              cucore::detail::kVirtualMemoryResourceDefaults.minimum_granularity == 0 &&
+              cucore::detail::kVirtualMemoryResourceDefaults.self_access == CUCORE_ACCESS_NONE);
 static_assert(cucore::Location::device(3).to_c().id == 3);
 static_assert(cucore::Location::from_c(cucore::Location::host_numa(2).to_c()) == cucore::Location::host_numa(2));
 static_assert(cucore::Location{} == cucore::Location::none() && cucore::Location::none().is_none());
@@ -156,14 +157,14 @@ int cucore_facade_compile_side_check(const cucore::Device &dev) {
     const cucore::ObjectCode o = p.compile(CUCORE_CODE_CUBIN, {"k"}, memory);
     const cucore::ObjectCode o2 = p.compile(CUCORE_CODE_PTX);
     int sum = static_cast<int>(p.log().size() + p.flags().size() + p.arch().size()) + static_cast<int>(p.code_type()) +
-              static_cast<int>(p.backend()) + p.cache_key(CUCORE_CODE_CUBIN, {"k"})[0] +
-              cucore::Program::compiler_version(CUCORE_BACKEND_NVRTC);
+              static_cast<int>(p.backend()) + cucore::ProgramCache::key(p, CUCORE_CODE_CUBIN, {"k"})[0] +
+              cucore::compiler_version(CUCORE_BACKEND_NVRTC);
     o.load();
     sum += static_cast<int>(o.code_type()) + static_cast<int>(o.size()) + static_cast<int>(o.data() != nullptr) +
-           static_cast<int>(o.bytes().size() + o.name().size() + o.name_expressions().size() + o.kernel_count());
+           static_cast<int>(o.code().size() + o.name().size() + o.name_expressions().size() + o.kernel_count());
     const cucore::Kernel k = o.get_kernel("k");
     const cucore::Kernel k2 = o.get_kernel(std::string("k"));
-    const cucore::GlobalInfo g = o.global(dev, "g");
+    const cucore::GlobalInfo g = o.get_global(dev, "g");
     float value = o.read_global<float>(dev, "g");
     o.write_global(dev, "g", value);
     o.read_global(dev, "g", &value, sizeof value);
@@ -189,7 +190,7 @@ int cucore_facade_compile_side_check(const cucore::Device &dev) {
 int cucore_facade_compile_check();
 
 int cucore_facade_compile_check() {
-    int sum = cucore::Device::count() + cucore::Device::driver_version();
+    int sum = cucore::Device::count() + cucore::driver_version();
     std::vector<cucore::Device> all = cucore::Device::all();
     cucore::Device dev(0);
     cucore::Device same = cucore::Device::get(0);
@@ -245,7 +246,7 @@ int cucore_facade_compile_check() {
     s1.synchronize();
     e6.synchronize();
     const float ms = e6 - e2;
-    const float ms2 = cucore::Event::elapsed_ms(e2, e6);
+    const float ms2 = cucore::Event::elapsed_time(e2, e6);
     sum += static_cast<int>(ms + ms2) + static_cast<int>(s1.is_done()) + s1.priority() +
            static_cast<int>(s1.is_nonblocking()) + static_cast<int>(s1.flags()) +
            static_cast<int>(s1.is_owned()) + s1.device().ordinal() +
@@ -269,7 +270,7 @@ int cucore_facade_compile_check() {
            static_cast<int>(wrapped2 == s3) + static_cast<int>(e4 == e5) + static_cast<int>(e7 == e1);
 
     // Memory resources and buffers.
-    cucore::DevicePoolOptions popts;
+    cucore::DeviceMemoryResourceOptions popts;
     popts.max_size = 1u << 30;
     popts.release_threshold = 1u << 20;
     cucore::MemoryResource mr_default = cucore::MemoryResource::device_default(dev);
@@ -338,16 +339,16 @@ int cucore_facade_compile_check() {
     sum += static_cast<int>(b7 == b8) + static_cast<int>(b9 != b12) + static_cast<int>(static_cast<bool>(mr_copy));
 
     // The other resources, accessibility, growth, managed memory, 3D copies.
-    cucore::PinnedPoolOptions pin_opts;
+    cucore::PinnedMemoryResourceOptions pin_opts;
     pin_opts.numa_id = 0;
     pin_opts.ipc_enabled = true;
-    cucore::ManagedMemoryOptions man_opts;
+    cucore::ManagedMemoryResourceOptions man_opts;
     man_opts.use_pool = true;
     man_opts.preferred_location = cucore::Location::device(dev);
-    cucore::VirtualMemoryOptions vmm_opts;
+    cucore::VirtualMemoryResourceOptions vmm_opts;
     vmm_opts.reserve_size = 1u << 30;
     vmm_opts.location_type = CUCORE_LOCATION_HOST_NUMA;
-    cucore::DevicePoolOptions ipc_opts;
+    cucore::DeviceMemoryResourceOptions ipc_opts;
     ipc_opts.ipc_enabled = true;
     cucore::MemoryResource mr_pin = cucore::MemoryResource::pinned_pool(dev);
     cucore::MemoryResource mr_pin2 = cucore::MemoryResource::pinned_pool(dev, pin_opts);
@@ -366,7 +367,7 @@ int cucore_facade_compile_check() {
     callbacks.deallocate = &c_deallocate;
     cucore::MemoryResource mr_c = cucore::MemoryResource::user(callbacks);
     mr_pin.set_peer_access(dev, CUCORE_ACCESS_READ_WRITE);
-    sum += static_cast<int>(mr_pin2.peer_access(dev)) + static_cast<int>(mr_man2.pool_handle() != nullptr) +
+    sum += static_cast<int>(mr_pin2.peer_access(dev)) + static_cast<int>(mr_man2.handle() != nullptr) +
            static_cast<int>(mr_vmm2 == mr_ipc) + static_cast<int>(mr_fn == mr_c);
     cucore::Buffer m1 = mr_man.allocate(1u << 20, s1);
     cucore::Buffer v1 = mr_vmm.allocate(1u << 20);
@@ -399,18 +400,18 @@ int cucore_facade_compile_check() {
 
     // DLPack: export (versioned, legacy), the owners, import, the device.
     namespace dl = cucore::dlpack;
-    dl::Tensor x1 = dl::export_tensor(b1);
-    dl::Tensor x2 = dl::export_tensor(b1, dl::Layout::of<float>({4, 8}).strides({8, 1}).byte_offset(16).read_only());
-    dl::LegacyTensor x3 = dl::export_legacy(b1);
-    dl::LegacyTensor x4 = dl::export_legacy(b1, dl::Layout(dl::dtype<std::complex<double>>(), 4));
+    cucore::DLPackTensor x1 = dl::export_tensor(b1);
+    cucore::DLPackTensor x2 = dl::export_tensor(b1, cucore::DLPackLayout::of<float>({4, 8}).strides({8, 1}).byte_offset(16).read_only());
+    cucore::LegacyDLPackTensor x3 = dl::export_legacy(b1);
+    cucore::LegacyDLPackTensor x4 = dl::export_legacy(b1, cucore::DLPackLayout(dl::dtype<std::complex<double>>(), 4));
     const std::vector<std::int64_t> dl_shape{2, 3};
-    const dl::Layout dl_layout(dl::dtype<std::int16_t>(), dl_shape.data(), dl_shape.size());
-    dl::Tensor x5 = std::move(x2);
+    const cucore::DLPackLayout dl_layout(dl::dtype<std::int16_t>(), dl_shape.data(), dl_shape.size());
+    cucore::DLPackTensor x5 = std::move(x2);
     x2 = std::move(x5);
-    cucore::Buffer i1 = dl::import_tensor(std::move(x1));
-    cucore::Buffer i2 = dl::import_tensor(std::move(x3));
-    cucore::Buffer i3 = dl::import_tensor(x2.release());
-    cucore::Buffer i4 = dl::import_tensor(x4.release());
+    cucore::Buffer i1 = dl::from_dlpack(std::move(x1));
+    cucore::Buffer i2 = dl::from_dlpack(std::move(x3));
+    cucore::Buffer i3 = dl::from_dlpack(x2.release());
+    cucore::Buffer i4 = dl::from_dlpack(x4.release());
     x5.reset();
     const DLDevice dl_dev = dl::device(i1);
     sum += dl_dev.device_id + static_cast<int>(i2.size() + i3.size() + i4.size()) + dl_layout.to_c().ndim +
@@ -434,8 +435,30 @@ int cucore_facade_compile_check() {
     const cucore::Event ie1 = cucore::ipc::import_event(dev, ed);
     const cucore::Event ie2 = cucore::ipc::import_event(dev, ed.data(), ed.size());
     ph.reset();
-    sum += static_cast<int>(ph.c().kind) + static_cast<int>(static_cast<bool>(ph)) + pid[0] +
+    sum += static_cast<int>(ph.to_c().kind) + static_cast<int>(static_cast<bool>(ph)) + pid[0] +
            static_cast<int>(ib1 == ib2) + static_cast<int>(ie1 == ie2);
+
+    // Graphics interop: registration, maps (one, a batch, arrays), the array's info, GL devices.
+    const cucore::GraphicsResource gr = cucore::GraphicsResource::from_gl_buffer(
+        dev, 1, cucore::GraphicsRegisterFlags::read_only | cucore::GraphicsRegisterFlags::write_discard);
+    const cucore::GraphicsResource gi = cucore::GraphicsResource::from_gl_image(dev, 2, 0x0DE1);
+    {
+        const cucore::Buffer mapped = gr.map(s1, cucore::GraphicsMapHint::read_only);
+        sum += static_cast<int>(mapped.size());
+    }
+    {
+        cucore::MappedBuffers batch = cucore::GraphicsResource::map_all({gr}, s1);
+        sum += static_cast<int>(batch.size() + batch[0].size());
+        batch.unmap(s1);
+    }
+    const cucore::GraphicsArray ga = gi.map_array(s1, 0, 0, cucore::GraphicsMapHint::write_discard);
+    const cucore::GraphicsArrayInfo gai = ga.info();
+    const cucore::GraphicsArray gm = gi.map_mipmapped_array(s1).level(1);
+    ga.copy_from(b1, s1);
+    ga.copy_to(b1, s1);
+    cucore::GraphicsResource::unmap_all({gr, gi}, s1);
+    sum += static_cast<int>(gai.width) + static_cast<int>(gm.handle() != nullptr) +
+           static_cast<int>(cucore::gl_get_devices().size()) + static_cast<int>(gr.is_mapped());
 
     try {
         (void)cucore::live_object_count(CUCORE_OBJECT_STREAM);

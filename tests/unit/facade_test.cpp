@@ -107,7 +107,7 @@ TEST(FacadeError, DeviceCountWithoutDriverThrowsNoDriver) {
         EXPECT_EQ(std::string(e.what()), c_message);
         EXPECT_EQ(std::string(e.what()), std::string(cucore_last_error_message()));
     }
-    EXPECT_THROW((void)cucore::Device::driver_version(), cucore::Error);
+    EXPECT_THROW((void)cucore::driver_version(), cucore::Error);
     EXPECT_THROW((void)cucore::Device::all(), cucore::Error);
     EXPECT_THROW((void)cucore::Device::current(), cucore::Error);
     EXPECT_THROW(cucore::Device(0), cucore::Error);
@@ -446,7 +446,7 @@ TEST_F(FacadeFake, DriverFailureThrowsErrorWithTheCudaResult) {
         EXPECT_EQ(e.cuda_result(), CUDA_ERROR_NOT_READY);
     }
     fake::fail_entry("");
-    EXPECT_FLOAT_EQ(b - a, cucore::Event::elapsed_ms(a, b));
+    EXPECT_FLOAT_EQ(b - a, cucore::Event::elapsed_time(a, b));
 }
 
 TEST_F(FacadeFake, HostFunctionBoxesRunOnceAndAreFreed) {

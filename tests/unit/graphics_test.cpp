@@ -969,11 +969,11 @@ TEST_F(GraphicsTest, FacadeMapsForAScope) {
     }
     EXPECT_FALSE(image.is_mapped());
     {
-        cucore::GraphicsArray array = image.map_array(stream, 0, 1, cucore::MapHint::read_only);
+        cucore::GraphicsArray array = image.map_array(stream, 0, 1, cucore::GraphicsMapHint::read_only);
         EXPECT_EQ(array.info().width, fake::kGlImageWidth / 2);
         image.close();
     }
-    EXPECT_EQ(cucore::gl_devices(), std::vector<int>{0});
+    EXPECT_EQ(cucore::gl_get_devices(), std::vector<int>{0});
     res.close(stream);
     EXPECT_EQ(res.handle(), nullptr);
     EXPECT_EQ(calls().back(), "unregister");

@@ -33,7 +33,7 @@ using cucore::Location;
 
 TEST(MemoryFacadeOptions, DefaultsAreTheCInitMacros) {
     const cucore_device_memory_resource_options_t d0 = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
-    const cucore_device_memory_resource_options_t d = cucore::DevicePoolOptions{}.to_c();
+    const cucore_device_memory_resource_options_t d = cucore::DeviceMemoryResourceOptions{}.to_c();
     EXPECT_EQ(d.struct_size, d0.struct_size);
     EXPECT_EQ(d.max_size, d0.max_size);
     EXPECT_EQ(d.release_threshold, d0.release_threshold);
@@ -41,7 +41,7 @@ TEST(MemoryFacadeOptions, DefaultsAreTheCInitMacros) {
     EXPECT_EQ(d.reserved0 | d.reserved1, 0u);
 
     const cucore_pinned_memory_resource_options_t p0 = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
-    const cucore_pinned_memory_resource_options_t p = cucore::PinnedPoolOptions{}.to_c();
+    const cucore_pinned_memory_resource_options_t p = cucore::PinnedMemoryResourceOptions{}.to_c();
     EXPECT_EQ(p.struct_size, p0.struct_size);
     EXPECT_EQ(p.ipc_enabled, p0.ipc_enabled);
     EXPECT_EQ(p.max_size, p0.max_size);
@@ -50,18 +50,18 @@ TEST(MemoryFacadeOptions, DefaultsAreTheCInitMacros) {
     EXPECT_EQ(p.numa_id, 0);
 
     const cucore_managed_memory_resource_options_t m0 = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-    const cucore_managed_memory_resource_options_t m = cucore::ManagedMemoryOptions{}.to_c();
+    const cucore_managed_memory_resource_options_t m = cucore::ManagedMemoryResourceOptions{}.to_c();
     EXPECT_EQ(m.struct_size, m0.struct_size);
     EXPECT_EQ(m.use_pool, m0.use_pool);
     EXPECT_EQ(m.use_pool, 0u) << "the default: cuMemAllocManaged";
-    EXPECT_FALSE(cucore::ManagedMemoryOptions{}.use_pool);
+    EXPECT_FALSE(cucore::ManagedMemoryResourceOptions{}.use_pool);
     EXPECT_EQ(m.preferred_location.type, CUCORE_LOCATION_NONE);
     EXPECT_EQ(m.preferred_location.id, 0);
     EXPECT_EQ(m.max_size, m0.max_size);
     EXPECT_EQ(m.release_threshold, m0.release_threshold);
 
     const cucore_virtual_memory_resource_options_t v0 = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
-    const cucore_virtual_memory_resource_options_t v = cucore::VirtualMemoryOptions{}.to_c();
+    const cucore_virtual_memory_resource_options_t v = cucore::VirtualMemoryResourceOptions{}.to_c();
     EXPECT_EQ(v.struct_size, v0.struct_size);
     EXPECT_EQ(v.location_type, CUCORE_LOCATION_NONE) << "the default: the device";
     EXPECT_EQ(v.location_id, v0.location_id);
@@ -82,7 +82,7 @@ TEST(MemoryFacadeOptions, DefaultsAreTheCInitMacros) {
 }
 
 TEST(MemoryFacadeOptions, FieldsConvertToC) {
-    cucore::PinnedPoolOptions p;
+    cucore::PinnedMemoryResourceOptions p;
     p.ipc_enabled = true;
     p.max_size = 5;
     p.release_threshold = 6;
@@ -98,7 +98,7 @@ TEST(MemoryFacadeOptions, FieldsConvertToC) {
     EXPECT_EQ(p.to_c().numa_id, 0);
     p.numa_id.reset();
     EXPECT_EQ(p.to_c().use_numa_id, 0u);
-    cucore::ManagedMemoryOptions m;
+    cucore::ManagedMemoryResourceOptions m;
     m.use_pool = true;
     m.preferred_location = Location::host_numa(3);
     m.max_size = 7;
@@ -111,7 +111,7 @@ TEST(MemoryFacadeOptions, FieldsConvertToC) {
     EXPECT_EQ(mc.release_threshold, 8u);
     m.use_pool = false;
     EXPECT_EQ(m.to_c().use_pool, 0u);
-    cucore::VirtualMemoryOptions v;
+    cucore::VirtualMemoryResourceOptions v;
     v.location_type = CUCORE_LOCATION_HOST;
     v.minimum_granularity = true;
     v.posix_fd_shareable = true;
@@ -123,7 +123,7 @@ TEST(MemoryFacadeOptions, FieldsConvertToC) {
     EXPECT_EQ(vc.posix_fd_shareable, 1u);
     EXPECT_EQ(vc.reserve_size, uint64_t{1} << 30);
     EXPECT_EQ(vc.self_access, CUCORE_ACCESS_READ);
-    cucore::DevicePoolOptions d;
+    cucore::DeviceMemoryResourceOptions d;
     d.ipc_enabled = true;
     EXPECT_EQ(d.to_c().ipc_enabled, 1u);
 }
@@ -168,24 +168,24 @@ class MemoryFacadeTest : public MemoryFixture {
 };
 
 TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
-    cucore::PinnedPoolOptions p;
+    cucore::PinnedMemoryResourceOptions p;
     p.numa_id = 1;
     const cucore::MemoryResource pinned = cucore::MemoryResource::pinned_pool(dev_, p);
     EXPECT_EQ(pinned.kind(), CUCORE_MEMORY_RESOURCE_PINNED);
     EXPECT_EQ(pinned.device_id(), -1);
-    ASSERT_NE(pinned.pool_handle(), nullptr);
-    EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.pool_handle())).location.type,
+    ASSERT_NE(pinned.handle(), nullptr);
+    EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.handle())).location.type,
               CU_MEM_LOCATION_TYPE_HOST_NUMA);
-    EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.pool_handle())).location.id, 1);
-    cucore::ManagedMemoryOptions m;
+    EXPECT_EQ(fake::pool_props(static_cast<CUmemoryPool>(pinned.handle())).location.id, 1);
+    cucore::ManagedMemoryResourceOptions m;
     m.use_pool = true;
     m.preferred_location = Location::device(dev1_);
     const cucore::MemoryResource managed = cucore::MemoryResource::managed(dev_, m);
     EXPECT_EQ(managed.kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
     EXPECT_TRUE(managed.is_managed());
     EXPECT_FALSE(pinned.is_managed());
-    ASSERT_NE(managed.pool_handle(), nullptr);
-    const CUmemPoolProps props = fake::pool_props(static_cast<CUmemoryPool>(managed.pool_handle()));
+    ASSERT_NE(managed.handle(), nullptr);
+    const CUmemPoolProps props = fake::pool_props(static_cast<CUmemoryPool>(managed.handle()));
     EXPECT_EQ(props.allocType, CU_MEM_ALLOCATION_TYPE_MANAGED);
     EXPECT_EQ(props.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
     EXPECT_EQ(props.location.id, 1);
@@ -195,7 +195,7 @@ TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
     const cucore::MemoryResource plain = cucore::MemoryResource::managed(dev_, m);
     EXPECT_EQ(plain.kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
     EXPECT_TRUE(plain.is_managed());
-    EXPECT_EQ(plain.pool_handle(), nullptr);
+    EXPECT_EQ(plain.handle(), nullptr);
     const cucore::Buffer pb = plain.allocate(64);
     EXPECT_EQ(fake::managed_attach_flags(pb.address()), static_cast<unsigned>(CU_MEM_ATTACH_GLOBAL));
     EXPECT_EQ(pb.preferred_location(), Location::device(1));
@@ -204,10 +204,10 @@ TEST_F(MemoryFacadeTest, FactoriesMakeEachKind) {
     const cucore::MemoryResource vmm = cucore::MemoryResource::virtual_memory(dev1_);
     EXPECT_EQ(vmm.kind(), CUCORE_MEMORY_RESOURCE_VIRTUAL);
     EXPECT_EQ(vmm.device_id(), 1);
-    EXPECT_EQ(vmm.pool_handle(), nullptr);
+    EXPECT_EQ(vmm.handle(), nullptr);
     EXPECT_EQ(cucore::MemoryResource::pinned_pool(dev_).kind(), CUCORE_MEMORY_RESOURCE_PINNED);
     EXPECT_EQ(cucore::MemoryResource::managed(dev_).kind(), CUCORE_MEMORY_RESOURCE_MANAGED);
-    cucore::VirtualMemoryOptions bad;
+    cucore::VirtualMemoryResourceOptions bad;
     bad.self_access = static_cast<cucore_access_t>(2);  // neither NONE (the default), READ nor READ_WRITE
     EXPECT_THROWS_STATUS(cucore::MemoryResource::virtual_memory(dev_, bad), CUCORE_ERROR_INVALID_ARGUMENT);
     EXPECT_THROWS_STATUS(cucore::MemoryResource::pinned_pool(cucore::Device(), p), CUCORE_ERROR_INVALID_HANDLE);
@@ -246,7 +246,7 @@ TEST_F(MemoryFacadeTest, PeerAccess) {
     EXPECT_EQ(pool.peer_access(dev1_), CUCORE_ACCESS_NONE);
     pool.set_peer_access(dev1_, CUCORE_ACCESS_READ_WRITE);
     EXPECT_EQ(pool.peer_access(dev1_), CUCORE_ACCESS_READ_WRITE);
-    EXPECT_EQ(fake::pool_access(static_cast<CUmemoryPool>(pool.pool_handle()), 1), CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    EXPECT_EQ(fake::pool_access(static_cast<CUmemoryPool>(pool.handle()), 1), CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
     EXPECT_EQ(pool.peer_access(dev_), CUCORE_ACCESS_READ_WRITE);
     EXPECT_THROWS_STATUS(pool.set_peer_access(dev_, CUCORE_ACCESS_NONE), CUCORE_ERROR_INVALID_ARGUMENT);
     const cucore::MemoryResource legacy = cucore::MemoryResource::legacy_pinned(dev_);
@@ -256,7 +256,7 @@ TEST_F(MemoryFacadeTest, PeerAccess) {
 }
 
 TEST_F(MemoryFacadeTest, VirtualMemoryGrows) {
-    cucore::VirtualMemoryOptions o;
+    cucore::VirtualMemoryResourceOptions o;
     o.reserve_size = 4 * fake::kVmmRecommendedGranularity;
     const cucore::MemoryResource vmm = cucore::MemoryResource::virtual_memory(dev_, o);
     const cucore::Buffer b = vmm.allocate(1000);

@@ -23,11 +23,11 @@ from .common import (
     CompilationError, LibraryNotFoundError, LibraryVersion, NoDeviceError, NoDriverError, NotReadyError,
     NotSupportedError,
     ObjectType, OutOfMemoryError, Status, clear_last_error, last_cuda_result, last_error_message,
-    last_error_status, library_path, library_version, library_version_string, live_object_count,
+    last_error_status, library_path, version, version_string, live_object_count,
     object_type_name, release_error_count, set_release_error_handler, status_string,
 )
 from .device_attributes import DeviceAttribute
-from .device import ComputeCapability, Device, DeviceProperties, StreamPriorityRange, driver_version, get_device_count
+from .device import ComputeCapability, Device, DeviceProperties, StreamPriorityRange, driver_version
 from .context import Context
 from .event import Event, EventOptions
 from .stream import Stream, StreamOptions, legacy_default_stream, per_thread_default_stream
@@ -50,15 +50,12 @@ from .program import Program, ProgramOptions, compiler_version
 from .object_code import ObjectCode
 from .linker import Linker, LinkerOptions
 from .program_cache import (
-    CacheStats, FileStreamProgramCache, InMemoryProgramCache, ProgramCache, make_program_cache_key,
+    FileStreamProgramCache, InMemoryProgramCache, ProgramCache, ProgramCacheStats, make_program_cache_key,
 )
-from .kernel import (
-    Kernel, KernelAttributes, KernelOccupancy, MaxPotentialBlockSizeOccupancyResult, ParamInfo,
-    kernel_from_function,
-)
+from .kernel import Kernel, KernelAttributes, KernelOccupancy, MaxPotentialBlockSizeOccupancyResult, ParamInfo
 from .launch import LaunchConfig, launch
 from .graphics import (
-    ArrayInfo, GraphicsArray, GraphicsResource, MappedBuffers, gl_get_devices, map_resources, unmap_resources,
+    GraphicsArrayInfo, GraphicsArray, GraphicsResource, MappedBuffers, gl_get_devices,
 )
 
 __all__ = [
@@ -68,12 +65,12 @@ __all__ = [
     "InvalidStateError", "LibraryNotFoundError", "NoDeviceError", "NoDriverError", "NotReadyError",
     "NotSupportedError", "OutOfMemoryError", "Status",
     # library, last error, diagnostics
-    "LibraryVersion", "library_path", "library_version", "library_version_string", "status_string",
+    "LibraryVersion", "library_path", "version", "version_string", "status_string",
     "last_error_message", "last_cuda_result", "last_error_status", "clear_last_error", "ObjectType",
     "object_type_name", "live_object_count", "release_error_count", "set_release_error_handler",
     # devices
     "Device", "DeviceAttribute", "DeviceProperties", "ComputeCapability", "StreamPriorityRange",
-    "driver_version", "get_device_count",
+    "driver_version",
     # contexts, streams, events
     "Context", "Stream", "StreamOptions", "Event", "EventOptions", "legacy_default_stream",
     "per_thread_default_stream", "LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM",
@@ -88,12 +85,11 @@ __all__ = [
     "DLDeviceType", "from_dlpack",
     # compile and launch
     "Program", "ProgramOptions", "compiler_version", "ObjectCode", "Linker", "LinkerOptions",
-    "ProgramCache", "InMemoryProgramCache", "FileStreamProgramCache", "CacheStats", "make_program_cache_key",
+    "ProgramCache", "InMemoryProgramCache", "FileStreamProgramCache", "ProgramCacheStats", "make_program_cache_key",
     "Kernel", "KernelAttributes", "KernelOccupancy", "MaxPotentialBlockSizeOccupancyResult", "ParamInfo",
-    "kernel_from_function", "LaunchConfig", "launch",
+    "LaunchConfig", "launch",
     # graphics interop (OpenGL)
-    "GraphicsResource", "GraphicsArray", "ArrayInfo", "MappedBuffers", "map_resources", "unmap_resources",
-    "gl_get_devices",
+    "GraphicsResource", "GraphicsArray", "GraphicsArrayInfo", "MappedBuffers", "gl_get_devices",
 ]
 
 

@@ -363,7 +363,7 @@ class Buffer(HandleObject):
 
     def ipc_descriptor(self):
         """The 128-byte descriptor of this whole buffer of an IPC-enabled pool, for another process."""
-        return _ipc().buffer_descriptor(self)
+        return _ipc().export_buffer(self)
 
     @staticmethod
     def from_ipc_descriptor(mr, descriptor, *, stream):

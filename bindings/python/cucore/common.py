@@ -175,13 +175,13 @@ def closed_error(obj):
 LibraryVersion = collections.namedtuple("LibraryVersion", ["major", "minor", "patch"])
 
 
-def library_version():
+def version():
     """The loaded libcucore's version as (major, minor, patch)."""
     v = _cucore_version()
     return LibraryVersion(v // 10000, v // 100 % 100, v % 100)
 
 
-def library_version_string():
+def version_string():
     """The loaded libcucore's version, "MAJOR.MINOR.PATCH"."""
     return _cucore_version_string().decode()
 

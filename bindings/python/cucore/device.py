@@ -49,15 +49,6 @@ def driver_version():
     return out.value
 
 
-def get_device_count():
-    """The number of CUDA devices (0 when a driver is installed but no device is visible)."""
-    out = _c_int()
-    st = _cucore_device_count(out)
-    if st:
-        raise_error(st)
-    return out.value
-
-
 # lower-case attribute name -> value, for Device.properties and Device.attribute("name")
 _ATTRIBUTES = {name.lower(): int(member) for name, member in DeviceAttribute.__members__.items()}
 _DeviceAttribute = DeviceAttribute
@@ -177,9 +168,18 @@ class Device:
             return dev
 
     @staticmethod
+    def count():
+        """The number of CUDA devices (0 when a driver is installed but no device is visible)."""
+        out = _c_int()
+        st = _cucore_device_count(out)
+        if st:
+            raise_error(st)
+        return out.value
+
+    @staticmethod
     def get_all_devices():
         """Every visible device, in ordinal order."""
-        return tuple(Device(i) for i in range(get_device_count()))
+        return tuple(Device(i) for i in range(Device.count()))
 
     # ---- identity ---------------------------------------------------------------------------
 

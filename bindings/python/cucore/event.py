@@ -221,7 +221,7 @@ class Event(HandleObject):
 
     def ipc_descriptor(self):
         """The event's 72-byte descriptor, for Event.from_ipc_descriptor in another process."""
-        return _ipc().event_descriptor(self)
+        return _ipc().export_event(self)
 
     @staticmethod
     def from_ipc_descriptor(device, descriptor):

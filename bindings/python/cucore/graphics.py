@@ -13,9 +13,9 @@ registered with CUDA, mapped as Buffers or as CUDA arrays.
     with tex.map_array(stream=s) as arr:    # a GraphicsArray (level 0, layer 0)
         arr.copy_from(pixels, stream=s)     # bytes, NumPy arrays, or a Buffer holding the array packed
 
-    with cucore.map_resources([a, b], s) as (va, vb):   # one driver call maps both...
-        ...                                             # ...and one unmaps both at the block's end
-    cucore.unmap_resources([a, b])          # or unmap mapped resources in one call, wherever mapped from
+    with cucore.GraphicsResource.map_all([a, b], s) as (va, vb):   # one driver call maps both...
+        ...                                                       # ...and one unmaps both at the block's end
+    cucore.GraphicsResource.unmap_all([a, b])   # or unmap mapped resources in one call, wherever mapped from
 
 The registration belongs to the device's primary context (the library binds it for each call); a GL
 context of that GPU must be current on the calling thread. A mapping holds the registration: whatever
@@ -311,6 +311,50 @@ class GraphicsResource(HandleObject):
         if st:
             raise_error(st, self, s)
 
+    @staticmethod
+    def map_all(resources, stream):
+        """Map several registered GL buffers in one driver call on `stream` and return their Buffers, in
+        order, as a MappedBuffers (a list): `with GraphicsResource.map_all([a, b], s) as (va, vb):` unmaps
+        them all in one call at the block's end; otherwise each unmaps on its own when released. On failure
+        nothing stays mapped."""
+        resources = _resource_list(resources, "GraphicsResource.map_all")
+        s, sh = _open(stream)
+        n = len(resources)
+        for r in resources:
+            r._live()
+        handles = (_c_void_p * n)(*[r._hv for r in resources])
+        outs = (_c_void_p * n)()
+        st = _cucore_graphics_resources_map(handles, n, sh, outs)
+        if st:
+            raise_error(st, s, *resources)
+        buffers = []
+        try:
+            for i in range(n):
+                hv, outs[i] = outs[i], None
+                buffers.append(resources[i]._track(_mapped_buffer(hv)))
+        finally:
+            if len(buffers) < n:  # the rest were never wrapped: release them (each unmaps its resource)
+                release = _lib.unchecked_function("cucore_buffer_release")
+                for i in range(len(buffers) + 1, n):
+                    if outs[i]:
+                        release(_c_void_p(outs[i]))
+        return MappedBuffers._make(resources, buffers)
+
+    @staticmethod
+    def unmap_all(resources, stream=None):
+        """Unmap several mapped GraphicsResources in one driver call (cuGraphicsUnmapResources with a count),
+        on `stream` when given, else on the stream they were all mapped on (ValueError if they were mapped on
+        different streams). Their mapped Buffers read as closed (size 0) afterwards, and releasing them later
+        does nothing more. A resource not mapped (or closed) raises InvalidStateError naming its index, and
+        nothing is unmapped then; a driver failure raises DriverError and the resources count as unmapped."""
+        resources = _resource_list(resources, "GraphicsResource.unmap_all")
+        s = sh = None
+        if stream is not None:
+            s, sh = _open(stream)
+        for r in resources:
+            r._live()
+        _unmap_all(resources, s, sh)
+
     def __enter__(self):
         if self._stream is not None:
             self._entered = self.map(self._stream)
@@ -387,25 +431,11 @@ def _unmap_all(resources, s, sh):
                     r._forget_views()
 
 
-def unmap_resources(resources, stream=None):
-    """Unmap several mapped GraphicsResources in one driver call (cuGraphicsUnmapResources with a count),
-    on `stream` when given, else on the stream they were all mapped on (ValueError if they were mapped on
-    different streams). Their mapped Buffers read as closed (size 0) afterwards, and releasing them later
-    does nothing more. A resource not mapped (or closed) raises InvalidStateError naming its index, and
-    nothing is unmapped then; a driver failure raises DriverError and the resources count as unmapped."""
-    resources = _resource_list(resources, "unmap_resources")
-    s = sh = None
-    if stream is not None:
-        s, sh = _open(stream)
-    for r in resources:
-        r._live()
-    _unmap_all(resources, s, sh)
-
-
 class MappedBuffers(list):
-    """The Buffers of one map_resources() call, in the resources' order (a list), and the batch's scope:
+    """The Buffers of one GraphicsResource.map_all() call, in the resources' order (a list), and the batch's
+    scope:
 
-        with cucore.map_resources([a, b], stream=s) as (va, vb):
+        with cucore.GraphicsResource.map_all([a, b], stream=s) as (va, vb):
             ...                        # va, vb: Buffers of a's and b's memory
         # here a and b are unmapped, in one driver call on `s`
 
@@ -435,7 +465,7 @@ class MappedBuffers(list):
 
     def unmap(self, stream=None):
         """Unmap now, in one call, the resources this batch still maps: on `stream` when given, else on the
-        stream they were mapped on. Raises as unmap_resources(); the batch is over either way (the end of a
+        stream they were mapped on. Raises as GraphicsResource.unmap_all(); the batch is over either way (the end of a
         `with` block then does nothing more). The Buffers stay in the list, closed."""
         s = sh = None
         if stream is not None:
@@ -465,36 +495,7 @@ class MappedBuffers(list):
         return f"MappedBuffers({list.__repr__(self)})"
 
 
-def map_resources(resources, stream):
-    """Map several registered GL buffers in one driver call on `stream` and return their Buffers, in
-    order, as a MappedBuffers (a list): `with map_resources([a, b], s) as (va, vb):` unmaps them all in
-    one call at the block's end; otherwise each unmaps on its own when released. On failure nothing stays
-    mapped."""
-    resources = _resource_list(resources, "map_resources")
-    s, sh = _open(stream)
-    n = len(resources)
-    for r in resources:
-        r._live()
-    handles = (_c_void_p * n)(*[r._hv for r in resources])
-    outs = (_c_void_p * n)()
-    st = _cucore_graphics_resources_map(handles, n, sh, outs)
-    if st:
-        raise_error(st, s, *resources)
-    buffers = []
-    try:
-        for i in range(n):
-            hv, outs[i] = outs[i], None
-            buffers.append(resources[i]._track(_mapped_buffer(hv)))
-    finally:
-        if len(buffers) < n:  # the rest were never wrapped: release them (each unmaps its resource)
-            release = _lib.unchecked_function("cucore_buffer_release")
-            for i in range(len(buffers) + 1, n):
-                if outs[i]:
-                    release(_c_void_p(outs[i]))
-    return MappedBuffers._make(resources, buffers)
-
-
-class ArrayInfo:
+class GraphicsArrayInfo:
     """A mapped array's format and extent (cucore_graphics_array_info_t)."""
     __slots__ = ("format", "channels", "element_size", "width", "height", "depth", "is_mipmapped")
 
@@ -521,7 +522,7 @@ class ArrayInfo:
         return self.width * max(self.height, 1) * max(self.depth, 1) * self.element_size
 
     def __repr__(self):
-        return (f"ArrayInfo(format={self.format}, channels={self.channels}, element_size={self.element_size}, "
+        return (f"GraphicsArrayInfo(format={self.format}, channels={self.channels}, element_size={self.element_size}, "
                 f"shape={self.shape}, is_mipmapped={self.is_mipmapped})")
 
 
@@ -566,13 +567,13 @@ class GraphicsArray(HandleObject):
 
     @property
     def info(self):
-        """An ArrayInfo (for a mipmapped array: level 0's extent)."""
+        """An GraphicsArrayInfo (for a mipmapped array: level 0's extent)."""
         c = _ArrayInfoC()
         c.struct_size = ctypes.sizeof(_ArrayInfoC)
         st = _cucore_graphics_array_info(self._live(), c)
         if st:
             raise_error(st, self)
-        return ArrayInfo(c)
+        return GraphicsArrayInfo(c)
 
     @property
     def shape(self):
@@ -686,6 +687,5 @@ def gl_get_devices(device_list="all"):
             return [ordinals[i] for i in range(count.value)]
 
 
-__all__ = ["GraphicsResource", "GraphicsArray", "ArrayInfo", "MappedBuffers", "map_resources", "unmap_resources",
-           "gl_get_devices",
+__all__ = ["GraphicsResource", "GraphicsArray", "GraphicsArrayInfo", "MappedBuffers", "gl_get_devices",
            "parse_register_flags", "REGISTER_FLAGS", "MAP_HINTS"]

@@ -139,7 +139,7 @@ def _rebuild_handle(dup, kind, pool_id):
     return IPCAllocationHandle(dup.detach(), kind, pool_id)
 
 
-def export_pool(mr):
+def export_memory_resource(mr):
     """A new IPCAllocationHandle of the IPC-enabled pool `mr` (cuMemPoolExportToShareableHandle); the
     caller owns (closes) it. NotSupportedError for a pool created without ipc_enabled."""
     c = PoolHandleC()
@@ -149,7 +149,7 @@ def export_pool(mr):
     return IPCAllocationHandle(c.fd, c.kind, bytes(c.pool_id))
 
 
-def import_pool(device, handle):
+def import_memory_resource(device, handle):
     """The pool another process exported as `handle` (an IPCAllocationHandle, which stays open: close it
     when done), imported on `device` (a Device or an ordinal; for a pinned pool, the device whose streams
     will use it). Importing the same pool again gives the same resource object."""
@@ -218,21 +218,21 @@ def reduce_resource(mr):
                         f"ipc_enabled=True can be sent to other processes")
     handle = _pickle_handles.get(mr)
     if handle is None or handle.fd < 0:
-        handle = _pickle_handles[mr] = export_pool(mr)
+        handle = _pickle_handles[mr] = export_memory_resource(mr)
     ordinal = mr.device_id if mr.device_id >= 0 else getattr(mr, "_home", None)
     return _rebuild_resource, (ordinal, handle)
 
 
 def _rebuild_resource(ordinal, handle):
     try:
-        return import_pool(Device(ordinal), handle)
+        return import_memory_resource(Device(ordinal), handle)
     finally:
         handle.close()
 
 
 # ---- buffers --------------------------------------------------------------------------------------------------
 
-def buffer_descriptor(buf):
+def export_buffer(buf):
     """The descriptor (bytes) of a whole buffer of an IPC-enabled pool (cuMemPoolExportPointer)."""
     out = (ctypes.c_uint8 * BUFFER_DESCRIPTOR_SIZE)()
     st = _cucore_ipc_export_buffer(buf._h, out)
@@ -268,7 +268,7 @@ def reduce_buffer(buf):
     if mr is None or not is_ipc_enabled(mr):
         raise TypeError("this Buffer cannot be pickled: only buffers of memory pools created with "
                         "ipc_enabled=True can be sent to other processes")
-    return _rebuild_buffer, (mr, buffer_descriptor(buf))
+    return _rebuild_buffer, (mr, export_buffer(buf))
 
 
 def _rebuild_buffer(mr, descriptor):
@@ -278,7 +278,7 @@ def _rebuild_buffer(mr, descriptor):
 
 # ---- events ---------------------------------------------------------------------------------------------------
 
-def event_descriptor(event):
+def export_event(event):
     """The descriptor (bytes) of an event created with EventOptions(ipc_enabled=True) (cuIpcGetEventHandle)."""
     out = (ctypes.c_uint8 * EVENT_DESCRIPTOR_SIZE)()
     st = _cucore_ipc_export_event(event._h, out)
@@ -305,13 +305,13 @@ def reduce_event(event):
     if event._h is None or not event.is_ipc_enabled:
         raise TypeError("this Event cannot be pickled: only events created with EventOptions(ipc_enabled=True) "
                         "can be sent to other processes")
-    return _rebuild_event, (event.device.device_id, event_descriptor(event))
+    return _rebuild_event, (event.device.device_id, export_event(event))
 
 
 def _rebuild_event(ordinal, descriptor):
     return import_event(Device(ordinal), descriptor)
 
 
-__all__ = ["IPCAllocationHandle", "ImportedMemoryResource", "export_pool", "import_pool", "pool_id",
-           "is_ipc_enabled", "is_mapped", "buffer_descriptor", "import_buffer", "event_descriptor",
+__all__ = ["IPCAllocationHandle", "ImportedMemoryResource", "export_memory_resource", "import_memory_resource",
+           "pool_id", "is_ipc_enabled", "is_mapped", "export_buffer", "import_buffer", "export_event",
            "import_event"]

@@ -265,6 +265,24 @@ class Kernel(HandleObject):
             raise_error(st)
         return cls._wrap(h.value, mod)
 
+    @classmethod
+    def from_function(cls, function, owner=None):
+        """Wrap a foreign CUfunction (an int) of the calling thread's current context; `owner` is kept
+        alive while the wrapper lives. It launches only into streams of that context."""
+        h = ctypes.c_void_p()
+        if owner is None:
+            st = _cucore_kernel_from_function(int(function), None, None, _byref(h))
+        else:
+            from .stream import _next_key
+            key = _next_key()
+            _owners[key] = owner
+            st = _cucore_kernel_from_function(int(function), _RELEASE_CB, key, _byref(h))
+            if st:
+                _owners.pop(key, None)
+        if st:
+            raise_error(st)
+        return cls._wrap(h.value, owner)
+
     @property
     def name(self):
         out = ctypes.c_char_p()
@@ -338,20 +356,3 @@ class Kernel(HandleObject):
 def _params_unknown():
     return NotSupportedError(Status.ERROR_NOT_SUPPORTED, "the driver does not report kernel parameters "
                              "(cuKernelGetParamInfo needs a CUDA 12.4 driver)")
-
-
-def kernel_from_function(function, owner=None):
-    """Wrap a foreign CUfunction (an int) of the calling thread's current context."""
-    h = ctypes.c_void_p()
-    if owner is None:
-        st = _cucore_kernel_from_function(int(function), None, None, _byref(h))
-    else:
-        from .stream import _next_key
-        key = _next_key()
-        _owners[key] = owner
-        st = _cucore_kernel_from_function(int(function), _RELEASE_CB, key, _byref(h))
-        if st:
-            _owners.pop(key, None)
-    if st:
-        raise_error(st)
-    return Kernel._wrap(h.value, owner)

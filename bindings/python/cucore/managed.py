@@ -17,7 +17,7 @@ from collections.abc import MutableSet
 from . import _lib
 from .buffer import Buffer
 from .common import raise_error
-from .device import Device, get_device_count
+from .device import Device
 from .memory import _stream_of
 
 (_cucore_buffer_advise, _cucore_buffer_advice, _cucore_buffer_is_accessed_by,
@@ -200,12 +200,12 @@ class AccessedBySet(MutableSet):
             loc = to_location(value)
         except (TypeError, ValueError):
             return False
-        if loc.type == LOCATION_DEVICE and loc.id >= get_device_count():
+        if loc.type == LOCATION_DEVICE and loc.id >= Device.count():
             return False
         return self._query(loc)
 
     def __iter__(self):
-        for o in range(get_device_count()):
+        for o in range(Device.count()):
             if self._query(LocationC(LOCATION_DEVICE, o)):
                 yield Device(o)
         if self._query(LocationC(LOCATION_HOST, 0)):

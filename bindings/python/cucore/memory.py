@@ -449,14 +449,12 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
 
     def allocation_handle(self):
         """A new cucore.ipc.IPCAllocationHandle of this IPC-enabled pool (its fd is yours to close)."""
-        return _ipc().export_pool(self)
-
-    export_pool = allocation_handle
+        return _ipc().export_memory_resource(self)
 
     @staticmethod
     def from_allocation_handle(device, handle):
         """The pool another process exported (an IPCAllocationHandle), imported on `device`."""
-        return _ipc().import_pool(device, handle)
+        return _ipc().import_memory_resource(device, handle)
 
     @property
     def is_ipc_enabled(self):

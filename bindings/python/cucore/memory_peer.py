@@ -14,7 +14,7 @@ from collections.abc import MutableSet
 
 from . import _lib
 from .common import raise_error
-from .device import Device, get_device_count
+from .device import Device
 
 (_cucore_memory_resource_set_peer_access, _cucore_memory_resource_peer_access) = _lib.bind(
     globals(), "cucore_memory_resource_set_peer_access", "cucore_memory_resource_peer_access")
@@ -105,13 +105,13 @@ class PeerAccessSet(MutableSet):
             o = ordinal_of(device)
         except TypeError:
             return False
-        if o == self._mr._peer_owner() or not 0 <= o < get_device_count():
+        if o == self._mr._peer_owner() or not 0 <= o < Device.count():
             return False
         return self._mr.peer_access(o) is not None
 
     def __iter__(self):
         owner = self._mr._peer_owner()
-        for o in range(get_device_count()):
+        for o in range(Device.count()):
             if o != owner and self._mr.peer_access(o) is not None:
                 yield o
 

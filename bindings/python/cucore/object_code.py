@@ -183,7 +183,7 @@ class ObjectCode(HandleObject):
             raise_error(st, self)
 
     @property
-    def num_kernels(self):
+    def kernel_count(self):
         n = _c_size_t()
         st = _cucore_object_code_kernel_count(self._h, _byref(n))
         if st:

@@ -26,8 +26,8 @@ from .program import Program, _TARGETS, _name_array, code_type_id
 
 _byref = ctypes.byref
 
-CacheStats = collections.namedtuple(
-    "CacheStats", ["hits", "misses", "corrupt_entries", "evictions", "entries", "size_bytes"])
+ProgramCacheStats = collections.namedtuple(
+    "ProgramCacheStats", ["hits", "misses", "corrupt_entries", "evictions", "entries", "size_bytes"])
 
 
 def _max_size(max_size_bytes):
@@ -60,14 +60,15 @@ class ProgramCache(HandleObject):
 
     @property
     def stats(self):
-        """CacheStats(hits, misses, corrupt_entries, evictions, entries, size_bytes) since creation or clear()."""
+        """ProgramCacheStats(hits, misses, corrupt_entries, evictions, entries, size_bytes) since creation or
+        clear()."""
         S = _lib.STRUCTS["cucore_program_cache_stats_t"]
         s = S()
         s.struct_size = ctypes.sizeof(S)
         st = _cucore_program_cache_stats(self._h, _byref(s))
         if st:
             raise_error(st, self)
-        return CacheStats(s.hits, s.misses, s.corrupt_entries, s.evictions, s.entries, s.size_bytes)
+        return ProgramCacheStats(s.hits, s.misses, s.corrupt_entries, s.evictions, s.entries, s.size_bytes)
 
     def clear(self):
         """Remove every entry (on disk: every entry file of the directory) and reset the counters."""

@@ -228,7 +228,7 @@ pub enum ObjectType {
     ProgramCache,
     /// [`GraphicsResource`](crate::GraphicsResource)
     GraphicsResource,
-    /// [`MappedArray`](crate::MappedArray)
+    /// [`GraphicsArray`](crate::GraphicsArray)
     GraphicsArray,
 }
 

@@ -358,9 +358,12 @@ impl Device {
         Stream::legacy_default(self)
     }
 
-    /// The range of stream priorities of this device.
+    /// The range of stream priorities of this device (`cucore_stream_priority_range`).
     pub fn stream_priority_range(&self) -> Result<StreamPriorityRange> {
-        Stream::priority_range(self)
+        let (mut least, mut greatest): (c_int, c_int) = (0, 0);
+        // SAFETY: a live handle and valid out-pointers.
+        check(unsafe { sys::cucore_stream_priority_range(self.as_raw(), &mut least, &mut greatest) })?;
+        Ok(StreamPriorityRange { least, greatest })
     }
 }
 

@@ -36,7 +36,7 @@ use crate::memory::Buffer;
 
 /// Where a tensor's memory is (`DLDeviceType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DLPackDeviceType {
+pub enum DLDeviceType {
     /// `kDLCPU`: host memory.
     Cpu,
     /// `kDLCUDA`: device memory.
@@ -49,32 +49,32 @@ pub enum DLPackDeviceType {
     Other(i32),
 }
 
-impl DLPackDeviceType {
-    pub fn from_raw(raw: sys::DLDeviceType) -> DLPackDeviceType {
+impl DLDeviceType {
+    pub fn from_raw(raw: sys::DLDeviceType) -> DLDeviceType {
         match raw {
-            sys::kDLCPU => DLPackDeviceType::Cpu,
-            sys::kDLCUDA => DLPackDeviceType::Cuda,
-            sys::kDLCUDAHost => DLPackDeviceType::CudaHost,
-            sys::kDLCUDAManaged => DLPackDeviceType::CudaManaged,
-            other => DLPackDeviceType::Other(other),
+            sys::kDLCPU => DLDeviceType::Cpu,
+            sys::kDLCUDA => DLDeviceType::Cuda,
+            sys::kDLCUDAHost => DLDeviceType::CudaHost,
+            sys::kDLCUDAManaged => DLDeviceType::CudaManaged,
+            other => DLDeviceType::Other(other),
         }
     }
 
     pub fn raw(self) -> sys::DLDeviceType {
         match self {
-            DLPackDeviceType::Cpu => sys::kDLCPU,
-            DLPackDeviceType::Cuda => sys::kDLCUDA,
-            DLPackDeviceType::CudaHost => sys::kDLCUDAHost,
-            DLPackDeviceType::CudaManaged => sys::kDLCUDAManaged,
-            DLPackDeviceType::Other(raw) => raw,
+            DLDeviceType::Cpu => sys::kDLCPU,
+            DLDeviceType::Cuda => sys::kDLCUDA,
+            DLDeviceType::CudaHost => sys::kDLCUDAHost,
+            DLDeviceType::CudaManaged => sys::kDLCUDAManaged,
+            DLDeviceType::Other(raw) => raw,
         }
     }
 }
 
 /// A DLPack device: its type and id (0 for host memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct DLPackDevice {
-    pub device_type: DLPackDeviceType,
+pub struct DLDevice {
+    pub device_type: DLDeviceType,
     pub device_id: i32,
 }
 
@@ -237,9 +237,9 @@ macro_rules! managed_tensor {
                 (t.data as usize).wrapping_add(t.byte_offset as usize) as *mut c_void
             }
 
-            pub fn device(&self) -> DLPackDevice {
+            pub fn device(&self) -> DLDevice {
                 let d = self.tensor().device;
-                DLPackDevice { device_type: DLPackDeviceType::from_raw(d.device_type), device_id: d.device_id }
+                DLDevice { device_type: DLDeviceType::from_raw(d.device_type), device_id: d.device_id }
             }
 
             pub fn dtype(&self) -> DLDataType {
@@ -369,10 +369,10 @@ impl Buffer {
     }
 
     /// The DLPack device of the buffer's memory, as an export gives it (`cucore_dlpack_device`).
-    pub fn dlpack_device(&self) -> Result<DLPackDevice> {
+    pub fn dlpack_device(&self) -> Result<DLDevice> {
         let (mut device_type, mut device_id) = (0i32, 0i32);
         // SAFETY: a live handle and valid out-pointers.
         check(unsafe { sys::cucore_dlpack_device(self.as_raw(), &mut device_type, &mut device_id) })?;
-        Ok(DLPackDevice { device_type: DLPackDeviceType::from_raw(device_type), device_id })
+        Ok(DLDevice { device_type: DLDeviceType::from_raw(device_type), device_id })
     }
 }

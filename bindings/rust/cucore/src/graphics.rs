@@ -3,7 +3,7 @@
 //! A [`GraphicsResource`] is the registration of a GL buffer, texture or renderbuffer with CUDA;
 //! its last reference (or [`GraphicsResource::close`]) unregisters. Mapping gives a guard that
 //! holds the mapping: [`MappedBuffer`] for a GL buffer (it dereferences to the [`Buffer`] of the
-//! mapped memory) and [`MappedArray`] for a GL image (a CUDA array, reached through copies).
+//! mapped memory) and [`GraphicsArray`] for a GL image (a CUDA array, reached through copies).
 //! The last reference to a mapping unmaps on the stream it was mapped on, and the mapping holds
 //! the resource, so unregistration always follows the unmap, whatever order things are dropped
 //! in. A clone of the mapped `Buffer` (or a view of it) keeps the mapping alive too, as in
@@ -16,13 +16,13 @@
 //! `Status::Cuda` and a message that says which.
 //!
 //! ```no_run
-//! use cucore::{Device, GraphicsResource, RegisterFlags, StreamOptions};
+//! use cucore::{Device, GraphicsResource, GraphicsRegisterFlags, StreamOptions};
 //!
 //! # fn main() -> cucore::Result<()> {
 //! # let gl_buffer: u32 = 1; // a GL buffer object of the GL context current on this thread
 //! let dev = Device::get(0)?;
 //! let stream = dev.create_stream(StreamOptions::default())?;
-//! let resource = GraphicsResource::from_gl_buffer(&dev, gl_buffer, RegisterFlags::WRITE_DISCARD)?;
+//! let resource = GraphicsResource::from_gl_buffer(&dev, gl_buffer, GraphicsRegisterFlags::WRITE_DISCARD)?;
 //! {
 //!     let mapped = resource.map(&stream)?;       // a guard that dereferences to a Buffer
 //!     mapped.fill(0, 1, &stream)?;
@@ -49,34 +49,34 @@ use crate::stream::Stream;
 /// Registration flags (`cucore_graphics_register_flag_t` bits; cuda.core's `flags` strings).
 /// Combine them with `|`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct RegisterFlags(u32);
+pub struct GraphicsRegisterFlags(u32);
 
-impl RegisterFlags {
+impl GraphicsRegisterFlags {
     /// No flag: CUDA reads and writes the resource.
-    pub const NONE: RegisterFlags = RegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_NONE as u32);
+    pub const NONE: GraphicsRegisterFlags = GraphicsRegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_NONE as u32);
     /// CUDA only reads the resource.
-    pub const READ_ONLY: RegisterFlags = RegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_READ_ONLY as u32);
+    pub const READ_ONLY: GraphicsRegisterFlags = GraphicsRegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_READ_ONLY as u32);
     /// CUDA overwrites every byte it maps; the previous contents are undefined.
-    pub const WRITE_DISCARD: RegisterFlags = RegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD as u32);
+    pub const WRITE_DISCARD: GraphicsRegisterFlags = GraphicsRegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_WRITE_DISCARD as u32);
     /// Images only: the mapped arrays may be bound as surfaces.
-    pub const SURFACE_LOAD_STORE: RegisterFlags =
-        RegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE as u32);
+    pub const SURFACE_LOAD_STORE: GraphicsRegisterFlags =
+        GraphicsRegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE as u32);
     /// Images only: texture gather on the mapped arrays.
-    pub const TEXTURE_GATHER: RegisterFlags = RegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER as u32);
+    pub const TEXTURE_GATHER: GraphicsRegisterFlags = GraphicsRegisterFlags(sys::CUCORE_GRAPHICS_REGISTER_TEXTURE_GATHER as u32);
 
     const ALL: u32 = 1 | 2 | 4 | 8;
-    const NAMES: [(&'static str, RegisterFlags); 5] = [
-        ("none", RegisterFlags::NONE),
-        ("read_only", RegisterFlags::READ_ONLY),
-        ("write_discard", RegisterFlags::WRITE_DISCARD),
-        ("surface_load_store", RegisterFlags::SURFACE_LOAD_STORE),
-        ("texture_gather", RegisterFlags::TEXTURE_GATHER),
+    const NAMES: [(&'static str, GraphicsRegisterFlags); 5] = [
+        ("none", GraphicsRegisterFlags::NONE),
+        ("read_only", GraphicsRegisterFlags::READ_ONLY),
+        ("write_discard", GraphicsRegisterFlags::WRITE_DISCARD),
+        ("surface_load_store", GraphicsRegisterFlags::SURFACE_LOAD_STORE),
+        ("texture_gather", GraphicsRegisterFlags::TEXTURE_GATHER),
     ];
 
     /// The flags of raw bits; None when a bit is unknown.
-    pub fn from_bits(bits: u32) -> Option<RegisterFlags> {
+    pub fn from_bits(bits: u32) -> Option<GraphicsRegisterFlags> {
         if bits & !Self::ALL == 0 {
-            Some(RegisterFlags(bits))
+            Some(GraphicsRegisterFlags(bits))
         } else {
             None
         }
@@ -88,15 +88,15 @@ impl RegisterFlags {
     }
 
     /// Whether every bit of `other` is set here.
-    pub fn contains(self, other: RegisterFlags) -> bool {
+    pub fn contains(self, other: GraphicsRegisterFlags) -> bool {
         self.0 & other.0 == other.0
     }
 
     /// The flags named by cuda.core's strings (`"none"`, `"read_only"`, `"write_discard"`,
     /// `"surface_load_store"`, `"texture_gather"`), combined. An unknown name is
     /// `Status::InvalidArgument`.
-    pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<RegisterFlags> {
-        let mut flags = RegisterFlags::NONE;
+    pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<GraphicsRegisterFlags> {
+        let mut flags = GraphicsRegisterFlags::NONE;
         for name in names {
             let name = name.as_ref();
             match Self::NAMES.iter().find(|(n, _)| *n == name) {
@@ -117,22 +117,22 @@ impl RegisterFlags {
     }
 }
 
-impl BitOr for RegisterFlags {
-    type Output = RegisterFlags;
-    fn bitor(self, rhs: RegisterFlags) -> RegisterFlags {
-        RegisterFlags(self.0 | rhs.0)
+impl BitOr for GraphicsRegisterFlags {
+    type Output = GraphicsRegisterFlags;
+    fn bitor(self, rhs: GraphicsRegisterFlags) -> GraphicsRegisterFlags {
+        GraphicsRegisterFlags(self.0 | rhs.0)
     }
 }
 
-impl BitOrAssign for RegisterFlags {
-    fn bitor_assign(&mut self, rhs: RegisterFlags) {
+impl BitOrAssign for GraphicsRegisterFlags {
+    fn bitor_assign(&mut self, rhs: GraphicsRegisterFlags) {
         self.0 |= rhs.0
     }
 }
 
 /// How CUDA will use one mapping (`cucore_graphics_map_hint_t`; `cuGraphicsResourceSetMapFlags`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum MapHint {
+pub enum GraphicsMapHint {
     /// CUDA reads and writes (the default).
     #[default]
     None,
@@ -142,13 +142,13 @@ pub enum MapHint {
     WriteDiscard,
 }
 
-impl MapHint {
+impl GraphicsMapHint {
     /// The raw `cucore_graphics_map_hint_t`.
     pub fn raw(self) -> u32 {
         (match self {
-            MapHint::None => sys::CUCORE_GRAPHICS_MAP_HINT_NONE,
-            MapHint::ReadOnly => sys::CUCORE_GRAPHICS_MAP_HINT_READ_ONLY,
-            MapHint::WriteDiscard => sys::CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD,
+            GraphicsMapHint::None => sys::CUCORE_GRAPHICS_MAP_HINT_NONE,
+            GraphicsMapHint::ReadOnly => sys::CUCORE_GRAPHICS_MAP_HINT_READ_ONLY,
+            GraphicsMapHint::WriteDiscard => sys::CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD,
         }) as u32
     }
 }
@@ -227,7 +227,7 @@ impl GraphicsResource {
     /// and refused (`Status::InvalidArgument`); with no GL context current, a GL context of
     /// another GPU, or one that is not NVIDIA's, this is `Status::Cuda` with a message saying
     /// which.
-    pub fn from_gl_buffer(device: &Device, gl_name: u32, flags: RegisterFlags) -> Result<GraphicsResource> {
+    pub fn from_gl_buffer(device: &Device, gl_name: u32, flags: GraphicsRegisterFlags) -> Result<GraphicsResource> {
         let mut raw = ptr::null_mut();
         // SAFETY: a live device handle and a valid out-pointer; we own the reference it gives.
         check(unsafe {
@@ -246,7 +246,7 @@ impl GraphicsResource {
         device: &Device,
         gl_name: u32,
         gl_target: u32,
-        flags: RegisterFlags,
+        flags: GraphicsRegisterFlags,
     ) -> Result<GraphicsResource> {
         let mut raw = ptr::null_mut();
         // SAFETY: a live device handle and a valid out-pointer; we own the reference it gives.
@@ -261,12 +261,12 @@ impl GraphicsResource {
     /// reference to the mapping goes. One mapping at a time: mapping again while mapped is
     /// `Status::InvalidState`, as is mapping an image (use [`GraphicsResource::map_array`]).
     pub fn map(&self, stream: &Stream) -> Result<MappedBuffer> {
-        self.map_with_hint(stream, MapHint::None)
+        self.map_with_hint(stream, GraphicsMapHint::None)
     }
 
     /// [`GraphicsResource::map`] with a hint of how CUDA will use the mapping
     /// (`cucore_graphics_resource_map`).
-    pub fn map_with_hint(&self, stream: &Stream, hint: MapHint) -> Result<MappedBuffer> {
+    pub fn map_with_hint(&self, stream: &Stream, hint: GraphicsMapHint) -> Result<MappedBuffer> {
         let mut raw = ptr::null_mut();
         // SAFETY: live handles and a valid out-pointer; we own the reference it gives.
         check(unsafe { sys::cucore_graphics_resource_map(self.as_raw(), stream.as_raw(), hint.raw(), &mut raw) })?;
@@ -275,11 +275,11 @@ impl GraphicsResource {
 
     /// Maps several registered GL buffers in one driver call on `stream`
     /// (`cucore_graphics_resources_map`). The batch's `i`th [`MappedBuffer`] is `resources[i]`'s
-    /// mapping. Dropping the batch (or [`MappedBatch::unmap`]) unmaps, again in one driver call,
-    /// those the batch still maps; [`MappedBatch::into_buffers`] gives that up, so that each
+    /// mapping. Dropping the batch (or [`MappedBuffers::unmap`]) unmaps, again in one driver call,
+    /// those the batch still maps; [`MappedBuffers::into_buffers`] gives that up, so that each
     /// mapping unmaps on its own. The resources must belong to one context and appear once; on
     /// failure nothing stays mapped.
-    pub fn map_all(resources: &[&GraphicsResource], stream: &Stream) -> Result<MappedBatch> {
+    pub fn map_all(resources: &[&GraphicsResource], stream: &Stream) -> Result<MappedBuffers> {
         if resources.is_empty() {
             return Err(Error::binding(
                 Status::InvalidArgument,
@@ -309,7 +309,7 @@ impl GraphicsResource {
                 buffer.map(|buffer| MappedBuffer { buffer, resource: (*resource).clone() })
             })
             .collect();
-        Ok(MappedBatch { buffers })
+        Ok(MappedBuffers { buffers })
     }
 
     /// Unmaps several mapped resources (buffers or images) in one driver call
@@ -331,7 +331,7 @@ impl GraphicsResource {
     /// (`array_index`: the cube face or layer; `mip_level`) (`cucore_graphics_resource_map_array`).
     /// The array holds the mapping: its last reference unmaps on `stream`. Mapping a buffer this
     /// way is `Status::InvalidState`; a sub-resource that does not exist is `Status::Cuda`.
-    pub fn map_array(&self, stream: &Stream, hint: MapHint, array_index: u32, mip_level: u32) -> Result<MappedArray> {
+    pub fn map_array(&self, stream: &Stream, hint: GraphicsMapHint, array_index: u32, mip_level: u32) -> Result<GraphicsArray> {
         let mut raw = ptr::null_mut();
         // SAFETY: live handles and a valid out-pointer; we own the reference it gives.
         check(unsafe {
@@ -344,18 +344,18 @@ impl GraphicsResource {
                 &mut raw,
             )
         })?;
-        MappedArray::from_out(raw)
+        GraphicsArray::from_out(raw)
     }
 
     /// Maps a registered GL image on `stream` as one mipmapped array whose levels come from
-    /// [`MappedArray::level`] (`cucore_graphics_resource_map_mipmapped_array`).
-    pub fn map_mipmapped_array(&self, stream: &Stream, hint: MapHint) -> Result<MappedArray> {
+    /// [`GraphicsArray::level`] (`cucore_graphics_resource_map_mipmapped_array`).
+    pub fn map_mipmapped_array(&self, stream: &Stream, hint: GraphicsMapHint) -> Result<GraphicsArray> {
         let mut raw = ptr::null_mut();
         // SAFETY: live handles and a valid out-pointer; we own the reference it gives.
         check(unsafe {
             sys::cucore_graphics_resource_map_mipmapped_array(self.as_raw(), stream.as_raw(), hint.raw(), &mut raw)
         })?;
-        MappedArray::from_out(raw)
+        GraphicsArray::from_out(raw)
     }
 
     /// Unmaps now, on `stream` when given, else on the mapping's stream
@@ -471,7 +471,7 @@ impl fmt::Debug for MappedBuffer {
     }
 }
 
-// ---- MappedBatch ------------------------------------------------------------------------------------
+// ---- MappedBuffers ------------------------------------------------------------------------------------
 
 /// The mappings of one [`GraphicsResource::map_all`], in the resources' order: it dereferences
 /// to `[MappedBuffer]`. Dropping it unmaps, in one driver call on the mapping stream, every
@@ -479,14 +479,14 @@ impl fmt::Debug for MappedBuffer {
 /// meanwhile, by [`GraphicsResource::unmap`] or [`MappedBuffer::unmap`], is left alone); a failure
 /// there cannot be returned and goes to the release-error path
 /// ([`release_error_count`](crate::release_error_count),
-/// [`set_release_error_handler`](crate::set_release_error_handler)). [`MappedBatch::unmap`] does
+/// [`set_release_error_handler`](crate::set_release_error_handler)). [`MappedBuffers::unmap`] does
 /// the same now and returns the error. Clones of its buffers taken out of it read as closed
 /// (size 0) after that.
-pub struct MappedBatch {
+pub struct MappedBuffers {
     buffers: Vec<MappedBuffer>,
 }
 
-impl MappedBatch {
+impl MappedBuffers {
     /// Unmaps, in one driver call on `stream` when given (else on the mapping stream), the
     /// resources this batch still maps (`cucore_graphics_resources_unmap`); `Ok` when none is
     /// left. After a `Status::Cuda` failure they count as unmapped.
@@ -521,7 +521,7 @@ fn unmap_still_mapped(buffers: &[MappedBuffer], stream: *mut sys::cucore_stream_
     unsafe { sys::cucore_graphics_resources_unmap(still_mapped.as_ptr(), still_mapped.len() as u32, stream) }
 }
 
-impl Drop for MappedBatch {
+impl Drop for MappedBuffers {
     fn drop(&mut self) {
         let buffers = std::mem::take(&mut self.buffers);
         if buffers.is_empty() {
@@ -542,30 +542,30 @@ impl Drop for MappedBatch {
     }
 }
 
-impl Deref for MappedBatch {
+impl Deref for MappedBuffers {
     type Target = [MappedBuffer];
     fn deref(&self) -> &[MappedBuffer] {
         &self.buffers
     }
 }
 
-impl AsRef<[MappedBuffer]> for MappedBatch {
+impl AsRef<[MappedBuffer]> for MappedBuffers {
     fn as_ref(&self) -> &[MappedBuffer] {
         &self.buffers
     }
 }
 
-impl fmt::Debug for MappedBatch {
+impl fmt::Debug for MappedBuffers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("MappedBatch").field(&self.buffers).finish()
+        f.debug_tuple("MappedBuffers").field(&self.buffers).finish()
     }
 }
 
-// ---- MappedArray ------------------------------------------------------------------------------------
+// ---- GraphicsArray ------------------------------------------------------------------------------------
 
 /// The format and extent of a mapped array (`cucore_graphics_array_info_t`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ArrayInfo {
+pub struct GraphicsArrayInfo {
     /// The driver's `CUarray_format` value.
     pub format: u32,
     /// 1, 2 or 4.
@@ -578,11 +578,11 @@ pub struct ArrayInfo {
     pub height: u64,
     /// 0 for a 1D or 2D array.
     pub depth: u64,
-    /// A mipmapped array (its levels come from [`MappedArray::level`]; these are level 0's).
+    /// A mipmapped array (its levels come from [`GraphicsArray::level`]; these are level 0's).
     pub is_mipmapped: bool,
 }
 
-impl ArrayInfo {
+impl GraphicsArrayInfo {
     /// The bytes of the array tightly packed (width x element size per row, rows then slices):
     /// the size the host and buffer copies take.
     pub fn size_bytes(&self) -> u64 {
@@ -594,23 +594,23 @@ impl ArrayInfo {
 /// last reference unmaps on the mapping stream. The array itself belongs to the driver and
 /// goes with the mapping; after [`GraphicsResource::unmap`] every call fails with
 /// `Status::InvalidState`.
-pub struct MappedArray {
+pub struct GraphicsArray {
     raw: std::ptr::NonNull<sys::cucore_graphics_array_t>,
 }
 
 handle_type!(
-    MappedArray,
+    GraphicsArray,
     sys::cucore_graphics_array_t,
     sys::cucore_graphics_array_retain,
     sys::cucore_graphics_array_release
 );
-identity_eq!(MappedArray);
+identity_eq!(GraphicsArray);
 
 fn len64(len: usize) -> u64 {
     len as u64
 }
 
-impl MappedArray {
+impl GraphicsArray {
     /// The raw `CUarray`, or `CUmipmappedArray` for a mipmapped array (borrowed; valid while the
     /// mapping lasts) (`cucore_graphics_array_handle`).
     pub fn handle(&self) -> Result<*mut c_void> {
@@ -621,19 +621,19 @@ impl MappedArray {
     }
 
     /// Level `level` of a mipmapped array, holding the same mapping (`cucore_graphics_array_level`).
-    pub fn level(&self, level: u32) -> Result<MappedArray> {
+    pub fn level(&self, level: u32) -> Result<GraphicsArray> {
         let mut raw = ptr::null_mut();
         // SAFETY: a live handle and a valid out-pointer; we own the reference it gives.
         check(unsafe { sys::cucore_graphics_array_level(self.as_raw(), level, &mut raw) })?;
-        MappedArray::from_out(raw)
+        GraphicsArray::from_out(raw)
     }
 
     /// The format and extent (`cucore_graphics_array_info`; level 0's for a mipmapped array).
-    pub fn info(&self) -> Result<ArrayInfo> {
+    pub fn info(&self) -> Result<GraphicsArrayInfo> {
         let mut info = sys::cucore_graphics_array_info_t::INIT;
         // SAFETY: a live handle and an initialised struct of the size it states.
         check(unsafe { sys::cucore_graphics_array_info(self.as_raw(), &mut info) })?;
-        Ok(ArrayInfo {
+        Ok(GraphicsArrayInfo {
             format: info.format,
             channels: info.channels,
             element_size: info.element_size,
@@ -645,7 +645,7 @@ impl MappedArray {
     }
 
     /// Copies the whole array from tightly packed host bytes (`src.len()` must be the array's
-    /// [`ArrayInfo::size_bytes`]) and waits until the copy has run
+    /// [`GraphicsArrayInfo::size_bytes`]) and waits until the copy has run
     /// (`cucore_graphics_array_copy_from_host`, then [`Stream::synchronize`]).
     pub fn copy_from_host(&self, src: &[u8], stream: &Stream) -> Result<()> {
         // SAFETY: `src` stays borrowed until the stream is synchronized below.
@@ -666,14 +666,14 @@ impl MappedArray {
     pub fn to_vec(&self, stream: &Stream) -> Result<Vec<u8>> {
         let size = self.info()?.size_bytes();
         let len = usize::try_from(size).map_err(|_| {
-            Error::binding(Status::InvalidArgument, format!("MappedArray::to_vec: {} bytes do not fit in memory", size))
+            Error::binding(Status::InvalidArgument, format!("GraphicsArray::to_vec: {} bytes do not fit in memory", size))
         })?;
         let mut v = vec![0u8; len];
         self.copy_to_host(&mut v, stream)?;
         Ok(v)
     }
 
-    /// Queues the copy of [`MappedArray::copy_from_host`] on `stream` and returns at once.
+    /// Queues the copy of [`GraphicsArray::copy_from_host`] on `stream` and returns at once.
     ///
     /// # Safety
     /// `src` must stay valid and unmodified until the copy has run (until `stream` has been
@@ -690,7 +690,7 @@ impl MappedArray {
         })
     }
 
-    /// Queues the copy of [`MappedArray::copy_to_host`] on `stream` and returns at once.
+    /// Queues the copy of [`GraphicsArray::copy_to_host`] on `stream` and returns at once.
     ///
     /// # Safety
     /// `dst` must stay valid, and be neither read nor written, until the copy has run (until
@@ -709,24 +709,24 @@ impl MappedArray {
 
     /// Copies the whole array from a device buffer holding it tightly packed (the buffer's size
     /// must be the array's), ordered on `stream` (`cucore_graphics_array_copy_from_buffer`).
-    pub fn copy_from_buffer(&self, buffer: &Buffer, stream: &Stream) -> Result<()> {
+    pub fn copy_from(&self, buffer: &Buffer, stream: &Stream) -> Result<()> {
         // SAFETY: live handles; both memories belong to the library.
         check(unsafe { sys::cucore_graphics_array_copy_from_buffer(self.as_raw(), buffer.as_raw(), stream.as_raw()) })
     }
 
     /// Copies the whole array to a device buffer of the array's size, tightly packed, ordered on
     /// `stream` (`cucore_graphics_array_copy_to_buffer`).
-    pub fn copy_to_buffer(&self, buffer: &Buffer, stream: &Stream) -> Result<()> {
+    pub fn copy_to(&self, buffer: &Buffer, stream: &Stream) -> Result<()> {
         // SAFETY: live handles; both memories belong to the library.
         check(unsafe { sys::cucore_graphics_array_copy_to_buffer(self.as_raw(), buffer.as_raw(), stream.as_raw()) })
     }
 }
 
-impl fmt::Debug for MappedArray {
+impl fmt::Debug for GraphicsArray {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.handle() {
-            Ok(h) => write!(f, "MappedArray({:p})", h),
-            Err(_) => write!(f, "MappedArray(<unmapped, library handle {:p}>)", self.as_raw()),
+            Ok(h) => write!(f, "GraphicsArray({:p})", h),
+            Err(_) => write!(f, "GraphicsArray(<unmapped, library handle {:p}>)", self.as_raw()),
         }
     }
 }

@@ -3,13 +3,13 @@
 //! `Event.get_ipc_descriptor`).
 //!
 //! ```no_run
-//! use cucore::{ipc, Device, DevicePoolOptions, EventOptions, StreamOptions};
+//! use cucore::{ipc, Device, DeviceMemoryResourceOptions, EventOptions, MemoryResource, StreamOptions};
 //!
 //! # fn main() -> cucore::Result<()> {
 //! // The exporting process.
 //! let dev = Device::get(0)?;
 //! let s = dev.create_stream(StreamOptions::default())?;
-//! let pool = ipc::device_pool(&dev, DevicePoolOptions::default())?;
+//! let pool = MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default().ipc_enabled(true))?;
 //! let shared = ipc::export_memory_resource(&pool)?;   // owns a file descriptor: send it (SCM_RIGHTS)
 //! let buf = pool.allocate(1 << 20, Some(&s))?;
 //! let descriptor = ipc::export_buffer(&buf)?;          // 128 bytes, by any channel
@@ -38,7 +38,7 @@ use cucore_sys as sys;
 use crate::common::{check, Result};
 use crate::device::Device;
 use crate::event::Event;
-use crate::memory::{Buffer, DevicePoolOptions, MemoryResource, MemoryResourceKind};
+use crate::memory::{Buffer, MemoryResource, MemoryResourceKind};
 use crate::stream::Stream;
 
 /// An exported pool's identifier (`CUCORE_IPC_POOL_ID_SIZE` bytes).
@@ -101,18 +101,6 @@ impl fmt::Debug for PoolHandle {
         let id: String = self.pool_id.iter().map(|b| format!("{:02x}", b)).collect();
         write!(f, "PoolHandle(fd {}, {:?}, pool {})", self.fd.as_raw_fd(), self.kind, id)
     }
-}
-
-/// A new device memory pool on `device` that other processes can import (`ipc_enabled = 1`;
-/// otherwise as [`MemoryResource::device_pool`]).
-pub fn device_pool(device: &Device, options: DevicePoolOptions) -> Result<MemoryResource> {
-    let mut o = options.to_raw();
-    o.ipc_enabled = 1;
-    let mut raw = ptr::null_mut();
-    // SAFETY: a live handle, valid options and out-pointer; we own the reference it gives.
-    check(unsafe { sys::cucore_device_memory_resource_create(device.as_raw(), &o, &mut raw) })?;
-    // SAFETY: the call succeeded, so `raw` is a live resource whose reference we own.
-    Ok(unsafe { MemoryResource::adopt(raw) })
 }
 
 /// Exports an IPC-enabled pool (`cucore_ipc_export_memory_resource`): a new file descriptor.

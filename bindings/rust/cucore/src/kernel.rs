@@ -3,9 +3,9 @@
 //!
 //! A kernel from [`ObjectCode::get_kernel`](crate::ObjectCode::get_kernel) is context
 //! independent: per-device queries take the device whose primary context is meant. A wrapped
-//! `CUfunction` ([`Kernel::from_raw_function`]) belongs to one context, and the device of the
+//! `CUfunction` ([`Kernel::from_function`]) belongs to one context, and the device of the
 //! queries must be that context's device. The cluster occupancy queries, which take a launch
-//! configuration, are in [`launch`](crate::launch).
+//! configuration, are in [`launch`](mod@crate::launch).
 
 use std::fmt;
 use std::os::raw::{c_char, c_int, c_void};
@@ -115,7 +115,7 @@ impl Kernel {
     /// # Safety
     /// `cu_kernel` is a valid `CUkernel` whose library stays loaded until `owner` is called (or,
     /// without an owner, until the last clone of the returned value is dropped).
-    pub unsafe fn from_raw_kernel(cu_kernel: *mut c_void, owner: Option<OwnerCallback>) -> Result<Kernel> {
+    pub unsafe fn from_handle(cu_kernel: *mut c_void, owner: Option<OwnerCallback>) -> Result<Kernel> {
         let handoff = owner_handoff(owner);
         let mut raw = ptr::null_mut();
         // SAFETY: the caller vouches for cu_kernel; the handoff's user_data fits its on_release.
@@ -133,10 +133,10 @@ impl Kernel {
     /// # Safety
     /// `cu_function` is a valid `CUfunction` of the current context whose module stays loaded
     /// until `owner` is called (or, without an owner, until the last clone is dropped).
-    pub unsafe fn from_raw_function(cu_function: *mut c_void, owner: Option<OwnerCallback>) -> Result<Kernel> {
+    pub unsafe fn from_function(cu_function: *mut c_void, owner: Option<OwnerCallback>) -> Result<Kernel> {
         let handoff = owner_handoff(owner);
         let mut raw = ptr::null_mut();
-        // SAFETY: as in `from_raw_kernel`.
+        // SAFETY: as in `from_handle`.
         let status =
             unsafe { sys::cucore_kernel_from_function(cu_function, handoff.on_release, handoff.user_data, &mut raw) };
         let result = check(status);

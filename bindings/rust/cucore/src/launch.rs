@@ -21,11 +21,48 @@
 //!
 //! Arguments are passed as their bytes: a [`Buffer`] as its device address, every other
 //! argument through [`KernelArg`], which every [`DeviceRepr`] type has (integers, floats,
-//! `bool`, raw pointers, arrays of them, and `#[repr(C)]` structs that declare it). Where the
-//! driver reports the kernel's parameters (12.4 and newer), the library checks the count and
+//! `bool`, arrays of them, [`DevicePointer`]s, and `#[repr(C)]` structs that declare it). Where
+//! the driver reports the kernel's parameters (12.4 and newer), the library checks the count and
 //! every size and names the argument that does not match (`Status::InvalidArgument`): a Rust
 //! `f64` passed for a `float` parameter is caught there, not silently converted. Up to
 //! [`MAX_STACK_ARGS`] arguments are packed on the stack, without heap allocation.
+//!
+//! # What the safe launch accepts
+//!
+//! [`launch`] and [`launch!`](crate::launch!) are safe, so they take only arguments whose bytes
+//! the binding can vouch for: plain values (integers, floats, `bool`, arrays of them and
+//! `#[repr(C)]` structs that implement the `unsafe` trait [`DeviceRepr`]) and buffers
+//! (`&Buffer`, passed as the address of memory the library allocated and keeps alive). A raw
+//! pointer is an address the binding cannot know to be valid (dangling, freed, host memory,
+//! another device's), and a kernel writing through it could corrupt memory, so raw pointers are
+//! not kernel arguments:
+//!
+//! ```compile_fail
+//! # use cucore::{launch, Kernel, LaunchConfig, Stream};
+//! # fn run(s: &Stream, k: &Kernel, x: *mut f32) -> cucore::Result<()> {
+//! launch(s, &LaunchConfig::new(1, 32), k, &[&x])?; // error: `*mut f32` is not a `KernelArg`
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Passing one takes `unsafe`: wrap it in a [`DevicePointer`] (whose constructors are `unsafe`:
+//! the caller promises the address is valid for what the kernel does with it until the kernel
+//! has run), or pack the arguments yourself for [`launch_raw`]:
+//!
+//! ```no_run
+//! # use cucore::{launch, DevicePointer, Kernel, LaunchConfig, Stream};
+//! # fn run(s: &Stream, k: &Kernel, x: *mut f32) -> cucore::Result<()> {
+//! // SAFETY: `x` is device memory of at least 32 floats that outlives the kernel's run.
+//! let x = unsafe { DevicePointer::from_ptr(x) };
+//! launch(s, &LaunchConfig::new(1, 32), k, &[&x])?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The same holds for what a `DeviceRepr` struct contains: implementing the trait for a struct
+//! with pointer fields is the caller's promise about those addresses. What a kernel does with a
+//! plain integer (an address it computes, an index it does not check) is the kernel's contract,
+//! which no binding can check.
 
 use std::os::raw::{c_int, c_void};
 use std::ptr;
@@ -87,7 +124,7 @@ pub struct LaunchConfig {
     /// Blocks per cluster (compute capability 9.0 and newer); None: no cluster.
     pub cluster: Option<Dim3>,
     /// Dynamic shared memory per block, in bytes.
-    pub shared_memory: u32,
+    pub shared_memory_bytes: u32,
     /// A cooperative launch (grid-wide synchronisation); the whole grid must be resident at
     /// once, which is checked before the launch.
     pub cooperative: bool,
@@ -103,7 +140,7 @@ impl Default for LaunchConfig {
             grid: Dim3::from(1),
             block: Dim3::from(1),
             cluster: None,
-            shared_memory: 0,
+            shared_memory_bytes: 0,
             cooperative: false,
             programmatic_stream_serialization: false,
             priority: None,
@@ -131,9 +168,9 @@ impl LaunchConfig {
         self.cluster = Some(cluster.into());
         self
     }
-    /// Sets `shared_memory` (dynamic shared memory per block, in bytes).
-    pub fn shared_memory(mut self, bytes: u32) -> Self {
-        self.shared_memory = bytes;
+    /// Sets `shared_memory_bytes` (dynamic shared memory per block, in bytes).
+    pub fn shared_memory_bytes(mut self, bytes: u32) -> Self {
+        self.shared_memory_bytes = bytes;
         self
     }
     /// Sets `cooperative`.
@@ -169,7 +206,7 @@ impl LaunchConfig {
             grid: self.grid.to_array(),
             block: self.block.to_array(),
             cluster: self.cluster.map_or([0, 0, 0], Dim3::to_array),
-            shared_memory_bytes: self.shared_memory,
+            shared_memory_bytes: self.shared_memory_bytes,
             flags,
             priority: self.priority.unwrap_or(0),
         }
@@ -188,15 +225,17 @@ impl LaunchConfig {
 }
 
 /// Plain data a kernel can take by value: its bytes are the argument (cuda.core cannot pass
-/// structs by value; this can). Implemented for the integer and float primitives, `bool`, raw
-/// pointers (device addresses) and arrays of such; declare it for your own types with
-/// `unsafe impl DeviceRepr for MyStruct {}`.
+/// structs by value; this can). Implemented for the integer and float primitives, `bool`,
+/// [`DevicePointer`] and arrays of such; declare it for your own types with
+/// `unsafe impl DeviceRepr for MyStruct {}`. Raw pointers do not implement it: see
+/// [the module's rule](mod@crate::launch#what-the-safe-launch-accepts).
 ///
 /// # Safety
 /// The type is `#[repr(C)]` (or `#[repr(transparent)]`, or a primitive) and has exactly the
 /// size, alignment and field layout of the kernel's parameter type, and holds nothing whose
 /// meaning is lost when its bytes are copied to the device (no host references, no `Drop`: it
-/// is `Copy`).
+/// is `Copy`). Any address it holds (a pointer field) is valid for what the kernel does with
+/// it until the kernel has run.
 pub unsafe trait DeviceRepr: Copy {}
 
 macro_rules! device_repr {
@@ -206,12 +245,46 @@ macro_rules! device_repr {
     )* };
 }
 device_repr!(i8, i16, i32, i64, u8, u16, u32, u64, isize, usize, f32, f64, bool);
-// SAFETY: a thin pointer is one address, as a device pointer parameter is.
-unsafe impl<T> DeviceRepr for *const T {}
-// SAFETY: as above.
-unsafe impl<T> DeviceRepr for *mut T {}
 // SAFETY: an array is its elements back to back, as a C array inside a struct is.
 unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {}
+
+/// A device address passed to a kernel's pointer parameter (`T *`): 8 bytes, the address. The
+/// safe [`launch`] refuses raw pointers, whose validity it cannot know; making a
+/// `DevicePointer` is where the caller vouches for one, hence `unsafe`.
+///
+/// A [`Buffer`] needs no `DevicePointer`: pass `&buffer` (its address is the library's own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct DevicePointer(u64);
+
+impl DevicePointer {
+    /// The address `address` (a `CUdeviceptr`, or a host address the device can reach).
+    ///
+    /// # Safety
+    /// Until every kernel launched with it has run, `address` points at memory the launch's
+    /// device may access as the kernel does (read or write, as many bytes as it touches):
+    /// allocated, not freed, and not used by anything else in a way that races with the kernel.
+    pub const unsafe fn from_address(address: u64) -> DevicePointer {
+        DevicePointer(address)
+    }
+
+    /// The address of `ptr` (a device pointer, or host memory the device can reach).
+    ///
+    /// # Safety
+    /// As [`DevicePointer::from_address`].
+    pub unsafe fn from_ptr<T>(ptr: *const T) -> DevicePointer {
+        DevicePointer(ptr as usize as u64)
+    }
+
+    /// The address.
+    pub const fn address(self) -> u64 {
+        self.0
+    }
+}
+
+// SAFETY: repr(transparent) over a u64, the size and layout of a device pointer parameter; its
+// constructors are unsafe, so the address was vouched for by whoever made it.
+unsafe impl DeviceRepr for DevicePointer {}
 
 /// A kernel argument: where its bytes are and how many (the argument pointer and size that
 /// `cucore_launch` takes).
@@ -220,7 +293,8 @@ unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {}
 /// `kernel_arg` returns a pointer to `size` readable bytes that stay valid and unchanged until
 /// the launch that asked returns: inside `self`, or inside `scratch` (8 bytes, aligned to 8,
 /// owned by that launch), which is for arguments whose bytes must be computed (a buffer's
-/// address).
+/// address). Any address among those bytes is valid for what the kernel does with it (the
+/// rule of [`DevicePointer`]), since the safe [`launch`] takes every `KernelArg`.
 pub unsafe trait KernelArg {
     /// The argument's bytes as `(pointer, size)`; `scratch` is storage that lives for the launch.
     fn kernel_arg(&self, scratch: &mut u64) -> Result<(*const c_void, usize)>;
@@ -274,7 +348,9 @@ fn pack(
 /// `launch`). The arguments are copied by the driver before this returns, so they may be
 /// temporaries. A count or size that does not match the kernel's parameters (where the driver
 /// reports them) and a configuration the kernel or device cannot run are
-/// `Status::InvalidArgument` with a message naming the problem.
+/// `Status::InvalidArgument` with a message naming the problem. Raw pointers are refused at
+/// compile time ([`DevicePointer`] takes them, `unsafe`; see
+/// [the module's rule](mod@crate::launch#what-the-safe-launch-accepts)).
 pub fn launch(stream: &Stream, config: &LaunchConfig, kernel: &Kernel, args: &[&dyn KernelArg]) -> Result<()> {
     let raw = config.to_raw();
     let n = args.len();
@@ -300,7 +376,9 @@ pub fn launch(stream: &Stream, config: &LaunchConfig, kernel: &Kernel, args: &[&
 /// pack arguments themselves. `Status::InvalidArgument` when the slices' lengths differ.
 ///
 /// # Safety
-/// `args[i]` points at `sizes[i]` readable bytes, the bytes of argument `i`.
+/// `args[i]` points at `sizes[i]` readable bytes, the bytes of argument `i`, and every address
+/// among those bytes is valid for what the kernel does with it until the kernel has run (as for
+/// [`DevicePointer`]).
 pub unsafe fn launch_raw(
     stream: &Stream,
     config: &LaunchConfig,

@@ -2,7 +2,7 @@
 //! on NVIDIA's Python `cuda.core`).
 //!
 //! Every handle type ([`Device`], [`Context`], [`Stream`], [`Event`], [`MemoryResource`],
-//! [`Buffer`], [`Program`], [`ObjectCode`], [`Linker`], [`Kernel`], [`ProgramCache`], [`GraphicsResource`], [`MappedArray`]) owns one reference to a library object: `Clone` adds one (`cucore_*_retain`),
+//! [`Buffer`], [`Program`], [`ObjectCode`], [`Linker`], [`Kernel`], [`ProgramCache`], [`GraphicsResource`], [`GraphicsArray`]) owns one reference to a library object: `Clone` adds one (`cucore_*_retain`),
 //! `Drop` gives it back (`cucore_*_release`). Objects hold references to what they depend on (a
 //! stream holds its context, which holds its device; a buffer holds its memory resource and its
 //! deallocation stream), so drop order never matters. The C ABI is thread safe, so
@@ -160,30 +160,30 @@ pub use common::{
     OwnerCallback, ReleaseErrorHandler, Result, Status, BINDING_VERSION,
 };
 pub use context::Context;
-pub use copy_3d::{copy_3d, copy_3d_async, DstMemory, DstRegion, Extent, RegionLayout, SrcMemory, SrcRegion};
+pub use copy_3d::{copy_3d, copy_3d_async, DstMemory, Extent3D, MemoryRegion, RegionLayout, SrcMemory};
 pub use device::{driver_version, ComputeCapability, Device, DeviceAttribute, DeviceProperties, Uuid};
 pub use dlpack::{
-    DLPackDevice, DLPackDeviceType, DLPackElement, DLPackLayout, DLPackTensor, LegacyDLPackTensor,
+    DLDevice, DLDeviceType, DLPackElement, DLPackLayout, DLPackTensor, LegacyDLPackTensor,
 };
 pub use event::{Event, EventOptions};
-pub use managed::{Advice, ManagedAdvice};
-pub use memory::{Accessibility, Buffer, DevicePoolOptions, MemoryResource, MemoryResourceKind, PoolAttribute};
+pub use managed::{MemoryAdvice, ManagedAdvice};
+pub use memory::{Accessibility, Buffer, DeviceMemoryResourceOptions, MemoryResource, MemoryResourceKind, PoolAttribute};
 pub use memory_resources::{
-    Access, Granularity, Location, ManagedMemoryOptions, PinnedPoolOptions, VirtualMemoryOptions,
+    Access, Granularity, Location, ManagedMemoryResourceOptions, PinnedMemoryResourceOptions, VirtualMemoryResourceOptions,
 };
 pub use memory_user::{StreamRef, UserMemoryResource};
 pub use stream::{Stream, StreamOptions, StreamPriorityRange};
 
 pub use kernel::{Kernel, KernelAttribute, ParamInfo, PotentialBlockSize};
-pub use launch::{launch, launch_raw, DeviceRepr, Dim3, KernelArg, LaunchConfig, MAX_STACK_ARGS};
+pub use launch::{launch, launch_raw, DevicePointer, DeviceRepr, Dim3, KernelArg, LaunchConfig, MAX_STACK_ARGS};
 pub use linker::{Linker, LinkerOptions};
-pub use object_code::{GlobalSymbol, ObjectCode};
+pub use object_code::{GlobalInfo, ObjectCode};
 pub use program::{compiler_version, CodeType, CompilerBackend, Program, ProgramOptions};
 pub use program_cache::{ProgramCache, ProgramCacheStats};
 
 pub use graphics::{
-    gl_get_devices, ArrayInfo, GlDeviceList, GraphicsResource, MapHint, MappedArray, MappedBatch, MappedBuffer,
-    RegisterFlags,
+    gl_get_devices, GraphicsArrayInfo, GlDeviceList, GraphicsResource, GraphicsMapHint, GraphicsArray, MappedBuffers, MappedBuffer,
+    GraphicsRegisterFlags,
 };
 
 #[cfg(test)]

@@ -6,12 +6,12 @@
 //!
 //! # fn main() -> cucore::Result<()> {
 //! let options = ProgramOptions::default().arch("sm_90").relocatable_device_code(true);
-//! let a = Program::new("extern __device__ int twice(int); \
+//! let a = Program::create("extern __device__ int twice(int); \
 //!                       extern \"C\" __global__ void k(int *x) { *x = twice(*x); }", CodeType::Cxx, &options)?
 //!     .compile(CodeType::LtoIr, &[], None)?;
-//! let b = Program::new("__device__ int twice(int v) { return 2 * v; }", CodeType::Cxx, &options)?
+//! let b = Program::create("__device__ int twice(int v) { return 2 * v; }", CodeType::Cxx, &options)?
 //!     .compile(CodeType::LtoIr, &[], None)?;
-//! let linker = Linker::new(&[&a, &b], &LinkerOptions::default().arch("sm_90").link_time_optimization(true))?;
+//! let linker = Linker::create(&[&a, &b], &LinkerOptions::default().arch("sm_90").link_time_optimization(true))?;
 //! let cubin = linker.link(CodeType::Cubin)?;
 //! # Ok(())
 //! # }
@@ -154,7 +154,7 @@ impl Linker {
     /// A linker over `inputs` (at least one) with `options` (`cucore_linker_create`). The
     /// backend starts at once, so option errors surface here; an input the backend refuses is
     /// `Status::Compilation` (the message carries the first lines of the error log).
-    pub fn new(inputs: &[&ObjectCode], options: &LinkerOptions) -> Result<Linker> {
+    pub fn create(inputs: &[&ObjectCode], options: &LinkerOptions) -> Result<Linker> {
         if let Some(level) = options.optimization_level {
             if level > 3 {
                 return Err(Error::binding(

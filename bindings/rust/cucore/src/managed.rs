@@ -13,9 +13,9 @@ use crate::memory::Buffer;
 use crate::memory_resources::{location_to_raw, Location};
 use crate::stream::Stream;
 
-/// Advice about managed memory (`cucore_memory_advice_t`).
+/// MemoryAdvice about managed memory (`cucore_memory_advice_t`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Advice {
+pub enum MemoryAdvice {
     /// Mostly read: the driver may keep read-only copies where it is read (location ignored).
     SetReadMostly,
     /// Undoes `SetReadMostly` (location ignored).
@@ -30,16 +30,16 @@ pub enum Advice {
     UnsetAccessedBy,
 }
 
-impl Advice {
+impl MemoryAdvice {
     /// The raw `cucore_memory_advice_t`.
     pub fn raw(self) -> sys::cucore_memory_advice_t {
         match self {
-            Advice::SetReadMostly => sys::CUCORE_ADVICE_SET_READ_MOSTLY,
-            Advice::UnsetReadMostly => sys::CUCORE_ADVICE_UNSET_READ_MOSTLY,
-            Advice::SetPreferredLocation => sys::CUCORE_ADVICE_SET_PREFERRED_LOCATION,
-            Advice::UnsetPreferredLocation => sys::CUCORE_ADVICE_UNSET_PREFERRED_LOCATION,
-            Advice::SetAccessedBy => sys::CUCORE_ADVICE_SET_ACCESSED_BY,
-            Advice::UnsetAccessedBy => sys::CUCORE_ADVICE_UNSET_ACCESSED_BY,
+            MemoryAdvice::SetReadMostly => sys::CUCORE_ADVICE_SET_READ_MOSTLY,
+            MemoryAdvice::UnsetReadMostly => sys::CUCORE_ADVICE_UNSET_READ_MOSTLY,
+            MemoryAdvice::SetPreferredLocation => sys::CUCORE_ADVICE_SET_PREFERRED_LOCATION,
+            MemoryAdvice::UnsetPreferredLocation => sys::CUCORE_ADVICE_UNSET_PREFERRED_LOCATION,
+            MemoryAdvice::SetAccessedBy => sys::CUCORE_ADVICE_SET_ACCESSED_BY,
+            MemoryAdvice::UnsetAccessedBy => sys::CUCORE_ADVICE_UNSET_ACCESSED_BY,
         }
     }
 }
@@ -57,7 +57,7 @@ impl Buffer {
     /// Gives the driver `advice` about this managed buffer's memory (`cucore_buffer_advise`).
     /// `location` is required for `SetPreferredLocation` (a device, the host or a host NUMA
     /// node) and the accessed-by advice (a device); the others ignore it.
-    pub fn advise(&self, advice: Advice, location: Option<Location>) -> Result<()> {
+    pub fn advise(&self, advice: MemoryAdvice, location: Option<Location>) -> Result<()> {
         // SAFETY: a live handle.
         check(unsafe { sys::cucore_buffer_advise(self.as_raw(), advice.raw(), location_to_raw(location)) })
     }
@@ -73,7 +73,7 @@ impl Buffer {
 
     /// Sets or unsets the read-mostly advice (cuda.core's `ManagedBuffer.read_mostly`).
     pub fn set_read_mostly(&self, read_mostly: bool) -> Result<()> {
-        let advice = if read_mostly { Advice::SetReadMostly } else { Advice::UnsetReadMostly };
+        let advice = if read_mostly { MemoryAdvice::SetReadMostly } else { MemoryAdvice::UnsetReadMostly };
         self.advise(advice, None)
     }
 
@@ -89,8 +89,8 @@ impl Buffer {
     /// `ManagedBuffer.preferred_location`).
     pub fn set_preferred_location(&self, location: Option<Location>) -> Result<()> {
         match location {
-            Some(location) => self.advise(Advice::SetPreferredLocation, Some(location)),
-            None => self.advise(Advice::UnsetPreferredLocation, None),
+            Some(location) => self.advise(MemoryAdvice::SetPreferredLocation, Some(location)),
+            None => self.advise(MemoryAdvice::UnsetPreferredLocation, None),
         }
     }
 
@@ -102,11 +102,16 @@ impl Buffer {
         Location::from_raw(preferred)
     }
 
-    /// Sets or unsets the accessed-by advice for `location`, a device (cuda.core's
-    /// `ManagedBuffer.accessed_by` set).
-    pub fn set_accessed_by(&self, location: Location, accessed_by: bool) -> Result<()> {
-        let advice = if accessed_by { Advice::SetAccessedBy } else { Advice::UnsetAccessedBy };
-        self.advise(advice, Some(location))
+    /// Sets the accessed-by advice for `location`, a device (cuda.core's
+    /// `ManagedBuffer.accessed_by.add`).
+    pub fn add_accessed_by(&self, location: Location) -> Result<()> {
+        self.advise(MemoryAdvice::SetAccessedBy, Some(location))
+    }
+
+    /// Unsets the accessed-by advice for `location`, a device (cuda.core's
+    /// `ManagedBuffer.accessed_by.discard`).
+    pub fn remove_accessed_by(&self, location: Location) -> Result<()> {
+        self.advise(MemoryAdvice::UnsetAccessedBy, Some(location))
     }
 
     /// Whether the accessed-by advice is set for `location`, a device

@@ -134,22 +134,42 @@ pub struct Accessibility {
 }
 
 /// Options of a new device memory pool (`cucore_device_memory_resource_options_t`; cuda.core's
-/// `DeviceMemoryResourceOptions`). Zero means "default" for every field.
+/// `DeviceMemoryResourceOptions`). Zero means "default" for every field. Build with
+/// `DeviceMemoryResourceOptions::default().max_size(..).ipc_enabled(true)`, or set the fields.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct DevicePoolOptions {
+pub struct DeviceMemoryResourceOptions {
     /// The most the pool may reserve, in bytes; 0: no limit (the driver's default).
     pub max_size: u64,
     /// Bytes the pool keeps reserved after a synchronization instead of returning them to the
     /// system; 0: the driver's default (return everything).
     pub release_threshold: u64,
+    /// Shareable with other processes (Linux; see [`ipc`](crate::ipc)).
+    pub ipc_enabled: bool,
 }
 
-impl DevicePoolOptions {
+impl DeviceMemoryResourceOptions {
+    /// Sets `max_size`.
+    pub fn max_size(mut self, bytes: u64) -> Self {
+        self.max_size = bytes;
+        self
+    }
+    /// Sets `release_threshold`.
+    pub fn release_threshold(mut self, bytes: u64) -> Self {
+        self.release_threshold = bytes;
+        self
+    }
+    /// Sets `ipc_enabled`.
+    pub fn ipc_enabled(mut self, ipc_enabled: bool) -> Self {
+        self.ipc_enabled = ipc_enabled;
+        self
+    }
+
     /// The C struct.
     pub fn to_raw(&self) -> sys::cucore_device_memory_resource_options_t {
         let mut o = sys::cucore_device_memory_resource_options_t::INIT;
         o.max_size = self.max_size;
         o.release_threshold = self.release_threshold;
+        o.ipc_enabled = self.ipc_enabled as u32;
         o
     }
 }
@@ -207,7 +227,7 @@ impl MemoryResource {
     /// `cucore_device_memory_resource_create`; cuda.core's
     /// `DeviceMemoryResource(dev, DeviceMemoryResourceOptions(...))`), destroyed when the
     /// resource and every buffer from it are dropped.
-    pub fn device_pool(device: &Device, options: DevicePoolOptions) -> Result<MemoryResource> {
+    pub fn device_pool(device: &Device, options: DeviceMemoryResourceOptions) -> Result<MemoryResource> {
         let o = options.to_raw();
         let mut raw = ptr::null_mut();
         // SAFETY: a live handle, valid options and out-pointer; we own the reference it gives.
@@ -276,7 +296,7 @@ impl MemoryResource {
 
     /// Whether this resource allocates and frees in stream order (a stream is then required to
     /// allocate): its kind's [`MemoryResourceKind::is_stream_ordered`], and managed resources
-    /// with a pool ([`ManagedMemoryOptions::use_pool`](crate::ManagedMemoryOptions::use_pool)).
+    /// with a pool ([`ManagedMemoryResourceOptions::use_pool`](crate::ManagedMemoryResourceOptions::use_pool)).
     pub fn is_stream_ordered(&self) -> Result<bool> {
         let mut ordered: c_int = 0;
         // SAFETY: a live handle and a valid out-pointer.

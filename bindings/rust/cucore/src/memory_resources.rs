@@ -97,9 +97,9 @@ impl Access {
 
 /// Options of a pinned (page-locked host) memory pool
 /// (`cucore_pinned_memory_resource_options_t`; cuda.core's `PinnedMemoryResourceOptions`).
-/// Build with `PinnedPoolOptions::default().max_size(..).numa_id(..)`, or set the fields.
+/// Build with `PinnedMemoryResourceOptions::default().max_size(..).numa_id(..)`, or set the fields.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct PinnedPoolOptions {
+pub struct PinnedMemoryResourceOptions {
     /// Shareable with other processes (then on a NUMA node: node 0 unless `numa_id` says).
     pub ipc_enabled: bool,
     /// The most the pool may reserve, in bytes; 0: no limit.
@@ -110,7 +110,7 @@ pub struct PinnedPoolOptions {
     pub numa_id: Option<i32>,
 }
 
-impl PinnedPoolOptions {
+impl PinnedMemoryResourceOptions {
     /// Sets `ipc_enabled`.
     pub fn ipc_enabled(mut self, ipc_enabled: bool) -> Self {
         self.ipc_enabled = ipc_enabled;
@@ -153,7 +153,7 @@ impl PinnedPoolOptions {
 /// stream-ordered (CUDA 13 drivers), but drivers may refuse advice on its memory (an H100 with
 /// driver 580 answers `cuMemAdvise` with `Status::NotSupported` there; prefetch works).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ManagedMemoryOptions {
+pub struct ManagedMemoryResourceOptions {
     /// A managed memory pool (true) or `cuMemAllocManaged` (false, the default).
     pub use_pool: bool,
     /// The preferred location (the pool's, or advised on each allocation): a device, the host
@@ -166,7 +166,7 @@ pub struct ManagedMemoryOptions {
     pub release_threshold: u64,
 }
 
-impl ManagedMemoryOptions {
+impl ManagedMemoryResourceOptions {
     /// Sets `use_pool`.
     pub fn use_pool(mut self, use_pool: bool) -> Self {
         self.use_pool = use_pool;
@@ -212,7 +212,7 @@ pub enum Granularity {
 /// Options of a virtual memory resource (`cucore_virtual_memory_resource_options_t`; cuda.core's
 /// `VirtualMemoryResourceOptions`). The default is the C struct's all-zero default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct VirtualMemoryOptions {
+pub struct VirtualMemoryResourceOptions {
     /// Where the physical memory lives: None (the default) or `Location::Device(_)` for the
     /// resource's own device (the ordinal is not used), `Location::Host` or
     /// `Location::HostNuma(node)` for host memory.
@@ -231,7 +231,7 @@ pub struct VirtualMemoryOptions {
     pub self_access: Option<Access>,
 }
 
-impl VirtualMemoryOptions {
+impl VirtualMemoryResourceOptions {
     /// Sets `location`.
     pub fn location(mut self, location: Location) -> Self {
         self.location = Some(location);
@@ -280,7 +280,7 @@ impl MemoryResource {
     /// read-write access (other devices: [`MemoryResource::set_peer_access`]). Its buffers are
     /// host memory (`device_id()` None) reachable from the host and the device. Fails with
     /// `Status::NotSupported` where the driver has no host memory pools.
-    pub fn pinned_pool(device: &Device, options: PinnedPoolOptions) -> Result<MemoryResource> {
+    pub fn pinned_pool(device: &Device, options: PinnedMemoryResourceOptions) -> Result<MemoryResource> {
         let o = options.to_raw();
         let mut raw = ptr::null_mut();
         // SAFETY: a live handle, valid options and out-pointer; we own the reference it gives.
@@ -290,13 +290,13 @@ impl MemoryResource {
 
     /// Managed (unified) memory of `device` (`cucore_managed_memory_resource_create`; cuda.core's
     /// `ManagedMemoryResource`): from `cuMemAllocManaged` (the default: synchronous, a stream is
-    /// not needed) or, with [`ManagedMemoryOptions::use_pool`], a new pool allocating in stream
+    /// not needed) or, with [`ManagedMemoryResourceOptions::use_pool`], a new pool allocating in stream
     /// order on `device`'s streams. Its buffers are reachable from the host and every device and
     /// take advice, prefetches and discards ([`Buffer::advise`](crate::Buffer::advise), ...).
     /// Fails with `Status::NotSupported` without managed memory, or for a pool with a driver
     /// before CUDA 13; `Status::InvalidArgument` for `max_size` or `release_threshold` without
     /// `use_pool`.
-    pub fn managed(device: &Device, options: ManagedMemoryOptions) -> Result<MemoryResource> {
+    pub fn managed(device: &Device, options: ManagedMemoryResourceOptions) -> Result<MemoryResource> {
         let o = options.to_raw();
         let mut raw = ptr::null_mut();
         // SAFETY: as in `pinned_pool`.
@@ -308,7 +308,7 @@ impl MemoryResource {
     /// `VirtualMemoryResource`): each buffer is physical memory mapped into an address range
     /// reserved for it, which it can [grow](crate::Buffer::grow) into. Allocation and release
     /// are synchronous (no stream needed). Sizes round up to the allocation granularity.
-    pub fn virtual_memory(device: &Device, options: VirtualMemoryOptions) -> Result<MemoryResource> {
+    pub fn virtual_memory(device: &Device, options: VirtualMemoryResourceOptions) -> Result<MemoryResource> {
         let o = options.to_raw();
         let mut raw = ptr::null_mut();
         // SAFETY: as in `pinned_pool`.

@@ -21,16 +21,16 @@ use crate::program::CodeType;
 
 /// Where a module global (a `__device__` or `__constant__` variable) lives on one device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct GlobalSymbol {
+pub struct GlobalInfo {
     /// Its device address.
     pub address: u64,
     /// Its size in bytes.
     pub size: usize,
 }
 
-/// Compiled device code (`cucore_object_code_t`): the result of [`Program::compile`]
-/// (crate::Program::compile) or [`Linker::link`](crate::Linker::link), or bytes or a file of a
-/// known kind.
+/// Compiled device code (`cucore_object_code_t`): the result of
+/// [`Program::compile`](crate::Program::compile) or [`Linker::link`](crate::Linker::link), or
+/// bytes or a file of a known kind.
 pub struct ObjectCode {
     raw: NonNull<sys::cucore_object_code_t>,
 }
@@ -46,7 +46,7 @@ impl ObjectCode {
     /// Object code of kind `code_type` (`Cubin`, `Ptx`, `LtoIr`, `Fatbin`, `Object` or `Library`)
     /// from a copy of `data` (`cucore_object_code_create`; cuda.core's `ObjectCode.from_cubin`
     /// and siblings). `name` names it in messages and linker logs. Nothing is loaded yet.
-    pub fn from_bytes(data: &[u8], code_type: CodeType, name: Option<&str>) -> Result<ObjectCode> {
+    pub fn create(data: &[u8], code_type: CodeType, name: Option<&str>) -> Result<ObjectCode> {
         let name = optional_name(name)?;
         let mut raw = ptr::null_mut();
         // SAFETY: `data.len()` readable bytes (copied by the call), a NUL-terminated name or
@@ -166,14 +166,14 @@ impl ObjectCode {
 
     /// The address and size of the module global `name` (a name expression or the symbol name)
     /// on `device` (`cucore_object_code_get_global`). Loads the code if needed.
-    pub fn get_global(&self, device: &Device, name: &str) -> Result<GlobalSymbol> {
+    pub fn get_global(&self, device: &Device, name: &str) -> Result<GlobalInfo> {
         let name = c_string(name, "the global's name")?;
         let (mut address, mut size): (u64, usize) = (0, 0);
         // SAFETY: live handles, a NUL-terminated name, valid out-pointers.
         check(unsafe {
             sys::cucore_object_code_get_global(self.as_raw(), device.as_raw(), name.as_ptr(), &mut address, &mut size)
         })?;
-        Ok(GlobalSymbol { address, size })
+        Ok(GlobalInfo { address, size })
     }
 
     /// Copies the global `name` on `device` into `dst`, whose length must be the global's size

@@ -12,7 +12,7 @@
 //!         if (i < n) x[i] *= a;
 //!     }"#;
 //! let options = ProgramOptions::default().arch("sm_90").std("c++17").define_value("N", "4");
-//! let program = Program::new(source, CodeType::Cxx, &options)?;
+//! let program = Program::create(source, CodeType::Cxx, &options)?;
 //! let cache = ProgramCache::in_memory(0)?;
 //! let code = program.compile(CodeType::Cubin, &["scale<float>"], Some(&cache))?;
 //! let kernel = code.get_kernel("scale<float>")?;    // by name expression
@@ -500,7 +500,7 @@ impl Program {
     /// (`Cxx`, `Ptx` or `Nvvm`) with `options` (`cucore_program_create`). Fails with
     /// `Status::NotSupported` when the compiler for `code_type` is not installed, and with
     /// `Status::InvalidArgument` for an option that does not apply to the code type.
-    pub fn new(code: impl AsRef<[u8]>, code_type: CodeType, options: &ProgramOptions) -> Result<Program> {
+    pub fn create(code: impl AsRef<[u8]>, code_type: CodeType, options: &ProgramOptions) -> Result<Program> {
         let code = code.as_ref();
         let lowered = options.lower()?;
         // Size 0 would mean "NUL-terminated": empty code is passed as the empty C string.

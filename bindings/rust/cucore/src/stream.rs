@@ -123,14 +123,6 @@ impl Stream {
         Stream::from_out(raw)
     }
 
-    /// The range of stream priorities of `device` (`cucore_stream_priority_range`).
-    pub fn priority_range(device: &Device) -> Result<StreamPriorityRange> {
-        let (mut least, mut greatest): (c_int, c_int) = (0, 0);
-        // SAFETY: a live handle and valid out-pointers.
-        check(unsafe { sys::cucore_stream_priority_range(device.as_raw(), &mut least, &mut greatest) })?;
-        Ok(StreamPriorityRange { least, greatest })
-    }
-
     /// Waits until all work queued on the stream has completed (cuda.core's `Stream.sync()`).
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: a live handle.

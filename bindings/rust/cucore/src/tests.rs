@@ -433,10 +433,12 @@ fn errors_are_per_thread() {
 
 #[test]
 fn memory_value_types() {
-    assert_eq!(DevicePoolOptions::default().to_raw(), sys::cucore_device_memory_resource_options_t::INIT);
-    let o = DevicePoolOptions { max_size: 1 << 30, release_threshold: 1 << 20 }.to_raw();
+    assert_eq!(DeviceMemoryResourceOptions::default().to_raw(), sys::cucore_device_memory_resource_options_t::INIT);
+    let o = DeviceMemoryResourceOptions { max_size: 1 << 30, release_threshold: 1 << 20, ipc_enabled: false }.to_raw();
     assert_eq!(o.struct_size as usize, std::mem::size_of::<sys::cucore_device_memory_resource_options_t>());
-    assert_eq!((o.reserved0, o.max_size, o.release_threshold), (0, 1 << 30, 1 << 20));
+    assert_eq!((o.reserved0, o.max_size, o.release_threshold, o.ipc_enabled), (0, 1 << 30, 1 << 20, 0));
+    let o = DeviceMemoryResourceOptions::default().max_size(5).release_threshold(6).ipc_enabled(true).to_raw();
+    assert_eq!((o.max_size, o.release_threshold, o.ipc_enabled), (5, 6, 1));
 
     for k in [MemoryResourceKind::Device, MemoryResourceKind::LegacyPinned, MemoryResourceKind::Unknown(77)] {
         assert_eq!(MemoryResourceKind::from_raw(k.raw()), k);

@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 
-use cucore::{sys, DLPackDevice, DLPackDeviceType, DLPackElement, DLPackLayout, DLPackTensor, LegacyDLPackTensor};
+use cucore::{sys, DLDevice, DLDeviceType, DLPackElement, DLPackLayout, DLPackTensor, LegacyDLPackTensor};
 
 /// A host buffer over `host`, whose owner callback counts into `released`.
 fn host_buffer(host: &mut [f32], released: &Arc<AtomicUsize>) -> Buffer {
@@ -66,7 +66,7 @@ fn host_memory_round_trips_without_a_gpu() {
     let base = host.as_ptr() as u64;
     let released = Arc::new(AtomicUsize::new(0));
     let buf = host_buffer(&mut host, &released);
-    assert_eq!(buf.dlpack_device().unwrap(), DLPackDevice { device_type: DLPackDeviceType::Cpu, device_id: 0 });
+    assert_eq!(buf.dlpack_device().unwrap(), DLDevice { device_type: DLDeviceType::Cpu, device_id: 0 });
 
     // The default: the buffer's bytes, 1-D uint8.
     let bytes = DLPackTensor::export(&buf, None).unwrap();
@@ -75,7 +75,7 @@ fn host_memory_round_trips_without_a_gpu() {
     assert_eq!(bytes.dtype(), u8::DTYPE);
     assert_eq!(bytes.version().0, 1);
     assert_eq!(bytes.data() as u64, base);
-    assert_eq!(bytes.device().device_type, DLPackDeviceType::Cpu);
+    assert_eq!(bytes.device().device_type, DLDeviceType::Cpu);
     assert!(!bytes.is_read_only());
 
     // A read-only 4x8 float matrix 64 bytes in: floats 16..48.
@@ -202,11 +202,11 @@ fn device_buffer_round_trips_as_a_2d_float_tensor() {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
     let buf = dev.allocate(bytes.len() as u64, &s).unwrap();
     buf.copy_from_host(0, &bytes, &s).unwrap();
-    assert_eq!(buf.dlpack_device().unwrap(), DLPackDevice { device_type: DLPackDeviceType::Cuda, device_id: 0 });
+    assert_eq!(buf.dlpack_device().unwrap(), DLDevice { device_type: DLDeviceType::Cuda, device_id: 0 });
 
     let t = DLPackTensor::export(&buf, Some(&DLPackLayout::of::<f32>(&[ROWS as i64, COLS as i64]))).unwrap();
     assert_eq!(t.data() as u64, buf.address().unwrap());
-    assert_eq!(t.device(), DLPackDevice { device_type: DLPackDeviceType::Cuda, device_id: 0 });
+    assert_eq!(t.device(), DLDevice { device_type: DLDeviceType::Cuda, device_id: 0 });
     assert_eq!(t.strides(), Some(&[COLS as i64, 1][..]));
     let imported = Buffer::from_dlpack(t).unwrap();
     assert_eq!(imported.address().unwrap(), buf.address().unwrap(), "zero-copy");

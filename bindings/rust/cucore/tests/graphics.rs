@@ -11,52 +11,52 @@ mod common;
 use common::*;
 
 use cucore::sys;
-use cucore::{gl_get_devices, ArrayInfo, GlDeviceList, GraphicsResource, MapHint, RegisterFlags};
+use cucore::{gl_get_devices, GraphicsArrayInfo, GlDeviceList, GraphicsResource, GraphicsMapHint, GraphicsRegisterFlags};
 
 /// `GL_TEXTURE_2D`.
 const GL_TEXTURE_2D: u32 = 0x0de1;
 
 #[test]
 fn register_flags_are_the_header_bits() {
-    assert_eq!(RegisterFlags::NONE.bits(), sys::CUCORE_GRAPHICS_REGISTER_NONE as u32);
-    assert_eq!(RegisterFlags::READ_ONLY.bits(), 1);
-    assert_eq!(RegisterFlags::WRITE_DISCARD.bits(), 2);
-    assert_eq!(RegisterFlags::SURFACE_LOAD_STORE.bits(), 4);
-    assert_eq!(RegisterFlags::TEXTURE_GATHER.bits(), 8);
-    assert_eq!(RegisterFlags::default(), RegisterFlags::NONE);
+    assert_eq!(GraphicsRegisterFlags::NONE.bits(), sys::CUCORE_GRAPHICS_REGISTER_NONE as u32);
+    assert_eq!(GraphicsRegisterFlags::READ_ONLY.bits(), 1);
+    assert_eq!(GraphicsRegisterFlags::WRITE_DISCARD.bits(), 2);
+    assert_eq!(GraphicsRegisterFlags::SURFACE_LOAD_STORE.bits(), 4);
+    assert_eq!(GraphicsRegisterFlags::TEXTURE_GATHER.bits(), 8);
+    assert_eq!(GraphicsRegisterFlags::default(), GraphicsRegisterFlags::NONE);
 
-    let both = RegisterFlags::SURFACE_LOAD_STORE | RegisterFlags::TEXTURE_GATHER;
+    let both = GraphicsRegisterFlags::SURFACE_LOAD_STORE | GraphicsRegisterFlags::TEXTURE_GATHER;
     assert_eq!(both.bits(), 12);
-    assert!(both.contains(RegisterFlags::TEXTURE_GATHER));
-    assert!(!both.contains(RegisterFlags::READ_ONLY));
-    assert!(both.contains(RegisterFlags::NONE));
-    let mut f = RegisterFlags::READ_ONLY;
-    f |= RegisterFlags::TEXTURE_GATHER;
+    assert!(both.contains(GraphicsRegisterFlags::TEXTURE_GATHER));
+    assert!(!both.contains(GraphicsRegisterFlags::READ_ONLY));
+    assert!(both.contains(GraphicsRegisterFlags::NONE));
+    let mut f = GraphicsRegisterFlags::READ_ONLY;
+    f |= GraphicsRegisterFlags::TEXTURE_GATHER;
     assert_eq!(f.bits(), 9);
 
-    let all = RegisterFlags::READ_ONLY
-        | RegisterFlags::WRITE_DISCARD
-        | RegisterFlags::SURFACE_LOAD_STORE
-        | RegisterFlags::TEXTURE_GATHER;
-    assert_eq!(RegisterFlags::from_bits(15), Some(all));
-    assert_eq!(RegisterFlags::from_bits(0), Some(RegisterFlags::NONE));
-    assert_eq!(RegisterFlags::from_bits(16), None);
-    assert_eq!(RegisterFlags::from_bits(0x8000_0001), None);
+    let all = GraphicsRegisterFlags::READ_ONLY
+        | GraphicsRegisterFlags::WRITE_DISCARD
+        | GraphicsRegisterFlags::SURFACE_LOAD_STORE
+        | GraphicsRegisterFlags::TEXTURE_GATHER;
+    assert_eq!(GraphicsRegisterFlags::from_bits(15), Some(all));
+    assert_eq!(GraphicsRegisterFlags::from_bits(0), Some(GraphicsRegisterFlags::NONE));
+    assert_eq!(GraphicsRegisterFlags::from_bits(16), None);
+    assert_eq!(GraphicsRegisterFlags::from_bits(0x8000_0001), None);
 }
 
 #[test]
 fn register_flags_from_cuda_core_names() {
-    assert_eq!(RegisterFlags::from_names::<&str>(&[]).unwrap(), RegisterFlags::NONE);
-    assert_eq!(RegisterFlags::from_names(&["none"]).unwrap(), RegisterFlags::NONE);
+    assert_eq!(GraphicsRegisterFlags::from_names::<&str>(&[]).unwrap(), GraphicsRegisterFlags::NONE);
+    assert_eq!(GraphicsRegisterFlags::from_names(&["none"]).unwrap(), GraphicsRegisterFlags::NONE);
     assert_eq!(
-        RegisterFlags::from_names(&["read_only", "texture_gather"]).unwrap(),
-        RegisterFlags::READ_ONLY | RegisterFlags::TEXTURE_GATHER
+        GraphicsRegisterFlags::from_names(&["read_only", "texture_gather"]).unwrap(),
+        GraphicsRegisterFlags::READ_ONLY | GraphicsRegisterFlags::TEXTURE_GATHER
     );
     assert_eq!(
-        RegisterFlags::from_names(&[String::from("write_discard"), String::from("surface_load_store")]).unwrap(),
-        RegisterFlags::WRITE_DISCARD | RegisterFlags::SURFACE_LOAD_STORE
+        GraphicsRegisterFlags::from_names(&[String::from("write_discard"), String::from("surface_load_store")]).unwrap(),
+        GraphicsRegisterFlags::WRITE_DISCARD | GraphicsRegisterFlags::SURFACE_LOAD_STORE
     );
-    let e = RegisterFlags::from_names(&["read_only", "readonly"]).unwrap_err();
+    let e = GraphicsRegisterFlags::from_names(&["read_only", "readonly"]).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument);
     assert_eq!(e.cuda_result, 0);
     assert!(e.message.contains("\"readonly\""), "{}", e);
@@ -65,10 +65,10 @@ fn register_flags_from_cuda_core_names() {
 
 #[test]
 fn hints_and_device_lists_are_the_header_values() {
-    assert_eq!(MapHint::default(), MapHint::None);
-    assert_eq!(MapHint::None.raw(), sys::CUCORE_GRAPHICS_MAP_HINT_NONE as u32);
-    assert_eq!(MapHint::ReadOnly.raw(), sys::CUCORE_GRAPHICS_MAP_HINT_READ_ONLY as u32);
-    assert_eq!(MapHint::WriteDiscard.raw(), sys::CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD as u32);
+    assert_eq!(GraphicsMapHint::default(), GraphicsMapHint::None);
+    assert_eq!(GraphicsMapHint::None.raw(), sys::CUCORE_GRAPHICS_MAP_HINT_NONE as u32);
+    assert_eq!(GraphicsMapHint::ReadOnly.raw(), sys::CUCORE_GRAPHICS_MAP_HINT_READ_ONLY as u32);
+    assert_eq!(GraphicsMapHint::WriteDiscard.raw(), sys::CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD as u32);
     assert_eq!(GlDeviceList::default(), GlDeviceList::All);
     assert_eq!(GlDeviceList::All.raw(), 1);
     assert_eq!(GlDeviceList::CurrentFrame.raw(), 2);
@@ -77,7 +77,7 @@ fn hints_and_device_lists_are_the_header_values() {
 
 #[test]
 fn array_info_size_counts_missing_dimensions_as_one() {
-    let mut info = ArrayInfo { format: 0x01, channels: 4, element_size: 4, width: 16, ..ArrayInfo::default() };
+    let mut info = GraphicsArrayInfo { format: 0x01, channels: 4, element_size: 4, width: 16, ..GraphicsArrayInfo::default() };
     assert_eq!(info.size_bytes(), 64, "1D");
     info.height = 8;
     assert_eq!(info.size_bytes(), 16 * 8 * 4, "2D");
@@ -146,13 +146,13 @@ fn registering_without_a_gl_context_fails_clearly() {
     let transient = || (live_counts()[3..].to_vec(), live_graphics());
     let before = transient();
 
-    let e = GraphicsResource::from_gl_buffer(&dev, 1, RegisterFlags::NONE).expect_err("no GL context is current");
+    let e = GraphicsResource::from_gl_buffer(&dev, 1, GraphicsRegisterFlags::NONE).expect_err("no GL context is current");
     assert_eq!(e.status, Status::Cuda, "{}", e);
     assert_ne!(e.cuda_result, 0, "{}", e);
     assert!(e.message.contains("cuGraphicsGLRegisterBuffer"), "names the entry point: {}", e);
     assert!(e.message.contains("GL buffer 1") || e.message.contains("GL context"), "says what failed: {}", e);
 
-    let e = GraphicsResource::from_gl_image(&dev, 1, GL_TEXTURE_2D, RegisterFlags::SURFACE_LOAD_STORE)
+    let e = GraphicsResource::from_gl_image(&dev, 1, GL_TEXTURE_2D, GraphicsRegisterFlags::SURFACE_LOAD_STORE)
         .expect_err("no GL context is current");
     assert_eq!(e.status, Status::Cuda, "{}", e);
     assert_ne!(e.cuda_result, 0, "{}", e);
@@ -167,7 +167,7 @@ fn flags_are_validated_before_the_driver() {
     let _serial = serial();
     let dev = require_gpu!("flags_are_validated_before_the_driver");
     // Image-only flags on a buffer: refused whatever GL is current.
-    for flags in [RegisterFlags::SURFACE_LOAD_STORE, RegisterFlags::TEXTURE_GATHER] {
+    for flags in [GraphicsRegisterFlags::SURFACE_LOAD_STORE, GraphicsRegisterFlags::TEXTURE_GATHER] {
         let e = GraphicsResource::from_gl_buffer(&dev, 1, flags).expect_err("image-only flag on a buffer");
         assert_eq!(e.status, Status::InvalidArgument, "{}", e);
         assert_eq!(e.cuda_result, 0, "{}", e);

@@ -1,6 +1,6 @@
 //! Graphics interop (`cucore::graphics`) on a real NVIDIA GL context: GL buffers written by CUDA
 //! and read by GL and the other way round, an RGBA8 texture through mapped arrays both ways, a
-//! batch mapped and unmapped in one call each (`MappedBatch`, `GraphicsResource::unmap_all`),
+//! batch mapped and unmapped in one call each (`MappedBuffers`, `GraphicsResource::unmap_all`),
 //! unmapping on another stream, the state errors (double map, unmap when not mapped, every call
 //! after close), registering and mapping on a second thread with its own GL context, and 10,000
 //! map/unmap cycles that leak nothing. The Rust twin of tests/gl/graphics_test.cpp.
@@ -19,7 +19,7 @@ mod egl_context;
 use common::*;
 use egl_context::{EglContext, GL_TEXTURE_2D};
 
-use cucore::{gl_get_devices, GlDeviceList, GraphicsResource, MapHint, RegisterFlags};
+use cucore::{gl_get_devices, GlDeviceList, GraphicsResource, GraphicsMapHint, GraphicsRegisterFlags};
 
 /// `CU_AD_FORMAT_UNSIGNED_INT8`.
 const CU_AD_FORMAT_UNSIGNED_INT8: u32 = 0x01;
@@ -78,7 +78,7 @@ fn new_stream(dev: &Device) -> Stream {
 }
 
 fn register_buffer(dev: &Device, name: u32) -> GraphicsResource {
-    GraphicsResource::from_gl_buffer(dev, name, RegisterFlags::NONE)
+    GraphicsResource::from_gl_buffer(dev, name, GraphicsRegisterFlags::NONE)
         .unwrap_or_else(|e| panic!("registering GL buffer {}: {}", name, e))
 }
 
@@ -128,7 +128,7 @@ fn gl_buffer_round_trips_both_ways() {
 
     // CUDA fills, the guard's drop unmaps, GL reads the words.
     {
-        let mapped = res.map_with_hint(&stream, MapHint::WriteDiscard).unwrap();
+        let mapped = res.map_with_hint(&stream, GraphicsMapHint::WriteDiscard).unwrap();
         assert!(res.is_mapped().unwrap());
         assert_eq!(mapped.size().unwrap(), (N * 4) as u64);
         assert_ne!(mapped.address().unwrap(), 0);
@@ -151,7 +151,7 @@ fn gl_buffer_round_trips_both_ways() {
     let upload = words(N, 777);
     gl.write_buffer(vbo, &upload);
     {
-        let mapped = res.map_with_hint(&stream, MapHint::ReadOnly).unwrap();
+        let mapped = res.map_with_hint(&stream, GraphicsMapHint::ReadOnly).unwrap();
         let got = mapped.to_vec(&stream).unwrap();
         assert_same(&u32s(&got), &upload, "CUDA reads GL's upload");
     }
@@ -170,13 +170,13 @@ fn rgba8_texture_round_trips_through_mapped_arrays() {
     const H: i32 = 128;
     let bytes = (W * H * 4) as usize;
     let tex = gl.make_texture(W, H, None);
-    let res = GraphicsResource::from_gl_image(&dev, tex, GL_TEXTURE_2D, RegisterFlags::SURFACE_LOAD_STORE)
+    let res = GraphicsResource::from_gl_image(&dev, tex, GL_TEXTURE_2D, GraphicsRegisterFlags::SURFACE_LOAD_STORE)
         .unwrap_or_else(|e| panic!("registering texture {}: {}", tex, e));
 
     // CUDA copies texels into the mapped array; after the unmap GL reads them back.
     let texels: Vec<u8> = (0..bytes).map(|i| (i * 7 + (i >> 10)) as u8).collect();
     {
-        let array = res.map_array(&stream, MapHint::WriteDiscard, 0, 0).unwrap();
+        let array = res.map_array(&stream, GraphicsMapHint::WriteDiscard, 0, 0).unwrap();
         assert!(res.is_mapped().unwrap());
         let info = array.info().unwrap();
         assert_eq!(info.format, CU_AD_FORMAT_UNSIGNED_INT8);
@@ -197,11 +197,11 @@ fn rgba8_texture_round_trips_through_mapped_arrays() {
     let upload: Vec<u8> = (0..bytes).map(|i| (255 - (i * 13) % 251) as u8).collect();
     gl.write_texture(tex, W, H, &upload);
     {
-        let array = res.map_array(&stream, MapHint::ReadOnly, 0, 0).unwrap();
+        let array = res.map_array(&stream, GraphicsMapHint::ReadOnly, 0, 0).unwrap();
         let mut out = vec![0u8; bytes];
         array.copy_to_host(&mut out, &stream).unwrap();
         assert_same(&out, &upload, "CUDA reads the texels GL uploaded");
-        assert_same(&array.to_vec(&stream).unwrap(), &upload, "MappedArray::to_vec");
+        assert_same(&array.to_vec(&stream).unwrap(), &upload, "GraphicsArray::to_vec");
     }
     assert!(!res.is_mapped().unwrap());
     // A texture maps as an array, never as a pointer.
@@ -264,7 +264,7 @@ fn batch_map_fill_and_one_call_unmap() {
     let e = GraphicsResource::unmap_all(&[], None).expect_err("no resources");
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
 
-    // MappedBatch::unmap on another stream.
+    // MappedBuffers::unmap on another stream.
     let batch = GraphicsResource::map_all(&refs, &stream).unwrap();
     for mapped in batch.iter() {
         mapped.fill(0x1111_1111, 4, &stream).unwrap();
@@ -371,9 +371,9 @@ fn unmap_on_another_stream_and_state_errors() {
     // After close every other call is InvalidState (is_mapped reads false, the handle NULL).
     let states = [
         res.map(&stream).map(|_| ()),
-        res.map_with_hint(&stream, MapHint::ReadOnly).map(|_| ()),
-        res.map_array(&stream, MapHint::None, 0, 0).map(|_| ()),
-        res.map_mipmapped_array(&stream, MapHint::None).map(|_| ()),
+        res.map_with_hint(&stream, GraphicsMapHint::ReadOnly).map(|_| ()),
+        res.map_array(&stream, GraphicsMapHint::None, 0, 0).map(|_| ()),
+        res.map_mipmapped_array(&stream, GraphicsMapHint::None).map(|_| ()),
         res.unmap(None),
         res.unmap(Some(&other)),
         GraphicsResource::map_all(&[&res], &stream).map(|_| ()),

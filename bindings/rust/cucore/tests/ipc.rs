@@ -58,13 +58,13 @@ fn export_and_refusals_in_one_process() {
     let before = live_counts();
     {
         let s = dev.create_stream(StreamOptions::default()).unwrap();
-        let pool = match ipc::device_pool(&dev, DevicePoolOptions::default()) {
+        let pool = match MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default().ipc_enabled(true)) {
             Ok(p) => p,
             Err(e) if e.status == Status::NotSupported => {
                 eprintln!("skipped: export_and_refusals_in_one_process: no IPC-enabled pools ({})", e);
                 return;
             }
-            Err(e) => panic!("ipc::device_pool: {}", e),
+            Err(e) => panic!("an IPC-enabled device_pool: {}", e),
         };
         let shared = ipc::export_memory_resource(&pool).unwrap();
         assert!(fd_is_open(shared.as_raw_fd()));
@@ -76,7 +76,7 @@ fn export_and_refusals_in_one_process() {
         assert_eq!(ipc::export_buffer(&buf).unwrap(), d, "exporting is deterministic");
 
         // What cannot be shared.
-        let plain = MemoryResource::device_pool(&dev, DevicePoolOptions::default()).unwrap();
+        let plain = MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default()).unwrap();
         let e = ipc::export_memory_resource(&plain).unwrap_err();
         assert_eq!(e.status, Status::NotSupported, "{}", e);
         assert!(e.message.contains("ipc_enabled"), "{}", e.message);

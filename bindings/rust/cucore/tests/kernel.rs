@@ -29,7 +29,7 @@ fn wrapping_null_is_invalid_argument() {
     let calls = Arc::new(AtomicUsize::new(0));
     let c = calls.clone();
     let e = unsafe {
-        Kernel::from_raw_kernel(
+        Kernel::from_handle(
             ptr::null_mut(),
             Some(Box::new(move || {
                 c.fetch_add(1, Ordering::SeqCst);
@@ -40,7 +40,7 @@ fn wrapping_null_is_invalid_argument() {
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
     assert_eq!(calls.load(Ordering::SeqCst), 0, "the owner of a failed wrap is never called");
     assert_eq!(Arc::strong_count(&calls), 1, "and it was dropped");
-    let e = unsafe { Kernel::from_raw_function(ptr::null_mut(), None) }.unwrap_err();
+    let e = unsafe { Kernel::from_function(ptr::null_mut(), None) }.unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
 }
 
@@ -170,7 +170,7 @@ fn wrapped_raw_kernel_launches_and_calls_its_owner() {
     let r = released.clone();
     let keep = k.clone(); // the owner keeps the library loaded
     let wrapped = unsafe {
-        Kernel::from_raw_kernel(
+        Kernel::from_handle(
             k.handle().unwrap(),
             Some(Box::new(move || {
                 drop(keep);

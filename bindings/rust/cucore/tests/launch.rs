@@ -34,7 +34,7 @@ extern "C" __global__ void apply(Params p, float *out) {
 fn config_to_the_c_struct() {
     let raw = LaunchConfig::default().to_raw();
     assert_eq!(raw, sys::cucore_launch_config_t::INIT, "the default is one thread, as the C INIT");
-    let c = LaunchConfig::new((4, 2), (32, 4, 2)).shared_memory(1024);
+    let c = LaunchConfig::new((4, 2), (32, 4, 2)).shared_memory_bytes(1024);
     let raw = c.to_raw();
     assert_eq!(raw.grid, [4, 2, 1]);
     assert_eq!(raw.block, [32, 4, 2]);
@@ -74,8 +74,15 @@ fn arguments_are_their_bytes() {
     assert_eq!(bytes_of(&1.5f32), 1.5f32.to_ne_bytes().to_vec());
     assert_eq!(bytes_of(&2.5f64), 2.5f64.to_ne_bytes().to_vec());
     assert_eq!(bytes_of(&u64::MAX), vec![0xff; 8]);
-    assert_eq!(bytes_of(&(0x1000usize as *const f32)), 0x1000u64.to_ne_bytes().to_vec());
-    assert_eq!(bytes_of(&(0x2000usize as *mut c_void)), 0x2000u64.to_ne_bytes().to_vec());
+    // Raw pointers travel only as DevicePointers (unsafe to make): their bytes are the address.
+    // SAFETY: packed only, never launched.
+    let (p1, p2) = unsafe { (DevicePointer::from_ptr(0x1000usize as *const f32), DevicePointer::from_address(0x2000)) };
+    assert_eq!(bytes_of(&p1), 0x1000u64.to_ne_bytes().to_vec());
+    assert_eq!(bytes_of(&p2), 0x2000u64.to_ne_bytes().to_vec());
+    assert_eq!((p1.address(), p2.address()), (0x1000, 0x2000));
+    assert_eq!(std::mem::size_of::<DevicePointer>(), std::mem::size_of::<*const c_void>());
+    // SAFETY: as above.
+    assert_eq!(bytes_of(&[unsafe { DevicePointer::from_address(7) }; 2]), [7u64.to_ne_bytes(), 7u64.to_ne_bytes()].concat());
     assert_eq!(bytes_of(&[1u16, 2, 3]).len(), 6);
     let p = Params { scale: 1.0, offset: 2, bias: 3.0, n: 4 };
     let b = bytes_of(&p);
@@ -123,8 +130,10 @@ fn saxpy_matches_the_host() {
     let expected: Vec<f32> = xs.iter().zip(&ys).map(|(x, y)| a * x + y).collect();
     assert_eq!(f32s(&host), expected);
 
-    // The same through the macro and raw device pointers.
+    // The same through the macro and raw device pointers (which take `unsafe` to pass).
     let (xp, yp) = (x.address().unwrap() as *const f32, y.address().unwrap() as *mut f32);
+    // SAFETY: the addresses of `x` and `y`, live until after the synchronizing copy below.
+    let (xp, yp) = unsafe { (DevicePointer::from_ptr(xp), DevicePointer::from_ptr(yp)) };
     cucore::launch!(s, config, k, -a, xp, yp, n).unwrap();
     y.copy_to_host(0, &mut host, &s).unwrap();
     assert_eq!(f32s(&host), ys, "a*x + y - a*x = y");

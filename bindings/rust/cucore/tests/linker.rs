@@ -51,7 +51,7 @@ fn lto_link_of_two_ltoir_modules() {
         let (a, b) = lto_inputs(ARCH);
         assert_eq!(a.code_type().unwrap(), CodeType::LtoIr);
         let linker =
-            Linker::new(&[&a, &b], &LinkerOptions::default().arch(ARCH).link_time_optimization(true).verbose(true))
+            Linker::create(&[&a, &b], &LinkerOptions::default().arch(ARCH).link_time_optimization(true).verbose(true))
                 .unwrap();
         assert_eq!(linker.backend().unwrap(), CompilerBackend::NvJitLink);
         let cubin = linker.link(CodeType::Cubin).unwrap();
@@ -77,7 +77,7 @@ fn lto_link_to_ptx() {
         return;
     }
     let (a, b) = lto_inputs(ARCH);
-    let linker = Linker::new(&[&a, &b], &LinkerOptions::default().arch(ARCH).link_time_optimization(true)).unwrap();
+    let linker = Linker::create(&[&a, &b], &LinkerOptions::default().arch(ARCH).link_time_optimization(true)).unwrap();
     let ptx = linker.link(CodeType::Ptx).unwrap();
     let text = String::from_utf8_lossy(ptx.code().unwrap()).into_owned();
     assert!(text.contains("apply_twice"), "{}", text);
@@ -91,7 +91,7 @@ fn unresolved_symbol_is_compilation_with_the_error_log() {
         return;
     }
     let (a, _) = lto_inputs(ARCH);
-    let linker = Linker::new(&[&a], &LinkerOptions::default().arch(ARCH).link_time_optimization(true)).unwrap();
+    let linker = Linker::create(&[&a], &LinkerOptions::default().arch(ARCH).link_time_optimization(true)).unwrap();
     let e = linker.link(CodeType::Cubin).unwrap_err();
     assert_eq!(e.status, Status::Compilation, "{}", e);
     let log = linker.error_log().unwrap();
@@ -101,12 +101,12 @@ fn unresolved_symbol_is_compilation_with_the_error_log() {
 #[test]
 fn bad_linker_arguments() {
     let _serial = serial();
-    let e = Linker::new(&[], &LinkerOptions::default()).unwrap_err();
+    let e = Linker::create(&[], &LinkerOptions::default()).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "no inputs: {}", e);
-    let code = ObjectCode::from_bytes(b"x", CodeType::LtoIr, None).unwrap();
-    let e = Linker::new(&[&code], &LinkerOptions::default().optimization_level(4)).unwrap_err();
+    let code = ObjectCode::create(b"x", CodeType::LtoIr, None).unwrap();
+    let e = Linker::create(&[&code], &LinkerOptions::default().optimization_level(4)).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
-    let e = Linker::new(&[&code], &LinkerOptions::default().arch(ARCH).backend(CompilerBackend::Driver)).unwrap_err();
+    let e = Linker::create(&[&code], &LinkerOptions::default().arch(ARCH).backend(CompilerBackend::Driver)).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "the driver cannot link LTO-IR: {}", e);
 }
 
@@ -120,7 +120,7 @@ fn ptx_inputs_link_to_cubin() {
     let o = ProgramOptions::default().arch(ARCH).relocatable_device_code(true);
     let a = compile(CALLER, &o, CodeType::Ptx, &[]);
     let b = compile(CALLEE, &o, CodeType::Ptx, &[]);
-    let linker = Linker::new(&[&a, &b], &LinkerOptions::default().arch(ARCH).optimization_level(3)).unwrap();
+    let linker = Linker::create(&[&a, &b], &LinkerOptions::default().arch(ARCH).optimization_level(3)).unwrap();
     let cubin = linker.link(CodeType::Cubin).unwrap();
     assert_eq!(&cubin.code().unwrap()[..4], b"\x7fELF");
 }
@@ -135,7 +135,7 @@ fn linked_kernel_runs() {
     }
     let arch = sm_arch(&dev);
     let (a, b) = lto_inputs(&arch);
-    let linker = Linker::new(&[&a, &b], &LinkerOptions::default().arch(&arch).link_time_optimization(true)).unwrap();
+    let linker = Linker::create(&[&a, &b], &LinkerOptions::default().arch(&arch).link_time_optimization(true)).unwrap();
     let k = linker.link(CodeType::Cubin).unwrap().get_kernel("apply_twice").unwrap();
     let s = dev.create_stream(StreamOptions::default()).unwrap();
     let x = dev.allocate(4 * 32, &s).unwrap();

@@ -8,10 +8,10 @@
 mod common;
 use common::*;
 
-use cucore::{Advice, Location, ManagedAdvice, ManagedMemoryOptions};
+use cucore::{MemoryAdvice, Location, ManagedAdvice, ManagedMemoryResourceOptions};
 
 /// A managed memory resource on `dev`, or None after printing why the test is skipped.
-fn managed(test: &str, dev: &Device, options: ManagedMemoryOptions) -> Option<MemoryResource> {
+fn managed(test: &str, dev: &Device, options: ManagedMemoryResourceOptions) -> Option<MemoryResource> {
     match MemoryResource::managed(dev, options) {
         Ok(mr) => Some(mr),
         Err(e) if e.status == Status::NotSupported => {
@@ -28,7 +28,7 @@ fn managed_buffers_take_advice_and_prefetches() {
     let _serial = serial();
     let name = "managed_buffers_take_advice_and_prefetches";
     let dev = require_gpu!(name);
-    let mp = match managed(name, &dev, ManagedMemoryOptions::default()) {
+    let mp = match managed(name, &dev, ManagedMemoryResourceOptions::default()) {
         Some(mp) => mp,
         None => return,
     };
@@ -61,7 +61,7 @@ fn managed_buffers_take_advice_and_prefetches() {
     b.set_read_mostly(true).unwrap();
     assert!(b.read_mostly().unwrap());
     assert!(b.advice().unwrap().read_mostly);
-    b.advise(Advice::UnsetReadMostly, None).unwrap();
+    b.advise(MemoryAdvice::UnsetReadMostly, None).unwrap();
     assert!(!b.read_mostly().unwrap());
 
     // Preferred location: a device, the host, none.
@@ -74,9 +74,9 @@ fn managed_buffers_take_advice_and_prefetches() {
 
     // Accessed-by, per device.
     assert!(!b.is_accessed_by(Location::Device(0)).unwrap());
-    b.set_accessed_by(Location::Device(0), true).unwrap();
+    b.add_accessed_by(Location::Device(0)).unwrap();
     assert!(b.is_accessed_by(Location::Device(0)).unwrap());
-    b.set_accessed_by(Location::Device(0), false).unwrap();
+    b.remove_accessed_by(Location::Device(0)).unwrap();
     assert!(!b.is_accessed_by(Location::Device(0)).unwrap());
 
     // Prefetches move the pages and are remembered; the contents follow.
@@ -135,7 +135,7 @@ fn managed_resources_with_a_preferred_location() {
     let s = dev.create_stream(StreamOptions::default()).unwrap();
     // Without a pool the location is advised on each allocation (the buffer reports it).
     for location in [Location::Device(0), Location::Host] {
-        let mr = match managed(name, &dev, ManagedMemoryOptions::default().preferred_location(location)) {
+        let mr = match managed(name, &dev, ManagedMemoryResourceOptions::default().preferred_location(location)) {
             Some(mr) => mr,
             None => return,
         };
@@ -150,7 +150,7 @@ fn managed_resources_with_a_preferred_location() {
     // A pool takes it as the pool's, with the pool-only options.
     for location in [Location::Device(0), Location::Host] {
         let options =
-            ManagedMemoryOptions::default().use_pool(true).preferred_location(location).release_threshold(1 << 20);
+            ManagedMemoryResourceOptions::default().use_pool(true).preferred_location(location).release_threshold(1 << 20);
         let mp = match managed(name, &dev, options) {
             Some(mp) => mp,
             None => return,
@@ -165,10 +165,10 @@ fn managed_resources_with_a_preferred_location() {
     }
     // Refused before the driver: a preferred location of a bad kind, pool options without a pool.
     for use_pool in [false, true] {
-        let bad = ManagedMemoryOptions::default().use_pool(use_pool).preferred_location(Location::Device(-5));
+        let bad = ManagedMemoryResourceOptions::default().use_pool(use_pool).preferred_location(Location::Device(-5));
         assert_eq!(MemoryResource::managed(&dev, bad).unwrap_err().status, Status::InvalidArgument);
     }
-    let e = MemoryResource::managed(&dev, ManagedMemoryOptions::default().max_size(1 << 20)).unwrap_err();
+    let e = MemoryResource::managed(&dev, ManagedMemoryResourceOptions::default().max_size(1 << 20)).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument);
     assert!(e.message.contains("use_pool"), "{}", e.message);
 }
@@ -178,7 +178,7 @@ fn managed_pools_prefetch_and_may_refuse_advice() {
     let _serial = serial();
     let name = "managed_pools_prefetch_and_may_refuse_advice";
     let dev = require_gpu!(name);
-    let mp = match managed(name, &dev, ManagedMemoryOptions::default().use_pool(true)) {
+    let mp = match managed(name, &dev, ManagedMemoryResourceOptions::default().use_pool(true)) {
         Some(mp) => mp,
         None => return,
     };

@@ -16,7 +16,7 @@ fn memory_resources_describe_themselves() {
     assert_eq!(format!("{:?}", mr), "MemoryResource(Device, device 0)");
     assert_eq!(dev.memory_resource().unwrap().kind().unwrap(), MemoryResourceKind::Device);
 
-    let pool = MemoryResource::device_pool(&dev, DevicePoolOptions::default()).unwrap();
+    let pool = MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default()).unwrap();
     assert_eq!(pool.kind().unwrap(), MemoryResourceKind::Device);
     assert_eq!(pool.device_id().unwrap(), Some(0));
     assert_ne!(pool, mr, "a new pool is another resource");
@@ -167,7 +167,7 @@ fn device_to_device_copies() {
     let a = mr.allocate(N as u64, Some(&s1)).unwrap();
     a.copy_from_host(0, &data, &s1).unwrap();
 
-    let pool = MemoryResource::device_pool(&dev, DevicePoolOptions::default()).unwrap();
+    let pool = MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default()).unwrap();
     let b = pool.allocate(N as u64, Some(&s1)).unwrap();
     b.copy_from(&a, &s1).unwrap();
     assert_eq!(b.to_vec(&s1).unwrap(), data, "copy_from, across pools");
@@ -337,7 +337,7 @@ fn pools_go_after_their_last_buffer() {
     let buffers = live_object_count(ObjectType::Buffer).unwrap();
 
     let s = dev.create_stream(StreamOptions::default()).unwrap();
-    let options = DevicePoolOptions { max_size: 0, release_threshold: 1 << 20 };
+    let options = DeviceMemoryResourceOptions::default().release_threshold(1 << 20);
     let pool = MemoryResource::device_pool(&dev, options).unwrap();
     let bufs: Vec<Buffer> = (0..4).map(|i| pool.allocate(4096 * (i + 1), Some(&s)).unwrap()).collect();
     for (i, b) in bufs.iter().enumerate() {
@@ -378,7 +378,7 @@ fn pools_go_after_their_last_buffer() {
     assert_eq!(release_error_count().unwrap(), release_errors, "no failure while freeing or destroying the pool");
 
     // A pool with a size limit refuses what does not fit (drivers that know the limit).
-    let small = MemoryResource::device_pool(&dev, DevicePoolOptions { max_size: 2 << 20, release_threshold: 0 });
+    let small = MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default().max_size(2 << 20));
     match small {
         Ok(small) => match small.allocate(64 << 20, Some(&s)) {
             Err(e) => assert_eq!(e.status, Status::OutOfMemory, "{}", e),
@@ -526,7 +526,7 @@ fn memory_live_counts_back_to_baseline() {
     {
         let s = dev.create_stream(StreamOptions::default()).unwrap();
         let default_mr = MemoryResource::device_default(&dev).unwrap();
-        let pool = MemoryResource::device_pool(&dev, DevicePoolOptions::default()).unwrap();
+        let pool = MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default()).unwrap();
         let pinned = MemoryResource::legacy_pinned(&dev).unwrap();
         let a = default_mr.allocate(1 << 16, Some(&s)).unwrap();
         let b = pool.allocate(1 << 16, Some(&s)).unwrap();
@@ -585,7 +585,7 @@ fn pool_attributes_follow_allocations_and_trim() {
     let _guard = serial();
     let dev = require_gpu!("pool_attributes_follow_allocations_and_trim");
     let _default = require_pool!("pool_attributes_follow_allocations_and_trim", &dev);
-    let mr = MemoryResource::device_pool(&dev, DevicePoolOptions::default()).unwrap();
+    let mr = MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default()).unwrap();
     let s = dev.create_stream(StreamOptions::default()).unwrap();
     assert_eq!(mr.pool_attribute(PoolAttribute::UsedMemCurrent).unwrap(), 0);
     let b = mr.allocate(1 << 20, Some(&s)).unwrap();
@@ -612,7 +612,7 @@ fn the_devices_default_resource_is_shared_and_resettable() {
     let dev = require_gpu!("the_devices_default_resource_is_shared_and_resettable");
     let current = require_pool!("the_devices_default_resource_is_shared_and_resettable", &dev);
     let s = dev.create_stream(StreamOptions::default()).unwrap();
-    let mine = MemoryResource::device_pool(&dev, DevicePoolOptions::default()).unwrap();
+    let mine = MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default()).unwrap();
     dev.set_memory_resource(Some(&mine)).unwrap();
     assert_eq!(dev.memory_resource().unwrap().handle().unwrap(), mine.handle().unwrap());
     let b = dev.allocate(4096, &s).unwrap();

@@ -9,8 +9,8 @@ use common::*;
 use std::collections::HashMap;
 
 use cucore::{
-    sys, Access, Advice, Error, Granularity, Location, ManagedMemoryOptions, PinnedPoolOptions, Result, StreamRef,
-    UserMemoryResource, VirtualMemoryOptions,
+    sys, Access, MemoryAdvice, Error, Granularity, Location, ManagedMemoryResourceOptions, PinnedMemoryResourceOptions, Result, StreamRef,
+    UserMemoryResource, VirtualMemoryResourceOptions,
 };
 
 // ---- A user resource over a Vec<u8> (no GPU needed) ----------------------------------------------
@@ -438,7 +438,7 @@ fn managed_calls_check_locations_before_the_driver() {
     b.set_read_mostly(true).unwrap();
     b.set_preferred_location(Some(Location::Device(0))).unwrap();
     b.set_preferred_location(None).unwrap();
-    b.set_accessed_by(Location::Device(0), true).unwrap();
+    b.add_accessed_by(Location::Device(0)).unwrap();
     assert_eq!(b.advice().unwrap(), cucore::ManagedAdvice { read_mostly: false, preferred_location: None });
     assert!(!b.read_mostly().unwrap());
     assert_eq!(b.preferred_location().unwrap(), None);
@@ -446,10 +446,10 @@ fn managed_calls_check_locations_before_the_driver() {
     assert!(!b.is_accessed_by(Location::Device(0)).unwrap());
     // Locations the library refuses.
     for (advice, location) in [
-        (Advice::SetPreferredLocation, None),
-        (Advice::SetPreferredLocation, Some(Location::Device(-1))),
-        (Advice::SetPreferredLocation, Some(Location::HostNuma(-3))),
-        (Advice::SetAccessedBy, None),
+        (MemoryAdvice::SetPreferredLocation, None),
+        (MemoryAdvice::SetPreferredLocation, Some(Location::Device(-1))),
+        (MemoryAdvice::SetPreferredLocation, Some(Location::HostNuma(-3))),
+        (MemoryAdvice::SetAccessedBy, None),
     ] {
         let e = b.advise(advice, location).unwrap_err();
         assert_eq!(e.status, Status::InvalidArgument, "{:?} {:?}: {}", advice, location, e);
@@ -494,31 +494,31 @@ fn locations_access_kinds_and_advice_convert() {
         assert_eq!(kind.is_stream_ordered(), ordered, "{:?}", kind);
     }
     assert_eq!(
-        [Advice::SetReadMostly, Advice::UnsetReadMostly, Advice::SetPreferredLocation].map(Advice::raw),
+        [MemoryAdvice::SetReadMostly, MemoryAdvice::UnsetReadMostly, MemoryAdvice::SetPreferredLocation].map(MemoryAdvice::raw),
         [1, 2, 3]
     );
     assert_eq!(
-        [Advice::UnsetPreferredLocation, Advice::SetAccessedBy, Advice::UnsetAccessedBy].map(Advice::raw),
+        [MemoryAdvice::UnsetPreferredLocation, MemoryAdvice::SetAccessedBy, MemoryAdvice::UnsetAccessedBy].map(MemoryAdvice::raw),
         [4, 5, 6]
     );
 }
 
 #[test]
 fn options_build_the_c_structs() {
-    assert_eq!(PinnedPoolOptions::default().to_raw(), sys::cucore_pinned_memory_resource_options_t::INIT);
-    let o = PinnedPoolOptions::default().ipc_enabled(true).max_size(1 << 30).release_threshold(1 << 20).numa_id(1);
+    assert_eq!(PinnedMemoryResourceOptions::default().to_raw(), sys::cucore_pinned_memory_resource_options_t::INIT);
+    let o = PinnedMemoryResourceOptions::default().ipc_enabled(true).max_size(1 << 30).release_threshold(1 << 20).numa_id(1);
     let raw = o.to_raw();
     assert_eq!((raw.ipc_enabled, raw.max_size, raw.release_threshold), (1, 1 << 30, 1 << 20));
     assert_eq!((raw.numa_id, raw.use_numa_id), (1, 1));
-    let raw = PinnedPoolOptions::default().numa_id(0).to_raw();
+    let raw = PinnedMemoryResourceOptions::default().numa_id(0).to_raw();
     assert_eq!((raw.numa_id, raw.use_numa_id), (0, 1), "node 0 is a node, not 'any'");
-    let raw = PinnedPoolOptions::default().to_raw();
+    let raw = PinnedMemoryResourceOptions::default().to_raw();
     assert_eq!((raw.numa_id, raw.use_numa_id), (0, 0), "None: any host memory");
     assert_eq!(raw.struct_size as usize, std::mem::size_of::<sys::cucore_pinned_memory_resource_options_t>());
 
-    assert_eq!(ManagedMemoryOptions::default().to_raw(), sys::cucore_managed_memory_resource_options_t::INIT);
-    assert!(!ManagedMemoryOptions::default().use_pool, "the default: cuMemAllocManaged");
-    let raw = ManagedMemoryOptions::default()
+    assert_eq!(ManagedMemoryResourceOptions::default().to_raw(), sys::cucore_managed_memory_resource_options_t::INIT);
+    assert!(!ManagedMemoryResourceOptions::default().use_pool, "the default: cuMemAllocManaged");
+    let raw = ManagedMemoryResourceOptions::default()
         .use_pool(true)
         .preferred_location(Location::HostNuma(2))
         .max_size(7)
@@ -527,10 +527,10 @@ fn options_build_the_c_structs() {
     assert_eq!(raw.use_pool, 1);
     assert_eq!(raw.preferred_location, Location::HostNuma(2).to_raw());
     assert_eq!((raw.max_size, raw.release_threshold), (7, 8));
-    assert_eq!(ManagedMemoryOptions::default().use_pool(false).to_raw().use_pool, 0);
+    assert_eq!(ManagedMemoryResourceOptions::default().use_pool(false).to_raw().use_pool, 0);
 
-    assert_eq!(VirtualMemoryOptions::default().to_raw(), sys::cucore_virtual_memory_resource_options_t::INIT);
-    let raw = VirtualMemoryOptions::default()
+    assert_eq!(VirtualMemoryResourceOptions::default().to_raw(), sys::cucore_virtual_memory_resource_options_t::INIT);
+    let raw = VirtualMemoryResourceOptions::default()
         .location(Location::HostNuma(1))
         .granularity(Granularity::Minimum)
         .posix_fd_shareable(true)
@@ -541,7 +541,7 @@ fn options_build_the_c_structs() {
     assert_eq!((raw.minimum_granularity, raw.posix_fd_shareable, raw.reserve_size), (1, 1, 1 << 24));
     assert_eq!(raw.self_access, sys::CUCORE_ACCESS_READ);
     let raw =
-        VirtualMemoryOptions::default().location(Location::Device(0)).granularity(Granularity::Recommended).to_raw();
+        VirtualMemoryResourceOptions::default().location(Location::Device(0)).granularity(Granularity::Recommended).to_raw();
     assert_eq!((raw.location_type, raw.minimum_granularity), (sys::CUCORE_LOCATION_DEVICE, 0));
 }
 
@@ -564,7 +564,7 @@ fn pinned_pools_give_host_memory_in_stream_order() {
     let _serial = serial();
     let name = "pinned_pools_give_host_memory_in_stream_order";
     let dev = require_gpu!(name);
-    let options = PinnedPoolOptions::default().release_threshold(1 << 20);
+    let options = PinnedMemoryResourceOptions::default().release_threshold(1 << 20);
     let pool = match supported(name, "a pinned memory pool", MemoryResource::pinned_pool(&dev, options)) {
         Some(p) => p,
         None => return,
@@ -621,7 +621,7 @@ fn managed_memory_with_and_without_a_pool() {
     let s = dev.create_stream(StreamOptions::default()).unwrap();
     for use_pool in [false, true] {
         let what = if use_pool { "a managed memory pool" } else { "managed memory" };
-        let options = ManagedMemoryOptions::default().use_pool(use_pool);
+        let options = ManagedMemoryResourceOptions::default().use_pool(use_pool);
         let mr = match supported(name, what, MemoryResource::managed(&dev, options)) {
             Some(mr) => mr,
             None => continue,
@@ -662,7 +662,7 @@ fn virtual_memory_buffers_grow_and_keep_their_contents() {
     let vm = match supported(
         name,
         "virtual memory",
-        MemoryResource::virtual_memory(&dev, VirtualMemoryOptions::default()),
+        MemoryResource::virtual_memory(&dev, VirtualMemoryResourceOptions::default()),
     ) {
         Some(vm) => vm,
         None => return,
@@ -700,7 +700,7 @@ fn virtual_memory_buffers_grow_and_keep_their_contents() {
     }
 
     // With room reserved, the buffer grows in place.
-    let roomy = MemoryResource::virtual_memory(&dev, VirtualMemoryOptions::default().reserve_size(64 << 20)).unwrap();
+    let roomy = MemoryResource::virtual_memory(&dev, VirtualMemoryResourceOptions::default().reserve_size(64 << 20)).unwrap();
     let r = roomy.allocate(4096, Some(&s)).unwrap();
     r.fill(0x0102_0304, 4, &s).unwrap();
     s.synchronize().unwrap();
@@ -711,7 +711,7 @@ fn virtual_memory_buffers_grow_and_keep_their_contents() {
     assert!(got.chunks(4).all(|c| c == [4, 3, 2, 1]), "{:x?}", &got[..8]);
 
     // A read-only resource grants its device what it was told.
-    let read_only = MemoryResource::virtual_memory(&dev, VirtualMemoryOptions::default().self_access(Access::Read));
+    let read_only = MemoryResource::virtual_memory(&dev, VirtualMemoryResourceOptions::default().self_access(Access::Read));
     assert_eq!(read_only.unwrap().peer_access(&dev).unwrap(), Access::Read);
 
     // Other buffers do not grow.
@@ -726,7 +726,7 @@ fn peer_access_between_devices() {
     let _serial = serial();
     let name = "peer_access_between_devices";
     let dev = require_gpu!(name);
-    let pool = MemoryResource::device_pool(&dev, DevicePoolOptions::default()).unwrap();
+    let pool = MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default()).unwrap();
     assert_eq!(pool.peer_access(&dev).unwrap(), Access::ReadWrite);
     let e = pool.set_peer_access(&dev, Access::None).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "the owning device cannot be revoked: {}", e);

@@ -21,13 +21,13 @@ fn from_bytes_keeps_a_copy() {
     require_nvrtc!("from_bytes_keeps_a_copy");
     let cubin = compile(SAXPY, &ProgramOptions::default().arch(ARCH), CodeType::Cubin, &[]);
     let mut bytes = cubin.code().unwrap().to_vec();
-    let copy = ObjectCode::from_bytes(&bytes, CodeType::Cubin, Some("saxpy.cubin")).unwrap();
+    let copy = ObjectCode::create(&bytes, CodeType::Cubin, Some("saxpy.cubin")).unwrap();
     bytes[0] = 0; // the object code copied the bytes
     assert_eq!(copy.code().unwrap(), cubin.code().unwrap());
     assert_eq!(copy.code_type().unwrap(), CodeType::Cubin);
     assert_eq!(copy.name().unwrap(), "saxpy.cubin");
     assert!(copy.name_expressions().unwrap().is_empty());
-    let unnamed = ObjectCode::from_bytes(cubin.code().unwrap(), CodeType::Cubin, None).unwrap();
+    let unnamed = ObjectCode::create(cubin.code().unwrap(), CodeType::Cubin, None).unwrap();
     assert_eq!(unnamed.name().unwrap(), "");
     assert!(format!("{:?}", copy).contains("cubin"));
 }
@@ -58,21 +58,21 @@ fn from_file_reads_the_file() {
 
 #[test]
 fn bad_arguments_are_invalid_argument() {
-    let e = ObjectCode::from_bytes(&[], CodeType::Cubin, None).unwrap_err();
+    let e = ObjectCode::create(&[], CodeType::Cubin, None).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
-    let e = ObjectCode::from_bytes(b"int x;", CodeType::Cxx, None).unwrap_err();
+    let e = ObjectCode::create(b"int x;", CodeType::Cxx, None).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "C++ is not an object code kind: {}", e);
-    let e = ObjectCode::from_bytes(b"x", CodeType::Cubin, Some("a\0b")).unwrap_err();
+    let e = ObjectCode::create(b"x", CodeType::Cubin, Some("a\0b")).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument);
 }
 
 #[test]
 fn object_codes_of_linker_kinds_do_not_load() {
     let _serial = serial();
-    let lto = ObjectCode::from_bytes(b"not really lto-ir", CodeType::LtoIr, None).unwrap();
+    let lto = ObjectCode::create(b"not really lto-ir", CodeType::LtoIr, None).unwrap();
     assert_eq!(lto.load().unwrap_err().status, Status::InvalidState);
     assert_eq!(lto.get_kernel("k").unwrap_err().status, Status::InvalidState);
-    let obj = ObjectCode::from_bytes(b"\x7fELF", CodeType::Object, None).unwrap();
+    let obj = ObjectCode::create(b"\x7fELF", CodeType::Object, None).unwrap();
     assert_eq!(obj.load().unwrap_err().status, Status::InvalidState);
 }
 

@@ -90,7 +90,7 @@ fn options_become_nvrtc_flags() {
         .max_register_count(32)
         .relocatable_device_code(true)
         .extra_option("--extra-flag-as-written");
-    let p = Program::new(SAXPY, CodeType::Cxx, &o).unwrap();
+    let p = Program::create(SAXPY, CodeType::Cxx, &o).unwrap();
     assert_eq!(p.code_type().unwrap(), CodeType::Cxx);
     assert_eq!(p.backend().unwrap(), CompilerBackend::Nvrtc);
     assert_eq!(p.arch().unwrap(), "sm_90");
@@ -112,7 +112,7 @@ fn options_become_nvrtc_flags() {
 
 #[test]
 fn interior_nul_is_invalid_argument() {
-    let e = Program::new(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch("sm\0_90")).unwrap_err();
+    let e = Program::create(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch("sm\0_90")).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument);
     assert!(e.message.contains("arch"), "{}", e);
 }
@@ -123,7 +123,7 @@ fn compile_to_ptx_and_cubin() {
     require_nvrtc!("compile_to_ptx_and_cubin");
     let before = compile_counts();
     {
-        let p = Program::new(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap();
+        let p = Program::create(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap();
         let ptx = p.compile(CodeType::Ptx, &[], None).unwrap();
         assert_eq!(ptx.code_type().unwrap(), CodeType::Ptx);
         let text = String::from_utf8_lossy(ptx.code().unwrap()).into_owned();
@@ -137,7 +137,7 @@ fn compile_to_ptx_and_cubin() {
         assert_eq!(cubin.clone(), cubin, "clones are the same object");
 
         // A PTX program assembles through the linker (nvJitLink or the driver).
-        match Program::new(text.as_bytes(), CodeType::Ptx, &ProgramOptions::default().arch(ARCH)) {
+        match Program::create(text.as_bytes(), CodeType::Ptx, &ProgramOptions::default().arch(ARCH)) {
             Ok(pp) => {
                 assert_eq!(pp.code_type().unwrap(), CodeType::Ptx);
                 assert!(matches!(pp.backend().unwrap(), CompilerBackend::NvJitLink | CompilerBackend::Driver));
@@ -156,7 +156,7 @@ fn compile_to_ptx_and_cubin() {
 fn compile_to_ltoir() {
     let _serial = serial();
     require_nvrtc!("compile_to_ltoir");
-    let p = Program::new(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap();
+    let p = Program::create(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap();
     let lto = p.compile(CodeType::LtoIr, &[], None).unwrap();
     assert_eq!(lto.code_type().unwrap(), CodeType::LtoIr);
     assert!(!lto.code().unwrap().is_empty());
@@ -169,7 +169,7 @@ fn compile_error_is_compilation_with_the_log() {
     let _serial = serial();
     require_nvrtc!("compile_error_is_compilation_with_the_log");
     let source = "extern \"C\" __global__ void broken(int *x) { *x = undeclared_thing; }";
-    let p = Program::new(source, CodeType::Cxx, &ProgramOptions::default().arch(ARCH).name("broken.cu")).unwrap();
+    let p = Program::create(source, CodeType::Cxx, &ProgramOptions::default().arch(ARCH).name("broken.cu")).unwrap();
     let e = p.compile(CodeType::Ptx, &[], None).unwrap_err();
     assert_eq!(e.status, Status::Compilation, "{}", e);
     assert_eq!(e.status.raw(), 11);
@@ -184,7 +184,7 @@ fn compile_error_is_compilation_with_the_log() {
 fn name_expressions_give_lowered_names() {
     let _serial = serial();
     require_nvrtc!("name_expressions_give_lowered_names");
-    let p = Program::new(TEMPLATE, CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap();
+    let p = Program::create(TEMPLATE, CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap();
     let names = ["scale<float>", "scale<int>"];
     let ptx = p.compile(CodeType::Ptx, &names, None).unwrap();
     let pairs = ptx.name_expressions().unwrap();
@@ -213,12 +213,12 @@ fn in_memory_headers_and_defines_reach_the_compiler() {
     require_nvrtc!("in_memory_headers_and_defines_reach_the_compiler");
     let source = "#include \"value.h\"\nextern \"C\" __global__ void k(int *x) { *x = VALUE + EXTRA; }";
     let o = ProgramOptions::default().arch(ARCH).header("value.h", "#define VALUE 40").define_value("EXTRA", "2");
-    let ptx = Program::new(source, CodeType::Cxx, &o).unwrap().compile(CodeType::Ptx, &[], None).unwrap();
+    let ptx = Program::create(source, CodeType::Cxx, &o).unwrap().compile(CodeType::Ptx, &[], None).unwrap();
     let text = String::from_utf8_lossy(ptx.code().unwrap()).into_owned();
     assert!(text.contains("42"), "VALUE + EXTRA folds to 42: {}", text);
     // Without the define the program does not compile.
     let o = ProgramOptions::default().arch(ARCH).header("value.h", "#define VALUE 40");
-    let e = Program::new(source, CodeType::Cxx, &o).unwrap().compile(CodeType::Ptx, &[], None).unwrap_err();
+    let e = Program::create(source, CodeType::Cxx, &o).unwrap().compile(CodeType::Ptx, &[], None).unwrap_err();
     assert_eq!(e.status, Status::Compilation);
 }
 
@@ -236,7 +236,7 @@ fn compiler_versions() {
 fn programs_cross_threads() {
     let _serial = serial();
     require_nvrtc!("programs_cross_threads");
-    let p = Program::new(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap();
+    let p = Program::create(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap();
     let handles: Vec<_> = (0..4)
         .map(|_| {
             let p = p.clone();

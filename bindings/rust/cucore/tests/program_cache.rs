@@ -8,7 +8,7 @@ mod common;
 use common::*;
 
 fn saxpy_program() -> Program {
-    Program::new(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap()
+    Program::create(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap()
 }
 
 #[test]
@@ -21,12 +21,12 @@ fn keys_depend_on_every_input() {
     assert_eq!(k, ProgramCache::key(&saxpy_program(), CodeType::Cubin, &[]).unwrap(), "same inputs, same key");
     assert_ne!(k, ProgramCache::key(&p, CodeType::Ptx, &[]).unwrap(), "target");
     assert_ne!(k, ProgramCache::key(&p, CodeType::Cubin, &["saxpy"]).unwrap(), "name expressions");
-    let other_arch = Program::new(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch("sm_80")).unwrap();
+    let other_arch = Program::create(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch("sm_80")).unwrap();
     assert_ne!(k, ProgramCache::key(&other_arch, CodeType::Cubin, &[]).unwrap(), "architecture");
-    let other_option = Program::new(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch(ARCH).ftz(true)).unwrap();
+    let other_option = Program::create(SAXPY, CodeType::Cxx, &ProgramOptions::default().arch(ARCH).ftz(true)).unwrap();
     assert_ne!(k, ProgramCache::key(&other_option, CodeType::Cubin, &[]).unwrap(), "options");
     let other_code =
-        Program::new(format!("{}\n// changed", SAXPY), CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap();
+        Program::create(format!("{}\n// changed", SAXPY), CodeType::Cxx, &ProgramOptions::default().arch(ARCH)).unwrap();
     assert_ne!(k, ProgramCache::key(&other_code, CodeType::Cubin, &[]).unwrap(), "code");
 }
 
@@ -51,7 +51,7 @@ fn in_memory_hit_miss_and_stats() {
     assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1), "{:?}", s);
 
     // A different target misses; name expressions come back from the cache too.
-    let t = Program::new(
+    let t = Program::create(
         "template <typename T> __global__ void f(T *x) { *x = T(1); }",
         CodeType::Cxx,
         &ProgramOptions::default().arch(ARCH),

@@ -294,7 +294,10 @@ fn stream_priorities_and_flags() {
     let _serial = serial();
     let dev = require_gpu!("stream_priorities_and_flags");
     let range = dev.stream_priority_range().unwrap();
-    assert_eq!(range, Stream::priority_range(&dev).unwrap());
+    let (mut least, mut greatest) = (7, 7);
+    // SAFETY: a live handle and valid out-pointers.
+    assert_eq!(unsafe { cucore::sys::cucore_stream_priority_range(dev.as_raw(), &mut least, &mut greatest) }, 0);
+    assert_eq!(range, cucore::StreamPriorityRange { least, greatest }, "as the C call answers");
     assert_eq!(range.least, 0);
     assert!(range.greatest <= range.least, "{:?}", range);
 

@@ -13,7 +13,7 @@ pub use std::time::{Duration, Instant};
 
 pub use cucore::{
     live_object_count, release_error_count, set_release_error_handler, Accessibility, Buffer, Context, Device,
-    DeviceAttribute, DevicePoolOptions, Event, EventOptions, MemoryResource, MemoryResourceKind, ObjectType,
+    DeviceAttribute, DeviceMemoryResourceOptions, Event, EventOptions, MemoryResource, MemoryResourceKind, ObjectType,
     PoolAttribute, Status, Stream, StreamOptions,
 };
 
@@ -130,7 +130,7 @@ pub fn live_counts() -> Vec<usize> {
 // ---- Compile and launch (program, object_code, linker, program_cache, kernel, launch) ----------
 
 pub use cucore::{
-    compiler_version, launch, CodeType, CompilerBackend, DeviceRepr, Dim3, GlobalSymbol, Kernel, KernelArg,
+    compiler_version, launch, CodeType, CompilerBackend, DevicePointer, DeviceRepr, Dim3, GlobalInfo, Kernel, KernelArg,
     KernelAttribute, LaunchConfig, Linker, LinkerOptions, ObjectCode, ParamInfo, Program, ProgramCache,
     ProgramCacheStats, ProgramOptions,
 };
@@ -186,7 +186,7 @@ extern "C" __global__ void saxpy(float a, const float *x, float *y, unsigned n) 
 
 /// Compiles C++ `source` with `options` to `target` (panics on failure: callers checked NVRTC).
 pub fn compile(source: &str, options: &ProgramOptions, target: CodeType, names: &[&str]) -> ObjectCode {
-    let program = Program::new(source, CodeType::Cxx, options).expect("Program::new");
+    let program = Program::create(source, CodeType::Cxx, options).expect("Program::create");
     match program.compile(target, names, None) {
         Ok(code) => code,
         Err(e) => panic!("compile to {}: {}\nlog:\n{}", target, e, program.log().unwrap_or_default()),
