@@ -8,6 +8,9 @@
 3. No CUDA library (libcuda, NVRTC, nvJitLink, the runtime) is NEEDED: they are
    loaded at run time, so libcucore loads on a machine without them.
 4. The soname is libcucore.so.<major>.
+5. The naming grammar cucore_<noun>_<verb> is unambiguous: a noun that has a
+   constructor (cucore_<noun>_create..., cucore_<noun>_get_default) is not also
+   the name of a function (cucore_<noun>), which would read as a getter.
 
 Usage: check_abi.py LIBRARY [REPO_ROOT]
 """
@@ -23,6 +26,20 @@ def header_functions(include_dir: pathlib.Path) -> set:
         text = re.sub(r"/\*.*?\*/", "", header.read_text(), flags=re.S)
         names.update(re.findall(r"CUCORE_API\s+[^;]*?\b(cucore_\w+)\s*\(", text))
     return names
+
+
+CONSTRUCTOR_VERB = re.compile(r"_(create\w*|get_default)$")
+
+
+def grammar_problems(names: set) -> list:
+    """Functions whose name is also the noun of a constructor (cucore_x and cucore_x_create)."""
+    problems = []
+    for name in sorted(names):
+        m = CONSTRUCTOR_VERB.search(name)
+        if m and name[:m.start()] in names:
+            problems.append(f"naming grammar: {name[:m.start()]} is a function and the noun of {name}; "
+                            f"name the function as a verb of its own noun (e.g. cucore_<noun>_get_<what>)")
+    return problems
 
 
 def exported_functions(library: str) -> set:
@@ -55,6 +72,7 @@ def main() -> int:
     major = re.search(r"#define CUCORE_VERSION_MAJOR (\d+)", header).group(1)
     if soname != [f"libcucore.so.{major}"]:
         problems.append(f"soname is {soname}, expected libcucore.so.{major}")
+    problems += grammar_problems(declared)
     unit_sources = "".join(p.read_text() for p in (root / "tests/unit").glob("*.cpp"))
     for name in sorted(declared):
         if not re.search(r"\b" + name + r"\b", unit_sources):

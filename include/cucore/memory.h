@@ -312,7 +312,7 @@ CUCORE_API cucore_status_t cucore_user_memory_resource_create(const cucore_memor
  * pool (as cucore_device_memory_resource_get_default).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), NOT_SUPPORTED (no pools and
  * none set), CUDA. */
-CUCORE_API cucore_status_t cucore_device_memory_resource(cucore_device_t *device,
+CUCORE_API cucore_status_t cucore_device_get_memory_resource(cucore_device_t *device,
                                                          cucore_memory_resource_t **resource);
 
 /* Makes `resource` (any kind; the device keeps a reference for the life of the
@@ -324,7 +324,7 @@ CUCORE_API cucore_status_t cucore_device_set_memory_resource(cucore_device_t *de
 
 /* Allocates `size` bytes from the device's default memory resource, ordered on
  * `stream` (NULL only if that resource is synchronous) (+1 reference).
- * Errors: as cucore_device_memory_resource and cucore_memory_resource_allocate. */
+ * Errors: as cucore_device_get_memory_resource and cucore_memory_resource_allocate. */
 CUCORE_API cucore_status_t cucore_device_allocate(cucore_device_t *device, uint64_t size, cucore_stream_t *stream,
                                                   cucore_buffer_t **buffer);
 

@@ -731,7 +731,7 @@ inline Buffer Device::allocate(std::uint64_t size, const Stream &stream) const {
 
 inline MemoryResource Device::memory_resource() const {
     cucore_memory_resource_t *raw = nullptr;
-    detail::check(cucore_device_memory_resource(handle_, &raw));
+    detail::check(cucore_device_get_memory_resource(handle_, &raw));
     return MemoryResource::adopt(raw);
 }
 

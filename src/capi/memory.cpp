@@ -174,7 +174,7 @@ cucore_status_t cucore_user_memory_resource_create(const cucore_memory_resource_
     });
 }
 
-cucore_status_t cucore_device_memory_resource(cucore_device_t *device, cucore_memory_resource_t **resource) {
+cucore_status_t cucore_device_get_memory_resource(cucore_device_t *device, cucore_memory_resource_t **resource) {
     return capi::guarded(__func__, [&] {
         cucore_memory_resource_t *&result = capi::out(resource, "resource");
         result = capi::give<cucore_memory_resource_t>(capi::get(device, "device").memory_resource());

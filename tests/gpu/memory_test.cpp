@@ -361,7 +361,7 @@ TEST_F(MemoryTest, TheDevicesDefaultResourceIsSharedAndResettable) {
     cucore::Device dev = cucore::Device::get(0);
     dev.set_memory_resource(mine);
     cucore_memory_resource_t *got = nullptr;
-    CUCORE_ASSERT_OK(cucore_device_memory_resource(dev_, &got));  // another handle of device 0 sees it
+    CUCORE_ASSERT_OK(cucore_device_get_memory_resource(dev_, &got));  // another handle of device 0 sees it
     EXPECT_EQ(got, mine.get());
     cucore_memory_resource_release(got);
     cucore_buffer_t *b = nullptr;
@@ -372,7 +372,7 @@ TEST_F(MemoryTest, TheDevicesDefaultResourceIsSharedAndResettable) {
     dev.reset_memory_resource();
     CUmemoryPool current = nullptr;
     CU_EXPECT_OK(cu().DeviceGetMemPool(&current, cu_dev_));
-    CUCORE_ASSERT_OK(cucore_device_memory_resource(dev_, &got));
+    CUCORE_ASSERT_OK(cucore_device_get_memory_resource(dev_, &got));
     CUCORE_ASSERT_OK(cucore_memory_resource_handle(got, &pool));
     EXPECT_EQ(static_cast<CUmemoryPool>(pool), current) << "reset to the device's current pool";
     cucore_memory_resource_release(got);

@@ -1061,7 +1061,7 @@ def test_default_resource_is_shared_and_resettable(gpu, stream):
     buf.close(stream=stream)
     # Another Device object of the same ordinal (and every language) sees the same default.
     raw = ctypes.c_void_p()
-    assert cucore._lib.function("cucore_device_memory_resource")(gpu._h, raw) == 0
+    assert cucore._lib.function("cucore_device_get_memory_resource")(gpu._h, raw) == 0
     assert raw.value == pool._hv
     cucore._lib.function("cucore_memory_resource_release")(raw)
     gpu.memory_resource = None

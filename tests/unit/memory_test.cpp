@@ -275,7 +275,7 @@ TEST_F(MemoryTest, PoolAttributesReadAndWriteTheDriversPool) {
 TEST_F(MemoryTest, TheDevicesDefaultResourceCanBeSetAndReset) {
     // Unset: a resource on the device's current pool.
     cucore_memory_resource_t *current = nullptr;
-    ASSERT_EQ(cucore_device_memory_resource(d_, &current), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_device_get_memory_resource(d_, &current), CUCORE_SUCCESS);
     void *current_pool = nullptr, *default_pool = nullptr;
     cucore_memory_resource_handle(current, &current_pool);
     cucore_memory_resource_handle(pool_, &default_pool);
@@ -288,7 +288,7 @@ TEST_F(MemoryTest, TheDevicesDefaultResourceCanBeSetAndReset) {
     cucore_memory_resource_release(mine);
     EXPECT_EQ(fake::counters().pools, 1) << "the device holds the resource";
     cucore_memory_resource_t *got = nullptr;
-    ASSERT_EQ(cucore_device_memory_resource(d_, &got), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_device_get_memory_resource(d_, &got), CUCORE_SUCCESS);
     EXPECT_EQ(got, mine) << "the same object";
     cucore_buffer_t *b = nullptr;
     ASSERT_EQ(cucore_device_allocate(d_, 64, s_, &b), CUCORE_SUCCESS) << message();
@@ -299,7 +299,7 @@ TEST_F(MemoryTest, TheDevicesDefaultResourceCanBeSetAndReset) {
     cucore_memory_resource_release(got);
     // Another device handle of the same ordinal sees it too (it is per device, process-wide).
     cucore_device_t *again = device(0);
-    ASSERT_EQ(cucore_device_memory_resource(again, &got), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_device_get_memory_resource(again, &got), CUCORE_SUCCESS);
     EXPECT_EQ(got, mine);
     cucore_memory_resource_release(got);
     // Reset: back to the current pool; the pool lives on while its buffer does.

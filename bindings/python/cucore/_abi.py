@@ -788,7 +788,7 @@ ABI = {
     'cucore_managed_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_managed_memory_resource_options_t*', 'cucore_memory_resource_t**', )),
     'cucore_virtual_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_virtual_memory_resource_options_t*', 'cucore_memory_resource_t**', )),
     'cucore_user_memory_resource_create': ('cucore_status_t', ('cucore_memory_resource_callbacks_t*', 'cucore_memory_resource_t**', )),
-    'cucore_device_memory_resource': ('cucore_status_t', ('cucore_device_t*', 'cucore_memory_resource_t**', )),
+    'cucore_device_get_memory_resource': ('cucore_status_t', ('cucore_device_t*', 'cucore_memory_resource_t**', )),
     'cucore_device_set_memory_resource': ('cucore_status_t', ('cucore_device_t*', 'cucore_memory_resource_t*', )),
     'cucore_device_allocate': ('cucore_status_t', ('cucore_device_t*', 'uint64_t', 'cucore_stream_t*', 'cucore_buffer_t**', )),
     'cucore_memory_resource_retain': ('cucore_status_t', ('cucore_memory_resource_t*', )),

@@ -13,13 +13,13 @@ from .device_attributes import DeviceAttribute
  _cucore_device_name, _cucore_device_pci_bus_id, _cucore_device_uuid, _cucore_device_compute_capability,
  _cucore_device_total_memory, _cucore_device_attribute, _cucore_device_properties,
  _cucore_device_set_current, _cucore_device_synchronize, _cucore_device_can_access_peer,
- _cucore_stream_priority_range, _cucore_device_memory_resource, _cucore_device_set_memory_resource) = _lib.bind(
+ _cucore_stream_priority_range, _cucore_device_get_memory_resource, _cucore_device_set_memory_resource) = _lib.bind(
     globals(), "cucore_driver_version", "cucore_device_count", "cucore_device_get",
     "cucore_device_get_current", "cucore_device_retain", "cucore_device_release", "cucore_device_ordinal",
     "cucore_device_handle", "cucore_device_name", "cucore_device_pci_bus_id", "cucore_device_uuid",
     "cucore_device_compute_capability", "cucore_device_total_memory", "cucore_device_attribute",
     "cucore_device_properties", "cucore_device_set_current", "cucore_device_synchronize",
-    "cucore_device_can_access_peer", "cucore_stream_priority_range", "cucore_device_memory_resource",
+    "cucore_device_can_access_peer", "cucore_stream_priority_range", "cucore_device_get_memory_resource",
     "cucore_device_set_memory_resource")
 (_fast_device_get_current, _fast_device_ordinal, _fast_device_release, _fast_device_attribute,
  _fast_device_set_current, _fast_device_synchronize, _fast_stream_create, _fast_event_create) = \
@@ -415,7 +415,7 @@ class Device:
         one assigned, else a DeviceMemoryResource of the device's current memory pool. Assign a
         MemoryResource to change it, or None to return to the current pool."""
         out = ctypes.c_void_p()
-        st = _cucore_device_memory_resource(self._h, out)
+        st = _cucore_device_get_memory_resource(self._h, out)
         if st:
             raise_error(st, self)
         return MemoryResource._from_owned_handle(out.value)

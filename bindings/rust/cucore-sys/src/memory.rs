@@ -475,7 +475,7 @@ extern "C" {
     /// pool (as cucore_device_memory_resource_get_default).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), NOT_SUPPORTED (no pools and
     /// none set), CUDA.
-    pub fn cucore_device_memory_resource(device: *mut cucore_device_t, resource: *mut *mut cucore_memory_resource_t) -> cucore_status_t;
+    pub fn cucore_device_get_memory_resource(device: *mut cucore_device_t, resource: *mut *mut cucore_memory_resource_t) -> cucore_status_t;
     /// Makes `resource` (any kind; the device keeps a reference for the life of the
     /// process or until replaced) the device's default memory resource, or NULL to
     /// return to the device's current pool. Process-wide, seen by every language.
@@ -483,7 +483,7 @@ extern "C" {
     pub fn cucore_device_set_memory_resource(device: *mut cucore_device_t, resource: *mut cucore_memory_resource_t) -> cucore_status_t;
     /// Allocates `size` bytes from the device's default memory resource, ordered on
     /// `stream` (NULL only if that resource is synchronous) (+1 reference).
-    /// Errors: as cucore_device_memory_resource and cucore_memory_resource_allocate.
+    /// Errors: as cucore_device_get_memory_resource and cucore_memory_resource_allocate.
     pub fn cucore_device_allocate(device: *mut cucore_device_t, size: u64, stream: *mut cucore_stream_t, buffer: *mut *mut cucore_buffer_t) -> cucore_status_t;
     /// Adds a reference. Errors: INVALID_HANDLE.
     pub fn cucore_memory_resource_retain(resource: *mut cucore_memory_resource_t) -> cucore_status_t;

@@ -603,7 +603,7 @@ impl Device {
     pub fn memory_resource(&self) -> Result<MemoryResource> {
         let mut raw = ptr::null_mut();
         // SAFETY: a live handle and a valid out-pointer; we own the reference it gives.
-        check(unsafe { sys::cucore_device_memory_resource(self.as_raw(), &mut raw) })?;
+        check(unsafe { sys::cucore_device_get_memory_resource(self.as_raw(), &mut raw) })?;
         MemoryResource::from_out(raw)
     }
 
