@@ -199,60 +199,9 @@ pub fn version_string() -> &'static str {
 
 // ---- Diagnostics ----------------------------------------------------------------------------------
 
-/// The kinds of objects the library counts (`cucore_object_type_t`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ObjectType {
-    /// Every type, in queries.
-    Any,
-    /// [`Device`](crate::Device)
-    Device,
-    /// [`Context`](crate::Context)
-    Context,
-    /// [`Stream`](crate::Stream)
-    Stream,
-    /// [`Event`](crate::Event)
-    Event,
-    /// [`MemoryResource`](crate::MemoryResource)
-    MemoryResource,
-    /// [`Buffer`](crate::Buffer)
-    Buffer,
-    /// [`Program`](crate::Program)
-    Program,
-    /// [`ObjectCode`](crate::ObjectCode)
-    ObjectCode,
-    /// [`Linker`](crate::Linker)
-    Linker,
-    /// [`Kernel`](crate::Kernel)
-    Kernel,
-    /// [`ProgramCache`](crate::ProgramCache)
-    ProgramCache,
-    /// [`GraphicsResource`](crate::GraphicsResource)
-    GraphicsResource,
-    /// [`GraphicsArray`](crate::GraphicsArray)
-    GraphicsArray,
-}
+pub use crate::object_type::ObjectType;
 
 impl ObjectType {
-    /// The raw `cucore_object_type_t`.
-    pub fn raw(self) -> sys::cucore_object_type_t {
-        match self {
-            ObjectType::Any => sys::CUCORE_OBJECT_ANY,
-            ObjectType::Device => sys::CUCORE_OBJECT_DEVICE,
-            ObjectType::Context => sys::CUCORE_OBJECT_CONTEXT,
-            ObjectType::Stream => sys::CUCORE_OBJECT_STREAM,
-            ObjectType::Event => sys::CUCORE_OBJECT_EVENT,
-            ObjectType::MemoryResource => sys::CUCORE_OBJECT_MEMORY_RESOURCE,
-            ObjectType::Buffer => sys::CUCORE_OBJECT_BUFFER,
-            ObjectType::Program => sys::CUCORE_OBJECT_PROGRAM,
-            ObjectType::ObjectCode => sys::CUCORE_OBJECT_OBJECT_CODE,
-            ObjectType::Linker => sys::CUCORE_OBJECT_LINKER,
-            ObjectType::Kernel => sys::CUCORE_OBJECT_KERNEL,
-            ObjectType::ProgramCache => sys::CUCORE_OBJECT_PROGRAM_CACHE,
-            ObjectType::GraphicsResource => sys::CUCORE_OBJECT_GRAPHICS_RESOURCE,
-            ObjectType::GraphicsArray => sys::CUCORE_OBJECT_GRAPHICS_ARRAY,
-        }
-    }
-
     /// The library's name of the type, e.g. `"stream"` (`cucore_object_type_name`).
     pub fn name(self) -> &'static str {
         // SAFETY: static storage, never NULL.

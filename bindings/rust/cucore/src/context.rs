@@ -17,7 +17,7 @@ pub struct Context {
     raw: NonNull<sys::cucore_context_t>,
 }
 
-handle_type!(Context, sys::cucore_context_t, sys::cucore_context_retain, sys::cucore_context_release);
+handle_type!(Context, sys::cucore_context_t);
 identity_eq!(Context);
 
 impl Context {

@@ -25,7 +25,7 @@ pub struct Device {
     raw: NonNull<sys::cucore_device_t>,
 }
 
-handle_type!(Device, sys::cucore_device_t, sys::cucore_device_retain, sys::cucore_device_release);
+handle_type!(Device, sys::cucore_device_t);
 
 impl PartialEq for Device {
     /// The same GPU: equal ordinals (as cuda.core compares devices). Each `Device::get` may

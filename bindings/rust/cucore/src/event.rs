@@ -57,7 +57,7 @@ pub struct Event {
     raw: NonNull<sys::cucore_event_t>,
 }
 
-handle_type!(Event, sys::cucore_event_t, sys::cucore_event_retain, sys::cucore_event_release);
+handle_type!(Event, sys::cucore_event_t);
 identity_eq!(Event);
 
 impl Event {

@@ -212,12 +212,7 @@ pub struct GraphicsResource {
     raw: std::ptr::NonNull<sys::cucore_graphics_resource_t>,
 }
 
-handle_type!(
-    GraphicsResource,
-    sys::cucore_graphics_resource_t,
-    sys::cucore_graphics_resource_retain,
-    sys::cucore_graphics_resource_release
-);
+handle_type!(GraphicsResource, sys::cucore_graphics_resource_t);
 identity_eq!(GraphicsResource);
 
 impl GraphicsResource {
@@ -598,12 +593,7 @@ pub struct GraphicsArray {
     raw: std::ptr::NonNull<sys::cucore_graphics_array_t>,
 }
 
-handle_type!(
-    GraphicsArray,
-    sys::cucore_graphics_array_t,
-    sys::cucore_graphics_array_retain,
-    sys::cucore_graphics_array_release
-);
+handle_type!(GraphicsArray, sys::cucore_graphics_array_t);
 identity_eq!(GraphicsArray);
 
 fn len64(len: usize) -> u64 {

@@ -104,7 +104,7 @@ pub struct Kernel {
     raw: NonNull<sys::cucore_kernel_t>,
 }
 
-handle_type!(Kernel, sys::cucore_kernel_t, sys::cucore_kernel_retain, sys::cucore_kernel_release);
+handle_type!(Kernel, sys::cucore_kernel_t);
 identity_eq!(Kernel);
 
 impl Kernel {

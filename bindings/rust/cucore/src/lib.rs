@@ -40,9 +40,10 @@
 pub use cucore_sys as sys;
 
 /// Implements the handle plumbing shared by every wrapper type: `Clone` = retain,
-/// `Drop` = release, `Send + Sync`, and adopt/into_raw/as_raw.
+/// `Drop` = release, `Send + Sync`, and adopt/into_raw/as_raw. Retain and release come from the C
+/// handle type's `sys::Handle` implementation, which cucore-sys generates from the header.
 macro_rules! handle_type {
-    ($ty:ident, $raw:ty, $retain:path, $release:path) => {
+    ($ty:ident, $raw:ty) => {
         // SAFETY: the C ABI is thread safe: every function may be called from any thread, and
         // reference counts are atomic.
         unsafe impl Send for $ty {}
@@ -52,9 +53,9 @@ macro_rules! handle_type {
         impl Clone for $ty {
             fn clone(&self) -> Self {
                 // SAFETY: self.raw is a live handle we hold a reference to.
-                let status = unsafe { $retain(self.raw.as_ptr()) };
+                let status = unsafe { <$raw as $crate::sys::Handle>::retain(self.raw.as_ptr()) };
                 if let Err(e) = $crate::common::check(status) {
-                    panic!(concat!("cucore: ", stringify!($retain), " failed: {}"), e);
+                    panic!("cucore: cucore_{}_retain failed: {}", <$raw as $crate::sys::Handle>::NOUN, e);
                 }
                 $ty { raw: self.raw }
             }
@@ -66,7 +67,7 @@ macro_rules! handle_type {
                 // release path is counted and reported by the library
                 // (release_error_count / set_release_error_handler); nothing to do here.
                 unsafe {
-                    $release(self.raw.as_ptr());
+                    <$raw as $crate::sys::Handle>::release(self.raw.as_ptr());
                 }
             }
         }
@@ -133,6 +134,7 @@ pub mod common;
 pub mod context;
 pub mod device;
 mod device_attributes;
+mod object_type; // generated: ObjectType
 pub mod dlpack;
 pub mod event;
 #[cfg(unix)]

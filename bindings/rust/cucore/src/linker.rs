@@ -147,7 +147,7 @@ pub struct Linker {
     raw: NonNull<sys::cucore_linker_t>,
 }
 
-handle_type!(Linker, sys::cucore_linker_t, sys::cucore_linker_retain, sys::cucore_linker_release);
+handle_type!(Linker, sys::cucore_linker_t);
 identity_eq!(Linker);
 
 impl Linker {

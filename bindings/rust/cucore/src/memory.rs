@@ -203,12 +203,7 @@ pub struct MemoryResource {
     raw: NonNull<sys::cucore_memory_resource_t>,
 }
 
-handle_type!(
-    MemoryResource,
-    sys::cucore_memory_resource_t,
-    sys::cucore_memory_resource_retain,
-    sys::cucore_memory_resource_release
-);
+handle_type!(MemoryResource, sys::cucore_memory_resource_t);
 identity_eq!(MemoryResource);
 
 impl MemoryResource {
@@ -373,7 +368,7 @@ pub struct Buffer {
     raw: NonNull<sys::cucore_buffer_t>,
 }
 
-handle_type!(Buffer, sys::cucore_buffer_t, sys::cucore_buffer_retain, sys::cucore_buffer_release);
+handle_type!(Buffer, sys::cucore_buffer_t);
 identity_eq!(Buffer);
 
 impl Buffer {

@@ -35,7 +35,7 @@ pub struct ObjectCode {
     raw: NonNull<sys::cucore_object_code_t>,
 }
 
-handle_type!(ObjectCode, sys::cucore_object_code_t, sys::cucore_object_code_retain, sys::cucore_object_code_release);
+handle_type!(ObjectCode, sys::cucore_object_code_t);
 identity_eq!(ObjectCode);
 
 fn optional_name(name: Option<&str>) -> Result<Option<std::ffi::CString>> {

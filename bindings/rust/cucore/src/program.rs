@@ -492,7 +492,7 @@ pub struct Program {
     raw: NonNull<sys::cucore_program_t>,
 }
 
-handle_type!(Program, sys::cucore_program_t, sys::cucore_program_retain, sys::cucore_program_release);
+handle_type!(Program, sys::cucore_program_t);
 identity_eq!(Program);
 
 impl Program {

@@ -37,12 +37,7 @@ pub struct ProgramCache {
     raw: NonNull<sys::cucore_program_cache_t>,
 }
 
-handle_type!(
-    ProgramCache,
-    sys::cucore_program_cache_t,
-    sys::cucore_program_cache_retain,
-    sys::cucore_program_cache_release
-);
+handle_type!(ProgramCache, sys::cucore_program_cache_t);
 identity_eq!(ProgramCache);
 
 impl ProgramCache {

@@ -54,7 +54,7 @@ pub struct Stream {
     raw: NonNull<sys::cucore_stream_t>,
 }
 
-handle_type!(Stream, sys::cucore_stream_t, sys::cucore_stream_retain, sys::cucore_stream_release);
+handle_type!(Stream, sys::cucore_stream_t);
 identity_eq!(Stream);
 
 /// Calls the boxed closure the library hands back, once, and frees it.
