@@ -17,8 +17,8 @@ use std::ptr;
 
 use cucore_sys as sys;
 
+use crate::buffer::Buffer;
 use crate::common::{check, Error, Result, Status};
-use crate::memory::Buffer;
 use crate::stream::Stream;
 
 /// Where a region's copied box starts and how its memory is laid out (all in bytes or rows).

@@ -31,8 +31,8 @@ use cucore_sys as sys;
 
 pub use sys::{DLDataType, DLManagedTensor, DLManagedTensorVersioned, DLTensor};
 
+use crate::buffer::Buffer;
 use crate::common::{check, Error, Result, Status};
-use crate::memory::Buffer;
 
 /// Where a tensor's memory is (`DLDeviceType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

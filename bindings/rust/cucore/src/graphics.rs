@@ -39,9 +39,9 @@ use std::ptr;
 
 use cucore_sys as sys;
 
+use crate::buffer::Buffer;
 use crate::common::{c_bool, check, Error, Result, Status};
 use crate::device::Device;
-use crate::memory::Buffer;
 use crate::stream::Stream;
 
 // ---- Flags and hints --------------------------------------------------------------------------------

@@ -35,10 +35,11 @@ use std::ptr;
 
 use cucore_sys as sys;
 
+use crate::buffer::Buffer;
 use crate::common::{check, Result};
 use crate::device::Device;
 use crate::event::Event;
-use crate::memory::{Buffer, MemoryResource, MemoryResourceKind};
+use crate::memory_resource::{MemoryResource, MemoryResourceKind};
 use crate::stream::Stream;
 
 /// An exported pool's identifier (`CUCORE_IPC_POOL_ID_SIZE` bytes).

@@ -69,10 +69,10 @@ use std::ptr;
 
 use cucore_sys as sys;
 
+use crate::buffer::Buffer;
 use crate::common::{check, Error, Result, Status};
 use crate::device::Device;
 use crate::kernel::Kernel;
-use crate::memory::Buffer;
 use crate::stream::Stream;
 
 /// Grid, block or cluster dimensions. A zero dimension counts as 1. Made from a `u32` (x), a

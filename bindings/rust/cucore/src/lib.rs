@@ -139,14 +139,15 @@ pub mod dlpack;
 pub mod event;
 #[cfg(unix)]
 pub mod ipc;
-pub mod memory;
-// The rest of memory.h, one concern per module (as in src/core).
+pub mod stream;
+// Memory, split as in every layer: resources by kind, buffers, copies.
 pub mod buffer;
 pub mod copy_3d;
-pub mod managed;
-pub mod memory_resources;
-pub mod memory_user;
-pub mod stream;
+pub mod managed_memory;
+pub mod memory_pool;
+pub mod memory_resource;
+pub mod user_memory;
+pub mod virtual_memory;
 // Compile and launch.
 pub mod kernel;
 pub mod launch;
@@ -162,18 +163,18 @@ pub use common::{
     OwnerCallback, ReleaseErrorHandler, Result, Status, BINDING_VERSION,
 };
 pub use context::Context;
-pub use copy_3d::{copy_3d, copy_3d_async, DstMemory, Extent3D, MemoryRegion, RegionLayout, SrcMemory};
 pub use device::{driver_version, ComputeCapability, Device, DeviceAttribute, DeviceProperties, Uuid};
 pub use dlpack::{
     DLDevice, DLDeviceType, DLPackElement, DLPackLayout, DLPackTensor, LegacyDLPackTensor,
 };
 pub use event::{Event, EventOptions};
-pub use managed::{MemoryAdvice, ManagedAdvice};
-pub use memory::{Accessibility, Buffer, DeviceMemoryResourceOptions, MemoryResource, MemoryResourceKind, PoolAttribute};
-pub use memory_resources::{
-    Access, Granularity, Location, ManagedMemoryResourceOptions, PinnedMemoryResourceOptions, VirtualMemoryResourceOptions,
-};
-pub use memory_user::{StreamRef, UserMemoryResource};
+pub use buffer::Buffer;
+pub use copy_3d::{copy_3d, copy_3d_async, DstMemory, Extent3D, MemoryRegion, RegionLayout, SrcMemory};
+pub use managed_memory::{ManagedAdvice, ManagedMemoryResourceOptions, MemoryAdvice};
+pub use memory_pool::{DeviceMemoryResourceOptions, PinnedMemoryResourceOptions, PoolAttribute};
+pub use memory_resource::{Access, Accessibility, Location, MemoryResource, MemoryResourceKind};
+pub use user_memory::{StreamRef, UserMemoryResource};
+pub use virtual_memory::{Granularity, VirtualMemoryResourceOptions};
 pub use stream::{Stream, StreamOptions, StreamPriorityRange};
 
 pub use kernel::{Kernel, KernelAttribute, ParamInfo, PotentialBlockSize};

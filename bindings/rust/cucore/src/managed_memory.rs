@@ -1,17 +1,91 @@
-//! Managed-memory buffers (`include/cucore/memory.h`; cuda.core's `ManagedBuffer`): advice to
-//! the driver (`cuMemAdvise`), what advice is in effect, prefetches and discards. Every call
-//! fails with `Status::InvalidArgument` on a buffer that is not managed memory
-//! ([`Buffer::is_managed`]).
+//! Managed (unified) memory (`include/cucore/managed_memory.h`): the managed memory resource
+//! and its options (cuda.core's `ManagedMemoryResource` and `ManagedMemoryResourceOptions`),
+//! and what managed buffers take (cuda.core's `ManagedBuffer`): advice to the driver
+//! (`cuMemAdvise`, [`MemoryAdvice`]), what advice is in effect ([`ManagedAdvice`]), prefetches
+//! and discards. Every buffer call fails with `Status::InvalidArgument` on a buffer that is not
+//! managed memory ([`Buffer::is_managed`]).
 
 use std::os::raw::c_int;
 use std::ptr;
 
 use cucore_sys as sys;
 
+use crate::buffer::Buffer;
 use crate::common::{c_bool, check, Result};
-use crate::memory::Buffer;
-use crate::memory_resources::{location_to_raw, Location};
+use crate::device::Device;
+use crate::memory_resource::{location_to_raw, Location, MemoryResource};
 use crate::stream::Stream;
+
+/// Options of a managed memory resource (`cucore_managed_memory_resource_options_t`; cuda.core's
+/// `ManagedMemoryResourceOptions`). The default (`use_pool` false) is memory from
+/// `cuMemAllocManaged`: synchronous, no pool, and every advice works. `use_pool(true)` asks for
+/// a managed memory pool, which is what cuda.core's `ManagedMemoryResource` always is:
+/// stream-ordered (CUDA 13 drivers), but drivers may refuse advice on its memory (an H100 with
+/// driver 580 answers `cuMemAdvise` with `Status::NotSupported` there; prefetch works).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ManagedMemoryResourceOptions {
+    /// A managed memory pool (true) or `cuMemAllocManaged` (false, the default).
+    pub use_pool: bool,
+    /// The preferred location (the pool's, or advised on each allocation): a device, the host
+    /// or a host NUMA node; None: none.
+    pub preferred_location: Option<Location>,
+    /// The most the pool may reserve, in bytes; 0: no limit. Pools only
+    /// (`Status::InvalidArgument` without `use_pool`).
+    pub max_size: u64,
+    /// Bytes kept reserved after a synchronization; 0: the driver's default. Pools only.
+    pub release_threshold: u64,
+}
+
+impl ManagedMemoryResourceOptions {
+    /// Sets `use_pool`.
+    pub fn use_pool(mut self, use_pool: bool) -> Self {
+        self.use_pool = use_pool;
+        self
+    }
+    /// Sets `preferred_location`.
+    pub fn preferred_location(mut self, location: Location) -> Self {
+        self.preferred_location = Some(location);
+        self
+    }
+    /// Sets `max_size`.
+    pub fn max_size(mut self, bytes: u64) -> Self {
+        self.max_size = bytes;
+        self
+    }
+    /// Sets `release_threshold`.
+    pub fn release_threshold(mut self, bytes: u64) -> Self {
+        self.release_threshold = bytes;
+        self
+    }
+
+    /// The C struct.
+    pub fn to_raw(&self) -> sys::cucore_managed_memory_resource_options_t {
+        let mut o = sys::cucore_managed_memory_resource_options_t::INIT;
+        o.use_pool = self.use_pool as u32;
+        o.preferred_location = location_to_raw(self.preferred_location);
+        o.max_size = self.max_size;
+        o.release_threshold = self.release_threshold;
+        o
+    }
+}
+
+impl MemoryResource {
+    /// Managed (unified) memory of `device` (`cucore_managed_memory_resource_create`; cuda.core's
+    /// `ManagedMemoryResource`): from `cuMemAllocManaged` (the default: synchronous, a stream is
+    /// not needed) or, with [`ManagedMemoryResourceOptions::use_pool`], a new pool allocating in stream
+    /// order on `device`'s streams. Its buffers are reachable from the host and every device and
+    /// take advice, prefetches and discards ([`Buffer::advise`](crate::Buffer::advise), ...).
+    /// Fails with `Status::NotSupported` without managed memory, or for a pool with a driver
+    /// before CUDA 13; `Status::InvalidArgument` for `max_size` or `release_threshold` without
+    /// `use_pool`.
+    pub fn managed(device: &Device, options: ManagedMemoryResourceOptions) -> Result<MemoryResource> {
+        let o = options.to_raw();
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle, valid options and out-pointer; we own the reference it gives.
+        check(unsafe { sys::cucore_managed_memory_resource_create(device.as_raw(), &o, &mut raw) })?;
+        MemoryResource::from_out(raw)
+    }
+}
 
 /// MemoryAdvice about managed memory (`cucore_memory_advice_t`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,6 +1,7 @@
-//! User-defined memory resources (`cucore_user_memory_resource_create`; cuda.core's
-//! `MemoryResource` subclasses): a Rust value implementing [`UserMemoryResource`] hands out and
-//! takes back the memory of a [`MemoryResource`], whose buffers then behave like any other.
+//! User-defined memory resources (`include/cucore/user_memory.h`: `cucore_user_memory_resource_create`;
+//! cuda.core's `MemoryResource` subclasses): a Rust value implementing [`UserMemoryResource`]
+//! hands out and takes back the memory of a [`MemoryResource`], whose buffers then behave like
+//! any other.
 //!
 //! The value is boxed into the callbacks' `user_data`; the library calls it from any thread (so
 //! it is `Send + Sync`) and drops the box when the resource's last reference goes, after every
@@ -20,7 +21,7 @@ use std::ptr::{self, NonNull};
 use cucore_sys as sys;
 
 use crate::common::{check, Error, Result, Status};
-use crate::memory::{Accessibility, MemoryResource};
+use crate::memory_resource::{Accessibility, MemoryResource};
 use crate::stream::Stream;
 
 /// A stream lent to a callback for the duration of the call (the library's `stream` argument,
