@@ -1,7 +1,8 @@
-//! Helpers shared by the GPU test binaries (one per capability: device, stream, event,
-//! memory, program, object code, linker, program cache, kernel, launch). Without a driver or a
-//! device (or NVRTC, for compiles) each test prints "skipped: <test>: <reason>" on stderr and
-//! passes; it never fails for that. Within a binary the tests run one at a time
+//! Helpers shared by the test binaries (one per capability: device, stream, event, memory
+//! (memory_resource, memory_pool, managed_memory, virtual_memory, user_memory, buffer, copy_3d),
+//! program, object code, linker, program cache, kernel, launch, ...). Without a driver or a device
+//! (or NVRTC, for compiles) each test prints "skipped: <test>: <reason>" on stderr and passes; it
+//! never fails for that. Within a binary the tests run one at a time
 //! (a process-wide lock), because the live-object counts they compare are process-wide.
 #![allow(dead_code, unused_imports)]
 
@@ -16,6 +17,9 @@ pub use cucore::{
     DeviceAttribute, DeviceMemoryResourceOptions, Event, EventOptions, MemoryResource, MemoryResourceKind, ObjectType,
     PoolAttribute, Status, Stream, StreamOptions,
 };
+
+mod arena;
+pub use arena::{peek, poke, Arena, Log};
 
 pub static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -101,6 +105,18 @@ macro_rules! require_pool {
             None => return,
         }
     };
+}
+
+/// The value, or None after printing why the test is skipped (the feature is not supported).
+pub fn supported<T>(test: &str, what: &str, result: cucore::Result<T>) -> Option<T> {
+    match result {
+        Ok(v) => Some(v),
+        Err(e) if e.status == Status::NotSupported => {
+            eprintln!("skipped: {}: {} not supported here ({})", test, what, e);
+            None
+        }
+        Err(e) => panic!("{}: {}", what, e),
+    }
 }
 
 /// A recognisable byte pattern.

@@ -1,14 +1,103 @@
-//! Managed memory and the advice, prefetch and discard calls on its buffers, on a real GPU: the
+//! Managed memory: the managed resource's options, advice values, the managed calls' argument
+//! checks (no GPU needed: a user resource that claims managed memory), and on a real GPU the
 //! default resource (`cuMemAllocManaged`, where advice works) and managed pools (a CUDA 13
 //! driver; advice on their memory may be refused, as an H100 with driver 580 does, which is
-//! reported, not failed). What a driver lacks skips with the reason printed.
-//! (Helpers and skip rules: common/mod.rs.)
+//! reported, not failed), with advice, prefetch and discard on their buffers. What a driver lacks
+//! skips with the reason printed. (Helpers and skip rules: common/mod.rs.)
 
 #[macro_use]
 mod common;
 use common::*;
 
-use cucore::{MemoryAdvice, Location, ManagedAdvice, ManagedMemoryResourceOptions};
+use cucore::{
+    sys, Error, Location, ManagedAdvice, ManagedMemoryResourceOptions, MemoryAdvice, Result, StreamRef,
+    UserMemoryResource,
+};
+
+// ---- Values, options and argument checks (no GPU) ----------------------------------------------------
+
+#[test]
+fn advice_converts() {
+    assert_eq!(
+        [MemoryAdvice::SetReadMostly, MemoryAdvice::UnsetReadMostly, MemoryAdvice::SetPreferredLocation].map(MemoryAdvice::raw),
+        [1, 2, 3]
+    );
+    assert_eq!(
+        [MemoryAdvice::UnsetPreferredLocation, MemoryAdvice::SetAccessedBy, MemoryAdvice::UnsetAccessedBy].map(MemoryAdvice::raw),
+        [4, 5, 6]
+    );
+}
+
+#[test]
+fn managed_options_build_the_c_struct() {
+    assert_eq!(ManagedMemoryResourceOptions::default().to_raw(), sys::cucore_managed_memory_resource_options_t::INIT);
+    assert!(!ManagedMemoryResourceOptions::default().use_pool, "the default: cuMemAllocManaged");
+    let raw = ManagedMemoryResourceOptions::default()
+        .use_pool(true)
+        .preferred_location(Location::HostNuma(2))
+        .max_size(7)
+        .release_threshold(8)
+        .to_raw();
+    assert_eq!(raw.use_pool, 1);
+    assert_eq!(raw.preferred_location, Location::HostNuma(2).to_raw());
+    assert_eq!((raw.max_size, raw.release_threshold), (7, 8));
+    assert_eq!(ManagedMemoryResourceOptions::default().use_pool(false).to_raw().use_pool, 0);
+}
+
+/// Claims managed memory but only ever hands out empty buffers: the managed calls' argument checks
+/// run before the driver, and a zero-size buffer makes no driver call.
+struct ManagedClaim;
+
+impl UserMemoryResource for ManagedClaim {
+    fn allocate(&self, _: u64, _: Option<&StreamRef>) -> Result<u64> {
+        Err(Error::new(Status::OutOfMemory, "only zero-size buffers here"))
+    }
+    fn deallocate(&self, _: u64, _: u64, _: Option<&StreamRef>) -> Result<()> {
+        Ok(())
+    }
+    fn accessibility(&self) -> Accessibility {
+        Accessibility { device: true, host: true }
+    }
+    fn is_managed(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn managed_calls_check_locations_before_the_driver() {
+    let _serial = serial();
+    let mr = MemoryResource::user(ManagedClaim).unwrap();
+    assert_eq!(mr.accessibility().unwrap(), Accessibility { device: true, host: true });
+    let b = mr.allocate(0, None).unwrap();
+    assert!(b.is_managed().unwrap());
+    assert_eq!(b.accessibility().unwrap(), Accessibility { device: true, host: true });
+    // Valid advice on an empty range does nothing, and reads back as no advice.
+    b.set_read_mostly(true).unwrap();
+    b.set_preferred_location(Some(Location::Device(0))).unwrap();
+    b.set_preferred_location(None).unwrap();
+    b.add_accessed_by(Location::Device(0)).unwrap();
+    assert_eq!(b.advice().unwrap(), cucore::ManagedAdvice { read_mostly: false, preferred_location: None });
+    assert!(!b.read_mostly().unwrap());
+    assert_eq!(b.preferred_location().unwrap(), None);
+    assert_eq!(b.last_prefetch_location().unwrap(), None);
+    assert!(!b.is_accessed_by(Location::Device(0)).unwrap());
+    // Locations the library refuses.
+    for (advice, location) in [
+        (MemoryAdvice::SetPreferredLocation, None),
+        (MemoryAdvice::SetPreferredLocation, Some(Location::Device(-1))),
+        (MemoryAdvice::SetPreferredLocation, Some(Location::HostNuma(-3))),
+        (MemoryAdvice::SetAccessedBy, None),
+    ] {
+        let e = b.advise(advice, location).unwrap_err();
+        assert_eq!(e.status, Status::InvalidArgument, "{:?} {:?}: {}", advice, location, e);
+        assert!(e.message.contains("location"), "{}", e.message);
+    }
+    // Accessed-by is kept per processor (devices and the host), not per NUMA node.
+    let e = b.is_accessed_by(Location::HostNuma(0)).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "accessed-by is per processor: {}", e);
+}
+
+// ---- On a GPU ----------------------------------------------------------------------------------------
 
 /// A managed memory resource on `dev`, or None after printing why the test is skipped.
 fn managed(test: &str, dev: &Device, options: ManagedMemoryResourceOptions) -> Option<MemoryResource> {
@@ -21,6 +110,46 @@ fn managed(test: &str, dev: &Device, options: ManagedMemoryResourceOptions) -> O
         }
         Err(e) => panic!("MemoryResource::managed: {}", e),
     }
+}
+
+#[test]
+fn managed_memory_with_and_without_a_pool() {
+    let _serial = serial();
+    let name = "managed_memory_with_and_without_a_pool";
+    let dev = require_gpu!(name);
+    let s = dev.create_stream(StreamOptions::default()).unwrap();
+    for use_pool in [false, true] {
+        let what = if use_pool { "a managed memory pool" } else { "managed memory" };
+        let options = ManagedMemoryResourceOptions::default().use_pool(use_pool);
+        let mr = match supported(name, what, MemoryResource::managed(&dev, options)) {
+            Some(mr) => mr,
+            None => continue,
+        };
+        assert_eq!(mr.kind().unwrap(), MemoryResourceKind::Managed);
+        assert!(mr.is_managed().unwrap());
+        assert_eq!(mr.device_id().unwrap(), Some(0));
+        assert_eq!(mr.is_stream_ordered().unwrap(), use_pool, "{}", what);
+        assert_eq!(!mr.handle().unwrap().is_null(), use_pool, "a CUmemoryPool only with a pool");
+        const N: usize = 3 << 16;
+        let b = mr.allocate(N as u64, Some(&s)).unwrap();
+        assert_eq!(b.accessibility().unwrap(), Accessibility { device: true, host: true });
+        assert!(b.is_managed().unwrap());
+        let expected_dealloc = if use_pool { Some(s.clone()) } else { None };
+        assert_eq!(b.deallocation_stream().unwrap(), expected_dealloc, "{}", what);
+        let data = pattern(N, 23);
+        b.copy_from_host(0, &data, &s).unwrap();
+        assert_eq!(b.to_vec(&s).unwrap(), data);
+        b.view(16, 16).unwrap().fill(0x6d, 1, &s).unwrap();
+        s.synchronize().unwrap();
+        let host = peek(b.address().unwrap(), 48); // managed memory: the host reads it in place
+        assert_eq!(&host[..16], &data[..16]);
+        assert_eq!(&host[16..32], &[0x6d; 16]);
+        assert_eq!(&host[32..], &data[32..48]);
+        let copy = b.copy_to_new(&s).unwrap();
+        assert_eq!(copy.memory_resource().unwrap().unwrap(), mr);
+        assert_eq!(copy.to_vec(&s).unwrap(), b.to_vec(&s).unwrap());
+    }
+    s.synchronize().unwrap();
 }
 
 #[test]
