@@ -31,19 +31,19 @@ from .device import ComputeCapability, Device, DeviceProperties, StreamPriorityR
 from .context import Context
 from .event import Event, EventOptions
 from .stream import Stream, StreamOptions, legacy_default_stream, per_thread_default_stream
-from .memory import (
+from .memory_resource import (
     DeviceMemoryResource, DeviceMemoryResourceOptions, LegacyPinnedMemoryResource, MemoryResource,
     MemoryResourceKind, PoolAttribute, PoolAttributes,
 )
 from .buffer import Buffer
-from .managed import ManagedBuffer
+from .managed_memory import ManagedBuffer
 from .copy_3d import MemoryRegion, copy_3d
-from .memory_peer import PeerAccessSet
-from .memory_resources import (
+from .memory_pool import PeerAccessSet
+from .virtual_memory import (
     ManagedMemoryResource, ManagedMemoryResourceOptions, PinnedMemoryResource, PinnedMemoryResourceOptions,
     VirtualMemoryResource, VirtualMemoryResourceOptions,
 )
-from . import memory_user as _memory_user  # noqa: F401  (user-defined MemoryResource subclasses)
+from . import user_memory as _memory_user  # noqa: F401  (user-defined MemoryResource subclasses)
 from .ipc import IPCAllocationHandle, ImportedMemoryResource
 from .dlpack import DLDeviceType, from_dlpack
 from .program import Program, ProgramOptions, compiler_version

@@ -22,7 +22,7 @@ import sys
 from . import _lib
 from ._handle import HandleObject
 from .common import closed_error, raise_error
-from .memory import (
+from .memory_resource import (
     _U64_MAX, _UNKNOWN, MemoryResource, _device, _handle_outs, _ipc, _open_stream_handle, _stream_of, _u64,
 )
 from .stream import Stream, _RELEASE_CB, _next_key, _owners

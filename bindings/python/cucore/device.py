@@ -428,7 +428,7 @@ class Device:
         if st:
             raise_error(st, self, mr)
         if mr is not None and mr._user_defined:
-            from .memory_user import pin  # the device holds it now, where Python cannot see it
+            from .user_memory import pin  # the device holds it now, where Python cannot see it
             pin(mr)
 
     def allocate(self, size, *, stream):
@@ -459,4 +459,4 @@ def _device_from_owned_handle(h):
 from .context import Context  # noqa: E402
 from .event import Event, _options_ref as _event_options_ref  # noqa: E402
 from .stream import Stream, _options_ref as _stream_options_ref  # noqa: E402
-from .memory import MemoryResource, _allocate_from_device  # noqa: E402
+from .memory_resource import MemoryResource, _allocate_from_device  # noqa: E402

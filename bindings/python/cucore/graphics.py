@@ -28,7 +28,7 @@ from . import _lib
 from ._handle import HandleObject
 from .buffer import Buffer, _HostMemory
 from .common import CUDAError, InvalidArgumentError, Status, closed_error, raise_error
-from .memory import _UNKNOWN, _device, _stream_of
+from .memory_resource import _UNKNOWN, _device, _stream_of
 
 (_cucore_graphics_resource_from_gl_buffer, _cucore_graphics_resource_from_gl_image,
  _cucore_graphics_resource_release, _cucore_graphics_resource_map, _cucore_graphics_resources_map,

@@ -31,7 +31,7 @@ from .buffer import Buffer
 from .common import raise_error
 from .device import Device
 from .event import Event, EVENT_INTERPROCESS
-from .memory import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _device, _stream_of
+from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _device, _stream_of
 
 (_cucore_ipc_export_memory_resource, _cucore_ipc_import_memory_resource, _cucore_ipc_memory_resource_pool_id,
  _cucore_ipc_export_buffer, _cucore_ipc_import_buffer, _cucore_ipc_export_event, _cucore_ipc_import_event,

@@ -188,7 +188,7 @@ class KernelOccupancy:
         if not isinstance(config, LaunchConfig):
             raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
         if device is None and stream is not None:
-            from .memory import _stream_of
+            from .memory_resource import _stream_of
             device = _stream_of(stream).device
         dev = _device(device)
         out = _c_int()

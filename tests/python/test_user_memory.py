@@ -12,7 +12,7 @@ import weakref
 import pytest
 
 import cucore
-from cucore import memory_user
+from cucore import user_memory as memory_user
 
 
 def _live_resources():

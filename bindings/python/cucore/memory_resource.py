@@ -10,7 +10,7 @@
 MemoryResource (and its built-in kinds DeviceMemoryResource and LegacyPinnedMemoryResource; the other
 kinds are in memory_resources.py, user-defined ones in memory_user.py), their options and pool
 attributes, and the argument conversions the memory modules share. Buffer lives in buffer.py (re-exported
-here, so `cucore.memory.Buffer` still works).
+here, so `cucore.memory_resource.Buffer` still works).
 """
 import ctypes
 import enum
@@ -23,7 +23,7 @@ from . import _lib
 from ._handle import HandleObject
 from .common import closed_error, raise_error
 from .device import Device
-from .memory_peer import PeerAccessible
+from .memory_pool import PeerAccessible
 from .stream import Stream
 
 (_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
@@ -248,7 +248,7 @@ class _ResourceType(type):
 
     def __call__(cls, *args, **kwargs):
         if cls._user_defined:
-            from .memory_user import construct
+            from .user_memory import construct
             return construct(cls, args, kwargs)
         return super().__call__(*args, **kwargs)
 
@@ -286,7 +286,7 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
         # user-defined resource; below a built-in kind (DeviceMemoryResource, ...) an ordinary subclass.
         nearest = next(b for b in cls.__mro__[1:] if b.__dict__.get("_builtin"))
         if nearest is MemoryResource:
-            from .memory_user import prepare_class
+            from .user_memory import prepare_class
             prepare_class(cls)
 
     @classmethod
@@ -557,6 +557,6 @@ _KIND_CLASSES = {MemoryResourceKind.DEVICE: DeviceMemoryResource,
 _UNKNOWN = object()  # Buffer._mr not asked yet (views): ask libcucore on first use
 
 
-# Buffer lives in buffer.py, which imports this module's helpers: imported last (cucore.memory.Buffer stays
+# Buffer lives in buffer.py, which imports this module's helpers: imported last (cucore.memory_resource.Buffer stays
 # valid, and MemoryResource.allocate and _allocate_from_device find it as a global).
 from .buffer import Buffer  # noqa: E402

@@ -18,7 +18,7 @@ from . import _lib
 from .buffer import Buffer
 from .common import raise_error
 from .device import Device
-from .memory import _stream_of
+from .memory_resource import _stream_of
 
 (_cucore_buffer_advise, _cucore_buffer_advice, _cucore_buffer_is_accessed_by,
  _cucore_buffer_last_prefetch_location, _cucore_buffer_prefetch, _cucore_buffer_discard) = _lib.bind(

@@ -12,7 +12,7 @@ import os
 import pytest
 
 import cucore
-from cucore.managed import (
+from cucore.managed_memory import (
     LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT, from_location, to_location,
 )
 
@@ -27,7 +27,7 @@ def test_locations():
     assert from_location(to_location("host")) == "host"
     assert from_location(to_location(("host_numa", 2))) == ("host_numa", 2)
     assert from_location(to_location("host_numa_current")) == "host_numa_current"
-    assert from_location(cucore.managed.LocationC(0, 0)) is None
+    assert from_location(cucore.managed_memory.LocationC(0, 0)) is None
     for bad, exc in (("cpu", ValueError), (-2, ValueError), (2**31, ValueError), (("host_numa",), ValueError),
                      (("host_numa", -1), ValueError), (("host_numa", 1.0), TypeError), (None, TypeError),
                      (1.5, TypeError), (False, TypeError), ([0], TypeError)):
@@ -56,7 +56,7 @@ def test_managed_options_use_pool():
             cucore.ManagedMemoryResourceOptions(**pool_only)
     with pytest.raises(TypeError, match="use_pool"):
         cucore.ManagedMemoryResourceOptions(use_pool=1)
-    from cucore.memory_resources import _managed_struct
+    from cucore.virtual_memory import _managed_struct
     c = _managed_struct(cucore.ManagedMemoryResourceOptions())
     assert (c.struct_size, c.use_pool, c.preferred_location.type, c.max_size, c.release_threshold) == (32, 0, 0, 0, 0)
     c = _managed_struct(cucore.ManagedMemoryResourceOptions(use_pool=True, preferred_location="host", max_size=5,
@@ -65,7 +65,7 @@ def test_managed_options_use_pool():
 
 
 def test_raw_create_refuses_pool_options_without_a_pool(lib, gpu):
-    from cucore.memory_resources import ManagedOptionsC
+    from cucore.virtual_memory import ManagedOptionsC
     c = ManagedOptionsC()
     c.struct_size = ctypes.sizeof(c)
     out = ctypes.c_void_p(0x1234)

@@ -20,7 +20,7 @@ import pytest
 
 import cucore
 from cucore import Status, _abi
-from cucore import buffer as buffer_module, memory as memory_module
+from cucore import buffer as buffer_module, memory_resource as memory_module
 from conftest import REPO
 
 MEMORY_H = REPO / "include" / "cucore" / "memory.h"
@@ -82,7 +82,8 @@ def test_abi_table_has_every_memory_function():
     # and the binding binds all of them (the device's default-resource functions live in device.py; buffers,
     # the resource kinds, peer access, managed memory, strided copies and user resources in their own modules)
     import importlib
-    from cucore import device as device_module, managed, memory_peer, memory_resources, memory_user
+    from cucore import device as device_module, managed_memory as managed, memory_pool as memory_peer, \
+        virtual_memory as memory_resources, user_memory as memory_user
     copy_3d_module = importlib.import_module("cucore.copy_3d")  # cucore.copy_3d is the function
     bound = {n[1:] for m in (memory_module, buffer_module, device_module, managed, copy_3d_module, memory_peer,
                              memory_resources, memory_user) for n in vars(m) if n.startswith("_cucore_")}
@@ -122,7 +123,7 @@ def test_every_new_name_is_exported():
 
 
 def test_options_validation():
-    from cucore.memory import _pool_options_struct
+    from cucore.memory_resource import _pool_options_struct
     o = cucore.DeviceMemoryResourceOptions()
     assert (o.max_size, o.release_threshold, o.ipc_enabled) == (0, 0, False)
     c = _pool_options_struct(cucore.DeviceMemoryResourceOptions(max_size=1 << 30, release_threshold=2**64 - 1))
@@ -346,7 +347,7 @@ def test_unchecked_call_sites_pass_sized_integers():
     u64_params = {name: [i for i, t in enumerate(args) if t in ("uint64_t", "uint32_t")]
                   for name, (_, args) in _abi.ABI.items()}
     checked = 0
-    for module in ("memory.py", "buffer.py"):
+    for module in ("memory_resource.py", "buffer.py"):
         tree = ast.parse((REPO / "bindings" / "python" / "cucore" / module).read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("_fast_"):

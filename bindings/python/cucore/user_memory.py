@@ -38,7 +38,7 @@ import weakref
 
 from . import _lib
 from .common import CUDAError, Status, raise_error, report_unraisable
-from .memory import MemoryResource, _user_errors, _wrappers
+from .memory_resource import MemoryResource, _user_errors, _wrappers
 from .stream import Stream
 
 (_cucore_user_memory_resource_create, _cucore_stream_retain) = _lib.bind(
@@ -89,7 +89,7 @@ def _allocate_buffer(self, size, stream=None):
     libcucore (cucore_memory_resource_allocate), allocated in order on `stream` (None: no stream)."""
     b = MemoryResource.allocate(self, size, stream=stream)
     if self._managed:
-        from .managed import ManagedBuffer
+        from .managed_memory import ManagedBuffer
         b.__class__ = ManagedBuffer
     return b
 

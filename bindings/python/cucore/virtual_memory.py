@@ -17,11 +17,11 @@ from typing import Optional
 from . import _lib
 from .buffer import Buffer
 from .common import raise_error
-from .managed import ManagedBuffer, from_location, to_location
-from .memory import (
+from .managed_memory import ManagedBuffer, from_location, to_location
+from .memory_resource import (
     _KIND_CLASSES, MemoryResource, MemoryResourceKind, _device, check_options, options_of,
 )
-from .memory_peer import PeerAccessible, access_value
+from .memory_pool import PeerAccessible, access_value
 
 (_cucore_pinned_memory_resource_create, _cucore_managed_memory_resource_create,
  _cucore_virtual_memory_resource_create) = _lib.bind(

@@ -93,7 +93,7 @@ def test_pinned_options():
 
 def test_pinned_options_struct():
     # All zeros but struct_size is the default (any host memory); a NUMA node, 0 included, sets use_numa_id.
-    from cucore.memory_resources import _pinned_struct
+    from cucore.virtual_memory import _pinned_struct
     c = _pinned_struct(cucore.PinnedMemoryResourceOptions())
     assert c.struct_size == ctypes.sizeof(c) == 32
     assert (c.ipc_enabled, c.max_size, c.release_threshold, c.numa_id, c.use_numa_id) == (0, 0, 0, 0, 0)
@@ -105,7 +105,7 @@ def test_pinned_options_struct():
 
 
 def test_virtual_options_struct():
-    from cucore.memory_resources import _virtual_struct
+    from cucore.virtual_memory import _virtual_struct
     c = _virtual_struct(cucore.VirtualMemoryResourceOptions())
     assert c.struct_size == ctypes.sizeof(c) == 40
     assert (c.location_type, c.location_id, c.minimum_granularity, c.posix_fd_shareable, c.reserve_size,
@@ -158,7 +158,7 @@ def test_constructor_argument_errors(lib):
 
 
 def test_peer_access_values():
-    from cucore.memory_peer import access_value, ordinal_of
+    from cucore.memory_pool import access_value, ordinal_of
     assert [access_value(a) for a in ("rw", "r", None, "none")] == [3, 1, 0, 0]
     for bad in ("w", "RW", 3, True):
         with pytest.raises(ValueError, match="'rw', 'r' or None"):
