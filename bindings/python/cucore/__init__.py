@@ -31,19 +31,16 @@ from .device import ComputeCapability, Device, DeviceProperties, StreamPriorityR
 from .context import Context
 from .event import Event, EventOptions
 from .stream import Stream, StreamOptions, legacy_default_stream, per_thread_default_stream
-from .memory_resource import (
-    DeviceMemoryResource, DeviceMemoryResourceOptions, LegacyPinnedMemoryResource, MemoryResource,
-    MemoryResourceKind, PoolAttribute, PoolAttributes,
-)
+from .memory_resource import LegacyPinnedMemoryResource, MemoryResource, MemoryResourceKind
 from .buffer import Buffer
-from .managed_memory import ManagedBuffer
-from .copy_3d import MemoryRegion, copy_3d
-from .memory_pool import PeerAccessSet
-from .virtual_memory import (
-    ManagedMemoryResource, ManagedMemoryResourceOptions, PinnedMemoryResource, PinnedMemoryResourceOptions,
-    VirtualMemoryResource, VirtualMemoryResourceOptions,
+from .memory_pool import (
+    DeviceMemoryResource, DeviceMemoryResourceOptions, PeerAccessSet, PinnedMemoryResource, PinnedMemoryResourceOptions,
+    PoolAttribute, PoolAttributes,
 )
-from . import user_memory as _memory_user  # noqa: F401  (user-defined MemoryResource subclasses)
+from .managed_memory import ManagedBuffer, ManagedMemoryResource, ManagedMemoryResourceOptions
+from .virtual_memory import VirtualMemoryResource, VirtualMemoryResourceOptions
+from . import user_memory as _user_memory  # noqa: F401  (user-defined MemoryResource subclasses)
+from .copy_3d import MemoryRegion, copy_3d
 from .ipc import IPCAllocationHandle, ImportedMemoryResource
 from .dlpack import DLDeviceType, from_dlpack
 from .program import Program, ProgramOptions, compiler_version

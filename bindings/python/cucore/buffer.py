@@ -1,5 +1,5 @@
-"""Buffers (include/cucore/memory.h): ranges of memory from a memory resource (memory.py,
-memory_resources.py, memory_user.py) or wrapped foreign memory.
+"""Buffers (include/cucore/memory.h): ranges of memory from a memory resource (memory_resource.py and the
+kinds' modules: memory_pool.py, managed_memory.py, virtual_memory.py, user_memory.py) or wrapped foreign memory.
 
     dev = cucore.Device(0)
     dev.set_current()

@@ -1,44 +1,39 @@
-"""Memory resources (include/cucore/memory.h): where buffers come from.
+"""Memory resources (include/cucore/memory.h): where buffers come from, and what every resource has.
 
     dev = cucore.Device(0)
-    mr = cucore.DeviceMemoryResource(dev)     # the device's current memory pool
-    pool = cucore.DeviceMemoryResource(dev, cucore.DeviceMemoryResourceOptions(release_threshold=1 << 30))
+    mr = dev.memory_resource                  # the resource Device.allocate uses (the device's default)
     s = dev.create_stream()
-    buf = pool.allocate(1 << 20, stream=s)    # a Buffer (buffer.py), freed in order on `s`
-    pool.attributes.used_mem_current          # the pool's attributes (PoolAttributes)
+    buf = mr.allocate(1 << 20, stream=s)      # a Buffer (buffer.py), freed in order on `s`
+    (mr.kind, mr.device_id, mr.is_device_accessible, mr.is_host_accessible, mr.is_stream_ordered)
 
-MemoryResource (and its built-in kinds DeviceMemoryResource and LegacyPinnedMemoryResource; the other
-kinds are in memory_resources.py, user-defined ones in memory_user.py), their options and pool
-attributes, and the argument conversions the memory modules share. Buffer lives in buffer.py (re-exported
-here, so `cucore.memory_resource.Buffer` still works).
+MemoryResource, the base of every kind: allocate, handle, kind, device_id, accessibility, is_stream_ordered,
+is_managed, the registry of the kinds' classes (_KIND_CLASSES), the wrapper registry that keeps one Python
+object per libcucore resource, the device's default resource (Device.allocate, Device.memory_resource), the
+legacy pinned resource (LegacyPinnedMemoryResource), and the argument conversions and options checks the
+memory modules share. The other kinds live in the module of their capability: memory_pool.py
+(DeviceMemoryResource, PinnedMemoryResource, pool attributes, trim, peer access), managed_memory.py,
+virtual_memory.py, user_memory.py (user-defined resources); Buffer lives in buffer.py.
 """
 import ctypes
 import enum
 import operator
 import threading
 import weakref
-from dataclasses import dataclass
 
 from . import _lib
 from ._handle import HandleObject
 from .common import closed_error, raise_error
 from .device import Device
-from .memory_pool import PeerAccessible
 from .stream import Stream
 
-(_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
- _cucore_legacy_pinned_memory_resource_create, _cucore_memory_resource_retain, _cucore_memory_resource_release,
+(_cucore_legacy_pinned_memory_resource_create, _cucore_memory_resource_retain, _cucore_memory_resource_release,
  _cucore_memory_resource_allocate, _cucore_memory_resource_kind, _cucore_memory_resource_device_id,
  _cucore_memory_resource_accessibility, _cucore_memory_resource_is_managed,
- _cucore_memory_resource_is_stream_ordered, _cucore_memory_resource_handle, _cucore_memory_resource_pool_attribute,
- _cucore_memory_resource_set_pool_attribute, _cucore_memory_resource_trim, _cucore_device_allocate) = _lib.bind(
-    globals(), "cucore_device_memory_resource_get_default", "cucore_device_memory_resource_create",
-    "cucore_legacy_pinned_memory_resource_create", "cucore_memory_resource_retain",
+ _cucore_memory_resource_is_stream_ordered, _cucore_memory_resource_handle, _cucore_device_allocate) = _lib.bind(
+    globals(), "cucore_legacy_pinned_memory_resource_create", "cucore_memory_resource_retain",
     "cucore_memory_resource_release", "cucore_memory_resource_allocate", "cucore_memory_resource_kind",
     "cucore_memory_resource_device_id", "cucore_memory_resource_accessibility", "cucore_memory_resource_is_managed",
-    "cucore_memory_resource_is_stream_ordered", "cucore_memory_resource_handle",
-    "cucore_memory_resource_pool_attribute", "cucore_memory_resource_set_pool_attribute",
-    "cucore_memory_resource_trim", "cucore_device_allocate")
+    "cucore_memory_resource_is_stream_ordered", "cucore_memory_resource_handle", "cucore_device_allocate")
 (_fast_memory_resource_allocate, _fast_memory_resource_release) = _lib.bind_unchecked(
     globals(), "cucore_memory_resource_allocate", "cucore_memory_resource_release")
 
@@ -51,52 +46,6 @@ _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
 _U64_MAX = (1 << 64) - 1
 _Stream = Stream
-
-
-class PoolAttribute(enum.IntEnum):
-    """cucore_pool_attribute_t (the driver's CUmemPool_attribute values)."""
-    REUSE_FOLLOW_EVENT_DEPENDENCIES = 1   # 0/1, settable
-    REUSE_ALLOW_OPPORTUNISTIC = 2         # 0/1, settable
-    REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3  # 0/1, settable
-    RELEASE_THRESHOLD = 4                 # bytes, settable
-    RESERVED_MEM_CURRENT = 5              # bytes
-    RESERVED_MEM_HIGH = 6                 # bytes; reset by setting 0
-    USED_MEM_CURRENT = 7                  # bytes
-    USED_MEM_HIGH = 8                     # bytes; reset by setting 0
-
-
-class PoolAttributes:
-    """A pool resource's attributes as properties (cuda.core's `mr.attributes`): the reuse flags are bools,
-    the rest byte counts; `release_threshold` and the reuse flags are settable, and setting a `*_high`
-    to 0 resets it."""
-    __slots__ = ("_mr",)
-
-    def __init__(self, mr):
-        self._mr = mr
-
-    def _get(self, attribute):
-        return self._mr.pool_attribute(attribute)
-
-    def _set(self, attribute, value):
-        self._mr.set_pool_attribute(attribute, value)
-
-    reuse_follow_event_dependencies = property(
-        lambda self: bool(self._get(PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES)),
-        lambda self, v: self._set(PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES, int(bool(v))))
-    reuse_allow_opportunistic = property(
-        lambda self: bool(self._get(PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC)),
-        lambda self, v: self._set(PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC, int(bool(v))))
-    reuse_allow_internal_dependencies = property(
-        lambda self: bool(self._get(PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES)),
-        lambda self, v: self._set(PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES, int(bool(v))))
-    release_threshold = property(lambda self: self._get(PoolAttribute.RELEASE_THRESHOLD),
-                                 lambda self, v: self._set(PoolAttribute.RELEASE_THRESHOLD, v))
-    reserved_mem_current = property(lambda self: self._get(PoolAttribute.RESERVED_MEM_CURRENT))
-    reserved_mem_high = property(lambda self: self._get(PoolAttribute.RESERVED_MEM_HIGH),
-                                 lambda self, v: self._set(PoolAttribute.RESERVED_MEM_HIGH, v))
-    used_mem_current = property(lambda self: self._get(PoolAttribute.USED_MEM_CURRENT))
-    used_mem_high = property(lambda self: self._get(PoolAttribute.USED_MEM_HIGH),
-                             lambda self, v: self._set(PoolAttribute.USED_MEM_HIGH, v))
 
 
 class MemoryResourceKind(enum.IntEnum):
@@ -170,25 +119,6 @@ def _open_stream_handle(stream):
     return s, h
 
 
-# ---- memory resources ------------------------------------------------------------------------------------
-
-@dataclass
-class DeviceMemoryResourceOptions:
-    """Options of a new device memory pool (cucore_device_memory_resource_options_t).
-
-    max_size: the most bytes the pool may reserve; 0 for no limit (the driver's default).
-    release_threshold: bytes the pool keeps reserved after a synchronization instead of returning them to
-        the system; 0 for the driver's default (return everything).
-    ipc_enabled: True for a pool other processes can import (a POSIX file descriptor; Linux only).
-    """
-    max_size: int = 0
-    release_threshold: int = 0
-    ipc_enabled: bool = False
-
-    def __post_init__(self):
-        check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
-
-
 def check_options(options, sizes, flags=()):
     """Type and range checks of an options dataclass: `sizes` are ints in [0, 2**64), `flags` bools."""
     cls = type(options).__name__
@@ -213,14 +143,21 @@ def options_of(options, cls):
     return options
 
 
-def _pool_options_struct(options):
-    options = options_of(options, DeviceMemoryResourceOptions)
-    c = _lib.DeviceMemoryResourceOptionsC()
-    c.struct_size = ctypes.sizeof(c)
-    c.max_size = options.max_size
-    c.release_threshold = options.release_threshold
-    c.ipc_enabled = options.ipc_enabled
-    return c
+def _device_and_options(device, options, options_cls):
+    """(Device, options) of a constructor taking (device=None, options=None); as in cuda.core, the options
+    may come first (PinnedMemoryResource(PinnedMemoryResourceOptions(...)))."""
+    if options is None and isinstance(device, (options_cls, dict)):
+        device, options = None, device
+    options = options_cls() if options is None else options_of(options, options_cls)
+    return _device(device), options
+
+
+def _create(cls, create, dev, struct, options, home):
+    h = ctypes.c_void_p()
+    st = create(dev._h, struct, h)
+    if st:
+        raise_error(st, dev)
+    return cls._wrap(h.value, options, home)
 
 
 # Live Python wrappers by libcucore handle value. A handle value names one object for its whole life
@@ -228,7 +165,7 @@ def _pool_options_struct(options):
 _wrappers = weakref.WeakValueDictionary()
 
 # The exception a user-defined resource's allocate raised on this thread, as (status it became, exception),
-# until the Python caller of the failed allocation re-raises it (memory_user.py sets it).
+# until the Python caller of the failed allocation re-raises it (user_memory.py sets it).
 _user_errors = threading.local()
 
 
@@ -243,7 +180,7 @@ def _take_user_error(status):
 
 class _ResourceType(type):
     """MemoryResource's metaclass. A user's subclass (one defining allocate and deallocate, see
-    memory_user.py) becomes a libcucore resource after its __init__ has run, so that its device_id and
+    user_memory.py) becomes a libcucore resource after its __init__ has run, so that its device_id and
     accessibility may depend on what __init__ set; the built-in kinds are made by their __new__."""
 
     def __call__(cls, *args, **kwargs):
@@ -264,7 +201,7 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
     `deallocate(self, ptr, size, stream)`, plus `device_id` (an ordinal, -1 for host memory) and optionally
     `is_device_accessible`, `is_host_accessible`, `is_managed` (attributes or properties). Then
     `mr.allocate(size, stream=s)` returns a Buffer whose memory came from your allocate and goes back
-    through your deallocate; every language allocating from the resource calls them (see memory_user.py)."""
+    through your deallocate; every language allocating from the resource calls them (see user_memory.py)."""
 
     __slots__ = ("_hv", "_info", "_config", "_home")
     _release = staticmethod(_fast_memory_resource_release)
@@ -363,30 +300,24 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
                                  bool(ordered.value))
         return info
 
+    # ---- pool attributes and trim (the work is in memory_pool.py) --------------------------------------
+
     def pool_attribute(self, attribute):
         """A pool attribute (a PoolAttribute or its value) as an int; NotSupportedError without a pool."""
-        out = ctypes.c_uint64()
-        st = _cucore_memory_resource_pool_attribute(self._h, int(attribute), out)
-        if st:
-            raise_error(st, self)
-        return out.value
+        return _pool().pool_attribute(self, attribute)
 
     def set_pool_attribute(self, attribute, value):
         """Sets a settable pool attribute (high-water marks: 0 only, which resets them)."""
-        st = _cucore_memory_resource_set_pool_attribute(self._h, int(attribute), _u64(value, "value"))
-        if st:
-            raise_error(st, self)
+        _pool().set_pool_attribute(self, attribute, value)
 
     @property
     def attributes(self):
         """The pool's attributes as properties (PoolAttributes)."""
-        return PoolAttributes(self)
+        return _pool().PoolAttributes(self)
 
     def trim(self, min_bytes_to_keep=0):
         """Return unused reserved memory to the system, keeping at least `min_bytes_to_keep` bytes."""
-        st = _cucore_memory_resource_trim(self._h, _u64(min_bytes_to_keep, "min_bytes_to_keep"))
-        if st:
-            raise_error(st, self)
+        _pool().trim(self, min_bytes_to_keep)
 
     @property
     def kind(self):
@@ -475,6 +406,11 @@ def _ipc():
     return ipc
 
 
+def _pool():
+    from . import memory_pool
+    return memory_pool
+
+
 def _allocation_args(size, stream):
     """(size, its ctypes value, the stream object to keep, its handle or None) for an allocation."""
     csize = _sizes.get(size) if type(size) is int else None
@@ -509,31 +445,6 @@ def _allocate_from_device(device, size, stream):
     return b
 
 
-class DeviceMemoryResource(MemoryResource, PeerAccessible):
-    """Device memory from a stream-ordered memory pool (cuMemAllocFromPoolAsync / cuMemFreeAsync).
-
-    `DeviceMemoryResource(device_id)` uses the device's current memory pool (not owned: closing the
-    resource never destroys that pool); `DeviceMemoryResource(device_id, DeviceMemoryResourceOptions(...))`
-    creates a new pool, destroyed once the resource and every buffer from it are gone. `device_id` is an
-    ordinal or a Device. `allocate(size, stream=s)` needs a stream of this device (allocation is stream-
-    ordered; the stream is also where the buffer is freed unless changed). `peer_accessible_by` is the
-    live set of other devices' ordinals allowed to access the pool's memory."""
-
-    __slots__ = ()
-    _builtin = True
-
-    def __new__(cls, device_id, options=None):
-        dev = _device(device_id)
-        h = _c_void_p()
-        if options is None:
-            st = _cucore_device_memory_resource_get_default(dev._h, h)
-        else:
-            options = options_of(options, DeviceMemoryResourceOptions)
-            st = _cucore_device_memory_resource_create(dev._h, _pool_options_struct(options), h)
-        if st:
-            raise_error(st, dev)
-        return cls._wrap(h.value, options, dev.device_id)
-
 class LegacyPinnedMemoryResource(MemoryResource):
     """Page-locked host memory (cuMemAllocHost / cuMemFreeHost), made in `device_id`'s primary context
     (None: the current device). Allocation and release are synchronous, so `stream` is optional; the
@@ -551,12 +462,11 @@ class LegacyPinnedMemoryResource(MemoryResource):
         return cls._wrap(h.value)
 
 
-_KIND_CLASSES = {MemoryResourceKind.DEVICE: DeviceMemoryResource,
-                 MemoryResourceKind.LEGACY_PINNED: LegacyPinnedMemoryResource}
+_KIND_CLASSES = {MemoryResourceKind.LEGACY_PINNED: LegacyPinnedMemoryResource}  # each kind's module adds its own
 
 _UNKNOWN = object()  # Buffer._mr not asked yet (views): ask libcucore on first use
 
 
-# Buffer lives in buffer.py, which imports this module's helpers: imported last (cucore.memory_resource.Buffer stays
-# valid, and MemoryResource.allocate and _allocate_from_device find it as a global).
+# Buffer lives in buffer.py, which imports this module's helpers: imported last (MemoryResource.allocate and
+# _allocate_from_device find it as a global).
 from .buffer import Buffer  # noqa: E402

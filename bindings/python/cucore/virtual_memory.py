@@ -1,11 +1,9 @@
-"""Pinned, managed and virtual memory resources (cucore_{pinned,managed,virtual}_memory_resource_create).
+"""Virtual memory resources (cucore_virtual_memory_resource_create): virtual memory management (VMM).
 
-    pinned = cucore.PinnedMemoryResource(dev)              # stream-ordered page-locked host memory
-    managed = cucore.ManagedMemoryResource(dev, cucore.ManagedMemoryResourceOptions(preferred_location="host"))
-    pool = cucore.ManagedMemoryResource(dev, {"use_pool": True})  # cuda.core's kind: a stream-ordered pool
     vmm = cucore.VirtualMemoryResource(dev, cucore.VirtualMemoryResourceOptions(reserve_size=1 << 30))
     buf = vmm.allocate(1 << 21)                             # synchronous: no stream needed
     vmm.modify_allocation(buf, 1 << 22)                     # grows, keeping the contents
+    vmm.peer_accessible_by.add(1)                           # peer access as for pools (memory_pool.py)
 
 Options are dataclasses checked when made (TypeError / ValueError naming the field); a dict of their fields
 is accepted wherever they are.
@@ -16,189 +14,14 @@ from typing import Optional
 
 from . import _lib
 from .buffer import Buffer
-from .common import raise_error
-from .managed_memory import ManagedBuffer, from_location, to_location
-from .memory_resource import (
-    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _device, check_options, options_of,
-)
 from .memory_pool import PeerAccessible, access_value
+from .memory_resource import (
+    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device, check_options, options_of,
+)
 
-(_cucore_pinned_memory_resource_create, _cucore_managed_memory_resource_create,
- _cucore_virtual_memory_resource_create) = _lib.bind(
-    globals(), "cucore_pinned_memory_resource_create", "cucore_managed_memory_resource_create",
-    "cucore_virtual_memory_resource_create")
+(_cucore_virtual_memory_resource_create,) = _lib.bind(globals(), "cucore_virtual_memory_resource_create")
 
-PinnedOptionsC = _lib.STRUCTS["cucore_pinned_memory_resource_options_t"]
-ManagedOptionsC = _lib.STRUCTS["cucore_managed_memory_resource_options_t"]
 VirtualOptionsC = _lib.STRUCTS["cucore_virtual_memory_resource_options_t"]
-
-
-def _device_and_options(device, options, options_cls):
-    """(Device, options) of a constructor taking (device=None, options=None); as in cuda.core, the options
-    may come first (PinnedMemoryResource(PinnedMemoryResourceOptions(...)))."""
-    if options is None and isinstance(device, (options_cls, dict)):
-        device, options = None, device
-    options = options_cls() if options is None else options_of(options, options_cls)
-    return _device(device), options
-
-
-def _create(cls, create, dev, struct, options, home):
-    h = ctypes.c_void_p()
-    st = create(dev._h, struct, h)
-    if st:
-        raise_error(st, dev)
-    return cls._wrap(h.value, options, home)
-
-
-# ---- pinned -------------------------------------------------------------------------------------------------
-
-@dataclass
-class PinnedMemoryResourceOptions:
-    """Options of a pinned (page-locked host) memory pool (cucore_pinned_memory_resource_options_t).
-
-    ipc_enabled: True for a pool other processes can import (Linux; needs a NUMA node: numa_id None then
-        means node 0).
-    max_size: the most bytes the pool may reserve; 0 for no limit.
-    release_threshold: bytes kept reserved after a synchronization; 0 for the driver's default.
-    numa_id: the host NUMA node the memory comes from; None for any.
-    """
-    ipc_enabled: bool = False
-    max_size: int = 0
-    release_threshold: int = 0
-    numa_id: Optional[int] = None
-
-    def __post_init__(self):
-        check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
-        if self.numa_id is not None:
-            if isinstance(self.numa_id, bool) or not isinstance(self.numa_id, int):
-                raise TypeError(f"PinnedMemoryResourceOptions.numa_id must be an int or None, not "
-                                f"{type(self.numa_id).__name__}")
-            if not 0 <= self.numa_id < 2**31:
-                raise ValueError(f"PinnedMemoryResourceOptions.numa_id must be a NUMA node (>= 0) or None, not "
-                                 f"{self.numa_id}")
-
-
-def _pinned_struct(options):
-    """The cucore_pinned_memory_resource_options_t of PinnedMemoryResourceOptions (zero fields: defaults)."""
-    c = PinnedOptionsC()
-    c.struct_size = ctypes.sizeof(c)
-    c.ipc_enabled = options.ipc_enabled
-    c.max_size = options.max_size
-    c.release_threshold = options.release_threshold
-    if options.numa_id is not None:  # None: use_numa_id 0, any host memory
-        c.use_numa_id = 1
-        c.numa_id = options.numa_id
-    return c
-
-
-class PinnedMemoryResource(MemoryResource, PeerAccessible):
-    """A stream-ordered pool of page-locked host memory (cuMemPoolCreate on the host or a host NUMA node).
-
-    `PinnedMemoryResource(device=None, options=None)`: allocates in stream order on streams of `device` (a
-    Device or an ordinal; None: the current device), which may access the memory; other devices join through
-    `peer_accessible_by`. Buffers are host- and device-accessible; `device_id` is -1 (host memory)."""
-
-    __slots__ = ()
-    _builtin = True
-
-    def __new__(cls, device=None, options=None):
-        dev, options = _device_and_options(device, options, PinnedMemoryResourceOptions)
-        return _create(cls, _cucore_pinned_memory_resource_create, dev, _pinned_struct(options), options,
-                       dev.device_id)
-
-    @property
-    def numa_id(self):
-        """The host NUMA node the memory comes from (None: any, or not known for a resource made elsewhere)."""
-        return self._config.numa_id if self._config is not None else None
-
-
-# ---- managed ------------------------------------------------------------------------------------------------
-
-@dataclass
-class ManagedMemoryResourceOptions:
-    """Options of a managed memory resource (cucore_managed_memory_resource_options_t).
-
-    preferred_location: where the pages should live: None (no preference), a Device or device ordinal,
-        "host", or ("host_numa", node): the pool's, or advised on each allocation without a pool.
-    max_size: the most bytes the pool may reserve; 0 for no limit (pools only).
-    release_threshold: bytes kept reserved after a synchronization; 0 for the driver's default (pools only).
-    use_pool: False (the default) for memory from cuMemAllocManaged, True for a managed memory pool as
-        cuda.core's ManagedMemoryResource has (see ManagedMemoryResource for why the default differs).
-    """
-    preferred_location: object = None
-    max_size: int = 0
-    release_threshold: int = 0
-    use_pool: bool = False
-
-    def __post_init__(self):
-        check_options(self, ("max_size", "release_threshold"), ("use_pool",))
-        if self.preferred_location is not None:
-            to_location(self.preferred_location, "ManagedMemoryResourceOptions.preferred_location")
-        if not self.use_pool:
-            for name in ("max_size", "release_threshold"):
-                if getattr(self, name):
-                    raise ValueError(f"ManagedMemoryResourceOptions.{name} applies to managed pools only "
-                                     f"(use_pool=True)")
-
-
-def _managed_struct(options):
-    """The cucore_managed_memory_resource_options_t of ManagedMemoryResourceOptions (zero fields: defaults)."""
-    c = ManagedOptionsC()
-    c.struct_size = ctypes.sizeof(c)
-    c.use_pool = options.use_pool
-    if options.preferred_location is not None:
-        c.preferred_location = to_location(options.preferred_location, "preferred_location")
-    c.max_size = options.max_size
-    c.release_threshold = options.release_threshold
-    return c
-
-
-class ManagedMemoryResource(MemoryResource):
-    """Managed (unified) memory of `device`: `ManagedMemoryResource(device=None, options=None)`. Its buffers
-    are ManagedBuffers, accessible from the host and every device, steered with advice, prefetch and discard.
-
-    By default the memory comes from cuMemAllocManaged and goes back with cuMemFree: allocation is
-    synchronous (a stream is accepted and not needed) and there is no pool. With options use_pool=True it is
-    a stream-ordered pool of managed memory (cuMemPoolCreate with managed allocations; a CUDA 13 driver),
-    which is what cuda.core's ManagedMemoryResource always is. The default differs from cuda.core because
-    drivers may refuse advice on managed-pool memory: on an H100 with driver 580, cuMemAdvise on pool memory
-    fails with CUDA_ERROR_NOT_SUPPORTED (NotSupportedError here) while it works on cuMemAllocManaged memory;
-    prefetch works on both. Choose use_pool=True for stream-ordered allocation, max_size or
-    release_threshold, and expect NotSupportedError from advice there."""
-
-    __slots__ = ()
-    _builtin = True
-
-    def __new__(cls, device=None, options=None):
-        dev, options = _device_and_options(device, options, ManagedMemoryResourceOptions)
-        return _create(cls, _cucore_managed_memory_resource_create, dev, _managed_struct(options), options,
-                       dev.device_id)
-
-    def allocate(self, size, *, stream=None):
-        """A new ManagedBuffer of `size` bytes: from a pool, allocated in order on `stream` (where it is also
-        freed); without one, at once (`stream` may be None and is not kept)."""
-        b = MemoryResource.allocate(self, size, stream=stream)
-        b.__class__ = ManagedBuffer  # the same layout: only the managed-memory methods are added
-        return b
-
-    @property
-    def is_managed(self):
-        return True
-
-    @property
-    def use_pool(self):
-        """Whether the memory comes from a managed memory pool (False: cuMemAllocManaged)."""
-        return self.handle != 0  # the CUmemoryPool; 0 without a pool
-
-    @property
-    def preferred_location(self):
-        """The preferred location as given in the options (a Device, "host", ("host_numa", node)), or
-        None when there is none or it is not known (a resource made elsewhere)."""
-        loc = self._config.preferred_location if self._config is not None else None
-        return None if loc is None else from_location(to_location(loc))
-
-
-# ---- virtual ------------------------------------------------------------------------------------------------
 
 _LOCATION_TYPES = {"device": 1, "host": 2, "host_numa": 3}
 _GRANULARITIES = ("recommended", "minimum")
@@ -282,6 +105,4 @@ class VirtualMemoryResource(MemoryResource, PeerAccessible):
         return buf.grow(new_size)
 
 
-_KIND_CLASSES.update({MemoryResourceKind.PINNED: PinnedMemoryResource,
-                      MemoryResourceKind.MANAGED: ManagedMemoryResource,
-                      MemoryResourceKind.VIRTUAL: VirtualMemoryResource})
+_KIND_CLASSES[MemoryResourceKind.VIRTUAL] = VirtualMemoryResource
