@@ -22,8 +22,9 @@ from .buffer import Buffer
 from .common import raise_error
 from .device import Device
 from .memory_resource import (
-    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options, _stream_of, check_options,
+    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options, check_options,
 )
+from .stream import _stream_of
 
 (_cucore_managed_memory_resource_create, _cucore_buffer_advise, _cucore_buffer_advice,
  _cucore_buffer_is_accessed_by, _cucore_buffer_last_prefetch_location, _cucore_buffer_prefetch,

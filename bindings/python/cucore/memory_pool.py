@@ -21,16 +21,17 @@ are.
 import ctypes
 import enum
 import operator
+import sys
 from collections.abc import MutableSet
 from dataclasses import dataclass
 from typing import Optional
 
 from . import _lib
+from .buffer import _u64
 from .common import raise_error
-from .device import Device
+from .device import Device, _device
 from .memory_resource import (
-    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device, _device_and_options, _u64, check_options,
-    options_of,
+    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options, check_options, options_of,
 )
 
 (_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
@@ -362,3 +363,7 @@ def trim(mr, min_bytes_to_keep):
 
 _KIND_CLASSES.update({MemoryResourceKind.DEVICE: DeviceMemoryResource,
                       MemoryResourceKind.PINNED: PinnedMemoryResource})
+
+# MemoryResource's pool_attribute, set_pool_attribute, attributes and trim are this module's work;
+# memory_resource.py is below this module.
+_lib.hand_down("memory_resource", memory_pool=sys.modules[__name__])

@@ -9,22 +9,22 @@
 MemoryResource, the base of every kind: allocate, handle, kind, device_id, accessibility, is_stream_ordered,
 is_managed, the registry of the kinds' classes (_KIND_CLASSES), the wrapper registry that keeps one Python
 object per libcucore resource, the device's default resource (Device.allocate, Device.memory_resource), the
-legacy pinned resource (LegacyPinnedMemoryResource), and the argument conversions and options checks the
-memory modules share. The other kinds live in the module of their capability: memory_pool.py
+legacy pinned resource (LegacyPinnedMemoryResource), and the options checks and constructor helpers of every
+kind. The other kinds live in the module of their capability, above this one: memory_pool.py
 (DeviceMemoryResource, PinnedMemoryResource, pool attributes, trim, peer access), managed_memory.py,
-virtual_memory.py, user_memory.py (user-defined resources); Buffer lives in buffer.py.
+virtual_memory.py, user_memory.py (user-defined resources); Buffer lives in buffer.py, below.
 """
 import ctypes
 import enum
-import operator
 import threading
 import weakref
 
 from . import _lib
 from ._handle import HandleObject
+from .buffer import _U64_MAX, _UNKNOWN, Buffer, _u64
 from .common import closed_error, raise_error
-from .device import Device
-from .stream import Stream
+from .device import _device
+from .stream import Stream, _open_stream_handle
 
 (_cucore_legacy_pinned_memory_resource_create, _cucore_memory_resource_retain, _cucore_memory_resource_release,
  _cucore_memory_resource_allocate, _cucore_memory_resource_kind, _cucore_memory_resource_device_id,
@@ -44,8 +44,12 @@ _new = object.__new__
 _handle_outs = _lib.outs(_c_void_p)
 _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
-_U64_MAX = (1 << 64) - 1
 _Stream = Stream
+
+# Handed down by the modules above when they are imported (_lib.hand_down): the work of some methods.
+memory_pool = None  # memory_pool.py: pool attributes and trim
+user_memory = None  # user_memory.py: making user-defined resources (subclasses of MemoryResource)
+ipc = None          # ipc.py: the IPC methods
 
 
 class MemoryResourceKind(enum.IntEnum):
@@ -62,19 +66,6 @@ class MemoryResourceKind(enum.IntEnum):
 
 # ---- argument conversion (cold paths; the hot paths inline the common case) ----------------------------
 
-def _u64(value, what):
-    """`value` as an int in [0, 2**64) (ctypes would silently wrap or truncate anything else)."""
-    if isinstance(value, bool):
-        raise TypeError(f"{what} must be an int, not bool")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
-    if not 0 <= value <= _U64_MAX:
-        raise ValueError(f"{what} must be in [0, 2**64), not {value}")
-    return value
-
-
 _sizes = {}  # allocation size -> its c_uint64 argument object (read-only, so shareable by threads)
 
 
@@ -87,36 +78,6 @@ def _size_arg(size):
         if len(_sizes) < 4096:
             _sizes[size] = c
     return c
-
-
-def _device(device_id):
-    if isinstance(device_id, Device):
-        return device_id
-    if device_id is not None and (isinstance(device_id, bool) or not hasattr(type(device_id), "__index__")):
-        raise TypeError(f"device must be a Device, a device ordinal or None, not {type(device_id).__name__}")
-    return Device(device_id)
-
-
-def _stream_of(stream):
-    """`stream` as a Stream: a Stream, or any object with __cuda_stream__ (wrapped; the caller keeps the
-    wrapper alive for the duration of its call)."""
-    if isinstance(stream, _Stream):
-        return stream
-    if stream is None:
-        raise TypeError("a stream is required (a Stream or an object with __cuda_stream__)")
-    if not hasattr(stream, "__cuda_stream__"):
-        raise TypeError(f"stream must be a Stream or an object with __cuda_stream__, not {type(stream).__name__}")
-    return _Stream.from_handle(stream)
-
-
-def _open_stream_handle(stream):
-    """(Stream, its handle) for a stream argument where NULL would mean something else (allocate, close):
-    a closed Stream is an error here, not NULL."""
-    s = _stream_of(stream)
-    h = s._h
-    if h is None:
-        raise closed_error(s)
-    return s, h
 
 
 def check_options(options, sizes, flags=()):
@@ -185,8 +146,7 @@ class _ResourceType(type):
 
     def __call__(cls, *args, **kwargs):
         if cls._user_defined:
-            from .user_memory import construct
-            return construct(cls, args, kwargs)
+            return user_memory.construct(cls, args, kwargs)
         return super().__call__(*args, **kwargs)
 
 
@@ -223,8 +183,7 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
         # user-defined resource; below a built-in kind (DeviceMemoryResource, ...) an ordinary subclass.
         nearest = next(b for b in cls.__mro__[1:] if b.__dict__.get("_builtin"))
         if nearest is MemoryResource:
-            from .user_memory import prepare_class
-            prepare_class(cls)
+            user_memory.prepare_class(cls)
 
     @classmethod
     def _wrap(cls, hv, config=None, home=None):
@@ -304,20 +263,20 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
 
     def pool_attribute(self, attribute):
         """A pool attribute (a PoolAttribute or its value) as an int; NotSupportedError without a pool."""
-        return _pool().pool_attribute(self, attribute)
+        return memory_pool.pool_attribute(self, attribute)
 
     def set_pool_attribute(self, attribute, value):
         """Sets a settable pool attribute (high-water marks: 0 only, which resets them)."""
-        _pool().set_pool_attribute(self, attribute, value)
+        memory_pool.set_pool_attribute(self, attribute, value)
 
     @property
     def attributes(self):
         """The pool's attributes as properties (PoolAttributes)."""
-        return _pool().PoolAttributes(self)
+        return memory_pool.PoolAttributes(self)
 
     def trim(self, min_bytes_to_keep=0):
         """Return unused reserved memory to the system, keeping at least `min_bytes_to_keep` bytes."""
-        _pool().trim(self, min_bytes_to_keep)
+        memory_pool.trim(self, min_bytes_to_keep)
 
     @property
     def kind(self):
@@ -380,35 +339,25 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
 
     def allocation_handle(self):
         """A new cucore.ipc.IPCAllocationHandle of this IPC-enabled pool (its fd is yours to close)."""
-        return _ipc().export_memory_resource(self)
+        return ipc.export_memory_resource(self)
 
     @staticmethod
     def from_allocation_handle(device, handle):
         """The pool another process exported (an IPCAllocationHandle), imported on `device`."""
-        return _ipc().import_memory_resource(device, handle)
+        return ipc.import_memory_resource(device, handle)
 
     @property
     def is_ipc_enabled(self):
         """Whether other processes can import this pool (created with ipc_enabled=True)."""
-        return _ipc().is_ipc_enabled(self)
+        return ipc.is_ipc_enabled(self)
 
     @property
     def is_mapped(self):
         """Whether this pool was imported from another process (it maps buffers, cannot allocate)."""
-        return _ipc().is_mapped(self)
+        return ipc.is_mapped(self)
 
     def __reduce__(self):
-        return _ipc().reduce_resource(self)  # IPC-enabled pools only
-
-
-def _ipc():
-    from . import ipc
-    return ipc
-
-
-def _pool():
-    from . import memory_pool
-    return memory_pool
+        return ipc.reduce_resource(self)  # IPC-enabled pools only
 
 
 def _allocation_args(size, stream):
@@ -464,9 +413,7 @@ class LegacyPinnedMemoryResource(MemoryResource):
 
 _KIND_CLASSES = {MemoryResourceKind.LEGACY_PINNED: LegacyPinnedMemoryResource}  # each kind's module adds its own
 
-_UNKNOWN = object()  # Buffer._mr not asked yet (views): ask libcucore on first use
-
-
-# Buffer lives in buffer.py, which imports this module's helpers: imported last (MemoryResource.allocate and
-# _allocate_from_device find it as a global).
-from .buffer import Buffer  # noqa: E402
+# Device.memory_resource and Device.allocate, and Buffer.memory_resource, give resources; device.py and
+# buffer.py are below this module.
+_lib.hand_down(("device", "buffer"), MemoryResource=MemoryResource)
+_lib.hand_down("device", _allocate_from_device=_allocate_from_device)

@@ -14,10 +14,9 @@ from typing import Optional
 
 from . import _lib
 from .buffer import Buffer
+from .device import _device
 from .memory_pool import PeerAccessible, access_value
-from .memory_resource import (
-    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device, check_options, options_of,
-)
+from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, check_options, options_of
 
 (_cucore_virtual_memory_resource_create,) = _lib.bind(globals(), "cucore_virtual_memory_resource_create")
 
