@@ -13,10 +13,10 @@ import pytest
 import cucore
 from cucore import Status, _abi
 from conftest import (
-    REPO, check_round_trip as _check_round_trip, memory_baseline as _baseline, or_skip as _or_skip,
+    REPO, MemoryHeaders, check_round_trip as _check_round_trip, memory_baseline as _baseline, or_skip as _or_skip,
 )
 
-MEMORY_H = REPO / "include" / "cucore" / "memory.h"
+MEMORY_H = MemoryHeaders(REPO / "include" / "cucore")  # memory.h, or the memory headers once split
 
 
 @pytest.fixture

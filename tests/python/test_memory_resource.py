@@ -14,9 +14,11 @@ import pytest
 import cucore
 from cucore import _abi, _lib
 from cucore import buffer as buffer_module, memory_resource as memory_module
-from conftest import REPO, memory_baseline as _baseline, or_skip as _or_skip, random_bytes as _random_bytes
+from conftest import (
+    REPO, MemoryHeaders, memory_baseline as _baseline, or_skip as _or_skip, random_bytes as _random_bytes,
+)
 
-MEMORY_H = REPO / "include" / "cucore" / "memory.h"
+MEMORY_H = MemoryHeaders(REPO / "include" / "cucore")  # memory.h, or the memory headers once split
 
 
 @pytest.fixture
