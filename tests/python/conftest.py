@@ -186,3 +186,64 @@ def raw(gpu):
         return RawDriver()
     except OSError as e:
         pytest.skip(f"cannot load the CUDA driver directly: {e}")
+
+
+# ---- helpers of the memory tests (test_buffer, test_memory_resource, test_memory_pool, test_managed_memory,
+# test_virtual_memory), which each test module imports under its old private name --------------------------
+
+class MemoryHeaders:
+    """The C headers of memory read as one text: include/cucore/memory.h, or the header of each memory
+    capability where the C layer is split the same way as the binding (memory_resource.h, memory_pool.h, ...).
+    Offers the two methods of a pathlib.Path the memory tests use."""
+
+    STEMS = ("memory", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "user_memory", "buffer",
+             "copy_3d")
+
+    def __init__(self, directory):
+        self.paths = [directory / f"{stem}.h" for stem in self.STEMS]
+
+    def is_file(self):
+        return any(p.is_file() for p in self.paths)
+
+    def read_text(self):
+        return "\n".join(p.read_text() for p in self.paths if p.is_file())
+
+
+def memory_baseline(device=None):
+    """(live buffers, live memory resources), after making the device's cached default resource."""
+    import gc
+    if device is not None:
+        device.memory_resource
+    gc.collect()
+    return (cucore.live_object_count(cucore.ObjectType.BUFFER),
+            cucore.live_object_count(cucore.ObjectType.MEMORY_RESOURCE))
+
+
+def random_bytes(n, seed=1234):
+    import random
+    return random.Random(seed).randbytes(n)
+
+
+def or_skip(make, what):
+    """make(), or a skip naming what this driver or device lacks."""
+    try:
+        return make()
+    except cucore.NotSupportedError as e:
+        pytest.skip(f"{what} is not supported here: {e}")
+
+
+def check_round_trip(buf, stream, gpu, seed):
+    """Random bytes in, a fill, a device copy and back out: every step read back."""
+    n = buf.size
+    data = random_bytes(n, seed)
+    buf.copy_from(data, stream=stream)
+    assert buf.to_bytes(stream=stream) == data
+    other = gpu.allocate(n, stream=stream)
+    other.copy_from(buf, stream=stream)
+    assert other.to_bytes(stream=stream) == data
+    buf.fill(0x5A, stream=stream)
+    assert buf.to_bytes(stream=stream) == b"\x5a" * n
+    buf.copy_from(other, stream=stream)
+    assert buf.to_bytes(stream=stream) == data
+    other.close(stream)
+    return data

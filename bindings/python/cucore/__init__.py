@@ -18,6 +18,8 @@ raises LibraryNotFoundError if it cannot be found. Failures raise CUDAError subc
 `status`, `cuda_result` and `message`.
 """
 from ._version import __version__
+# The modules in their layer order (bindings/python/README.md, "Layers"): each imports only those above it
+# here, and importing them all puts in place every name a module hands down to a lower one (_lib.hand_down).
 from .common import (
     CUDAError, DriverError, InternalError, InvalidArgumentError, InvalidHandleError, InvalidStateError,
     CompilationError, LibraryNotFoundError, LibraryVersion, NoDeviceError, NoDriverError, NotReadyError,
@@ -31,32 +33,29 @@ from .device import ComputeCapability, Device, DeviceProperties, StreamPriorityR
 from .context import Context
 from .event import Event, EventOptions
 from .stream import Stream, StreamOptions, legacy_default_stream, per_thread_default_stream
-from .memory import (
-    DeviceMemoryResource, DeviceMemoryResourceOptions, LegacyPinnedMemoryResource, MemoryResource,
-    MemoryResourceKind, PoolAttribute, PoolAttributes,
-)
 from .buffer import Buffer
-from .managed import ManagedBuffer
-from .copy_3d import MemoryRegion, copy_3d
-from .memory_peer import PeerAccessSet
-from .memory_resources import (
-    ManagedMemoryResource, ManagedMemoryResourceOptions, PinnedMemoryResource, PinnedMemoryResourceOptions,
-    VirtualMemoryResource, VirtualMemoryResourceOptions,
+from .memory_resource import LegacyPinnedMemoryResource, MemoryResource, MemoryResourceKind
+from .memory_pool import (
+    DeviceMemoryResource, DeviceMemoryResourceOptions, PeerAccessSet, PinnedMemoryResource,
+    PinnedMemoryResourceOptions, PoolAttribute, PoolAttributes,
 )
-from . import memory_user as _memory_user  # noqa: F401  (user-defined MemoryResource subclasses)
+from .managed_memory import ManagedBuffer, ManagedMemoryResource, ManagedMemoryResourceOptions
+from .virtual_memory import VirtualMemoryResource, VirtualMemoryResourceOptions
+from . import user_memory as _user_memory  # noqa: F401  (user-defined MemoryResource subclasses)
+from .copy_3d import MemoryRegion, copy_3d
 from .ipc import IPCAllocationHandle, ImportedMemoryResource
 from .dlpack import DLDeviceType, from_dlpack
-from .program import Program, ProgramOptions, compiler_version
-from .object_code import ObjectCode
-from .linker import Linker, LinkerOptions
-from .program_cache import (
-    FileStreamProgramCache, InMemoryProgramCache, ProgramCache, ProgramCacheStats, make_program_cache_key,
-)
-from .kernel import Kernel, KernelAttributes, KernelOccupancy, MaxPotentialBlockSizeOccupancyResult, ParamInfo
-from .launch import LaunchConfig, launch
 from .graphics import (
     GraphicsArrayInfo, GraphicsArray, GraphicsResource, MappedBuffers, gl_get_devices,
 )
+from .kernel import Kernel, KernelAttributes, KernelOccupancy, MaxPotentialBlockSizeOccupancyResult, ParamInfo
+from .launch import LaunchConfig, launch
+from .program import Program, ProgramOptions, compiler_version
+from .object_code import ObjectCode
+from .program_cache import (
+    FileStreamProgramCache, InMemoryProgramCache, ProgramCache, ProgramCacheStats, make_program_cache_key,
+)
+from .linker import Linker, LinkerOptions
 
 __all__ = [
     "__version__",

@@ -20,8 +20,12 @@ The library is searched, in order, at:
   3. the repository's build tree (build/default/lib/libcucore.so) when running from a checkout,
   4. the system loader ("libcucore.so.0").
 If none loads, every call raises LibraryNotFoundError naming what was searched.
+
+The package's lowest layer of code (bindings/python/README.md, "Layers"): of the package it imports only _abi
+(data). hand_down() below is how a module gives the modules beneath it what their methods need of it.
 """
 import ctypes
+import importlib
 import os
 import re
 import pathlib
@@ -29,6 +33,10 @@ import sys
 import threading
 
 from . import _abi
+
+# The errors of common.py, which is above this module (it imports this one to bind its C functions): handed
+# down by common.py; raised only by calls, after the package has been imported.
+LibraryNotFoundError = NotSupportedError = Status = None
 
 # The ABI major version this binding was written against (include/cucore/common.h).
 ABI_VERSION_MAJOR = 0
@@ -198,8 +206,6 @@ def _candidates():
 
 def _search():
     """Load the first candidate that loads. Returns (dll, path, report lines)."""
-    from .common import LibraryNotFoundError
-
     cands, env = _candidates()
     report = []
     if not env:
@@ -236,7 +242,6 @@ def _search():
 
 def _missing(name, path):
     def raiser(*args):
-        from .common import NotSupportedError, Status
         raise NotSupportedError(Status.ERROR_NOT_SUPPORTED,
                                 f"{name} is not exported by {path} (a libcucore older than this binding?)")
     raiser.__name__ = name
@@ -255,13 +260,11 @@ def load():
         dll.cucore_version.restype = ctypes.c_uint32
         major = dll.cucore_version() // 10000
         if major != ABI_VERSION_MAJOR:
-            from .common import LibraryNotFoundError
             raise LibraryNotFoundError(
                 f"{path} has ABI major version {major}; this binding needs {ABI_VERSION_MAJOR}",
                 searched=(path,))
         problems = _check_library_layouts(dll, path)
         if problems:
-            from .common import LibraryNotFoundError
             raise LibraryNotFoundError(
                 f"{path} was built from other C headers than this binding (struct layouts differ):\n  - "
                 + "\n  - ".join(problems[:20]), searched=(path,))
@@ -366,6 +369,29 @@ def _rebind_class_stubs(namespace):
                 key = getattr(value.__func__, "_cucore_stub_key", None)
                 if key is not None and key in namespace:
                     setattr(obj, attr, staticmethod(namespace[key]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Names handed down the layers
+# ---------------------------------------------------------------------------------------------
+
+def hand_down(to, **names):
+    """Set `names` in the module(s) `to` (a module name relative to the package, or a tuple of them), which
+    are below the calling module in the layer order and declare each of these names at their top (as None).
+
+    The package's modules import each other in one direction only (bindings/python/README.md, "Layers"): a
+    module imports only modules below it, and only at its top. Where a method needs a class or a function of
+    a module above its own (Device.create_stream makes a Stream, Buffer.__dlpack__ is dlpack.py's work), the
+    module above hands it down, as the last thing it does when imported; cucore/__init__.py imports every
+    module, so every name is in place before any call. The method reads it as a module global, as it reads
+    its C functions: no import inside a function, nothing extra on hot paths. tests/python/test_layers.py
+    checks the layer order and lists every name handed down."""
+    for target in (to,) if isinstance(to, str) else to:
+        namespace = vars(importlib.import_module(f"{__package__}.{target}"))
+        for name, value in names.items():
+            if name not in namespace:
+                raise ImportError(f"cucore.{target} declares no {name!r} to be handed down to it")
+            namespace[name] = value
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""Buffers (include/cucore/memory.h): ranges of memory from a memory resource (memory.py,
-memory_resources.py, memory_user.py) or wrapped foreign memory.
+"""Buffers (include/cucore/memory.h): ranges of memory from a memory resource (memory_resource.py and the
+kinds' modules: memory_pool.py, managed_memory.py, virtual_memory.py, user_memory.py) or wrapped foreign memory.
 
     dev = cucore.Device(0)
     dev.set_current()
@@ -14,6 +14,10 @@ copy to or from pageable host memory has consumed or filled the host memory when
 the driver does; page-locked host memory must stay alive and untouched until the stream has run the copy).
 Host memory of Python objects is reached through the buffer protocol (_HostMemory, also used by
 copy_3d.py).
+
+Buffer is the lowest memory layer (bindings/python/README.md, "Layers"): memory exists without a resource
+(foreign memory, DLPack imports, graphics mappings), and the resources, above this module, make buffers.
+Only Buffer.memory_resource names a resource: memory_resource.py hands MemoryResource down to this module.
 """
 import ctypes
 import operator
@@ -22,10 +26,8 @@ import sys
 from . import _lib
 from ._handle import HandleObject
 from .common import closed_error, raise_error
-from .memory import (
-    _U64_MAX, _UNKNOWN, MemoryResource, _device, _handle_outs, _ipc, _open_stream_handle, _stream_of, _u64,
-)
-from .stream import Stream, _RELEASE_CB, _next_key, _owners
+from .device import _device
+from .stream import Stream, _RELEASE_CB, _next_key, _open_stream_handle, _owners, _stream_of
 
 (_cucore_buffer_from_handle, _cucore_buffer_retain, _cucore_buffer_release, _cucore_buffer_close,
  _cucore_buffer_set_deallocation_stream, _cucore_buffer_size, _cucore_buffer_address, _cucore_buffer_device_id,
@@ -47,9 +49,33 @@ _c_int = ctypes.c_int
 _c_uint32 = ctypes.c_uint32
 _c_uint64 = ctypes.c_uint64
 _new = object.__new__
+_handle_outs = _lib.outs(_c_void_p)
 _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
 _Stream = Stream
+_U64_MAX = (1 << 64) - 1
+
+# Handed down by the modules above when they are imported (_lib.hand_down).
+MemoryResource = None  # memory_resource.py: Buffer.memory_resource
+ipc = None             # ipc.py: the work of the IPC methods
+dlpack = None          # dlpack.py: the work of the DLPack and CUDA Array Interface methods
+
+_UNKNOWN = object()  # Buffer._mr not asked yet (views, Device.allocate): ask libcucore on first use
+
+
+# ---- argument conversion (cold paths; the hot paths inline the common case) ----------------------------
+
+def _u64(value, what):
+    """`value` as an int in [0, 2**64) (ctypes would silently wrap or truncate anything else)."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an int, not bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
+    if not 0 <= value <= _U64_MAX:
+        raise ValueError(f"{what} must be in [0, 2**64), not {value}")
+    return value
 
 
 def _address(value):
@@ -363,15 +389,15 @@ class Buffer(HandleObject):
 
     def ipc_descriptor(self):
         """The 128-byte descriptor of this whole buffer of an IPC-enabled pool, for another process."""
-        return _ipc().export_buffer(self)
+        return ipc.export_buffer(self)
 
     @staticmethod
     def from_ipc_descriptor(mr, descriptor, *, stream):
         """The buffer of `descriptor` mapped into the imported pool `mr`, freed on `stream`."""
-        return _ipc().import_buffer(mr, descriptor, stream)
+        return ipc.import_buffer(mr, descriptor, stream)
 
     def __reduce__(self):
-        return _ipc().reduce_buffer(self)  # buffers of IPC-enabled pools only
+        return ipc.reduce_buffer(self)  # buffers of IPC-enabled pools only
 
     # Identity: two Buffer objects never share a libcucore buffer.
     __eq__ = object.__eq__
@@ -381,24 +407,20 @@ class Buffer(HandleObject):
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of this buffer's bytes (1-D uint8), zero-copy (see cucore.dlpack)."""
-        from . import dlpack
         return dlpack.export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
         """(DLDeviceType, device id) of the memory."""
-        from . import dlpack
         return dlpack.device(self)
 
     @property
     def __cuda_array_interface__(self):
         """Version 3 of the CUDA Array Interface: the bytes as a 1-D "|u1" array (device-accessible memory only)."""
-        from . import dlpack
         return dlpack.cuda_array_interface(self)
 
     @classmethod
     def from_cuda_array_interface(cls, obj, *, stream=None, device_id=None):
         """A Buffer over the memory `obj` describes with __cuda_array_interface__ (see cucore.dlpack)."""
-        from . import dlpack
         return dlpack.from_cuda_array_interface(obj, stream=stream, device_id=device_id)
 
     # ---- views ------------------------------------------------------------------------------------

@@ -329,3 +329,7 @@ def report_unraisable(exc, err_msg, obj):
         stream.flush()
     except BaseException:
         pass
+
+
+# _lib.py, below this module, raises these when the library cannot be loaded or lacks a function.
+_lib.hand_down("_lib", LibraryNotFoundError=LibraryNotFoundError, NotSupportedError=NotSupportedError, Status=Status)

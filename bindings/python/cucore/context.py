@@ -4,6 +4,7 @@ import ctypes
 from . import _lib
 from ._handle import HandleObject
 from .common import raise_error
+from .device import _device_from_owned_handle
 
 (_cucore_context_get_primary, _cucore_context_from_handle, _cucore_context_retain, _cucore_context_release,
  _cucore_context_handle, _cucore_context_device, _cucore_context_is_primary, _cucore_context_set_current,
@@ -16,6 +17,10 @@ from .common import raise_error
 
 _c_void_p = ctypes.c_void_p
 _handle_arg = _lib.handle_arg
+
+# Handed down by the modules above when they are imported (_lib.hand_down): what Context's methods make.
+Event = None   # event.py: Context.create_event
+Stream = None  # stream.py: Context.create_stream
 
 
 class Context(HandleObject):
@@ -63,7 +68,6 @@ class Context(HandleObject):
     @property
     def device(self):
         """The context's Device."""
-        from .device import _device_from_owned_handle
         out = _c_void_p()
         st = _cucore_context_device(self._h, out)
         if st:
@@ -93,12 +97,10 @@ class Context(HandleObject):
 
     def create_stream(self, options=None):
         """A new Stream in this context (StreamOptions or None for the defaults)."""
-        from .stream import Stream
         return Stream._create_in_context(self, options)
 
     def create_event(self, options=None):
         """A new Event in this context (EventOptions or None for the defaults)."""
-        from .event import Event
         return Event._create_in_context(self, options)
 
     def __repr__(self):
@@ -109,3 +111,7 @@ class Context(HandleObject):
                    f"{' (primary)' if self.is_primary else ''}>"
         except Exception:
             return "<Context>"
+
+
+# Device.context makes Contexts; device.py is below this module.
+_lib.hand_down("device", Context=Context)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from . import _lib
 from .buffer import Buffer, _HostMemory
 from .common import closed_error, raise_error
-from .memory import _stream_of
+from .stream import _stream_of
 
 (_cucore_copy_3d,) = _lib.bind(globals(), "cucore_copy_3d")
 

@@ -1,4 +1,9 @@
-"""CUDA devices and the driver (include/cucore/device.h)."""
+"""CUDA devices and the driver (include/cucore/device.h).
+
+The lowest layer of the object model (bindings/python/README.md, "Layers"): every other module may use Device.
+What Device's methods make (contexts, streams, events, buffers) is defined by the modules above, which hand
+their classes down to this one (_lib.hand_down), as the C++ façade defines these members in the later headers.
+"""
 import collections
 import ctypes
 import operator
@@ -35,6 +40,13 @@ _int_outs = _lib.outs(_c_int)
 _handle_outs = _lib.outs(_c_void_p)
 _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
+
+# Handed down by the modules above when they are imported (_lib.hand_down): what Device's methods make or take.
+Context = None                                  # context.py: Device.context
+Event = _event_options_ref = None               # event.py: Device.create_event
+Stream = _stream_options_ref = None             # stream.py: Device.create_stream, the default streams
+MemoryResource = _allocate_from_device = None   # memory_resource.py: Device.memory_resource, Device.allocate
+user_memory = None                              # user_memory.py: a user-defined default resource is kept
 
 ComputeCapability = collections.namedtuple("ComputeCapability", ["major", "minor"])
 StreamPriorityRange = collections.namedtuple("StreamPriorityRange", ["least", "greatest"])
@@ -428,8 +440,7 @@ class Device:
         if st:
             raise_error(st, self, mr)
         if mr is not None and mr._user_defined:
-            from .memory_user import pin  # the device holds it now, where Python cannot see it
-            pin(mr)
+            user_memory.pin(mr)  # the device holds it now, where Python cannot see it
 
     def allocate(self, size, *, stream):
         """A new Buffer of `size` bytes from Device.memory_resource, allocated in order on `stream` (a
@@ -455,8 +466,10 @@ def _device_from_owned_handle(h):
     return Device(ordinal.value)
 
 
-# At the end: these modules use Device and _device_from_owned_handle from this one.
-from .context import Context  # noqa: E402
-from .event import Event, _options_ref as _event_options_ref  # noqa: E402
-from .stream import Stream, _options_ref as _stream_options_ref  # noqa: E402
-from .memory import MemoryResource, _allocate_from_device  # noqa: E402
+def _device(device_id):
+    """A Device from a Device, a device ordinal or None (the current device); TypeError for anything else."""
+    if isinstance(device_id, Device):
+        return device_id
+    if device_id is not None and (isinstance(device_id, bool) or not hasattr(type(device_id), "__index__")):
+        raise TypeError(f"device must be a Device, a device ordinal or None, not {type(device_id).__name__}")
+    return Device(device_id)

@@ -27,7 +27,10 @@ import sys
 import types
 
 from . import _lib
+from .buffer import Buffer
 from .common import closed_error, raise_error
+from .device import Device
+from .stream import Stream, legacy_default_stream, per_thread_default_stream
 
 (_cucore_dlpack_export, _cucore_dlpack_export_legacy, _cucore_dlpack_import, _cucore_dlpack_import_legacy,
  _cucore_dlpack_device, _cucore_buffer_deallocation_stream, _cucore_buffer_size) = _lib.bind(
@@ -148,7 +151,6 @@ def device(buffer):
 
 def _deallocation_stream(buffer):
     """The Stream the buffer's memory is freed on (what its users are ordered on), or None."""
-    from .stream import Stream
     h = ctypes.c_void_p()
     st = _cucore_buffer_deallocation_stream(buffer._h, h)
     if st:
@@ -159,7 +161,6 @@ def _deallocation_stream(buffer):
 def _consumer_stream(stream, device_of):
     """The Stream a __dlpack__ `stream` argument names (None and 1: the legacy default stream, 2: the
     per-thread default stream, else a CUstream as an int, or an object with __cuda_stream__)."""
-    from .stream import Stream, legacy_default_stream, per_thread_default_stream
     if stream is None or (type(stream) is int and stream == 1):
         return legacy_default_stream(device_of())
     if type(stream) is int and stream == 2:
@@ -261,7 +262,6 @@ def cuda_array_interface(buffer):
 
 def _buffer(h, owner):
     """A Buffer wrapper owning the +1 reference `h` (an int) to foreign memory, keeping `owner` alive."""
-    from .buffer import Buffer
     size = ctypes.c_uint64()
     st = _cucore_buffer_size(h, size)
     b = Buffer._wrap(h, size.value, None)
@@ -323,7 +323,6 @@ def from_dlpack(obj, *, stream=None):
 
 
 def _stream_handle(stream):
-    from .stream import Stream
     if isinstance(stream, Stream):
         return stream.handle
     proto = getattr(stream, "__cuda_stream__", None)
@@ -368,9 +367,6 @@ def from_cuda_array_interface(obj, *, stream=None, device_id=None):
     The interface does not name the device: `device_id` does (default: the current device). A "stream"
     entry (version 3) is honoured as the interface asks: `stream` (a Stream or an object with
     __cuda_stream__), if given, is made to wait for it; otherwise the producer's stream is synchronized."""
-    from .device import Device
-    from .buffer import Buffer
-    from .stream import Stream
     cai = obj if isinstance(obj, dict) else getattr(obj, "__cuda_array_interface__", None)
     if not isinstance(cai, dict):
         raise TypeError(f"{type(obj).__name__} has no __cuda_array_interface__")
@@ -417,3 +413,7 @@ def from_cuda_array_interface(obj, *, stream=None, device_id=None):
             producer.close()
     dev = Device() if device_id is None else (device_id if isinstance(device_id, Device) else Device(device_id))
     return Buffer.from_handle(address + low if size else address, size, dev, owner=obj)
+
+
+# Buffer's DLPack and CUDA Array Interface methods are this module's work; buffer.py is below this module.
+_lib.hand_down("buffer", dlpack=sys.modules[__name__])

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from . import _lib
 from ._handle import HandleObject
 from .common import raise_error
+from .context import Context
 from .device import _device_from_owned_handle
 
 (_cucore_event_create, _cucore_event_create_in_context, _cucore_event_from_handle, _cucore_event_retain,
@@ -28,6 +29,10 @@ _int_outs = _lib.outs(_c_int)
 _float_outs = _lib.outs(_c_float)
 _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
+
+# Handed down by the modules above when they are imported (_lib.hand_down).
+Stream = None  # stream.py: Event.record takes Streams
+ipc = None     # ipc.py: the work of the IPC methods
 
 EVENT_TIMING = 1  # CUCORE_EVENT_TIMING
 EVENT_BLOCKING_SYNC = 2  # CUCORE_EVENT_BLOCKING_SYNC
@@ -221,15 +226,15 @@ class Event(HandleObject):
 
     def ipc_descriptor(self):
         """The event's 72-byte descriptor, for Event.from_ipc_descriptor in another process."""
-        return _ipc().export_event(self)
+        return ipc.export_event(self)
 
     @staticmethod
     def from_ipc_descriptor(device, descriptor):
         """The event another process exported, opened on `device` (record, wait, sync; no timing)."""
-        return _ipc().import_event(device, descriptor)
+        return ipc.import_event(device, descriptor)
 
     def __reduce__(self):
-        return _ipc().reduce_event(self)  # interprocess events only
+        return ipc.reduce_event(self)  # interprocess events only
 
     @property
     def device(self):
@@ -241,7 +246,6 @@ class Event(HandleObject):
 
     @property
     def context(self):
-        from .context import Context
         out = _c_void_p()
         st = _cucore_event_context(self._h, out)
         if st:
@@ -257,10 +261,6 @@ class Event(HandleObject):
             return "<Event>"
 
 
-def _ipc():
-    from . import ipc
-    return ipc
-
-
-# At the end: stream.py imports this module.
-from .stream import Stream  # noqa: E402
+# Device.create_event and Context.create_event make Events; device.py and context.py are below this module.
+_lib.hand_down(("device", "context"), Event=Event)
+_lib.hand_down("device", _event_options_ref=_options_ref)

@@ -26,9 +26,10 @@ import weakref
 
 from . import _lib
 from ._handle import HandleObject
-from .buffer import Buffer, _HostMemory
+from .buffer import _UNKNOWN, Buffer, _HostMemory
 from .common import CUDAError, InvalidArgumentError, Status, closed_error, raise_error
-from .memory import _UNKNOWN, _device, _stream_of
+from .device import _device
+from .stream import _stream_of
 
 (_cucore_graphics_resource_from_gl_buffer, _cucore_graphics_resource_from_gl_image,
  _cucore_graphics_resource_release, _cucore_graphics_resource_map, _cucore_graphics_resources_map,

@@ -24,14 +24,16 @@ the processes with events.
 """
 import ctypes
 import os
+import sys
 import weakref
 
 from . import _lib
 from .buffer import Buffer
 from .common import raise_error
-from .device import Device
+from .device import Device, _device
 from .event import Event, EVENT_INTERPROCESS
-from .memory import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _device, _stream_of
+from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind
+from .stream import _stream_of
 
 (_cucore_ipc_export_memory_resource, _cucore_ipc_import_memory_resource, _cucore_ipc_memory_resource_pool_id,
  _cucore_ipc_export_buffer, _cucore_ipc_import_buffer, _cucore_ipc_export_event, _cucore_ipc_import_event,
@@ -315,3 +317,7 @@ def _rebuild_event(ordinal, descriptor):
 __all__ = ["IPCAllocationHandle", "ImportedMemoryResource", "export_memory_resource", "import_memory_resource",
            "pool_id", "is_ipc_enabled", "is_mapped", "export_buffer", "import_buffer", "export_event",
            "import_event"]
+
+# The IPC methods of Event, Buffer and MemoryResource are this module's work; event.py, buffer.py and
+# memory_resource.py are below this module.
+_lib.hand_down(("event", "buffer", "memory_resource"), ipc=sys.modules[__name__])

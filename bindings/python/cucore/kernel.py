@@ -12,6 +12,8 @@ import ctypes
 from . import _lib
 from ._handle import HandleObject
 from .common import NotSupportedError, Status, raise_error
+from .device import Device
+from .stream import _next_key, _stream_of
 
 (_cucore_kernel_from_handle, _cucore_kernel_from_function, _cucore_kernel_name, _cucore_kernel_attribute,
  _cucore_kernel_set_attribute, _cucore_kernel_param_count, _cucore_kernel_param_info,
@@ -33,6 +35,9 @@ _c_size_t = ctypes.c_size_t
 _byref = ctypes.byref
 _new = object.__new__
 
+# Handed down by launch.py, above this module, when it is imported (_lib.hand_down).
+LaunchConfig = None  # the cluster queries take a LaunchConfig
+
 ParamInfo = collections.namedtuple("ParamInfo", ["offset", "size"])
 MaxPotentialBlockSizeOccupancyResult = collections.namedtuple(
     "MaxPotentialBlockSizeOccupancyResult", ["min_grid_size", "max_block_size"])
@@ -52,7 +57,6 @@ _BOOL_ATTRIBUTES = frozenset(("cache_mode_ca", "cluster_size_must_be_set", "non_
 
 
 def _device(device):
-    from .device import Device
     if isinstance(device, Device):
         return device
     if device is not None and (isinstance(device, bool) or not hasattr(type(device), "__index__")):
@@ -184,11 +188,9 @@ class KernelOccupancy:
         return self._cluster_query(_cucore_launch_max_active_clusters, config, stream, device)
 
     def _cluster_query(self, fn, config, stream, device):
-        from .launch import LaunchConfig
         if not isinstance(config, LaunchConfig):
             raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
         if device is None and stream is not None:
-            from .memory import _stream_of
             device = _stream_of(stream).device
         dev = _device(device)
         out = _c_int()
@@ -255,7 +257,6 @@ class Kernel(HandleObject):
         if mod is None:
             st = _cucore_kernel_from_handle(handle, None, None, _byref(h))
         else:
-            from .stream import _next_key
             key = _next_key()
             _owners[key] = mod
             st = _cucore_kernel_from_handle(handle, _RELEASE_CB, key, _byref(h))
@@ -273,7 +274,6 @@ class Kernel(HandleObject):
         if owner is None:
             st = _cucore_kernel_from_function(int(function), None, None, _byref(h))
         else:
-            from .stream import _next_key
             key = _next_key()
             _owners[key] = owner
             st = _cucore_kernel_from_function(int(function), _RELEASE_CB, key, _byref(h))

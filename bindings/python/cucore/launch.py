@@ -27,8 +27,9 @@ import operator
 import struct
 
 from . import _lib
+from .buffer import Buffer
 from .common import closed_error, raise_error
-from .kernel import Kernel
+from .kernel import Kernel, _device
 from .stream import Stream
 
 (_cucore_launch_config_validate, _cucore_launch) = _lib.bind(globals(), "cucore_launch_config_validate",
@@ -142,7 +143,6 @@ class LaunchConfig:
     def validate(self, kernel, device=None):
         """Check this configuration for `kernel` on `device` (default: current) without launching;
         raises InvalidArgumentError with the message a launch would fail with."""
-        from .kernel import _device
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel must be a Kernel, not {type(kernel).__name__}")
         dev = _device(device)
@@ -213,7 +213,6 @@ def _void_bytes(size):
 
 def _describe(tp, value, param_size):
     """The _Arg for an argument `value` of type `tp` (param_size: the kernel's parameter size or None)."""
-    from .buffer import Buffer
     if tp is bool and param_size in (None, 1):
         return _Arg("?", 1, 1)
     if issubclass(tp, int):  # int, bool for a wider parameter, IntEnum, ...
@@ -395,3 +394,7 @@ def launch(stream, config, kernel, *args, _Stream=Stream, _LaunchConfig=LaunchCo
         free.append(p)
     if st:
         raise_error(st, kernel, stream)
+
+
+# Kernel's cluster queries take a LaunchConfig; kernel.py is below this module.
+_lib.hand_down("kernel", LaunchConfig=LaunchConfig)

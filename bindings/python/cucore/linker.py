@@ -11,6 +11,7 @@ from typing import Any, Optional
 from . import _lib
 from ._handle import HandleObject
 from .common import CompilationError, closed_error, raise_error
+from .object_code import ObjectCode
 from .program import BACKENDS, _c_strings, _flag, _strings, _toggle, code_type_id, read_string
 
 (_cucore_linker_create, _cucore_linker_link, _cucore_linker_error_log, _cucore_linker_info_log,
@@ -105,7 +106,6 @@ class Linker(HandleObject):
     _release = staticmethod(_fast_linker_release)
 
     def __init__(self, *object_codes, options=None):
-        from .object_code import ObjectCode
         self._h = None
         self._raw = None
         if not object_codes:
@@ -140,7 +140,6 @@ class Linker(HandleObject):
 
     def link(self, target_type="cubin"):
         """Link into an ObjectCode of `target_type` ("cubin", or "ptx" with link_time_optimization)."""
-        from .object_code import ObjectCode
         t = code_type_id(target_type, ("cubin", "ptx"), "target_type")
         h = ctypes.c_void_p()
         st = _cucore_linker_link(self._h, t, _byref(h))

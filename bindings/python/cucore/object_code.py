@@ -12,7 +12,10 @@ import os
 
 from . import _lib
 from ._handle import HandleObject
+from .buffer import _HostMemory
 from .common import raise_error
+from .device import Device
+from .kernel import Kernel
 from .program import CODE_TYPE_NAMES, CODE_TYPES
 
 (_cucore_object_code_create, _cucore_object_code_create_from_file, _cucore_object_code_load,
@@ -39,7 +42,6 @@ _handle_arg = _lib.handle_arg
 
 
 def _device(device):
-    from .device import Device
     if isinstance(device, Device):
         return device
     if device is not None and (isinstance(device, bool) or not hasattr(type(device), "__index__")):
@@ -192,7 +194,6 @@ class ObjectCode(HandleObject):
 
     def get_kernel(self, name):
         """The Kernel named `name`: a name expression of the compile or the symbol name."""
-        from .kernel import Kernel
         if isinstance(name, str):
             name = name.encode()
         elif not isinstance(name, bytes):
@@ -230,7 +231,6 @@ class ObjectCode(HandleObject):
     def write_global(self, name, data, *, device=None):
         """Write `data` (any buffer-protocol object of exactly the global's size) into the global `name`
         (synchronously, after the device's earlier work)."""
-        from .buffer import _HostMemory
         dev = _device(device)
         with _HostMemory(data, writable=False) as host:
             st = _cucore_object_code_write_global(self._h, dev._h, _encode(name), host.address, host.nbytes)
@@ -249,3 +249,7 @@ def _encode(name):
     if isinstance(name, bytes):
         return name
     raise TypeError(f"a global's name must be a str, not {type(name).__name__}")
+
+
+# Program.compile makes ObjectCode; program.py is below this module.
+_lib.hand_down("program", _wrap_object_code=ObjectCode._wrap)

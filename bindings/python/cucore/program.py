@@ -36,6 +36,10 @@ _handle_arg = _lib.handle_arg
 _handle_outs = _lib.outs(_c_void_p)
 _new_out = _lib.new_out
 
+# Handed down by object_code.py, above this module (it uses the code types below), when it is imported
+# (_lib.hand_down): Program.compile makes ObjectCode.
+_wrap_object_code = None  # ObjectCode._wrap
+
 # cucore_code_type_t and cucore_compiler_backend_t, by cuda.core's names.
 CODE_TYPES = {"c++": 1, "ptx": 2, "nvvm": 3, "cubin": 4, "ltoir": 5, "fatbin": 6, "object": 7, "library": 8}
 CODE_TYPE_NAMES = {v: k for k, v in CODE_TYPES.items()}
@@ -469,14 +473,6 @@ class Program(HandleObject):
 
 
 _TARGETS = {"cubin": 4, "ptx": 2, "ltoir": 5}
-
-
-def _wrap_object_code(h):
-    # object_code imports this module: bound on first use, then called directly.
-    global _wrap_object_code
-    from .object_code import ObjectCode
-    _wrap_object_code = ObjectCode._wrap
-    return _wrap_object_code(h)
 
 
 def _name_array(name_expressions):

@@ -9,7 +9,8 @@ from typing import Optional
 
 from . import _lib
 from ._handle import HandleObject
-from .common import raise_error, report_unraisable
+from .common import closed_error, raise_error, report_unraisable
+from .context import Context
 from .device import Device, _device_from_owned_handle
 from .event import Event, _options_ref as _event_options_ref
 
@@ -300,7 +301,6 @@ class Stream(HandleObject):
 
     @property
     def context(self):
-        from .context import Context
         out = _c_void_p()
         st = _cucore_stream_context(self._h, out)
         if st:
@@ -401,3 +401,32 @@ def legacy_default_stream(device=None):
 def per_thread_default_stream(device=None):
     """The per-thread default stream (CU_STREAM_PER_THREAD) bound to `device` (default: current)."""
     return (device if isinstance(device, Device) else Device(device)).per_thread_default_stream
+
+
+# ---- stream arguments ------------------------------------------------------------------------------------
+
+def _stream_of(stream):
+    """`stream` as a Stream: a Stream, or any object with __cuda_stream__ (wrapped; the caller keeps the
+    wrapper alive for the duration of its call)."""
+    if isinstance(stream, Stream):
+        return stream
+    if stream is None:
+        raise TypeError("a stream is required (a Stream or an object with __cuda_stream__)")
+    if not hasattr(stream, "__cuda_stream__"):
+        raise TypeError(f"stream must be a Stream or an object with __cuda_stream__, not {type(stream).__name__}")
+    return Stream.from_handle(stream)
+
+
+def _open_stream_handle(stream):
+    """(Stream, its handle) for a stream argument where NULL would mean something else (allocate, close):
+    a closed Stream is an error here, not NULL."""
+    s = _stream_of(stream)
+    h = s._h
+    if h is None:
+        raise closed_error(s)
+    return s, h
+
+
+# Device, Context and Event make or take Streams; device.py, context.py and event.py are below this module.
+_lib.hand_down(("device", "context", "event"), Stream=Stream)
+_lib.hand_down("device", _stream_options_ref=_options_ref)

@@ -1,44 +1,39 @@
-"""Memory resources (include/cucore/memory.h): where buffers come from.
+"""Memory resources (include/cucore/memory.h): where buffers come from, and what every resource has.
 
     dev = cucore.Device(0)
-    mr = cucore.DeviceMemoryResource(dev)     # the device's current memory pool
-    pool = cucore.DeviceMemoryResource(dev, cucore.DeviceMemoryResourceOptions(release_threshold=1 << 30))
+    mr = dev.memory_resource                  # the resource Device.allocate uses (the device's default)
     s = dev.create_stream()
-    buf = pool.allocate(1 << 20, stream=s)    # a Buffer (buffer.py), freed in order on `s`
-    pool.attributes.used_mem_current          # the pool's attributes (PoolAttributes)
+    buf = mr.allocate(1 << 20, stream=s)      # a Buffer (buffer.py), freed in order on `s`
+    (mr.kind, mr.device_id, mr.is_device_accessible, mr.is_host_accessible, mr.is_stream_ordered)
 
-MemoryResource (and its built-in kinds DeviceMemoryResource and LegacyPinnedMemoryResource; the other
-kinds are in memory_resources.py, user-defined ones in memory_user.py), their options and pool
-attributes, and the argument conversions the memory modules share. Buffer lives in buffer.py (re-exported
-here, so `cucore.memory.Buffer` still works).
+MemoryResource, the base of every kind: allocate, handle, kind, device_id, accessibility, is_stream_ordered,
+is_managed, the registry of the kinds' classes (_KIND_CLASSES), the wrapper registry that keeps one Python
+object per libcucore resource, the device's default resource (Device.allocate, Device.memory_resource), the
+legacy pinned resource (LegacyPinnedMemoryResource), and the options checks and constructor helpers of every
+kind. The other kinds live in the module of their capability, above this one: memory_pool.py
+(DeviceMemoryResource, PinnedMemoryResource, pool attributes, trim, peer access), managed_memory.py,
+virtual_memory.py, user_memory.py (user-defined resources); Buffer lives in buffer.py, below.
 """
 import ctypes
 import enum
-import operator
 import threading
 import weakref
-from dataclasses import dataclass
 
 from . import _lib
 from ._handle import HandleObject
+from .buffer import _U64_MAX, _UNKNOWN, Buffer, _u64
 from .common import closed_error, raise_error
-from .device import Device
-from .memory_peer import PeerAccessible
-from .stream import Stream
+from .device import _device
+from .stream import Stream, _open_stream_handle
 
-(_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
- _cucore_legacy_pinned_memory_resource_create, _cucore_memory_resource_retain, _cucore_memory_resource_release,
+(_cucore_legacy_pinned_memory_resource_create, _cucore_memory_resource_retain, _cucore_memory_resource_release,
  _cucore_memory_resource_allocate, _cucore_memory_resource_kind, _cucore_memory_resource_device_id,
  _cucore_memory_resource_accessibility, _cucore_memory_resource_is_managed,
- _cucore_memory_resource_is_stream_ordered, _cucore_memory_resource_handle, _cucore_memory_resource_pool_attribute,
- _cucore_memory_resource_set_pool_attribute, _cucore_memory_resource_trim, _cucore_device_allocate) = _lib.bind(
-    globals(), "cucore_device_memory_resource_get_default", "cucore_device_memory_resource_create",
-    "cucore_legacy_pinned_memory_resource_create", "cucore_memory_resource_retain",
+ _cucore_memory_resource_is_stream_ordered, _cucore_memory_resource_handle, _cucore_device_allocate) = _lib.bind(
+    globals(), "cucore_legacy_pinned_memory_resource_create", "cucore_memory_resource_retain",
     "cucore_memory_resource_release", "cucore_memory_resource_allocate", "cucore_memory_resource_kind",
     "cucore_memory_resource_device_id", "cucore_memory_resource_accessibility", "cucore_memory_resource_is_managed",
-    "cucore_memory_resource_is_stream_ordered", "cucore_memory_resource_handle",
-    "cucore_memory_resource_pool_attribute", "cucore_memory_resource_set_pool_attribute",
-    "cucore_memory_resource_trim", "cucore_device_allocate")
+    "cucore_memory_resource_is_stream_ordered", "cucore_memory_resource_handle", "cucore_device_allocate")
 (_fast_memory_resource_allocate, _fast_memory_resource_release) = _lib.bind_unchecked(
     globals(), "cucore_memory_resource_allocate", "cucore_memory_resource_release")
 
@@ -49,54 +44,12 @@ _new = object.__new__
 _handle_outs = _lib.outs(_c_void_p)
 _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
-_U64_MAX = (1 << 64) - 1
 _Stream = Stream
 
-
-class PoolAttribute(enum.IntEnum):
-    """cucore_pool_attribute_t (the driver's CUmemPool_attribute values)."""
-    REUSE_FOLLOW_EVENT_DEPENDENCIES = 1   # 0/1, settable
-    REUSE_ALLOW_OPPORTUNISTIC = 2         # 0/1, settable
-    REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3  # 0/1, settable
-    RELEASE_THRESHOLD = 4                 # bytes, settable
-    RESERVED_MEM_CURRENT = 5              # bytes
-    RESERVED_MEM_HIGH = 6                 # bytes; reset by setting 0
-    USED_MEM_CURRENT = 7                  # bytes
-    USED_MEM_HIGH = 8                     # bytes; reset by setting 0
-
-
-class PoolAttributes:
-    """A pool resource's attributes as properties (cuda.core's `mr.attributes`): the reuse flags are bools,
-    the rest byte counts; `release_threshold` and the reuse flags are settable, and setting a `*_high`
-    to 0 resets it."""
-    __slots__ = ("_mr",)
-
-    def __init__(self, mr):
-        self._mr = mr
-
-    def _get(self, attribute):
-        return self._mr.pool_attribute(attribute)
-
-    def _set(self, attribute, value):
-        self._mr.set_pool_attribute(attribute, value)
-
-    reuse_follow_event_dependencies = property(
-        lambda self: bool(self._get(PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES)),
-        lambda self, v: self._set(PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES, int(bool(v))))
-    reuse_allow_opportunistic = property(
-        lambda self: bool(self._get(PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC)),
-        lambda self, v: self._set(PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC, int(bool(v))))
-    reuse_allow_internal_dependencies = property(
-        lambda self: bool(self._get(PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES)),
-        lambda self, v: self._set(PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES, int(bool(v))))
-    release_threshold = property(lambda self: self._get(PoolAttribute.RELEASE_THRESHOLD),
-                                 lambda self, v: self._set(PoolAttribute.RELEASE_THRESHOLD, v))
-    reserved_mem_current = property(lambda self: self._get(PoolAttribute.RESERVED_MEM_CURRENT))
-    reserved_mem_high = property(lambda self: self._get(PoolAttribute.RESERVED_MEM_HIGH),
-                                 lambda self, v: self._set(PoolAttribute.RESERVED_MEM_HIGH, v))
-    used_mem_current = property(lambda self: self._get(PoolAttribute.USED_MEM_CURRENT))
-    used_mem_high = property(lambda self: self._get(PoolAttribute.USED_MEM_HIGH),
-                             lambda self, v: self._set(PoolAttribute.USED_MEM_HIGH, v))
+# Handed down by the modules above when they are imported (_lib.hand_down): the work of some methods.
+memory_pool = None  # memory_pool.py: pool attributes and trim
+user_memory = None  # user_memory.py: making user-defined resources (subclasses of MemoryResource)
+ipc = None          # ipc.py: the IPC methods
 
 
 class MemoryResourceKind(enum.IntEnum):
@@ -113,19 +66,6 @@ class MemoryResourceKind(enum.IntEnum):
 
 # ---- argument conversion (cold paths; the hot paths inline the common case) ----------------------------
 
-def _u64(value, what):
-    """`value` as an int in [0, 2**64) (ctypes would silently wrap or truncate anything else)."""
-    if isinstance(value, bool):
-        raise TypeError(f"{what} must be an int, not bool")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
-    if not 0 <= value <= _U64_MAX:
-        raise ValueError(f"{what} must be in [0, 2**64), not {value}")
-    return value
-
-
 _sizes = {}  # allocation size -> its c_uint64 argument object (read-only, so shareable by threads)
 
 
@@ -138,55 +78,6 @@ def _size_arg(size):
         if len(_sizes) < 4096:
             _sizes[size] = c
     return c
-
-
-def _device(device_id):
-    if isinstance(device_id, Device):
-        return device_id
-    if device_id is not None and (isinstance(device_id, bool) or not hasattr(type(device_id), "__index__")):
-        raise TypeError(f"device must be a Device, a device ordinal or None, not {type(device_id).__name__}")
-    return Device(device_id)
-
-
-def _stream_of(stream):
-    """`stream` as a Stream: a Stream, or any object with __cuda_stream__ (wrapped; the caller keeps the
-    wrapper alive for the duration of its call)."""
-    if isinstance(stream, _Stream):
-        return stream
-    if stream is None:
-        raise TypeError("a stream is required (a Stream or an object with __cuda_stream__)")
-    if not hasattr(stream, "__cuda_stream__"):
-        raise TypeError(f"stream must be a Stream or an object with __cuda_stream__, not {type(stream).__name__}")
-    return _Stream.from_handle(stream)
-
-
-def _open_stream_handle(stream):
-    """(Stream, its handle) for a stream argument where NULL would mean something else (allocate, close):
-    a closed Stream is an error here, not NULL."""
-    s = _stream_of(stream)
-    h = s._h
-    if h is None:
-        raise closed_error(s)
-    return s, h
-
-
-# ---- memory resources ------------------------------------------------------------------------------------
-
-@dataclass
-class DeviceMemoryResourceOptions:
-    """Options of a new device memory pool (cucore_device_memory_resource_options_t).
-
-    max_size: the most bytes the pool may reserve; 0 for no limit (the driver's default).
-    release_threshold: bytes the pool keeps reserved after a synchronization instead of returning them to
-        the system; 0 for the driver's default (return everything).
-    ipc_enabled: True for a pool other processes can import (a POSIX file descriptor; Linux only).
-    """
-    max_size: int = 0
-    release_threshold: int = 0
-    ipc_enabled: bool = False
-
-    def __post_init__(self):
-        check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
 
 
 def check_options(options, sizes, flags=()):
@@ -213,14 +104,21 @@ def options_of(options, cls):
     return options
 
 
-def _pool_options_struct(options):
-    options = options_of(options, DeviceMemoryResourceOptions)
-    c = _lib.DeviceMemoryResourceOptionsC()
-    c.struct_size = ctypes.sizeof(c)
-    c.max_size = options.max_size
-    c.release_threshold = options.release_threshold
-    c.ipc_enabled = options.ipc_enabled
-    return c
+def _device_and_options(device, options, options_cls):
+    """(Device, options) of a constructor taking (device=None, options=None); as in cuda.core, the options
+    may come first (PinnedMemoryResource(PinnedMemoryResourceOptions(...)))."""
+    if options is None and isinstance(device, (options_cls, dict)):
+        device, options = None, device
+    options = options_cls() if options is None else options_of(options, options_cls)
+    return _device(device), options
+
+
+def _create(cls, create, dev, struct, options, home):
+    h = ctypes.c_void_p()
+    st = create(dev._h, struct, h)
+    if st:
+        raise_error(st, dev)
+    return cls._wrap(h.value, options, home)
 
 
 # Live Python wrappers by libcucore handle value. A handle value names one object for its whole life
@@ -228,7 +126,7 @@ def _pool_options_struct(options):
 _wrappers = weakref.WeakValueDictionary()
 
 # The exception a user-defined resource's allocate raised on this thread, as (status it became, exception),
-# until the Python caller of the failed allocation re-raises it (memory_user.py sets it).
+# until the Python caller of the failed allocation re-raises it (user_memory.py sets it).
 _user_errors = threading.local()
 
 
@@ -243,13 +141,12 @@ def _take_user_error(status):
 
 class _ResourceType(type):
     """MemoryResource's metaclass. A user's subclass (one defining allocate and deallocate, see
-    memory_user.py) becomes a libcucore resource after its __init__ has run, so that its device_id and
+    user_memory.py) becomes a libcucore resource after its __init__ has run, so that its device_id and
     accessibility may depend on what __init__ set; the built-in kinds are made by their __new__."""
 
     def __call__(cls, *args, **kwargs):
         if cls._user_defined:
-            from .memory_user import construct
-            return construct(cls, args, kwargs)
+            return user_memory.construct(cls, args, kwargs)
         return super().__call__(*args, **kwargs)
 
 
@@ -264,7 +161,7 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
     `deallocate(self, ptr, size, stream)`, plus `device_id` (an ordinal, -1 for host memory) and optionally
     `is_device_accessible`, `is_host_accessible`, `is_managed` (attributes or properties). Then
     `mr.allocate(size, stream=s)` returns a Buffer whose memory came from your allocate and goes back
-    through your deallocate; every language allocating from the resource calls them (see memory_user.py)."""
+    through your deallocate; every language allocating from the resource calls them (see user_memory.py)."""
 
     __slots__ = ("_hv", "_info", "_config", "_home")
     _release = staticmethod(_fast_memory_resource_release)
@@ -286,8 +183,7 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
         # user-defined resource; below a built-in kind (DeviceMemoryResource, ...) an ordinary subclass.
         nearest = next(b for b in cls.__mro__[1:] if b.__dict__.get("_builtin"))
         if nearest is MemoryResource:
-            from .memory_user import prepare_class
-            prepare_class(cls)
+            user_memory.prepare_class(cls)
 
     @classmethod
     def _wrap(cls, hv, config=None, home=None):
@@ -363,30 +259,24 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
                                  bool(ordered.value))
         return info
 
+    # ---- pool attributes and trim (the work is in memory_pool.py) --------------------------------------
+
     def pool_attribute(self, attribute):
         """A pool attribute (a PoolAttribute or its value) as an int; NotSupportedError without a pool."""
-        out = ctypes.c_uint64()
-        st = _cucore_memory_resource_pool_attribute(self._h, int(attribute), out)
-        if st:
-            raise_error(st, self)
-        return out.value
+        return memory_pool.pool_attribute(self, attribute)
 
     def set_pool_attribute(self, attribute, value):
         """Sets a settable pool attribute (high-water marks: 0 only, which resets them)."""
-        st = _cucore_memory_resource_set_pool_attribute(self._h, int(attribute), _u64(value, "value"))
-        if st:
-            raise_error(st, self)
+        memory_pool.set_pool_attribute(self, attribute, value)
 
     @property
     def attributes(self):
         """The pool's attributes as properties (PoolAttributes)."""
-        return PoolAttributes(self)
+        return memory_pool.PoolAttributes(self)
 
     def trim(self, min_bytes_to_keep=0):
         """Return unused reserved memory to the system, keeping at least `min_bytes_to_keep` bytes."""
-        st = _cucore_memory_resource_trim(self._h, _u64(min_bytes_to_keep, "min_bytes_to_keep"))
-        if st:
-            raise_error(st, self)
+        memory_pool.trim(self, min_bytes_to_keep)
 
     @property
     def kind(self):
@@ -449,30 +339,25 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
 
     def allocation_handle(self):
         """A new cucore.ipc.IPCAllocationHandle of this IPC-enabled pool (its fd is yours to close)."""
-        return _ipc().export_memory_resource(self)
+        return ipc.export_memory_resource(self)
 
     @staticmethod
     def from_allocation_handle(device, handle):
         """The pool another process exported (an IPCAllocationHandle), imported on `device`."""
-        return _ipc().import_memory_resource(device, handle)
+        return ipc.import_memory_resource(device, handle)
 
     @property
     def is_ipc_enabled(self):
         """Whether other processes can import this pool (created with ipc_enabled=True)."""
-        return _ipc().is_ipc_enabled(self)
+        return ipc.is_ipc_enabled(self)
 
     @property
     def is_mapped(self):
         """Whether this pool was imported from another process (it maps buffers, cannot allocate)."""
-        return _ipc().is_mapped(self)
+        return ipc.is_mapped(self)
 
     def __reduce__(self):
-        return _ipc().reduce_resource(self)  # IPC-enabled pools only
-
-
-def _ipc():
-    from . import ipc
-    return ipc
+        return ipc.reduce_resource(self)  # IPC-enabled pools only
 
 
 def _allocation_args(size, stream):
@@ -509,31 +394,6 @@ def _allocate_from_device(device, size, stream):
     return b
 
 
-class DeviceMemoryResource(MemoryResource, PeerAccessible):
-    """Device memory from a stream-ordered memory pool (cuMemAllocFromPoolAsync / cuMemFreeAsync).
-
-    `DeviceMemoryResource(device_id)` uses the device's current memory pool (not owned: closing the
-    resource never destroys that pool); `DeviceMemoryResource(device_id, DeviceMemoryResourceOptions(...))`
-    creates a new pool, destroyed once the resource and every buffer from it are gone. `device_id` is an
-    ordinal or a Device. `allocate(size, stream=s)` needs a stream of this device (allocation is stream-
-    ordered; the stream is also where the buffer is freed unless changed). `peer_accessible_by` is the
-    live set of other devices' ordinals allowed to access the pool's memory."""
-
-    __slots__ = ()
-    _builtin = True
-
-    def __new__(cls, device_id, options=None):
-        dev = _device(device_id)
-        h = _c_void_p()
-        if options is None:
-            st = _cucore_device_memory_resource_get_default(dev._h, h)
-        else:
-            options = options_of(options, DeviceMemoryResourceOptions)
-            st = _cucore_device_memory_resource_create(dev._h, _pool_options_struct(options), h)
-        if st:
-            raise_error(st, dev)
-        return cls._wrap(h.value, options, dev.device_id)
-
 class LegacyPinnedMemoryResource(MemoryResource):
     """Page-locked host memory (cuMemAllocHost / cuMemFreeHost), made in `device_id`'s primary context
     (None: the current device). Allocation and release are synchronous, so `stream` is optional; the
@@ -551,12 +411,9 @@ class LegacyPinnedMemoryResource(MemoryResource):
         return cls._wrap(h.value)
 
 
-_KIND_CLASSES = {MemoryResourceKind.DEVICE: DeviceMemoryResource,
-                 MemoryResourceKind.LEGACY_PINNED: LegacyPinnedMemoryResource}
+_KIND_CLASSES = {MemoryResourceKind.LEGACY_PINNED: LegacyPinnedMemoryResource}  # each kind's module adds its own
 
-_UNKNOWN = object()  # Buffer._mr not asked yet (views): ask libcucore on first use
-
-
-# Buffer lives in buffer.py, which imports this module's helpers: imported last (cucore.memory.Buffer stays
-# valid, and MemoryResource.allocate and _allocate_from_device find it as a global).
-from .buffer import Buffer  # noqa: E402
+# Device.memory_resource and Device.allocate, and Buffer.memory_resource, give resources; device.py and
+# buffer.py are below this module.
+_lib.hand_down(("device", "buffer"), MemoryResource=MemoryResource)
+_lib.hand_down("device", _allocate_from_device=_allocate_from_device)

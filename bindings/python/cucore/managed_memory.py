@@ -1,6 +1,8 @@
-"""Managed (unified) memory: advice, prefetch and discard (cucore_buffer_advise ... cucore_buffer_discard).
+"""Managed (unified) memory: ManagedMemoryResource and its options, ManagedBuffer, and the managed operations
+(cucore_managed_memory_resource_create, cucore_buffer_advise ... cucore_buffer_discard).
 
     mr = cucore.ManagedMemoryResource(dev)        # cuMemAllocManaged: advice works (see ManagedMemoryResource)
+    pool = cucore.ManagedMemoryResource(dev, {"use_pool": True})  # cuda.core's kind: a stream-ordered pool
     buf = mr.allocate(1 << 20, stream=s)          # a ManagedBuffer
     buf.read_mostly = True
     buf.preferred_location = "host"               # or a Device, an ordinal, ("host_numa", node), None
@@ -13,19 +15,26 @@ A location is a Device or a device ordinal, "host" (or -1), ("host_numa", node) 
 import ctypes
 import operator
 from collections.abc import MutableSet
+from dataclasses import dataclass
 
 from . import _lib
 from .buffer import Buffer
 from .common import raise_error
 from .device import Device
-from .memory import _stream_of
+from .memory_resource import (
+    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options, check_options,
+)
+from .stream import _stream_of
 
-(_cucore_buffer_advise, _cucore_buffer_advice, _cucore_buffer_is_accessed_by,
- _cucore_buffer_last_prefetch_location, _cucore_buffer_prefetch, _cucore_buffer_discard) = _lib.bind(
-    globals(), "cucore_buffer_advise", "cucore_buffer_advice", "cucore_buffer_is_accessed_by",
-    "cucore_buffer_last_prefetch_location", "cucore_buffer_prefetch", "cucore_buffer_discard")
+(_cucore_managed_memory_resource_create, _cucore_buffer_advise, _cucore_buffer_advice,
+ _cucore_buffer_is_accessed_by, _cucore_buffer_last_prefetch_location, _cucore_buffer_prefetch,
+ _cucore_buffer_discard) = _lib.bind(
+    globals(), "cucore_managed_memory_resource_create", "cucore_buffer_advise", "cucore_buffer_advice",
+    "cucore_buffer_is_accessed_by", "cucore_buffer_last_prefetch_location", "cucore_buffer_prefetch",
+    "cucore_buffer_discard")
 
 LocationC = _lib.STRUCTS["cucore_location_t"]
+ManagedOptionsC = _lib.STRUCTS["cucore_managed_memory_resource_options_t"]
 
 # cucore_location_type_t
 LOCATION_NONE, LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT = 0, 1, 2, 3, 4
@@ -233,3 +242,92 @@ class AccessedBySet(MutableSet):
 
     def __repr__(self):
         return f"AccessedBySet({[d.device_id for d in self]!r})"
+
+
+# ---- the resource -------------------------------------------------------------------------------------------
+
+@dataclass
+class ManagedMemoryResourceOptions:
+    """Options of a managed memory resource (cucore_managed_memory_resource_options_t).
+
+    preferred_location: where the pages should live: None (no preference), a Device or device ordinal,
+        "host", or ("host_numa", node): the pool's, or advised on each allocation without a pool.
+    max_size: the most bytes the pool may reserve; 0 for no limit (pools only).
+    release_threshold: bytes kept reserved after a synchronization; 0 for the driver's default (pools only).
+    use_pool: False (the default) for memory from cuMemAllocManaged, True for a managed memory pool as
+        cuda.core's ManagedMemoryResource has (see ManagedMemoryResource for why the default differs).
+    """
+    preferred_location: object = None
+    max_size: int = 0
+    release_threshold: int = 0
+    use_pool: bool = False
+
+    def __post_init__(self):
+        check_options(self, ("max_size", "release_threshold"), ("use_pool",))
+        if self.preferred_location is not None:
+            to_location(self.preferred_location, "ManagedMemoryResourceOptions.preferred_location")
+        if not self.use_pool:
+            for name in ("max_size", "release_threshold"):
+                if getattr(self, name):
+                    raise ValueError(f"ManagedMemoryResourceOptions.{name} applies to managed pools only "
+                                     f"(use_pool=True)")
+
+
+def _managed_struct(options):
+    """The cucore_managed_memory_resource_options_t of ManagedMemoryResourceOptions (zero fields: defaults)."""
+    c = ManagedOptionsC()
+    c.struct_size = ctypes.sizeof(c)
+    c.use_pool = options.use_pool
+    if options.preferred_location is not None:
+        c.preferred_location = to_location(options.preferred_location, "preferred_location")
+    c.max_size = options.max_size
+    c.release_threshold = options.release_threshold
+    return c
+
+
+class ManagedMemoryResource(MemoryResource):
+    """Managed (unified) memory of `device`: `ManagedMemoryResource(device=None, options=None)`. Its buffers
+    are ManagedBuffers, accessible from the host and every device, steered with advice, prefetch and discard.
+
+    By default the memory comes from cuMemAllocManaged and goes back with cuMemFree: allocation is
+    synchronous (a stream is accepted and not needed) and there is no pool. With options use_pool=True it is
+    a stream-ordered pool of managed memory (cuMemPoolCreate with managed allocations; a CUDA 13 driver),
+    which is what cuda.core's ManagedMemoryResource always is. The default differs from cuda.core because
+    drivers may refuse advice on managed-pool memory: on an H100 with driver 580, cuMemAdvise on pool memory
+    fails with CUDA_ERROR_NOT_SUPPORTED (NotSupportedError here) while it works on cuMemAllocManaged memory;
+    prefetch works on both. Choose use_pool=True for stream-ordered allocation, max_size or
+    release_threshold, and expect NotSupportedError from advice there."""
+
+    __slots__ = ()
+    _builtin = True
+
+    def __new__(cls, device=None, options=None):
+        dev, options = _device_and_options(device, options, ManagedMemoryResourceOptions)
+        return _create(cls, _cucore_managed_memory_resource_create, dev, _managed_struct(options), options,
+                       dev.device_id)
+
+    def allocate(self, size, *, stream=None):
+        """A new ManagedBuffer of `size` bytes: from a pool, allocated in order on `stream` (where it is also
+        freed); without one, at once (`stream` may be None and is not kept)."""
+        b = MemoryResource.allocate(self, size, stream=stream)
+        b.__class__ = ManagedBuffer  # the same layout: only the managed-memory methods are added
+        return b
+
+    @property
+    def is_managed(self):
+        return True
+
+    @property
+    def use_pool(self):
+        """Whether the memory comes from a managed memory pool (False: cuMemAllocManaged)."""
+        return self.handle != 0  # the CUmemoryPool; 0 without a pool
+
+    @property
+    def preferred_location(self):
+        """The preferred location as given in the options (a Device, "host", ("host_numa", node)), or
+        None when there is none or it is not known (a resource made elsewhere)."""
+        loc = self._config.preferred_location if self._config is not None else None
+        return None if loc is None else from_location(to_location(loc))
+
+
+_KIND_CLASSES[MemoryResourceKind.MANAGED] = ManagedMemoryResource

@@ -1,4 +1,5 @@
-"""Managed memory: ManagedBuffer advice, accessed-by, prefetch and discard (bindings/python/cucore/managed.py).
+"""Managed memory: ManagedMemoryResource and ManagedBuffer advice, accessed-by, prefetch and discard
+(bindings/python/cucore/managed_memory.py).
 
 Without a GPU: location parsing. With a GPU (or the fake driver): every piece of advice is set and read back on
 the default ManagedMemoryResource (cuMemAllocManaged), whose preferred location is advised on each allocation;
@@ -12,7 +13,8 @@ import os
 import pytest
 
 import cucore
-from cucore.managed import (
+from conftest import check_round_trip as _check_round_trip, memory_baseline as _baseline, or_skip as _or_skip
+from cucore.managed_memory import (
     LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT, from_location, to_location,
 )
 
@@ -27,12 +29,19 @@ def test_locations():
     assert from_location(to_location("host")) == "host"
     assert from_location(to_location(("host_numa", 2))) == ("host_numa", 2)
     assert from_location(to_location("host_numa_current")) == "host_numa_current"
-    assert from_location(cucore.managed.LocationC(0, 0)) is None
+    assert from_location(cucore.managed_memory.LocationC(0, 0)) is None
     for bad, exc in (("cpu", ValueError), (-2, ValueError), (2**31, ValueError), (("host_numa",), ValueError),
                      (("host_numa", -1), ValueError), (("host_numa", 1.0), TypeError), (None, TypeError),
                      (1.5, TypeError), (False, TypeError), ([0], TypeError)):
         with pytest.raises(exc, match="location"):
             to_location(bad)
+
+
+@pytest.fixture
+def stream(gpu):
+    s = gpu.create_stream()
+    yield s
+    s.sync()
 
 
 @pytest.fixture
@@ -47,6 +56,17 @@ def managed(gpu):
     s.sync()
 
 
+def test_managed_options():
+    assert cucore.ManagedMemoryResourceOptions().preferred_location is None
+    assert cucore.ManagedMemoryResourceOptions().use_pool is False  # cuMemAllocManaged (see below)
+    for good in ("host", 0, ("host_numa", 1), -1):
+        assert cucore.ManagedMemoryResourceOptions(preferred_location=good).preferred_location == good
+    for bad, exc in (("gpu", ValueError), (("host_numa", -1), ValueError), (("host_numa", "1"), TypeError),
+                     (1.0, TypeError), (True, TypeError), (-2, ValueError), (("numa", 1), ValueError)):
+        with pytest.raises(exc, match="preferred_location"):
+            cucore.ManagedMemoryResourceOptions(preferred_location=bad)
+
+
 def test_managed_options_use_pool():
     o = cucore.ManagedMemoryResourceOptions()
     assert (o.use_pool, o.preferred_location, o.max_size, o.release_threshold) == (False, None, 0, 0)
@@ -56,7 +76,7 @@ def test_managed_options_use_pool():
             cucore.ManagedMemoryResourceOptions(**pool_only)
     with pytest.raises(TypeError, match="use_pool"):
         cucore.ManagedMemoryResourceOptions(use_pool=1)
-    from cucore.memory_resources import _managed_struct
+    from cucore.managed_memory import _managed_struct
     c = _managed_struct(cucore.ManagedMemoryResourceOptions())
     assert (c.struct_size, c.use_pool, c.preferred_location.type, c.max_size, c.release_threshold) == (32, 0, 0, 0, 0)
     c = _managed_struct(cucore.ManagedMemoryResourceOptions(use_pool=True, preferred_location="host", max_size=5,
@@ -65,7 +85,7 @@ def test_managed_options_use_pool():
 
 
 def test_raw_create_refuses_pool_options_without_a_pool(lib, gpu):
-    from cucore.memory_resources import ManagedOptionsC
+    from cucore.managed_memory import ManagedOptionsC
     c = ManagedOptionsC()
     c.struct_size = ctypes.sizeof(c)
     out = ctypes.c_void_p(0x1234)
@@ -75,6 +95,40 @@ def test_raw_create_refuses_pool_options_without_a_pool(lib, gpu):
         st = lib.function("cucore_managed_memory_resource_create")(gpu._h, ctypes.byref(c), ctypes.byref(out))
         assert st == cucore.Status.ERROR_INVALID_ARGUMENT, field
         assert out.value is None and field in cucore.last_error_message()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("use_pool", [False, True], ids=["cuMemAllocManaged", "pool"])
+def test_managed_memory(gpu, stream, use_pool):
+    base = _baseline()
+    what = "a managed memory pool (CUDA 13 driver)" if use_pool else "managed memory"
+    mr = _or_skip(lambda: cucore.ManagedMemoryResource(gpu, {"use_pool": use_pool}), what)
+    assert mr.kind == cucore.MemoryResourceKind.MANAGED and mr.device_id == gpu.device_id
+    assert (mr.is_device_accessible, mr.is_host_accessible, mr.is_managed, mr.preferred_location) == \
+        (True, True, True, None)
+    assert mr.use_pool is use_pool and (mr.handle != 0) is use_pool
+    b = mr.allocate(1 << 16, stream=stream)
+    assert isinstance(b, cucore.ManagedBuffer) and b.is_managed and b.memory_resource is mr
+    data = _check_round_trip(b, stream, gpu, seed=11)
+    stream.sync()
+    assert ctypes.string_at(b.handle, b.size) == data  # managed memory: the host reads it in place
+    ctypes.memmove(b.handle, b"host write", 10)
+    assert b.to_bytes(stream=stream)[:10] == b"host write"
+    v = b.view(16, 32)
+    assert isinstance(v, cucore.ManagedBuffer) and v.to_bytes(stream=stream) == data[16:48]
+    copy = b.copy_to(stream=stream)  # allocated from the same resource
+    assert isinstance(copy, cucore.ManagedBuffer) and copy.to_bytes(stream=stream)[10:] == data[10:]
+    assert b.deallocation_stream == (stream if use_pool else None)  # a pool frees in stream order
+    prefer_host = cucore.ManagedMemoryResource(
+        gpu, cucore.ManagedMemoryResourceOptions(preferred_location="host", use_pool=use_pool))
+    assert prefer_host.preferred_location == "host"
+    prefer_dev = cucore.ManagedMemoryResource(gpu, {"preferred_location": gpu, "use_pool": use_pool})
+    assert prefer_dev.preferred_location is gpu
+    prefer_host.allocate(4096, stream=stream).close()
+    del b, v, copy, prefer_host, prefer_dev
+    mr.close()
+    stream.sync()
+    assert _baseline() == base
 
 
 @pytest.mark.gpu

@@ -1,15 +1,13 @@
-"""Memory resources and buffers (include/cucore/memory.h).
+"""Buffers (include/cucore/memory.h; bindings/python/cucore/buffer.py).
 
-Without a GPU: the ABI table against the header, argument errors through the raw C functions, and the Python
-layer over foreign host memory (Buffer.from_handle needs no driver). With a GPU (or the fake driver): every
+Without a GPU: argument errors through the raw C functions, and the Python layer over foreign host memory
+(Buffer.from_handle needs no driver). With a GPU (or the fake driver): every
 allocation, copy and fill is checked by reading the bytes back, through the binding and through the raw
 driver (cuMemcpyDtoH)."""
 import array
 import ctypes
 import gc
 import os
-import random
-import re
 import subprocess
 import sys
 import textwrap
@@ -20,15 +18,8 @@ import pytest
 
 import cucore
 from cucore import Status, _abi
-from cucore import buffer as buffer_module, memory as memory_module
-from conftest import REPO
-
-MEMORY_H = REPO / "include" / "cucore" / "memory.h"
-
-
-def _header_functions():
-    text = re.sub(r"/\*.*?\*/", " ", MEMORY_H.read_text(), flags=re.S)
-    return re.findall(r"CUCORE_API\s+[\w\s\*]+?\b(cucore_\w+)\s*\(", text)
+from cucore import buffer as buffer_module
+from conftest import REPO, memory_baseline as _baseline, random_bytes as _random_bytes
 
 
 @pytest.fixture
@@ -45,19 +36,6 @@ def stream(gpu):
     s.sync()
 
 
-def _baseline(device=None):
-    """(live buffers, live memory resources), after making the device's cached default resource."""
-    if device is not None:
-        device.memory_resource
-    gc.collect()
-    return (cucore.live_object_count(cucore.ObjectType.BUFFER),
-            cucore.live_object_count(cucore.ObjectType.MEMORY_RESOURCE))
-
-
-def _random_bytes(n, seed=1234):
-    return random.Random(seed).randbytes(n)
-
-
 class ForeignStream:
     """A stream owned by another library, seen only through __cuda_stream__."""
 
@@ -69,84 +47,8 @@ class ForeignStream:
 
 
 # ============================================================================================================
-# No GPU: the ABI, the raw functions' argument checks, foreign host memory
+# No GPU: the raw functions' argument checks, foreign host memory
 # ============================================================================================================
-
-def test_abi_table_has_every_memory_function():
-    if not MEMORY_H.is_file():
-        pytest.skip("not running from a checkout")
-    names = _header_functions()
-    assert len(names) == 48, names
-    missing = [n for n in names if n not in _abi.ABI]
-    assert not missing
-    # and the binding binds all of them (the device's default-resource functions live in device.py; buffers,
-    # the resource kinds, peer access, managed memory, strided copies and user resources in their own modules)
-    import importlib
-    from cucore import device as device_module, managed, memory_peer, memory_resources, memory_user
-    copy_3d_module = importlib.import_module("cucore.copy_3d")  # cucore.copy_3d is the function
-    bound = {n[1:] for m in (memory_module, buffer_module, device_module, managed, copy_3d_module, memory_peer,
-                             memory_resources, memory_user) for n in vars(m) if n.startswith("_cucore_")}
-    assert set(names) <= bound, set(names) - bound
-    for handle in ("cucore_memory_resource_t", "cucore_buffer_t"):
-        assert handle in _abi.HANDLE_TYPES
-    assert "cucore_memory_resource_kind_t" in _abi.ENUM_TYPES
-
-
-def test_options_struct_matches_the_header():
-    from cucore import _lib
-    text = MEMORY_H.read_text()
-    body = re.search(r"typedef struct cucore_device_memory_resource_options \{(.*?)\}", text, re.S).group(1)
-    body = re.sub(r"/\*.*?\*/", " ", body, flags=re.S)
-    fields = re.findall(r"(\w+)\s+(\w+);", body)
-    assert tuple((name, ctype) for ctype, name in fields) == _abi.STRUCTS["cucore_device_memory_resource_options_t"]
-    C = _lib.DeviceMemoryResourceOptionsC
-    assert ctypes.sizeof(C) == 32
-    assert (C.max_size.offset, C.release_threshold.offset, C.ipc_enabled.offset) == (8, 16, 24)
-    init = re.search(r"#define CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT\s*\\\s*\{(.*?)\}", text, re.S).group(1)
-    assert init.count(",") == len(fields) - 1  # the INIT macro lists every field
-
-
-def test_kind_and_object_type_enums_match_the_header():
-    text = MEMORY_H.read_text()
-    kinds = {m.group(1): int(m.group(2)) for m in re.finditer(r"CUCORE_MEMORY_RESOURCE_(\w+)\s*=\s*(\d+)", text)
-             if m.group(1) != "UNSET" and not m.group(1).endswith("FORCE_INT32")}
-    assert {k.name: int(k) for k in cucore.MemoryResourceKind} == kinds
-    assert (cucore.ObjectType.MEMORY_RESOURCE, cucore.ObjectType.BUFFER) == (5, 6)
-
-
-def test_every_new_name_is_exported():
-    for name in ("Buffer", "MemoryResource", "MemoryResourceKind", "DeviceMemoryResource",
-                 "DeviceMemoryResourceOptions", "LegacyPinnedMemoryResource"):
-        assert name in cucore.__all__ and getattr(cucore, name) is getattr(memory_module, name)
-    assert cucore.Buffer is buffer_module.Buffer  # Buffer lives in buffer.py; cucore.memory re-exports it
-
-
-def test_options_validation():
-    from cucore.memory import _pool_options_struct
-    o = cucore.DeviceMemoryResourceOptions()
-    assert (o.max_size, o.release_threshold, o.ipc_enabled) == (0, 0, False)
-    c = _pool_options_struct(cucore.DeviceMemoryResourceOptions(max_size=1 << 30, release_threshold=2**64 - 1))
-    assert (c.struct_size, c.reserved0, c.max_size, c.release_threshold, c.ipc_enabled, c.reserved1) == \
-        (32, 0, 1 << 30, 2**64 - 1, 0, 0)
-    c = _pool_options_struct({"release_threshold": 5, "ipc_enabled": True})
-    assert (c.max_size, c.release_threshold, c.ipc_enabled) == (0, 5, 1)
-    for bad, exc in (({"max_size": -1}, ValueError), ({"max_size": 2**64}, ValueError),
-                     ({"max_size": 1.0}, TypeError), ({"release_threshold": True}, TypeError),
-                     ({"release_threshold": "1"}, TypeError), ({"ipc_enabled": 1}, TypeError)):
-        with pytest.raises(exc):
-            cucore.DeviceMemoryResourceOptions(**bad)
-    with pytest.raises(TypeError):
-        _pool_options_struct(cucore.StreamOptions())
-    with pytest.raises(TypeError):
-        _pool_options_struct({"bogus": 1})
-
-
-def test_classes_cannot_be_instantiated_directly():
-    with pytest.raises(TypeError, match="allocate"):
-        cucore.Buffer()
-    with pytest.raises(TypeError, match="DeviceMemoryResource"):
-        cucore.MemoryResource()
-
 
 def test_raw_out_pointers_and_arguments(lib):
     f = lib.function
@@ -290,6 +192,19 @@ def test_failed_from_handle_drops_the_owner(lib):
     assert owner not in buffer_module._owners.values()
 
 
+def test_accessibility_and_deallocation_stream_of_foreign_memory(lib):
+    host = ctypes.create_string_buffer(32)
+    b = cucore.Buffer.from_handle(ctypes.addressof(host), 32)
+    assert (b.is_device_accessible, b.is_host_accessible, b.is_managed) == (False, True, False)
+    assert b.deallocation_stream is None
+    with pytest.raises(cucore.InvalidArgumentError):
+        b.grow(64)  # not virtual memory
+    b.close()
+    assert b.deallocation_stream is None
+    with pytest.raises(cucore.InvalidHandleError, match="closed"):
+        b.is_host_accessible
+
+
 @pytest.mark.parametrize("fallback", [False, True], ids=["pythonapi", "memoryview"])
 def test_host_memory_of_python_objects(monkeypatch, fallback):
     from cucore.buffer import _HostMemory
@@ -346,7 +261,7 @@ def test_unchecked_call_sites_pass_sized_integers():
     u64_params = {name: [i for i, t in enumerate(args) if t in ("uint64_t", "uint32_t")]
                   for name, (_, args) in _abi.ABI.items()}
     checked = 0
-    for module in ("memory.py", "buffer.py"):
+    for module in ("memory_resource.py", "buffer.py"):
         tree = ast.parse((REPO / "bindings" / "python" / "cucore" / module).read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("_fast_"):
@@ -363,85 +278,6 @@ def test_unchecked_call_sites_pass_sized_integers():
 # ============================================================================================================
 # GPU (or the fake driver)
 # ============================================================================================================
-
-@pytest.mark.gpu
-def test_default_resource(gpu, stream):
-    mr = gpu.memory_resource
-    # The same pool (libcucore makes a new resource object per query while none is set).
-    assert mr.handle == gpu.memory_resource.handle
-    assert isinstance(mr, cucore.DeviceMemoryResource) and isinstance(mr, cucore.MemoryResource)
-    assert (mr.kind, mr.device_id, mr.is_device_accessible, mr.is_host_accessible) == \
-        (cucore.MemoryResourceKind.DEVICE, gpu.device_id, True, False)
-    assert "DeviceMemoryResource of device" in repr(mr)
-    assert mr.handle != 0  # the CUmemoryPool
-    other = cucore.DeviceMemoryResource(gpu.device_id)  # the same pool, another resource object
-    assert other.kind == cucore.MemoryResourceKind.DEVICE and other.device_id == gpu.device_id
-    assert cucore.DeviceMemoryResource(gpu).device_id == gpu.device_id
-    b = gpu.allocate(4096, stream=stream)
-    assert b.memory_resource.handle == mr.handle  # the current pool (a new resource object per query)
-    assert (b.size, b.device_id, b.is_device_accessible, b.is_host_accessible) == (4096, gpu.device_id, True, False)
-    assert b.handle != 0 and b.handle == b.handle
-    b2 = other.allocate(4096, stream=stream)
-    assert b2.memory_resource is other and b2.handle != b.handle
-    b.fill(0x5A, stream=stream)
-    assert b.to_bytes(stream=stream) == b"\x5a" * 4096
-
-
-@pytest.mark.gpu
-def test_new_pool(gpu, stream):
-    base = _baseline(gpu)
-    pool = cucore.DeviceMemoryResource(gpu.device_id, cucore.DeviceMemoryResourceOptions(release_threshold=1 << 20))
-    assert pool.kind == cucore.MemoryResourceKind.DEVICE and pool.device_id == gpu.device_id
-    assert pool != gpu.memory_resource and pool == pool
-    bufs = [pool.allocate(n, stream=stream) for n in (1, 100, 4096, 1 << 20)]
-    for i, b in enumerate(bufs):
-        b.fill(i + 1, stream=stream)
-    for i, b in enumerate(bufs):
-        assert b.to_bytes(stream=stream) == bytes([i + 1]) * b.size
-        assert b.memory_resource is pool
-    pool2 = cucore.DeviceMemoryResource(gpu.device_id, {"max_size": 0})
-    pool2.allocate(64, stream=stream).close()
-    # the pool lives while buffers from it do
-    b = bufs.pop()
-    del bufs
-    pool.close()
-    assert b.to_bytes(stream=stream)[:4] == b"\x04" * 4
-    with pytest.raises(cucore.InvalidHandleError, match="closed"):
-        pool.allocate(8, stream=stream)
-    with pytest.raises(cucore.InvalidHandleError, match="closed"):
-        pool.kind
-    assert b.memory_resource.kind == cucore.MemoryResourceKind.DEVICE  # the buffer's own reference
-    del b, pool2
-    assert _baseline() == base
-
-
-@pytest.mark.gpu
-def test_pool_max_size(gpu, stream, fake_driver):
-    pool = cucore.DeviceMemoryResource(gpu.device_id, cucore.DeviceMemoryResourceOptions(max_size=32 << 20))
-    small = pool.allocate(1 << 20, stream=stream)
-    # the fake driver says OUT_OF_MEMORY; the documentation does not name the real driver's error
-    with pytest.raises(cucore.OutOfMemoryError if fake_driver else (cucore.OutOfMemoryError, cucore.DriverError)):
-        pool.allocate(256 << 20, stream=stream)
-    small.fill(3, stream=stream)
-    assert small.to_bytes(stream=stream) == b"\x03" * (1 << 20)
-
-
-@pytest.mark.gpu
-def test_bad_pool_options_through_the_raw_function(gpu, lib):
-    f = lib.function("cucore_device_memory_resource_create")
-    out = ctypes.c_void_p(0x1234)
-    opts = lib.DeviceMemoryResourceOptionsC(ctypes.sizeof(lib.DeviceMemoryResourceOptionsC), 1, 0, 0)
-    assert f(gpu._h, opts, ctypes.byref(out)) == Status.ERROR_INVALID_ARGUMENT
-    assert out.value is None and "reserved0" in cucore.last_error_message()
-    opts = lib.DeviceMemoryResourceOptionsC(0, 0, 0, 0)
-    assert f(gpu._h, opts, ctypes.byref(out)) == Status.ERROR_INVALID_ARGUMENT
-    assert "struct_size" in cucore.last_error_message()
-    # an older caller's smaller struct reads only the fields it has
-    opts = lib.DeviceMemoryResourceOptionsC(16, 0, 1 << 30, 12345)
-    assert f(gpu._h, opts, ctypes.byref(out)) == 0 and out.value
-    assert lib.function("cucore_memory_resource_release")(out) == 0
-    assert f(gpu._h, None, ctypes.byref(out)) == 0 and out.value  # NULL options: all defaults
-    assert lib.function("cucore_memory_resource_release")(out) == 0
 
 
 @pytest.mark.gpu
@@ -794,45 +630,16 @@ def test_stream_of_another_device(gpu, stream):
 
 
 @pytest.mark.gpu
-def test_legacy_pinned_memory(gpu, stream):
-    base = _baseline(gpu)
-    mr = cucore.LegacyPinnedMemoryResource()
-    assert (mr.kind, mr.device_id, mr.is_device_accessible, mr.is_host_accessible) == \
-        (cucore.MemoryResourceKind.LEGACY_PINNED, -1, True, True)
-    assert "host" in repr(mr)
-    assert mr.handle == 0, "legacy pinned memory has no pool"
-    pool = cucore.DeviceMemoryResource(gpu.device_id)
-    assert pool.handle != 0, "the device's current CUmemoryPool"
-    pool.close()
-    assert cucore.LegacyPinnedMemoryResource(gpu.device_id).kind == cucore.MemoryResourceKind.LEGACY_PINNED
-    n = 4096
-    data = _random_bytes(n, seed=99)
-    pinned = mr.allocate(n)  # synchronous: no stream needed
-    assert (pinned.size, pinned.device_id, pinned.is_host_accessible, pinned.is_device_accessible) == \
-        (n, -1, True, True)
-    assert pinned.memory_resource is mr
-    ctypes.memmove(pinned.handle, data, n)  # the address is host memory
-    assert ctypes.string_at(pinned.handle, n) == data
-    d = gpu.allocate(n, stream=stream)
-    d.copy_from(pinned, stream=stream)
-    assert d.to_bytes(stream=stream) == data
-    d.fill(0x3C, stream=stream)
-    pinned.copy_from(d, stream=stream)
-    stream.sync()
-    assert ctypes.string_at(pinned.handle, n) == b"\x3c" * n
-    # fills and host copies work on pinned memory too
-    pinned.fill(0x01020304, width=4, stream=stream)
-    stream.sync()
-    assert ctypes.string_at(pinned.handle, 8) == b"\x04\x03\x02\x01" * 2
-    view = pinned.view(100, 10)
-    assert view.is_host_accessible and view.memory_resource == mr
-    ctypes.memmove(view.handle, b"0123456789", 10)
-    assert pinned.to_bytes(stream=stream)[100:110] == b"0123456789"
-    with_stream = mr.allocate(64, stream=stream)
-    with_stream.close()
-    pinned.close()
-    del view, d, mr
-    assert _baseline() == base
+def test_deallocation_stream(gpu, stream):
+    b = gpu.allocate(64, stream=stream)
+    assert b.deallocation_stream == stream and b.deallocation_stream is not stream  # its own reference
+    other = gpu.create_stream()
+    b.deallocation_stream = other
+    assert b.deallocation_stream == other
+    b.close()
+    assert b.deallocation_stream is None
+    pinned = cucore.LegacyPinnedMemoryResource(gpu).allocate(64)
+    assert pinned.deallocation_stream is None  # synchronous memory
 
 
 @pytest.mark.gpu
@@ -893,21 +700,6 @@ def test_from_handle_of_raw_driver_memory(gpu, stream, raw_memory):
     b.close()
     gc.collect()
     assert freed == [0]  # freed once, by its owner, after libcucore let go
-
-
-@pytest.mark.gpu
-def test_device_memory_resource_setter(gpu, stream):
-    default = gpu.memory_resource
-    pinned = cucore.LegacyPinnedMemoryResource(gpu)
-    try:
-        gpu.memory_resource = pinned
-        b = gpu.allocate(64, stream=stream)
-        assert b.memory_resource is pinned and b.is_host_accessible
-        with pytest.raises(TypeError):
-            gpu.memory_resource = "pool"
-    finally:
-        gpu.memory_resource = None  # back to the device's current pool (nothing set)
-    assert gpu.memory_resource.handle == default.handle
 
 
 @pytest.mark.gpu
@@ -1017,55 +809,3 @@ def test_buffers_alive_at_interpreter_exit():
     assert "Exception ignored" not in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
-def test_pool_attributes_and_trim(gpu, stream):
-    base = _baseline(gpu)
-    mr = cucore.DeviceMemoryResource(gpu.device_id, cucore.DeviceMemoryResourceOptions())
-    attrs = mr.attributes
-    assert attrs.used_mem_current == 0
-    buf = mr.allocate(1 << 20, stream=stream)
-    assert attrs.used_mem_current >= 1 << 20
-    assert attrs.reserved_mem_current >= attrs.used_mem_current
-    assert attrs.used_mem_high >= 1 << 20
-    buf.close(stream=stream)
-    stream.sync()
-    assert attrs.used_mem_current == 0
-    attrs.used_mem_high = 0
-    assert attrs.used_mem_high == 0
-    attrs.release_threshold = 1 << 21
-    assert attrs.release_threshold == 1 << 21
-    attrs.reuse_allow_opportunistic = False
-    assert attrs.reuse_allow_opportunistic is False
-    mr.trim(0)
-    with pytest.raises(cucore.InvalidArgumentError):
-        mr.set_pool_attribute(cucore.PoolAttribute.USED_MEM_CURRENT, 0)  # read-only
-    with pytest.raises(cucore.InvalidArgumentError):
-        attrs.used_mem_high = 5  # reset to 0 only
-    pinned = cucore.LegacyPinnedMemoryResource(gpu.device_id)
-    with pytest.raises(cucore.NotSupportedError):
-        pinned.attributes.used_mem_current
-    with pytest.raises(cucore.NotSupportedError):
-        pinned.trim()
-    pinned.close()
-    mr.close()
-    assert _baseline(gpu) == base
-
-
-def test_default_resource_is_shared_and_resettable(gpu, stream):
-    gpu.memory_resource = None  # start from the current pool whatever earlier tests assigned
-    base = _baseline(gpu)
-    pool = cucore.DeviceMemoryResource(gpu.device_id, cucore.DeviceMemoryResourceOptions())
-    gpu.memory_resource = pool
-    assert gpu.memory_resource is pool
-    buf = gpu.allocate(4096, stream=stream)
-    assert buf.memory_resource is pool
-    buf.close(stream=stream)
-    # Another Device object of the same ordinal (and every language) sees the same default.
-    raw = ctypes.c_void_p()
-    assert cucore._lib.function("cucore_device_get_memory_resource")(gpu._h, raw) == 0
-    assert raw.value == pool._hv
-    cucore._lib.function("cucore_memory_resource_release")(raw)
-    gpu.memory_resource = None
-    assert gpu.memory_resource.handle != pool.handle
-    pool.close()
-    stream.sync()
-    assert _baseline(gpu) == base

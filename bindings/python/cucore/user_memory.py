@@ -33,12 +33,14 @@ destroy callback, which forgets the object).
 import ctypes
 import itertools
 import operator
+import sys
 import threading
 import weakref
 
 from . import _lib
 from .common import CUDAError, Status, raise_error, report_unraisable
-from .memory import MemoryResource, _user_errors, _wrappers
+from .managed_memory import ManagedBuffer
+from .memory_resource import MemoryResource, _user_errors, _wrappers
 from .stream import Stream
 
 (_cucore_user_memory_resource_create, _cucore_stream_retain) = _lib.bind(
@@ -89,7 +91,6 @@ def _allocate_buffer(self, size, stream=None):
     libcucore (cucore_memory_resource_allocate), allocated in order on `stream` (None: no stream)."""
     b = MemoryResource.allocate(self, size, stream=stream)
     if self._managed:
-        from .managed import ManagedBuffer
         b.__class__ = ManagedBuffer
     return b
 
@@ -280,3 +281,8 @@ def _destroy_trampoline(key):
 _ALLOCATE_CB = _AllocateFn(_allocate_trampoline)
 _DEALLOCATE_CB = _DeallocateFn(_deallocate_trampoline)
 _DESTROY_CB = _DestroyFn(_destroy_trampoline)
+
+# MemoryResource's metaclass and __init_subclass__ make user-defined resources with this module's construct
+# and prepare_class, and Device.memory_resource's setter pins them; memory_resource.py and device.py are below
+# this module.
+_lib.hand_down(("memory_resource", "device"), user_memory=sys.modules[__name__])

@@ -1,5 +1,5 @@
 """User-defined memory resources: Python subclasses of MemoryResource behind cucore_user_memory_resource_create
-(bindings/python/cucore/memory_user.py).
+(bindings/python/cucore/user_memory.py).
 
 Without a GPU: resources handing out host memory of their own (ctypes buffers), so libcucore's callbacks,
 the exception round trip, the lifetime rules and foreign threads are all exercised with no driver. With a GPU
@@ -12,7 +12,7 @@ import weakref
 import pytest
 
 import cucore
-from cucore import memory_user
+from cucore import user_memory as memory_user
 
 
 def _live_resources():

@@ -1,0 +1,369 @@
+"""Memory pools (include/cucore/memory.h): device and pinned pools, their options, pool attributes, trim
+and peer access.
+
+    pool = cucore.DeviceMemoryResource(dev, cucore.DeviceMemoryResourceOptions(release_threshold=1 << 30))
+    pinned = cucore.PinnedMemoryResource(dev)              # stream-ordered page-locked host memory
+    buf = pool.allocate(1 << 20, stream=s)
+    pool.attributes.used_mem_current                       # the pool's attributes (PoolAttributes)
+    pool.trim(0)                                           # return unused reserved memory to the system
+    pool.peer_accessible_by.add(1)                         # device 1 may now read and write the pool's memory
+    assert 1 in pool.peer_accessible_by
+    pool.peer_accessible_by = []                           # revoke every peer (the owning device keeps its access)
+
+DeviceMemoryResource(dev) is the device's current pool, DeviceMemoryResource(dev, options) a new one. Every
+resource answers pool_attribute, set_pool_attribute, attributes and trim (NotSupportedError without a pool:
+the methods are MemoryResource's, their work is here). `peer_accessible_by` (pools and virtual memory
+resources) is a live set of device ordinals: every read asks libcucore, every change is a cuMemPoolSetAccess /
+cuMemSetAccess. The resource's own device is never in it and cannot be removed. Options are dataclasses
+checked when made (TypeError / ValueError naming the field); a dict of their fields is accepted wherever they
+are.
+"""
+import ctypes
+import enum
+import operator
+import sys
+from collections.abc import MutableSet
+from dataclasses import dataclass
+from typing import Optional
+
+from . import _lib
+from .buffer import _u64
+from .common import raise_error
+from .device import Device, _device
+from .memory_resource import (
+    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options, check_options, options_of,
+)
+
+(_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
+ _cucore_pinned_memory_resource_create, _cucore_memory_resource_pool_attribute,
+ _cucore_memory_resource_set_pool_attribute, _cucore_memory_resource_trim, _cucore_memory_resource_set_peer_access,
+ _cucore_memory_resource_peer_access) = _lib.bind(
+    globals(), "cucore_device_memory_resource_get_default", "cucore_device_memory_resource_create",
+    "cucore_pinned_memory_resource_create", "cucore_memory_resource_pool_attribute",
+    "cucore_memory_resource_set_pool_attribute", "cucore_memory_resource_trim",
+    "cucore_memory_resource_set_peer_access", "cucore_memory_resource_peer_access")
+
+PinnedOptionsC = _lib.STRUCTS["cucore_pinned_memory_resource_options_t"]
+_c_void_p = ctypes.c_void_p
+
+
+# ---- peer access --------------------------------------------------------------------------------------------
+
+# cucore_access_t
+ACCESS_NONE = 0
+ACCESS_READ = 1
+ACCESS_READ_WRITE = 3
+_ACCESS_OF = {None: ACCESS_NONE, "none": ACCESS_NONE, "r": ACCESS_READ, "rw": ACCESS_READ_WRITE}
+_NAME_OF = {ACCESS_NONE: None, ACCESS_READ: "r", ACCESS_READ_WRITE: "rw"}
+
+
+def access_value(access, what="access"):
+    """cucore_access_t of "rw", "r", or None / "none"."""
+    try:
+        return _ACCESS_OF[access]
+    except (KeyError, TypeError):
+        raise ValueError(f"{what} must be 'rw', 'r' or None, not {access!r}") from None
+
+
+def ordinal_of(device, what="device"):
+    """A device ordinal from a Device or an int."""
+    if isinstance(device, Device):
+        return device.device_id
+    if isinstance(device, bool):
+        raise TypeError(f"{what} must be a Device or a device ordinal, not bool")
+    try:
+        return operator.index(device)
+    except TypeError:
+        raise TypeError(f"{what} must be a Device or a device ordinal, not {type(device).__name__}") from None
+
+
+class PeerAccessible:
+    """Mixin of the resources whose memory other devices can be granted access to (device and pinned
+    pools, virtual memory resources)."""
+
+    __slots__ = ()
+
+    def _peer_owner(self):
+        """The ordinal of the device whose access is implied (never listed, never revoked), or None."""
+        return self._home if self._home is not None else (self.device_id if self.device_id >= 0 else None)
+
+    def peer_access(self, device):
+        """The access `device` (a Device or an ordinal) has to the memory: "rw", "r" or None."""
+        dev = Device(ordinal_of(device))
+        out = ctypes.c_int()
+        st = _cucore_memory_resource_peer_access(self._h, dev._h, out)
+        if st:
+            raise_error(st, self, dev)
+        return _NAME_OF.get(out.value, out.value)
+
+    def set_peer_access(self, device, access="rw"):
+        """Grant `device` (a Device or an ordinal) access to the memory: "rw" (read and write), "r"
+        (read only; virtual memory resources only) or None (revoke). Applies to existing buffers too."""
+        value = access_value(access)
+        dev = Device(ordinal_of(device))
+        st = _cucore_memory_resource_set_peer_access(self._h, dev._h, value)
+        if st:
+            raise_error(st, self, dev)
+
+    @property
+    def peer_accessible_by(self):
+        """The live set of the ordinals of the other devices that can access this memory (add, discard,
+        update, clear, `in`, iteration; assign an iterable of devices to replace it)."""
+        return PeerAccessSet(self)
+
+    @peer_accessible_by.setter
+    def peer_accessible_by(self, devices):
+        wanted = {ordinal_of(d) for d in devices}
+        current = PeerAccessSet(self)
+        for o in set(current) - wanted:
+            current.discard(o)
+        for o in wanted:
+            current.add(o)
+
+
+class PeerAccessSet(MutableSet):
+    """The devices (ordinals) other than its own that may access a resource's memory, read from and
+    written to libcucore on every use."""
+
+    __slots__ = ("_mr",)
+
+    def __init__(self, mr):
+        self._mr = mr
+
+    def __contains__(self, device):
+        try:
+            o = ordinal_of(device)
+        except TypeError:
+            return False
+        if o == self._mr._peer_owner() or not 0 <= o < Device.count():
+            return False
+        return self._mr.peer_access(o) is not None
+
+    def __iter__(self):
+        owner = self._mr._peer_owner()
+        for o in range(Device.count()):
+            if o != owner and self._mr.peer_access(o) is not None:
+                yield o
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+    def add(self, device):
+        """Grant read-write access to `device` (its own device already has it)."""
+        o = ordinal_of(device)
+        if o != self._mr._peer_owner():
+            self._mr.set_peer_access(o, "rw")
+
+    def discard(self, device):
+        """Revoke `device`'s access (its own device keeps it)."""
+        o = ordinal_of(device)
+        if o != self._mr._peer_owner():
+            self._mr.set_peer_access(o, None)
+
+    def update(self, *iterables):
+        for devices in iterables:
+            for d in devices:
+                self.add(d)
+
+    def clear(self):
+        for o in list(self):
+            self.discard(o)
+
+    def __repr__(self):
+        return f"PeerAccessSet({sorted(self)!r})"
+
+
+# ---- device pools -------------------------------------------------------------------------------------------
+
+@dataclass
+class DeviceMemoryResourceOptions:
+    """Options of a new device memory pool (cucore_device_memory_resource_options_t).
+
+    max_size: the most bytes the pool may reserve; 0 for no limit (the driver's default).
+    release_threshold: bytes the pool keeps reserved after a synchronization instead of returning them to
+        the system; 0 for the driver's default (return everything).
+    ipc_enabled: True for a pool other processes can import (a POSIX file descriptor; Linux only).
+    """
+    max_size: int = 0
+    release_threshold: int = 0
+    ipc_enabled: bool = False
+
+    def __post_init__(self):
+        check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
+
+
+def _pool_options_struct(options):
+    options = options_of(options, DeviceMemoryResourceOptions)
+    c = _lib.DeviceMemoryResourceOptionsC()
+    c.struct_size = ctypes.sizeof(c)
+    c.max_size = options.max_size
+    c.release_threshold = options.release_threshold
+    c.ipc_enabled = options.ipc_enabled
+    return c
+
+
+class DeviceMemoryResource(MemoryResource, PeerAccessible):
+    """Device memory from a stream-ordered memory pool (cuMemAllocFromPoolAsync / cuMemFreeAsync).
+
+    `DeviceMemoryResource(device_id)` uses the device's current memory pool (not owned: closing the
+    resource never destroys that pool); `DeviceMemoryResource(device_id, DeviceMemoryResourceOptions(...))`
+    creates a new pool, destroyed once the resource and every buffer from it are gone. `device_id` is an
+    ordinal or a Device. `allocate(size, stream=s)` needs a stream of this device (allocation is stream-
+    ordered; the stream is also where the buffer is freed unless changed). `peer_accessible_by` is the
+    live set of other devices' ordinals allowed to access the pool's memory."""
+
+    __slots__ = ()
+    _builtin = True
+
+    def __new__(cls, device_id, options=None):
+        dev = _device(device_id)
+        h = _c_void_p()
+        if options is None:
+            st = _cucore_device_memory_resource_get_default(dev._h, h)
+        else:
+            options = options_of(options, DeviceMemoryResourceOptions)
+            st = _cucore_device_memory_resource_create(dev._h, _pool_options_struct(options), h)
+        if st:
+            raise_error(st, dev)
+        return cls._wrap(h.value, options, dev.device_id)
+
+
+# ---- pinned pools -------------------------------------------------------------------------------------------
+
+@dataclass
+class PinnedMemoryResourceOptions:
+    """Options of a pinned (page-locked host) memory pool (cucore_pinned_memory_resource_options_t).
+
+    ipc_enabled: True for a pool other processes can import (Linux; needs a NUMA node: numa_id None then
+        means node 0).
+    max_size: the most bytes the pool may reserve; 0 for no limit.
+    release_threshold: bytes kept reserved after a synchronization; 0 for the driver's default.
+    numa_id: the host NUMA node the memory comes from; None for any.
+    """
+    ipc_enabled: bool = False
+    max_size: int = 0
+    release_threshold: int = 0
+    numa_id: Optional[int] = None
+
+    def __post_init__(self):
+        check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
+        if self.numa_id is not None:
+            if isinstance(self.numa_id, bool) or not isinstance(self.numa_id, int):
+                raise TypeError(f"PinnedMemoryResourceOptions.numa_id must be an int or None, not "
+                                f"{type(self.numa_id).__name__}")
+            if not 0 <= self.numa_id < 2**31:
+                raise ValueError(f"PinnedMemoryResourceOptions.numa_id must be a NUMA node (>= 0) or None, not "
+                                 f"{self.numa_id}")
+
+
+def _pinned_struct(options):
+    """The cucore_pinned_memory_resource_options_t of PinnedMemoryResourceOptions (zero fields: defaults)."""
+    c = PinnedOptionsC()
+    c.struct_size = ctypes.sizeof(c)
+    c.ipc_enabled = options.ipc_enabled
+    c.max_size = options.max_size
+    c.release_threshold = options.release_threshold
+    if options.numa_id is not None:  # None: use_numa_id 0, any host memory
+        c.use_numa_id = 1
+        c.numa_id = options.numa_id
+    return c
+
+
+class PinnedMemoryResource(MemoryResource, PeerAccessible):
+    """A stream-ordered pool of page-locked host memory (cuMemPoolCreate on the host or a host NUMA node).
+
+    `PinnedMemoryResource(device=None, options=None)`: allocates in stream order on streams of `device` (a
+    Device or an ordinal; None: the current device), which may access the memory; other devices join through
+    `peer_accessible_by`. Buffers are host- and device-accessible; `device_id` is -1 (host memory)."""
+
+    __slots__ = ()
+    _builtin = True
+
+    def __new__(cls, device=None, options=None):
+        dev, options = _device_and_options(device, options, PinnedMemoryResourceOptions)
+        return _create(cls, _cucore_pinned_memory_resource_create, dev, _pinned_struct(options), options,
+                       dev.device_id)
+
+    @property
+    def numa_id(self):
+        """The host NUMA node the memory comes from (None: any, or not known for a resource made elsewhere)."""
+        return self._config.numa_id if self._config is not None else None
+
+
+# ---- pool attributes and trim (of every resource: NotSupportedError without a pool) ------------------------
+
+class PoolAttribute(enum.IntEnum):
+    """cucore_pool_attribute_t (the driver's CUmemPool_attribute values)."""
+    REUSE_FOLLOW_EVENT_DEPENDENCIES = 1   # 0/1, settable
+    REUSE_ALLOW_OPPORTUNISTIC = 2         # 0/1, settable
+    REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3  # 0/1, settable
+    RELEASE_THRESHOLD = 4                 # bytes, settable
+    RESERVED_MEM_CURRENT = 5              # bytes
+    RESERVED_MEM_HIGH = 6                 # bytes; reset by setting 0
+    USED_MEM_CURRENT = 7                  # bytes
+    USED_MEM_HIGH = 8                     # bytes; reset by setting 0
+
+
+class PoolAttributes:
+    """A pool resource's attributes as properties (cuda.core's `mr.attributes`): the reuse flags are bools,
+    the rest byte counts; `release_threshold` and the reuse flags are settable, and setting a `*_high`
+    to 0 resets it."""
+    __slots__ = ("_mr",)
+
+    def __init__(self, mr):
+        self._mr = mr
+
+    def _get(self, attribute):
+        return self._mr.pool_attribute(attribute)
+
+    def _set(self, attribute, value):
+        self._mr.set_pool_attribute(attribute, value)
+
+    reuse_follow_event_dependencies = property(
+        lambda self: bool(self._get(PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES)),
+        lambda self, v: self._set(PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES, int(bool(v))))
+    reuse_allow_opportunistic = property(
+        lambda self: bool(self._get(PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC)),
+        lambda self, v: self._set(PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC, int(bool(v))))
+    reuse_allow_internal_dependencies = property(
+        lambda self: bool(self._get(PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES)),
+        lambda self, v: self._set(PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES, int(bool(v))))
+    release_threshold = property(lambda self: self._get(PoolAttribute.RELEASE_THRESHOLD),
+                                 lambda self, v: self._set(PoolAttribute.RELEASE_THRESHOLD, v))
+    reserved_mem_current = property(lambda self: self._get(PoolAttribute.RESERVED_MEM_CURRENT))
+    reserved_mem_high = property(lambda self: self._get(PoolAttribute.RESERVED_MEM_HIGH),
+                                 lambda self, v: self._set(PoolAttribute.RESERVED_MEM_HIGH, v))
+    used_mem_current = property(lambda self: self._get(PoolAttribute.USED_MEM_CURRENT))
+    used_mem_high = property(lambda self: self._get(PoolAttribute.USED_MEM_HIGH),
+                             lambda self, v: self._set(PoolAttribute.USED_MEM_HIGH, v))
+
+
+def pool_attribute(mr, attribute):
+    """MemoryResource.pool_attribute: a pool attribute (a PoolAttribute or its value) as an int."""
+    out = ctypes.c_uint64()
+    st = _cucore_memory_resource_pool_attribute(mr._h, int(attribute), out)
+    if st:
+        raise_error(st, mr)
+    return out.value
+
+
+def set_pool_attribute(mr, attribute, value):
+    """MemoryResource.set_pool_attribute: sets a settable pool attribute (high-water marks: 0 only)."""
+    st = _cucore_memory_resource_set_pool_attribute(mr._h, int(attribute), _u64(value, "value"))
+    if st:
+        raise_error(st, mr)
+
+
+def trim(mr, min_bytes_to_keep):
+    """MemoryResource.trim: return unused reserved memory to the system, keeping `min_bytes_to_keep` bytes."""
+    st = _cucore_memory_resource_trim(mr._h, _u64(min_bytes_to_keep, "min_bytes_to_keep"))
+    if st:
+        raise_error(st, mr)
+
+
+_KIND_CLASSES.update({MemoryResourceKind.DEVICE: DeviceMemoryResource,
+                      MemoryResourceKind.PINNED: PinnedMemoryResource})
+
+# MemoryResource's pool_attribute, set_pool_attribute, attributes and trim are this module's work;
+# memory_resource.py is below this module.
+_lib.hand_down("memory_resource", memory_pool=sys.modules[__name__])
