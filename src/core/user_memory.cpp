@@ -1,4 +1,4 @@
-#include "core/memory_user.hpp"
+#include "core/user_memory.hpp"
 
 #include <cstdio>
 #include <string>

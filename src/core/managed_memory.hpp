@@ -1,11 +1,18 @@
-// Managed memory from cuMemAllocManaged (synchronous). Managed pools are
+// Managed memory: the resource of cuMemAllocManaged (synchronous) and the
+// public options' choice between it and a managed pool. Managed pools are
 // PoolResources (memory_pool.cpp); this kind exists because drivers refuse
-// advice on pool memory but not on cuMemAllocManaged's.
+// advice on pool memory but not on cuMemAllocManaged's. A managed Buffer's
+// advice, prefetch and discard (declared in buffer.hpp) are defined in
+// managed_memory.cpp.
 #pragma once
 
-#include "core/memory.hpp"
+#include "core/memory_resource.hpp"
+#include "cucore/managed_memory.h"
 
 namespace cucore::core {
+
+// Whether cuMemAdvise reads the location for `advice` (the others ignore it).
+bool advice_takes_location(cucore_memory_advice_t advice) noexcept;
 
 // A managed memory resource from its public options: cuMemAllocManaged, or a
 // managed pool with `use_pool` (max size and release threshold apply to pools only).

@@ -1,13 +1,12 @@
-// Memory resources and buffers.
+// Buffers and the allocations they share.
 //
-// A resource hands out addresses (allocate_raw) and takes them back
-// (deallocate); each kind lives in its own file (memory_pool.cpp,
-// memory_legacy_pinned.cpp, memory_virtual.cpp, memory_user.cpp). A buffer's
-// memory is an Allocation shared by the buffer and its views: it is released
-// when the last of them lets go (closing a buffer lets go early), on the
-// allocation's deallocation stream: by its resource, or, for memory that no
-// resource gives back (foreign memory, DLPack imports, GL mappings, pointers
-// imported from another process), by the allocation's deleter.
+// A buffer's memory is an Allocation shared by the buffer and its views: it is
+// released when the last of them lets go (closing a buffer lets go early), on
+// the allocation's deallocation stream: by its resource (memory_resource.hpp),
+// or, for memory that no resource gives back (foreign memory, DLPack imports,
+// GL mappings, pointers imported from another process), by the allocation's
+// deleter. A Buffer's managed-memory operations are defined in
+// managed_memory.cpp.
 #pragma once
 
 #include <cuda.h>
@@ -17,74 +16,14 @@
 #include <memory>
 #include <mutex>
 
-#include "core/context.hpp"
 #include "core/handle.hpp"
+#include "core/memory_resource.hpp"
 #include "core/stream.hpp"
 #include "core/thread_cache.hpp"
-#include "cucore/memory.h"
+#include "cucore/buffer.h"
+#include "cucore/managed_memory.h"  // cucore_memory_advice_t: a Buffer's managed operations
 
 namespace cucore::core {
-
-class Buffer;
-class Device;
-
-// What a range of memory is and who can reach it.
-struct MemoryTraits {
-    int device_id = -1;  // -1: host memory
-    bool device_accessible = false;
-    bool host_accessible = false;
-    bool managed = false;
-};
-
-// The driver's CUmemLocation of a public location (checked by the C ABI: capi::check_location).
-CUmemLocation to_cu_location(cucore_location_t location) noexcept;
-cucore_location_t from_cu_location(CUmemLocationType type, int id) noexcept;
-// Whether cuMemAdvise reads the location for `advice` (the others ignore it).
-bool advice_takes_location(cucore_memory_advice_t advice) noexcept;
-
-class MemoryResource : public Object {
-  public:
-    ~MemoryResource() override;
-
-    // `stream` may be null only for synchronous resources.
-    Ref<Buffer> allocate(uint64_t size, Stream *stream);
-    // Returns memory to the resource, ordered on `stream` where it is stream-ordered.
-    virtual void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) = 0;
-    // deallocate() in a release path: a failure is reported as a release error ("<what>: <error>").
-    void deallocate_reported(CUdeviceptr address, uint64_t size, Stream *stream, const char *what) noexcept;
-
-    // Pools only (NOT_SUPPORTED elsewhere).
-    virtual CUmemoryPool pool() const noexcept { return nullptr; }
-    virtual uint64_t pool_attribute(cucore_pool_attribute_t attribute) const;
-    virtual void set_pool_attribute(cucore_pool_attribute_t attribute, uint64_t value);
-    virtual void trim(uint64_t min_bytes_to_keep);
-    // Pools and virtual resources only.
-    virtual void set_peer_access(Device &peer, cucore_access_t access);
-    virtual cucore_access_t peer_access(Device &peer) const;
-
-    cucore_memory_resource_kind_t kind() const noexcept { return kind_; }
-    const MemoryTraits &traits() const noexcept { return traits_; }
-    int device_id() const noexcept { return traits_.device_id; }
-    bool device_accessible() const noexcept { return traits_.device_accessible; }
-    bool host_accessible() const noexcept { return traits_.host_accessible; }
-    bool is_managed() const noexcept { return traits_.managed; }
-    bool is_stream_ordered() const noexcept { return stream_ordered_; }
-    // The context the resource works in (null for user resources).
-    Context *context() const noexcept { return context_.get(); }
-
-  protected:
-    MemoryResource(cucore_memory_resource_kind_t kind, Ref<Context> context, MemoryTraits traits,
-                   bool stream_ordered) noexcept;
-    // `size` > 0; for stream-ordered resources `stream` is non-null and on the resource's device.
-    virtual CUdeviceptr allocate_raw(uint64_t size, Stream *stream) = 0;
-    [[noreturn]] void not_supported(const char *message) const;
-
-  private:
-    cucore_memory_resource_kind_t kind_;
-    Ref<Context> context_;
-    MemoryTraits traits_;
-    bool stream_ordered_;
-};
 
 // Memory and how to give it back; shared by a buffer and its views, released
 // once, by the last of them.
@@ -149,7 +88,7 @@ class Buffer final : public Object, public Pooled<Buffer> {
     void fill(uint32_t value, uint32_t value_size, Stream &stream);
     void grow(uint64_t new_size);  // virtual memory only
 
-    // Managed memory (managed.cpp).
+    // Managed memory (managed_memory.cpp).
     void advise(cucore_memory_advice_t advice, cucore_location_t location);
     void advice(int *read_mostly, cucore_location_t *preferred_location) const;
     bool is_accessed_by(cucore_location_t location) const;

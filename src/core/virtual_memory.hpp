@@ -7,7 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/memory.hpp"
+#include "core/memory_resource.hpp"
+#include "cucore/virtual_memory.h"
 
 namespace cucore::core {
 

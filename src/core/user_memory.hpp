@@ -1,7 +1,8 @@
 // A memory resource whose allocate/deallocate are the user's C callbacks.
 #pragma once
 
-#include "core/memory.hpp"
+#include "core/memory_resource.hpp"
+#include "cucore/user_memory.h"
 
 namespace cucore::core {
 

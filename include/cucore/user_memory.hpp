@@ -1,5 +1,5 @@
 // libcucore C++ façade: memory resources whose memory comes from the user
-// (over cucore_user_memory_resource_create of cucore/memory.h).
+// (over cucore/user_memory.h).
 //
 //   struct Arena : cucore::UserMemoryResource {
 //       std::uint64_t allocate(std::uint64_t size, const cucore::Stream &) override { ... }
@@ -12,8 +12,10 @@
 // The object is kept alive (one shared_ptr reference) until the library
 // destroys the resource, which happens after the resource and every buffer
 // from it were released; a factory that throws drops that reference at once.
-#ifndef CUCORE_MEMORY_USER_HPP
-#define CUCORE_MEMORY_USER_HPP
+// The factories are members of MemoryResource (memory_resource.hpp), defined
+// here.
+#ifndef CUCORE_USER_MEMORY_HPP
+#define CUCORE_USER_MEMORY_HPP
 
 #include <cstdint>
 #include <functional>
@@ -21,7 +23,10 @@
 #include <new>
 #include <utility>
 
-#include "memory.hpp"
+#include "common.hpp"
+#include "memory_resource.hpp"
+#include "stream.hpp"
+#include "user_memory.h"
 
 namespace cucore {
 
@@ -125,6 +130,9 @@ private:
 
 } // namespace detail
 
+// A resource whose memory comes from `impl`, kept alive until the resource and
+// every buffer from it are gone. Throws Error: INVALID_ARGUMENT (empty `impl`,
+// device_id below -1), std::bad_alloc.
 inline MemoryResource MemoryResource::user(std::shared_ptr<UserMemoryResource> impl, const UserMemoryTraits &traits) {
     if (!impl) throw Error(CUCORE_ERROR_INVALID_ARGUMENT, 0, "cucore::MemoryResource::user: 'impl' is empty");
     std::unique_ptr<detail::UserResourceBox> box(new detail::UserResourceBox{std::move(impl)});
@@ -144,6 +152,8 @@ inline MemoryResource MemoryResource::user(std::shared_ptr<UserMemoryResource> i
     return adopt(raw);
 }
 
+// The same from two callables: allocate(size, stream) -> address and
+// deallocate(address, size, stream); see UserMemoryResource for their rules.
 inline MemoryResource MemoryResource::user(std::function<std::uint64_t(std::uint64_t, const Stream &)> allocate,
                                            std::function<void(std::uint64_t, std::uint64_t, const Stream &)> deallocate,
                                            const UserMemoryTraits &traits) {
@@ -153,6 +163,15 @@ inline MemoryResource MemoryResource::user(std::function<std::uint64_t(std::uint
     return user(std::make_shared<detail::FunctionMemoryResource>(std::move(allocate), std::move(deallocate)), traits);
 }
 
+// A resource over the C callbacks as they are (copied; `destroy` runs when
+// the last reference goes, never if this throws). Throws Error:
+// INVALID_ARGUMENT (missing allocate/deallocate, bad struct).
+inline MemoryResource MemoryResource::user(const cucore_memory_resource_callbacks_t &callbacks) {
+    cucore_memory_resource_t *raw = nullptr;
+    detail::check(cucore_user_memory_resource_create(&callbacks, &raw));
+    return adopt(raw);
+}
+
 } // namespace cucore
 
-#endif // CUCORE_MEMORY_USER_HPP
+#endif // CUCORE_USER_MEMORY_HPP

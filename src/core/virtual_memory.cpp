@@ -1,4 +1,4 @@
-#include "core/memory_virtual.hpp"
+#include "core/virtual_memory.hpp"
 
 #include <algorithm>
 #include <string>
