@@ -3,15 +3,16 @@
 // turn (as in fault_injection_test.cpp), and after each failure nothing is
 // left: no library object, no pool, no allocation, no physical memory, address
 // reservation or mapping, no context retain; a grow that fails leaves its
-// buffer as it was.
+// buffer as it was. The harness shared by the <capability>_fault_injection_test.cpp
+// files of memory (memory_resource, memory_pool, managed_memory, virtual_memory).
+#pragma once
+
 #include <functional>
 #include <string>
 
 #include "memory_support.hpp"
 
-namespace {
-
-constexpr uint64_t kGran = fake::kVmmRecommendedGranularity;
+inline constexpr uint64_t kGran = fake::kVmmRecommendedGranularity;
 
 struct Scenario {
     const char *function;
@@ -24,20 +25,20 @@ struct Scenario {
     std::string tolerated = "";
 };
 
-bool same_driver_state(const fake::Counters &a, const fake::Counters &b) {
+inline bool same_driver_state(const fake::Counters &a, const fake::Counters &b) {
     return a.streams == b.streams && a.events == b.events && a.pools == b.pools && a.allocations == b.allocations &&
            a.vmm_handles == b.vmm_handles && a.reservations == b.reservations && a.mappings == b.mappings &&
            a.primary_retained == b.primary_retained;
 }
 
-std::string describe(const fake::Counters &c) {
+inline std::string describe(const fake::Counters &c) {
     return "streams " + std::to_string(c.streams) + ", events " + std::to_string(c.events) + ", pools " +
            std::to_string(c.pools) + ", allocations " + std::to_string(c.allocations) + ", physical " +
            std::to_string(c.vmm_handles) + ", reservations " + std::to_string(c.reservations) + ", mappings " +
            std::to_string(c.mappings) + ", primary retains " + std::to_string(c.primary_retained);
 }
 
-class MemoryFaultInjectionTest : public MemoryFixture {
+class MemoryFaultInjectionFixture : public MemoryFixture {
   protected:
     void SetUp() override {
         MemoryFixture::SetUp();
@@ -170,98 +171,3 @@ class MemoryFaultInjectionTest : public MemoryFixture {
     }
     CUdeviceptr blocker_ = 0;
 };
-
-TEST_F(MemoryFaultInjectionTest, PinnedPoolCreate) {
-    cucore_pinned_memory_resource_options_t o = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.release_threshold = 1 << 20;
-    check(create_on_fresh_device("cucore_pinned_memory_resource_create",
-                                 [o](cucore_device_t *d, cucore_memory_resource_t **r) {
-                                     return cucore_pinned_memory_resource_create(d, &o, r);
-                                 },
-                                 5));
-}
-
-TEST_F(MemoryFaultInjectionTest, ManagedPoolCreate) {
-    cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.use_pool = 1;
-    o.release_threshold = 1 << 20;
-    o.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, 1};
-    check(create_on_fresh_device("cucore_managed_memory_resource_create",
-                                 [o](cucore_device_t *d, cucore_memory_resource_t **r) {
-                                     return cucore_managed_memory_resource_create(d, &o, r);
-                                 },
-                                 4));
-}
-
-TEST_F(MemoryFaultInjectionTest, ManagedResourceCreate) {
-    cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, 0};
-    // the managed-memory attribute (the fixture's stream holds the primary context already)
-    check(create_on_fresh_device("cucore_managed_memory_resource_create",
-                                 [o](cucore_device_t *d, cucore_memory_resource_t **r) {
-                                     return cucore_managed_memory_resource_create(d, &o, r);
-                                 },
-                                 1));
-}
-
-TEST_F(MemoryFaultInjectionTest, VirtualResourceCreate) {
-    check(create_on_fresh_device("cucore_virtual_memory_resource_create",
-                                 [](cucore_device_t *d, cucore_memory_resource_t **r) {
-                                     return cucore_virtual_memory_resource_create(d, nullptr, r);
-                                 },
-                                 2));
-}
-
-TEST_F(MemoryFaultInjectionTest, AllocationsOfEveryNewKind) {
-    cucore_memory_resource_t *pinned = nullptr, *managed = nullptr, *managed_pool = nullptr, *advised = nullptr;
-    cucore_memory_resource_t *vmm = nullptr, *user = nullptr;
-    ASSERT_EQ(cucore_pinned_memory_resource_create(d1_, nullptr, &pinned), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_managed_memory_resource_create(d1_, nullptr, &managed), CUCORE_SUCCESS);
-    cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.use_pool = 1;
-    ASSERT_EQ(cucore_managed_memory_resource_create(d1_, &o, &managed_pool), CUCORE_SUCCESS);
-    o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.preferred_location = cucore_location_t{CUCORE_LOCATION_HOST, 0};
-    ASSERT_EQ(cucore_managed_memory_resource_create(d1_, &o, &advised), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_virtual_memory_resource_create(d1_, nullptr, &vmm), CUCORE_SUCCESS);
-    cucore_memory_resource_callbacks_t callbacks{};
-    callbacks.struct_size = sizeof callbacks;
-    callbacks.allocate = [](void *, uint64_t size, cucore_stream_t *, uint64_t *address) {
-        *address = reinterpret_cast<uintptr_t>(new uint8_t[size]);
-        return CUCORE_SUCCESS;
-    };
-    callbacks.deallocate = [](void *, uint64_t address, uint64_t, cucore_stream_t *) {
-        delete[] reinterpret_cast<uint8_t *>(address);
-        return CUCORE_SUCCESS;
-    };
-    ASSERT_EQ(cucore_user_memory_resource_create(&callbacks, &user), CUCORE_SUCCESS);
-    check(allocate_from(pinned, s1_, 256, 1));
-    check(allocate_from(managed, nullptr, 256, 1));  // cuMemAllocManaged
-    check(allocate_from(managed_pool, s1_, 256, 1));
-    check(allocate_from(advised, s1_, 256, 2));  // cuMemAllocManaged, cuMemAdvise (then cuMemFree)
-    check(allocate_from(vmm, nullptr, 256, 4));  // reserve, create, map, set access
-    check(allocate_from(user, s1_, 256, 0));
-    for (cucore_memory_resource_t *r : {pinned, managed, managed_pool, advised, vmm, user})
-        cucore_memory_resource_release(r);
-}
-
-TEST_F(MemoryFaultInjectionTest, GrowInPlace) {
-    cucore_virtual_memory_resource_options_t o = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.reserve_size = 4 * kGran;
-    cucore_memory_resource_t *vmm = nullptr;
-    ASSERT_EQ(cucore_virtual_memory_resource_create(d0_, &o, &vmm), CUCORE_SUCCESS);
-    // create, reserve staging, map, set access, copy, synchronize, unmap old,
-    // map in place, set access, then the give-backs (late failures, reported)
-    check(grow(vmm, kGran, 3 * kGran, [](cucore_buffer_t *) {}, 9));
-    cucore_memory_resource_release(vmm);
-}
-
-TEST_F(MemoryFaultInjectionTest, GrowByMoving) {
-    cucore_memory_resource_t *vmm = nullptr;
-    ASSERT_EQ(cucore_virtual_memory_resource_create(d0_, nullptr, &vmm), CUCORE_SUCCESS);
-    // create, reserve, map, set access, copy, synchronize, then the give-backs
-    check(grow(vmm, 2 * kGran, 5 * kGran, [](cucore_buffer_t *) {}, 6));
-    cucore_memory_resource_release(vmm);
-}
-
-}  // namespace

@@ -1,29 +1,99 @@
-// Pinned and managed pools (managed memory without a pool:
-// memory_managed_test.cpp), peer access, what buffers say about themselves
-// (accessibility, deallocation stream) and copies between devices, against
-// the fake driver.
+// Stream-ordered pools against the fake driver: a new device pool's lifetime
+// and attributes (MemoryPoolTest, on device 0), pinned pools, the driver
+// support pools need, and peer access (MemoryPoolKindsTest, on two devices).
+// Managed pools are in managed_memory_test.cpp.
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "memory_support.hpp"
 
 namespace {
 
-class MemoryResourcesTest : public MemoryFixture {
-  protected:
-    // A managed memory pool (options.use_pool) on `d`; NULL if the call failed.
-    static cucore_memory_resource_t *managed_pool(cucore_device_t *d) {
-        cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-        o.use_pool = 1;
-        cucore_memory_resource_t *r = nullptr;
-        EXPECT_EQ(cucore_managed_memory_resource_create(d, &o, &r), CUCORE_SUCCESS) << message();
-        return r;
-    }
-};
+class MemoryPoolTest : public DefaultPoolFixture {};
+class MemoryPoolKindsTest : public MemoryFixture {};
 
-// ---- Pinned pools ----------------------------------------------------------------
+TEST_F(MemoryPoolTest, ReleaseOrderNeverMattersForPools) {
+    cucore_memory_resource_t *pool = nullptr;
+    cucore_device_memory_resource_options_t options = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
+    options.max_size = 1 << 20;
+    ASSERT_EQ(cucore_device_memory_resource_create(d_, &options, &pool), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().pools, 1);
+    cucore_buffer_t *b = allocate(128, pool);
+    cucore_memory_resource_t *owner = nullptr;
+    ASSERT_EQ(cucore_buffer_memory_resource(b, &owner), CUCORE_SUCCESS);
+    EXPECT_EQ(owner, pool);
+    cucore_memory_resource_release(owner);
+    cucore_memory_resource_release(pool);
+    EXPECT_EQ(fake::counters().pools, 1) << "the buffer holds its pool";
+    ASSERT_EQ(cucore_buffer_fill(b, 3, 1, s_), CUCORE_SUCCESS);
+    EXPECT_EQ(read(b, 100, 4), std::vector<unsigned char>(4, 3));
+    cucore_buffer_release(b);
+    EXPECT_EQ(fake::counters().pools, 0) << "destroyed after its last buffer";
+    // The default pool is never destroyed.
+    cucore_buffer_t *c = allocate(8);
+    cucore_buffer_release(c);
+}
 
-TEST_F(MemoryResourcesTest, PinnedPoolIsAHostPoolTheDeviceCanReach) {
+TEST_F(MemoryPoolTest, PoolAttributesReadAndWriteTheDriversPool) {
+    cucore_memory_resource_t *pool = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource_create(d_, nullptr, &pool), CUCORE_SUCCESS);
+    uint64_t used = 9;
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, &used), CUCORE_SUCCESS);
+    EXPECT_EQ(used, 0u);
+    cucore_buffer_t *b = allocate(1000, pool);
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, &used), CUCORE_SUCCESS);
+    EXPECT_EQ(used, 1000u);
+    cucore_buffer_release(b);
+    uint64_t high = 0;
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, &high), CUCORE_SUCCESS);
+    EXPECT_EQ(high, 1000u);
+    ASSERT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, 0), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, &high), CUCORE_SUCCESS);
+    EXPECT_EQ(high, 0u) << "reset";
+    ASSERT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 1 << 20),
+              CUCORE_SUCCESS);
+    uint64_t threshold = 0;
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, &threshold),
+              CUCORE_SUCCESS);
+    EXPECT_EQ(threshold, uint64_t{1} << 20);
+    ASSERT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC, 0),
+              CUCORE_SUCCESS);
+    uint64_t flag = 9;
+    ASSERT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC, &flag),
+              CUCORE_SUCCESS);
+    EXPECT_EQ(flag, 0u);
+    EXPECT_EQ(cucore_memory_resource_trim(pool, 0), CUCORE_SUCCESS);
+    // Checked before the driver: read-only, reset-only, flag range, unknown attribute.
+    fake::reset_calls();
+    EXPECT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, 0),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("read-only"), std::string::npos) << message();
+    EXPECT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, 5),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_memory_resource_set_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC, 2),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    uint64_t value = 7;
+    EXPECT_EQ(cucore_memory_resource_pool_attribute(pool, static_cast<cucore_pool_attribute_t>(99), &value),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(value, 0u);
+    EXPECT_EQ(cucore_memory_resource_pool_attribute(pool, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, nullptr),
+              CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(fake::calls(), 0);
+    // A resource without a pool says so.
+    cucore_memory_resource_t *pinned = nullptr;
+    ASSERT_EQ(cucore_legacy_pinned_memory_resource_create(d_, &pinned), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_memory_resource_trim(pinned, 0), CUCORE_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(cucore_memory_resource_pool_attribute(pinned, CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, &value),
+              CUCORE_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(message().find("no memory pool"), std::string::npos) << message();
+    EXPECT_EQ(cucore_memory_resource_set_pool_attribute(pinned, CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 0),
+              CUCORE_ERROR_NOT_SUPPORTED);
+    cucore_memory_resource_release(pinned);
+    cucore_memory_resource_release(pool);
+}
+
+TEST_F(MemoryPoolKindsTest, PinnedPoolIsAHostPoolTheDeviceCanReach) {
     cucore_pinned_memory_resource_options_t o = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
     o.max_size = 1 << 24;
     o.release_threshold = 1 << 20;
@@ -91,7 +161,7 @@ TEST_F(MemoryResourcesTest, PinnedPoolIsAHostPoolTheDeviceCanReach) {
     cucore_memory_resource_release(pool0);
 }
 
-TEST_F(MemoryResourcesTest, PinnedPoolOnANumaNodeOrShareable) {
+TEST_F(MemoryPoolKindsTest, PinnedPoolOnANumaNodeOrShareable) {
     cucore_pinned_memory_resource_options_t o = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
     o.use_numa_id = 1;
     o.numa_id = 2;
@@ -122,7 +192,8 @@ TEST_F(MemoryResourcesTest, PinnedPoolOnANumaNodeOrShareable) {
 
 // "A zero field means default": a struct that is zero but for struct_size is the
 // INIT macro, and so are NULL options; numa_id is not read without use_numa_id.
-TEST_F(MemoryResourcesTest, PinnedPoolZeroedOptionsAreTheDefaults) {
+
+TEST_F(MemoryPoolKindsTest, PinnedPoolZeroedOptionsAreTheDefaults) {
     const cucore_pinned_memory_resource_options_t init = CUCORE_PINNED_MEMORY_RESOURCE_OPTIONS_INIT;
     cucore_pinned_memory_resource_options_t zeroed;
     std::memset(&zeroed, 0, sizeof zeroed);
@@ -144,7 +215,7 @@ TEST_F(MemoryResourcesTest, PinnedPoolZeroedOptionsAreTheDefaults) {
     }
 }
 
-TEST_F(MemoryResourcesTest, PoolsNeedDriverSupport) {
+TEST_F(MemoryPoolKindsTest, PoolsNeedDriverSupport) {
     cucore_memory_resource_t *r = reinterpret_cast<cucore_memory_resource_t *>(0x1);
     cucore_managed_memory_resource_options_t pool = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
     pool.use_pool = 1;
@@ -170,102 +241,7 @@ TEST_F(MemoryResourcesTest, PoolsNeedDriverSupport) {
     cucore_memory_resource_release(r);
 }
 
-// ---- Managed pools ------------------------------------------------------------------
-
-TEST_F(MemoryResourcesTest, ManagedPoolGivesManagedBuffersEverywhereReachable) {
-    cucore_memory_resource_t *managed = managed_pool(d0_);
-    ASSERT_NE(managed, nullptr);
-    EXPECT_EQ(fake::counters().pools, 1);
-    EXPECT_EQ(kind_of(managed), CUCORE_MEMORY_RESOURCE_MANAGED);
-    int id = 9, device_ok = 9, host_ok = 9;
-    ASSERT_EQ(cucore_memory_resource_device_id(managed, &id), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_memory_resource_accessibility(managed, &device_ok, &host_ok), CUCORE_SUCCESS);
-    EXPECT_EQ(id, 0);
-    EXPECT_EQ(device_ok, 1);
-    EXPECT_EQ(host_ok, 1);
-    int managed_flag = 9;
-    ASSERT_EQ(cucore_memory_resource_is_managed(managed, &managed_flag), CUCORE_SUCCESS);
-    EXPECT_EQ(managed_flag, 1);
-    cucore_memory_resource_t *device_pool = nullptr;
-    ASSERT_EQ(cucore_device_memory_resource_create(d0_, nullptr, &device_pool), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_memory_resource_is_managed(device_pool, &managed_flag), CUCORE_SUCCESS);
-    EXPECT_EQ(managed_flag, 0) << "a device pool is not managed";
-    int ordered = 9;
-    ASSERT_EQ(cucore_memory_resource_is_stream_ordered(device_pool, &ordered), CUCORE_SUCCESS);
-    EXPECT_EQ(ordered, 1) << "a pool allocates in stream order";
-    cucore_memory_resource_t *legacy = nullptr;
-    ASSERT_EQ(cucore_legacy_pinned_memory_resource_create(d0_, &legacy), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_memory_resource_is_stream_ordered(legacy, &ordered), CUCORE_SUCCESS);
-    EXPECT_EQ(ordered, 0) << "legacy pinned memory is synchronous";
-    EXPECT_EQ(cucore_memory_resource_is_stream_ordered(legacy, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    cucore_memory_resource_release(legacy);
-    cucore_memory_resource_release(device_pool);
-    EXPECT_EQ(cucore_memory_resource_is_managed(managed, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    const CUmemPoolProps props = fake::pool_props(pool_of(managed));
-    EXPECT_EQ(props.allocType, CU_MEM_ALLOCATION_TYPE_MANAGED);
-    EXPECT_EQ(props.location.type, CU_MEM_LOCATION_TYPE_NONE) << "no preferred location by default";
-    // Stream-ordered: a stream of its device is needed.
-    cucore_buffer_t *none = reinterpret_cast<cucore_buffer_t *>(0x1);
-    EXPECT_EQ(cucore_memory_resource_allocate(managed, 128, nullptr, &none), CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(none, nullptr);
-    EXPECT_EQ(cucore_memory_resource_allocate(managed, 128, s1_, &none), CUCORE_ERROR_INVALID_ARGUMENT);
-    fake::reset_calls();
-    cucore_buffer_t *b = alloc(managed, 128, s0_);
-    ASSERT_NE(b, nullptr);
-    EXPECT_TRUE(called("cuMemAllocFromPoolAsync"));
-    EXPECT_FALSE(called("cuMemAllocManaged"));
-    EXPECT_EQ(fake::managed_attach_flags(address_of(b)), 0u) << "pool memory";
-    cucore_stream_t *dealloc = nullptr;
-    ASSERT_EQ(cucore_buffer_deallocation_stream(b, &dealloc), CUCORE_SUCCESS);
-    EXPECT_EQ(dealloc, s0_);
-    cucore_stream_release(dealloc);
-    EXPECT_EQ(accessibility(b), (std::vector<int>{1, 1, 1}));
-    // Managed memory is usable from the host directly and through copies.
-    std::memset(reinterpret_cast<void *>(address_of(b)), 0x3C, 128);
-    EXPECT_EQ(read_all(b), Bytes(128, 0x3C));
-    ASSERT_EQ(cucore_buffer_fill(b, 0x1234, 2, s0_), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_stream_synchronize(s0_), CUCORE_SUCCESS);
-    EXPECT_EQ(reinterpret_cast<const uint16_t *>(address_of(b))[63], 0x1234);
-    fake::reset_calls();
-    cucore_buffer_release(b);
-    EXPECT_TRUE(called("cuMemFreeAsync"));
-    EXPECT_FALSE(called("cuMemFree"));
-    cucore_memory_resource_release(managed);
-}
-
-TEST_F(MemoryResourcesTest, ManagedPoolPreferredLocationReachesTheDriver) {
-    struct Case {
-        cucore_location_t preferred;
-        CUmemLocationType type;
-        int id;
-    };
-    const Case cases[] = {
-        {{CUCORE_LOCATION_DEVICE, 1}, CU_MEM_LOCATION_TYPE_DEVICE, 1},
-        {{CUCORE_LOCATION_HOST, 0}, CU_MEM_LOCATION_TYPE_HOST, 0},
-        {{CUCORE_LOCATION_HOST_NUMA, 3}, CU_MEM_LOCATION_TYPE_HOST_NUMA, 3},
-    };
-    for (const Case &c : cases) {
-        SCOPED_TRACE(static_cast<int>(c.type));
-        cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-        o.use_pool = 1;
-        o.preferred_location = c.preferred;
-        o.release_threshold = 4096;
-        cucore_memory_resource_t *managed = nullptr;
-        ASSERT_EQ(cucore_managed_memory_resource_create(d0_, &o, &managed), CUCORE_SUCCESS) << message();
-        const CUmemPoolProps props = fake::pool_props(pool_of(managed));
-        EXPECT_EQ(props.location.type, c.type);
-        EXPECT_EQ(props.location.id, c.id);
-        uint64_t threshold = 0;
-        ASSERT_EQ(cucore_memory_resource_pool_attribute(managed, CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, &threshold),
-                  CUCORE_SUCCESS);
-        EXPECT_EQ(threshold, 4096u);
-        cucore_memory_resource_release(managed);
-    }
-}
-
-// ---- Peer access ----------------------------------------------------------------------
-
-TEST_F(MemoryResourcesTest, DevicePoolPeerAccessIsGrantedAndRevoked) {
+TEST_F(MemoryPoolKindsTest, DevicePoolPeerAccessIsGrantedAndRevoked) {
     cucore_memory_resource_t *pool = nullptr;
     ASSERT_EQ(cucore_device_memory_resource_create(d0_, nullptr, &pool), CUCORE_SUCCESS);
     const CUmemoryPool raw = pool_of(pool);
@@ -296,7 +272,7 @@ TEST_F(MemoryResourcesTest, DevicePoolPeerAccessIsGrantedAndRevoked) {
     cucore_memory_resource_release(pool);
 }
 
-TEST_F(MemoryResourcesTest, PeerAccessErrors) {
+TEST_F(MemoryPoolKindsTest, PeerAccessErrors) {
     cucore_memory_resource_t *pool = nullptr;
     ASSERT_EQ(cucore_device_memory_resource_create(d0_, nullptr, &pool), CUCORE_SUCCESS);
     // Devices that cannot reach each other's memory: NOT_SUPPORTED, the pool unchanged.
@@ -345,7 +321,7 @@ TEST_F(MemoryResourcesTest, PeerAccessErrors) {
     cucore_memory_resource_release(user);
 }
 
-TEST_F(MemoryResourcesTest, PinnedPoolPeerAccess) {
+TEST_F(MemoryPoolKindsTest, PinnedPoolPeerAccess) {
     cucore_memory_resource_t *pinned = nullptr;
     ASSERT_EQ(cucore_pinned_memory_resource_create(d0_, nullptr, &pinned), CUCORE_SUCCESS);
     const CUmemoryPool raw = pool_of(pinned);
@@ -365,109 +341,6 @@ TEST_F(MemoryResourcesTest, PinnedPoolPeerAccess) {
     EXPECT_EQ(fake::calls(), 0);
     EXPECT_EQ(fake::pool_access(raw, 0), CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
     cucore_memory_resource_release(pinned);
-}
-
-// ---- Buffers describe themselves ---------------------------------------------------
-
-TEST_F(MemoryResourcesTest, AccessibilityOfEveryKindOfBuffer) {
-    cucore_memory_resource_t *pool = nullptr, *legacy = nullptr;
-    ASSERT_EQ(cucore_device_memory_resource_get_default(d1_, &pool), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_legacy_pinned_memory_resource_create(d0_, &legacy), CUCORE_SUCCESS);
-    cucore_buffer_t *device_buffer = alloc(pool, 16, s1_);
-    cucore_buffer_t *host_buffer = alloc(legacy, 16, nullptr);
-    EXPECT_EQ(accessibility(device_buffer), (std::vector<int>{1, 0, 0}));
-    EXPECT_EQ(accessibility(host_buffer), (std::vector<int>{1, 1, 0}));
-    cucore_buffer_t *view = nullptr;
-    ASSERT_EQ(cucore_buffer_view(host_buffer, 4, 4, &view), CUCORE_SUCCESS);
-    EXPECT_EQ(accessibility(view), (std::vector<int>{1, 1, 0})) << "a view is what its parent is";
-    cucore_buffer_t *foreign_device = nullptr, *foreign_host = nullptr;
-    ASSERT_EQ(cucore_buffer_from_handle(0x10000, 16, d1_, nullptr, nullptr, &foreign_device), CUCORE_SUCCESS);
-    char local[16];
-    ASSERT_EQ(cucore_buffer_from_handle(reinterpret_cast<uintptr_t>(local), 16, nullptr, nullptr, nullptr,
-                                        &foreign_host),
-              CUCORE_SUCCESS);
-    EXPECT_EQ(accessibility(foreign_device), (std::vector<int>{1, 0, 0}));
-    EXPECT_EQ(accessibility(foreign_host), (std::vector<int>{0, 1, 0}));
-    // Closed buffers still say what they were.
-    ASSERT_EQ(cucore_buffer_close(device_buffer, nullptr), CUCORE_SUCCESS);
-    EXPECT_EQ(accessibility(device_buffer), (std::vector<int>{1, 0, 0}));
-    for (cucore_buffer_t *b : {device_buffer, host_buffer, view, foreign_device, foreign_host}) cucore_buffer_release(b);
-    cucore_memory_resource_release(legacy);
-    cucore_memory_resource_release(pool);
-}
-
-TEST_F(MemoryResourcesTest, DeallocationStreamIsTheAllocationStreamUntilChanged) {
-    cucore_memory_resource_t *pool = nullptr, *legacy = nullptr;
-    ASSERT_EQ(cucore_device_memory_resource_get_default(d0_, &pool), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_legacy_pinned_memory_resource_create(d0_, &legacy), CUCORE_SUCCESS);
-    cucore_buffer_t *b = alloc(pool, 32, s0_);
-    cucore_stream_t *got = nullptr;
-    ASSERT_EQ(cucore_buffer_deallocation_stream(b, &got), CUCORE_SUCCESS);
-    EXPECT_EQ(got, s0_) << "the allocation stream (+1 reference)";
-    cucore_stream_release(got);
-    cucore_stream_t *other = nullptr;
-    ASSERT_EQ(cucore_stream_create(d0_, nullptr, &other), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_buffer_set_deallocation_stream(b, other), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_buffer_deallocation_stream(b, &got), CUCORE_SUCCESS);
-    EXPECT_EQ(got, other);
-    cucore_stream_release(got);
-    // A view frees on its allocation's stream.
-    cucore_buffer_t *view = nullptr;
-    ASSERT_EQ(cucore_buffer_view(b, 8, 8, &view), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_buffer_deallocation_stream(view, &got), CUCORE_SUCCESS);
-    EXPECT_EQ(got, other);
-    cucore_stream_release(got);
-    cucore_stream_release(other);  // the buffer holds it
-    // Closed: none.
-    ASSERT_EQ(cucore_buffer_close(b, nullptr), CUCORE_SUCCESS);
-    got = s1_;
-    ASSERT_EQ(cucore_buffer_deallocation_stream(b, &got), CUCORE_SUCCESS);
-    EXPECT_EQ(got, nullptr);
-    // Synchronous and foreign memory: none.
-    cucore_buffer_t *h = alloc(legacy, 32, nullptr);
-    got = s1_;
-    ASSERT_EQ(cucore_buffer_deallocation_stream(h, &got), CUCORE_SUCCESS);
-    EXPECT_EQ(got, nullptr);
-    cucore_buffer_t *foreign = nullptr;
-    ASSERT_EQ(cucore_buffer_from_handle(0x10000, 16, d0_, nullptr, nullptr, &foreign), CUCORE_SUCCESS);
-    got = s1_;
-    ASSERT_EQ(cucore_buffer_deallocation_stream(foreign, &got), CUCORE_SUCCESS);
-    EXPECT_EQ(got, nullptr);
-    for (cucore_buffer_t *x : {b, view, h, foreign}) cucore_buffer_release(x);
-    cucore_memory_resource_release(legacy);
-    cucore_memory_resource_release(pool);
-}
-
-// ---- Copies between devices ----------------------------------------------------------------
-
-TEST_F(MemoryResourcesTest, CopiesBetweenDevicesArePeerCopies) {
-    cucore_memory_resource_t *pool0 = nullptr, *pool1 = nullptr, *managed = nullptr;
-    ASSERT_EQ(cucore_device_memory_resource_get_default(d0_, &pool0), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_device_memory_resource_get_default(d1_, &pool1), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_managed_memory_resource_create(d1_, nullptr, &managed), CUCORE_SUCCESS);
-    cucore_buffer_t *a = alloc(pool0, 256, s0_), *b = alloc(pool1, 256, s1_), *m = alloc(managed, 256, s1_);
-    const Bytes data = pattern(256, 7);
-    write(a, 0, data);
-    fake::reset_calls();
-    ASSERT_EQ(cucore_buffer_copy(b, a, s0_), CUCORE_SUCCESS) << message();
-    EXPECT_TRUE(called("cuMemcpyPeerAsync")) << "device 0 -> device 1 memory";
-    EXPECT_FALSE(called("cuMemcpyAsync"));
-    EXPECT_EQ(read_all(b), data);
-    // Managed memory is reachable from both devices: a plain copy.
-    fake::reset_calls();
-    ASSERT_EQ(cucore_buffer_copy(m, a, s0_), CUCORE_SUCCESS) << message();
-    EXPECT_TRUE(called("cuMemcpyAsync"));
-    EXPECT_FALSE(called("cuMemcpyPeerAsync"));
-    EXPECT_EQ(read_all(m), data);
-    // Same device: a plain copy.
-    cucore_buffer_t *c = alloc(pool1, 256, s1_);
-    fake::reset_calls();
-    ASSERT_EQ(cucore_buffer_copy(c, b, s1_), CUCORE_SUCCESS);
-    EXPECT_FALSE(called("cuMemcpyPeerAsync"));
-    EXPECT_EQ(read_all(c), data);
-    EXPECT_EQ(fake::current_context(), nullptr) << "the caller's context is left alone";
-    for (cucore_buffer_t *x : {a, b, m, c}) cucore_buffer_release(x);
-    for (cucore_memory_resource_t *r : {pool0, pool1, managed}) cucore_memory_resource_release(r);
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ struct Recorder {
     }
 };
 
-class UserMemoryResourceTest : public MemoryFixture {
+class UserMemoryTest : public MemoryFixture {
   protected:
     cucore_memory_resource_t *create(Recorder &recorder, int device_id = 0) {
         cucore_memory_resource_callbacks_t c = recorder.callbacks(device_id);
@@ -82,7 +82,7 @@ class UserMemoryResourceTest : public MemoryFixture {
     }
 };
 
-TEST_F(UserMemoryResourceTest, CallbacksGetTheirArgumentsAndDescribeTheMemory) {
+TEST_F(UserMemoryTest, CallbacksGetTheirArgumentsAndDescribeTheMemory) {
     Recorder rec;
     cucore_memory_resource_t *r = create(rec);
     ASSERT_NE(r, nullptr);
@@ -142,7 +142,7 @@ TEST_F(UserMemoryResourceTest, CallbacksGetTheirArgumentsAndDescribeTheMemory) {
     EXPECT_TRUE(rec.live.empty());
 }
 
-TEST_F(UserMemoryResourceTest, DestroyRunsOnceAfterTheLastBufferWhateverTheOrder) {
+TEST_F(UserMemoryTest, DestroyRunsOnceAfterTheLastBufferWhateverTheOrder) {
     Recorder rec;
     cucore_memory_resource_t *r = create(rec, -1);
     cucore_buffer_t *a = alloc(r, 16, s0_), *b = alloc(r, 32, s1_);
@@ -166,7 +166,7 @@ TEST_F(UserMemoryResourceTest, DestroyRunsOnceAfterTheLastBufferWhateverTheOrder
     EXPECT_TRUE(rec.live.empty());
 }
 
-TEST_F(UserMemoryResourceTest, CloseAndDeallocationStreamReachDeallocate) {
+TEST_F(UserMemoryTest, CloseAndDeallocationStreamReachDeallocate) {
     Recorder rec;
     cucore_memory_resource_t *r = create(rec);
     cucore_buffer_t *a = alloc(r, 16, s0_), *b = alloc(r, 16, s0_);
@@ -185,7 +185,7 @@ TEST_F(UserMemoryResourceTest, CloseAndDeallocationStreamReachDeallocate) {
     EXPECT_EQ(rec.destroyed, 1);
 }
 
-TEST_F(UserMemoryResourceTest, AllocateErrorsReachTheCaller) {
+TEST_F(UserMemoryTest, AllocateErrorsReachTheCaller) {
     Recorder rec;
     cucore_memory_resource_t *r = create(rec);
     for (cucore_status_t refused : {CUCORE_ERROR_OUT_OF_MEMORY, CUCORE_ERROR_INVALID_STATE, CUCORE_ERROR_CUDA}) {
@@ -240,7 +240,7 @@ std::string hex(uint64_t value) {
 
 // A deallocate callback's error status cannot be returned by the release that
 // freed the buffer: it is counted and passed to the handler, never retried.
-TEST_F(UserMemoryResourceTest, AFailedDeallocateIsAReleaseError) {
+TEST_F(UserMemoryTest, AFailedDeallocateIsAReleaseError) {
     expects_release_errors_ = true;
     ReleaseErrors seen;
     cucore_set_release_error_handler(&ReleaseErrors::record, &seen);
@@ -290,7 +290,7 @@ TEST_F(UserMemoryResourceTest, AFailedDeallocateIsAReleaseError) {
     EXPECT_TRUE(rec.live.empty());
 }
 
-TEST_F(UserMemoryResourceTest, AFailedCreateNeverCallsDestroy) {
+TEST_F(UserMemoryTest, AFailedCreateNeverCallsDestroy) {
     Recorder rec;
     cucore_memory_resource_callbacks_t c = rec.callbacks();
     c.deallocate = nullptr;
