@@ -1,13 +1,16 @@
-// Managed memory on a real GPU, from the default managed resource
-// (cuMemAllocManaged: drivers refuse advice on managed-pool memory, see
-// memory_resources_test.cpp for the pool): advice set through libcucore is
-// what the raw driver reports (cuMemRangeGetAttribute) and what libcucore
-// reads back; a resource's preferred location is advised on each allocation;
-// prefetches move the last prefetch location; discards leave memory that takes
-// new data. Skips with the reason where there is no managed memory or no
+// Managed memory on a real GPU. The resource (ManagedMemoryGpuTest):
+// cuMemAllocManaged (the default) and managed pools, written and read by the
+// host and the device, freed in stream order. Managed buffers
+// (ManagedBufferGpuTest), from the default managed resource (drivers refuse
+// advice on managed-pool memory): advice set through libcucore is what the raw
+// driver reports (cuMemRangeGetAttribute) and what libcucore reads back; a
+// resource's preferred location is advised on each allocation; prefetches move
+// the last prefetch location; discards leave memory that takes new data. Skips
+// with the reason where there is no managed memory, no managed pool or no
 // discard (before CUDA 13).
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "memory_gpu.hpp"
 
@@ -18,13 +21,23 @@ using gpu::cu;
 using gpu::kMiB;
 using gpu::pattern;
 using gpu::same_bytes;
+using gpu::check_free_on_waiting_stream;
+
+class ManagedMemoryGpuTest : public gpu::PoolKindsGpuTest {
+protected:
+    // Managed memory of `managed` allocated on `stream` (NULL: synchronous)
+    // written and read by the host and the device, through views and copies.
+    // Leaves the buffer holding `data` (returned, +1) for the caller's checks.
+    cucore_buffer_t *managed_round_trip(cucore_memory_resource_t *managed, cucore_stream_t *stream, const Bytes &data);
+};
 
 bool is_host(cucore_location_t l) {
     return l.type == CUCORE_LOCATION_HOST || l.type == CUCORE_LOCATION_HOST_NUMA ||
            l.type == CUCORE_LOCATION_HOST_NUMA_CURRENT;
 }
 
-class ManagedGpuTest : public gpu::MemoryGpuTest {
+// A managed buffer from the default managed resource (cuMemAllocManaged).
+class ManagedBufferGpuTest : public gpu::MemoryGpuTest {
 protected:
     void SetUp() override {
         gpu::MemoryGpuTest::SetUp();
@@ -81,7 +94,144 @@ protected:
     cucore_buffer_t *b_ = nullptr;
 };
 
-TEST_F(ManagedGpuTest, ReadMostlyAdviceRoundTrips) {
+// ---- The resource: cuMemAllocManaged and managed pools -----------------------------
+
+cucore_buffer_t *ManagedMemoryGpuTest::managed_round_trip(cucore_memory_resource_t *managed,
+                                                           cucore_stream_t *stream, const Bytes &data) {
+    const std::uint64_t n = data.size();
+    cucore_buffer_t *b = alloc(managed, n, stream);
+    if (b == nullptr) return nullptr;
+    EXPECT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS) << cucore_last_error_message();
+    int d = 9, h = 9, m = 9;
+    CUCORE_EXPECT_OK(cucore_buffer_accessibility(b, &d, &h, &m));
+    EXPECT_EQ(d, 1);
+    EXPECT_EQ(h, 1);
+    EXPECT_EQ(m, 1);
+    const std::uint64_t address = gpu::address_of(b);
+    EXPECT_EQ(pointer_attribute<unsigned int>(address, CU_POINTER_ATTRIBUTE_IS_MANAGED), 1u)
+        << "the driver says it is managed memory";
+    auto *host = reinterpret_cast<std::uint8_t *>(static_cast<std::uintptr_t>(address));
+    // Host writes, device copies out.
+    std::memcpy(host, data.data(), data.size());
+    cucore_memory_resource_t *pool = nullptr;
+    CUCORE_EXPECT_OK(cucore_device_memory_resource_get_default(dev_, &pool));
+    cucore_buffer_t *dev_buf = alloc(pool, n, s_);
+    if (dev_buf == nullptr) {
+        cucore_memory_resource_release(pool);
+        return b;
+    }
+    CUCORE_EXPECT_OK(cucore_buffer_copy(dev_buf, b, s_));
+    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
+    EXPECT_TRUE(same_bytes(raw_read(gpu::address_of(dev_buf), data.size()), data));
+    EXPECT_TRUE(same_bytes(read(b), data));
+    // Device fills, host reads after synchronizing. n is not a multiple of 4:
+    // a 4-byte pattern goes into a view of the whole words.
+    Bytes expected(static_cast<std::size_t>(n), 0xA7);
+    cucore_buffer_t *words = nullptr;
+    CUCORE_EXPECT_OK(cucore_buffer_view(b, 0, n & ~std::uint64_t{3}, &words));
+    CUCORE_EXPECT_OK(cucore_buffer_fill(words, 0xA7A7A7A7u, 4, s_));
+    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
+    std::memcpy(expected.data() + (n & ~std::uint64_t{3}), data.data() + (n & ~std::uint64_t{3}), n & 3);
+    EXPECT_TRUE(same_bytes(Bytes(host, host + n), expected));
+    // Device memory copied in, read by the host.
+    CUCORE_EXPECT_OK(cucore_buffer_copy(b, dev_buf, s_));
+    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
+    EXPECT_TRUE(same_bytes(Bytes(host, host + n), data));
+    CUCORE_EXPECT_OK(cucore_buffer_release(words));
+    CUCORE_EXPECT_OK(cucore_buffer_release(dev_buf));
+    CUCORE_EXPECT_OK(cucore_memory_resource_release(pool));
+    return b;
+}
+
+// The default: cuMemAllocManaged, synchronous (no stream needed), no pool.
+
+TEST_F(ManagedMemoryGpuTest, ManagedMemoryAllocateFillCopyFreeAndHostAccess) {
+    cucore_memory_resource_t *managed = nullptr;
+    const cucore_status_t st = cucore_managed_memory_resource_create(dev_, nullptr, &managed);
+    CUCORE_SKIP_IF_NOT_SUPPORTED(st, "managed memory");
+    CUCORE_ASSERT_OK(st);
+    void *raw_pool = reinterpret_cast<void *>(0x1);
+    CUCORE_ASSERT_OK(cucore_memory_resource_handle(managed, &raw_pool));
+    EXPECT_EQ(raw_pool, nullptr) << "no pool";
+    std::uint64_t threshold = 0;
+    CUCORE_EXPECT_STATUS(
+        cucore_memory_resource_pool_attribute(managed, CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, &threshold),
+        CUCORE_ERROR_NOT_SUPPORTED);
+    const Bytes data = pattern(static_cast<std::size_t>(2 * kMiB + 5), 2);
+    cucore_buffer_t *b = managed_round_trip(managed, nullptr, data);
+    ASSERT_NE(b, nullptr);
+    cucore_stream_t *dealloc = s_;
+    CUCORE_EXPECT_OK(cucore_buffer_deallocation_stream(b, &dealloc));
+    EXPECT_EQ(dealloc, nullptr) << "freed synchronously (cuMemFree)";
+    // Allocated on a stream too (which it does not keep).
+    cucore_buffer_t *b2 = managed_round_trip(managed, s_, pattern(static_cast<std::size_t>(kMiB), 12));
+    EXPECT_NE(b2, nullptr);
+    CUCORE_EXPECT_OK(cucore_buffer_release(b2));
+    CUCORE_EXPECT_OK(cucore_buffer_release(b));
+    CUCORE_EXPECT_OK(cucore_memory_resource_release(managed));
+}
+
+// A managed pool (options.use_pool): stream-ordered; prefetch works on its
+// memory, advice may not (an H100 with driver 580 answers cuMemAdvise with
+// CUDA_ERROR_NOT_SUPPORTED there), which is reported, not failed.
+
+TEST_F(ManagedMemoryGpuTest, ManagedPoolAllocateFillCopyPrefetchAndHostAccess) {
+    cucore_memory_resource_t *managed = managed_pool();
+    CUCORE_SKIP_IF_NOT_SUPPORTED(last_status_, "a managed memory pool (CUDA 13 driver)");
+    CUCORE_ASSERT_OK(last_status_);
+    void *raw_pool = nullptr;
+    CUCORE_ASSERT_OK(cucore_memory_resource_handle(managed, &raw_pool));
+    ASSERT_NE(raw_pool, nullptr);
+    const Bytes data = pattern(static_cast<std::size_t>(2 * kMiB + 5), 3);
+    cucore_buffer_t *b = managed_round_trip(managed, s_, data);
+    ASSERT_NE(b, nullptr);
+    const std::uint64_t address = gpu::address_of(b);
+    EXPECT_EQ(pointer_attribute<CUmemoryPool>(address, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE),
+              static_cast<CUmemoryPool>(raw_pool))
+        << "the memory comes from the pool";
+    cucore_stream_t *dealloc = nullptr;
+    CUCORE_EXPECT_OK(cucore_buffer_deallocation_stream(b, &dealloc));
+    EXPECT_EQ(dealloc, s_) << "stream-ordered: freed on its allocation stream";
+    cucore_stream_release(dealloc);
+    // Prefetch to the device and back to the host: the data moves with the pages.
+    const auto *host = reinterpret_cast<const std::uint8_t *>(static_cast<std::uintptr_t>(address));
+    CUCORE_ASSERT_OK(cucore_buffer_prefetch(b, cucore_location_t{CUCORE_LOCATION_DEVICE, 0}, s_));
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    EXPECT_TRUE(same_bytes(raw_read(address, data.size()), data));
+    CUCORE_ASSERT_OK(cucore_buffer_prefetch(b, cucore_location_t{CUCORE_LOCATION_HOST, 0}, s_));
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    EXPECT_TRUE(same_bytes(Bytes(host, host + data.size()), data));
+    // Advice: works, or NOT_SUPPORTED (reported); nothing else.
+    const cucore_status_t advised =
+        cucore_buffer_advise(b, CUCORE_ADVICE_SET_READ_MOSTLY, cucore_location_t{CUCORE_LOCATION_NONE, 0});
+    if (advised == CUCORE_ERROR_NOT_SUPPORTED) {
+        std::printf("[   INFO   ] advice on managed-pool memory is not supported by this driver: %s\n",
+                    cucore_last_error_message());
+    } else {
+        CUCORE_EXPECT_OK(advised);
+        int read_mostly = -1;
+        CUCORE_EXPECT_OK(cucore_buffer_advice(b, &read_mostly, nullptr));
+        EXPECT_EQ(read_mostly, 1);
+        CUCORE_EXPECT_OK(
+            cucore_buffer_advise(b, CUCORE_ADVICE_UNSET_READ_MOSTLY, cucore_location_t{CUCORE_LOCATION_NONE, 0}));
+    }
+    EXPECT_TRUE(same_bytes(read(b), data)) << "the data survives prefetches and advice";
+    CUCORE_EXPECT_OK(cucore_buffer_release(b));
+    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
+    CUCORE_EXPECT_OK(cucore_memory_resource_release(managed));
+}
+
+TEST_F(ManagedMemoryGpuTest, ManagedPoolFreesOnAStreamThatWaitedForTheUser) {
+    cucore_memory_resource_t *managed = managed_pool();
+    CUCORE_SKIP_IF_NOT_SUPPORTED(last_status_, "a managed memory pool (CUDA 13 driver)");
+    CUCORE_ASSERT_OK(last_status_);
+    check_free_on_waiting_stream(dev_, managed, 4 * kMiB);
+    cucore_memory_resource_release(managed);
+}
+
+// ---- Managed buffers: advice, prefetch, discard ----------------------------------------
+
+TEST_F(ManagedBufferGpuTest, ReadMostlyAdviceRoundTrips) {
     int read_mostly = -1;
     CUCORE_ASSERT_OK(cucore_buffer_advice(b_, &read_mostly, nullptr));
     EXPECT_EQ(read_mostly, 0);
@@ -97,7 +247,7 @@ TEST_F(ManagedGpuTest, ReadMostlyAdviceRoundTrips) {
     EXPECT_EQ(gpu::current_context(), nullptr);
 }
 
-TEST_F(ManagedGpuTest, PreferredLocationAdviceRoundTrips) {
+TEST_F(ManagedBufferGpuTest, PreferredLocationAdviceRoundTrips) {
     EXPECT_EQ(preferred().type, CUCORE_LOCATION_NONE) << "none yet";
     CUCORE_ASSERT_OK(cucore_buffer_advise(b_, CUCORE_ADVICE_SET_PREFERRED_LOCATION,
                                           cucore_location_t{CUCORE_LOCATION_DEVICE, 0}));
@@ -118,7 +268,8 @@ TEST_F(ManagedGpuTest, PreferredLocationAdviceRoundTrips) {
 
 // options.preferred_location of a resource without a pool: advised on every
 // allocation (the driver reports it), and the memory holds data as any other.
-TEST_F(ManagedGpuTest, ResourcePreferredLocationIsAdvisedOnEachAllocation) {
+
+TEST_F(ManagedBufferGpuTest, ResourcePreferredLocationIsAdvisedOnEachAllocation) {
     struct Case {
         cucore_location_t location;
         int raw;  // what cuMemRangeGetAttribute(PREFERRED_LOCATION) says
@@ -152,7 +303,7 @@ TEST_F(ManagedGpuTest, ResourcePreferredLocationIsAdvisedOnEachAllocation) {
     EXPECT_EQ(gpu::current_context(), nullptr);
 }
 
-TEST_F(ManagedGpuTest, AccessedByAdviceRoundTrips) {
+TEST_F(ManagedBufferGpuTest, AccessedByAdviceRoundTrips) {
     const cucore_location_t dev0{CUCORE_LOCATION_DEVICE, 0};
     int yes = -1;
     CUCORE_ASSERT_OK(cucore_buffer_is_accessed_by(b_, dev0, &yes));
@@ -171,7 +322,7 @@ TEST_F(ManagedGpuTest, AccessedByAdviceRoundTrips) {
     EXPECT_FALSE(raw_accessed_by(0));
 }
 
-TEST_F(ManagedGpuTest, PrefetchToTheDeviceAndToTheHost) {
+TEST_F(ManagedBufferGpuTest, PrefetchToTheDeviceAndToTheHost) {
     const Bytes data = pattern(kSize, 41);
     std::memcpy(reinterpret_cast<void *>(static_cast<std::uintptr_t>(gpu::address_of(b_))), data.data(), kSize);
     CUCORE_ASSERT_OK(cucore_buffer_prefetch(b_, cucore_location_t{CUCORE_LOCATION_DEVICE, 0}, s_));
@@ -191,7 +342,7 @@ TEST_F(ManagedGpuTest, PrefetchToTheDeviceAndToTheHost) {
     EXPECT_EQ(gpu::current_context(), nullptr);
 }
 
-TEST_F(ManagedGpuTest, DiscardThenNewData) {
+TEST_F(ManagedBufferGpuTest, DiscardThenNewData) {
     CUCORE_ASSERT_OK(cucore_buffer_fill(b_, 0x3E, 1, s_));
     const cucore_status_t st = cucore_buffer_discard(b_, nullptr, s_);
     CUCORE_SKIP_IF_NOT_SUPPORTED(st, "discarding managed memory");
@@ -216,7 +367,7 @@ TEST_F(ManagedGpuTest, DiscardThenNewData) {
     EXPECT_TRUE(same_bytes(Bytes(host, host + kSize), Bytes(kSize, 0x7A)));
 }
 
-TEST_F(ManagedGpuTest, ManagedCallsRefuseDeviceMemory) {
+TEST_F(ManagedBufferGpuTest, ManagedCallsRefuseDeviceMemory) {
     cucore_memory_resource_t *pool = nullptr;
     CUCORE_ASSERT_OK(cucore_device_memory_resource_get_default(dev_, &pool));
     cucore_buffer_t *d = alloc(pool, 4096, s_);
@@ -232,7 +383,7 @@ TEST_F(ManagedGpuTest, ManagedCallsRefuseDeviceMemory) {
     cucore_memory_resource_release(pool);
 }
 
-TEST_F(ManagedGpuTest, FacadeManagedBuffer) {
+TEST_F(ManagedBufferGpuTest, FacadeManagedBuffer) {
     cucore::Buffer m = cucore::Buffer::borrow(b_);
     cucore::Stream s = cucore::Stream::borrow(s_);
     EXPECT_TRUE(m.is_managed());
@@ -256,4 +407,4 @@ TEST_F(ManagedGpuTest, FacadeManagedBuffer) {
     EXPECT_TRUE(same_bytes(read(b_), data));
 }
 
-} // namespace
+}  // namespace

@@ -1,8 +1,8 @@
-// Memory resources and buffers: device pools (the current one and new ones),
-// legacy pinned host memory, foreign memory, views, copies, fills, closing and
-// stream-ordered freeing. Every result is read back and compared byte by byte,
-// through libcucore and, where it adds something, through the raw driver
-// (cuMemcpyDtoH of a buffer's address, pointer and pool attributes).
+// Buffers on a real GPU: copies, fills, views, closing and zero sizes,
+// stream-ordered freeing, foreign memory, live counts and threads, and the C++
+// façade. Every result is read back and compared byte by byte, through
+// libcucore and, where it adds something, through the raw driver (cuMemcpyDtoH
+// of a buffer's address, pointer attributes).
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -13,454 +13,28 @@
 #include <thread>
 #include <vector>
 
-#include "gpu_test.hpp"
+#include "memory_gpu.hpp"
 
 namespace {
 
+using gpu::Bytes;
 using gpu::cu;
 using gpu::Gate;
-using gpu::GpuTest;
-using Bytes = std::vector<std::uint8_t>;
+using gpu::kMiB;
+using gpu::pattern;
+using gpu::same_bytes;
+using gpu::address_of;
+using gpu::device_id_of;
+using gpu::event_done;
+using gpu::kind_of;
+using gpu::kJunkBuffer;
+using gpu::PinnedHost;
+using gpu::repeated;
+using gpu::size_of;
 
-constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+class BufferTest : public gpu::DefaultPoolGpuTest {};
 
-// `n` pseudo-random bytes, different for each seed.
-Bytes pattern(std::size_t n, std::uint32_t seed) {
-    Bytes v(n);
-    std::uint32_t x = seed * 2654435761u + 12345u;
-    for (auto &b : v) {
-        x = x * 1664525u + 1013904223u;
-        b = static_cast<std::uint8_t>(x >> 24);
-    }
-    return v;
-}
-
-// `bytes` bytes holding `value` over and over (host byte order, as the device's).
-template <typename T> Bytes repeated(T value, std::size_t bytes) {
-    Bytes v(bytes);
-    for (std::size_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) std::memcpy(&v[i], &value, sizeof(T));
-    return v;
-}
-
-// Equal byte by byte; on failure names the first differing byte and how many differ.
-::testing::AssertionResult same_bytes(const Bytes &got, const Bytes &want) {
-    if (got.size() != want.size())
-        return ::testing::AssertionFailure() << "sizes differ: got " << got.size() << ", expected " << want.size();
-    std::size_t first = got.size(), count = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        if (got[i] != want[i]) {
-            if (count++ == 0) first = i;
-        }
-    }
-    if (count == 0) return ::testing::AssertionSuccess();
-    char detail[96];
-    std::snprintf(detail, sizeof detail, "got 0x%02x, expected 0x%02x", got[first], want[first]);
-    return ::testing::AssertionFailure() << count << " of " << got.size() << " bytes differ; the first at byte "
-                                         << first << ": " << detail;
-}
-
-int event_done(cucore_event_t *e) {
-    int done = -1;
-    EXPECT_EQ(cucore_event_query(e, &done), CUCORE_SUCCESS) << cucore_last_error_message();
-    return done;
-}
-
-std::uint64_t size_of(const cucore_buffer_t *b) {
-    std::uint64_t n = ~std::uint64_t{0};
-    EXPECT_EQ(cucore_buffer_size(b, &n), CUCORE_SUCCESS) << cucore_last_error_message();
-    return n;
-}
-
-std::uint64_t address_of(const cucore_buffer_t *b) {
-    std::uint64_t a = ~std::uint64_t{0};
-    EXPECT_EQ(cucore_buffer_address(b, &a), CUCORE_SUCCESS) << cucore_last_error_message();
-    return a;
-}
-
-int device_id_of(const cucore_buffer_t *b) {
-    int id = -2;
-    EXPECT_EQ(cucore_buffer_device_id(b, &id), CUCORE_SUCCESS) << cucore_last_error_message();
-    return id;
-}
-
-cucore_memory_resource_kind_t kind_of(const cucore_memory_resource_t *mr) {
-    cucore_memory_resource_kind_t k = CUCORE_MEMORY_RESOURCE_UNSET;
-    EXPECT_EQ(cucore_memory_resource_kind(mr, &k), CUCORE_SUCCESS) << cucore_last_error_message();
-    return k;
-}
-
-// A buffer pointer no library call ever returns, to see out-pointers cleared.
-cucore_buffer_t *const kJunkBuffer = reinterpret_cast<cucore_buffer_t *>(std::uintptr_t{0x10});
-
-// Page-locked host memory from a legacy pinned buffer, for copies queued behind
-// a closed gate: a copy between a stream and pageable memory may wait for the
-// stream (the driver stages it), a copy to or from pinned memory never does.
-class PinnedHost {
-public:
-    PinnedHost(cucore_device_t *dev, std::uint64_t size) : size_(size) {
-        cucore_memory_resource_t *mr = nullptr;
-        EXPECT_EQ(cucore_legacy_pinned_memory_resource_create(dev, &mr), CUCORE_SUCCESS)
-            << cucore_last_error_message();
-        if (mr != nullptr) {
-            EXPECT_EQ(cucore_memory_resource_allocate(mr, size, nullptr, &buffer_), CUCORE_SUCCESS)
-                << cucore_last_error_message();
-        }
-        cucore_memory_resource_release(mr);
-        if (buffer_ != nullptr)
-            data_ = reinterpret_cast<std::uint8_t *>(static_cast<std::uintptr_t>(address_of(buffer_)));
-    }
-    ~PinnedHost() { cucore_buffer_release(buffer_); } // synchronous: only once the gate is open
-    PinnedHost(const PinnedHost &) = delete;
-    PinnedHost &operator=(const PinnedHost &) = delete;
-    explicit operator bool() const { return data_ != nullptr; }
-    std::uint8_t *data() const { return data_; }
-    Bytes bytes() const { return Bytes(data_, data_ + size_); }
-
-private:
-    std::uint64_t size_;
-    cucore_buffer_t *buffer_ = nullptr;
-    std::uint8_t *data_ = nullptr;
-};
-
-class MemoryTest : public GpuTest {
-protected:
-    void SetUp() override {
-        GpuTest::SetUp();
-        if (IsSkipped() || HasFatalFailure()) return;
-        CUCORE_ASSERT_OK(cucore_release_error_count(&release_errors_));
-        CUCORE_ASSERT_OK(cucore_stream_create(dev_, nullptr, &s_));
-        const cucore_status_t st = cucore_device_memory_resource_get_default(dev_, &pool_);
-        if (st == CUCORE_ERROR_NOT_SUPPORTED)
-            GTEST_SKIP() << "device 0 has no stream-ordered memory pools: " << cucore_last_error_message();
-        CUCORE_ASSERT_OK(st);
-    }
-
-    void TearDown() override {
-        if (ready_) {
-            cucore_memory_resource_release(pool_);
-            pool_ = nullptr;
-            cucore_stream_release(s_);
-            s_ = nullptr;
-            std::uint64_t errors = 0;
-            EXPECT_EQ(cucore_release_error_count(&errors), CUCORE_SUCCESS);
-            EXPECT_EQ(errors, release_errors_) << "failures inside release paths during the test";
-            EXPECT_EQ(gpu::current_context(), nullptr) << "a library call left a context current";
-        }
-        GpuTest::TearDown();
-    }
-
-    cucore_buffer_t *alloc(cucore_memory_resource_t *mr, std::uint64_t size, cucore_stream_t *stream) {
-        cucore_buffer_t *b = nullptr;
-        EXPECT_EQ(cucore_memory_resource_allocate(mr, size, stream, &b), CUCORE_SUCCESS)
-            << "allocate " << size << ": " << cucore_last_error_message();
-        return b;
-    }
-
-    cucore_memory_resource_t *new_pool(const cucore_device_memory_resource_options_t *options = nullptr) {
-        cucore_memory_resource_t *mr = nullptr;
-        EXPECT_EQ(cucore_device_memory_resource_create(dev_, options, &mr), CUCORE_SUCCESS)
-            << cucore_last_error_message();
-        return mr;
-    }
-
-    // All of `b`'s bytes through the library (copy_to_host, then synchronize).
-    Bytes read(cucore_buffer_t *b, cucore_stream_t *stream = nullptr) {
-        if (stream == nullptr) stream = s_;
-        Bytes out(static_cast<std::size_t>(size_of(b)), 0xEE);
-        EXPECT_EQ(cucore_buffer_copy_to_host(b, 0, out.data(), out.size(), stream), CUCORE_SUCCESS)
-            << cucore_last_error_message();
-        EXPECT_EQ(cucore_stream_synchronize(stream), CUCORE_SUCCESS) << cucore_last_error_message();
-        return out;
-    }
-
-    void write(cucore_buffer_t *b, const Bytes &bytes, std::uint64_t offset = 0) {
-        EXPECT_EQ(cucore_buffer_copy_from_host(b, offset, bytes.data(), bytes.size(), s_), CUCORE_SUCCESS)
-            << cucore_last_error_message();
-        EXPECT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS) << cucore_last_error_message();
-    }
-
-    // `n` bytes at a device address through the raw driver (cuMemcpyDtoH in the
-    // primary context). The caller synchronizes the library's work first.
-    Bytes raw_read(std::uint64_t address, std::size_t n) {
-        Bytes out(n, 0xEE);
-        gpu::ScopedContext scope(primary_);
-        const CUresult r = cu().MemcpyDtoH(out.data(), static_cast<CUdeviceptr>(address), n);
-        EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemcpyDtoH -> " << raw::error_name(r);
-        return out;
-    }
-
-    // Writes `bytes` at a device address through the raw driver and waits until
-    // they have landed: a synchronous cuMemcpyHtoD from pageable memory may
-    // return while its DMA is still in flight, and the library's streams are
-    // non-blocking (they do not wait for the legacy stream the copy ran on).
-    void raw_write(std::uint64_t address, const Bytes &bytes) {
-        gpu::ScopedContext scope(primary_);
-        const CUresult r = cu().MemcpyHtoD(static_cast<CUdeviceptr>(address), bytes.data(), bytes.size());
-        EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemcpyHtoD -> " << raw::error_name(r);
-        const CUresult synced = cu().CtxSynchronize();
-        EXPECT_EQ(synced, CUDA_SUCCESS) << "cuCtxSynchronize -> " << raw::error_name(synced);
-    }
-
-    // The driver's memory pool of an allocation (NULL if none).
-    CUmemoryPool raw_pool_of(std::uint64_t address) {
-        CUmemoryPool pool = nullptr;
-        gpu::ScopedContext scope(primary_);
-        const CUresult r = cu().PointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
-                                                    static_cast<CUdeviceptr>(address));
-        EXPECT_EQ(r, CUDA_SUCCESS) << "cuPointerGetAttribute(MEMPOOL_HANDLE) -> " << raw::error_name(r);
-        return pool;
-    }
-
-    std::uint64_t raw_pool_attribute(CUmemoryPool pool, CUmemPool_attribute attr) {
-        cuuint64_t v = 0;
-        gpu::ScopedContext scope(primary_);
-        const CUresult r = cu().MemPoolGetAttribute(pool, attr, &v);
-        EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemPoolGetAttribute(" << static_cast<int>(attr)
-                                   << ") -> " << raw::error_name(r);
-        return static_cast<std::uint64_t>(v);
-    }
-
-    std::size_t live_buffers() { return gpu::live(CUCORE_OBJECT_BUFFER); }
-    std::size_t live_resources() { return gpu::live(CUCORE_OBJECT_MEMORY_RESOURCE); }
-
-    cucore_stream_t *s_ = nullptr;             // a stream on device 0
-    cucore_memory_resource_t *pool_ = nullptr; // device 0's current memory pool
-    std::uint64_t release_errors_ = 0;
-};
-
-// ---- Resources --------------------------------------------------------------
-
-TEST_F(MemoryTest, DefaultResourceIsTheDevicesCurrentPool) {
-    EXPECT_EQ(kind_of(pool_), CUCORE_MEMORY_RESOURCE_DEVICE);
-    int id = -2, dev_ok = -1, host_ok = -1;
-    CUCORE_EXPECT_OK(cucore_memory_resource_device_id(pool_, &id));
-    EXPECT_EQ(id, 0);
-    CUCORE_EXPECT_OK(cucore_memory_resource_accessibility(pool_, &dev_ok, &host_ok));
-    EXPECT_EQ(dev_ok, 1);
-    EXPECT_EQ(host_ok, 0);
-
-    cucore_buffer_t *b = alloc(pool_, 3 * kMiB + 5, s_);
-    ASSERT_NE(b, nullptr);
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    EXPECT_EQ(size_of(b), 3 * kMiB + 5);
-    const std::uint64_t addr = address_of(b);
-    EXPECT_NE(addr, 0u);
-    EXPECT_EQ(device_id_of(b), 0);
-    EXPECT_EQ(gpu::current_context(), nullptr);
-
-    // The driver agrees: device 0's current pool, device 0's memory.
-    CUmemoryPool current = nullptr;
-    CU_EXPECT_OK(cu().DeviceGetMemPool(&current, cu_dev_));
-    EXPECT_EQ(raw_pool_of(addr), current);
-    int ordinal = -1;
-    {
-        gpu::ScopedContext scope(primary_);
-        CU_EXPECT_OK(cu().PointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                              static_cast<CUdeviceptr>(addr)));
-        unsigned int type = 0;
-        CU_EXPECT_OK(cu().PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                              static_cast<CUdeviceptr>(addr)));
-        EXPECT_EQ(type, static_cast<unsigned int>(CU_MEMORYTYPE_DEVICE));
-    }
-    EXPECT_EQ(ordinal, 0);
-
-    // The buffer names its resource (+1 reference).
-    cucore_memory_resource_t *mr = nullptr;
-    CUCORE_ASSERT_OK(cucore_buffer_memory_resource(b, &mr));
-    ASSERT_NE(mr, nullptr);
-    EXPECT_EQ(kind_of(mr), CUCORE_MEMORY_RESOURCE_DEVICE);
-    CUCORE_EXPECT_OK(cucore_memory_resource_release(mr));
-
-    // Releasing a resource of the current pool never destroys that pool: a new
-    // resource for it still allocates from the same driver pool.
-    CUCORE_EXPECT_OK(cucore_buffer_release(b));
-    CUCORE_EXPECT_OK(cucore_memory_resource_release(pool_));
-    CUCORE_ASSERT_OK(cucore_device_memory_resource_get_default(dev_, &pool_));
-    b = alloc(pool_, kMiB, s_);
-    ASSERT_NE(b, nullptr);
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    EXPECT_EQ(raw_pool_of(address_of(b)), current);
-    CUCORE_EXPECT_OK(cucore_buffer_release(b));
-    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
-}
-
-TEST_F(MemoryTest, NewPoolIsItsOwnDriverPool) {
-    cucore_memory_resource_t *mr = new_pool();
-    ASSERT_NE(mr, nullptr);
-    EXPECT_EQ(kind_of(mr), CUCORE_MEMORY_RESOURCE_DEVICE);
-    int id = -2, dev_ok = -1, host_ok = -1;
-    CUCORE_EXPECT_OK(cucore_memory_resource_device_id(mr, &id));
-    CUCORE_EXPECT_OK(cucore_memory_resource_accessibility(mr, &dev_ok, &host_ok));
-    EXPECT_EQ(id, 0);
-    EXPECT_EQ(dev_ok, 1);
-    EXPECT_EQ(host_ok, 0);
-
-    cucore_buffer_t *b = alloc(mr, kMiB, s_);
-    ASSERT_NE(b, nullptr);
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    CUmemoryPool current = nullptr;
-    CU_EXPECT_OK(cu().DeviceGetMemPool(&current, cu_dev_));
-    const CUmemoryPool pool = raw_pool_of(address_of(b));
-    EXPECT_NE(pool, nullptr);
-    EXPECT_NE(pool, current) << "a new pool allocated from the device's current pool";
-    // Defaults: release threshold 0 (the driver's default).
-    EXPECT_EQ(raw_pool_attribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD), 0u);
-    EXPECT_GE(raw_pool_attribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), kMiB);
-
-    const Bytes data = pattern(kMiB, 1);
-    write(b, data);
-    EXPECT_TRUE(same_bytes(raw_read(address_of(b), data.size()), data));
-    CUCORE_EXPECT_OK(cucore_buffer_release(b));
-    CUCORE_EXPECT_OK(cucore_memory_resource_release(mr));
-    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
-}
-
-TEST_F(MemoryTest, PoolAttributesAreTheDriversAndTrimWorks) {
-    cucore_memory_resource_t *mr = new_pool();
-    ASSERT_NE(mr, nullptr);
-    void *raw = nullptr;
-    CUCORE_ASSERT_OK(cucore_memory_resource_handle(mr, &raw));
-    const CUmemoryPool pool = static_cast<CUmemoryPool>(raw);
-    cucore_buffer_t *b = alloc(mr, kMiB, s_);
-    ASSERT_NE(b, nullptr);
-    EXPECT_EQ(raw_pool_of(address_of(b)), pool) << "the handle is the pool the memory came from";
-    std::uint64_t used = 0, reserved = 0;
-    CUCORE_EXPECT_OK(cucore_memory_resource_pool_attribute(mr, CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, &used));
-    CUCORE_EXPECT_OK(cucore_memory_resource_pool_attribute(mr, CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT, &reserved));
-    EXPECT_EQ(used, raw_pool_attribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
-    EXPECT_GE(used, kMiB);
-    EXPECT_GE(reserved, used);
-    CUCORE_EXPECT_OK(cucore_buffer_release(b));
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    CUCORE_EXPECT_OK(cucore_memory_resource_pool_attribute(mr, CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, &used));
-    EXPECT_EQ(used, 0u) << "freed in stream order, synchronized";
-    // Through the facade: threshold and flag round trips, high-water reset, trim.
-    cucore::MemoryResource facade = cucore::MemoryResource::adopt(mr);
-    facade.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 2 * kMiB);
-    EXPECT_EQ(facade.pool_attribute(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD), 2 * kMiB);
-    EXPECT_EQ(raw_pool_attribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD), 2 * kMiB);
-    facade.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC, 0);
-    EXPECT_EQ(facade.pool_attribute(CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC), 0u);
-    EXPECT_GE(facade.pool_attribute(CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH), kMiB);
-    facade.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, 0);
-    EXPECT_EQ(facade.pool_attribute(CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH), 0u);
-    facade.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 0);
-    facade.trim(0);
-    EXPECT_EQ(facade.pool_attribute(CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT), 0u)
-        << "nothing used, threshold 0, trimmed to 0: nothing stays reserved";
-    try {
-        facade.set_pool_attribute(CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, 0);
-        ADD_FAILURE() << "a read-only attribute was set";
-    } catch (const cucore::Error &e) {
-        EXPECT_EQ(e.status(), CUCORE_ERROR_INVALID_ARGUMENT);
-    }
-}
-
-TEST_F(MemoryTest, TheDevicesDefaultResourceIsSharedAndResettable) {
-    cucore::MemoryResource mine = cucore::MemoryResource::adopt(new_pool());
-    cucore::Device dev = cucore::Device::get(0);
-    dev.set_memory_resource(mine);
-    cucore_memory_resource_t *got = nullptr;
-    CUCORE_ASSERT_OK(cucore_device_get_memory_resource(dev_, &got));  // another handle of device 0 sees it
-    EXPECT_EQ(got, mine.get());
-    cucore_memory_resource_release(got);
-    cucore_buffer_t *b = nullptr;
-    CUCORE_ASSERT_OK(cucore_device_allocate(dev_, kMiB, s_, &b));
-    void *pool = nullptr;
-    CUCORE_ASSERT_OK(cucore_memory_resource_handle(mine.get(), &pool));
-    EXPECT_EQ(raw_pool_of(address_of(b)), static_cast<CUmemoryPool>(pool)) << "allocated from the set resource";
-    dev.reset_memory_resource();
-    CUmemoryPool current = nullptr;
-    CU_EXPECT_OK(cu().DeviceGetMemPool(&current, cu_dev_));
-    CUCORE_ASSERT_OK(cucore_device_get_memory_resource(dev_, &got));
-    CUCORE_ASSERT_OK(cucore_memory_resource_handle(got, &pool));
-    EXPECT_EQ(static_cast<CUmemoryPool>(pool), current) << "reset to the device's current pool";
-    cucore_memory_resource_release(got);
-    CUCORE_EXPECT_OK(cucore_buffer_release(b));
-    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
-}
-
-TEST_F(MemoryTest, PoolOptionsReachTheDriver) {
-    cucore_device_memory_resource_options_t o = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.max_size = 64 * kMiB;
-    o.release_threshold = 32 * kMiB;
-    cucore_memory_resource_t *mr = nullptr;
-    const cucore_status_t st = cucore_device_memory_resource_create(dev_, &o, &mr);
-    if (st == CUCORE_ERROR_NOT_SUPPORTED)
-        GTEST_SKIP() << "pool options not supported by this driver: " << cucore_last_error_message();
-    CUCORE_ASSERT_OK(st);
-
-    cucore_buffer_t *b = alloc(mr, 4 * kMiB, s_);
-    ASSERT_NE(b, nullptr);
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    const CUmemoryPool pool = raw_pool_of(address_of(b));
-    ASSERT_NE(pool, nullptr);
-    EXPECT_EQ(raw_pool_attribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD), 32 * kMiB);
-
-    // Under the release threshold the pool keeps its memory reserved after the
-    // buffer is freed and the stream synchronized.
-    CUCORE_EXPECT_OK(cucore_buffer_release(b));
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    EXPECT_EQ(raw_pool_attribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0u);
-    EXPECT_GE(raw_pool_attribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 4 * kMiB);
-
-    // max_size has no pool attribute to read (CUDA 13.0): it is checked by its
-    // effect. CUmemPoolProps::maxSize exists from CUDA 12.2; older drivers ignore it.
-    int driver = 0;
-    CUCORE_ASSERT_OK(cucore_driver_version(&driver));
-    if (driver >= 12020) {
-        cucore_buffer_t *out = kJunkBuffer;
-        CUCORE_EXPECT_STATUS(cucore_memory_resource_allocate(mr, 80 * kMiB, s_, &out), CUCORE_ERROR_OUT_OF_MEMORY);
-        EXPECT_EQ(out, nullptr);
-        cucore_buffer_t *a = alloc(mr, 40 * kMiB, s_);
-        ASSERT_NE(a, nullptr);
-        out = kJunkBuffer;
-        CUCORE_EXPECT_STATUS(cucore_memory_resource_allocate(mr, 40 * kMiB, s_, &out), CUCORE_ERROR_OUT_OF_MEMORY);
-        EXPECT_EQ(out, nullptr);
-        // Freed (last reference) and closed memory returns to the pool.
-        CUCORE_EXPECT_OK(cucore_buffer_release(a));
-        CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-        a = alloc(mr, 40 * kMiB, s_);
-        ASSERT_NE(a, nullptr);
-        CUCORE_EXPECT_OK(cucore_buffer_close(a, nullptr));
-        CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-        cucore_buffer_t *c = alloc(mr, 40 * kMiB, s_);
-        ASSERT_NE(c, nullptr);
-        CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-        EXPECT_LE(raw_pool_attribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH), 64 * kMiB);
-        CUCORE_EXPECT_OK(cucore_buffer_release(c));
-        CUCORE_EXPECT_OK(cucore_buffer_release(a));
-    } else {
-        std::printf("[   INFO   ] driver %d < 12.2: max_size not checked\n", driver);
-    }
-    CUCORE_EXPECT_OK(cucore_memory_resource_release(mr));
-    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
-}
-
-TEST_F(MemoryTest, BadPoolOptionsAreRejected) {
-    cucore_memory_resource_t *mr = reinterpret_cast<cucore_memory_resource_t *>(std::uintptr_t{0x10});
-    cucore_device_memory_resource_options_t o = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.struct_size = 0;
-    CUCORE_EXPECT_STATUS(cucore_device_memory_resource_create(dev_, &o, &mr), CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(mr, nullptr);
-    o = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.reserved0 = 1;
-    CUCORE_EXPECT_STATUS(cucore_device_memory_resource_create(dev_, &o, &mr), CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(mr, nullptr);
-    CUCORE_EXPECT_STATUS(cucore_device_memory_resource_create(dev_, nullptr, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    CUCORE_EXPECT_STATUS(cucore_device_memory_resource_get_default(dev_, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    CUCORE_EXPECT_STATUS(cucore_legacy_pinned_memory_resource_create(dev_, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    CUCORE_EXPECT_STATUS(cucore_device_memory_resource_create(nullptr, nullptr, &mr), CUCORE_ERROR_INVALID_HANDLE);
-    EXPECT_EQ(mr, nullptr);
-    // A stream is not a device.
-    CUCORE_EXPECT_STATUS(cucore_device_memory_resource_get_default(reinterpret_cast<cucore_device_t *>(s_), &mr),
-                         CUCORE_ERROR_INVALID_HANDLE);
-    EXPECT_EQ(mr, nullptr);
-}
-
-// ---- Fills and copies ---------------------------------------------------------
-
-TEST_F(MemoryTest, FillWritesOneTwoAndFourBytePatterns) {
+TEST_F(BufferTest, FillWritesOneTwoAndFourBytePatterns) {
     const std::uint64_t n = 3 * 4096 + 12; // a multiple of 4
     cucore_buffer_t *b = alloc(pool_, n, s_);
     ASSERT_NE(b, nullptr);
@@ -504,7 +78,7 @@ TEST_F(MemoryTest, FillWritesOneTwoAndFourBytePatterns) {
     EXPECT_EQ(gpu::current_context(), nullptr);
 }
 
-TEST_F(MemoryTest, FillRejectsBadWidthsValuesAndSizes) {
+TEST_F(BufferTest, FillRejectsBadWidthsValuesAndSizes) {
     cucore_buffer_t *b = alloc(pool_, 4096, s_);
     cucore_buffer_t *b6 = alloc(pool_, 6, s_);
     cucore_buffer_t *b5 = alloc(pool_, 5, s_);
@@ -538,7 +112,7 @@ TEST_F(MemoryTest, FillRejectsBadWidthsValuesAndSizes) {
     CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
 }
 
-TEST_F(MemoryTest, HostToDeviceToDeviceToHostRoundTrip) {
+TEST_F(BufferTest, HostToDeviceToDeviceToHostRoundTrip) {
     cucore_memory_resource_t *own = new_pool();
     ASSERT_NE(own, nullptr);
     std::uint32_t seed = 10;
@@ -570,7 +144,7 @@ TEST_F(MemoryTest, HostToDeviceToDeviceToHostRoundTrip) {
     EXPECT_EQ(gpu::current_context(), nullptr);
 }
 
-TEST_F(MemoryTest, CopiesAcrossStreamsFollowWaits) {
+TEST_F(BufferTest, CopiesAcrossStreamsFollowWaits) {
     cucore_stream_t *s2 = nullptr;
     CUCORE_ASSERT_OK(cucore_stream_create(dev_, nullptr, &s2));
     const std::uint64_t n = 8 * kMiB;
@@ -609,7 +183,7 @@ TEST_F(MemoryTest, CopiesAcrossStreamsFollowWaits) {
     cucore_stream_release(s2);
 }
 
-TEST_F(MemoryTest, CopyArgumentErrors) {
+TEST_F(BufferTest, CopyArgumentErrors) {
     cucore_buffer_t *a = alloc(pool_, 4096, s_);
     cucore_buffer_t *b = alloc(pool_, 4095, s_);
     ASSERT_TRUE(a != nullptr && b != nullptr);
@@ -668,63 +242,7 @@ TEST_F(MemoryTest, CopyArgumentErrors) {
     CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
 }
 
-TEST_F(MemoryTest, AllocateArgumentErrors) {
-    cucore_buffer_t *out = kJunkBuffer;
-    // A pool needs a stream.
-    CUCORE_EXPECT_STATUS(cucore_memory_resource_allocate(pool_, 16, nullptr, &out), CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(out, nullptr);
-    CUCORE_EXPECT_STATUS(cucore_memory_resource_allocate(pool_, 16, s_, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    out = kJunkBuffer;
-    CUCORE_EXPECT_STATUS(cucore_memory_resource_allocate(nullptr, 16, s_, &out), CUCORE_ERROR_INVALID_HANDLE);
-    EXPECT_EQ(out, nullptr);
-    out = kJunkBuffer;
-    CUCORE_EXPECT_STATUS(cucore_memory_resource_allocate(pool_, 16, reinterpret_cast<cucore_stream_t *>(pool_), &out),
-                         CUCORE_ERROR_INVALID_HANDLE);
-    EXPECT_EQ(out, nullptr);
-    // More than the device has.
-    std::uint64_t total = 0;
-    CUCORE_ASSERT_OK(cucore_device_total_memory(dev_, &total));
-    out = kJunkBuffer;
-    CUCORE_EXPECT_STATUS(cucore_memory_resource_allocate(pool_, total * 2, s_, &out), CUCORE_ERROR_OUT_OF_MEMORY);
-    EXPECT_EQ(out, nullptr);
-    // Queries with NULL outs.
-    CUCORE_EXPECT_STATUS(cucore_memory_resource_kind(pool_, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    CUCORE_EXPECT_STATUS(cucore_memory_resource_device_id(pool_, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    // Nothing was left behind, and the stream still works.
-    EXPECT_EQ(live_buffers(), baseline_[CUCORE_OBJECT_BUFFER]);
-    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
-}
-
-TEST_F(MemoryTest, StreamOfAnotherDeviceIsRejected) {
-    if (device_count_ < 2) GTEST_SKIP() << "needs 2 devices, found " << device_count_;
-    cucore_device_t *dev1 = nullptr;
-    CUCORE_ASSERT_OK(cucore_device_get(1, &dev1));
-    cucore_stream_t *s1 = nullptr;
-    CUCORE_ASSERT_OK(cucore_stream_create(dev1, nullptr, &s1));
-    cucore_buffer_t *out = kJunkBuffer;
-    CUCORE_EXPECT_STATUS(cucore_memory_resource_allocate(pool_, 16, s1, &out), CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(out, nullptr);
-    // Device 1's own pool gives device 1's memory.
-    cucore_memory_resource_t *mr1 = nullptr;
-    CUCORE_ASSERT_OK(cucore_device_memory_resource_get_default(dev1, &mr1));
-    int id = -2;
-    CUCORE_EXPECT_OK(cucore_memory_resource_device_id(mr1, &id));
-    EXPECT_EQ(id, 1);
-    cucore_buffer_t *b = alloc(mr1, 4096, s1);
-    ASSERT_NE(b, nullptr);
-    EXPECT_EQ(device_id_of(b), 1);
-    CUCORE_EXPECT_OK(cucore_buffer_fill(b, 0x5A, 1, s1));
-    EXPECT_TRUE(same_bytes(read(b, s1), repeated<std::uint8_t>(0x5A, 4096)));
-    cucore_buffer_release(b);
-    cucore_memory_resource_release(mr1);
-    CUCORE_EXPECT_OK(cucore_stream_synchronize(s1));
-    cucore_stream_release(s1);
-    cucore_device_release(dev1);
-}
-
-// ---- Views ----------------------------------------------------------------------
-
-TEST_F(MemoryTest, ViewsReadAndWriteAtOffsets) {
+TEST_F(BufferTest, ViewsReadAndWriteAtOffsets) {
     const std::uint64_t n = 4096;
     cucore_buffer_t *b = alloc(pool_, n, s_);
     ASSERT_NE(b, nullptr);
@@ -798,7 +316,7 @@ TEST_F(MemoryTest, ViewsReadAndWriteAtOffsets) {
     CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
 }
 
-TEST_F(MemoryTest, ViewsOutsideTheBufferAreRejected) {
+TEST_F(BufferTest, ViewsOutsideTheBufferAreRejected) {
     cucore_buffer_t *b = alloc(pool_, 4096, s_);
     ASSERT_NE(b, nullptr);
     struct Range {
@@ -833,7 +351,7 @@ TEST_F(MemoryTest, ViewsOutsideTheBufferAreRejected) {
     CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
 }
 
-TEST_F(MemoryTest, ViewsKeepTheMemoryAlive) {
+TEST_F(BufferTest, ViewsKeepTheMemoryAlive) {
     const Bytes data = pattern(kMiB, 6);
     // Parent released first: the view still reads and writes the memory.
     {
@@ -878,9 +396,7 @@ TEST_F(MemoryTest, ViewsKeepTheMemoryAlive) {
     CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
 }
 
-// ---- Closing and zero sizes ---------------------------------------------------
-
-TEST_F(MemoryTest, UseAfterCloseIsInvalidState) {
+TEST_F(BufferTest, UseAfterCloseIsInvalidState) {
     cucore_stream_t *s2 = nullptr;
     CUCORE_ASSERT_OK(cucore_stream_create(dev_, nullptr, &s2));
     for (const bool on_stream : {false, true}) {
@@ -923,7 +439,7 @@ TEST_F(MemoryTest, UseAfterCloseIsInvalidState) {
     cucore_stream_release(s2);
 }
 
-TEST_F(MemoryTest, ZeroSizeBuffers) {
+TEST_F(BufferTest, ZeroSizeBuffers) {
     cucore_memory_resource_t *pinned = nullptr;
     CUCORE_ASSERT_OK(cucore_legacy_pinned_memory_resource_create(dev_, &pinned));
     cucore_memory_resource_t *own = new_pool();
@@ -989,7 +505,7 @@ enum class FreeBy {
 void check_free_ordering(PinnedHost &out, cucore_device_t *dev, cucore_memory_resource_t *mr, FreeBy how,
                          CUcontext primary);
 
-TEST_F(MemoryTest, LastReleaseFreesOnTheAllocationStream) {
+TEST_F(BufferTest, LastReleaseFreesOnTheAllocationStream) {
     cucore_memory_resource_t *mr = new_pool();
     ASSERT_NE(mr, nullptr);
     PinnedHost out(dev_, kFreeOrderingSize);
@@ -998,7 +514,7 @@ TEST_F(MemoryTest, LastReleaseFreesOnTheAllocationStream) {
     cucore_memory_resource_release(mr);
 }
 
-TEST_F(MemoryTest, SetDeallocationStreamOrdersTheFree) {
+TEST_F(BufferTest, SetDeallocationStreamOrdersTheFree) {
     cucore_memory_resource_t *mr = new_pool();
     ASSERT_NE(mr, nullptr);
     PinnedHost out(dev_, kFreeOrderingSize);
@@ -1007,7 +523,7 @@ TEST_F(MemoryTest, SetDeallocationStreamOrdersTheFree) {
     cucore_memory_resource_release(mr);
 }
 
-TEST_F(MemoryTest, CloseOnAStreamThatWaitedForTheUser) {
+TEST_F(BufferTest, CloseOnAStreamThatWaitedForTheUser) {
     cucore_memory_resource_t *mr = new_pool();
     ASSERT_NE(mr, nullptr);
     PinnedHost out(dev_, kFreeOrderingSize);
@@ -1016,7 +532,7 @@ TEST_F(MemoryTest, CloseOnAStreamThatWaitedForTheUser) {
     cucore_memory_resource_release(mr);
 }
 
-TEST_F(MemoryTest, DefaultPoolFreesInStreamOrderToo) {
+TEST_F(BufferTest, DefaultPoolFreesInStreamOrderToo) {
     PinnedHost out(dev_, kFreeOrderingSize);
     ASSERT_TRUE(out);
     check_free_ordering(out, dev_, pool_, FreeBy::deallocation_stream, primary_);
@@ -1098,7 +614,7 @@ void check_free_ordering(PinnedHost &out, cucore_device_t *dev, cucore_memory_re
     for (cucore_stream_t *s : {alloc_s, user_s, close_s, other_s}) cucore_stream_release(s);
 }
 
-TEST_F(MemoryTest, BufferHoldsItsDeallocationStream) {
+TEST_F(BufferTest, BufferHoldsItsDeallocationStream) {
     cucore_stream_t *t = nullptr, *u = nullptr;
     CUCORE_ASSERT_OK(cucore_stream_create(dev_, nullptr, &t));
     CUCORE_ASSERT_OK(cucore_stream_create(dev_, nullptr, &u));
@@ -1122,122 +638,9 @@ TEST_F(MemoryTest, BufferHoldsItsDeallocationStream) {
     CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
 }
 
-// ---- Pools released before their buffers ------------------------------------
-
-TEST_F(MemoryTest, PoolReleasedBeforeItsBuffers) {
-    cucore_device_memory_resource_options_t o = CUCORE_DEVICE_MEMORY_RESOURCE_OPTIONS_INIT;
-    o.release_threshold = 16 * kMiB;
-    cucore_memory_resource_t *mr = new_pool(&o);
-    ASSERT_NE(mr, nullptr);
-    const std::size_t resources = live_resources();
-    cucore_buffer_t *a = alloc(mr, 2 * kMiB, s_);
-    cucore_buffer_t *b = alloc(mr, 2 * kMiB, s_);
-    ASSERT_TRUE(a != nullptr && b != nullptr);
-    const Bytes data = pattern(2 * kMiB, 8);
-    write(a, data);
-    CUCORE_EXPECT_OK(cucore_memory_resource_release(mr));
-    EXPECT_EQ(live_resources(), resources) << "the buffers do not hold their resource";
-    // Both buffers still work, and still come from that pool.
-    CUCORE_EXPECT_OK(cucore_buffer_copy(b, a, s_));
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    EXPECT_TRUE(same_bytes(read(b), data));
-    EXPECT_TRUE(same_bytes(raw_read(address_of(b), data.size()), data));
-    const CUmemoryPool pool = raw_pool_of(address_of(a));
-    EXPECT_EQ(raw_pool_of(address_of(b)), pool);
-    EXPECT_EQ(raw_pool_attribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD), 16 * kMiB);
-    // The buffer gives its resource back (+1), which still allocates.
-    cucore_memory_resource_t *back = nullptr;
-    CUCORE_ASSERT_OK(cucore_buffer_memory_resource(a, &back));
-    ASSERT_NE(back, nullptr);
-    EXPECT_EQ(kind_of(back), CUCORE_MEMORY_RESOURCE_DEVICE);
-    cucore_buffer_t *c = alloc(back, 4096, s_);
-    ASSERT_NE(c, nullptr);
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    EXPECT_EQ(raw_pool_of(address_of(c)), pool);
-    CUCORE_EXPECT_OK(cucore_memory_resource_release(back));
-    // The pool goes with its last buffer, whatever the order.
-    CUCORE_EXPECT_OK(cucore_buffer_release(a));
-    CUCORE_EXPECT_OK(cucore_buffer_release(c));
-    EXPECT_EQ(live_resources(), resources);
-    CUCORE_EXPECT_OK(cucore_buffer_release(b));
-    EXPECT_EQ(live_resources(), resources - 1);
-    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
-}
-
-// ---- Legacy pinned host memory --------------------------------------------------
-
-TEST_F(MemoryTest, LegacyPinnedMemoryIsHostAccessible) {
-    cucore_memory_resource_t *pinned = nullptr;
-    CUCORE_ASSERT_OK(cucore_legacy_pinned_memory_resource_create(dev_, &pinned));
-    EXPECT_EQ(kind_of(pinned), CUCORE_MEMORY_RESOURCE_LEGACY_PINNED);
-    int id = 7, dev_ok = -1, host_ok = -1;
-    CUCORE_EXPECT_OK(cucore_memory_resource_device_id(pinned, &id));
-    CUCORE_EXPECT_OK(cucore_memory_resource_accessibility(pinned, &dev_ok, &host_ok));
-    EXPECT_EQ(id, -1);
-    EXPECT_EQ(dev_ok, 1);
-    EXPECT_EQ(host_ok, 1);
-
-    const std::uint64_t n = kMiB + 3;
-    const Bytes data = pattern(static_cast<std::size_t>(n), 9);
-    cucore_buffer_t *h1 = alloc(pinned, n, nullptr); // synchronous: no stream needed
-    cucore_buffer_t *h2 = alloc(pinned, n, s_);      // a stream is accepted too
-    cucore_buffer_t *d = alloc(pool_, n, s_);
-    ASSERT_TRUE(h1 != nullptr && h2 != nullptr && d != nullptr);
-    EXPECT_EQ(size_of(h1), n);
-    EXPECT_EQ(device_id_of(h1), -1);
-    cucore_memory_resource_t *mr = nullptr;
-    CUCORE_EXPECT_OK(cucore_buffer_memory_resource(h1, &mr));
-    ASSERT_NE(mr, nullptr);
-    EXPECT_EQ(kind_of(mr), CUCORE_MEMORY_RESOURCE_LEGACY_PINNED);
-    cucore_memory_resource_release(mr);
-    const std::uint64_t a1 = address_of(h1), a2 = address_of(h2);
-    ASSERT_NE(a1, 0u);
-    ASSERT_NE(a2, 0u);
-    {
-        gpu::ScopedContext scope(primary_);
-        unsigned int type = 0;
-        CU_EXPECT_OK(cu().PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, static_cast<CUdeviceptr>(a1)));
-        EXPECT_EQ(type, static_cast<unsigned int>(CU_MEMORYTYPE_HOST));
-    }
-    // Written by the host directly, copied to the device and back.
-    auto *p1 = reinterpret_cast<std::uint8_t *>(static_cast<std::uintptr_t>(a1));
-    auto *p2 = reinterpret_cast<std::uint8_t *>(static_cast<std::uintptr_t>(a2));
-    std::memcpy(p1, data.data(), data.size());
-    std::memset(p2, 0xEE, static_cast<std::size_t>(n));
-    CUCORE_ASSERT_OK(cucore_buffer_copy(d, h1, s_));
-    CUCORE_ASSERT_OK(cucore_buffer_copy(h2, d, s_));
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    EXPECT_TRUE(same_bytes(Bytes(p2, p2 + n), data));
-    EXPECT_TRUE(same_bytes(raw_read(address_of(d), data.size()), data));
-    // Host-memory copies and fills through the library land where the host sees them.
-    const Bytes data2 = pattern(static_cast<std::size_t>(n), 10);
-    CUCORE_ASSERT_OK(cucore_buffer_copy_from_host(h1, 0, data2.data(), n, s_));
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    EXPECT_TRUE(same_bytes(Bytes(p1, p1 + n), data2));
-    CUCORE_ASSERT_OK(cucore_buffer_fill(d, 0x6B, 1, s_));
-    CUCORE_ASSERT_OK(cucore_buffer_copy(h2, d, s_));
-    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
-    EXPECT_TRUE(same_bytes(Bytes(p2, p2 + n), repeated<std::uint8_t>(0x6B, static_cast<std::size_t>(n))));
-    // A view of pinned memory is host memory at the offset.
-    cucore_buffer_t *v = nullptr;
-    CUCORE_ASSERT_OK(cucore_buffer_view(h1, 10, 20, &v));
-    EXPECT_EQ(address_of(v), a1 + 10);
-    EXPECT_EQ(device_id_of(v), -1);
-    cucore_buffer_release(v);
-    // Closing frees it (synchronously); the resource outlives our handle.
-    CUCORE_EXPECT_OK(cucore_memory_resource_release(pinned));
-    CUCORE_EXPECT_OK(cucore_buffer_close(h2, nullptr));
-    EXPECT_EQ(address_of(h2), 0u);
-    cucore_buffer_release(h1);
-    cucore_buffer_release(h2);
-    cucore_buffer_release(d);
-    CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
-    EXPECT_EQ(gpu::current_context(), nullptr);
-}
-
 // ---- Foreign memory -----------------------------------------------------------------
 
-TEST_F(MemoryTest, ForeignDeviceMemoryIsWrappedWithoutOwnership) {
+TEST_F(BufferTest, ForeignDeviceMemoryIsWrappedWithoutOwnership) {
     const std::size_t n = 64 * 1024;
     CUdeviceptr raw = 0;
     {
@@ -1292,7 +695,7 @@ TEST_F(MemoryTest, ForeignDeviceMemoryIsWrappedWithoutOwnership) {
     EXPECT_EQ(owner2.calls.load(), 1);
 }
 
-TEST_F(MemoryTest, ForeignHostMemoryAndFromHandleErrors) {
+TEST_F(BufferTest, ForeignHostMemoryAndFromHandleErrors) {
     Bytes host = pattern(1000, 13);
     gpu::ReleaseCounter owner;
     cucore_buffer_t *b = nullptr;
@@ -1333,7 +736,7 @@ TEST_F(MemoryTest, ForeignHostMemoryAndFromHandleErrors) {
 
 // ---- Live counts and threads ----------------------------------------------------
 
-TEST_F(MemoryTest, LiveCountsFollowTheObjects) {
+TEST_F(BufferTest, LiveCountsFollowTheObjects) {
     const std::size_t buffers = baseline_[CUCORE_OBJECT_BUFFER];
     const std::size_t resources = live_resources(); // the fixture holds the default resource
     cucore_memory_resource_t *own = new_pool();
@@ -1364,7 +767,7 @@ TEST_F(MemoryTest, LiveCountsFollowTheObjects) {
     CUCORE_EXPECT_OK(cucore_stream_synchronize(s_));
 }
 
-TEST_F(MemoryTest, ConcurrentAllocateCopyAndFree) {
+TEST_F(BufferTest, ConcurrentAllocateCopyAndFree) {
     cucore_memory_resource_t *own = new_pool();
     ASSERT_NE(own, nullptr);
     constexpr int kThreads = 8, kRounds = 25;
@@ -1404,42 +807,7 @@ TEST_F(MemoryTest, ConcurrentAllocateCopyAndFree) {
 
 // ---- The C++ façade -------------------------------------------------------------------
 
-TEST_F(MemoryTest, FacadeResourcesDescribeThemselves) {
-    const cucore::Device d(0);
-    const cucore::MemoryResource def = cucore::MemoryResource::device_default(d);
-    EXPECT_EQ(def.kind(), CUCORE_MEMORY_RESOURCE_DEVICE);
-    EXPECT_EQ(def.device_id(), 0);
-    EXPECT_TRUE(def.is_device_accessible());
-    EXPECT_FALSE(def.is_host_accessible());
-    const cucore::MemoryResource pool = cucore::MemoryResource::device_pool(d, {0, 8 * kMiB});
-    EXPECT_EQ(pool.kind(), CUCORE_MEMORY_RESOURCE_DEVICE);
-    EXPECT_NE(pool, def);
-    const cucore::MemoryResource pinned = cucore::MemoryResource::legacy_pinned(d);
-    EXPECT_EQ(pinned.kind(), CUCORE_MEMORY_RESOURCE_LEGACY_PINNED);
-    EXPECT_EQ(pinned.device_id(), -1);
-    EXPECT_TRUE(pinned.is_device_accessible());
-    EXPECT_TRUE(pinned.is_host_accessible());
-    const cucore::Stream s = d.create_stream();
-    const cucore::Buffer b = pool.allocate(kMiB, s);
-    s.synchronize();
-    EXPECT_EQ(raw_pool_attribute(raw_pool_of(b.address()), CU_MEMPOOL_ATTR_RELEASE_THRESHOLD), 8 * kMiB);
-    EXPECT_EQ(b.memory_resource().kind(), CUCORE_MEMORY_RESOURCE_DEVICE);
-    // Device::allocate takes the device's current pool.
-    const cucore::Buffer c = d.allocate(4096, s);
-    s.synchronize();
-    CUmemoryPool current = nullptr;
-    CU_EXPECT_OK(cu().DeviceGetMemPool(&current, cu_dev_));
-    EXPECT_EQ(raw_pool_of(c.address()), current);
-    EXPECT_EQ(c.size(), 4096u);
-    EXPECT_EQ(c.device_id(), 0);
-    // Errors throw with their status.
-    CUCORE_EXPECT_THROW_STATUS(def.allocate(16), CUCORE_ERROR_INVALID_ARGUMENT);
-    CUCORE_EXPECT_THROW_STATUS(cucore::MemoryResource().kind(), CUCORE_ERROR_INVALID_HANDLE);
-    CUCORE_EXPECT_THROW_STATUS(cucore::MemoryResource::device_default(cucore::Device()),
-                               CUCORE_ERROR_INVALID_HANDLE);
-}
-
-TEST_F(MemoryTest, FacadeFillsCopiesAndViews) {
+TEST_F(BufferTest, FacadeFillsCopiesAndViews) {
     const cucore::Device d(0);
     const cucore::Stream s = d.create_stream();
     const cucore::Stream s2 = d.create_stream();
@@ -1530,7 +898,7 @@ TEST_F(MemoryTest, FacadeFillsCopiesAndViews) {
     s2.synchronize();
 }
 
-TEST_F(MemoryTest, FacadeArgumentErrorsThrow) {
+TEST_F(BufferTest, FacadeArgumentErrorsThrow) {
     const cucore::Device d(0);
     const cucore::Stream s = d.create_stream();
     const cucore::Buffer a = d.allocate(4096, s);
@@ -1557,7 +925,7 @@ TEST_F(MemoryTest, FacadeArgumentErrorsThrow) {
     s.synchronize();
 }
 
-TEST_F(MemoryTest, FacadePinnedAndForeignBuffers) {
+TEST_F(BufferTest, FacadePinnedAndForeignBuffers) {
     const cucore::Device d(0);
     const cucore::Stream s = d.create_stream();
     const cucore::MemoryResource pinned = cucore::MemoryResource::legacy_pinned(d);
@@ -1617,4 +985,4 @@ TEST_F(MemoryTest, FacadePinnedAndForeignBuffers) {
     s.synchronize();
 }
 
-} // namespace
+}  // namespace
