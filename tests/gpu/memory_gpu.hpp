@@ -1,9 +1,11 @@
 // Helpers of the GPU tests of memory (memory_resource, memory_pool,
 // managed_memory, virtual_memory, user_memory, buffer and copy_3d): byte
 // patterns and their comparison, page-locked host memory for gated copies, and
-// two fixtures that read and write buffers through libcucore and,
-// independently, through the raw driver: MemoryGpuTest (a stream on device 0)
-// and DefaultPoolGpuTest (a stream and the current pool of device 0).
+// fixtures that read and write buffers through libcucore and, independently,
+// through the raw driver: MemoryGpuTest (a stream on device 0), PoolKindsGpuTest
+// (with makers of pinned and managed pools) and DefaultPoolGpuTest (a stream
+// and the current pool of device 0). check_free_on_waiting_stream is shared by
+// the pool tests of memory_pool_test.cpp and managed_memory_test.cpp.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Memory: stream-ordered allocation + free of 4 KiB from the device's default pool.
+// Memory pools: stream-ordered allocation + free of 4 KiB from the device's default pool.
 //
 // Every variant allocates from the device's current pool on one non-blocking stream and frees
 // on the same stream, as cuda.core's DeviceMemoryResource does; every kSyncEvery iterations the
