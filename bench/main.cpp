@@ -2,7 +2,7 @@
 // process and one run, with the ratios C ABI / raw and C++ / C ABI at the end.
 //
 // The benchmarks live in one file per capability (event_bench.cpp, stream_bench.cpp,
-// device_bench.cpp, memory_bench.cpp, copy_bench.cpp) and register themselves through
+// device_bench.cpp, memory_pool_bench.cpp, buffer_bench.cpp) and register themselves through
 // register_operation(). This file sets up the shared environment (the raw driver, the device's
 // primary context made current, the same device through the C ABI and the C++ façade), pins the
 // benchmark thread to one CPU, runs Google Benchmark with interleaved repetitions, collects each

@@ -1,4 +1,4 @@
-// libcucore C++ façade: strided 2D/3D copies (over cucore_copy_3d of cucore/memory.h).
+// libcucore C++ façade: strided 2D/3D copies (over cucore/copy_3d.h).
 //
 //   // A 16 x 8 tile at column 4, row 2 of a 64-byte-pitch image on the
 //   // device, into a packed host array of 16-byte rows:
@@ -17,7 +17,10 @@
 
 #include <cstdint>
 
-#include "memory.hpp"
+#include "buffer.hpp"
+#include "common.hpp"
+#include "copy_3d.h"
+#include "stream.hpp"
 
 namespace cucore {
 

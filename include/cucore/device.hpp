@@ -1,12 +1,13 @@
 // libcucore C++ façade: devices and the driver (over cucore/device.h).
 //
 // The façade's headers include each other in one direction only (common <
-// device < context < event < stream < memory < the rest; see
+// device < context < event < stream < memory_resource < buffer < the rest; see
 // docs/architecture.md). A member of Device that makes or takes an object of a
 // later header is declared here and defined, inline, in that header:
 // primary_context() in context.hpp, create_event() in event.hpp,
-// create_stream() in stream.hpp, allocate() and the memory resource members in
-// memory.hpp. Include the header of what you use (or cucore.hpp).
+// create_stream() in stream.hpp, the memory resource members in
+// memory_resource.hpp, allocate() in buffer.hpp. Include the header of what
+// you use (or cucore.hpp).
 #ifndef CUCORE_DEVICE_HPP
 #define CUCORE_DEVICE_HPP
 

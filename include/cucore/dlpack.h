@@ -11,7 +11,7 @@
 #ifndef CUCORE_DLPACK_H
 #define CUCORE_DLPACK_H
 
-#include "memory.h"
+#include "buffer.h"
 
 #ifndef DLPACK_MAJOR_VERSION
 #define DLPACK_MAJOR_VERSION 1

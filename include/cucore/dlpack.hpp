@@ -22,7 +22,7 @@
 
 #include "common.hpp"
 #include "dlpack.h"
-#include "memory.hpp"
+#include "buffer.hpp"
 
 namespace cucore {
 namespace dlpack {

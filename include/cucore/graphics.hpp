@@ -16,7 +16,7 @@
 #include "common.hpp"
 #include "device.hpp"
 #include "graphics.h"
-#include "memory.hpp"
+#include "buffer.hpp"
 #include "stream.hpp"
 
 namespace cucore {

@@ -14,7 +14,8 @@
 #ifndef CUCORE_IPC_H
 #define CUCORE_IPC_H
 
-#include "memory.h"
+#include "buffer.h"
+#include "memory_pool.h"
 
 /* The identifier of an exported pool: random, made when the pool is exported first. */
 #define CUCORE_IPC_POOL_ID_SIZE 16

@@ -33,7 +33,9 @@
 #include "ipc.h"
 #include "device.hpp"
 #include "event.hpp"
-#include "memory.hpp"
+#include "buffer.hpp"
+#include "memory_pool.hpp"
+#include "memory_resource.hpp"
 #include "stream.hpp"
 
 namespace cucore {

@@ -24,7 +24,7 @@
 #include "common.hpp"
 #include "launch.h"
 #include "kernel.hpp"
-#include "memory.hpp"
+#include "buffer.hpp"
 #include "stream.hpp"
 
 namespace cucore {

@@ -59,6 +59,10 @@ const FieldLayout k_cucore_stream_options_t[] = {
     {"flags", offsetof(cucore_stream_options_t, flags)},
     {"priority", offsetof(cucore_stream_options_t, priority)},
 };
+const FieldLayout k_cucore_location_t[] = {
+    {"type", offsetof(cucore_location_t, type)},
+    {"id", offsetof(cucore_location_t, id)},
+};
 const FieldLayout k_cucore_device_memory_resource_options_t[] = {
     {"struct_size", offsetof(cucore_device_memory_resource_options_t, struct_size)},
     {"reserved0", offsetof(cucore_device_memory_resource_options_t, reserved0)},
@@ -66,10 +70,6 @@ const FieldLayout k_cucore_device_memory_resource_options_t[] = {
     {"release_threshold", offsetof(cucore_device_memory_resource_options_t, release_threshold)},
     {"ipc_enabled", offsetof(cucore_device_memory_resource_options_t, ipc_enabled)},
     {"reserved1", offsetof(cucore_device_memory_resource_options_t, reserved1)},
-};
-const FieldLayout k_cucore_location_t[] = {
-    {"type", offsetof(cucore_location_t, type)},
-    {"id", offsetof(cucore_location_t, id)},
 };
 const FieldLayout k_cucore_pinned_memory_resource_options_t[] = {
     {"struct_size", offsetof(cucore_pinned_memory_resource_options_t, struct_size)},
@@ -279,8 +279,8 @@ const StructLayout kStructs[] = {
     {"cucore_device_properties_t", sizeof(cucore_device_properties_t), k_cucore_device_properties_t, 23},
     {"cucore_event_options_t", sizeof(cucore_event_options_t), k_cucore_event_options_t, 2},
     {"cucore_stream_options_t", sizeof(cucore_stream_options_t), k_cucore_stream_options_t, 3},
-    {"cucore_device_memory_resource_options_t", sizeof(cucore_device_memory_resource_options_t), k_cucore_device_memory_resource_options_t, 6},
     {"cucore_location_t", sizeof(cucore_location_t), k_cucore_location_t, 2},
+    {"cucore_device_memory_resource_options_t", sizeof(cucore_device_memory_resource_options_t), k_cucore_device_memory_resource_options_t, 6},
     {"cucore_pinned_memory_resource_options_t", sizeof(cucore_pinned_memory_resource_options_t), k_cucore_pinned_memory_resource_options_t, 6},
     {"cucore_managed_memory_resource_options_t", sizeof(cucore_managed_memory_resource_options_t), k_cucore_managed_memory_resource_options_t, 5},
     {"cucore_virtual_memory_resource_options_t", sizeof(cucore_virtual_memory_resource_options_t), k_cucore_virtual_memory_resource_options_t, 9},

@@ -1,10 +1,11 @@
 // Buffers and the allocations they share: lifetime, views, copies and fills.
+#include "core/buffer.hpp"
+
 #include <string>
 
 #include "core/device.hpp"
 #include "core/error.hpp"
-#include "core/memory.hpp"
-#include "core/memory_virtual.hpp"
+#include "core/virtual_memory.hpp"
 #include "core/release.hpp"
 #include "driver/driver.hpp"
 

@@ -1,7 +1,8 @@
 // Strided 2D/3D copies between buffers and host memory.
 #pragma once
 
-#include "core/memory.hpp"
+#include "core/buffer.hpp"
+#include "cucore/copy_3d.h"
 
 namespace cucore::core {
 

@@ -4,9 +4,10 @@
 #include <memory>
 #include <vector>
 
+#include "core/buffer.hpp"
 #include "core/context.hpp"
-#include "core/memory_pool.hpp"
 #include "core/error.hpp"
+#include "core/memory_pool.hpp"
 #include "core/owned.hpp"
 #include "driver/driver.hpp"
 

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "core/memory.hpp"
+#include "core/buffer.hpp"
 #include "cucore/dlpack.h"
 
 namespace cucore::core::dlpack {

@@ -19,7 +19,7 @@
 
 #include "core/context.hpp"
 #include "core/handle.hpp"
-#include "core/memory.hpp"
+#include "core/buffer.hpp"
 #include "core/owned.hpp"
 #include "core/stream.hpp"
 #include "core/thread_cache.hpp"

@@ -17,6 +17,7 @@
 // primary context as an owned Event (cuEventDestroy on release).
 #pragma once
 
+#include "core/buffer.hpp"
 #include "core/event.hpp"
 #include "core/ipc_descriptor.hpp"
 #include "core/memory_pool.hpp"

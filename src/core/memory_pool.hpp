@@ -8,7 +8,8 @@
 #include <mutex>
 #include <optional>
 
-#include "core/memory.hpp"
+#include "core/memory_resource.hpp"
+#include "cucore/memory_pool.h"
 #include "cucore/ipc.h"
 
 namespace cucore::core {

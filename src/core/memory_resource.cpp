@@ -1,12 +1,15 @@
 // The memory resource base: argument checks and the buffer an allocation
-// becomes, shared by every kind of resource.
+// becomes, shared by every kind of resource; and the legacy pinned kind.
+#include "core/memory_resource.hpp"
+
 #include <string>
 
+#include "core/buffer.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
-#include "core/memory.hpp"
 #include "core/owned.hpp"
 #include "core/release.hpp"
+#include "driver/driver.hpp"
 
 namespace cucore::core {
 
@@ -96,6 +99,28 @@ Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
 void MemoryResource::deallocate_reported(CUdeviceptr address, uint64_t size, Stream *stream,
                                          const char *what) noexcept {
     run_reported(what, [&] { deallocate(address, size, stream); });
+}
+
+// ---- Legacy pinned: page-locked host memory from cuMemAllocHost -------------------
+
+Ref<LegacyPinnedResource> LegacyPinnedResource::create(Device &device) {
+    return make<LegacyPinnedResource>(device.primary_context());
+}
+
+LegacyPinnedResource::LegacyPinnedResource(Ref<Context> context) noexcept
+    : MemoryResource(CUCORE_MEMORY_RESOURCE_LEGACY_PINNED, std::move(context), MemoryTraits{-1, true, true, false},
+                     false) {}
+
+CUdeviceptr LegacyPinnedResource::allocate_raw(uint64_t size, Stream *) {
+    void *host = nullptr;
+    ScopedContext bind(context()->cu());
+    CUCORE_CALL(cuMemAllocHost, &host, static_cast<size_t>(size));
+    return reinterpret_cast<CUdeviceptr>(host);
+}
+
+void LegacyPinnedResource::deallocate(CUdeviceptr address, uint64_t, Stream *) {
+    ScopedContext bind(context()->cu());
+    CUCORE_CALL(cuMemFreeHost, reinterpret_cast<void *>(address));
 }
 
 }  // namespace cucore::core

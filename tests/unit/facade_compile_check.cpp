@@ -3,7 +3,11 @@
 // instantiates every member and template so that a warning anywhere in
 // cucore.hpp fails the build. (Each header alone is compiled by the
 // facade_headers_alone_check target.)
-#include <cucore/memory.hpp>
+#include <cucore/memory_resource.hpp>
+#include <cucore/buffer.hpp>
+#include <cucore/memory_pool.hpp>
+#include <cucore/managed_memory.hpp>
+#include <cucore/virtual_memory.hpp>
 #include <cucore/dlpack.hpp>
 #include <cucore/copy_3d.hpp>
 #include <cucore/launch.hpp>
@@ -13,7 +17,7 @@
 #include <cucore/object_code.hpp>
 #include <cucore/program_cache.hpp>
 #include <cucore/graphics.hpp>
-#include <cucore/memory_user.hpp>
+#include <cucore/user_memory.hpp>
 #include <cucore/ipc.hpp>
 #include <cucore/stream.hpp>
 #include <cucore/event.hpp>

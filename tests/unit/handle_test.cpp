@@ -301,7 +301,8 @@ std::vector<Call> all_calls() {
     return calls;
 }
 
-// Arguments for which NULL means something (a default), tested in memory_test.cpp.
+// Arguments for which NULL means something (a default), tested with their capability (buffer_test.cpp,
+// memory_resource_test.cpp, ...).
 bool null_allowed(const Call &call) {
     return (call.name == "cucore_buffer_close" && call.argument == "stream") ||
            (call.name == "cucore_buffer_from_handle" && call.argument == "device") ||

@@ -1,6 +1,11 @@
-// Shared fixture of the memory unit tests: two fake devices with a stream
-// each, and helpers that move bytes through the library (the fake's "device"
-// memory is host memory, so every copy and fill really happens).
+// Shared fixtures of the memory unit tests (memory_resource, memory_pool,
+// managed_memory, virtual_memory, user_memory, buffer, copy_3d), and helpers
+// that move bytes through the library (the fake's "device" memory is host
+// memory, so every copy and fill really happens):
+// - MemoryFixture: two fake devices with a stream each; most memory suites.
+// - DefaultPoolFixture: device 0, one stream and the device's default pool;
+//   the suites of a single device's buffers and pools (BufferTest,
+//   MemoryResourceTest, MemoryPoolTest).
 #pragma once
 
 #include <cstdint>
@@ -76,6 +81,14 @@ class MemoryFixture : public FakeDriverTest {
         EXPECT_EQ(cucore_memory_resource_kind(r, &k), CUCORE_SUCCESS);
         return k;
     }
+    // A managed memory pool (options.use_pool) on `d`; NULL if the call failed.
+    static cucore_memory_resource_t *managed_pool(cucore_device_t *d) {
+        cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
+        o.use_pool = 1;
+        cucore_memory_resource_t *r = nullptr;
+        EXPECT_EQ(cucore_managed_memory_resource_create(d, &o, &r), CUCORE_SUCCESS) << message();
+        return r;
+    }
     static CUmemoryPool pool_of(const cucore_memory_resource_t *r) {
         void *pool = nullptr;
         EXPECT_EQ(cucore_memory_resource_handle(r, &pool), CUCORE_SUCCESS);
@@ -90,4 +103,35 @@ class MemoryFixture : public FakeDriverTest {
 
     cucore_device_t *d0_ = nullptr, *d1_ = nullptr;
     cucore_stream_t *s0_ = nullptr, *s1_ = nullptr;  // on device 0 and 1
+};
+
+class DefaultPoolFixture : public FakeDriverTest {
+  protected:
+    void SetUp() override {
+        FakeDriverTest::SetUp();
+        d_ = device(0);
+        ASSERT_EQ(cucore_stream_create(d_, nullptr, &s_), CUCORE_SUCCESS);
+        ASSERT_EQ(cucore_device_memory_resource_get_default(d_, &pool_), CUCORE_SUCCESS);
+    }
+    void TearDown() override {
+        cucore_memory_resource_release(pool_);
+        cucore_stream_release(s_);
+        cucore_device_release(d_);
+        FakeDriverTest::TearDown();
+    }
+    cucore_buffer_t *allocate(uint64_t size, cucore_memory_resource_t *resource = nullptr) {
+        cucore_buffer_t *b = nullptr;
+        EXPECT_EQ(cucore_memory_resource_allocate(resource ? resource : pool_, size, s_, &b), CUCORE_SUCCESS)
+            << message();
+        return b;
+    }
+    std::vector<unsigned char> read(cucore_buffer_t *b, uint64_t offset, uint64_t size) {
+        std::vector<unsigned char> out(size, 0xEE);
+        EXPECT_EQ(cucore_buffer_copy_to_host(b, offset, out.data(), size, s_), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS);
+        return out;
+    }
+    cucore_device_t *d_ = nullptr;
+    cucore_stream_t *s_ = nullptr;
+    cucore_memory_resource_t *pool_ = nullptr;
 };

@@ -245,18 +245,6 @@ ENUMS = {
         ('CUCORE_MEMORY_RESOURCE_GRAPHICS', 8),
         ('CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32', 2147483647),
     ),
-    'cucore_pool_attribute_t': (
-        ('CUCORE_POOL_ATTRIBUTE_UNSET', 0),
-        ('CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES', 1),
-        ('CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC', 2),
-        ('CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_INTERNAL_DEPENDENCIES', 3),
-        ('CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD', 4),
-        ('CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT', 5),
-        ('CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_HIGH', 6),
-        ('CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT', 7),
-        ('CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH', 8),
-        ('CUCORE_POOL_ATTRIBUTE_FORCE_INT32', 2147483647),
-    ),
     'cucore_location_type_t': (
         ('CUCORE_LOCATION_NONE', 0),
         ('CUCORE_LOCATION_DEVICE', 1),
@@ -270,6 +258,18 @@ ENUMS = {
         ('CUCORE_ACCESS_READ', 1),
         ('CUCORE_ACCESS_READ_WRITE', 3),
         ('CUCORE_ACCESS_FORCE_INT32', 2147483647),
+    ),
+    'cucore_pool_attribute_t': (
+        ('CUCORE_POOL_ATTRIBUTE_UNSET', 0),
+        ('CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES', 1),
+        ('CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC', 2),
+        ('CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_INTERNAL_DEPENDENCIES', 3),
+        ('CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD', 4),
+        ('CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT', 5),
+        ('CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_HIGH', 6),
+        ('CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT', 7),
+        ('CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH', 8),
+        ('CUCORE_POOL_ATTRIBUTE_FORCE_INT32', 2147483647),
     ),
     'cucore_memory_advice_t': (
         ('CUCORE_ADVICE_UNSET', 0),
@@ -365,7 +365,7 @@ ENUMS = {
         ('CUCORE_GL_DEVICE_LIST_FORCE_INT32', 2147483647),
     ),
 }
-ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_memory_resource_kind_t', 'cucore_pool_attribute_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_memory_advice_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t',)
+ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t',)
 
 # Integer macros: name -> value.
 CONSTANTS = {
@@ -422,6 +422,10 @@ STRUCTS = {
         ('flags', 'uint32_t'),
         ('priority', 'int32_t'),
     ),
+    'cucore_location_t': (
+        ('type', 'cucore_location_type_t'),
+        ('id', 'int32_t'),
+    ),
     'cucore_device_memory_resource_options_t': (
         ('struct_size', 'uint32_t'),
         ('reserved0', 'uint32_t'),
@@ -429,10 +433,6 @@ STRUCTS = {
         ('release_threshold', 'uint64_t'),
         ('ipc_enabled', 'uint32_t'),
         ('reserved1', 'uint32_t'),
-    ),
-    'cucore_location_t': (
-        ('type', 'cucore_location_type_t'),
-        ('id', 'int32_t'),
     ),
     'cucore_pinned_memory_resource_options_t': (
         ('struct_size', 'uint32_t'),
@@ -644,8 +644,8 @@ LAYOUTS = {
     'cucore_device_properties_t': (96, 8, (0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64, 68, 72, 76, 80, 84, 88)),
     'cucore_event_options_t': (8, 4, (0, 4)),
     'cucore_stream_options_t': (12, 4, (0, 4, 8)),
-    'cucore_device_memory_resource_options_t': (32, 8, (0, 4, 8, 16, 24, 28)),
     'cucore_location_t': (8, 4, (0, 4)),
+    'cucore_device_memory_resource_options_t': (32, 8, (0, 4, 8, 16, 24, 28)),
     'cucore_pinned_memory_resource_options_t': (32, 8, (0, 4, 8, 16, 24, 28)),
     'cucore_managed_memory_resource_options_t': (32, 8, (0, 4, 8, 16, 24)),
     'cucore_virtual_memory_resource_options_t': (40, 8, (0, 4, 8, 12, 16, 20, 24, 32, 36)),
@@ -780,14 +780,8 @@ ABI = {
     'cucore_stream_is_owned': ('cucore_status_t', ('cucore_stream_t*', 'int*', )),
     'cucore_stream_handle': ('cucore_status_t', ('cucore_stream_t*', 'void**', )),
     'cucore_stream_priority_range': ('cucore_status_t', ('cucore_device_t*', 'int*', 'int*', )),
-    # ---- include/cucore/memory.h ----
-    'cucore_device_memory_resource_get_default': ('cucore_status_t', ('cucore_device_t*', 'cucore_memory_resource_t**', )),
-    'cucore_device_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_device_memory_resource_options_t*', 'cucore_memory_resource_t**', )),
+    # ---- include/cucore/memory_resource.h ----
     'cucore_legacy_pinned_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_memory_resource_t**', )),
-    'cucore_pinned_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_pinned_memory_resource_options_t*', 'cucore_memory_resource_t**', )),
-    'cucore_managed_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_managed_memory_resource_options_t*', 'cucore_memory_resource_t**', )),
-    'cucore_virtual_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_virtual_memory_resource_options_t*', 'cucore_memory_resource_t**', )),
-    'cucore_user_memory_resource_create': ('cucore_status_t', ('cucore_memory_resource_callbacks_t*', 'cucore_memory_resource_t**', )),
     'cucore_device_get_memory_resource': ('cucore_status_t', ('cucore_device_t*', 'cucore_memory_resource_t**', )),
     'cucore_device_set_memory_resource': ('cucore_status_t', ('cucore_device_t*', 'cucore_memory_resource_t*', )),
     'cucore_device_allocate': ('cucore_status_t', ('cucore_device_t*', 'uint64_t', 'cucore_stream_t*', 'cucore_buffer_t**', )),
@@ -800,11 +794,7 @@ ABI = {
     'cucore_memory_resource_accessibility': ('cucore_status_t', ('cucore_memory_resource_t*', 'int*', 'int*', )),
     'cucore_memory_resource_is_stream_ordered': ('cucore_status_t', ('cucore_memory_resource_t*', 'int*', )),
     'cucore_memory_resource_is_managed': ('cucore_status_t', ('cucore_memory_resource_t*', 'int*', )),
-    'cucore_memory_resource_pool_attribute': ('cucore_status_t', ('cucore_memory_resource_t*', 'cucore_pool_attribute_t', 'uint64_t*', )),
-    'cucore_memory_resource_set_pool_attribute': ('cucore_status_t', ('cucore_memory_resource_t*', 'cucore_pool_attribute_t', 'uint64_t', )),
-    'cucore_memory_resource_trim': ('cucore_status_t', ('cucore_memory_resource_t*', 'uint64_t', )),
-    'cucore_memory_resource_set_peer_access': ('cucore_status_t', ('cucore_memory_resource_t*', 'cucore_device_t*', 'cucore_access_t', )),
-    'cucore_memory_resource_peer_access': ('cucore_status_t', ('cucore_memory_resource_t*', 'cucore_device_t*', 'cucore_access_t*', )),
+    # ---- include/cucore/buffer.h ----
     'cucore_buffer_from_handle': ('cucore_status_t', ('uint64_t', 'uint64_t', 'cucore_device_t*', 'cucore_release_fn', 'void*', 'cucore_buffer_t**', )),
     'cucore_buffer_retain': ('cucore_status_t', ('cucore_buffer_t*', )),
     'cucore_buffer_release': ('cucore_status_t', ('cucore_buffer_t*', )),
@@ -822,13 +812,29 @@ ABI = {
     'cucore_buffer_copy_from_host': ('cucore_status_t', ('cucore_buffer_t*', 'uint64_t', 'void*', 'uint64_t', 'cucore_stream_t*', )),
     'cucore_buffer_copy_to_host': ('cucore_status_t', ('cucore_buffer_t*', 'uint64_t', 'void*', 'uint64_t', 'cucore_stream_t*', )),
     'cucore_buffer_fill': ('cucore_status_t', ('cucore_buffer_t*', 'uint32_t', 'uint32_t', 'cucore_stream_t*', )),
-    'cucore_copy_3d': ('cucore_status_t', ('cucore_copy_3d_t*', 'cucore_stream_t*', )),
+    # ---- include/cucore/memory_pool.h ----
+    'cucore_device_memory_resource_get_default': ('cucore_status_t', ('cucore_device_t*', 'cucore_memory_resource_t**', )),
+    'cucore_device_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_device_memory_resource_options_t*', 'cucore_memory_resource_t**', )),
+    'cucore_pinned_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_pinned_memory_resource_options_t*', 'cucore_memory_resource_t**', )),
+    'cucore_memory_resource_pool_attribute': ('cucore_status_t', ('cucore_memory_resource_t*', 'cucore_pool_attribute_t', 'uint64_t*', )),
+    'cucore_memory_resource_set_pool_attribute': ('cucore_status_t', ('cucore_memory_resource_t*', 'cucore_pool_attribute_t', 'uint64_t', )),
+    'cucore_memory_resource_trim': ('cucore_status_t', ('cucore_memory_resource_t*', 'uint64_t', )),
+    'cucore_memory_resource_set_peer_access': ('cucore_status_t', ('cucore_memory_resource_t*', 'cucore_device_t*', 'cucore_access_t', )),
+    'cucore_memory_resource_peer_access': ('cucore_status_t', ('cucore_memory_resource_t*', 'cucore_device_t*', 'cucore_access_t*', )),
+    # ---- include/cucore/managed_memory.h ----
+    'cucore_managed_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_managed_memory_resource_options_t*', 'cucore_memory_resource_t**', )),
     'cucore_buffer_advise': ('cucore_status_t', ('cucore_buffer_t*', 'cucore_memory_advice_t', 'cucore_location_t', )),
     'cucore_buffer_advice': ('cucore_status_t', ('cucore_buffer_t*', 'int*', 'cucore_location_t*', )),
     'cucore_buffer_is_accessed_by': ('cucore_status_t', ('cucore_buffer_t*', 'cucore_location_t', 'int*', )),
     'cucore_buffer_last_prefetch_location': ('cucore_status_t', ('cucore_buffer_t*', 'cucore_location_t*', )),
     'cucore_buffer_prefetch': ('cucore_status_t', ('cucore_buffer_t*', 'cucore_location_t', 'cucore_stream_t*', )),
     'cucore_buffer_discard': ('cucore_status_t', ('cucore_buffer_t*', 'cucore_location_t*', 'cucore_stream_t*', )),
+    # ---- include/cucore/virtual_memory.h ----
+    'cucore_virtual_memory_resource_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_virtual_memory_resource_options_t*', 'cucore_memory_resource_t**', )),
+    # ---- include/cucore/user_memory.h ----
+    'cucore_user_memory_resource_create': ('cucore_status_t', ('cucore_memory_resource_callbacks_t*', 'cucore_memory_resource_t**', )),
+    # ---- include/cucore/copy_3d.h ----
+    'cucore_copy_3d': ('cucore_status_t', ('cucore_copy_3d_t*', 'cucore_stream_t*', )),
     # ---- include/cucore/ipc.h ----
     'cucore_ipc_export_memory_resource': ('cucore_status_t', ('cucore_memory_resource_t*', 'cucore_ipc_pool_handle_t*', )),
     'cucore_ipc_import_memory_resource': ('cucore_status_t', ('cucore_device_t*', 'cucore_ipc_pool_handle_t*', 'cucore_memory_resource_t**', )),

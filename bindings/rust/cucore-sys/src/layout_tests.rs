@@ -69,6 +69,13 @@ fn layout_cucore_stream_options_t() {
 }
 
 #[test]
+fn layout_cucore_location_t() {
+    assert_eq!((size_of::<cucore_location_t>(), align_of::<cucore_location_t>()), (8, 4));
+    assert_eq!(offset!(cucore_location_t, type_), 0);
+    assert_eq!(offset!(cucore_location_t, id), 4);
+}
+
+#[test]
 fn layout_cucore_device_memory_resource_options_t() {
     assert_eq!((size_of::<cucore_device_memory_resource_options_t>(), align_of::<cucore_device_memory_resource_options_t>()), (32, 8));
     assert_eq!(offset!(cucore_device_memory_resource_options_t, struct_size), 0);
@@ -78,13 +85,6 @@ fn layout_cucore_device_memory_resource_options_t() {
     assert_eq!(offset!(cucore_device_memory_resource_options_t, ipc_enabled), 24);
     assert_eq!(offset!(cucore_device_memory_resource_options_t, reserved1), 28);
     assert_eq!(cucore_device_memory_resource_options_t::INIT.struct_size as usize, 32);
-}
-
-#[test]
-fn layout_cucore_location_t() {
-    assert_eq!((size_of::<cucore_location_t>(), align_of::<cucore_location_t>()), (8, 4));
-    assert_eq!(offset!(cucore_location_t, type_), 0);
-    assert_eq!(offset!(cucore_location_t, id), 4);
 }
 
 #[test]
@@ -366,9 +366,9 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_event_flag_t>(), 4);
     assert_eq!(size_of::<cucore_stream_flag_t>(), 4);
     assert_eq!(size_of::<cucore_memory_resource_kind_t>(), 4);
-    assert_eq!(size_of::<cucore_pool_attribute_t>(), 4);
     assert_eq!(size_of::<cucore_location_type_t>(), 4);
     assert_eq!(size_of::<cucore_access_t>(), 4);
+    assert_eq!(size_of::<cucore_pool_attribute_t>(), 4);
     assert_eq!(size_of::<cucore_memory_advice_t>(), 4);
     assert_eq!(size_of::<DLDeviceType>(), 4);
     assert_eq!(size_of::<DLDataTypeCode>(), 4);
