@@ -192,21 +192,19 @@ def raw(gpu):
 # test_virtual_memory), which each test module imports under its old private name --------------------------
 
 class MemoryHeaders:
-    """The C headers of memory read as one text: include/cucore/memory.h, or the header of each memory
-    capability where the C layer is split the same way as the binding (memory_resource.h, memory_pool.h, ...).
-    Offers the two methods of a pathlib.Path the memory tests use."""
+    """The C headers of memory (one per memory capability: memory_resource.h, memory_pool.h, ...) read as one
+    text. Offers the two methods of a pathlib.Path the memory tests use."""
 
-    STEMS = ("memory", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "user_memory", "buffer",
-             "copy_3d")
+    STEMS = ("memory_resource", "memory_pool", "managed_memory", "virtual_memory", "user_memory", "buffer", "copy_3d")
 
     def __init__(self, directory):
         self.paths = [directory / f"{stem}.h" for stem in self.STEMS]
 
     def is_file(self):
-        return any(p.is_file() for p in self.paths)
+        return all(p.is_file() for p in self.paths)
 
     def read_text(self):
-        return "\n".join(p.read_text() for p in self.paths if p.is_file())
+        return "\n".join(p.read_text() for p in self.paths)
 
 
 def memory_baseline(device=None):

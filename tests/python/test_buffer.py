@@ -1,4 +1,4 @@
-"""Buffers (include/cucore/memory.h; bindings/python/cucore/buffer.py).
+"""Buffers (include/cucore/buffer.h; bindings/python/cucore/buffer.py).
 
 Without a GPU: argument errors through the raw C functions, and the Python layer over foreign host memory
 (Buffer.from_handle needs no driver). With a GPU (or the fake driver): every

@@ -1,5 +1,5 @@
 """Memory pools: device and pinned pools, their options, pool attributes, trim and peer access
-(include/cucore/memory.h; bindings/python/cucore/memory_pool.py).
+(include/cucore/memory_pool.h; bindings/python/cucore/memory_pool.py).
 
 Without a GPU: the options dataclasses, their C structs against the header, argument errors. With a GPU (or
 the fake driver of test_fake_driver.py): every pool allocates, fills, copies and frees with the bytes read
@@ -16,7 +16,7 @@ from conftest import (
     REPO, MemoryHeaders, check_round_trip as _check_round_trip, memory_baseline as _baseline, or_skip as _or_skip,
 )
 
-MEMORY_H = MemoryHeaders(REPO / "include" / "cucore")  # memory.h, or the memory headers once split
+MEMORY_H = MemoryHeaders(REPO / "include" / "cucore")  # the memory headers, read as one text
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""What every memory resource has (include/cucore/memory.h; bindings/python/cucore/memory_resource.py): the
+"""What every memory resource has (include/cucore/memory_resource.h; bindings/python/cucore/memory_resource.py): the
 memory ABI against the header, the kinds and their exported names, the options structs of every kind,
 constructor and raw create-function argument errors, the device's default resource (Device.memory_resource,
 Device.allocate) and the legacy pinned resource.
@@ -18,7 +18,7 @@ from conftest import (
     REPO, MemoryHeaders, memory_baseline as _baseline, or_skip as _or_skip, random_bytes as _random_bytes,
 )
 
-MEMORY_H = MemoryHeaders(REPO / "include" / "cucore")  # memory.h, or the memory headers once split
+MEMORY_H = MemoryHeaders(REPO / "include" / "cucore")  # the memory headers, read as one text
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Virtual memory resources (include/cucore/memory.h; bindings/python/cucore/virtual_memory.py).
+"""Virtual memory resources (include/cucore/virtual_memory.h; bindings/python/cucore/virtual_memory.py).
 
 Without a GPU: the options dataclass and its C struct. With a GPU (or the fake driver of test_fake_driver.py):
 virtual buffers allocate, fill, copy and free with the bytes read back, and grow keeping their contents.

@@ -1,4 +1,4 @@
-"""Buffers (include/cucore/memory.h): ranges of memory from a memory resource (memory_resource.py and the
+"""Buffers (include/cucore/buffer.h): ranges of memory from a memory resource (memory_resource.py and the
 kinds' modules: memory_pool.py, managed_memory.py, virtual_memory.py, user_memory.py) or wrapped foreign memory.
 
     dev = cucore.Device(0)

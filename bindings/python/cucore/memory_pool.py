@@ -1,4 +1,4 @@
-"""Memory pools (include/cucore/memory.h): device and pinned pools, their options, pool attributes, trim
+"""Memory pools (include/cucore/memory_pool.h): device and pinned pools, their options, pool attributes, trim
 and peer access.
 
     pool = cucore.DeviceMemoryResource(dev, cucore.DeviceMemoryResourceOptions(release_threshold=1 << 30))

@@ -1,4 +1,4 @@
-"""Memory resources (include/cucore/memory.h): where buffers come from, and what every resource has.
+"""Memory resources (include/cucore/memory_resource.h): where buffers come from, and what every resource has.
 
     dev = cucore.Device(0)
     mr = dev.memory_resource                  # the resource Device.allocate uses (the device's default)
