@@ -19,8 +19,8 @@ cp -a build/default/lib/libcucore.so* .device/lib/
 # The loader tests' stand-in drivers live beside the library in the build tree.
 cp -a build/default/lib/libstandin_cuda_*.so build/default/lib/libcucore_fake_cuda.so .device/lib/
 CUCORE_LIB_DIR="$PWD/build/default/lib" python3 bindings/rust/test_binaries.py --copy .device/rust >/dev/null
-# Debug info stays in the build tree; the staged copies travel (64 MiB limit with the tree).
-find .device -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-debug {} + 2>/dev/null || true
+# Symbols and debug info stay in the build tree; the staged copies travel (64 MiB limit with the tree).
+find .device -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-unneeded {} + 2>/dev/null || true
 du -sh .device
 if [[ -e .gl/root/usr/lib/x86_64-linux-gnu/libEGL.so.1 ]]; then
     du -sh .gl
