@@ -23,8 +23,6 @@ cucore_status_t cucore_context_from_handle(void *cu_context, cucore_release_fn o
     });
 }
 
-
-
 cucore_status_t cucore_context_handle(const cucore_context_t *context, void **cu_context) {
     return capi::guarded(__func__, [&] {
         void *&result = capi::out(cu_context, "cu_context");

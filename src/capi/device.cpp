@@ -33,8 +33,6 @@ cucore_status_t cucore_device_get_current(cucore_device_t **device) {
     });
 }
 
-
-
 cucore_status_t cucore_device_ordinal(const cucore_device_t *device, int *ordinal) {
     return capi::guarded(__func__, [&] {
         int &result = capi::out(ordinal, "ordinal");

@@ -53,8 +53,6 @@ cucore_status_t cucore_graphics_resource_from_gl_image(cucore_device_t *device, 
     });
 }
 
-
-
 cucore_status_t cucore_graphics_resource_map(cucore_graphics_resource_t *resource, cucore_stream_t *stream,
                                              uint32_t hint, cucore_buffer_t **buffer) {
     return capi::guarded(__func__, [&] {
@@ -139,8 +137,6 @@ cucore_status_t cucore_graphics_resource_handle(const cucore_graphics_resource_t
         result = capi::get(resource, "resource").cu();
     });
 }
-
-
 
 cucore_status_t cucore_graphics_array_handle(const cucore_graphics_array_t *array, void **cu_array) {
     return capi::guarded(__func__, [&] {

@@ -33,8 +33,6 @@ cucore_status_t cucore_kernel_from_function(void *cu_function, cucore_release_fn
     });
 }
 
-
-
 cucore_status_t cucore_kernel_name(const cucore_kernel_t *kernel, const char **name) {
     return capi::guarded(__func__, [&] {
         const char *&result = capi::out(name, "name");

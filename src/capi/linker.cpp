@@ -52,8 +52,6 @@ cucore_status_t cucore_linker_create(cucore_object_code_t *const *inputs, size_t
     });
 }
 
-
-
 cucore_status_t cucore_linker_link(cucore_linker_t *linker, cucore_code_type_t target,
                                    cucore_object_code_t **object_code) {
     return capi::guarded(__func__, [&] {

@@ -39,8 +39,6 @@ cucore_status_t cucore_object_code_create_from_file(const char *path, cucore_cod
     });
 }
 
-
-
 cucore_status_t cucore_object_code_load(cucore_object_code_t *object_code) {
     return capi::guarded(__func__, [&] { capi::get(object_code, "object_code").library(); });
 }

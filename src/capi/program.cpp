@@ -121,8 +121,6 @@ cucore_status_t cucore_program_create(const void *code, size_t code_size, cucore
     });
 }
 
-
-
 cucore_status_t cucore_program_compile(cucore_program_t *program, cucore_code_type_t target,
                                        const char *const *name_expressions, size_t name_expression_count,
                                        cucore_program_cache_t *cache, cucore_object_code_t **object_code) {

@@ -22,8 +22,6 @@ cucore_status_t cucore_program_cache_create_on_disk(const char *directory, uint6
     });
 }
 
-
-
 cucore_status_t cucore_program_cache_clear(cucore_program_cache_t *cache) {
     return capi::guarded(__func__, [&] { capi::get(cache, "cache").clear(); });
 }

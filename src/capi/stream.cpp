@@ -62,8 +62,6 @@ cucore_status_t cucore_stream_from_handle(void *cu_stream, cucore_release_fn on_
     });
 }
 
-
-
 cucore_status_t cucore_stream_synchronize(cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] { capi::get(stream, "stream").synchronize(); });
 }
