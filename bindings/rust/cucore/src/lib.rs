@@ -110,6 +110,21 @@ macro_rules! handle_type {
     };
 }
 
+/// Builder methods of an options struct: each `field: Type => |value| expression;` becomes
+/// `pub fn field(mut self, value: Type) -> Self`, storing the expression in `self.field`.
+macro_rules! setters {
+    ($( $(#[$doc:meta])* $field:ident: $ty:ty => $value:expr; )*) => {
+        $(
+            $(#[$doc])*
+            #[allow(clippy::redundant_closure_call)]
+            pub fn $field(mut self, value: $ty) -> Self {
+                self.$field = ($value)(value);
+                self
+            }
+        )*
+    };
+}
+
 /// Equality and hashing by identity: two values are equal when they hold the same library
 /// object (clones of one another, or references the library handed out to one object).
 macro_rules! identity_eq {

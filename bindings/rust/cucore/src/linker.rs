@@ -64,70 +64,33 @@ pub struct LinkerOptions {
 }
 
 impl LinkerOptions {
-    /// Sets `name`.
-    pub fn name(mut self, name: &str) -> Self {
-        self.name = Some(name.to_string());
-        self
-    }
-    /// Sets `arch`, e.g. `"sm_90"`.
-    pub fn arch(mut self, arch: &str) -> Self {
-        self.arch = Some(arch.to_string());
-        self
-    }
-    /// Sets `backend`.
-    pub fn backend(mut self, backend: CompilerBackend) -> Self {
-        self.backend = Some(backend);
-        self
-    }
-    /// Sets `max_register_count`.
-    pub fn max_register_count(mut self, count: u32) -> Self {
-        self.max_register_count = Some(count);
-        self
-    }
-    /// Sets `optimization_level` (0..=3).
-    pub fn optimization_level(mut self, level: u32) -> Self {
-        self.optimization_level = Some(level);
-        self
-    }
-    /// Sets `debug`.
-    pub fn debug(mut self, on: bool) -> Self {
-        self.debug = on;
-        self
-    }
-    /// Sets `lineinfo`.
-    pub fn lineinfo(mut self, on: bool) -> Self {
-        self.lineinfo = on;
-        self
-    }
-    /// Sets `link_time_optimization`.
-    pub fn link_time_optimization(mut self, on: bool) -> Self {
-        self.link_time_optimization = on;
-        self
-    }
-    /// Sets `ftz`.
-    pub fn ftz(mut self, on: bool) -> Self {
-        self.ftz = Some(on);
-        self
-    }
-    /// Sets `prec_div`.
-    pub fn prec_div(mut self, on: bool) -> Self {
-        self.prec_div = Some(on);
-        self
-    }
-    /// Sets `prec_sqrt`.
-    pub fn prec_sqrt(mut self, on: bool) -> Self {
-        self.prec_sqrt = Some(on);
-        self
-    }
-    /// Sets `fma`.
-    pub fn fma(mut self, on: bool) -> Self {
-        self.fma = Some(on);
-        self
-    }
-    /// Sets `verbose`.
-    pub fn verbose(mut self, on: bool) -> Self {
-        self.verbose = on;
-        self
+    setters! {
+        /// Sets `name`.
+        name: &str => |name: &str| Some(name.to_string());
+        /// Sets `arch`, e.g. `"sm_90"`.
+        arch: &str => |arch: &str| Some(arch.to_string());
+        /// Sets `backend`.
+        backend: CompilerBackend => |backend: CompilerBackend| Some(backend);
+        /// Sets `max_register_count`.
+        max_register_count: u32 => |count: u32| Some(count);
+        /// Sets `optimization_level` (0..=3).
+        optimization_level: u32 => |level: u32| Some(level);
+        /// Sets `debug`.
+        debug: bool => |on: bool| on;
+        /// Sets `lineinfo`.
+        lineinfo: bool => |on: bool| on;
+        /// Sets `link_time_optimization`.
+        link_time_optimization: bool => |on: bool| on;
+        /// Sets `ftz`.
+        ftz: bool => |on: bool| Some(on);
+        /// Sets `prec_div`.
+        prec_div: bool => |on: bool| Some(on);
+        /// Sets `prec_sqrt`.
+        prec_sqrt: bool => |on: bool| Some(on);
+        /// Sets `fma`.
+        fma: bool => |on: bool| Some(on);
+        /// Sets `verbose`.
+        verbose: bool => |on: bool| on;
     }
     /// Adds `-Xptxas=option`.
     pub fn ptxas_option(mut self, option: &str) -> Self {

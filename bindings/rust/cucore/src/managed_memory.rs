@@ -37,25 +37,15 @@ pub struct ManagedMemoryResourceOptions {
 }
 
 impl ManagedMemoryResourceOptions {
-    /// Sets `use_pool`.
-    pub fn use_pool(mut self, use_pool: bool) -> Self {
-        self.use_pool = use_pool;
-        self
-    }
-    /// Sets `preferred_location`.
-    pub fn preferred_location(mut self, location: Location) -> Self {
-        self.preferred_location = Some(location);
-        self
-    }
-    /// Sets `max_size`.
-    pub fn max_size(mut self, bytes: u64) -> Self {
-        self.max_size = bytes;
-        self
-    }
-    /// Sets `release_threshold`.
-    pub fn release_threshold(mut self, bytes: u64) -> Self {
-        self.release_threshold = bytes;
-        self
+    setters! {
+        /// Sets `use_pool`.
+        use_pool: bool => |use_pool: bool| use_pool;
+        /// Sets `preferred_location`.
+        preferred_location: Location => |location: Location| Some(location);
+        /// Sets `max_size`.
+        max_size: u64 => |bytes: u64| bytes;
+        /// Sets `release_threshold`.
+        release_threshold: u64 => |bytes: u64| bytes;
     }
 
     /// The C struct.

@@ -49,20 +49,13 @@ pub struct DeviceMemoryResourceOptions {
 }
 
 impl DeviceMemoryResourceOptions {
-    /// Sets `max_size`.
-    pub fn max_size(mut self, bytes: u64) -> Self {
-        self.max_size = bytes;
-        self
-    }
-    /// Sets `release_threshold`.
-    pub fn release_threshold(mut self, bytes: u64) -> Self {
-        self.release_threshold = bytes;
-        self
-    }
-    /// Sets `ipc_enabled`.
-    pub fn ipc_enabled(mut self, ipc_enabled: bool) -> Self {
-        self.ipc_enabled = ipc_enabled;
-        self
+    setters! {
+        /// Sets `max_size`.
+        max_size: u64 => |bytes: u64| bytes;
+        /// Sets `release_threshold`.
+        release_threshold: u64 => |bytes: u64| bytes;
+        /// Sets `ipc_enabled`.
+        ipc_enabled: bool => |ipc_enabled: bool| ipc_enabled;
     }
 
     /// The C struct.
@@ -91,25 +84,15 @@ pub struct PinnedMemoryResourceOptions {
 }
 
 impl PinnedMemoryResourceOptions {
-    /// Sets `ipc_enabled`.
-    pub fn ipc_enabled(mut self, ipc_enabled: bool) -> Self {
-        self.ipc_enabled = ipc_enabled;
-        self
-    }
-    /// Sets `max_size`.
-    pub fn max_size(mut self, bytes: u64) -> Self {
-        self.max_size = bytes;
-        self
-    }
-    /// Sets `release_threshold`.
-    pub fn release_threshold(mut self, bytes: u64) -> Self {
-        self.release_threshold = bytes;
-        self
-    }
-    /// Sets `numa_id`.
-    pub fn numa_id(mut self, node: i32) -> Self {
-        self.numa_id = Some(node);
-        self
+    setters! {
+        /// Sets `ipc_enabled`.
+        ipc_enabled: bool => |ipc_enabled: bool| ipc_enabled;
+        /// Sets `max_size`.
+        max_size: u64 => |bytes: u64| bytes;
+        /// Sets `release_threshold`.
+        release_threshold: u64 => |bytes: u64| bytes;
+        /// Sets `numa_id`.
+        numa_id: i32 => |node: i32| Some(node);
     }
 
     /// The C struct.

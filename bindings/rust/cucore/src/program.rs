@@ -268,19 +268,6 @@ pub struct ProgramOptions {
     pub extra_options: Vec<String>,
 }
 
-macro_rules! setters {
-    ($( $(#[$doc:meta])* $field:ident: $ty:ty => $value:expr; )*) => {
-        $(
-            $(#[$doc])*
-            #[allow(clippy::redundant_closure_call)]
-            pub fn $field(mut self, value: $ty) -> Self {
-                self.$field = ($value)(value);
-                self
-            }
-        )*
-    };
-}
-
 impl ProgramOptions {
     setters! {
         /// Sets `name`.

@@ -46,30 +46,17 @@ pub struct VirtualMemoryResourceOptions {
 }
 
 impl VirtualMemoryResourceOptions {
-    /// Sets `location`.
-    pub fn location(mut self, location: Location) -> Self {
-        self.location = Some(location);
-        self
-    }
-    /// Sets `granularity`.
-    pub fn granularity(mut self, granularity: Granularity) -> Self {
-        self.granularity = granularity;
-        self
-    }
-    /// Sets `posix_fd_shareable`.
-    pub fn posix_fd_shareable(mut self, shareable: bool) -> Self {
-        self.posix_fd_shareable = shareable;
-        self
-    }
-    /// Sets `reserve_size`.
-    pub fn reserve_size(mut self, bytes: u64) -> Self {
-        self.reserve_size = bytes;
-        self
-    }
-    /// Sets `self_access`.
-    pub fn self_access(mut self, access: Access) -> Self {
-        self.self_access = Some(access);
-        self
+    setters! {
+        /// Sets `location`.
+        location: Location => |location: Location| Some(location);
+        /// Sets `granularity`.
+        granularity: Granularity => |granularity: Granularity| granularity;
+        /// Sets `posix_fd_shareable`.
+        posix_fd_shareable: bool => |shareable: bool| shareable;
+        /// Sets `reserve_size`.
+        reserve_size: u64 => |bytes: u64| bytes;
+        /// Sets `self_access`.
+        self_access: Access => |access: Access| Some(access);
     }
 
     /// The C struct.
