@@ -173,13 +173,20 @@ CUdeviceptr PoolResource::allocate_raw(uint64_t size, Stream *stream) {
     return address;
 }
 
+namespace {
+// Forced inline: a pool buffer's free is the hot half of every allocate + free.
+[[gnu::always_inline]] inline void free_on(CUdeviceptr address, Stream *stream, CUcontext context) {
+    ScopedContext bind(stream ? stream->cu_context() : context, !stream || stream->is_builtin());
+    CUCORE_CALL(cuMemFreeAsync, address, stream ? stream->cu() : CU_STREAM_LEGACY);
+}
+}  // namespace
+
 void PoolResource::deallocate(CUdeviceptr address, uint64_t, Stream *stream) {
-    free_async(address, stream, context()->cu());
+    free_on(address, stream, context()->cu());
 }
 
 void free_async(CUdeviceptr address, Stream *stream, CUcontext context) {
-    ScopedContext bind(stream ? stream->cu_context() : context, !stream || stream->is_builtin());
-    CUCORE_CALL(cuMemFreeAsync, address, stream ? stream->cu() : CU_STREAM_LEGACY);
+    free_on(address, stream, context);
 }
 
 // Pool attributes: the public values are the driver's (checked here).
