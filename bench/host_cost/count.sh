@@ -26,7 +26,7 @@ per_call() {  # per_call BUILD CALL
     done
     echo $(((totals[1] - totals[0]) / (2 * n)))
 }
-for b in "$@"; do echo "$b: $(LD_LIBRARY_PATH="$b/lib" ldd "$program" | grep -o '=> [^ ]*' | cut -c4-)"; done
+for b in "$@"; do echo "$b: $(LD_LIBRARY_PATH="$b/lib" ldd "$program" | grep 'libcucore\.so' | grep -o '=> [^ ]*' | cut -c4-)"; done
 printf "%-8s" call; for i in $(seq $#); do printf " %14s" "build $i"; done; echo
 for call in event record stream pool launch glmap; do
     printf "%-8s" "$call"
