@@ -8,25 +8,9 @@ using namespace cucore;
 namespace {
 constexpr cucore_program_options_t kProgramDefaults = CUCORE_PROGRAM_OPTIONS_INIT;
 
-// Which options each compiler takes besides name, arch and extra_options.
-bool applies(const char *field, cucore_code_type_t type) {
-    if (type == CUCORE_CODE_CXX) return true;
-    const std::string f = field;
-    if (f == "debug" || f == "lineinfo" || f == "ftz" || f == "prec_sqrt" || f == "prec_div" || f == "fma")
-        return true;
-    if (type == CUCORE_CODE_PTX) return f == "max_register_count" || f == "ptxas_options";
-    return f == "device_code_optimize" || f == "link_time_optimization";  // NVVM
-}
-
-void check_applies(bool set, const char *field, cucore_code_type_t type) {
-    if (set && !applies(field, type))
-        core::throw_invalid_argument(std::string("argument 'options.") + field + "' does not apply to " +
-                                     core::code_type_name(type) + " programs");
-}
-
-// A deep copy of `o` for a program of `type`, every field checked: switches, toggles, arrays, the arch's
-// spelling, and no option that the code type's compiler does not take.
-core::ProgramOptions read_program_options(const cucore_program_options_t &o, cucore_code_type_t type) {
+// A deep copy of `o`, every field's value checked: switches, toggles, arrays, the arch's spelling. (Which
+// options the code type's compiler takes is core's knowledge: core::check_options_apply.)
+core::ProgramOptions read_program_options(const cucore_program_options_t &o) {
     core::ProgramOptions p;
     if (o.name) p.name = o.name;
     if (o.arch) p.arch = capi::check_arch(o.arch, "options.arch");
@@ -66,37 +50,6 @@ core::ProgramOptions read_program_options(const cucore_program_options_t &o, cuc
     p.ptxas_options = capi::string_list(o.ptxas_options, o.ptxas_option_count, "options.ptxas_options");
     p.extra_options = capi::string_list(o.extra_options, o.extra_option_count, "options.extra_options");
 
-    check_applies(o.std != nullptr, "std", type);
-    check_applies(!p.defines.empty(), "defines", type);
-    check_applies(!p.undefines.empty(), "undefines", type);
-    check_applies(!p.include_paths.empty(), "include_paths", type);
-    check_applies(!p.pre_includes.empty(), "pre_includes", type);
-    check_applies(o.header_count != 0, "header_names", type);
-    check_applies(p.debug, "debug", type);
-    check_applies(p.lineinfo, "lineinfo", type);
-    check_applies(p.device_code_optimize, "device_code_optimize", type);
-    check_applies(p.use_fast_math, "use_fast_math", type);
-    check_applies(p.ftz, "ftz", type);
-    check_applies(p.prec_sqrt, "prec_sqrt", type);
-    check_applies(p.prec_div, "prec_div", type);
-    check_applies(p.fma, "fma", type);
-    check_applies(p.extra_device_vectorization, "extra_device_vectorization", type);
-    check_applies(p.max_register_count, "max_register_count", type);
-    check_applies(p.relocatable_device_code, "relocatable_device_code", type);
-    check_applies(p.extensible_whole_program, "extensible_whole_program", type);
-    check_applies(p.link_time_optimization, "link_time_optimization", type);
-    check_applies(p.device_as_default_execution_space, "device_as_default_execution_space", type);
-    check_applies(p.disable_warnings, "disable_warnings", type);
-    check_applies(p.brief_diagnostics, "brief_diagnostics", type);
-    check_applies(p.no_display_error_number, "no_display_error_number", type);
-    check_applies(!p.diag_error.empty(), "diag_error", type);
-    check_applies(!p.diag_suppress.empty(), "diag_suppress", type);
-    check_applies(!p.diag_warn.empty(), "diag_warn", type);
-    check_applies(p.pch, "pch", type);
-    check_applies(o.create_pch != nullptr, "create_pch", type);
-    check_applies(o.use_pch != nullptr, "use_pch", type);
-    check_applies(o.pch_dir != nullptr, "pch_dir", type);
-    check_applies(!p.ptxas_options.empty(), "ptxas_options", type);
     return p;
 }
 
@@ -113,7 +66,7 @@ cucore_status_t cucore_program_create(const void *code, size_t code_size, cucore
             core::throw_invalid_argument("argument 'code_type' (" + std::to_string(static_cast<int>(code_type)) +
                                          ") must be CUCORE_CODE_CXX, CUCORE_CODE_PTX or CUCORE_CODE_NVVM");
         core::ProgramOptions parsed =
-            read_program_options(capi::read_options(options, kProgramDefaults, "options"), code_type);
+            read_program_options(capi::read_options(options, kProgramDefaults, "options"));
         std::string text = code_size ? std::string(static_cast<const char *>(code), code_size)
                                      : std::string(static_cast<const char *>(code));  // NUL-terminated
         if (text.empty()) core::throw_invalid_argument("argument 'code' is empty");

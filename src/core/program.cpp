@@ -64,6 +64,7 @@ int compiler_version(cucore_compiler_backend_t backend) {
 }
 
 Ref<Program> Program::create(std::string code, cucore_code_type_t type, ProgramOptions options) {
+    check_options_apply(options, type);  // before the compiler is loaded: a wrong option is the caller's error
     const cucore_compiler_backend_t backend = backend_for(type);
     // Loads the compiler (NOT_SUPPORTED when missing) without running it; its
     // version is part of every cache key.

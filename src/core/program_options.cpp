@@ -2,13 +2,63 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/object_code.hpp"
 
 namespace cucore::core {
 namespace {
 
 std::string on_off(cucore_toggle_t t, const char *yes, const char *no) { return t == CUCORE_TOGGLE_ON ? yes : no; }
 
+// Which options each compiler takes besides name, arch and extra_options.
+bool applies(const char *field, cucore_code_type_t type) {
+    if (type == CUCORE_CODE_CXX) return true;
+    const std::string f = field;
+    if (f == "debug" || f == "lineinfo" || f == "ftz" || f == "prec_sqrt" || f == "prec_div" || f == "fma")
+        return true;
+    if (type == CUCORE_CODE_PTX) return f == "max_register_count" || f == "ptxas_options";
+    return f == "device_code_optimize" || f == "link_time_optimization";  // NVVM
+}
+
+void check_applies(bool set, const char *field, cucore_code_type_t type) {
+    if (set && !applies(field, type))
+        throw_invalid_argument(std::string("argument 'options.") + field + "' does not apply to " +
+                               code_type_name(type) + " programs");
+}
 }  // namespace
+
+void check_options_apply(const ProgramOptions &o, cucore_code_type_t type) {
+    check_applies(!o.std.empty(), "std", type);
+    check_applies(!o.defines.empty(), "defines", type);
+    check_applies(!o.undefines.empty(), "undefines", type);
+    check_applies(!o.include_paths.empty(), "include_paths", type);
+    check_applies(!o.pre_includes.empty(), "pre_includes", type);
+    check_applies(!o.header_names.empty(), "header_names", type);
+    check_applies(o.debug, "debug", type);
+    check_applies(o.lineinfo, "lineinfo", type);
+    check_applies(o.device_code_optimize, "device_code_optimize", type);
+    check_applies(o.use_fast_math, "use_fast_math", type);
+    check_applies(o.ftz, "ftz", type);
+    check_applies(o.prec_sqrt, "prec_sqrt", type);
+    check_applies(o.prec_div, "prec_div", type);
+    check_applies(o.fma, "fma", type);
+    check_applies(o.extra_device_vectorization, "extra_device_vectorization", type);
+    check_applies(o.max_register_count, "max_register_count", type);
+    check_applies(o.relocatable_device_code, "relocatable_device_code", type);
+    check_applies(o.extensible_whole_program, "extensible_whole_program", type);
+    check_applies(o.link_time_optimization, "link_time_optimization", type);
+    check_applies(o.device_as_default_execution_space, "device_as_default_execution_space", type);
+    check_applies(o.disable_warnings, "disable_warnings", type);
+    check_applies(o.brief_diagnostics, "brief_diagnostics", type);
+    check_applies(o.no_display_error_number, "no_display_error_number", type);
+    check_applies(!o.diag_error.empty(), "diag_error", type);
+    check_applies(!o.diag_suppress.empty(), "diag_suppress", type);
+    check_applies(!o.diag_warn.empty(), "diag_warn", type);
+    check_applies(o.pch, "pch", type);
+    check_applies(!o.create_pch.empty(), "create_pch", type);
+    check_applies(!o.use_pch.empty(), "use_pch", type);
+    check_applies(!o.pch_dir.empty(), "pch_dir", type);
+    check_applies(!o.ptxas_options.empty(), "ptxas_options", type);
+}
 
 std::string resolve_arch(const std::string &arch) {
     if (!arch.empty()) return arch;

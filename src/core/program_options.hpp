@@ -1,5 +1,5 @@
-// Program options: a deep copy of cucore_program_options_t (validated by the C
-// ABI layer, capi/program.cpp), and the compiler flags they become. The flag list is built once, when a program is
+// Program options: a deep copy of cucore_program_options_t (its field values checked by the C
+// ABI layer, capi/program.cpp), which of them each compiler takes, and the compiler flags they become. The flag list is built once, when a program is
 // created; it is what the compiler gets and what the cache key hashes.
 #pragma once
 
@@ -30,6 +30,11 @@ struct ProgramOptions {
     std::string create_pch, use_pch, pch_dir;
     std::vector<std::string> ptxas_options, extra_options;
 };
+
+// Refuses (INVALID_ARGUMENT, naming 'options.<field>') an option the compiler of `code_type` does not take:
+// NVRTC (CXX) takes them all; libNVVM and the PTX linker a few (debug, lineinfo, ftz, prec_*, fma; PTX also
+// max_register_count and ptxas_options; NVVM device_code_optimize and link_time_optimization).
+void check_options_apply(const ProgramOptions &options, cucore_code_type_t code_type);
 
 // `arch` if set, else "sm_XY" of the device of the calling thread's current
 // context, else of device 0 (NO_DRIVER / NO_DEVICE when there is none).
