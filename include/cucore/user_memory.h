@@ -34,8 +34,10 @@ typedef struct cucore_memory_resource_callbacks {
     uint32_t managed;
 } cucore_memory_resource_callbacks_t;
 
+/* No callbacks yet (allocate and deallocate must be set) and device_id -1: host memory, not accessible from
+ * the device or the host until said. Also what fields past an older caller's struct_size are read as. */
 #define CUCORE_MEMORY_RESOURCE_CALLBACKS_INIT \
-    {(uint32_t)sizeof(cucore_memory_resource_callbacks_t), 0, NULL, NULL, NULL, NULL, 0, 0, 0, 0}
+    {(uint32_t)sizeof(cucore_memory_resource_callbacks_t), 0, NULL, NULL, NULL, NULL, -1, 0, 0, 0}
 
 CUCORE_EXTERN_C_BEGIN
 

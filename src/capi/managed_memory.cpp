@@ -7,7 +7,6 @@ using namespace cucore;
 
 namespace {
 constexpr cucore_managed_memory_resource_options_t kManagedDefaults = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
-
 }  // namespace
 
 extern "C" {

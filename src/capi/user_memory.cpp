@@ -5,10 +5,7 @@
 using namespace cucore;
 
 namespace {
-constexpr cucore_memory_resource_callbacks_t kCallbackDefaults = {
-    static_cast<uint32_t>(sizeof(cucore_memory_resource_callbacks_t)), 0, nullptr, nullptr, nullptr, nullptr, -1, 0,
-    0, 0};
-
+constexpr cucore_memory_resource_callbacks_t kCallbackDefaults = CUCORE_MEMORY_RESOURCE_CALLBACKS_INIT;
 }  // namespace
 
 extern "C" {

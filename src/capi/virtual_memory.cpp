@@ -6,7 +6,6 @@ using namespace cucore;
 
 namespace {
 constexpr cucore_virtual_memory_resource_options_t kVirtualDefaults = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
-
 }  // namespace
 
 extern "C" {
@@ -22,10 +21,7 @@ cucore_status_t cucore_virtual_memory_resource_create(cucore_device_t *device,
         capi::require_zero(resolved.reserved1, "options.reserved1");
         capi::check_switch(resolved.minimum_granularity, "options.minimum_granularity");
         capi::check_switch(resolved.posix_fd_shareable, "options.posix_fd_shareable");
-        if (resolved.self_access != CUCORE_ACCESS_NONE && resolved.self_access != CUCORE_ACCESS_READ &&
-            resolved.self_access != CUCORE_ACCESS_READ_WRITE)
-            core::throw_invalid_argument("argument 'options.self_access' must be NONE (the default: READ_WRITE), "
-                                         "READ or READ_WRITE");
+        capi::check_access(resolved.self_access, "options.self_access");  // NONE: the default, READ_WRITE
         switch (resolved.location_type) {
             case CUCORE_LOCATION_NONE:  // the default: the resource's device
             case CUCORE_LOCATION_DEVICE:

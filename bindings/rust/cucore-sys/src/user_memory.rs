@@ -49,7 +49,7 @@ impl cucore_memory_resource_callbacks_t {
         deallocate: None,
         destroy: None,
         user_data: ptr::null_mut(),
-        device_id: 0,
+        device_id: -1,
         device_accessible: 0,
         host_accessible: 0,
         managed: 0,
