@@ -109,13 +109,7 @@ GraphicsMapping::GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> str
 
 GraphicsMapping::~GraphicsMapping() {
     if (ended_) return;  // resource_ goes now; the unmap came first
-    try {
-        resource_->end_mapping(this, *stream_);
-    } catch (const Error &error) {
-        report_release_error(error.status(), error.cuda_result(), error.what());
-    } catch (...) {
-        report_release_error(CUCORE_ERROR_INTERNAL, 0, "unmapping a graphics resource: unexpected exception");
-    }
+    run_reported("unmapping a graphics resource", [this] { resource_->end_mapping(this, *stream_); });
     // resource_ goes after the unmap: unregistration, if this was the last reference, follows it.
 }
 

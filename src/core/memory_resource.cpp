@@ -87,18 +87,15 @@ Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
     // No half-made object: until the allocation holds it, the memory goes back if anything fails. A failure to
     // give it back is reported, and the original error is the one that propagates.
     auto allocated = own(address, [this, size, stream](CUdeviceptr unused) noexcept {
-        if (unused) deallocate_reported(unused, size, stream, "freeing an allocation whose buffer could not be made");
+        if (unused)
+            run_reported("freeing an allocation whose buffer could not be made",
+                         [&] { deallocate(unused, size, stream); });
     });
     std::shared_ptr<Allocation> allocation =
         std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), std::move(self), address, size,
                                          std::move(deallocation));  // moved: no extra reference counting
     allocated.release();  // the allocation frees it from here
     return make<Buffer>(std::move(allocation), address, size, traits_);
-}
-
-void MemoryResource::deallocate_reported(CUdeviceptr address, uint64_t size, Stream *stream,
-                                         const char *what) noexcept {
-    run_reported(what, [&] { deallocate(address, size, stream); });
 }
 
 // ---- Legacy pinned: page-locked host memory from cuMemAllocHost -------------------

@@ -42,8 +42,6 @@ class MemoryResource : public Object {
     Ref<Buffer> allocate(uint64_t size, Stream *stream);
     // Returns memory to the resource, ordered on `stream` where it is stream-ordered.
     virtual void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) = 0;
-    // deallocate() in a release path: a failure is reported as a release error ("<what>: <error>").
-    void deallocate_reported(CUdeviceptr address, uint64_t size, Stream *stream, const char *what) noexcept;
 
     // Pools only (NOT_SUPPORTED elsewhere).
     virtual CUmemoryPool pool() const noexcept { return nullptr; }

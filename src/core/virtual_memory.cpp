@@ -257,11 +257,11 @@ CUdeviceptr VirtualResource::grow(CUdeviceptr address, uint64_t new_size) {
     const CUmemGenericAllocationHandle old_handle = mapping.handle;
     const size_t old_size = mapping.mapped;
     auto old_memory = own(address, [&api, this, old_handle, old_size](CUdeviceptr unmapped) noexcept {
-        if (api.cuMemMap(unmapped, old_size, 0, old_handle, 0) != CUDA_SUCCESS) return;
-        try {
-            set_access(unmapped, old_size);
-        } catch (...) {
-        }
+        // The grow's own error is the one the caller gets; a failure to put the old memory back is reported.
+        const char *what = "restoring a buffer's memory after a failed grow";
+        const CUresult remapped = api.cuMemMap(unmapped, old_size, 0, old_handle, 0);
+        if (remapped != CUDA_SUCCESS) return report_release_failure(remapped, "cuMemMap", what);
+        run_reported(what, [&] { set_access(unmapped, old_size); });
     });
     CUCORE_CALL(cuMemMap, address, target, 0, handle, 0);
     auto new_memory = mapped_range(address, target);
