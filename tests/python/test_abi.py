@@ -1,10 +1,10 @@
-"""The generated raw layer (_abi.py) against the C compiler and the loaded library."""
+"""The generated raw layer (_abi.py, _abi_constants.py) against the C compiler and the loaded library."""
 import ctypes
 
 import pytest
 
 import cucore
-from cucore import _abi, _lib
+from cucore import _abi, _abi_constants, _lib
 
 
 def test_ctypes_structs_have_the_c_compilers_layout():
@@ -59,10 +59,10 @@ def test_a_library_without_layouts_is_refused():
 
 
 def test_python_enums_are_the_headers():
-    for member, value in _abi.ENUMS["cucore_status_t"]:
+    for member, value in _abi_constants.ENUMS["cucore_status_t"]:
         if not member.endswith("FORCE_INT32"):
             assert cucore.Status[member[len("CUCORE_"):]] == value
-    types = {m: v for m, v in _abi.ENUMS["cucore_object_type_t"]}
+    types = {m: v for m, v in _abi_constants.ENUMS["cucore_object_type_t"]}
     assert {t.name for t in cucore.ObjectType} == {
         m[len("CUCORE_OBJECT_"):] for m in types if not m.endswith(("FORCE_INT32", "TYPE_COUNT"))}
     for t in cucore.ObjectType:
@@ -72,6 +72,6 @@ def test_python_enums_are_the_headers():
 def test_every_handle_type_has_an_object_type_and_retain_release():
     for c_type, (noun, object_type) in _abi.HANDLE_TYPES.items():
         assert c_type == f"cucore_{noun}_t"
-        assert dict(_abi.ENUMS["cucore_object_type_t"])[f"CUCORE_OBJECT_{noun.upper()}"] == object_type
+        assert dict(_abi_constants.ENUMS["cucore_object_type_t"])[f"CUCORE_OBJECT_{noun.upper()}"] == object_type
         for verb in ("retain", "release"):
             assert _abi.ABI[f"cucore_{noun}_{verb}"] == ("cucore_status_t", (f"{c_type}*",))

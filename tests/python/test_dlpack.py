@@ -15,7 +15,7 @@ import weakref
 import pytest
 
 import cucore
-from cucore import _abi, _lib
+from cucore import _abi, _abi_constants, _lib
 from cucore import dlpack as dlpack_module
 from conftest import FAKE_DRIVER, REPO
 
@@ -94,7 +94,7 @@ def test_abi_table_has_every_dlpack_function():
     assert all(n in _abi.ABI for n in names)
     bound = {n[1:] for n in vars(dlpack_module) if n.startswith("_cucore_")}
     assert set(names) <= bound, set(names) - bound
-    assert "DLDeviceType" in _abi.ENUM_TYPES
+    assert "DLDeviceType" in _abi_constants.ENUM_TYPES
 
 
 def test_struct_layouts_match_the_c_abi():

@@ -22,10 +22,10 @@ from conftest import REPO
 
 PACKAGE = REPO / "bindings" / "python" / "cucore"
 
-# Lowest first. _version, _abi and device_attributes are data (the last two generated) and import nothing of
+# Lowest first. _version, _abi, _abi_constants and device_attributes are data (the last three generated) and import nothing of
 # the package; __init__ is above them all.
 LAYERS = (
-    "_version", "_abi", "device_attributes",
+    "_version", "_abi", "_abi_constants", "device_attributes",
     "_lib", "common", "_handle",
     "device", "context", "event", "stream",
     "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "user_memory", "copy_3d",

@@ -12,7 +12,7 @@ import re
 import pytest
 
 import cucore
-from cucore import _abi, _lib
+from cucore import _abi, _abi_constants, _lib
 from cucore import buffer as buffer_module, memory_resource as memory_module
 from conftest import (
     REPO, MemoryHeaders, memory_baseline as _baseline, or_skip as _or_skip, random_bytes as _random_bytes,
@@ -62,7 +62,7 @@ def test_abi_table_has_every_memory_function():
     assert set(names) <= bound, set(names) - bound
     for handle in ("cucore_memory_resource_t", "cucore_buffer_t"):
         assert handle in _abi.HANDLE_TYPES
-    assert "cucore_memory_resource_kind_t" in _abi.ENUM_TYPES
+    assert "cucore_memory_resource_kind_t" in _abi_constants.ENUM_TYPES
 
 
 def test_kind_and_object_type_enums_match_the_header():

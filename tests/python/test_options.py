@@ -120,7 +120,7 @@ def test_device_argument_validation():
 def test_abi_structs_match_the_headers():
     import re
     from conftest import REPO
-    from cucore import _abi
+    from cucore import _abi, _abi_constants
     headers = REPO / "include" / "cucore"
     if not headers.is_dir():
         pytest.skip("not running from a checkout")
@@ -142,7 +142,7 @@ def test_abi_structs_match_the_headers():
             spelling = re.sub(r"\s*\*", "*", re.sub(r"\bconst\b\s*", "", fm.group(1)).strip())
             if fm.group(3):  # _abi.py spells arrays T[N] with N a number
                 size = fm.group(3)
-                spelling += f"[{_abi.CONSTANTS.get(size, size)}]"
+                spelling += f"[{_abi_constants.CONSTANTS.get(size, size)}]"
             fields.append((fm.group(2), spelling))
         found[m.group(3)] = tuple(fields)
     assert set(found) == set(_abi.STRUCTS)

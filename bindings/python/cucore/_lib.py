@@ -21,8 +21,8 @@ The library is searched, in order, at:
   4. the system loader ("libcucore.so.0").
 If none loads, every call raises LibraryNotFoundError naming what was searched.
 
-The package's lowest layer of code (bindings/python/README.md, "Layers"): of the package it imports only _abi
-(data). hand_down() below is how a module gives the modules beneath it what their methods need of it.
+The package's lowest layer of code (bindings/python/README.md, "Layers"): of the package it imports only _abi and
+_abi_constants (data). hand_down() below is how a module gives the modules beneath it what their methods need of it.
 """
 import ctypes
 import importlib
@@ -32,7 +32,7 @@ import pathlib
 import sys
 import threading
 
-from . import _abi
+from . import _abi, _abi_constants
 
 # The errors of common.py, which is above this module (it imports this one to bind its C functions): handed
 # down by common.py; raised only by calls, after the package has been imported.
@@ -78,7 +78,7 @@ _SCALARS = {
     "char*": ctypes.c_char_p,
     "void*": ctypes.c_void_p,
 }
-for _e in _abi.ENUMS:
+for _e in _abi_constants.ENUMS:
     _SCALARS[_e] = ctypes.c_int  # every enum of the C ABI is a 32-bit int
 
 _ARRAY = re.compile(r"^(.*)\[(\d+)\]$")

@@ -6,7 +6,7 @@ import sys
 import threading
 import traceback
 
-from . import _abi, _lib
+from . import _abi_constants, _lib
 
 (_cucore_version, _cucore_version_string, _cucore_status_string, _cucore_last_error_message,
  _cucore_last_cuda_result, _cucore_last_error_status, _cucore_clear_last_error, _cucore_object_type_name,
@@ -18,9 +18,9 @@ from . import _abi, _lib
 
 
 def _c_enum(name, c_enum, prefix, doc, skip=()):
-    """An IntEnum with the members of the C enum `c_enum` (from the generated _abi.py), named without
+    """An IntEnum with the members of the C enum `c_enum` (from the generated _abi_constants.py), named without
     `prefix`; FORCE_INT32 and the names in `skip` are left out. Built from the header, so it cannot drift."""
-    members = [(member[len(prefix):], value) for member, value in _abi.ENUMS[c_enum]
+    members = [(member[len(prefix):], value) for member, value in _abi_constants.ENUMS[c_enum]
                if not member.endswith("FORCE_INT32") and member not in skip]
     cls = enum.IntEnum(name, members, module=__name__)
     cls.__doc__ = doc
