@@ -259,11 +259,10 @@ def _function_like(macro) -> bool:
 class Reader:
     def __init__(self) -> None:
         try:
-            import clang.cindex as ci  # noqa: F401
+            import clang.cindex as ci
         except ImportError:
             die("libclang's Python module is missing: python3 -m pip install libclang==18.1.1 "
                 "(scripts/setup.sh installs it)")
-        import clang.cindex as ci
         self.ci = ci
         self.docs = SourceDocs()
         self.typedef_of_decl: Dict[str, str] = {}  # struct/enum declaration USR -> typedef name
@@ -565,6 +564,13 @@ def measure(model: Model) -> None:
 # Emitters
 # ---------------------------------------------------------------------------------------------
 
+def _file(lines: List[str]) -> str:
+    """A generated file's text: its lines, without trailing blank lines, ending in one newline."""
+    while lines and lines[-1] == "":
+        lines.pop()
+    return "\n".join(lines) + "\n"
+
+
 def c_spelling(t: CType, owner: str = "") -> str:
     """The C spelling of _abi.py: const dropped, '*' attached, arrays as T[N]; an unnamed function pointer
     field is 'struct.field' (owner), listed among the callbacks."""
@@ -577,10 +583,6 @@ def c_spelling(t: CType, owner: str = "") -> str:
     if t.kind == "fnptr":
         return owner
     raise AssertionError(t)
-
-
-def _py_literal(value, indent: int = 0) -> str:
-    return repr(value)
 
 
 def emit_python_abi_constants(model: Model) -> str:
@@ -604,9 +606,7 @@ def emit_python_abi_constants(model: Model) -> str:
         out.append(f"    {c.name!r}: {c.value},")
     out.append("}")
     out.append("")
-    while out[-1] == "":
-        out.pop()
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 def emit_python_abi(model: Model) -> str:
@@ -669,7 +669,7 @@ def emit_python_abi(model: Model) -> str:
         params = "".join(repr(c_spelling(t)) + ", " for _, t in fn.params)
         out.append(f"    {fn.name!r}: ({c_spelling(fn.ret)!r}, ({params})),")
     out.append("}")
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 def _structs_in_dependency_order(model: Model) -> List[Struct]:
@@ -717,7 +717,7 @@ def emit_python_device_attributes(model: Model) -> str:
         if m.doc:
             out.append(f"    #: {' '.join(m.doc.split())}")
         out.append(f"    {short} = {m.value}")
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 # ---- Rust ---------------------------------------------------------------------------------------
@@ -868,9 +868,6 @@ def emit_rust_module(model: Model, header: str) -> str:
         out.append(_rust_const(model, c))
     if consts:
         out.append("")
-    for h in model.handles:
-        if model.handle_header[h.c_type] == header:
-            pass
     handles_here = [c for c, hh in model.handle_header.items() if hh == header]
     for c_type in handles_here:
         noun = c_type[:-2]
@@ -937,9 +934,7 @@ def emit_rust_module(model: Model, header: str) -> str:
             ret = "" if fn.ret == CType("prim", "void") else f" -> {rust_type(fn.ret)}"
             out.append(f"    pub fn {fn.name}({params}){ret};")
         out.append("}")
-    while out and out[-1] == "":
-        out.pop()
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 def emit_rust_lib(model: Model) -> str:
@@ -989,19 +984,17 @@ def emit_rust_lib(model: Model) -> str:
         out += [f"impl Handle for {h.c_type} {{",
                 f"    const OBJECT_TYPE: cucore_object_type_t = {h.object_type};",
                 f'    const NOUN: &\'static str = "{h.noun}";',
-                f"    unsafe fn retain(handle: *mut Self) -> cucore_status_t {{",
-                f"        // SAFETY: forwarded to the C function under the trait's contract.",
+                "    unsafe fn retain(handle: *mut Self) -> cucore_status_t {",
+                "        // SAFETY: forwarded to the C function under the trait's contract.",
                 f"        unsafe {{ cucore_{h.noun}_retain(handle) }}",
                 "    }",
-                f"    unsafe fn release(handle: *mut Self) -> cucore_status_t {{",
-                f"        // SAFETY: as above.",
+                "    unsafe fn release(handle: *mut Self) -> cucore_status_t {",
+                "        // SAFETY: as above.",
                 f"        unsafe {{ cucore_{h.noun}_release(handle) }}",
                 "    }",
                 "}",
                 ""]
-    while out and out[-1] == "":
-        out.pop()
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 def emit_rust_layout_tests(model: Model) -> str:
@@ -1040,7 +1033,7 @@ def emit_rust_layout_tests(model: Model) -> str:
     for cb in model.callbacks:
         out.append(f"    assert_eq!(size_of::<{cb.name}>(), size_of::<*mut std::os::raw::c_void>());")
     out.append("}")
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 def emit_rust_device_attributes(model: Model) -> str:
@@ -1067,7 +1060,7 @@ def emit_rust_device_attributes(model: Model) -> str:
         short = m.name[len("CUCORE_DEVICE_ATTRIBUTE_"):]
         out.append(f'    ("{short}", DeviceAttribute::{short}),')
     out.append("];")
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 def emit_rust_object_type(model: Model) -> str:
@@ -1094,7 +1087,7 @@ def emit_rust_object_type(model: Model) -> str:
     for h in model.handles:
         out.append(f"            ObjectType::{_camel(h.noun)} => sys::{h.object_type},")
     out += ["        }", "    }", "}"]
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 # ---- C and C++ ----------------------------------------------------------------------------------
@@ -1126,7 +1119,7 @@ def emit_capi_handle_types(model: Model) -> str:
         out.append(f'    static constexpr const char *argument = "{h.argument}";')
         out.append("};")
     out += ["", "}  // namespace cucore::capi"]
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 def emit_capi_handles(model: Model) -> str:
@@ -1148,7 +1141,7 @@ def emit_capi_handles(model: Model) -> str:
                 f"    return capi::guarded(__func__, [&] {{ capi::release({a}); }});",
                 "}"]
     out += ["", '}  // extern "C"']
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 def emit_capi_abi_layout(model: Model) -> str:
@@ -1211,7 +1204,7 @@ def emit_capi_abi_layout(model: Model) -> str:
             "                                     \"' in the C ABI\");",
             "    });",
             "}"]
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 def emit_core_object_types(model: Model) -> str:
@@ -1220,7 +1213,7 @@ def emit_core_object_types(model: Model) -> str:
            ]
     for h in model.handles:
         out.append(f'CUCORE_OBJECT_TYPE({h.object_type}, "{h.noun.replace("_", " ")}")')
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 def emit_cpp_handle_traits(model: Model) -> str:
@@ -1244,7 +1237,7 @@ def emit_cpp_handle_traits(model: Model) -> str:
                 f"    static cucore_status_t release({h.c_type} *h) noexcept {{ return cucore_{h.noun}_release(h); }}",
                 "};"]
     out += ["", "} // namespace detail", "} // namespace cucore"]
-    return "\n".join(out) + "\n"
+    return _file(out)
 
 
 # ---------------------------------------------------------------------------------------------
