@@ -13,10 +13,10 @@ TEST_F(ManagedMemoryFaultInjectionTest, ManagedPoolCreate) {
     o.release_threshold = 1 << 20;
     o.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, 1};
     run(create_on_fresh_device("cucore_managed_memory_resource_create",
-                                 [o](cucore_device_t *d, cucore_memory_resource_t **r) {
-                                     return cucore_managed_memory_resource_create(d, &o, r);
-                                 },
-                                 4));
+                               [o](cucore_device_t *d, cucore_memory_resource_t **r) {
+                                   return cucore_managed_memory_resource_create(d, &o, r);
+                               },
+                               4));
 }
 
 TEST_F(ManagedMemoryFaultInjectionTest, ManagedResourceCreate) {
@@ -24,10 +24,10 @@ TEST_F(ManagedMemoryFaultInjectionTest, ManagedResourceCreate) {
     o.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, 0};
     // the managed-memory attribute (the fixture's stream holds the primary context already)
     run(create_on_fresh_device("cucore_managed_memory_resource_create",
-                                 [o](cucore_device_t *d, cucore_memory_resource_t **r) {
-                                     return cucore_managed_memory_resource_create(d, &o, r);
-                                 },
-                                 1));
+                               [o](cucore_device_t *d, cucore_memory_resource_t **r) {
+                                   return cucore_managed_memory_resource_create(d, &o, r);
+                               },
+                               1));
 }
 
 }  // namespace

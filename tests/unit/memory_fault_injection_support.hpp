@@ -45,13 +45,16 @@ class MemoryFaultInjectionFixture : public FaultInjection<MemoryFixture> {
                 [](void *h) { cucore_buffer_release(static_cast<cucore_buffer_t *>(h)); }, minimum};
     }
 
-    // Grows a fresh buffer of `resource` from `from` to `to` bytes; before the
-    // grow `prepare(buffer)` may arrange the address space. A failed grow must
-    // leave the buffer's size, address and bytes as they were.
-    Scenario grow(cucore_memory_resource_t *resource, uint64_t from, uint64_t to,
-                  std::function<void(cucore_buffer_t *)> prepare, int minimum, std::string tolerated = "") {
+    // Where a successful grow leaves the buffer: at its address (the resource's
+    // reservation had room) or moved to a new reservation.
+    enum class Growth { in_place, by_moving };
+
+    // Grows a fresh buffer of `resource` from `from` to `to` bytes. A grow that
+    // succeeds keeps the contents, in place or moved as `growth` says; a failed
+    // grow must leave the buffer's size, address and bytes as they were.
+    Scenario grow(cucore_memory_resource_t *resource, uint64_t from, uint64_t to, Growth growth, int minimum) {
         return {"cucore_buffer_grow",
-                [this, resource, from, to, prepare](void **h) {
+                [this, resource, from, to, growth](void **h) {
                     cucore_buffer_t *b = nullptr;
                     const Bytes data = pattern(static_cast<size_t>(from), 77);
                     {
@@ -59,7 +62,6 @@ class MemoryFaultInjectionFixture : public FaultInjection<MemoryFixture> {
                         if (cucore_memory_resource_allocate(resource, from, nullptr, &b) != CUCORE_SUCCESS)
                             return CUCORE_ERROR_INTERNAL;
                         write(b, 0, data);
-                        prepare(b);
                     }
                     const uint64_t address = address_of(b);
                     const cucore_status_t status = cucore_buffer_grow(b, to);
@@ -67,6 +69,10 @@ class MemoryFaultInjectionFixture : public FaultInjection<MemoryFixture> {
                     if (status == CUCORE_SUCCESS) {
                         EXPECT_EQ(size_of(b), to);
                         EXPECT_EQ(read(b, 0, from), data) << "contents kept";
+                        if (growth == Growth::in_place)
+                            EXPECT_EQ(address_of(b), address) << "grown in its reservation";
+                        else
+                            EXPECT_NE(address_of(b), address) << "moved to a larger reservation";
                         *h = b;
                     } else {
                         EXPECT_EQ(size_of(b), from) << "a failed grow leaves the buffer as it was";
@@ -75,26 +81,12 @@ class MemoryFaultInjectionFixture : public FaultInjection<MemoryFixture> {
                         cucore_buffer_release(b);
                         *h = nullptr;
                     }
-                    unblock();
                     return status;
                 },
                 [](void *h) {
                     fake::Uncounted cleanup;
                     cucore_buffer_release(static_cast<cucore_buffer_t *>(h));
                 },
-                minimum, std::move(tolerated)};
+                minimum};
     }
-
-    // Takes the addresses right after `b`'s reservation, so a grow must move.
-    void block_after(cucore_buffer_t *b, uint64_t reserved) {
-        CUdeviceptr got = 0;
-        ASSERT_EQ(fake::table().cuMemAddressReserve(&got, 8 * kGran, 0, address_of(b) + reserved, 0), CUDA_SUCCESS);
-        blocker_ = got;
-        ASSERT_EQ(got, address_of(b) + reserved);
-    }
-    void unblock() {
-        if (blocker_) fake::table().cuMemAddressFree(blocker_, 8 * kGran);
-        blocker_ = 0;
-    }
-    CUdeviceptr blocker_ = 0;
 };
