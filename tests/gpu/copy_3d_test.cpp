@@ -40,18 +40,8 @@ cucore_memory_region_t region(const Layout &l) {
     return r;
 }
 
-class Copy3DGpuTest : public gpu::MemoryGpuTest {
+class Copy3DGpuTest : public gpu::DefaultPoolGpuTest {
 protected:
-    void SetUp() override {
-        gpu::MemoryGpuTest::SetUp();
-        if (IsSkipped() || HasFatalFailure()) return;
-        CUCORE_ASSERT_OK(cucore_device_memory_resource_get_default(dev_, &pool_));
-    }
-    void TearDown() override {
-        if (pool_ != nullptr) cucore_memory_resource_release(pool_);
-        pool_ = nullptr;
-        gpu::MemoryGpuTest::TearDown();
-    }
     // A device buffer of `n` bytes holding `fill`.
     cucore_buffer_t *device_buffer(std::uint64_t n, const Bytes &fill) {
         cucore_buffer_t *b = alloc(pool_, n, s_);
@@ -73,7 +63,6 @@ protected:
         c.depth = depth;
         return cucore_copy_3d(&c, stream != nullptr ? stream : s_);
     }
-    cucore_memory_resource_t *pool_ = nullptr;
 };
 
 TEST_F(Copy3DGpuTest, HostToDeviceAndBack3D) {

@@ -2,10 +2,11 @@
 // managed_memory, virtual_memory, user_memory, buffer and copy_3d): byte
 // patterns and their comparison, page-locked host memory for gated copies, and
 // fixtures that read and write buffers through libcucore and, independently,
-// through the raw driver: MemoryGpuTest (a stream on device 0), PoolKindsGpuTest
-// (with makers of pinned and managed pools) and DefaultPoolGpuTest (a stream
-// and the current pool of device 0). check_free_on_waiting_stream is shared by
-// the pool tests of memory_pool_test.cpp and managed_memory_test.cpp.
+// through the raw driver: MemoryGpuTest (a stream on device 0) and, over it,
+// PoolKindsGpuTest (with makers of pinned and managed pools) and
+// DefaultPoolGpuTest (with the current pool of device 0).
+// check_free_on_waiting_stream is shared by the pool tests of
+// memory_pool_test.cpp and managed_memory_test.cpp.
 #pragma once
 
 #include <cstdint>
@@ -160,6 +161,15 @@ protected:
         return out;
     }
 
+    // All of `b` through the library on `stream` (copy_to_host, synchronize).
+    Bytes read(cucore_buffer_t *b, cucore_stream_t *stream) {
+        Bytes out(static_cast<std::size_t>(size_of(b)), 0xEE);
+        EXPECT_EQ(cucore_buffer_copy_to_host(b, 0, out.data(), out.size(), stream), CUCORE_SUCCESS)
+            << cucore_last_error_message();
+        EXPECT_EQ(cucore_stream_synchronize(stream), CUCORE_SUCCESS) << cucore_last_error_message();
+        return out;
+    }
+
     void write(cucore_buffer_t *b, const Bytes &bytes, std::uint64_t offset = 0) {
         EXPECT_EQ(cucore_buffer_copy_from_host(b, offset, bytes.data(), bytes.size(), s_), CUCORE_SUCCESS)
             << cucore_last_error_message();
@@ -177,7 +187,10 @@ protected:
         return out;
     }
 
-    // Writes through the raw driver and waits until the bytes have landed.
+    // Writes through the raw driver and waits until the bytes have landed: a
+    // synchronous cuMemcpyHtoD from pageable memory may return while its DMA is
+    // still in flight, and the library's streams are non-blocking (they do not
+    // wait for the legacy stream the copy ran on).
     void raw_write(std::uint64_t address, const Bytes &bytes) {
         ScopedContext scope(primary_);
         const CUresult r = cu().MemcpyHtoD(static_cast<CUdeviceptr>(address), bytes.data(), bytes.size());
@@ -221,17 +234,15 @@ protected:
     cucore_status_t last_status_ = CUCORE_SUCCESS;
 };
 
-// The fixture of a single device's buffers and pools (BufferTest,
-// MemoryResourceTest, MemoryPoolTest): device 0, a stream on it and its
-// current memory pool (a skip without pools), and the release-error count and
-// current context checked at the end.
-class DefaultPoolGpuTest : public GpuTest {
+// MemoryGpuTest with device 0's current memory pool (a skip without pools):
+// the fixture of a single device's buffers and pools (BufferTest,
+// MemoryResourceTest, MemoryPoolTest, Copy3DGpuTest), with the raw driver's
+// view of pools.
+class DefaultPoolGpuTest : public MemoryGpuTest {
 protected:
     void SetUp() override {
-        GpuTest::SetUp();
+        MemoryGpuTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
-        CUCORE_ASSERT_OK(cucore_release_error_count(&release_errors_));
-        CUCORE_ASSERT_OK(cucore_stream_create(dev_, nullptr, &s_));
         const cucore_status_t st = cucore_device_memory_resource_get_default(dev_, &pool_);
         if (st == CUCORE_ERROR_NOT_SUPPORTED)
             GTEST_SKIP() << "device 0 has no stream-ordered memory pools: " << cucore_last_error_message();
@@ -239,24 +250,9 @@ protected:
     }
 
     void TearDown() override {
-        if (ready_) {
-            cucore_memory_resource_release(pool_);
-            pool_ = nullptr;
-            cucore_stream_release(s_);
-            s_ = nullptr;
-            std::uint64_t errors = 0;
-            EXPECT_EQ(cucore_release_error_count(&errors), CUCORE_SUCCESS);
-            EXPECT_EQ(errors, release_errors_) << "failures inside release paths during the test";
-            EXPECT_EQ(gpu::current_context(), nullptr) << "a library call left a context current";
-        }
-        GpuTest::TearDown();
-    }
-
-    cucore_buffer_t *alloc(cucore_memory_resource_t *mr, std::uint64_t size, cucore_stream_t *stream) {
-        cucore_buffer_t *b = nullptr;
-        EXPECT_EQ(cucore_memory_resource_allocate(mr, size, stream, &b), CUCORE_SUCCESS)
-            << "allocate " << size << ": " << cucore_last_error_message();
-        return b;
+        cucore_memory_resource_release(pool_);
+        pool_ = nullptr;
+        MemoryGpuTest::TearDown();
     }
 
     cucore_memory_resource_t *new_pool(const cucore_device_memory_resource_options_t *options = nullptr) {
@@ -266,69 +262,24 @@ protected:
         return mr;
     }
 
-    // All of `b`'s bytes through the library (copy_to_host, then synchronize).
-    Bytes read(cucore_buffer_t *b, cucore_stream_t *stream = nullptr) {
-        if (stream == nullptr) stream = s_;
-        Bytes out(static_cast<std::size_t>(size_of(b)), 0xEE);
-        EXPECT_EQ(cucore_buffer_copy_to_host(b, 0, out.data(), out.size(), stream), CUCORE_SUCCESS)
-            << cucore_last_error_message();
-        EXPECT_EQ(cucore_stream_synchronize(stream), CUCORE_SUCCESS) << cucore_last_error_message();
-        return out;
-    }
-
-    void write(cucore_buffer_t *b, const Bytes &bytes, std::uint64_t offset = 0) {
-        EXPECT_EQ(cucore_buffer_copy_from_host(b, offset, bytes.data(), bytes.size(), s_), CUCORE_SUCCESS)
-            << cucore_last_error_message();
-        EXPECT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS) << cucore_last_error_message();
-    }
-
-    // `n` bytes at a device address through the raw driver (cuMemcpyDtoH in the
-    // primary context). The caller synchronizes the library's work first.
-    Bytes raw_read(std::uint64_t address, std::size_t n) {
-        Bytes out(n, 0xEE);
-        gpu::ScopedContext scope(primary_);
-        const CUresult r = cu().MemcpyDtoH(out.data(), static_cast<CUdeviceptr>(address), n);
-        EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemcpyDtoH -> " << raw::error_name(r);
-        return out;
-    }
-
-    // Writes `bytes` at a device address through the raw driver and waits until
-    // they have landed: a synchronous cuMemcpyHtoD from pageable memory may
-    // return while its DMA is still in flight, and the library's streams are
-    // non-blocking (they do not wait for the legacy stream the copy ran on).
-    void raw_write(std::uint64_t address, const Bytes &bytes) {
-        gpu::ScopedContext scope(primary_);
-        const CUresult r = cu().MemcpyHtoD(static_cast<CUdeviceptr>(address), bytes.data(), bytes.size());
-        EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemcpyHtoD -> " << raw::error_name(r);
-        const CUresult synced = cu().CtxSynchronize();
-        EXPECT_EQ(synced, CUDA_SUCCESS) << "cuCtxSynchronize -> " << raw::error_name(synced);
-    }
-
     // The driver's memory pool of an allocation (NULL if none).
     CUmemoryPool raw_pool_of(std::uint64_t address) {
-        CUmemoryPool pool = nullptr;
-        gpu::ScopedContext scope(primary_);
-        const CUresult r = cu().PointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
-                                                    static_cast<CUdeviceptr>(address));
-        EXPECT_EQ(r, CUDA_SUCCESS) << "cuPointerGetAttribute(MEMPOOL_HANDLE) -> " << raw::error_name(r);
-        return pool;
+        return pointer_attribute<CUmemoryPool>(address, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE);
     }
 
     std::uint64_t raw_pool_attribute(CUmemoryPool pool, CUmemPool_attribute attr) {
         cuuint64_t v = 0;
-        gpu::ScopedContext scope(primary_);
+        ScopedContext scope(primary_);
         const CUresult r = cu().MemPoolGetAttribute(pool, attr, &v);
         EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemPoolGetAttribute(" << static_cast<int>(attr)
                                    << ") -> " << raw::error_name(r);
         return static_cast<std::uint64_t>(v);
     }
 
-    std::size_t live_buffers() { return gpu::live(CUCORE_OBJECT_BUFFER); }
-    std::size_t live_resources() { return gpu::live(CUCORE_OBJECT_MEMORY_RESOURCE); }
+    std::size_t live_buffers() { return live(CUCORE_OBJECT_BUFFER); }
+    std::size_t live_resources() { return live(CUCORE_OBJECT_MEMORY_RESOURCE); }
 
-    cucore_stream_t *s_ = nullptr;             // a stream on device 0
     cucore_memory_resource_t *pool_ = nullptr; // device 0's current memory pool
-    std::uint64_t release_errors_ = 0;
 };
 
 // Skips the test, with the library's reason, when `status` is NOT_SUPPORTED.

@@ -198,10 +198,13 @@ class MemoryHeaders:
     STEMS = ("memory_resource", "memory_pool", "managed_memory", "virtual_memory", "user_memory", "buffer", "copy_3d")
 
     def __init__(self, directory):
+        self.directory = directory
         self.paths = [directory / f"{stem}.h" for stem in self.STEMS]
 
     def is_file(self):
-        return all(p.is_file() for p in self.paths)
+        # Whether the headers are here at all (a checkout). In a checkout a missing or renamed header fails
+        # read_text() rather than skipping the tests that read them.
+        return self.directory.is_dir()
 
     def read_text(self):
         return "\n".join(p.read_text() for p in self.paths)

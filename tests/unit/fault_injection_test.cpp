@@ -3,81 +3,11 @@
 // context retains), or, when the failing call belonged to a cleanup that runs
 // after the work was done (restoring the caller's context, destroying a
 // temporary), the call succeeds and the failure is reported as a release error.
-#include <functional>
-#include <string>
-
-#include "test_support.hpp"
+#include "fault_injection_support.hpp"
 
 namespace {
 
-struct Scenario {
-    const char *function;
-    // Makes the object; returns the status and the handle (or NULL).
-    std::function<cucore_status_t(void **handle)> create;
-    std::function<void(void *handle)> release;
-    int minimum_driver_calls;  // the path is known to make at least this many
-};
-
-class FaultInjectionTest : public FakeDriverTest {
-  protected:
-    void SetUp() override {
-        FakeDriverTest::SetUp();
-        expects_release_errors_ = true;
-    }
-
-    void run(const Scenario &scenario) {
-        SCOPED_TRACE(scenario.function);
-        int failures_seen = 0;
-        for (long i = 1; i < 100; ++i) {
-            size_t live_before = live(CUCORE_OBJECT_ANY);
-            fake::Counters driver_before = fake::counters();
-            uint64_t release_errors_before = release_errors();
-            fake::reset_calls();
-            fake::fail_call(i, CUDA_ERROR_OUT_OF_MEMORY);
-            void *handle = reinterpret_cast<void *>(0x1);
-            cucore_status_t status = scenario.create(&handle);
-            long made = fake::calls();
-            fake::fail_call(0);
-            std::vector<std::string> log = fake::call_log();
-            std::string failed_call = (i <= static_cast<long>(log.size())) ? log[i - 1] : "";
-            SCOPED_TRACE("failing call " + std::to_string(i) + ": " + failed_call);
-            fake::set_current_context(nullptr);
-            if (made < i) {  // every call of the path has failed once
-                ASSERT_EQ(status, CUCORE_SUCCESS) << message();
-                scenario.release(handle);
-                EXPECT_GE(failures_seen, scenario.minimum_driver_calls);
-                return;
-            }
-            ++failures_seen;
-            bool driver_refused_cleanup = false;
-            if (status == CUCORE_SUCCESS) {
-                EXPECT_EQ(release_errors(), release_errors_before + 1) << "a late failure must be reported";
-                // A temporary the driver refused to destroy stays in the fake.
-                driver_refused_cleanup = failed_call == "cuEventDestroy" || failed_call == "cuStreamDestroy";
-                reset_fake_at_end_ = reset_fake_at_end_ || driver_refused_cleanup;
-                scenario.release(handle);
-            } else {
-                EXPECT_EQ(handle, nullptr) << "out-pointer cleared";
-                EXPECT_EQ(message().rfind(std::string(scenario.function) + ":", 0), 0u) << message();
-                EXPECT_NE(message().find(failed_call), std::string::npos) << message();
-                EXPECT_EQ(status, CUCORE_ERROR_OUT_OF_MEMORY) << message();
-            }
-            EXPECT_EQ(live(CUCORE_OBJECT_ANY), live_before) << "no half-made object";
-            fake::Counters after = fake::counters();
-            if (!driver_refused_cleanup) {
-                EXPECT_EQ(after.streams, driver_before.streams);
-                EXPECT_EQ(after.events, driver_before.events);
-            }
-            EXPECT_EQ(after.primary_retained, driver_before.primary_retained);
-        }
-        FAIL() << "the path never completed";
-    }
-    void TearDown() override {
-        if (reset_fake_at_end_) fake::install(2);  // forget what the driver refused to destroy
-        FakeDriverTest::TearDown();
-    }
-    bool reset_fake_at_end_ = false;
-};
+class FaultInjectionTest : public FaultInjection<FakeDriverTest> {};
 
 TEST_F(FaultInjectionTest, DeviceGet) {
     run({"cucore_device_get", [](void **h) { return cucore_device_get(1, reinterpret_cast<cucore_device_t **>(h)); },

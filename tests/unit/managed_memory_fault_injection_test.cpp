@@ -12,22 +12,22 @@ TEST_F(ManagedMemoryFaultInjectionTest, ManagedPoolCreate) {
     o.use_pool = 1;
     o.release_threshold = 1 << 20;
     o.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, 1};
-    check(create_on_fresh_device("cucore_managed_memory_resource_create",
-                                 [o](cucore_device_t *d, cucore_memory_resource_t **r) {
-                                     return cucore_managed_memory_resource_create(d, &o, r);
-                                 },
-                                 4));
+    run(create_on_fresh_device("cucore_managed_memory_resource_create",
+                               [o](cucore_device_t *d, cucore_memory_resource_t **r) {
+                                   return cucore_managed_memory_resource_create(d, &o, r);
+                               },
+                               4));
 }
 
 TEST_F(ManagedMemoryFaultInjectionTest, ManagedResourceCreate) {
     cucore_managed_memory_resource_options_t o = CUCORE_MANAGED_MEMORY_RESOURCE_OPTIONS_INIT;
     o.preferred_location = cucore_location_t{CUCORE_LOCATION_DEVICE, 0};
     // the managed-memory attribute (the fixture's stream holds the primary context already)
-    check(create_on_fresh_device("cucore_managed_memory_resource_create",
-                                 [o](cucore_device_t *d, cucore_memory_resource_t **r) {
-                                     return cucore_managed_memory_resource_create(d, &o, r);
-                                 },
-                                 1));
+    run(create_on_fresh_device("cucore_managed_memory_resource_create",
+                               [o](cucore_device_t *d, cucore_memory_resource_t **r) {
+                                   return cucore_managed_memory_resource_create(d, &o, r);
+                               },
+                               1));
 }
 
 }  // namespace

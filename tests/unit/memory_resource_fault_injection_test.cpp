@@ -30,12 +30,12 @@ TEST_F(MemoryResourceFaultInjectionTest, AllocationsOfEveryNewKind) {
         return CUCORE_SUCCESS;
     };
     ASSERT_EQ(cucore_user_memory_resource_create(&callbacks, &user), CUCORE_SUCCESS);
-    check(allocate_from(pinned, s1_, 256, 1));
-    check(allocate_from(managed, nullptr, 256, 1));  // cuMemAllocManaged
-    check(allocate_from(managed_pool, s1_, 256, 1));
-    check(allocate_from(advised, s1_, 256, 2));  // cuMemAllocManaged, cuMemAdvise (then cuMemFree)
-    check(allocate_from(vmm, nullptr, 256, 4));  // reserve, create, map, set access
-    check(allocate_from(user, s1_, 256, 0));
+    run(allocate_from(pinned, s1_, 256, 1));
+    run(allocate_from(managed, nullptr, 256, 1));  // cuMemAllocManaged
+    run(allocate_from(managed_pool, s1_, 256, 1));
+    run(allocate_from(advised, s1_, 256, 2));  // cuMemAllocManaged, cuMemAdvise (then cuMemFree)
+    run(allocate_from(vmm, nullptr, 256, 4));  // reserve, create, map, set access
+    run(allocate_from(user, s1_, 256, 0));
     for (cucore_memory_resource_t *r : {pinned, managed, managed_pool, advised, vmm, user})
         cucore_memory_resource_release(r);
 }

@@ -7,11 +7,11 @@ namespace {
 class VirtualMemoryFaultInjectionTest : public MemoryFaultInjectionFixture {};
 
 TEST_F(VirtualMemoryFaultInjectionTest, VirtualResourceCreate) {
-    check(create_on_fresh_device("cucore_virtual_memory_resource_create",
-                                 [](cucore_device_t *d, cucore_memory_resource_t **r) {
-                                     return cucore_virtual_memory_resource_create(d, nullptr, r);
-                                 },
-                                 2));
+    run(create_on_fresh_device("cucore_virtual_memory_resource_create",
+                               [](cucore_device_t *d, cucore_memory_resource_t **r) {
+                                   return cucore_virtual_memory_resource_create(d, nullptr, r);
+                               },
+                               2));
 }
 
 TEST_F(VirtualMemoryFaultInjectionTest, GrowInPlace) {
@@ -21,7 +21,7 @@ TEST_F(VirtualMemoryFaultInjectionTest, GrowInPlace) {
     ASSERT_EQ(cucore_virtual_memory_resource_create(d0_, &o, &vmm), CUCORE_SUCCESS);
     // create, reserve staging, map, set access, copy, synchronize, unmap old,
     // map in place, set access, then the give-backs (late failures, reported)
-    check(grow(vmm, kGran, 3 * kGran, [](cucore_buffer_t *) {}, 9));
+    run(grow(vmm, kGran, 3 * kGran, Growth::in_place, 9));
     cucore_memory_resource_release(vmm);
 }
 
@@ -29,7 +29,7 @@ TEST_F(VirtualMemoryFaultInjectionTest, GrowByMoving) {
     cucore_memory_resource_t *vmm = nullptr;
     ASSERT_EQ(cucore_virtual_memory_resource_create(d0_, nullptr, &vmm), CUCORE_SUCCESS);
     // create, reserve, map, set access, copy, synchronize, then the give-backs
-    check(grow(vmm, 2 * kGran, 5 * kGran, [](cucore_buffer_t *) {}, 6));
+    run(grow(vmm, 2 * kGran, 5 * kGran, Growth::by_moving, 6));
     cucore_memory_resource_release(vmm);
 }
 

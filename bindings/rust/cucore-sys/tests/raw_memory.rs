@@ -216,3 +216,18 @@ fn options_structs_zero_is_default() {
         cucore_device_properties_t,
     );
 }
+
+/// The structs whose `_INIT` is not all zeros: a copy of one row of one slice (`CUCORE_COPY_3D_INIT`),
+/// with both regions `CUCORE_MEMORY_REGION_INIT` (nothing named, every number 0).
+#[test]
+fn copy_3d_init_is_one_row_of_one_slice() {
+    let init = cucore_copy_3d_t::INIT;
+    assert_eq!(init.struct_size as usize, size_of::<cucore_copy_3d_t>());
+    assert_eq!((init.reserved0, init.width, init.rows, init.depth), (0, 0, 1, 1));
+    assert_eq!((init.src, init.dst), (cucore_memory_region_t::INIT, cucore_memory_region_t::INIT));
+    let region = cucore_memory_region_t::INIT;
+    assert!(region.buffer.is_null() && region.host.is_null());
+    assert_eq!([region.offset, region.pitch, region.height, region.x, region.y, region.z], [0; 6]);
+    assert_eq!(cucore_copy_3d_t::default(), init);
+    assert_eq!(cucore_memory_region_t::default(), region);
+}

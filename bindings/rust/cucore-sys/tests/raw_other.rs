@@ -20,6 +20,23 @@ fn values_match_the_header() {
     assert_eq!(CUCORE_DLPACK_MAX_NDIM, 32);
 }
 
+/// `CUCORE_DLPACK_LAYOUT_INIT` (not all zeros): a 0-d tensor of one byte, compact, nothing borrowed.
+#[test]
+fn dlpack_layout_init_is_a_compact_scalar_of_bytes() {
+    let init = cucore_dlpack_layout_t::INIT;
+    assert_eq!(init.struct_size as usize, std::mem::size_of::<cucore_dlpack_layout_t>());
+    assert_eq!((init.read_only, init.ndim, init.byte_offset), (0, 0, 0));
+    assert_eq!((init.dtype.code as u32, init.dtype.bits, init.dtype.lanes), (kDLUInt as u32, 8, 1));
+    assert!(init.shape.is_null() && init.strides.is_null());
+    assert_eq!(cucore_dlpack_layout_t::default(), init);
+}
+
+#[test]
+fn graphics_object_types_match_the_header() {
+    assert_eq!((CUCORE_OBJECT_GRAPHICS_RESOURCE, CUCORE_OBJECT_GRAPHICS_ARRAY), (12, 13));
+    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 14);
+}
+
 #[test]
 fn null_graphics_handles() {
     unsafe {
