@@ -29,7 +29,7 @@ import types
 from . import _lib
 from .buffer import Buffer
 from .common import closed_error, raise_error
-from .device import Device
+from .device import _device
 from .stream import Stream, legacy_default_stream, per_thread_default_stream
 
 (_cucore_dlpack_export, _cucore_dlpack_export_legacy, _cucore_dlpack_import, _cucore_dlpack_import_legacy,
@@ -411,8 +411,7 @@ def from_cuda_array_interface(obj, *, stream=None, device_id=None):
                 consumer.wait(producer)
         finally:
             producer.close()
-    dev = Device() if device_id is None else (device_id if isinstance(device_id, Device) else Device(device_id))
-    return Buffer.from_handle(address + low if size else address, size, dev, owner=obj)
+    return Buffer.from_handle(address + low if size else address, size, _device(device_id), owner=obj)
 
 
 # Buffer's DLPack and CUDA Array Interface methods are this module's work; buffer.py is below this module.

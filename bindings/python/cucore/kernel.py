@@ -12,7 +12,7 @@ import ctypes
 from . import _lib
 from ._handle import HandleObject
 from .common import NotSupportedError, Status, raise_error
-from .device import Device
+from .device import _device
 from .stream import _next_key, _stream_of
 
 (_cucore_kernel_from_handle, _cucore_kernel_from_function, _cucore_kernel_name, _cucore_kernel_attribute,
@@ -54,14 +54,6 @@ SETTABLE = frozenset(("max_dynamic_shared_size_bytes", "preferred_shared_memory_
                       "required_cluster_height", "required_cluster_depth", "non_portable_cluster_size_allowed",
                       "cluster_scheduling_policy_preference"))
 _BOOL_ATTRIBUTES = frozenset(("cache_mode_ca", "cluster_size_must_be_set", "non_portable_cluster_size_allowed"))
-
-
-def _device(device):
-    if isinstance(device, Device):
-        return device
-    if device is not None and (isinstance(device, bool) or not hasattr(type(device), "__index__")):
-        raise TypeError(f"device must be a Device, an ordinal or None, not {type(device).__name__}")
-    return Device(device)
 
 
 def _attribute_id(attribute):

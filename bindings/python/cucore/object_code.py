@@ -14,7 +14,7 @@ from . import _lib
 from ._handle import HandleObject
 from .buffer import _HostMemory
 from .common import raise_error
-from .device import Device
+from .device import _device
 from .kernel import Kernel
 from .program import CODE_TYPE_NAMES, CODE_TYPES
 
@@ -39,14 +39,6 @@ _c_char_p = ctypes.c_char_p
 _byref = ctypes.byref
 _new = object.__new__
 _handle_arg = _lib.handle_arg
-
-
-def _device(device):
-    if isinstance(device, Device):
-        return device
-    if device is not None and (isinstance(device, bool) or not hasattr(type(device), "__index__")):
-        raise TypeError(f"device must be a Device, an ordinal or None, not {type(device).__name__}")
-    return Device(device)
 
 
 class ObjectCode(HandleObject):

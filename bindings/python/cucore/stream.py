@@ -11,7 +11,7 @@ from . import _lib
 from ._handle import HandleObject
 from .common import closed_error, raise_error, report_unraisable
 from .context import Context
-from .device import Device, _device_from_owned_handle
+from .device import _device, _device_from_owned_handle
 from .event import Event, _options_ref as _event_options_ref
 
 (_cucore_stream_create, _cucore_stream_create_in_context, _cucore_stream_get_legacy_default,
@@ -395,12 +395,12 @@ class Stream(HandleObject):
 
 def legacy_default_stream(device=None):
     """The legacy default stream (CU_STREAM_LEGACY) bound to `device` (default: the current device)."""
-    return (device if isinstance(device, Device) else Device(device)).default_stream
+    return _device(device).default_stream
 
 
 def per_thread_default_stream(device=None):
     """The per-thread default stream (CU_STREAM_PER_THREAD) bound to `device` (default: current)."""
-    return (device if isinstance(device, Device) else Device(device)).per_thread_default_stream
+    return _device(device).per_thread_default_stream
 
 
 # ---- stream arguments ------------------------------------------------------------------------------------
