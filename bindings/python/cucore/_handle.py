@@ -1,18 +1,57 @@
-"""The one lifetime mechanism of the binding's handle objects (Context, Stream, Event).
+"""The one lifetime mechanism of the binding's handle objects, and of the Python objects libcucore keeps alive.
 
-Each object owns one reference to its libcucore handle in `_h` (None once closed); `close()` and the
-finalizer drop it through the subclass's unchecked release function, exactly once. Equality is identity
-of the wrapped driver object."""
+HandleObject is the base of every class that wraps a libcucore handle (Context, Stream, Event, Buffer,
+MemoryResource, Program, ObjectCode, Linker, ProgramCache, Kernel, GraphicsResource, GraphicsArray). Each object
+owns one reference to its libcucore handle in `_h` (None once closed); `close()` and the finalizer drop it
+through the subclass's unchecked release function, exactly once. Equality is identity of the wrapped driver
+object.
+
+wrap_foreign() is the one way a `cucore_<noun>_from_handle` call keeps a Python owner of foreign memory or a
+foreign driver object alive: as long as libcucore holds the wrapper (its views and every object that retained
+it included), through the C release callback, not as long as the Python wrapper.
+"""
 import ctypes
+import itertools
 import sys
 
+from . import _lib
 from .common import closed_error, raise_error
+
+_c_void_p = ctypes.c_void_p
+
+# ---- owners of wrapped foreign objects: kept alive until libcucore releases the wrapper --------------------
+
+_owners = {}  # user_data key -> the owner
+_next_key = itertools.count(1).__next__
+
+
+def _release_owner(key):
+    _owners.pop(key, None)
+
+
+_RELEASE_CB = _lib.ReleaseFn(_release_owner)
+
+
+def wrap_foreign(from_handle, owner, *args):
+    """Call `from_handle(*args, on_release, user_data, out)` (a C `cucore_<noun>_from_handle`) and return
+    (status, the new handle as an int or None). With an `owner` (not None), libcucore's release callback keeps
+    it alive until the library lets go of the wrapper; a failed call never calls it, and drops it here."""
+    out = _c_void_p()
+    if owner is None:
+        st = from_handle(*args, None, None, out)
+    else:
+        key = _next_key()
+        _owners[key] = owner
+        st = from_handle(*args, _RELEASE_CB, key, out)
+        if st:
+            _owners.pop(key, None)
+    return st, out.value
 
 
 class HandleObject:
     __slots__ = ("_h", "_raw", "__weakref__")
     _release = None  # each kind: staticmethod(the unchecked cucore_<noun>_release)
-    _kind = None     # the kind: Context, Stream or Event (a user's subclass of Stream is a Stream)
+    _kind = None     # the kind: the direct subclass of HandleObject (a user's subclass of Stream is a Stream)
     _handle_fn = None  # each kind: staticmethod(the checked cucore_<noun>_handle)
 
     def __init_subclass__(cls, **kwargs):

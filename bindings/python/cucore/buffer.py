@@ -24,10 +24,10 @@ import operator
 import sys
 
 from . import _lib
-from ._handle import HandleObject
+from ._handle import HandleObject, wrap_foreign
 from .common import closed_error, raise_error
 from .device import _device
-from .stream import Stream, _RELEASE_CB, _next_key, _open_stream_handle, _owners, _stream_of
+from .stream import Stream, _open_stream_handle, _stream_of
 
 (_cucore_buffer_from_handle, _cucore_buffer_retain, _cucore_buffer_release, _cucore_buffer_close,
  _cucore_buffer_set_deallocation_stream, _cucore_buffer_size, _cucore_buffer_address, _cucore_buffer_device_id,
@@ -213,18 +213,10 @@ class Buffer(HandleObject):
         address = _address(address)
         size = _u64(size, "size")
         dev = None if device_id is None else _device(device_id)
-        h = _c_void_p()
-        if owner is None:
-            st = _cucore_buffer_from_handle(address, size, None if dev is None else dev._h, None, None, h)
-        else:
-            key = _next_key()
-            _owners[key] = owner
-            st = _cucore_buffer_from_handle(address, size, None if dev is None else dev._h, _RELEASE_CB, key, h)
-            if st:
-                _owners.pop(key, None)  # the library never calls the callback of a failed wrap
+        st, hv = wrap_foreign(_cucore_buffer_from_handle, owner, address, size, None if dev is None else dev._h)
         if st:
             raise_error(st, dev)
-        b = cls._wrap(h.value, size, None)
+        b = cls._wrap(hv, size, None)
         b._owner = owner
         return b
 

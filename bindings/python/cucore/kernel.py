@@ -10,10 +10,10 @@ import collections
 import ctypes
 
 from . import _lib
-from ._handle import HandleObject
+from ._handle import HandleObject, wrap_foreign
 from .common import NotSupportedError, Status, raise_error
 from .device import _device
-from .stream import _next_key, _stream_of
+from .stream import _stream_of
 
 (_cucore_kernel_from_handle, _cucore_kernel_from_function, _cucore_kernel_name, _cucore_kernel_attribute,
  _cucore_kernel_set_attribute, _cucore_kernel_param_count, _cucore_kernel_param_info,
@@ -204,16 +204,6 @@ def _size(v):
     return v
 
 
-_owners = {}
-
-
-def _release_owner(key):
-    _owners.pop(key, None)
-
-
-_RELEASE_CB = _lib.ReleaseFn(_release_owner)
-
-
 class Kernel(HandleObject):
     """A kernel of an ObjectCode (ObjectCode.get_kernel), or a wrapped foreign CUkernel
     (Kernel.from_handle). Launch it with cucore.launch()."""
@@ -245,35 +235,19 @@ class Kernel(HandleObject):
                 handle = int(handle)
             except (TypeError, ValueError):
                 raise TypeError(f"handle must be a CUkernel address (int), not {type(handle).__name__}") from None
-        h = ctypes.c_void_p()
-        if mod is None:
-            st = _cucore_kernel_from_handle(handle, None, None, _byref(h))
-        else:
-            key = _next_key()
-            _owners[key] = mod
-            st = _cucore_kernel_from_handle(handle, _RELEASE_CB, key, _byref(h))
-            if st:
-                _owners.pop(key, None)
+        st, hv = wrap_foreign(_cucore_kernel_from_handle, mod, handle)
         if st:
             raise_error(st)
-        return cls._wrap(h.value, mod)
+        return cls._wrap(hv, mod)
 
     @classmethod
     def from_function(cls, function, owner=None):
         """Wrap a foreign CUfunction (an int) of the calling thread's current context; `owner` is kept
         alive while the wrapper lives. It launches only into streams of that context."""
-        h = ctypes.c_void_p()
-        if owner is None:
-            st = _cucore_kernel_from_function(int(function), None, None, _byref(h))
-        else:
-            key = _next_key()
-            _owners[key] = owner
-            st = _cucore_kernel_from_function(int(function), _RELEASE_CB, key, _byref(h))
-            if st:
-                _owners.pop(key, None)
+        st, hv = wrap_foreign(_cucore_kernel_from_function, owner, int(function))
         if st:
             raise_error(st)
-        return cls._wrap(h.value, owner)
+        return cls._wrap(hv, owner)
 
     @property
     def name(self):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import _lib
-from ._handle import HandleObject
+from ._handle import HandleObject, wrap_foreign
 from .common import closed_error, raise_error, report_unraisable
 from .context import Context
 from .device import _device, _device_from_owned_handle
@@ -154,18 +154,6 @@ def _host_trampoline(key):
 
 _HOST_CB = _lib.HostFn(_host_trampoline)
 
-# ---- owners of wrapped foreign streams: kept alive until the library releases the wrapper ----------
-
-_owners = {}
-
-
-def _release_owner(key):
-    _owners.pop(key, None)
-
-
-_RELEASE_CB = _lib.ReleaseFn(_release_owner)
-
-
 class Stream(HandleObject):
     """A CUDA stream. Create with Device.create_stream(); wrap a foreign stream with
     Stream.from_handle(). Speaks the __cuda_stream__ protocol."""
@@ -236,18 +224,13 @@ class Stream(HandleObject):
                 raise TypeError(f"{type(obj).__name__}.__cuda_stream__ gave a handle of type "
                                 f"{type(raw).__name__}, not int")
             owner = obj
-        h = _c_void_p()
-        if owner is None:
-            st = _cucore_stream_from_handle(raw, None, None, h)
-        else:
-            key = _next_key()
-            _owners[key] = owner
-            st = _cucore_stream_from_handle(raw, _RELEASE_CB, key, h)
-            if st:
-                _owners.pop(key, None)
+        st, hv = wrap_foreign(_cucore_stream_from_handle, owner, raw)
         if st:
             raise_error(st)
-        return cls._wrap(h)
+        obj = object.__new__(cls)
+        obj._h = _handle_arg(hv)
+        obj._raw = None
+        return obj
 
     # ---- protocol and identity --------------------------------------------------------------
 
