@@ -180,7 +180,30 @@ def _is_host_buffer(obj):
 
 # ---- buffers --------------------------------------------------------------------------------------------
 
-class Buffer(HandleObject):
+class _MemoryAccess:
+    """Who can reach memory, as cuda.core's Buffer and MemoryResource both answer it: the properties of a Buffer
+    (its memory) and of a MemoryResource (the memory it gives). Each class reads the three answers with its
+    `_accessibility()`: (device-accessible, host-accessible, managed)."""
+
+    __slots__ = ()
+
+    @property
+    def is_device_accessible(self):
+        """Whether the memory can be accessed from the device (foreign host memory reads False)."""
+        return self._accessibility()[0]
+
+    @property
+    def is_host_accessible(self):
+        """Whether the memory can be accessed from the host (CPU)."""
+        return self._accessibility()[1]
+
+    @property
+    def is_managed(self):
+        """Whether the memory is managed (unified) memory: advice, prefetch and discard apply (ManagedBuffer)."""
+        return self._accessibility()[2]
+
+
+class Buffer(HandleObject, _MemoryAccess):
     """A range of memory: `size` bytes at `handle` (the address, an int), from `memory_resource` (None for
     foreign memory wrapped with Buffer.from_handle).
 
@@ -320,21 +343,6 @@ class Buffer(HandleObject):
         if st:
             raise_error(st, self)
         return bool(d.value), bool(h.value), bool(m.value)
-
-    @property
-    def is_device_accessible(self):
-        """Whether the memory can be accessed from the device (foreign host memory reads False)."""
-        return self._accessibility()[0]
-
-    @property
-    def is_host_accessible(self):
-        """Whether the memory can be accessed from the host (CPU)."""
-        return self._accessibility()[1]
-
-    @property
-    def is_managed(self):
-        """Whether the memory is managed (unified) memory: advice, prefetch and discard apply (ManagedBuffer)."""
-        return self._accessibility()[2]
 
     @property
     def deallocation_stream(self):

@@ -21,7 +21,7 @@ import weakref
 
 from . import _lib
 from ._handle import HandleObject
-from .buffer import _U64_MAX, _UNKNOWN, Buffer, _u64
+from .buffer import _U64_MAX, _UNKNOWN, Buffer, _MemoryAccess, _u64
 from .common import closed_error, raise_error
 from .device import _device
 from .stream import Stream, _open_stream_handle
@@ -150,7 +150,7 @@ class _ResourceType(type):
         return super().__call__(*args, **kwargs)
 
 
-class MemoryResource(HandleObject, metaclass=_ResourceType):
+class MemoryResource(HandleObject, _MemoryAccess, metaclass=_ResourceType):
     """Where buffers come from: DeviceMemoryResource (a stream-ordered device memory pool),
     PinnedMemoryResource, ManagedMemoryResource, VirtualMemoryResource, LegacyPinnedMemoryResource, or a
     subclass of your own. `allocate(size, *, stream)` gives a Buffer, which keeps its resource alive;
@@ -288,20 +288,10 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
         """The ordinal of the device whose memory the resource gives, or -1 for host memory."""
         return self._get_info()[1]
 
-    @property
-    def is_device_accessible(self):
-        """Whether the memory can be accessed from the device."""
-        return self._get_info()[2]
-
-    @property
-    def is_host_accessible(self):
-        """Whether the memory can be accessed from the host (CPU)."""
-        return self._get_info()[3]
-
-    @property
-    def is_managed(self):
-        """Whether the memory is managed (unified) memory: advice, prefetch and discard apply."""
-        return self._get_info()[4]
+    def _accessibility(self):
+        """(device-accessible, host-accessible, managed): is_device_accessible, is_host_accessible and
+        is_managed (_MemoryAccess, as Buffer has them)."""
+        return self._get_info()[2:5]
 
     @property
     def is_stream_ordered(self):
