@@ -25,7 +25,7 @@ import sys
 
 from . import _lib
 from ._handle import HandleObject, wrap_foreign
-from .common import closed_error, raise_error
+from .common import _U64_MAX, _u64, closed_error, raise_error
 from .device import _device
 from .stream import Stream, _open_stream_handle, _stream_of
 
@@ -53,7 +53,6 @@ _handle_outs = _lib.outs(_c_void_p)
 _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
 _Stream = Stream
-_U64_MAX = (1 << 64) - 1
 
 # Handed down by the modules above when they are imported (_lib.hand_down).
 MemoryResource = None  # memory_resource.py: Buffer.memory_resource
@@ -64,18 +63,6 @@ _UNKNOWN = object()  # Buffer._mr not asked yet (views, Device.allocate): ask li
 
 
 # ---- argument conversion (cold paths; the hot paths inline the common case) ----------------------------
-
-def _u64(value, what):
-    """`value` as an int in [0, 2**64) (ctypes would silently wrap or truncate anything else)."""
-    if isinstance(value, bool):
-        raise TypeError(f"{what} must be an int, not bool")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
-    if not 0 <= value <= _U64_MAX:
-        raise ValueError(f"{what} must be in [0, 2**64), not {value}")
-    return value
 
 
 def _address(value):

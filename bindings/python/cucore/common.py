@@ -2,6 +2,7 @@
 import collections
 import ctypes
 import enum
+import operator
 import sys
 import threading
 import traceback
@@ -165,7 +166,53 @@ def raise_error(status, *objects):
 
 
 def closed_error(obj):
+    """The InvalidHandleError for a use of `obj` after close() (raised before any C call)."""
     return InvalidHandleError(Status.ERROR_INVALID_HANDLE, f"{type(obj).__name__} is closed", 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments and options: the checks every module shares (cold paths; hot paths inline the common case)
+# ---------------------------------------------------------------------------------------------
+
+_U64_MAX = (1 << 64) - 1
+
+
+def _u64(value, what):
+    """`value` as an int in [0, 2**64) (ctypes would silently wrap or truncate anything else)."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an int, not bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
+    if not 0 <= value <= _U64_MAX:
+        raise ValueError(f"{what} must be in [0, 2**64), not {value}")
+    return value
+
+
+def check_options(options, sizes=(), flags=()):
+    """Type and range checks of an options dataclass: `sizes` are ints in [0, 2**64), `flags` bools."""
+    cls = type(options).__name__
+    for name in sizes:
+        value = getattr(options, name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{cls}.{name} must be an int, not {type(value).__name__}")
+        if not 0 <= value <= _U64_MAX:
+            raise ValueError(f"{cls}.{name} must be in [0, 2**64), not {value}")
+    for name in flags:
+        value = getattr(options, name)
+        if not isinstance(value, bool):
+            raise TypeError(f"{cls}.{name} must be a bool, not {type(value).__name__}")
+
+
+def options_of(options, cls):
+    """`options` (an instance of the options dataclass `cls`, or a dict of its fields) as a `cls`; TypeError
+    for anything else. Every `options=` argument of the package goes through it (None is the caller's)."""
+    if isinstance(options, dict):
+        return cls(**options)
+    if not isinstance(options, cls):
+        raise TypeError(f"options must be {cls.__name__}, a dict or None, not {type(options).__name__}")
+    return options
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from . import _lib
 from ._handle import HandleObject
-from .common import raise_error
+from .common import check_options, options_of, raise_error
 from .context import Context
 from .device import _device_from_owned_handle
 
@@ -52,9 +52,7 @@ class EventOptions:
     ipc_enabled: bool = False
 
     def __post_init__(self):
-        for name in ("timing_enabled", "blocking_sync", "ipc_enabled"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"EventOptions.{name} must be a bool, not {type(getattr(self, name)).__name__}")
+        check_options(self, flags=("timing_enabled", "blocking_sync", "ipc_enabled"))
 
     @property
     def _flags(self):
@@ -67,10 +65,7 @@ _options_cache = {}  # flags -> (cucore_event_options_t, byref of it): only read
 
 def _options_flags(options):
     if type(options) is not EventOptions:
-        if isinstance(options, dict):
-            options = EventOptions(**options)
-        elif not isinstance(options, EventOptions):
-            raise TypeError(f"options must be EventOptions, a dict or None, not {type(options).__name__}")
+        options = options_of(options, EventOptions)
     return options._flags
 
 

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from . import _lib
 from ._handle import HandleObject
-from .common import CompilationError, closed_error, raise_error
+from .common import CompilationError, closed_error, options_of, raise_error
 from .object_code import ObjectCode
 from .program import BACKENDS, _c_strings, _flag, _strings, _toggle, code_type_id, read_string
 
@@ -115,14 +115,7 @@ class Linker(HandleObject):
                 raise TypeError(f"Linker input {i} must be an ObjectCode, not {type(o).__name__}")
             if o._h is None:
                 raise closed_error(o)
-        if options is None:
-            ref = None
-        elif isinstance(options, LinkerOptions):
-            ref = options._to_c()[1]
-        elif isinstance(options, dict):
-            ref = LinkerOptions(**options)._to_c()[1]
-        else:
-            raise TypeError(f"options must be LinkerOptions, a dict or None, not {type(options).__name__}")
+        ref = None if options is None else options_of(options, LinkerOptions)._to_c()[1]
         self._inputs = object_codes
         arr = (ctypes.c_void_p * len(object_codes))(*[o._hv for o in object_codes])
         h = ctypes.c_void_p()

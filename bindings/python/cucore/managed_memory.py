@@ -19,11 +19,9 @@ from dataclasses import dataclass
 
 from . import _lib
 from .buffer import Buffer
-from .common import raise_error
+from .common import check_options, raise_error
 from .device import Device
-from .memory_resource import (
-    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options, check_options,
-)
+from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options
 from .stream import _stream_of
 
 (_cucore_managed_memory_resource_create, _cucore_buffer_advise, _cucore_buffer_advice,

@@ -27,12 +27,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import _lib
-from .buffer import _u64
-from .common import raise_error
+from .common import _u64, check_options, options_of, raise_error
 from .device import Device, _device
-from .memory_resource import (
-    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options, check_options, options_of,
-)
+from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options
 
 (_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
  _cucore_pinned_memory_resource_create, _cucore_memory_resource_pool_attribute,
@@ -217,15 +214,15 @@ class DeviceMemoryResource(MemoryResource, PeerAccessible):
 
     def __new__(cls, device_id, options=None):
         dev = _device(device_id)
-        h = _c_void_p()
         if options is None:
+            h = _c_void_p()
             st = _cucore_device_memory_resource_get_default(dev._h, h)
-        else:
-            options = options_of(options, DeviceMemoryResourceOptions)
-            st = _cucore_device_memory_resource_create(dev._h, _pool_options_struct(options), h)
-        if st:
-            raise_error(st, dev)
-        return cls._wrap(h.value, options, dev.device_id)
+            if st:
+                raise_error(st, dev)
+            return cls._wrap(h.value, None, dev.device_id)
+        options = options_of(options, DeviceMemoryResourceOptions)
+        return _create(cls, _cucore_device_memory_resource_create, dev, _pool_options_struct(options), options,
+                       dev.device_id)
 
 
 # ---- pinned pools -------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 MemoryResource, the base of every kind: allocate, handle, kind, device_id, accessibility, is_stream_ordered,
 is_managed, the registry of the kinds' classes (_KIND_CLASSES), the wrapper registry that keeps one Python
 object per libcucore resource, the device's default resource (Device.allocate, Device.memory_resource), the
-legacy pinned resource (LegacyPinnedMemoryResource), and the options checks and constructor helpers of every
+legacy pinned resource (LegacyPinnedMemoryResource), and the constructor helpers of every
 kind. The other kinds live in the module of their capability, above this one: memory_pool.py
 (DeviceMemoryResource, PinnedMemoryResource, pool attributes, trim, peer access), managed_memory.py,
 virtual_memory.py, user_memory.py (user-defined resources); Buffer lives in buffer.py, below.
@@ -21,8 +21,8 @@ import weakref
 
 from . import _lib
 from ._handle import HandleObject
-from .buffer import _U64_MAX, _UNKNOWN, Buffer, _MemoryAccess, _u64
-from .common import closed_error, raise_error
+from .buffer import _UNKNOWN, Buffer, _MemoryAccess
+from .common import _u64, closed_error, options_of, raise_error
 from .device import _device
 from .stream import Stream, _open_stream_handle
 
@@ -78,30 +78,6 @@ def _size_arg(size):
         if len(_sizes) < 4096:
             _sizes[size] = c
     return c
-
-
-def check_options(options, sizes, flags=()):
-    """Type and range checks of an options dataclass: `sizes` are ints in [0, 2**64), `flags` bools."""
-    cls = type(options).__name__
-    for name in sizes:
-        value = getattr(options, name)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{cls}.{name} must be an int, not {type(value).__name__}")
-        if not 0 <= value <= _U64_MAX:
-            raise ValueError(f"{cls}.{name} must be in [0, 2**64), not {value}")
-    for name in flags:
-        value = getattr(options, name)
-        if not isinstance(value, bool):
-            raise TypeError(f"{cls}.{name} must be a bool, not {type(value).__name__}")
-
-
-def options_of(options, cls):
-    """`options` (an instance of the dataclass `cls`, or a dict of its fields) as a `cls`."""
-    if isinstance(options, dict):
-        return cls(**options)
-    if not isinstance(options, cls):
-        raise TypeError(f"options must be {cls.__name__}, a dict or None, not {type(options).__name__}")
-    return options
 
 
 def _device_and_options(device, options, options_cls):

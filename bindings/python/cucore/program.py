@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from . import _lib
 from ._handle import HandleObject
-from .common import CompilationError, closed_error, raise_error
+from .common import CompilationError, closed_error, options_of, raise_error
 
 (_cucore_program_create, _cucore_program_log, _cucore_program_code_type, _cucore_program_backend,
  _cucore_program_arch, _cucore_program_flags, _cucore_compiler_version) = _lib.bind(
@@ -345,15 +345,10 @@ class Program(HandleObject):
             raise TypeError(f"code must be a str (or bytes for 'nvvm'), not {type(code).__name__}")
         if options is None:
             ref = None
-        elif type(options) is ProgramOptions:
-            ref = options._to_c().ref
-        elif isinstance(options, dict):
-            options = ProgramOptions(**options)
-            ref = options._to_c().ref
-        elif isinstance(options, ProgramOptions):
-            ref = options._to_c().ref
         else:
-            raise TypeError(f"options must be ProgramOptions, a dict or None, not {type(options).__name__}")
+            if type(options) is not ProgramOptions:
+                options = options_of(options, ProgramOptions)
+            ref = options._to_c().ref
         self._h = None
         self._raw = None
         self._options = options

@@ -9,7 +9,7 @@ from typing import Optional
 
 from . import _lib
 from ._handle import HandleObject, wrap_foreign
-from .common import closed_error, raise_error, report_unraisable
+from .common import check_options, closed_error, options_of, raise_error, report_unraisable
 from .context import Context
 from .device import _device, _device_from_owned_handle
 from .event import Event, _options_ref as _event_options_ref
@@ -61,8 +61,7 @@ class StreamOptions:
     priority: Optional[int] = None
 
     def __post_init__(self):
-        if not isinstance(self.nonblocking, bool):
-            raise TypeError(f"StreamOptions.nonblocking must be a bool, not {type(self.nonblocking).__name__}")
+        check_options(self, flags=("nonblocking",))
         if self.priority is not None and (isinstance(self.priority, bool) or not isinstance(self.priority, int)):
             raise TypeError(f"StreamOptions.priority must be an int or None, not {type(self.priority).__name__}")
         if self.priority is not None and not -2**31 <= self.priority < 2**31:
@@ -74,10 +73,7 @@ _options_cache = {}  # (flags, priority) -> (cucore_stream_options_t, byref of i
 
 def _options_key(options):
     if type(options) is not StreamOptions:
-        if isinstance(options, dict):
-            options = StreamOptions(**options)
-        elif not isinstance(options, StreamOptions):
-            raise TypeError(f"options must be StreamOptions, a dict or None, not {type(options).__name__}")
+        options = options_of(options, StreamOptions)
     return (0 if options.nonblocking else STREAM_BLOCKING, options.priority or 0)
 
 

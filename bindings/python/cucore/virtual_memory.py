@@ -14,9 +14,10 @@ from typing import Optional
 
 from . import _lib
 from .buffer import Buffer
+from .common import check_options, options_of
 from .device import _device
 from .memory_pool import PeerAccessible, access_value
-from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, check_options, options_of
+from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create
 
 (_cucore_virtual_memory_resource_create,) = _lib.bind(globals(), "cucore_virtual_memory_resource_create")
 
