@@ -18,12 +18,13 @@ from . import _abi, _lib
     "cucore_release_error_count", "cucore_set_release_error_handler")
 
 
-def _c_enum(name, c_enum, prefix, doc, skip=()):
+def _c_enum(name, c_enum, prefix, doc, skip=(), module=__name__):
     """An IntEnum with the members of the C enum `c_enum` (from the generated _abi.py), named without
-    `prefix`; FORCE_INT32 and the names in `skip` are left out. Built from the header, so it cannot drift."""
+    `prefix`; FORCE_INT32 and the names in `skip` are left out. Built from the header, so it cannot drift.
+    `module` is the module that defines it (for pickling and repr)."""
     members = [(member[len(prefix):], value) for member, value in _abi.ENUMS[c_enum]
                if not member.endswith("FORCE_INT32") and member not in skip]
-    cls = enum.IntEnum(name, members, module=__name__)
+    cls = enum.IntEnum(name, members, module=module)
     cls.__doc__ = doc
     return cls
 
@@ -156,7 +157,7 @@ def raise_error(status, *objects):
     """Raise the error for a failed call. `objects` are the wrappers the call used: when the status is
     INVALID_HANDLE and one of them was closed, the message says so first."""
     message = _cucore_last_error_message().decode("utf-8", "replace")
-    if status == 2:
+    if status == Status.ERROR_INVALID_HANDLE:
         for obj in objects:
             if getattr(obj, "_h", 0) is None:
                 message = f"{type(obj).__name__} is closed ({message})" if message else \

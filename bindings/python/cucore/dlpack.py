@@ -46,16 +46,16 @@ _VersionedP = ctypes.POINTER(DLManagedTensorVersioned)
 _LegacyP = ctypes.POINTER(DLManagedTensor)
 
 # The DLPack version libcucore reads and writes (include/cucore/dlpack.h).
-DLPACK_VERSION = (1, 1)
-_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
+DLPACK_VERSION = (_lib.C["DLPACK_MAJOR_VERSION"], _lib.C["DLPACK_MINOR_VERSION"])
+_READ_ONLY = _lib.C["DLPACK_FLAG_BITMASK_READ_ONLY"]
 
 
 class DLDeviceType(enum.IntEnum):
     """The DLPack device types libcucore exports and imports (DLDeviceType)."""
-    CPU = 1            # kDLCPU: host memory
-    CUDA = 2           # kDLCUDA: device memory
-    CUDA_HOST = 3      # kDLCUDAHost: page-locked host memory
-    CUDA_MANAGED = 13  # kDLCUDAManaged: managed (unified) memory
+    CPU = _lib.C["kDLCPU"]                    # host memory
+    CUDA = _lib.C["kDLCUDA"]                  # device memory
+    CUDA_HOST = _lib.C["kDLCUDAHost"]         # page-locked host memory
+    CUDA_MANAGED = _lib.C["kDLCUDAManaged"]   # managed (unified) memory
 
 
 # ---- capsules -------------------------------------------------------------------------------------------

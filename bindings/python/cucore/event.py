@@ -34,9 +34,9 @@ _handle_arg = _lib.handle_arg
 Stream = None  # stream.py: Event.record takes Streams
 ipc = None     # ipc.py: the work of the IPC methods
 
-EVENT_TIMING = 1  # CUCORE_EVENT_TIMING
-EVENT_BLOCKING_SYNC = 2  # CUCORE_EVENT_BLOCKING_SYNC
-EVENT_INTERPROCESS = 4  # CUCORE_EVENT_INTERPROCESS
+EVENT_TIMING = _lib.C["CUCORE_EVENT_TIMING"]
+EVENT_BLOCKING_SYNC = _lib.C["CUCORE_EVENT_BLOCKING_SYNC"]
+EVENT_INTERPROCESS = _lib.C["CUCORE_EVENT_INTERPROCESS"]
 
 
 @dataclass

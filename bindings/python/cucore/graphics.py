@@ -59,9 +59,9 @@ _c_uint32 = ctypes.c_uint32
 _c_uint64 = ctypes.c_uint64
 
 # Registration flags (cucore_graphics_register_flag_t) and per-map hints (cucore_graphics_map_hint_t).
-REGISTER_FLAGS = {"none": 0, "read_only": 1, "write_discard": 2, "surface_load_store": 4, "texture_gather": 8}
-MAP_HINTS = {"none": 0, "read_only": 1, "write_discard": 2}
-GL_DEVICE_LISTS = {"all": 1, "current_frame": 2, "next_frame": 3}
+REGISTER_FLAGS = _lib.c_names("cucore_graphics_register_flag_t", "CUCORE_GRAPHICS_REGISTER_")
+MAP_HINTS = _lib.c_names("cucore_graphics_map_hint_t", "CUCORE_GRAPHICS_MAP_HINT_")
+GL_DEVICE_LISTS = _lib.c_names("cucore_gl_device_list_t", "CUCORE_GL_DEVICES_")
 
 
 def _invalid(message):

@@ -43,9 +43,9 @@ from .stream import _stream_of
     "cucore_ipc_export_event", "cucore_ipc_import_event", "cucore_buffer_size", "cucore_memory_resource_kind")
 
 PoolHandleC = _lib.STRUCTS["cucore_ipc_pool_handle_t"]
-POOL_ID_SIZE = 16              # CUCORE_IPC_POOL_ID_SIZE
-BUFFER_DESCRIPTOR_SIZE = 128   # CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE
-EVENT_DESCRIPTOR_SIZE = 72     # CUCORE_IPC_EVENT_DESCRIPTOR_SIZE
+POOL_ID_SIZE = _lib.C["CUCORE_IPC_POOL_ID_SIZE"]
+BUFFER_DESCRIPTOR_SIZE = _lib.C["CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE"]
+EVENT_DESCRIPTOR_SIZE = _lib.C["CUCORE_IPC_EVENT_DESCRIPTOR_SIZE"]
 
 _u8p = ctypes.POINTER(ctypes.c_uint8)
 

@@ -43,13 +43,7 @@ MaxPotentialBlockSizeOccupancyResult = collections.namedtuple(
     "MaxPotentialBlockSizeOccupancyResult", ["min_grid_size", "max_block_size"])
 
 # cucore_kernel_attribute_t by cuda.core's property names; the settable ones.
-ATTRIBUTES = {
-    "max_threads_per_block": 1, "shared_size_bytes": 2, "const_size_bytes": 3, "local_size_bytes": 4,
-    "num_regs": 5, "ptx_version": 6, "binary_version": 7, "cache_mode_ca": 8,
-    "max_dynamic_shared_size_bytes": 9, "preferred_shared_memory_carveout": 10, "cluster_size_must_be_set": 11,
-    "required_cluster_width": 12, "required_cluster_height": 13, "required_cluster_depth": 14,
-    "non_portable_cluster_size_allowed": 15, "cluster_scheduling_policy_preference": 16,
-}
+ATTRIBUTES = _lib.c_names("cucore_kernel_attribute_t", "CUCORE_KERNEL_ATTRIBUTE_", skip=("unset", "count"))
 SETTABLE = frozenset(("max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout", "required_cluster_width",
                       "required_cluster_height", "required_cluster_depth", "non_portable_cluster_size_allowed",
                       "cluster_scheduling_policy_preference"))
@@ -271,7 +265,7 @@ class Kernel(HandleObject):
         if p is None:
             n = _c_size_t()
             st = _cucore_kernel_param_count(self._h, _byref(n))
-            if st == 6:  # NOT_SUPPORTED: a driver before 12.4
+            if st == Status.ERROR_NOT_SUPPORTED:  # a driver before 12.4
                 self._params = False
                 return None
             if st:

@@ -23,7 +23,8 @@ from .program import BACKENDS, _c_strings, _flag, _strings, _toggle, code_type_i
 (_fast_linker_release,) = _lib.bind_unchecked(globals(), "cucore_linker_release")
 
 _byref = ctypes.byref
-_BACKEND_OPTION = {None: 0, "nvjitlink": 3, "driver": 4}
+_BACKEND_OPTION = {None: _lib.C["CUCORE_BACKEND_DEFAULT"], "nvjitlink": _lib.C["CUCORE_BACKEND_NVJITLINK"],
+                   "driver": _lib.C["CUCORE_BACKEND_DRIVER"]}
 
 
 @dataclass

@@ -35,10 +35,13 @@ LocationC = _lib.STRUCTS["cucore_location_t"]
 ManagedOptionsC = _lib.STRUCTS["cucore_managed_memory_resource_options_t"]
 
 # cucore_location_type_t
-LOCATION_NONE, LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT = 0, 1, 2, 3, 4
+LOCATION_NONE, LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT = (
+    _lib.C[f"CUCORE_LOCATION_{name}"] for name in ("NONE", "DEVICE", "HOST", "HOST_NUMA", "HOST_NUMA_CURRENT"))
 # cucore_memory_advice_t
 (SET_READ_MOSTLY, UNSET_READ_MOSTLY, SET_PREFERRED_LOCATION, UNSET_PREFERRED_LOCATION, SET_ACCESSED_BY,
- UNSET_ACCESSED_BY) = 1, 2, 3, 4, 5, 6
+ UNSET_ACCESSED_BY) = (_lib.C[f"CUCORE_ADVICE_{name}"] for name in (
+    "SET_READ_MOSTLY", "UNSET_READ_MOSTLY", "SET_PREFERRED_LOCATION", "UNSET_PREFERRED_LOCATION", "SET_ACCESSED_BY",
+    "UNSET_ACCESSED_BY"))
 
 _LOCATION_HELP = "a Device, a device ordinal, 'host', ('host_numa', node) or 'host_numa_current'"
 

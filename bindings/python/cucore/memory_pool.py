@@ -19,7 +19,6 @@ checked when made (TypeError / ValueError naming the field); a dict of their fie
 are.
 """
 import ctypes
-import enum
 import operator
 import sys
 from collections.abc import MutableSet
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import _lib
-from .common import _u64, check_options, options_of, raise_error
+from .common import _c_enum, _u64, check_options, options_of, raise_error
 from .device import Device, _device
 from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options
 
@@ -47,9 +46,9 @@ _c_void_p = ctypes.c_void_p
 # ---- peer access --------------------------------------------------------------------------------------------
 
 # cucore_access_t
-ACCESS_NONE = 0
-ACCESS_READ = 1
-ACCESS_READ_WRITE = 3
+ACCESS_NONE = _lib.C["CUCORE_ACCESS_NONE"]
+ACCESS_READ = _lib.C["CUCORE_ACCESS_READ"]
+ACCESS_READ_WRITE = _lib.C["CUCORE_ACCESS_READ_WRITE"]
 _ACCESS_OF = {None: ACCESS_NONE, "none": ACCESS_NONE, "r": ACCESS_READ, "rw": ACCESS_READ_WRITE}
 _NAME_OF = {ACCESS_NONE: None, ACCESS_READ: "r", ACCESS_READ_WRITE: "rw"}
 
@@ -289,16 +288,19 @@ class PinnedMemoryResource(MemoryResource, PeerAccessible):
 
 # ---- pool attributes and trim (of every resource: NotSupportedError without a pool) ------------------------
 
-class PoolAttribute(enum.IntEnum):
-    """cucore_pool_attribute_t (the driver's CUmemPool_attribute values)."""
-    REUSE_FOLLOW_EVENT_DEPENDENCIES = 1   # 0/1, settable
-    REUSE_ALLOW_OPPORTUNISTIC = 2         # 0/1, settable
-    REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3  # 0/1, settable
-    RELEASE_THRESHOLD = 4                 # bytes, settable
-    RESERVED_MEM_CURRENT = 5              # bytes
-    RESERVED_MEM_HIGH = 6                 # bytes; reset by setting 0
-    USED_MEM_CURRENT = 7                  # bytes
-    USED_MEM_HIGH = 8                     # bytes; reset by setting 0
+PoolAttribute = _c_enum(
+    "PoolAttribute", "cucore_pool_attribute_t", "CUCORE_POOL_ATTRIBUTE_", module=__name__,
+    skip=("CUCORE_POOL_ATTRIBUTE_UNSET",), doc="""cucore_pool_attribute_t (the driver's CUmemPool_attribute values):
+
+    REUSE_FOLLOW_EVENT_DEPENDENCIES     0/1, settable
+    REUSE_ALLOW_OPPORTUNISTIC           0/1, settable
+    REUSE_ALLOW_INTERNAL_DEPENDENCIES   0/1, settable
+    RELEASE_THRESHOLD                   bytes, settable
+    RESERVED_MEM_CURRENT                bytes
+    RESERVED_MEM_HIGH                   bytes; reset by setting 0
+    USED_MEM_CURRENT                    bytes
+    USED_MEM_HIGH                       bytes; reset by setting 0
+    """)
 
 
 class PoolAttributes:

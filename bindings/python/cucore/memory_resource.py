@@ -15,14 +15,13 @@ kind. The other kinds live in the module of their capability, above this one: me
 virtual_memory.py, user_memory.py (user-defined resources); Buffer lives in buffer.py, below.
 """
 import ctypes
-import enum
 import threading
 import weakref
 
 from . import _lib
 from ._handle import HandleObject
 from .buffer import _UNKNOWN, Buffer, _MemoryAccess
-from .common import _u64, closed_error, options_of, raise_error
+from .common import _c_enum, _u64, closed_error, options_of, raise_error
 from .device import _device
 from .stream import Stream, _open_stream_handle
 
@@ -52,16 +51,19 @@ user_memory = None  # user_memory.py: making user-defined resources (subclasses 
 ipc = None          # ipc.py: the IPC methods
 
 
-class MemoryResourceKind(enum.IntEnum):
-    """cucore_memory_resource_kind_t."""
-    DEVICE = 1          # a stream-ordered device memory pool
-    LEGACY_PINNED = 2   # page-locked host memory (cuMemAllocHost), synchronous
-    PINNED = 3          # a stream-ordered pool of page-locked host memory
-    MANAGED = 4         # managed (unified) memory: cuMemAllocManaged (synchronous) or a stream-ordered pool
-    VIRTUAL = 5         # virtual memory management (cuMemCreate + cuMemMap), synchronous, growable buffers
-    USER = 6            # allocate/deallocate are the user's (a Python subclass of MemoryResource, ...)
-    IMPORTED = 7        # a pool imported from another process (maps its buffers, cannot allocate)
-    GRAPHICS = 8        # the mapping of a graphics resource (cucore.graphics): one range, cannot allocate
+MemoryResourceKind = _c_enum(
+    "MemoryResourceKind", "cucore_memory_resource_kind_t", "CUCORE_MEMORY_RESOURCE_", module=__name__,
+    skip=("CUCORE_MEMORY_RESOURCE_UNSET",), doc="""cucore_memory_resource_kind_t:
+
+    DEVICE         a stream-ordered device memory pool
+    LEGACY_PINNED  page-locked host memory (cuMemAllocHost), synchronous
+    PINNED         a stream-ordered pool of page-locked host memory
+    MANAGED        managed (unified) memory: cuMemAllocManaged (synchronous) or a stream-ordered pool
+    VIRTUAL        virtual memory management (cuMemCreate + cuMemMap), synchronous, growable buffers
+    USER           allocate/deallocate are the user's (a Python subclass of MemoryResource, ...)
+    IMPORTED       a pool imported from another process (maps its buffers, cannot allocate)
+    GRAPHICS       the mapping of a graphics resource (cucore.graphics): one range, cannot allocate
+    """)
 
 
 # ---- argument conversion (cold paths; the hot paths inline the common case) ----------------------------

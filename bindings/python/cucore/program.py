@@ -41,11 +41,14 @@ _new_out = _lib.new_out
 _wrap_object_code = None  # ObjectCode._wrap
 
 # cucore_code_type_t and cucore_compiler_backend_t, by cuda.core's names.
-CODE_TYPES = {"c++": 1, "ptx": 2, "nvvm": 3, "cubin": 4, "ltoir": 5, "fatbin": 6, "object": 7, "library": 8}
+CODE_TYPES = {"c++" if name == "cxx" else name: value
+              for name, value in _lib.c_names("cucore_code_type_t", "CUCORE_CODE_", skip=("unset",)).items()}
 CODE_TYPE_NAMES = {v: k for k, v in CODE_TYPES.items()}
-BACKENDS = {1: "NVRTC", 2: "NVVM", 3: "nvJitLink", 4: "driver"}
+_SOURCE_TYPES = frozenset(CODE_TYPES[name] for name in ("c++", "ptx", "nvvm"))  # what a Program compiles
+BACKENDS = {_lib.C["CUCORE_BACKEND_NVRTC"]: "NVRTC", _lib.C["CUCORE_BACKEND_NVVM"]: "NVVM",
+            _lib.C["CUCORE_BACKEND_NVJITLINK"]: "nvJitLink", _lib.C["CUCORE_BACKEND_DRIVER"]: "driver"}
 BACKEND_IDS = {name.lower(): v for v, name in BACKENDS.items()}
-TOGGLE_DEFAULT, TOGGLE_ON, TOGGLE_OFF = 0, 1, 2
+TOGGLE_DEFAULT, TOGGLE_ON, TOGGLE_OFF = (_lib.C[f"CUCORE_TOGGLE_{name}"] for name in ("DEFAULT", "ON", "OFF"))
 _ZERO = _c_size_t(0)
 
 
@@ -328,7 +331,7 @@ class Program(HandleObject):
         if not isinstance(code_type, str):
             raise TypeError(f"code_type must be a str ('c++', 'ptx' or 'nvvm'), not {type(code_type).__name__}")
         ct = CODE_TYPES.get(code_type.lower())
-        if ct is None or ct > 3:
+        if ct not in _SOURCE_TYPES:
             raise ValueError(f"code_type {code_type!r} is not supported; use 'c++', 'ptx' or 'nvvm'")
         if type(code) is str:
             data = code.encode()
@@ -337,7 +340,7 @@ class Program(HandleObject):
             data = code.encode()
             size = _SIZE_NUL_TERMINATED
         elif isinstance(code, (bytes, bytearray, memoryview)):
-            if ct != 3:
+            if ct != CODE_TYPES["nvvm"]:
                 raise TypeError(f"{code_type!r} code must be a str (only 'nvvm' takes bytes)")
             data = bytes(code)
             size = _c_size_t(len(data))
@@ -467,7 +470,7 @@ class Program(HandleObject):
         return f"<Program {self._code_type} for {self.arch}>"
 
 
-_TARGETS = {"cubin": 4, "ptx": 2, "ltoir": 5}
+_TARGETS = {name: CODE_TYPES[name] for name in ("cubin", "ptx", "ltoir")}
 
 
 def _name_array(name_expressions):
@@ -487,7 +490,7 @@ def compiler_version(backend="nvrtc"):
     """The installed compiler's version as (major, minor): backend "nvrtc", "nvvm" or "nvjitlink".
     Raises NotSupportedError when it is not installed."""
     b = BACKEND_IDS.get(str(backend).lower())
-    if b is None or b == 4:
+    if b is None or b == BACKEND_IDS["driver"]:
         raise ValueError(f"backend must be 'nvrtc', 'nvvm' or 'nvjitlink', not {backend!r}")
     out = ctypes.c_int()
     st = _cucore_compiler_version(b, _byref(out))

@@ -43,7 +43,7 @@ _handle_outs = _lib.outs(_c_void_p)
 _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
 
-STREAM_BLOCKING = 1  # CUCORE_STREAM_BLOCKING
+STREAM_BLOCKING = _lib.C["CUCORE_STREAM_BLOCKING"]
 CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
 

@@ -23,7 +23,7 @@ from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, 
 
 VirtualOptionsC = _lib.STRUCTS["cucore_virtual_memory_resource_options_t"]
 
-_LOCATION_TYPES = {"device": 1, "host": 2, "host_numa": 3}
+_LOCATION_TYPES = _lib.c_names("cucore_location_type_t", "CUCORE_LOCATION_", skip=("none", "host_numa_current"))
 _GRANULARITIES = ("recommended", "minimum")
 _HANDLE_TYPES = (None, "posix_fd")
 _SELF_ACCESS = ("rw", "r")
