@@ -32,7 +32,7 @@ from .buffer import Buffer
 from .common import raise_error
 from .device import Device, _device
 from .event import Event, EVENT_INTERPROCESS
-from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind
+from .memory_resource import MemoryResource, MemoryResourceKind
 from .stream import _stream_of
 
 (_cucore_ipc_export_memory_resource, _cucore_ipc_import_memory_resource, _cucore_ipc_memory_resource_pool_id,
@@ -200,13 +200,12 @@ class ImportedMemoryResource(MemoryResource):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.IMPORTED
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("ImportedMemoryResource cannot be instantiated directly: use "
                         "MemoryResource.from_allocation_handle(device, handle)")
 
-
-_KIND_CLASSES[MemoryResourceKind.IMPORTED] = ImportedMemoryResource
 
 # The export each resource pickles with, kept open as long as the resource's wrapper (a spawning
 # multiprocessing context passes the descriptor when the child starts, so it must stay open until then).

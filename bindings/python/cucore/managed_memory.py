@@ -21,7 +21,7 @@ from . import _lib
 from .buffer import Buffer
 from .common import check_options, raise_error
 from .device import Device
-from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options
+from .memory_resource import MemoryResource, MemoryResourceKind, _create, _device_and_options
 from .stream import _stream_of
 
 (_cucore_managed_memory_resource_create, _cucore_buffer_advise, _cucore_buffer_advice,
@@ -301,6 +301,7 @@ class ManagedMemoryResource(MemoryResource):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.MANAGED
 
     def __new__(cls, device=None, options=None):
         dev, options = _device_and_options(device, options, ManagedMemoryResourceOptions)
@@ -329,6 +330,3 @@ class ManagedMemoryResource(MemoryResource):
         None when there is none or it is not known (a resource made elsewhere)."""
         loc = self._config.preferred_location if self._config is not None else None
         return None if loc is None else from_location(to_location(loc))
-
-
-_KIND_CLASSES[MemoryResourceKind.MANAGED] = ManagedMemoryResource

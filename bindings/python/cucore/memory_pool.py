@@ -28,7 +28,7 @@ from typing import Optional
 from . import _lib
 from .common import _c_enum, _u64, check_options, options_of, raise_error
 from .device import Device, _device
-from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options
+from .memory_resource import MemoryResource, MemoryResourceKind, _create, _device_and_options
 
 (_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
  _cucore_pinned_memory_resource_create, _cucore_memory_resource_pool_attribute,
@@ -210,6 +210,7 @@ class DeviceMemoryResource(MemoryResource, PeerAccessible):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.DEVICE
 
     def __new__(cls, device_id, options=None):
         dev = _device(device_id)
@@ -274,6 +275,7 @@ class PinnedMemoryResource(MemoryResource, PeerAccessible):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.PINNED
 
     def __new__(cls, device=None, options=None):
         dev, options = _device_and_options(device, options, PinnedMemoryResourceOptions)
@@ -359,9 +361,6 @@ def trim(mr, min_bytes_to_keep):
     if st:
         raise_error(st, mr)
 
-
-_KIND_CLASSES.update({MemoryResourceKind.DEVICE: DeviceMemoryResource,
-                      MemoryResourceKind.PINNED: PinnedMemoryResource})
 
 # MemoryResource's pool_attribute, set_pool_attribute, attributes and trim are this module's work;
 # memory_resource.py is below this module.

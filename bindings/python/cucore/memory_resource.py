@@ -7,7 +7,7 @@
     (mr.kind, mr.device_id, mr.is_device_accessible, mr.is_host_accessible, mr.is_stream_ordered)
 
 MemoryResource, the base of every kind: allocate, handle, kind, device_id, accessibility, is_stream_ordered,
-is_managed, the registry of the kinds' classes (_KIND_CLASSES), the wrapper registry that keeps one Python
+is_managed, the registry of the kinds' classes (_KIND_CLASSES, filled as each kind's class is defined), the wrapper registry that keeps one Python
 object per libcucore resource, the device's default resource (Device.allocate, Device.memory_resource), the
 legacy pinned resource (LegacyPinnedMemoryResource), and the constructor helpers of every
 kind. The other kinds live in the module of their capability, above this one: memory_pool.py
@@ -99,6 +99,11 @@ def _create(cls, create, dev, struct, options, home):
     return cls._wrap(h.value, options, home)
 
 
+# The class of each built-in kind (MemoryResourceKind -> class), for answers that name a resource made elsewhere
+# (Buffer.memory_resource, Device.memory_resource): each class declares its `_resource_kind`, and
+# MemoryResource.__init_subclass__ registers it when the kind's module defines it.
+_KIND_CLASSES = {}
+
 # Live Python wrappers by libcucore handle value. A handle value names one object for its whole life
 # (a released object's value is never reused: generations), so this is an identity map.
 _wrappers = weakref.WeakValueDictionary()
@@ -156,6 +161,9 @@ class MemoryResource(HandleObject, _MemoryAccess, metaclass=_ResourceType):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.__dict__.get("_builtin"):
+            kind = cls.__dict__.get("_resource_kind")
+            if kind is not None:  # a built-in kind's class: what answers naming a resource of that kind give
+                _KIND_CLASSES[kind] = cls
             return
         # The nearest library class among the bases decides: below MemoryResource itself it is a
         # user-defined resource; below a built-in kind (DeviceMemoryResource, ...) an ordinary subclass.
@@ -369,6 +377,7 @@ class LegacyPinnedMemoryResource(MemoryResource):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.LEGACY_PINNED
 
     def __new__(cls, device_id=None):
         dev = _device(device_id)
@@ -378,8 +387,6 @@ class LegacyPinnedMemoryResource(MemoryResource):
             raise_error(st, dev)
         return cls._wrap(h.value)
 
-
-_KIND_CLASSES = {MemoryResourceKind.LEGACY_PINNED: LegacyPinnedMemoryResource}  # each kind's module adds its own
 
 # Device.memory_resource and Device.allocate, and Buffer.memory_resource, give resources; device.py and
 # buffer.py are below this module.
