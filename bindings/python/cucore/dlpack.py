@@ -30,13 +30,12 @@ from . import _lib
 from .buffer import Buffer
 from .common import closed_error, raise_error
 from .device import _device
-from .stream import Stream, legacy_default_stream, per_thread_default_stream
+from .stream import Stream, _cuda_stream_handle, legacy_default_stream, per_thread_default_stream
 
 (_cucore_dlpack_export, _cucore_dlpack_export_legacy, _cucore_dlpack_import, _cucore_dlpack_import_legacy,
- _cucore_dlpack_device, _cucore_buffer_deallocation_stream, _cucore_buffer_size) = _lib.bind(
+ _cucore_dlpack_device, _cucore_buffer_size) = _lib.bind(
     globals(), "cucore_dlpack_export", "cucore_dlpack_export_legacy", "cucore_dlpack_import",
-    "cucore_dlpack_import_legacy", "cucore_dlpack_device", "cucore_buffer_deallocation_stream",
-    "cucore_buffer_size")
+    "cucore_dlpack_import_legacy", "cucore_dlpack_device", "cucore_buffer_size")
 
 DLManagedTensor = _lib.STRUCTS["DLManagedTensor"]
 DLManagedTensorVersioned = _lib.STRUCTS["DLManagedTensorVersioned"]
@@ -149,15 +148,6 @@ def device(buffer):
         return t.value, i.value
 
 
-def _deallocation_stream(buffer):
-    """The Stream the buffer's memory is freed on (what its users are ordered on), or None."""
-    h = ctypes.c_void_p()
-    st = _cucore_buffer_deallocation_stream(buffer._h, h)
-    if st:
-        raise_error(st, buffer)
-    return Stream._wrap(h) if h.value else None
-
-
 def _consumer_stream(stream, device_of):
     """The Stream a __dlpack__ `stream` argument names (None and 1: the legacy default stream, 2: the
     per-thread default stream, else a CUstream as an int, or an object with __cuda_stream__)."""
@@ -186,7 +176,7 @@ def _hand_off(buffer, stream, device_type):
         return  # the consumer asked for no ordering
     if device_type == DLDeviceType.CPU:
         return  # host memory: no stream touches it
-    producer = _deallocation_stream(buffer)
+    producer = buffer.deallocation_stream  # the Stream its users are ordered on, or None
     if producer is None:
         return  # synchronous or foreign memory: nothing queued to wait for
     try:
@@ -241,7 +231,7 @@ def cuda_array_interface(buffer):
     if where[0] == DLDeviceType.CPU:
         raise AttributeError("__cuda_array_interface__: the buffer is host memory the device cannot access "
                              "(use __dlpack__ or the buffer protocol of the memory's owner)")
-    producer = _deallocation_stream(buffer)
+    producer = buffer.deallocation_stream  # the Stream its users are ordered on, or None
     try:
         stream = producer.handle if producer is not None else None
     finally:
@@ -323,14 +313,14 @@ def from_dlpack(obj, *, stream=None):
 
 
 def _stream_handle(stream):
+    """The raw CUstream a Stream or an object with __cuda_stream__ names, as __dlpack__ takes it."""
     if isinstance(stream, Stream):
         return stream.handle
-    proto = getattr(stream, "__cuda_stream__", None)
-    if proto is None:
+    raw = _cuda_stream_handle(stream)
+    if raw is None:
         raise TypeError(f"stream must be a Stream, an int or an object with __cuda_stream__, not "
                         f"{type(stream).__name__}")
-    info = proto() if callable(proto) else proto
-    return int(info[1])
+    return raw
 
 
 _TYPESTR = re.compile(r"^[<>|=]([a-zA-Z])(\d+)$")

@@ -205,20 +205,10 @@ class Stream(HandleObject):
         if isinstance(obj, int) and not isinstance(obj, bool):
             raw = obj
         else:
-            proto = getattr(obj, "__cuda_stream__", None)
-            if proto is None:
+            raw = _cuda_stream_handle(obj)
+            if raw is None:
                 raise TypeError(f"Stream.from_handle() takes a CUstream address (int) or an object with "
                                 f"__cuda_stream__, not {type(obj).__name__}")
-            info = proto() if callable(proto) else proto
-            if not (isinstance(info, tuple) and len(info) == 2):
-                raise TypeError(f"{type(obj).__name__}.__cuda_stream__ must return (version, handle), "
-                                f"not {info!r}")
-            version, raw = info
-            if version != 0:
-                raise ValueError(f"unsupported __cuda_stream__ protocol version {version} (supported: 0)")
-            if isinstance(raw, bool) or not isinstance(raw, int):
-                raise TypeError(f"{type(obj).__name__}.__cuda_stream__ gave a handle of type "
-                                f"{type(raw).__name__}, not int")
             owner = obj
         st, hv = wrap_foreign(_cucore_stream_from_handle, owner, raw)
         if st:
@@ -383,6 +373,23 @@ def per_thread_default_stream(device=None):
 
 
 # ---- stream arguments ------------------------------------------------------------------------------------
+
+def _cuda_stream_handle(obj):
+    """The raw CUstream address `obj` gives through the __cuda_stream__ protocol (version 0), or None when `obj`
+    does not speak it; TypeError or ValueError for a malformed answer."""
+    proto = getattr(obj, "__cuda_stream__", None)
+    if proto is None:
+        return None
+    info = proto() if callable(proto) else proto
+    if not (isinstance(info, tuple) and len(info) == 2):
+        raise TypeError(f"{type(obj).__name__}.__cuda_stream__ must return (version, handle), not {info!r}")
+    version, raw = info
+    if version != 0:
+        raise ValueError(f"unsupported __cuda_stream__ protocol version {version} (supported: 0)")
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise TypeError(f"{type(obj).__name__}.__cuda_stream__ gave a handle of type {type(raw).__name__}, not int")
+    return raw
+
 
 def _stream_of(stream):
     """`stream` as a Stream: a Stream, or any object with __cuda_stream__ (wrapped; the caller keeps the
