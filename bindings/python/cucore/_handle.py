@@ -49,10 +49,14 @@ def wrap_foreign(from_handle, owner, *args):
 
 
 class HandleObject:
+    """The base of the wrappers of libcucore handles: one reference in `_h`, given back by close(), `with` or
+    the finalizer; `handle`, the driver object's raw handle; equality by that driver object (by identity for
+    the kinds without one: Program, Linker, ProgramCache)."""
+
     __slots__ = ("_h", "_raw", "__weakref__")
     _release = None  # each kind: staticmethod(the unchecked cucore_<noun>_release)
     _kind = None     # the kind: the direct subclass of HandleObject (a user's subclass of Stream is a Stream)
-    _handle_fn = None  # each kind: staticmethod(the checked cucore_<noun>_handle)
+    _handle_fn = None  # each kind: staticmethod(the checked cucore_<noun>_handle); None: no raw handle
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -61,10 +65,13 @@ class HandleObject:
 
     @property
     def handle(self):
-        """The raw driver handle (CUcontext, CUstream or CUevent) as an int address; for the legacy and
-        per-thread default streams, 1 and 2."""
+        """The raw driver handle (CUcontext, CUstream, CUevent, CUkernel, ...) as an int address; for the legacy
+        and per-thread default streams, 1 and 2. AttributeError for the kinds that keep theirs private
+        (Program, Linker, ProgramCache)."""
         raw = self._raw
         if raw is None or self._h is None:
+            if self._handle_fn is None:
+                raise AttributeError(f"{type(self).__name__} has no raw handle in cucore")
             if self._h is None:
                 raise closed_error(self)
             out = ctypes.c_void_p()
@@ -101,14 +108,15 @@ class HandleObject:
             pass
 
     def __eq__(self, other):
-        # Equal when they wrap the same driver object; a closed object equals only itself.
+        # Equal when they wrap the same driver object; a closed object, or one of a kind without a raw handle,
+        # equals only itself.
         if getattr(other, "_kind", None) is not self._kind:
             return NotImplemented
-        if self._h is None or other._h is None:
+        if self._h is None or other._h is None or self._handle_fn is None:
             return self is other
         return self.handle == other.handle
 
     def __hash__(self):
-        if self._raw is None and self._h is None:
+        if self._handle_fn is None or (self._raw is None and self._h is None):
             return id(self) >> 4
         return hash((self._kind, self.handle if self._h is not None else self._raw))

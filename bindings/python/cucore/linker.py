@@ -125,13 +125,6 @@ class Linker(HandleObject):
             raise_error(st, *object_codes)
         self._h = _lib.handle_arg(h.value)
 
-    @property
-    def handle(self):
-        raise AttributeError("Linker has no raw handle in cucore")
-
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
-
     def link(self, target_type="cubin"):
         """Link into an ObjectCode of `target_type` ("cubin", or "ptx" with link_time_optimization)."""
         t = code_type_id(target_type, ("cubin", "ptx"), "target_type")

@@ -322,7 +322,10 @@ _DEFAULT_OPTIONS_REF = None  # cucore's defaults: NULL options
 class Program(HandleObject):
     """Source code and the options to compile it: `Program(code, code_type, options=None)` with code_type
     "c++" (NVRTC), "ptx" (assembled through the linker) or "nvvm" (libNVVM; str or bytes). `compile()`
-    turns it into an ObjectCode. Closes like every cucore object (close(), `with`, or when collected)."""
+    turns it into an ObjectCode. Closes like every cucore object (close(), `with`, or when collected).
+
+    libcucore keeps the compiler's program private: Program has no raw handle (`handle` raises AttributeError;
+    cuda.core's is an nvrtcProgram) and equals only itself; `flags`, `log` and `backend` tell what it does."""
 
     __slots__ = ("_options", "_code_type")
     _release = staticmethod(_fast_program_release)
@@ -367,16 +370,6 @@ class Program(HandleObject):
         if st:
             raise_error(st)
         self._h = _handle_arg(hv)
-
-    @property
-    def handle(self):
-        """libcucore keeps NVRTC's program private: Program has no raw handle (cuda.core's is an
-        nvrtcProgram); use `flags`, `log` and `backend` to see what it does."""
-        raise AttributeError("Program has no raw handle in cucore")
-
-    # Programs have no driver handle to compare: identity.
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
 
     @property
     def options(self):
