@@ -314,6 +314,7 @@ def load():
 
 
 def is_loaded():
+    """Whether libcucore has been loaded (importing the package does not load it; the first call does)."""
     return _dll is not None
 
 
@@ -434,6 +435,7 @@ def outs(ctype):
 
 
 def new_out(ctype):
+    """A new (value, byref(value)) out-parameter pair of `ctype`, for when the free list of outs() is empty."""
     value = ctype()
     return value, ctypes.byref(value)
 

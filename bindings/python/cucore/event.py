@@ -206,10 +206,12 @@ class Event(HandleObject):
 
     @property
     def is_timing_enabled(self):
+        """Whether the event records timestamps (EventOptions(timing_enabled=True)): `end - start` works."""
         return bool(self._get_flags() & EVENT_TIMING)
 
     @property
     def is_blocking_sync(self):
+        """Whether sync() blocks the thread instead of spinning (EventOptions(blocking_sync=True))."""
         return bool(self._get_flags() & EVENT_BLOCKING_SYNC)
 
     # ---- IPC (the work is in ipc.py) --------------------------------------------------------------
@@ -233,6 +235,7 @@ class Event(HandleObject):
 
     @property
     def device(self):
+        """The Device of the event's context."""
         out = _c_void_p()
         st = _cucore_event_device(self._h, out)
         if st:
@@ -241,6 +244,7 @@ class Event(HandleObject):
 
     @property
     def context(self):
+        """The Context the event was created in."""
         out = _c_void_p()
         st = _cucore_event_context(self._h, out)
         if st:

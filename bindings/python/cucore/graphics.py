@@ -520,6 +520,7 @@ class GraphicsArrayInfo:
 
     @property
     def nbytes(self):
+        """The size of the array's tightly packed contents in bytes."""
         return self.width * max(self.height, 1) * max(self.depth, 1) * self.element_size
 
     def __repr__(self):
@@ -568,7 +569,7 @@ class GraphicsArray(HandleObject):
 
     @property
     def info(self):
-        """An GraphicsArrayInfo (for a mipmapped array: level 0's extent)."""
+        """A GraphicsArrayInfo (for a mipmapped array: level 0's extent)."""
         c = _ArrayInfoC()
         c.struct_size = ctypes.sizeof(_ArrayInfoC)
         st = _cucore_graphics_array_info(self._live(), c)
@@ -578,6 +579,7 @@ class GraphicsArray(HandleObject):
 
     @property
     def shape(self):
+        """The extent in elements, as GraphicsArrayInfo.shape (for a mipmapped array: level 0's)."""
         return self.info.shape
 
     @property
@@ -587,6 +589,7 @@ class GraphicsArray(HandleObject):
 
     @property
     def is_mipmapped(self):
+        """Whether this is a mipmapped array (its levels: level())."""
         return self.info.is_mipmapped
 
     @property

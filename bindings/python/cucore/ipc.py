@@ -88,10 +88,12 @@ class IPCAllocationHandle:
 
     @property
     def kind(self):
+        """The exported pool's MemoryResourceKind (DEVICE or PINNED)."""
         return self._kind
 
     @property
     def pool_id(self):
+        """The exported pool's 16-byte identifier (bytes): the same pool imported twice is one resource."""
         return self._pool_id
 
     def __int__(self):

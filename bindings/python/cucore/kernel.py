@@ -156,6 +156,8 @@ class KernelOccupancy:
         return MaxPotentialBlockSizeOccupancyResult(grid.value, block.value)
 
     def available_dynamic_shared_memory_per_block(self, num_blocks_per_multiprocessor, block_size, *, device=None):
+        """The dynamic shared memory (bytes) each block can have when `num_blocks_per_multiprocessor` blocks of
+        `block_size` threads share a multiprocessor of `device` (default: the current device)."""
         dev = _device(device)
         out = _c_size_t()
         st = _cucore_kernel_available_dynamic_shared_memory(
@@ -245,6 +247,7 @@ class Kernel(HandleObject):
 
     @property
     def name(self):
+        """The kernel's symbol name (lowered for C++)."""
         out = ctypes.c_char_p()
         st = _cucore_kernel_name(self._h, _byref(out))
         if st:
@@ -253,10 +256,12 @@ class Kernel(HandleObject):
 
     @property
     def attributes(self):
+        """The kernel's attributes (KernelAttributes) on the current device; `attributes[device]` on another."""
         return KernelAttributes(self, None)
 
     @property
     def occupancy(self):
+        """The occupancy queries of the kernel (KernelOccupancy)."""
         return KernelOccupancy(self)
 
     def _param_info(self):
@@ -282,6 +287,7 @@ class Kernel(HandleObject):
 
     @property
     def num_arguments(self):
+        """The number of the kernel's parameters (NotSupportedError where the driver cannot tell: before 12.4)."""
         p = self._param_info()
         if p is None:
             raise _params_unknown()

@@ -139,9 +139,11 @@ class Linker(HandleObject):
         return ObjectCode._wrap(h.value)
 
     def get_error_log(self):
+        """The linker's error log ("" when there is none)."""
         return read_string(_cucore_linker_error_log, self._h, self)
 
     def get_info_log(self):
+        """The linker's information log (more with LinkerOptions(verbose=True))."""
         return read_string(_cucore_linker_info_log, self._h, self)
 
     @property

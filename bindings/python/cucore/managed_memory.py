@@ -233,11 +233,13 @@ class AccessedBySet(MutableSet):
         self._buf._advise(UNSET_ACCESSED_BY, to_location(value, "accessed_by"))
 
     def update(self, *iterables):
+        """Set the accessed-by advice for every location of the iterables."""
         for values in iterables:
             for v in values:
                 self.add(v)
 
     def clear(self):
+        """Unset the accessed-by advice for every location that has it."""
         for dev in list(self):
             self.discard(dev)
 
@@ -317,6 +319,7 @@ class ManagedMemoryResource(MemoryResource):
 
     @property
     def is_managed(self):
+        """True: the memory is managed memory."""
         return True
 
     @property

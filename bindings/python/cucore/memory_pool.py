@@ -157,11 +157,13 @@ class PeerAccessSet(MutableSet):
             self._mr.set_peer_access(o, None)
 
     def update(self, *iterables):
+        """Grant read-write access to every device of the iterables."""
         for devices in iterables:
             for d in devices:
                 self.add(d)
 
     def clear(self):
+        """Revoke the access of every other device."""
         for o in list(self):
             self.discard(o)
 

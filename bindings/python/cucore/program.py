@@ -411,6 +411,7 @@ class Program(HandleObject):
         return read_string(_cucore_program_log, self._h, self)
 
     def get_log(self):
+        """The log of the last compile that ran (cuda.core's name for `log`)."""
         return self.log
 
     def compile(self, target_type="cubin", name_expressions=(), logs=None, *, cache=None):

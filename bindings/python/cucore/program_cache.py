@@ -113,6 +113,7 @@ class FileStreamProgramCache(ProgramCache):
 
     @property
     def path(self):
+        """The directory the cache keeps its entries in."""
         return self._path
 
     def __repr__(self):

@@ -245,6 +245,7 @@ class Stream(HandleObject):
 
     @property
     def priority(self):
+        """The stream's priority (lower numbers are higher priority; see Device.stream_priority_range)."""
         out = ctypes.c_int()
         st = _cucore_stream_priority(self._h, out)
         if st:
@@ -262,6 +263,7 @@ class Stream(HandleObject):
 
     @property
     def device(self):
+        """The Device of the stream's context."""
         out = _c_void_p()
         st = _cucore_stream_device(self._h, out)
         if st:
@@ -270,6 +272,7 @@ class Stream(HandleObject):
 
     @property
     def context(self):
+        """The Context the stream belongs to (retained by the stream)."""
         out = _c_void_p()
         st = _cucore_stream_context(self._h, out)
         if st:
