@@ -1,4 +1,4 @@
-"""The in-tree build backend and generated files. No GPU needed."""
+"""The in-tree build backend, generated files and the package's documentation. No GPU needed."""
 import importlib
 import subprocess
 import sys
@@ -61,3 +61,29 @@ def test_abi_table_is_pure_data():
     import ast
     tree = ast.parse((BINDING / "cucore" / "_abi.py").read_text())
     assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom, ast.Call))]
+
+
+def test_every_module_and_public_name_has_a_docstring():
+    # Every module, and every public class, function and method (property setters aside), says what it is.
+    import ast
+    missing = []
+    for path in sorted((BINDING / "cucore").glob("*.py")):
+        if path.name == "_abi.py":  # generated data
+            continue
+        tree = ast.parse(path.read_text())
+        if not ast.get_docstring(tree):
+            missing.append(path.name)
+
+        def walk(body, prefix):
+            for node in body:
+                if not isinstance(node, (ast.FunctionDef, ast.ClassDef)) or node.name.startswith("_"):
+                    continue
+                decorators = getattr(node, "decorator_list", ())
+                if any(isinstance(d, ast.Attribute) and d.attr == "setter" for d in decorators):
+                    continue
+                if not ast.get_docstring(node):
+                    missing.append(f"{path.name}:{node.lineno} {prefix}{node.name}")
+                if isinstance(node, ast.ClassDef):
+                    walk(node.body, f"{prefix}{node.name}.")
+        walk(tree.body, "")
+    assert not missing, missing
