@@ -189,7 +189,7 @@ def test_failed_from_handle_drops_the_owner(lib):
     with pytest.raises(cucore.InvalidArgumentError):
         cucore.Buffer.from_handle(0, 8, owner=owner)
     assert sys.getrefcount(owner) == ref_count
-    assert owner not in buffer_module._owners.values()
+    assert owner not in cucore._handle._owners.values()
 
 
 def test_accessibility_and_deallocation_stream_of_foreign_memory(lib):

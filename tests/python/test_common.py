@@ -183,3 +183,9 @@ def test_python_enums_match_the_headers():
                                                         "BLOCKING_SYNC": event.EVENT_BLOCKING_SYNC,
                                                         "INTERPROCESS": event.EVENT_INTERPROCESS}
     assert _header_enum("CUCORE_STREAM_", "stream.h") == {"DEFAULT": 0, "BLOCKING": stream.STREAM_BLOCKING}
+    kinds = _header_enum("CUCORE_MEMORY_RESOURCE_", "memory_resource.h")
+    assert kinds.pop("UNSET") == 0
+    assert {k.name: int(k) for k in cucore.MemoryResourceKind} == kinds
+    attributes = _header_enum("CUCORE_POOL_ATTRIBUTE_", "memory_pool.h")
+    assert attributes.pop("UNSET") == 0
+    assert {a.name: int(a) for a in cucore.PoolAttribute} == attributes

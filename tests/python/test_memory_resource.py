@@ -116,6 +116,17 @@ def test_every_resource_name_is_exported():
                      "IMPORTED": 7, "GRAPHICS": 8}
 
 
+def test_every_kind_with_a_class_registers_it():
+    # Answers naming a resource made elsewhere (Buffer.memory_resource, Device.memory_resource) give the class of
+    # its kind: each built-in class registers itself by its _resource_kind when its module defines it.
+    K = cucore.MemoryResourceKind
+    classes = {K.DEVICE: cucore.DeviceMemoryResource, K.LEGACY_PINNED: cucore.LegacyPinnedMemoryResource,
+               K.PINNED: cucore.PinnedMemoryResource, K.MANAGED: cucore.ManagedMemoryResource,
+               K.VIRTUAL: cucore.VirtualMemoryResource, K.IMPORTED: cucore.ImportedMemoryResource}
+    assert memory_module._KIND_CLASSES == classes
+    assert set(K) - set(classes) == {K.USER, K.GRAPHICS}  # answered as MemoryResource
+
+
 def test_constructor_argument_errors(lib):
     with pytest.raises(TypeError, match="options must be PinnedMemoryResourceOptions"):
         cucore.PinnedMemoryResource(0, cucore.VirtualMemoryResourceOptions())

@@ -1,4 +1,4 @@
-"""The in-tree build backend and generated files. No GPU needed."""
+"""The in-tree build backend, generated files and the package's documentation. No GPU needed."""
 import importlib
 import subprocess
 import sys
@@ -62,3 +62,27 @@ def test_abi_table_is_pure_data():
     for name in ("_abi.py", "_abi_constants.py"):
         tree = ast.parse((BINDING / "cucore" / name).read_text())
         assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom, ast.Call))], name
+def test_every_module_and_public_name_has_a_docstring():
+    # Every module, and every public class, function and method (property setters aside), says what it is.
+    import ast
+    missing = []
+    for path in sorted((BINDING / "cucore").glob("*.py")):
+        if path.name in ("_abi.py", "_abi_constants.py"):  # generated data
+            continue
+        tree = ast.parse(path.read_text())
+        if not ast.get_docstring(tree):
+            missing.append(path.name)
+
+        def walk(body, prefix):
+            for node in body:
+                if not isinstance(node, (ast.FunctionDef, ast.ClassDef)) or node.name.startswith("_"):
+                    continue
+                decorators = getattr(node, "decorator_list", ())
+                if any(isinstance(d, ast.Attribute) and d.attr == "setter" for d in decorators):
+                    continue
+                if not ast.get_docstring(node):
+                    missing.append(f"{path.name}:{node.lineno} {prefix}{node.name}")
+                if isinstance(node, ast.ClassDef):
+                    walk(node.body, f"{prefix}{node.name}.")
+        walk(tree.body, "")
+    assert not missing, missing

@@ -32,6 +32,20 @@ def test_max_size_is_validated(lib, tmp_path):
         cucore.FileStreamProgramCache(5)
 
 
+def test_caches_have_no_raw_handle_and_equal_only_themselves(lib, tmp_path):
+    # The kinds without a driver handle (Program, Linker, ProgramCache) answer `handle` and equality through
+    # HandleObject, as one.
+    for make in (cucore.InMemoryProgramCache, lambda: cucore.FileStreamProgramCache(str(tmp_path))):
+        a, b = make(), make()
+        with pytest.raises(AttributeError, match="has no raw handle"):
+            a.handle
+        assert not hasattr(a, "handle")
+        assert a == a and a != b and hash(a) == hash(a) and len({a, b}) == 2
+        a.close()
+        assert a == a and a != b
+        b.close()
+
+
 @pytest.mark.parametrize("kind", ["memory", "disk"])
 def test_hit_miss_and_stats(nvrtc, tmp_path, kind):
     cache = cucore.InMemoryProgramCache() if kind == "memory" else cucore.FileStreamProgramCache(tmp_path)

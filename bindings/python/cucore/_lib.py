@@ -165,6 +165,24 @@ def _check_library_layouts(dll, path):
     return problems
 
 
+# Every enum member and integer macro of the C headers by its C name (from _abi_constants.py). The modules read the values
+# they name from here (EVENT_TIMING = _lib.C["CUCORE_EVENT_TIMING"]), so no value of the header is written twice.
+C = {member: value for members in _abi_constants.ENUMS.values() for member, value in members}
+C.update(_abi_constants.CONSTANTS)
+
+
+def c_names(c_enum, prefix, skip=()):
+    """{name: value} of the members of the C enum `c_enum` that start with `prefix`, named in lower case without
+    it, in the header's order; FORCE_INT32 and the names in `skip` are left out. The tables of the names the
+    API takes as strings ("write_discard", "cubin", ...)."""
+    out = {}
+    for member, value in _abi_constants.ENUMS[c_enum]:
+        name = member[len(prefix):].lower()
+        if member.startswith(prefix) and not member.endswith("FORCE_INT32") and name not in skip:
+            out[name] = value
+    return out
+
+
 StreamOptionsC = STRUCTS["cucore_stream_options_t"]
 EventOptionsC = STRUCTS["cucore_event_options_t"]
 UuidC = STRUCTS["cucore_uuid_t"]
@@ -296,6 +314,7 @@ def load():
 
 
 def is_loaded():
+    """Whether libcucore has been loaded (importing the package does not load it; the first call does)."""
     return _dll is not None
 
 
@@ -416,6 +435,7 @@ def outs(ctype):
 
 
 def new_out(ctype):
+    """A new (value, byref(value)) out-parameter pair of `ctype`, for when the free list of outs() is empty."""
     value = ctype()
     return value, ctypes.byref(value)
 

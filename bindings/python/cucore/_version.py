@@ -1,2 +1,2 @@
-# The binding's version (read by the build backend too; keep this a single literal assignment).
+"""The binding's version (read by the build backend too; keep __version__ a single literal assignment)."""
 __version__ = "0.1.0"

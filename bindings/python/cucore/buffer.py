@@ -24,10 +24,10 @@ import operator
 import sys
 
 from . import _lib
-from ._handle import HandleObject
-from .common import closed_error, raise_error
+from ._handle import HandleObject, wrap_foreign
+from .common import _U64_MAX, _u64, closed_error, raise_error
 from .device import _device
-from .stream import Stream, _RELEASE_CB, _next_key, _open_stream_handle, _owners, _stream_of
+from .stream import Stream, _open_stream_handle, _stream_of
 
 (_cucore_buffer_from_handle, _cucore_buffer_retain, _cucore_buffer_release, _cucore_buffer_close,
  _cucore_buffer_set_deallocation_stream, _cucore_buffer_size, _cucore_buffer_address, _cucore_buffer_device_id,
@@ -53,7 +53,6 @@ _handle_outs = _lib.outs(_c_void_p)
 _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
 _Stream = Stream
-_U64_MAX = (1 << 64) - 1
 
 # Handed down by the modules above when they are imported (_lib.hand_down).
 MemoryResource = None  # memory_resource.py: Buffer.memory_resource
@@ -64,18 +63,6 @@ _UNKNOWN = object()  # Buffer._mr not asked yet (views, Device.allocate): ask li
 
 
 # ---- argument conversion (cold paths; the hot paths inline the common case) ----------------------------
-
-def _u64(value, what):
-    """`value` as an int in [0, 2**64) (ctypes would silently wrap or truncate anything else)."""
-    if isinstance(value, bool):
-        raise TypeError(f"{what} must be an int, not bool")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
-    if not 0 <= value <= _U64_MAX:
-        raise ValueError(f"{what} must be in [0, 2**64), not {value}")
-    return value
 
 
 def _address(value):
@@ -180,7 +167,30 @@ def _is_host_buffer(obj):
 
 # ---- buffers --------------------------------------------------------------------------------------------
 
-class Buffer(HandleObject):
+class _MemoryAccess:
+    """Who can reach memory, as cuda.core's Buffer and MemoryResource both answer it: the properties of a Buffer
+    (its memory) and of a MemoryResource (the memory it gives). Each class reads the three answers with its
+    `_accessibility()`: (device-accessible, host-accessible, managed)."""
+
+    __slots__ = ()
+
+    @property
+    def is_device_accessible(self):
+        """Whether the memory can be accessed from the device (foreign host memory reads False)."""
+        return self._accessibility()[0]
+
+    @property
+    def is_host_accessible(self):
+        """Whether the memory can be accessed from the host (CPU)."""
+        return self._accessibility()[1]
+
+    @property
+    def is_managed(self):
+        """Whether the memory is managed (unified) memory: advice, prefetch and discard apply (ManagedBuffer)."""
+        return self._accessibility()[2]
+
+
+class Buffer(HandleObject, _MemoryAccess):
     """A range of memory: `size` bytes at `handle` (the address, an int), from `memory_resource` (None for
     foreign memory wrapped with Buffer.from_handle).
 
@@ -213,18 +223,10 @@ class Buffer(HandleObject):
         address = _address(address)
         size = _u64(size, "size")
         dev = None if device_id is None else _device(device_id)
-        h = _c_void_p()
-        if owner is None:
-            st = _cucore_buffer_from_handle(address, size, None if dev is None else dev._h, None, None, h)
-        else:
-            key = _next_key()
-            _owners[key] = owner
-            st = _cucore_buffer_from_handle(address, size, None if dev is None else dev._h, _RELEASE_CB, key, h)
-            if st:
-                _owners.pop(key, None)  # the library never calls the callback of a failed wrap
+        st, hv = wrap_foreign(_cucore_buffer_from_handle, owner, address, size, None if dev is None else dev._h)
         if st:
             raise_error(st, dev)
-        b = cls._wrap(h.value, size, None)
+        b = cls._wrap(hv, size, None)
         b._owner = owner
         return b
 
@@ -328,21 +330,6 @@ class Buffer(HandleObject):
         if st:
             raise_error(st, self)
         return bool(d.value), bool(h.value), bool(m.value)
-
-    @property
-    def is_device_accessible(self):
-        """Whether the memory can be accessed from the device (foreign host memory reads False)."""
-        return self._accessibility()[0]
-
-    @property
-    def is_host_accessible(self):
-        """Whether the memory can be accessed from the host (CPU)."""
-        return self._accessibility()[1]
-
-    @property
-    def is_managed(self):
-        """Whether the memory is managed (unified) memory: advice, prefetch and discard apply (ManagedBuffer)."""
-        return self._accessibility()[2]
 
     @property
     def deallocation_stream(self):

@@ -2,6 +2,7 @@
 import collections
 import ctypes
 import enum
+import operator
 import sys
 import threading
 import traceback
@@ -17,12 +18,13 @@ from . import _abi_constants, _lib
     "cucore_release_error_count", "cucore_set_release_error_handler")
 
 
-def _c_enum(name, c_enum, prefix, doc, skip=()):
+def _c_enum(name, c_enum, prefix, doc, skip=(), module=__name__):
     """An IntEnum with the members of the C enum `c_enum` (from the generated _abi_constants.py), named without
-    `prefix`; FORCE_INT32 and the names in `skip` are left out. Built from the header, so it cannot drift."""
+    `prefix`; FORCE_INT32 and the names in `skip` are left out. Built from the header, so it cannot drift.
+    `module` is the module that defines it (for pickling and repr)."""
     members = [(member[len(prefix):], value) for member, value in _abi_constants.ENUMS[c_enum]
                if not member.endswith("FORCE_INT32") and member not in skip]
-    cls = enum.IntEnum(name, members, module=__name__)
+    cls = enum.IntEnum(name, members, module=module)
     cls.__doc__ = doc
     return cls
 
@@ -155,7 +157,7 @@ def raise_error(status, *objects):
     """Raise the error for a failed call. `objects` are the wrappers the call used: when the status is
     INVALID_HANDLE and one of them was closed, the message says so first."""
     message = _cucore_last_error_message().decode("utf-8", "replace")
-    if status == 2:
+    if status == Status.ERROR_INVALID_HANDLE:
         for obj in objects:
             if getattr(obj, "_h", 0) is None:
                 message = f"{type(obj).__name__} is closed ({message})" if message else \
@@ -165,7 +167,53 @@ def raise_error(status, *objects):
 
 
 def closed_error(obj):
+    """The InvalidHandleError for a use of `obj` after close() (raised before any C call)."""
     return InvalidHandleError(Status.ERROR_INVALID_HANDLE, f"{type(obj).__name__} is closed", 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments and options: the checks every module shares (cold paths; hot paths inline the common case)
+# ---------------------------------------------------------------------------------------------
+
+_U64_MAX = (1 << 64) - 1
+
+
+def _u64(value, what):
+    """`value` as an int in [0, 2**64) (ctypes would silently wrap or truncate anything else)."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an int, not bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
+    if not 0 <= value <= _U64_MAX:
+        raise ValueError(f"{what} must be in [0, 2**64), not {value}")
+    return value
+
+
+def check_options(options, sizes=(), flags=()):
+    """Type and range checks of an options dataclass: `sizes` are ints in [0, 2**64), `flags` bools."""
+    cls = type(options).__name__
+    for name in sizes:
+        value = getattr(options, name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{cls}.{name} must be an int, not {type(value).__name__}")
+        if not 0 <= value <= _U64_MAX:
+            raise ValueError(f"{cls}.{name} must be in [0, 2**64), not {value}")
+    for name in flags:
+        value = getattr(options, name)
+        if not isinstance(value, bool):
+            raise TypeError(f"{cls}.{name} must be a bool, not {type(value).__name__}")
+
+
+def options_of(options, cls):
+    """`options` (an instance of the options dataclass `cls`, or a dict of its fields) as a `cls`; TypeError
+    for anything else. Every `options=` argument of the package goes through it (None is the caller's)."""
+    if isinstance(options, dict):
+        return cls(**options)
+    if not isinstance(options, cls):
+        raise TypeError(f"options must be {cls.__name__}, a dict or None, not {type(options).__name__}")
+    return options
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 
 from . import _lib
 from .buffer import Buffer, _HostMemory
-from .common import closed_error, raise_error
+from .common import _U64_MAX, closed_error, raise_error
 from .stream import _stream_of
 
 (_cucore_copy_3d,) = _lib.bind(globals(), "cucore_copy_3d")
 
 Copy3dC = _lib.STRUCTS["cucore_copy_3d_t"]
-_U64_MAX = (1 << 64) - 1
 
 
 @dataclass

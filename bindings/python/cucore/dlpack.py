@@ -29,14 +29,13 @@ import types
 from . import _lib
 from .buffer import Buffer
 from .common import closed_error, raise_error
-from .device import Device
-from .stream import Stream, legacy_default_stream, per_thread_default_stream
+from .device import _device
+from .stream import Stream, _cuda_stream_handle, legacy_default_stream, per_thread_default_stream
 
 (_cucore_dlpack_export, _cucore_dlpack_export_legacy, _cucore_dlpack_import, _cucore_dlpack_import_legacy,
- _cucore_dlpack_device, _cucore_buffer_deallocation_stream, _cucore_buffer_size) = _lib.bind(
+ _cucore_dlpack_device, _cucore_buffer_size) = _lib.bind(
     globals(), "cucore_dlpack_export", "cucore_dlpack_export_legacy", "cucore_dlpack_import",
-    "cucore_dlpack_import_legacy", "cucore_dlpack_device", "cucore_buffer_deallocation_stream",
-    "cucore_buffer_size")
+    "cucore_dlpack_import_legacy", "cucore_dlpack_device", "cucore_buffer_size")
 
 DLManagedTensor = _lib.STRUCTS["DLManagedTensor"]
 DLManagedTensorVersioned = _lib.STRUCTS["DLManagedTensorVersioned"]
@@ -46,16 +45,16 @@ _VersionedP = ctypes.POINTER(DLManagedTensorVersioned)
 _LegacyP = ctypes.POINTER(DLManagedTensor)
 
 # The DLPack version libcucore reads and writes (include/cucore/dlpack.h).
-DLPACK_VERSION = (1, 1)
-_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
+DLPACK_VERSION = (_lib.C["DLPACK_MAJOR_VERSION"], _lib.C["DLPACK_MINOR_VERSION"])
+_READ_ONLY = _lib.C["DLPACK_FLAG_BITMASK_READ_ONLY"]
 
 
 class DLDeviceType(enum.IntEnum):
     """The DLPack device types libcucore exports and imports (DLDeviceType)."""
-    CPU = 1            # kDLCPU: host memory
-    CUDA = 2           # kDLCUDA: device memory
-    CUDA_HOST = 3      # kDLCUDAHost: page-locked host memory
-    CUDA_MANAGED = 13  # kDLCUDAManaged: managed (unified) memory
+    CPU = _lib.C["kDLCPU"]                    # host memory
+    CUDA = _lib.C["kDLCUDA"]                  # device memory
+    CUDA_HOST = _lib.C["kDLCUDAHost"]         # page-locked host memory
+    CUDA_MANAGED = _lib.C["kDLCUDAManaged"]   # managed (unified) memory
 
 
 # ---- capsules -------------------------------------------------------------------------------------------
@@ -149,15 +148,6 @@ def device(buffer):
         return t.value, i.value
 
 
-def _deallocation_stream(buffer):
-    """The Stream the buffer's memory is freed on (what its users are ordered on), or None."""
-    h = ctypes.c_void_p()
-    st = _cucore_buffer_deallocation_stream(buffer._h, h)
-    if st:
-        raise_error(st, buffer)
-    return Stream._wrap(h) if h.value else None
-
-
 def _consumer_stream(stream, device_of):
     """The Stream a __dlpack__ `stream` argument names (None and 1: the legacy default stream, 2: the
     per-thread default stream, else a CUstream as an int, or an object with __cuda_stream__)."""
@@ -186,7 +176,7 @@ def _hand_off(buffer, stream, device_type):
         return  # the consumer asked for no ordering
     if device_type == DLDeviceType.CPU:
         return  # host memory: no stream touches it
-    producer = _deallocation_stream(buffer)
+    producer = buffer.deallocation_stream  # the Stream its users are ordered on, or None
     if producer is None:
         return  # synchronous or foreign memory: nothing queued to wait for
     try:
@@ -241,7 +231,7 @@ def cuda_array_interface(buffer):
     if where[0] == DLDeviceType.CPU:
         raise AttributeError("__cuda_array_interface__: the buffer is host memory the device cannot access "
                              "(use __dlpack__ or the buffer protocol of the memory's owner)")
-    producer = _deallocation_stream(buffer)
+    producer = buffer.deallocation_stream  # the Stream its users are ordered on, or None
     try:
         stream = producer.handle if producer is not None else None
     finally:
@@ -323,14 +313,14 @@ def from_dlpack(obj, *, stream=None):
 
 
 def _stream_handle(stream):
+    """The raw CUstream a Stream or an object with __cuda_stream__ names, as __dlpack__ takes it."""
     if isinstance(stream, Stream):
         return stream.handle
-    proto = getattr(stream, "__cuda_stream__", None)
-    if proto is None:
+    raw = _cuda_stream_handle(stream)
+    if raw is None:
         raise TypeError(f"stream must be a Stream, an int or an object with __cuda_stream__, not "
                         f"{type(stream).__name__}")
-    info = proto() if callable(proto) else proto
-    return int(info[1])
+    return raw
 
 
 _TYPESTR = re.compile(r"^[<>|=]([a-zA-Z])(\d+)$")
@@ -411,8 +401,7 @@ def from_cuda_array_interface(obj, *, stream=None, device_id=None):
                 consumer.wait(producer)
         finally:
             producer.close()
-    dev = Device() if device_id is None else (device_id if isinstance(device_id, Device) else Device(device_id))
-    return Buffer.from_handle(address + low if size else address, size, dev, owner=obj)
+    return Buffer.from_handle(address + low if size else address, size, _device(device_id), owner=obj)
 
 
 # Buffer's DLPack and CUDA Array Interface methods are this module's work; buffer.py is below this module.

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from . import _lib
 from ._handle import HandleObject
-from .common import raise_error
+from .common import check_options, options_of, raise_error
 from .context import Context
 from .device import _device_from_owned_handle
 
@@ -34,9 +34,9 @@ _handle_arg = _lib.handle_arg
 Stream = None  # stream.py: Event.record takes Streams
 ipc = None     # ipc.py: the work of the IPC methods
 
-EVENT_TIMING = 1  # CUCORE_EVENT_TIMING
-EVENT_BLOCKING_SYNC = 2  # CUCORE_EVENT_BLOCKING_SYNC
-EVENT_INTERPROCESS = 4  # CUCORE_EVENT_INTERPROCESS
+EVENT_TIMING = _lib.C["CUCORE_EVENT_TIMING"]
+EVENT_BLOCKING_SYNC = _lib.C["CUCORE_EVENT_BLOCKING_SYNC"]
+EVENT_INTERPROCESS = _lib.C["CUCORE_EVENT_INTERPROCESS"]
 
 
 @dataclass
@@ -52,9 +52,7 @@ class EventOptions:
     ipc_enabled: bool = False
 
     def __post_init__(self):
-        for name in ("timing_enabled", "blocking_sync", "ipc_enabled"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"EventOptions.{name} must be a bool, not {type(getattr(self, name)).__name__}")
+        check_options(self, flags=("timing_enabled", "blocking_sync", "ipc_enabled"))
 
     @property
     def _flags(self):
@@ -67,10 +65,7 @@ _options_cache = {}  # flags -> (cucore_event_options_t, byref of it): only read
 
 def _options_flags(options):
     if type(options) is not EventOptions:
-        if isinstance(options, dict):
-            options = EventOptions(**options)
-        elif not isinstance(options, EventOptions):
-            raise TypeError(f"options must be EventOptions, a dict or None, not {type(options).__name__}")
+        options = options_of(options, EventOptions)
     return options._flags
 
 
@@ -211,10 +206,12 @@ class Event(HandleObject):
 
     @property
     def is_timing_enabled(self):
+        """Whether the event records timestamps (EventOptions(timing_enabled=True)): `end - start` works."""
         return bool(self._get_flags() & EVENT_TIMING)
 
     @property
     def is_blocking_sync(self):
+        """Whether sync() blocks the thread instead of spinning (EventOptions(blocking_sync=True))."""
         return bool(self._get_flags() & EVENT_BLOCKING_SYNC)
 
     # ---- IPC (the work is in ipc.py) --------------------------------------------------------------
@@ -238,6 +235,7 @@ class Event(HandleObject):
 
     @property
     def device(self):
+        """The Device of the event's context."""
         out = _c_void_p()
         st = _cucore_event_device(self._h, out)
         if st:
@@ -246,6 +244,7 @@ class Event(HandleObject):
 
     @property
     def context(self):
+        """The Context the event was created in."""
         out = _c_void_p()
         st = _cucore_event_context(self._h, out)
         if st:

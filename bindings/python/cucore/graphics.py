@@ -59,9 +59,9 @@ _c_uint32 = ctypes.c_uint32
 _c_uint64 = ctypes.c_uint64
 
 # Registration flags (cucore_graphics_register_flag_t) and per-map hints (cucore_graphics_map_hint_t).
-REGISTER_FLAGS = {"none": 0, "read_only": 1, "write_discard": 2, "surface_load_store": 4, "texture_gather": 8}
-MAP_HINTS = {"none": 0, "read_only": 1, "write_discard": 2}
-GL_DEVICE_LISTS = {"all": 1, "current_frame": 2, "next_frame": 3}
+REGISTER_FLAGS = _lib.c_names("cucore_graphics_register_flag_t", "CUCORE_GRAPHICS_REGISTER_")
+MAP_HINTS = _lib.c_names("cucore_graphics_map_hint_t", "CUCORE_GRAPHICS_MAP_HINT_")
+GL_DEVICE_LISTS = _lib.c_names("cucore_gl_device_list_t", "CUCORE_GL_DEVICES_")
 
 
 def _invalid(message):
@@ -520,6 +520,7 @@ class GraphicsArrayInfo:
 
     @property
     def nbytes(self):
+        """The size of the array's tightly packed contents in bytes."""
         return self.width * max(self.height, 1) * max(self.depth, 1) * self.element_size
 
     def __repr__(self):
@@ -568,7 +569,7 @@ class GraphicsArray(HandleObject):
 
     @property
     def info(self):
-        """An GraphicsArrayInfo (for a mipmapped array: level 0's extent)."""
+        """A GraphicsArrayInfo (for a mipmapped array: level 0's extent)."""
         c = _ArrayInfoC()
         c.struct_size = ctypes.sizeof(_ArrayInfoC)
         st = _cucore_graphics_array_info(self._live(), c)
@@ -578,6 +579,7 @@ class GraphicsArray(HandleObject):
 
     @property
     def shape(self):
+        """The extent in elements, as GraphicsArrayInfo.shape (for a mipmapped array: level 0's)."""
         return self.info.shape
 
     @property
@@ -587,6 +589,7 @@ class GraphicsArray(HandleObject):
 
     @property
     def is_mipmapped(self):
+        """Whether this is a mipmapped array (its levels: level())."""
         return self.info.is_mipmapped
 
     @property

@@ -32,7 +32,7 @@ from .buffer import Buffer
 from .common import raise_error
 from .device import Device, _device
 from .event import Event, EVENT_INTERPROCESS
-from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind
+from .memory_resource import MemoryResource, MemoryResourceKind
 from .stream import _stream_of
 
 (_cucore_ipc_export_memory_resource, _cucore_ipc_import_memory_resource, _cucore_ipc_memory_resource_pool_id,
@@ -43,9 +43,9 @@ from .stream import _stream_of
     "cucore_ipc_export_event", "cucore_ipc_import_event", "cucore_buffer_size", "cucore_memory_resource_kind")
 
 PoolHandleC = _lib.STRUCTS["cucore_ipc_pool_handle_t"]
-POOL_ID_SIZE = 16              # CUCORE_IPC_POOL_ID_SIZE
-BUFFER_DESCRIPTOR_SIZE = 128   # CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE
-EVENT_DESCRIPTOR_SIZE = 72     # CUCORE_IPC_EVENT_DESCRIPTOR_SIZE
+POOL_ID_SIZE = _lib.C["CUCORE_IPC_POOL_ID_SIZE"]
+BUFFER_DESCRIPTOR_SIZE = _lib.C["CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE"]
+EVENT_DESCRIPTOR_SIZE = _lib.C["CUCORE_IPC_EVENT_DESCRIPTOR_SIZE"]
 
 _u8p = ctypes.POINTER(ctypes.c_uint8)
 
@@ -88,10 +88,12 @@ class IPCAllocationHandle:
 
     @property
     def kind(self):
+        """The exported pool's MemoryResourceKind (DEVICE or PINNED)."""
         return self._kind
 
     @property
     def pool_id(self):
+        """The exported pool's 16-byte identifier (bytes): the same pool imported twice is one resource."""
         return self._pool_id
 
     def __int__(self):
@@ -200,13 +202,12 @@ class ImportedMemoryResource(MemoryResource):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.IMPORTED
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("ImportedMemoryResource cannot be instantiated directly: use "
                         "MemoryResource.from_allocation_handle(device, handle)")
 
-
-_KIND_CLASSES[MemoryResourceKind.IMPORTED] = ImportedMemoryResource
 
 # The export each resource pickles with, kept open as long as the resource's wrapper (a spawning
 # multiprocessing context passes the descriptor when the child starts, so it must stay open until then).

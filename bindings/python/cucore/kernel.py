@@ -10,10 +10,10 @@ import collections
 import ctypes
 
 from . import _lib
-from ._handle import HandleObject
+from ._handle import HandleObject, wrap_foreign
 from .common import NotSupportedError, Status, raise_error
-from .device import Device
-from .stream import _next_key, _stream_of
+from .device import _device
+from .stream import _stream_of
 
 (_cucore_kernel_from_handle, _cucore_kernel_from_function, _cucore_kernel_name, _cucore_kernel_attribute,
  _cucore_kernel_set_attribute, _cucore_kernel_param_count, _cucore_kernel_param_info,
@@ -43,25 +43,11 @@ MaxPotentialBlockSizeOccupancyResult = collections.namedtuple(
     "MaxPotentialBlockSizeOccupancyResult", ["min_grid_size", "max_block_size"])
 
 # cucore_kernel_attribute_t by cuda.core's property names; the settable ones.
-ATTRIBUTES = {
-    "max_threads_per_block": 1, "shared_size_bytes": 2, "const_size_bytes": 3, "local_size_bytes": 4,
-    "num_regs": 5, "ptx_version": 6, "binary_version": 7, "cache_mode_ca": 8,
-    "max_dynamic_shared_size_bytes": 9, "preferred_shared_memory_carveout": 10, "cluster_size_must_be_set": 11,
-    "required_cluster_width": 12, "required_cluster_height": 13, "required_cluster_depth": 14,
-    "non_portable_cluster_size_allowed": 15, "cluster_scheduling_policy_preference": 16,
-}
+ATTRIBUTES = _lib.c_names("cucore_kernel_attribute_t", "CUCORE_KERNEL_ATTRIBUTE_", skip=("unset", "count"))
 SETTABLE = frozenset(("max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout", "required_cluster_width",
                       "required_cluster_height", "required_cluster_depth", "non_portable_cluster_size_allowed",
                       "cluster_scheduling_policy_preference"))
 _BOOL_ATTRIBUTES = frozenset(("cache_mode_ca", "cluster_size_must_be_set", "non_portable_cluster_size_allowed"))
-
-
-def _device(device):
-    if isinstance(device, Device):
-        return device
-    if device is not None and (isinstance(device, bool) or not hasattr(type(device), "__index__")):
-        raise TypeError(f"device must be a Device, an ordinal or None, not {type(device).__name__}")
-    return Device(device)
 
 
 def _attribute_id(attribute):
@@ -170,6 +156,8 @@ class KernelOccupancy:
         return MaxPotentialBlockSizeOccupancyResult(grid.value, block.value)
 
     def available_dynamic_shared_memory_per_block(self, num_blocks_per_multiprocessor, block_size, *, device=None):
+        """The dynamic shared memory (bytes) each block can have when `num_blocks_per_multiprocessor` blocks of
+        `block_size` threads share a multiprocessor of `device` (default: the current device)."""
         dev = _device(device)
         out = _c_size_t()
         st = _cucore_kernel_available_dynamic_shared_memory(
@@ -212,16 +200,6 @@ def _size(v):
     return v
 
 
-_owners = {}
-
-
-def _release_owner(key):
-    _owners.pop(key, None)
-
-
-_RELEASE_CB = _lib.ReleaseFn(_release_owner)
-
-
 class Kernel(HandleObject):
     """A kernel of an ObjectCode (ObjectCode.get_kernel), or a wrapped foreign CUkernel
     (Kernel.from_handle). Launch it with cucore.launch()."""
@@ -253,38 +231,23 @@ class Kernel(HandleObject):
                 handle = int(handle)
             except (TypeError, ValueError):
                 raise TypeError(f"handle must be a CUkernel address (int), not {type(handle).__name__}") from None
-        h = ctypes.c_void_p()
-        if mod is None:
-            st = _cucore_kernel_from_handle(handle, None, None, _byref(h))
-        else:
-            key = _next_key()
-            _owners[key] = mod
-            st = _cucore_kernel_from_handle(handle, _RELEASE_CB, key, _byref(h))
-            if st:
-                _owners.pop(key, None)
+        st, hv = wrap_foreign(_cucore_kernel_from_handle, mod, handle)
         if st:
             raise_error(st)
-        return cls._wrap(h.value, mod)
+        return cls._wrap(hv, mod)
 
     @classmethod
     def from_function(cls, function, owner=None):
         """Wrap a foreign CUfunction (an int) of the calling thread's current context; `owner` is kept
         alive while the wrapper lives. It launches only into streams of that context."""
-        h = ctypes.c_void_p()
-        if owner is None:
-            st = _cucore_kernel_from_function(int(function), None, None, _byref(h))
-        else:
-            key = _next_key()
-            _owners[key] = owner
-            st = _cucore_kernel_from_function(int(function), _RELEASE_CB, key, _byref(h))
-            if st:
-                _owners.pop(key, None)
+        st, hv = wrap_foreign(_cucore_kernel_from_function, owner, int(function))
         if st:
             raise_error(st)
-        return cls._wrap(h.value, owner)
+        return cls._wrap(hv, owner)
 
     @property
     def name(self):
+        """The kernel's symbol name (lowered for C++)."""
         out = ctypes.c_char_p()
         st = _cucore_kernel_name(self._h, _byref(out))
         if st:
@@ -293,10 +256,12 @@ class Kernel(HandleObject):
 
     @property
     def attributes(self):
+        """The kernel's attributes (KernelAttributes) on the current device; `attributes[device]` on another."""
         return KernelAttributes(self, None)
 
     @property
     def occupancy(self):
+        """The occupancy queries of the kernel (KernelOccupancy)."""
         return KernelOccupancy(self)
 
     def _param_info(self):
@@ -305,7 +270,7 @@ class Kernel(HandleObject):
         if p is None:
             n = _c_size_t()
             st = _cucore_kernel_param_count(self._h, _byref(n))
-            if st == 6:  # NOT_SUPPORTED: a driver before 12.4
+            if st == Status.ERROR_NOT_SUPPORTED:  # a driver before 12.4
                 self._params = False
                 return None
             if st:
@@ -322,6 +287,7 @@ class Kernel(HandleObject):
 
     @property
     def num_arguments(self):
+        """The number of the kernel's parameters (NotSupportedError where the driver cannot tell: before 12.4)."""
         p = self._param_info()
         if p is None:
             raise _params_unknown()

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from . import _lib
 from ._handle import HandleObject
-from .common import CompilationError, closed_error, raise_error
+from .common import CompilationError, closed_error, options_of, raise_error
 from .object_code import ObjectCode
 from .program import BACKENDS, _c_strings, _flag, _strings, _toggle, code_type_id, read_string
 
@@ -23,7 +23,8 @@ from .program import BACKENDS, _c_strings, _flag, _strings, _toggle, code_type_i
 (_fast_linker_release,) = _lib.bind_unchecked(globals(), "cucore_linker_release")
 
 _byref = ctypes.byref
-_BACKEND_OPTION = {None: 0, "nvjitlink": 3, "driver": 4}
+_BACKEND_OPTION = {None: _lib.C["CUCORE_BACKEND_DEFAULT"], "nvjitlink": _lib.C["CUCORE_BACKEND_NVJITLINK"],
+                   "driver": _lib.C["CUCORE_BACKEND_DRIVER"]}
 
 
 @dataclass
@@ -115,14 +116,7 @@ class Linker(HandleObject):
                 raise TypeError(f"Linker input {i} must be an ObjectCode, not {type(o).__name__}")
             if o._h is None:
                 raise closed_error(o)
-        if options is None:
-            ref = None
-        elif isinstance(options, LinkerOptions):
-            ref = options._to_c()[1]
-        elif isinstance(options, dict):
-            ref = LinkerOptions(**options)._to_c()[1]
-        else:
-            raise TypeError(f"options must be LinkerOptions, a dict or None, not {type(options).__name__}")
+        ref = None if options is None else options_of(options, LinkerOptions)._to_c()[1]
         self._inputs = object_codes
         arr = (ctypes.c_void_p * len(object_codes))(*[o._hv for o in object_codes])
         h = ctypes.c_void_p()
@@ -130,13 +124,6 @@ class Linker(HandleObject):
         if st:
             raise_error(st, *object_codes)
         self._h = _lib.handle_arg(h.value)
-
-    @property
-    def handle(self):
-        raise AttributeError("Linker has no raw handle in cucore")
-
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
 
     def link(self, target_type="cubin"):
         """Link into an ObjectCode of `target_type` ("cubin", or "ptx" with link_time_optimization)."""
@@ -152,9 +139,11 @@ class Linker(HandleObject):
         return ObjectCode._wrap(h.value)
 
     def get_error_log(self):
+        """The linker's error log ("" when there is none)."""
         return read_string(_cucore_linker_error_log, self._h, self)
 
     def get_info_log(self):
+        """The linker's information log (more with LinkerOptions(verbose=True))."""
         return read_string(_cucore_linker_info_log, self._h, self)
 
     @property

@@ -19,11 +19,9 @@ from dataclasses import dataclass
 
 from . import _lib
 from .buffer import Buffer
-from .common import raise_error
+from .common import check_options, raise_error
 from .device import Device
-from .memory_resource import (
-    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options, check_options,
-)
+from .memory_resource import MemoryResource, MemoryResourceKind, _create, _device_and_options
 from .stream import _stream_of
 
 (_cucore_managed_memory_resource_create, _cucore_buffer_advise, _cucore_buffer_advice,
@@ -37,10 +35,13 @@ LocationC = _lib.STRUCTS["cucore_location_t"]
 ManagedOptionsC = _lib.STRUCTS["cucore_managed_memory_resource_options_t"]
 
 # cucore_location_type_t
-LOCATION_NONE, LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT = 0, 1, 2, 3, 4
+LOCATION_NONE, LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT = (
+    _lib.C[f"CUCORE_LOCATION_{name}"] for name in ("NONE", "DEVICE", "HOST", "HOST_NUMA", "HOST_NUMA_CURRENT"))
 # cucore_memory_advice_t
 (SET_READ_MOSTLY, UNSET_READ_MOSTLY, SET_PREFERRED_LOCATION, UNSET_PREFERRED_LOCATION, SET_ACCESSED_BY,
- UNSET_ACCESSED_BY) = 1, 2, 3, 4, 5, 6
+ UNSET_ACCESSED_BY) = (_lib.C[f"CUCORE_ADVICE_{name}"] for name in (
+    "SET_READ_MOSTLY", "UNSET_READ_MOSTLY", "SET_PREFERRED_LOCATION", "UNSET_PREFERRED_LOCATION", "SET_ACCESSED_BY",
+    "UNSET_ACCESSED_BY"))
 
 _LOCATION_HELP = "a Device, a device ordinal, 'host', ('host_numa', node) or 'host_numa_current'"
 
@@ -232,11 +233,13 @@ class AccessedBySet(MutableSet):
         self._buf._advise(UNSET_ACCESSED_BY, to_location(value, "accessed_by"))
 
     def update(self, *iterables):
+        """Set the accessed-by advice for every location of the iterables."""
         for values in iterables:
             for v in values:
                 self.add(v)
 
     def clear(self):
+        """Unset the accessed-by advice for every location that has it."""
         for dev in list(self):
             self.discard(dev)
 
@@ -300,6 +303,7 @@ class ManagedMemoryResource(MemoryResource):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.MANAGED
 
     def __new__(cls, device=None, options=None):
         dev, options = _device_and_options(device, options, ManagedMemoryResourceOptions)
@@ -315,6 +319,7 @@ class ManagedMemoryResource(MemoryResource):
 
     @property
     def is_managed(self):
+        """True: the memory is managed memory."""
         return True
 
     @property
@@ -328,6 +333,3 @@ class ManagedMemoryResource(MemoryResource):
         None when there is none or it is not known (a resource made elsewhere)."""
         loc = self._config.preferred_location if self._config is not None else None
         return None if loc is None else from_location(to_location(loc))
-
-
-_KIND_CLASSES[MemoryResourceKind.MANAGED] = ManagedMemoryResource

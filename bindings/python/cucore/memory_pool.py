@@ -19,7 +19,6 @@ checked when made (TypeError / ValueError naming the field); a dict of their fie
 are.
 """
 import ctypes
-import enum
 import operator
 import sys
 from collections.abc import MutableSet
@@ -27,12 +26,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import _lib
-from .buffer import _u64
-from .common import raise_error
+from .common import _c_enum, _u64, check_options, options_of, raise_error
 from .device import Device, _device
-from .memory_resource import (
-    _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, _device_and_options, check_options, options_of,
-)
+from .memory_resource import MemoryResource, MemoryResourceKind, _create, _device_and_options
 
 (_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
  _cucore_pinned_memory_resource_create, _cucore_memory_resource_pool_attribute,
@@ -50,9 +46,9 @@ _c_void_p = ctypes.c_void_p
 # ---- peer access --------------------------------------------------------------------------------------------
 
 # cucore_access_t
-ACCESS_NONE = 0
-ACCESS_READ = 1
-ACCESS_READ_WRITE = 3
+ACCESS_NONE = _lib.C["CUCORE_ACCESS_NONE"]
+ACCESS_READ = _lib.C["CUCORE_ACCESS_READ"]
+ACCESS_READ_WRITE = _lib.C["CUCORE_ACCESS_READ_WRITE"]
 _ACCESS_OF = {None: ACCESS_NONE, "none": ACCESS_NONE, "r": ACCESS_READ, "rw": ACCESS_READ_WRITE}
 _NAME_OF = {ACCESS_NONE: None, ACCESS_READ: "r", ACCESS_READ_WRITE: "rw"}
 
@@ -161,11 +157,13 @@ class PeerAccessSet(MutableSet):
             self._mr.set_peer_access(o, None)
 
     def update(self, *iterables):
+        """Grant read-write access to every device of the iterables."""
         for devices in iterables:
             for d in devices:
                 self.add(d)
 
     def clear(self):
+        """Revoke the access of every other device."""
         for o in list(self):
             self.discard(o)
 
@@ -214,18 +212,19 @@ class DeviceMemoryResource(MemoryResource, PeerAccessible):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.DEVICE
 
     def __new__(cls, device_id, options=None):
         dev = _device(device_id)
-        h = _c_void_p()
         if options is None:
+            h = _c_void_p()
             st = _cucore_device_memory_resource_get_default(dev._h, h)
-        else:
-            options = options_of(options, DeviceMemoryResourceOptions)
-            st = _cucore_device_memory_resource_create(dev._h, _pool_options_struct(options), h)
-        if st:
-            raise_error(st, dev)
-        return cls._wrap(h.value, options, dev.device_id)
+            if st:
+                raise_error(st, dev)
+            return cls._wrap(h.value, None, dev.device_id)
+        options = options_of(options, DeviceMemoryResourceOptions)
+        return _create(cls, _cucore_device_memory_resource_create, dev, _pool_options_struct(options), options,
+                       dev.device_id)
 
 
 # ---- pinned pools -------------------------------------------------------------------------------------------
@@ -278,6 +277,7 @@ class PinnedMemoryResource(MemoryResource, PeerAccessible):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.PINNED
 
     def __new__(cls, device=None, options=None):
         dev, options = _device_and_options(device, options, PinnedMemoryResourceOptions)
@@ -292,16 +292,19 @@ class PinnedMemoryResource(MemoryResource, PeerAccessible):
 
 # ---- pool attributes and trim (of every resource: NotSupportedError without a pool) ------------------------
 
-class PoolAttribute(enum.IntEnum):
-    """cucore_pool_attribute_t (the driver's CUmemPool_attribute values)."""
-    REUSE_FOLLOW_EVENT_DEPENDENCIES = 1   # 0/1, settable
-    REUSE_ALLOW_OPPORTUNISTIC = 2         # 0/1, settable
-    REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3  # 0/1, settable
-    RELEASE_THRESHOLD = 4                 # bytes, settable
-    RESERVED_MEM_CURRENT = 5              # bytes
-    RESERVED_MEM_HIGH = 6                 # bytes; reset by setting 0
-    USED_MEM_CURRENT = 7                  # bytes
-    USED_MEM_HIGH = 8                     # bytes; reset by setting 0
+PoolAttribute = _c_enum(
+    "PoolAttribute", "cucore_pool_attribute_t", "CUCORE_POOL_ATTRIBUTE_", module=__name__,
+    skip=("CUCORE_POOL_ATTRIBUTE_UNSET",), doc="""cucore_pool_attribute_t (the driver's CUmemPool_attribute values):
+
+    REUSE_FOLLOW_EVENT_DEPENDENCIES     0/1, settable
+    REUSE_ALLOW_OPPORTUNISTIC           0/1, settable
+    REUSE_ALLOW_INTERNAL_DEPENDENCIES   0/1, settable
+    RELEASE_THRESHOLD                   bytes, settable
+    RESERVED_MEM_CURRENT                bytes
+    RESERVED_MEM_HIGH                   bytes; reset by setting 0
+    USED_MEM_CURRENT                    bytes
+    USED_MEM_HIGH                       bytes; reset by setting 0
+    """)
 
 
 class PoolAttributes:
@@ -360,9 +363,6 @@ def trim(mr, min_bytes_to_keep):
     if st:
         raise_error(st, mr)
 
-
-_KIND_CLASSES.update({MemoryResourceKind.DEVICE: DeviceMemoryResource,
-                      MemoryResourceKind.PINNED: PinnedMemoryResource})
 
 # MemoryResource's pool_attribute, set_pool_attribute, attributes and trim are this module's work;
 # memory_resource.py is below this module.

@@ -7,22 +7,21 @@
     (mr.kind, mr.device_id, mr.is_device_accessible, mr.is_host_accessible, mr.is_stream_ordered)
 
 MemoryResource, the base of every kind: allocate, handle, kind, device_id, accessibility, is_stream_ordered,
-is_managed, the registry of the kinds' classes (_KIND_CLASSES), the wrapper registry that keeps one Python
+is_managed, the registry of the kinds' classes (_KIND_CLASSES, filled as each kind's class is defined), the wrapper registry that keeps one Python
 object per libcucore resource, the device's default resource (Device.allocate, Device.memory_resource), the
-legacy pinned resource (LegacyPinnedMemoryResource), and the options checks and constructor helpers of every
+legacy pinned resource (LegacyPinnedMemoryResource), and the constructor helpers of every
 kind. The other kinds live in the module of their capability, above this one: memory_pool.py
 (DeviceMemoryResource, PinnedMemoryResource, pool attributes, trim, peer access), managed_memory.py,
 virtual_memory.py, user_memory.py (user-defined resources); Buffer lives in buffer.py, below.
 """
 import ctypes
-import enum
 import threading
 import weakref
 
 from . import _lib
 from ._handle import HandleObject
-from .buffer import _U64_MAX, _UNKNOWN, Buffer, _u64
-from .common import closed_error, raise_error
+from .buffer import _UNKNOWN, Buffer, _MemoryAccess
+from .common import _c_enum, _u64, closed_error, options_of, raise_error
 from .device import _device
 from .stream import Stream, _open_stream_handle
 
@@ -52,16 +51,19 @@ user_memory = None  # user_memory.py: making user-defined resources (subclasses 
 ipc = None          # ipc.py: the IPC methods
 
 
-class MemoryResourceKind(enum.IntEnum):
-    """cucore_memory_resource_kind_t."""
-    DEVICE = 1          # a stream-ordered device memory pool
-    LEGACY_PINNED = 2   # page-locked host memory (cuMemAllocHost), synchronous
-    PINNED = 3          # a stream-ordered pool of page-locked host memory
-    MANAGED = 4         # managed (unified) memory: cuMemAllocManaged (synchronous) or a stream-ordered pool
-    VIRTUAL = 5         # virtual memory management (cuMemCreate + cuMemMap), synchronous, growable buffers
-    USER = 6            # allocate/deallocate are the user's (a Python subclass of MemoryResource, ...)
-    IMPORTED = 7        # a pool imported from another process (maps its buffers, cannot allocate)
-    GRAPHICS = 8        # the mapping of a graphics resource (cucore.graphics): one range, cannot allocate
+MemoryResourceKind = _c_enum(
+    "MemoryResourceKind", "cucore_memory_resource_kind_t", "CUCORE_MEMORY_RESOURCE_", module=__name__,
+    skip=("CUCORE_MEMORY_RESOURCE_UNSET",), doc="""cucore_memory_resource_kind_t:
+
+    DEVICE         a stream-ordered device memory pool
+    LEGACY_PINNED  page-locked host memory (cuMemAllocHost), synchronous
+    PINNED         a stream-ordered pool of page-locked host memory
+    MANAGED        managed (unified) memory: cuMemAllocManaged (synchronous) or a stream-ordered pool
+    VIRTUAL        virtual memory management (cuMemCreate + cuMemMap), synchronous, growable buffers
+    USER           allocate/deallocate are the user's (a Python subclass of MemoryResource, ...)
+    IMPORTED       a pool imported from another process (maps its buffers, cannot allocate)
+    GRAPHICS       the mapping of a graphics resource (cucore.graphics): one range, cannot allocate
+    """)
 
 
 # ---- argument conversion (cold paths; the hot paths inline the common case) ----------------------------
@@ -80,30 +82,6 @@ def _size_arg(size):
     return c
 
 
-def check_options(options, sizes, flags=()):
-    """Type and range checks of an options dataclass: `sizes` are ints in [0, 2**64), `flags` bools."""
-    cls = type(options).__name__
-    for name in sizes:
-        value = getattr(options, name)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{cls}.{name} must be an int, not {type(value).__name__}")
-        if not 0 <= value <= _U64_MAX:
-            raise ValueError(f"{cls}.{name} must be in [0, 2**64), not {value}")
-    for name in flags:
-        value = getattr(options, name)
-        if not isinstance(value, bool):
-            raise TypeError(f"{cls}.{name} must be a bool, not {type(value).__name__}")
-
-
-def options_of(options, cls):
-    """`options` (an instance of the dataclass `cls`, or a dict of its fields) as a `cls`."""
-    if isinstance(options, dict):
-        return cls(**options)
-    if not isinstance(options, cls):
-        raise TypeError(f"options must be {cls.__name__}, a dict or None, not {type(options).__name__}")
-    return options
-
-
 def _device_and_options(device, options, options_cls):
     """(Device, options) of a constructor taking (device=None, options=None); as in cuda.core, the options
     may come first (PinnedMemoryResource(PinnedMemoryResourceOptions(...)))."""
@@ -120,6 +98,11 @@ def _create(cls, create, dev, struct, options, home):
         raise_error(st, dev)
     return cls._wrap(h.value, options, home)
 
+
+# The class of each built-in kind (MemoryResourceKind -> class), for answers that name a resource made elsewhere
+# (Buffer.memory_resource, Device.memory_resource): each class declares its `_resource_kind`, and
+# MemoryResource.__init_subclass__ registers it when the kind's module defines it.
+_KIND_CLASSES = {}
 
 # Live Python wrappers by libcucore handle value. A handle value names one object for its whole life
 # (a released object's value is never reused: generations), so this is an identity map.
@@ -150,7 +133,7 @@ class _ResourceType(type):
         return super().__call__(*args, **kwargs)
 
 
-class MemoryResource(HandleObject, metaclass=_ResourceType):
+class MemoryResource(HandleObject, _MemoryAccess, metaclass=_ResourceType):
     """Where buffers come from: DeviceMemoryResource (a stream-ordered device memory pool),
     PinnedMemoryResource, ManagedMemoryResource, VirtualMemoryResource, LegacyPinnedMemoryResource, or a
     subclass of your own. `allocate(size, *, stream)` gives a Buffer, which keeps its resource alive;
@@ -178,6 +161,9 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.__dict__.get("_builtin"):
+            kind = cls.__dict__.get("_resource_kind")
+            if kind is not None:  # a built-in kind's class: what answers naming a resource of that kind give
+                _KIND_CLASSES[kind] = cls
             return
         # The nearest library class among the bases decides: below MemoryResource itself it is a
         # user-defined resource; below a built-in kind (DeviceMemoryResource, ...) an ordinary subclass.
@@ -288,20 +274,10 @@ class MemoryResource(HandleObject, metaclass=_ResourceType):
         """The ordinal of the device whose memory the resource gives, or -1 for host memory."""
         return self._get_info()[1]
 
-    @property
-    def is_device_accessible(self):
-        """Whether the memory can be accessed from the device."""
-        return self._get_info()[2]
-
-    @property
-    def is_host_accessible(self):
-        """Whether the memory can be accessed from the host (CPU)."""
-        return self._get_info()[3]
-
-    @property
-    def is_managed(self):
-        """Whether the memory is managed (unified) memory: advice, prefetch and discard apply."""
-        return self._get_info()[4]
+    def _accessibility(self):
+        """(device-accessible, host-accessible, managed): is_device_accessible, is_host_accessible and
+        is_managed (_MemoryAccess, as Buffer has them)."""
+        return self._get_info()[2:5]
 
     @property
     def is_stream_ordered(self):
@@ -401,6 +377,7 @@ class LegacyPinnedMemoryResource(MemoryResource):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.LEGACY_PINNED
 
     def __new__(cls, device_id=None):
         dev = _device(device_id)
@@ -410,8 +387,6 @@ class LegacyPinnedMemoryResource(MemoryResource):
             raise_error(st, dev)
         return cls._wrap(h.value)
 
-
-_KIND_CLASSES = {MemoryResourceKind.LEGACY_PINNED: LegacyPinnedMemoryResource}  # each kind's module adds its own
 
 # Device.memory_resource and Device.allocate, and Buffer.memory_resource, give resources; device.py and
 # buffer.py are below this module.

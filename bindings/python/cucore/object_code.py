@@ -14,7 +14,7 @@ from . import _lib
 from ._handle import HandleObject
 from .buffer import _HostMemory
 from .common import raise_error
-from .device import Device
+from .device import _device
 from .kernel import Kernel
 from .program import CODE_TYPE_NAMES, CODE_TYPES
 
@@ -39,14 +39,6 @@ _c_char_p = ctypes.c_char_p
 _byref = ctypes.byref
 _new = object.__new__
 _handle_arg = _lib.handle_arg
-
-
-def _device(device):
-    if isinstance(device, Device):
-        return device
-    if device is not None and (isinstance(device, bool) or not hasattr(type(device), "__index__")):
-        raise TypeError(f"device must be a Device, an ordinal or None, not {type(device).__name__}")
-    return Device(device)
 
 
 class ObjectCode(HandleObject):
@@ -109,18 +101,22 @@ class ObjectCode(HandleObject):
 
     @classmethod
     def from_ltoir(cls, module, *, name=""):
+        """LTO-IR (a linker input) from bytes or a file (a str is a path)."""
         return cls._create(module, "ltoir", name)
 
     @classmethod
     def from_fatbin(cls, module, *, name=""):
+        """A fat binary from bytes or a file (a str is a path)."""
         return cls._create(module, "fatbin", name)
 
     @classmethod
     def from_object(cls, module, *, name=""):
+        """A host object file holding device code (a linker input) from bytes or a file (a str is a path)."""
         return cls._create(module, "object", name)
 
     @classmethod
     def from_library(cls, module, *, name=""):
+        """A library of device code (a linker input) from bytes or a file (a str is a path)."""
         return cls._create(module, "library", name)
 
     # ---- what it holds ------------------------------------------------------------------------
@@ -151,6 +147,7 @@ class ObjectCode(HandleObject):
 
     @property
     def name(self):
+        """The code's name ("" when none)."""
         out = _c_char_p()
         st = _cucore_object_code_name(self._h, _byref(out))
         if st:
@@ -186,6 +183,7 @@ class ObjectCode(HandleObject):
 
     @property
     def kernel_count(self):
+        """The number of kernels in the code (loads it)."""
         n = _c_size_t()
         st = _cucore_object_code_kernel_count(self._h, _byref(n))
         if st:

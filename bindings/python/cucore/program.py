@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from . import _lib
 from ._handle import HandleObject
-from .common import CompilationError, closed_error, raise_error
+from .common import CompilationError, closed_error, options_of, raise_error
 
 (_cucore_program_create, _cucore_program_log, _cucore_program_code_type, _cucore_program_backend,
  _cucore_program_arch, _cucore_program_flags, _cucore_compiler_version) = _lib.bind(
@@ -41,11 +41,14 @@ _new_out = _lib.new_out
 _wrap_object_code = None  # ObjectCode._wrap
 
 # cucore_code_type_t and cucore_compiler_backend_t, by cuda.core's names.
-CODE_TYPES = {"c++": 1, "ptx": 2, "nvvm": 3, "cubin": 4, "ltoir": 5, "fatbin": 6, "object": 7, "library": 8}
+CODE_TYPES = {"c++" if name == "cxx" else name: value
+              for name, value in _lib.c_names("cucore_code_type_t", "CUCORE_CODE_", skip=("unset",)).items()}
 CODE_TYPE_NAMES = {v: k for k, v in CODE_TYPES.items()}
-BACKENDS = {1: "NVRTC", 2: "NVVM", 3: "nvJitLink", 4: "driver"}
+_SOURCE_TYPES = frozenset(CODE_TYPES[name] for name in ("c++", "ptx", "nvvm"))  # what a Program compiles
+BACKENDS = {_lib.C["CUCORE_BACKEND_NVRTC"]: "NVRTC", _lib.C["CUCORE_BACKEND_NVVM"]: "NVVM",
+            _lib.C["CUCORE_BACKEND_NVJITLINK"]: "nvJitLink", _lib.C["CUCORE_BACKEND_DRIVER"]: "driver"}
 BACKEND_IDS = {name.lower(): v for v, name in BACKENDS.items()}
-TOGGLE_DEFAULT, TOGGLE_ON, TOGGLE_OFF = 0, 1, 2
+TOGGLE_DEFAULT, TOGGLE_ON, TOGGLE_OFF = (_lib.C[f"CUCORE_TOGGLE_{name}"] for name in ("DEFAULT", "ON", "OFF"))
 _ZERO = _c_size_t(0)
 
 
@@ -319,7 +322,10 @@ _DEFAULT_OPTIONS_REF = None  # cucore's defaults: NULL options
 class Program(HandleObject):
     """Source code and the options to compile it: `Program(code, code_type, options=None)` with code_type
     "c++" (NVRTC), "ptx" (assembled through the linker) or "nvvm" (libNVVM; str or bytes). `compile()`
-    turns it into an ObjectCode. Closes like every cucore object (close(), `with`, or when collected)."""
+    turns it into an ObjectCode. Closes like every cucore object (close(), `with`, or when collected).
+
+    libcucore keeps the compiler's program private: Program has no raw handle (`handle` raises AttributeError;
+    cuda.core's is an nvrtcProgram) and equals only itself; `flags`, `log` and `backend` tell what it does."""
 
     __slots__ = ("_options", "_code_type")
     _release = staticmethod(_fast_program_release)
@@ -328,7 +334,7 @@ class Program(HandleObject):
         if not isinstance(code_type, str):
             raise TypeError(f"code_type must be a str ('c++', 'ptx' or 'nvvm'), not {type(code_type).__name__}")
         ct = CODE_TYPES.get(code_type.lower())
-        if ct is None or ct > 3:
+        if ct not in _SOURCE_TYPES:
             raise ValueError(f"code_type {code_type!r} is not supported; use 'c++', 'ptx' or 'nvvm'")
         if type(code) is str:
             data = code.encode()
@@ -337,7 +343,7 @@ class Program(HandleObject):
             data = code.encode()
             size = _SIZE_NUL_TERMINATED
         elif isinstance(code, (bytes, bytearray, memoryview)):
-            if ct != 3:
+            if ct != CODE_TYPES["nvvm"]:
                 raise TypeError(f"{code_type!r} code must be a str (only 'nvvm' takes bytes)")
             data = bytes(code)
             size = _c_size_t(len(data))
@@ -345,15 +351,10 @@ class Program(HandleObject):
             raise TypeError(f"code must be a str (or bytes for 'nvvm'), not {type(code).__name__}")
         if options is None:
             ref = None
-        elif type(options) is ProgramOptions:
-            ref = options._to_c().ref
-        elif isinstance(options, dict):
-            options = ProgramOptions(**options)
-            ref = options._to_c().ref
-        elif isinstance(options, ProgramOptions):
-            ref = options._to_c().ref
         else:
-            raise TypeError(f"options must be ProgramOptions, a dict or None, not {type(options).__name__}")
+            if type(options) is not ProgramOptions:
+                options = options_of(options, ProgramOptions)
+            ref = options._to_c().ref
         self._h = None
         self._raw = None
         self._options = options
@@ -369,16 +370,6 @@ class Program(HandleObject):
         if st:
             raise_error(st)
         self._h = _handle_arg(hv)
-
-    @property
-    def handle(self):
-        """libcucore keeps NVRTC's program private: Program has no raw handle (cuda.core's is an
-        nvrtcProgram); use `flags`, `log` and `backend` to see what it does."""
-        raise AttributeError("Program has no raw handle in cucore")
-
-    # Programs have no driver handle to compare: identity.
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
 
     @property
     def options(self):
@@ -420,6 +411,7 @@ class Program(HandleObject):
         return read_string(_cucore_program_log, self._h, self)
 
     def get_log(self):
+        """The log of the last compile that ran (cuda.core's name for `log`)."""
         return self.log
 
     def compile(self, target_type="cubin", name_expressions=(), logs=None, *, cache=None):
@@ -472,7 +464,7 @@ class Program(HandleObject):
         return f"<Program {self._code_type} for {self.arch}>"
 
 
-_TARGETS = {"cubin": 4, "ptx": 2, "ltoir": 5}
+_TARGETS = {name: CODE_TYPES[name] for name in ("cubin", "ptx", "ltoir")}
 
 
 def _name_array(name_expressions):
@@ -492,7 +484,7 @@ def compiler_version(backend="nvrtc"):
     """The installed compiler's version as (major, minor): backend "nvrtc", "nvvm" or "nvjitlink".
     Raises NotSupportedError when it is not installed."""
     b = BACKEND_IDS.get(str(backend).lower())
-    if b is None or b == 4:
+    if b is None or b == BACKEND_IDS["driver"]:
         raise ValueError(f"backend must be 'nvrtc', 'nvvm' or 'nvjitlink', not {backend!r}")
     out = ctypes.c_int()
     st = _cucore_compiler_version(b, _byref(out))

@@ -52,13 +52,6 @@ class ProgramCache(HandleObject):
         return super().__new__(cls)
 
     @property
-    def handle(self):
-        raise AttributeError("program caches have no driver handle")
-
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
-
-    @property
     def stats(self):
         """ProgramCacheStats(hits, misses, corrupt_entries, evictions, entries, size_bytes) since creation or
         clear()."""
@@ -120,6 +113,7 @@ class FileStreamProgramCache(ProgramCache):
 
     @property
     def path(self):
+        """The directory the cache keeps its entries in."""
         return self._path
 
     def __repr__(self):

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import _lib
-from ._handle import HandleObject
-from .common import closed_error, raise_error, report_unraisable
+from ._handle import HandleObject, wrap_foreign
+from .common import check_options, closed_error, options_of, raise_error, report_unraisable
 from .context import Context
-from .device import Device, _device_from_owned_handle
+from .device import _device, _device_from_owned_handle
 from .event import Event, _options_ref as _event_options_ref
 
 (_cucore_stream_create, _cucore_stream_create_in_context, _cucore_stream_get_legacy_default,
@@ -43,7 +43,7 @@ _handle_outs = _lib.outs(_c_void_p)
 _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
 
-STREAM_BLOCKING = 1  # CUCORE_STREAM_BLOCKING
+STREAM_BLOCKING = _lib.C["CUCORE_STREAM_BLOCKING"]
 CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
 
@@ -61,8 +61,7 @@ class StreamOptions:
     priority: Optional[int] = None
 
     def __post_init__(self):
-        if not isinstance(self.nonblocking, bool):
-            raise TypeError(f"StreamOptions.nonblocking must be a bool, not {type(self.nonblocking).__name__}")
+        check_options(self, flags=("nonblocking",))
         if self.priority is not None and (isinstance(self.priority, bool) or not isinstance(self.priority, int)):
             raise TypeError(f"StreamOptions.priority must be an int or None, not {type(self.priority).__name__}")
         if self.priority is not None and not -2**31 <= self.priority < 2**31:
@@ -74,10 +73,7 @@ _options_cache = {}  # (flags, priority) -> (cucore_stream_options_t, byref of i
 
 def _options_key(options):
     if type(options) is not StreamOptions:
-        if isinstance(options, dict):
-            options = StreamOptions(**options)
-        elif not isinstance(options, StreamOptions):
-            raise TypeError(f"options must be StreamOptions, a dict or None, not {type(options).__name__}")
+        options = options_of(options, StreamOptions)
     return (0 if options.nonblocking else STREAM_BLOCKING, options.priority or 0)
 
 
@@ -154,18 +150,6 @@ def _host_trampoline(key):
 
 _HOST_CB = _lib.HostFn(_host_trampoline)
 
-# ---- owners of wrapped foreign streams: kept alive until the library releases the wrapper ----------
-
-_owners = {}
-
-
-def _release_owner(key):
-    _owners.pop(key, None)
-
-
-_RELEASE_CB = _lib.ReleaseFn(_release_owner)
-
-
 class Stream(HandleObject):
     """A CUDA stream. Create with Device.create_stream(); wrap a foreign stream with
     Stream.from_handle(). Speaks the __cuda_stream__ protocol."""
@@ -221,33 +205,18 @@ class Stream(HandleObject):
         if isinstance(obj, int) and not isinstance(obj, bool):
             raw = obj
         else:
-            proto = getattr(obj, "__cuda_stream__", None)
-            if proto is None:
+            raw = _cuda_stream_handle(obj)
+            if raw is None:
                 raise TypeError(f"Stream.from_handle() takes a CUstream address (int) or an object with "
                                 f"__cuda_stream__, not {type(obj).__name__}")
-            info = proto() if callable(proto) else proto
-            if not (isinstance(info, tuple) and len(info) == 2):
-                raise TypeError(f"{type(obj).__name__}.__cuda_stream__ must return (version, handle), "
-                                f"not {info!r}")
-            version, raw = info
-            if version != 0:
-                raise ValueError(f"unsupported __cuda_stream__ protocol version {version} (supported: 0)")
-            if isinstance(raw, bool) or not isinstance(raw, int):
-                raise TypeError(f"{type(obj).__name__}.__cuda_stream__ gave a handle of type "
-                                f"{type(raw).__name__}, not int")
             owner = obj
-        h = _c_void_p()
-        if owner is None:
-            st = _cucore_stream_from_handle(raw, None, None, h)
-        else:
-            key = _next_key()
-            _owners[key] = owner
-            st = _cucore_stream_from_handle(raw, _RELEASE_CB, key, h)
-            if st:
-                _owners.pop(key, None)
+        st, hv = wrap_foreign(_cucore_stream_from_handle, owner, raw)
         if st:
             raise_error(st)
-        return cls._wrap(h)
+        obj = object.__new__(cls)
+        obj._h = _handle_arg(hv)
+        obj._raw = None
+        return obj
 
     # ---- protocol and identity --------------------------------------------------------------
 
@@ -276,6 +245,7 @@ class Stream(HandleObject):
 
     @property
     def priority(self):
+        """The stream's priority (lower numbers are higher priority; see Device.stream_priority_range)."""
         out = ctypes.c_int()
         st = _cucore_stream_priority(self._h, out)
         if st:
@@ -293,6 +263,7 @@ class Stream(HandleObject):
 
     @property
     def device(self):
+        """The Device of the stream's context."""
         out = _c_void_p()
         st = _cucore_stream_device(self._h, out)
         if st:
@@ -301,6 +272,7 @@ class Stream(HandleObject):
 
     @property
     def context(self):
+        """The Context the stream belongs to (retained by the stream)."""
         out = _c_void_p()
         st = _cucore_stream_context(self._h, out)
         if st:
@@ -395,15 +367,32 @@ class Stream(HandleObject):
 
 def legacy_default_stream(device=None):
     """The legacy default stream (CU_STREAM_LEGACY) bound to `device` (default: the current device)."""
-    return (device if isinstance(device, Device) else Device(device)).default_stream
+    return _device(device).default_stream
 
 
 def per_thread_default_stream(device=None):
     """The per-thread default stream (CU_STREAM_PER_THREAD) bound to `device` (default: current)."""
-    return (device if isinstance(device, Device) else Device(device)).per_thread_default_stream
+    return _device(device).per_thread_default_stream
 
 
 # ---- stream arguments ------------------------------------------------------------------------------------
+
+def _cuda_stream_handle(obj):
+    """The raw CUstream address `obj` gives through the __cuda_stream__ protocol (version 0), or None when `obj`
+    does not speak it; TypeError or ValueError for a malformed answer."""
+    proto = getattr(obj, "__cuda_stream__", None)
+    if proto is None:
+        return None
+    info = proto() if callable(proto) else proto
+    if not (isinstance(info, tuple) and len(info) == 2):
+        raise TypeError(f"{type(obj).__name__}.__cuda_stream__ must return (version, handle), not {info!r}")
+    version, raw = info
+    if version != 0:
+        raise ValueError(f"unsupported __cuda_stream__ protocol version {version} (supported: 0)")
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise TypeError(f"{type(obj).__name__}.__cuda_stream__ gave a handle of type {type(raw).__name__}, not int")
+    return raw
+
 
 def _stream_of(stream):
     """`stream` as a Stream: a Stream, or any object with __cuda_stream__ (wrapped; the caller keeps the

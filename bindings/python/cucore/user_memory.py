@@ -38,7 +38,7 @@ import threading
 import weakref
 
 from . import _lib
-from .common import CUDAError, Status, raise_error, report_unraisable
+from .common import _U64_MAX, CUDAError, Status, raise_error, report_unraisable
 from .managed_memory import ManagedBuffer
 from .memory_resource import MemoryResource, _user_errors, _wrappers
 from .stream import Stream
@@ -50,7 +50,6 @@ CallbacksC = _lib.STRUCTS["cucore_memory_resource_callbacks_t"]
 _AllocateFn = _lib.CALLBACKS["cucore_memory_resource_callbacks_t.allocate"]
 _DeallocateFn = _lib.CALLBACKS["cucore_memory_resource_callbacks_t.deallocate"]
 _DestroyFn = _lib.CALLBACKS["cucore_memory_resource_callbacks_t.destroy"]
-_U64_MAX = (1 << 64) - 1
 
 _states = {}  # user_data key -> _State, from creation until libcucore's destroy callback
 _next_key = itertools.count(1).__next__

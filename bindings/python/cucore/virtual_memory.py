@@ -14,15 +14,16 @@ from typing import Optional
 
 from . import _lib
 from .buffer import Buffer
+from .common import check_options, options_of
 from .device import _device
 from .memory_pool import PeerAccessible, access_value
-from .memory_resource import _KIND_CLASSES, MemoryResource, MemoryResourceKind, _create, check_options, options_of
+from .memory_resource import MemoryResource, MemoryResourceKind, _create
 
 (_cucore_virtual_memory_resource_create,) = _lib.bind(globals(), "cucore_virtual_memory_resource_create")
 
 VirtualOptionsC = _lib.STRUCTS["cucore_virtual_memory_resource_options_t"]
 
-_LOCATION_TYPES = {"device": 1, "host": 2, "host_numa": 3}
+_LOCATION_TYPES = _lib.c_names("cucore_location_type_t", "CUCORE_LOCATION_", skip=("none", "host_numa_current"))
 _GRANULARITIES = ("recommended", "minimum")
 _HANDLE_TYPES = (None, "posix_fd")
 _SELF_ACCESS = ("rw", "r")
@@ -83,6 +84,7 @@ class VirtualMemoryResource(MemoryResource, PeerAccessible):
 
     __slots__ = ()
     _builtin = True
+    _resource_kind = MemoryResourceKind.VIRTUAL
 
     def __new__(cls, device, options=None):
         if isinstance(device, (VirtualMemoryResourceOptions, dict)) or device is None:
@@ -102,6 +104,3 @@ class VirtualMemoryResource(MemoryResource, PeerAccessible):
         if buf.memory_resource is not self:
             raise ValueError("modify_allocation(): the buffer was not allocated from this VirtualMemoryResource")
         return buf.grow(new_size)
-
-
-_KIND_CLASSES[MemoryResourceKind.VIRTUAL] = VirtualMemoryResource

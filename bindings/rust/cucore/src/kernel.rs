@@ -21,37 +21,37 @@ use crate::device::Device;
 #[repr(i32)]
 pub enum KernelAttribute {
     /// The most threads a block of this kernel can have.
-    MaxThreadsPerBlock = 1,
+    MaxThreadsPerBlock = sys::CUCORE_KERNEL_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
     /// Static shared memory per block, in bytes.
-    SharedSizeBytes = 2,
+    SharedSizeBytes = sys::CUCORE_KERNEL_ATTRIBUTE_SHARED_SIZE_BYTES,
     /// Constant memory, in bytes.
-    ConstSizeBytes = 3,
+    ConstSizeBytes = sys::CUCORE_KERNEL_ATTRIBUTE_CONST_SIZE_BYTES,
     /// Local memory per thread, in bytes.
-    LocalSizeBytes = 4,
+    LocalSizeBytes = sys::CUCORE_KERNEL_ATTRIBUTE_LOCAL_SIZE_BYTES,
     /// Registers per thread.
-    NumRegs = 5,
+    NumRegs = sys::CUCORE_KERNEL_ATTRIBUTE_NUM_REGS,
     /// PTX version, `major * 10 + minor`.
-    PtxVersion = 6,
+    PtxVersion = sys::CUCORE_KERNEL_ATTRIBUTE_PTX_VERSION,
     /// Binary version, `major * 10 + minor`.
-    BinaryVersion = 7,
+    BinaryVersion = sys::CUCORE_KERNEL_ATTRIBUTE_BINARY_VERSION,
     /// Compiled with `-Xptxas --dlcm=ca`.
-    CacheModeCa = 8,
+    CacheModeCa = sys::CUCORE_KERNEL_ATTRIBUTE_CACHE_MODE_CA,
     /// The most dynamic shared memory per block; settable.
-    MaxDynamicSharedSizeBytes = 9,
+    MaxDynamicSharedSizeBytes = sys::CUCORE_KERNEL_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
     /// Preferred shared memory carve-out, percent of L1 (or -1); settable.
-    PreferredSharedMemoryCarveout = 10,
+    PreferredSharedMemoryCarveout = sys::CUCORE_KERNEL_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
     /// Whether a cluster size must be set at launch.
-    ClusterSizeMustBeSet = 11,
+    ClusterSizeMustBeSet = sys::CUCORE_KERNEL_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET,
     /// Required cluster width; settable.
-    RequiredClusterWidth = 12,
+    RequiredClusterWidth = sys::CUCORE_KERNEL_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
     /// Required cluster height; settable.
-    RequiredClusterHeight = 13,
+    RequiredClusterHeight = sys::CUCORE_KERNEL_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
     /// Required cluster depth; settable.
-    RequiredClusterDepth = 14,
+    RequiredClusterDepth = sys::CUCORE_KERNEL_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH,
     /// Whether non-portable cluster sizes are allowed; settable.
-    NonPortableClusterSizeAllowed = 15,
+    NonPortableClusterSizeAllowed = sys::CUCORE_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
     /// Cluster scheduling policy preference; settable.
-    ClusterSchedulingPolicyPreference = 16,
+    ClusterSchedulingPolicyPreference = sys::CUCORE_KERNEL_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,
 }
 
 impl KernelAttribute {

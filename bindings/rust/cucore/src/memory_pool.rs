@@ -17,21 +17,21 @@ use crate::memory_resource::{Access, MemoryResource};
 #[repr(i32)]
 pub enum PoolAttribute {
     /// 0/1, settable.
-    ReuseFollowEventDependencies = 1,
+    ReuseFollowEventDependencies = sys::CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES,
     /// 0/1, settable.
-    ReuseAllowOpportunistic = 2,
+    ReuseAllowOpportunistic = sys::CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_OPPORTUNISTIC,
     /// 0/1, settable.
-    ReuseAllowInternalDependencies = 3,
+    ReuseAllowInternalDependencies = sys::CUCORE_POOL_ATTRIBUTE_REUSE_ALLOW_INTERNAL_DEPENDENCIES,
     /// Bytes kept reserved after a synchronization; settable.
-    ReleaseThreshold = 4,
+    ReleaseThreshold = sys::CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD,
     /// Bytes reserved from the system now.
-    ReservedMemCurrent = 5,
+    ReservedMemCurrent = sys::CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT,
     /// High-water mark of the above; reset by setting 0.
-    ReservedMemHigh = 6,
+    ReservedMemHigh = sys::CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_HIGH,
     /// Bytes allocated and not yet freed.
-    UsedMemCurrent = 7,
+    UsedMemCurrent = sys::CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT,
     /// High-water mark of the above; reset by setting 0.
-    UsedMemHigh = 8,
+    UsedMemHigh = sys::CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH,
 }
 
 /// Options of a new device memory pool (`cucore_device_memory_resource_options_t`; cuda.core's
