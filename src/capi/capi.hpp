@@ -20,8 +20,8 @@
 #include "core/error.hpp"
 #include "core/event.hpp"
 #include "core/diagnostics.hpp"
+#include "core/call_frame.hpp"
 #include "core/handle.hpp"
-#include "core/handle_table.hpp"
 #include "core/kernel.hpp"
 #include "core/buffer.hpp"
 #include "core/memory_resource.hpp"
@@ -37,9 +37,11 @@
 namespace cucore::capi {
 
 // Runs `body`; returns CUCORE_SUCCESS or the status of what it threw, with the
-// thread's last error set to "<function>: <message>".
+// thread's last error set to "<function>: <message>". The objects of the handles
+// the body resolves with get() are held until it returns (core::CallFrame).
 template <class Body>
 inline cucore_status_t guarded(const char *function, Body &&body) noexcept {
+    core::CallFrame frame;
     try {
         body();
         return CUCORE_SUCCESS;
@@ -54,20 +56,20 @@ inline cucore_status_t guarded(const char *function, Body &&body) noexcept {
     }
 }
 
-// The object behind a handle argument (no reference taken).
+// The object behind a handle argument, held until the call returns.
 template <class Handle>
 inline typename CoreOf<Handle>::type &get(const Handle *handle, const char *argument) {
     return *static_cast<typename CoreOf<Handle>::type *>(
-        core::handles::resolve(handle, CoreOf<Handle>::kind, argument));
+        core::CallFrame::hold(handle, CoreOf<Handle>::kind, argument));
 }
 
-// The object behind an optional handle argument (NULL stays NULL; no reference taken).
+// The object behind an optional handle argument (NULL stays NULL), held until the call returns.
 template <class Handle>
 inline typename CoreOf<Handle>::type *get_optional(const Handle *handle, const char *argument) {
     return handle ? &get(handle, argument) : nullptr;
 }
 
-// The objects behind an array of handle arguments (no references taken); a
+// The objects behind an array of handle arguments, held until the call returns; a
 // bad element is named "<argument>[i]" in the message.
 template <class Handle>
 inline std::vector<typename CoreOf<Handle>::type *> get_all(Handle *const *handles, size_t count,
@@ -96,14 +98,11 @@ inline T &out(T *pointer, const char *argument) {
     return *pointer;
 }
 
-// Hands a new reference to the C caller as its handle. References to immortal
-// objects are not counted inside the library, but the caller's must be, so that
-// its release is checked like any other.
+// Hands a new reference to the C caller as its handle (a user reference, made
+// from the library reference `object` carries).
 template <class Handle, class T>
-inline Handle *give(core::Ref<T> object) noexcept {
-    T *raw = object.detach();
-    if (raw->immortal()) core::handles::retain_counted(raw);
-    return static_cast<Handle *>(core::handles::encode(raw));
+inline Handle *give(core::Ref<T> object) {
+    return static_cast<Handle *>(core::handles::hand_out(object.detach()));
 }
 
 template <class Handle>

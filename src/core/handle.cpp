@@ -1,5 +1,6 @@
 #include "core/handle.hpp"
 #include "core/handle_table.hpp"
+#include "core/call_frame.hpp"
 
 #include <algorithm>
 #include <cinttypes>
@@ -83,16 +84,20 @@ uint32_t allocate_slot() {
     return index;
 }
 
-// Last reference gone: retire the generation, destroy, recycle the slot.
-void destroy(Slot &slot, uint32_t index, uint64_t last_word) noexcept {
-    uint32_t next_generation = (generation_of(last_word) + 1) & kGenerationMask;
-    if (next_generation == 0) next_generation = 1;
-    // Only the thread that dropped the count to zero gets here, so plain loads
-    // and stores suffice; the generation bump makes every copy of the handle stale.
+// The next generation after a user's last release; kSpent once all 2^32 are used.
+uint32_t next_generation(uint32_t generation) { return generation == UINT32_MAX ? kSpent : generation + 1; }
+
+// Last library reference gone: retire the incarnation, destroy, recycle the slot
+// unless its generations or incarnations are spent (then it is never reused).
+void destroy(Slot &slot, uint32_t index, uint64_t last_life) noexcept {
+    // Only the thread that dropped the count to zero gets here, and nothing can
+    // take a library reference from zero, so plain loads and stores suffice.
+    const uint32_t incarnation = high_of(last_life) + 1;
     Object *object = slot.object.load(std::memory_order_acquire);
-    slot.word.store(uint64_t{next_generation} << 32, std::memory_order_release);
+    slot.life.store(uint64_t{incarnation} << 32, std::memory_order_release);
+    const bool spent = incarnation == 0 || high_of(slot.handle.load(std::memory_order_acquire)) == kSpent;
     delete object;  // destructors never throw; they report through report_release_error
-    release_slot(index);
+    if (!spent) release_slot(index);
 }
 
 const char *type_name(uint32_t type) {
@@ -111,9 +116,9 @@ const char *type_name(uint32_t type) {
     if (value == 0)
         throw Error(CUCORE_ERROR_INVALID_HANDLE,
                     std::string("argument '") + argument + "' is NULL, not a " + expected + " handle");
-    const uint32_t index = static_cast<uint32_t>(value);
-    const uint32_t generation = static_cast<uint32_t>(value >> 32) & kGenerationMask;
-    if ((value & (0xFFull << 56)) != kMagic || generation == 0 ||
+    const uint32_t index = index_of(value);
+    const uint32_t generation = generation_in(value);
+    if ((value & kMagicMask) != kMagic || generation == kSpent ||
         index >= g_slots_published.load(std::memory_order_acquire) ||
         index >= g_next_unused.load(std::memory_order_acquire)) {
         char text[64];
@@ -122,10 +127,10 @@ const char *type_name(uint32_t type) {
                                                      ") is not a libcucore handle");
     }
     Slot &slot = slot_at(index);
-    uint64_t word = slot.word.load(std::memory_order_acquire);
-    if (generation_of(word) != generation || count_of(word) == 0)
+    uint64_t word = slot.handle.load(std::memory_order_acquire);
+    if (high_of(word) != generation || count_of(word) == 0)
         throw Error(CUCORE_ERROR_INVALID_HANDLE, std::string("argument '") + argument + "' is a released " +
-                                                     "handle (its object no longer exists)");
+                                                     "handle (its user references were all released)");
     throw Error(CUCORE_ERROR_INVALID_HANDLE, std::string("argument '") + argument + "' is a " +
                                                  type_name(slot.type.load(std::memory_order_relaxed)) +
                                                  " handle, not a " + expected);
@@ -133,78 +138,90 @@ const char *type_name(uint32_t type) {
 
 Object::~Object() = default;
 
+thread_local CallFrame *CallFrame::current_ = nullptr;
+
 namespace handles {
 
 void register_object(Object *object) {
     uint32_t index = allocate_slot();
     Slot &slot = slot_at(index);
-    uint64_t word = slot.word.load(std::memory_order_relaxed);
+    const uint64_t life = slot.life.load(std::memory_order_relaxed);
     object->slot_ = index;
-    object->generation_ = generation_of(word);
+    object->incarnation_ = high_of(life);
     slot.type.store(static_cast<uint32_t>(object->type()), std::memory_order_relaxed);
     slot.object.store(object, std::memory_order_relaxed);
-    slot.word.store(word | 1u, std::memory_order_release);  // count 1: published
+    // The handle word keeps the slot's next unused generation and no user
+    // reference: nothing validates until hand_out.
+    slot.life.store(life | 1u, std::memory_order_release);
 }
 
-void *encode(const Object *object) noexcept {
-    uint64_t value = kMagic | (uint64_t{object->generation()} << 32) | object->slot();
-    return reinterpret_cast<void *>(static_cast<uintptr_t>(value));
+void *hand_out(Object *object) {
+    const uint32_t index = object->slot();
+    Slot &slot = slot_at(index);
+    uint64_t word = slot.handle.load(std::memory_order_acquire);
+    for (;;) {
+        if (high_of(word) == kSpent) {
+            release_held(object);
+            throw Error(CUCORE_ERROR_INVALID_STATE,
+                        std::string("this ") + type_name(static_cast<uint32_t>(object->type())) +
+                            " has been handed out and released 2^32 times; no new handle to it can be made");
+        }
+        if (slot.handle.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) break;
+    }
+    // The first user reference keeps the caller's library reference for all
+    // users together; further ones do not need it.
+    if (count_of(word) != 0) release_held(object);
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(encode(index, high_of(word))));
+}
+
+void drop_user(Object *object) noexcept {
+    Slot &slot = slot_at(object->slot());
+    uint64_t word = slot.handle.load(std::memory_order_acquire);
+    uint64_t next;
+    do {
+        next = count_of(word) == 1 ? uint64_t{next_generation(high_of(word))} << 32 : word - 1;
+    } while (!slot.handle.compare_exchange_weak(word, next, std::memory_order_acq_rel));
+    if (count_of(word) == 1) release_held(object);  // the users' library reference
 }
 
 void retain(const void *handle, cucore_object_type_t type, const char *argument) {
-    uint32_t index, generation;
-    Slot &slot = checked_slot(handle, type, argument, index, generation);
-    uint64_t word = slot.word.load(std::memory_order_acquire);
-    for (;;) {
-        if (generation_of(word) != generation || count_of(word) == 0)
-            throw Error(CUCORE_ERROR_INVALID_HANDLE,
-                        std::string("argument '") + argument + "' was released by another thread");
-        if (count_of(word) == UINT32_MAX)
-            throw Error(CUCORE_ERROR_INVALID_STATE,
-                        std::string("argument '") + argument + "' has too many references");
-        if (slot.word.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) return;
+    Object *object = acquire(handle, type, argument);
+    // The reference acquire took becomes the caller's, unless the count is implausible.
+    if (count_of(slot_at(object->slot()).handle.load(std::memory_order_relaxed)) > UINT32_MAX / 2) {
+        drop_user(object);
+        throw Error(CUCORE_ERROR_INVALID_STATE, std::string("argument '") + argument + "' has too many references");
     }
 }
 
 void release(const void *handle, cucore_object_type_t type, const char *argument) {
-    uint32_t index, generation;
-    Slot &slot = checked_slot(handle, type, argument, index, generation);
-    uint64_t word = slot.word.load(std::memory_order_acquire);
-    for (;;) {
-        if (generation_of(word) != generation || count_of(word) == 0)
-            throw Error(CUCORE_ERROR_INVALID_HANDLE,
-                        std::string("argument '") + argument + "' was released by another thread");
-        if (slot.word.compare_exchange_weak(word, word - 1, std::memory_order_acq_rel)) break;
-    }
-    if (count_of(word) == 1) destroy(slot, index, word - 1);
+    Object *object = acquire(handle, type, argument);
+    // Drops the reference acquire took and the caller's; the second may be the last.
+    drop_user(object);
+    drop_user(object);
 }
 
 void retain_held(const Object *object) noexcept {
     if (object->immortal()) return;
-    slot_at(object->slot()).word.fetch_add(1, std::memory_order_relaxed);
-}
-
-void retain_counted(const Object *object) noexcept {
-    slot_at(object->slot()).word.fetch_add(1, std::memory_order_relaxed);
+    slot_at(object->slot()).life.fetch_add(1, std::memory_order_relaxed);
 }
 
 void release_held(const Object *object) noexcept {
     if (object->immortal()) return;
-    uint32_t index = object->slot();
+    const uint32_t index = object->slot();
     Slot &slot = slot_at(index);
-    uint64_t previous = slot.word.fetch_sub(1, std::memory_order_acq_rel);
+    const uint64_t previous = slot.life.fetch_sub(1, std::memory_order_acq_rel);
     if (count_of(previous) == 1) destroy(slot, index, previous - 1);
 }
 
-Object *try_retain(uint32_t index, uint32_t generation) noexcept {
+Object *try_retain(uint32_t index, uint32_t incarnation) noexcept {
     if (index >= g_slots_published.load(std::memory_order_acquire) ||
         index >= g_next_unused.load(std::memory_order_acquire))
         return nullptr;
     Slot &slot = slot_at(index);
-    uint64_t word = slot.word.load(std::memory_order_acquire);
+    uint64_t life = slot.life.load(std::memory_order_acquire);
     for (;;) {
-        if (generation_of(word) != generation || count_of(word) == 0) return nullptr;
-        if (slot.word.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel))
+        if (high_of(life) != incarnation || count_of(life) == 0) return nullptr;
+        if (slot.life.compare_exchange_weak(life, life + 1, std::memory_order_acq_rel))
             return slot.object.load(std::memory_order_acquire);
     }
 }
@@ -219,7 +236,7 @@ size_t live_object_count(cucore_object_type_t type) noexcept {
     size_t total = 0;
     for (uint32_t index = 0; index < end; ++index) {
         Slot &slot = slot_at(index);
-        if (count_of(slot.word.load(std::memory_order_acquire)) == 0) continue;
+        if (count_of(slot.life.load(std::memory_order_acquire)) == 0) continue;
         if (type == CUCORE_OBJECT_ANY || slot.type.load(std::memory_order_relaxed) == static_cast<uint32_t>(type))
             ++total;
     }

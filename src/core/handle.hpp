@@ -4,15 +4,20 @@
 // slot of a process-wide table. The C handle is not a pointer to the object but
 // an encoded (magic, generation, slot index) value, so a released, garbage or
 // wrong-type handle is recognised without dereferencing anything:
-//   bits 63..56: 0xCC   bits 55..32: slot generation   bits 31..0: slot index
-// A slot's 64-bit state word holds its generation (high half) and reference
-// count (low half); retain/release are compare-and-swap on that word, and the
-// last release bumps the generation before the object is destroyed, which makes
-// every outstanding copy of the handle stale at once.
+//   bits 63..56: 0xCC   bits 55..24: slot generation   bits 23..0: slot index
 //
-// Inside the library, objects refer to each other through Ref<T> (a strong
-// reference that counts in the same slot), so the C user's references and the
-// library's own dependencies are one count.
+// A slot keeps two counts, each in a 64-bit word changed only atomically:
+// - the handle word: generation (high half) and the user's references (low
+//   half): C create/retain/release, and the reference a running call holds.
+//   A handle is valid exactly while its generation matches and this count is
+//   above zero. The user's last release bumps the generation, so every copy of
+//   the handle is stale at once, even while children keep the object alive.
+// - the life word: incarnation (high half) and the library's references (low
+//   half): core::Ref<T>, which children hold on their parents, plus one for all
+//   user references together while there are any. The last one destroys the
+//   object. WeakRef<T> names an object by (slot, incarnation).
+// A slot whose generation or incarnation would wrap is retired, never reused,
+// so no stale handle or weak reference ever validates again.
 #pragma once
 
 #include <atomic>
@@ -27,29 +32,34 @@ class Object;
 
 namespace handles {
 
-// Registers a new object (reference count 1). Throws OUT_OF_MEMORY when the
-// table is full. The object must not be registered yet.
+// Registers a new object with one library reference (the Ref that make<>
+// returns) and no user reference. Throws OUT_OF_MEMORY when the table is full.
 void register_object(Object *object);
 
-// The encoded C handle of a registered object.
-void *encode(const Object *object) noexcept;
+// Turns one library reference the caller owns into a user reference and
+// returns the C handle for it (the caller's reference is consumed either way).
+// Throws INVALID_STATE if the object's slot has spent its 2^32 generations.
+void *hand_out(Object *object);
 
-// resolve(handle, type, argument): in handle_table.hpp (inline, hot path).
+// acquire(handle, type, argument): validates a handle and takes a user
+// reference for the duration of a call. In handle_table.hpp (inline, hot path).
 
-// C ABI retain/release: validate, then adjust the count atomically. Throw
+// Gives back one user reference; the last one makes every copy of the handle
+// stale and gives up the users' library reference.
+void drop_user(Object *object) noexcept;
+
+// C ABI retain/release: validate, then adjust the user count atomically. Throw
 // INVALID_HANDLE (naming `argument`) for a bad handle.
 void retain(const void *handle, cucore_object_type_t type, const char *argument);
 void release(const void *handle, cucore_object_type_t type, const char *argument);
 
-// Internal: the caller already holds a reference.
+// Library references. The caller of retain_held already holds one.
 void retain_held(const Object *object) noexcept;
-// A counted reference even for an immortal object (C handles are always counted).
-void retain_counted(const Object *object) noexcept;
 void release_held(const Object *object) noexcept;
 
-// Takes a reference only if the object identified by (slot, generation) is
-// still alive; returns it, or nullptr.
-Object *try_retain(uint32_t slot, uint32_t generation) noexcept;
+// Takes a library reference only if the object identified by (slot,
+// incarnation) is still alive; returns it, or nullptr.
+Object *try_retain(uint32_t slot, uint32_t incarnation) noexcept;
 
 }  // namespace handles
 
@@ -62,11 +72,12 @@ class Object {
 
     cucore_object_type_t type() const noexcept { return type_; }
     uint32_t slot() const noexcept { return slot_; }
-    uint32_t generation() const noexcept { return generation_; }
+    uint32_t incarnation() const noexcept { return incarnation_; }
 
     // An object the library keeps for the life of the process (a pinned primary
-    // context) no longer counts internal references: Ref<> copies of it cost no
-    // atomic operation. Call only while holding a reference that is never dropped.
+    // context) no longer counts library references: Ref<> copies of it cost no
+    // atomic operation. Call only while holding a reference that is never
+    // dropped. User references are counted as for any other object.
     void make_immortal() noexcept { immortal_.store(true, std::memory_order_release); }
     bool immortal() const noexcept { return immortal_.load(std::memory_order_relaxed); }
 
@@ -75,10 +86,10 @@ class Object {
     std::atomic<bool> immortal_{false};
     cucore_object_type_t type_;
     uint32_t slot_ = UINT32_MAX;
-    uint32_t generation_ = 0;
+    uint32_t incarnation_ = 0;
 };
 
-// A strong reference to a registered object.
+// A strong (library) reference to a registered object.
 template <class T>
 class Ref {
   public:
@@ -123,19 +134,41 @@ class WeakRef {
   public:
     WeakRef() noexcept = default;
     explicit WeakRef(const T *object) noexcept
-        : slot_(object ? object->slot() : UINT32_MAX), generation_(object ? object->generation() : 0) {}
+        : slot_(object ? object->slot() : UINT32_MAX), incarnation_(object ? object->incarnation() : 0) {}
     Ref<T> lock() const noexcept {
         if (slot_ == UINT32_MAX) return {};
-        return Ref<T>::adopt(static_cast<T *>(handles::try_retain(slot_, generation_)));
+        return Ref<T>::adopt(static_cast<T *>(handles::try_retain(slot_, incarnation_)));
     }
 
     bool refers_to(const T *object) const noexcept {
-        return object && object->slot() == slot_ && object->generation() == generation_;
+        return object && object->slot() == slot_ && object->incarnation() == incarnation_;
     }
 
   private:
     uint32_t slot_ = UINT32_MAX;
-    uint32_t generation_ = 0;
+    uint32_t incarnation_ = 0;
+};
+
+// A user reference lent to a callback for its duration: the C handle of an
+// object the library holds, valid while the Lent lives even if the user has
+// released all of theirs.
+class Lent {
+  public:
+    explicit Lent(Object *object) : object_(object) {
+        if (!object_) return;
+        handles::retain_held(object_);
+        handle_ = handles::hand_out(object_);  // consumes the reference just taken
+    }
+    ~Lent() {
+        if (handle_) handles::drop_user(object_);
+    }
+    Lent(const Lent &) = delete;
+    Lent &operator=(const Lent &) = delete;
+    void *handle() const noexcept { return handle_; }
+
+  private:
+    Object *object_;
+    void *handle_ = nullptr;
 };
 
 // Creates and registers a T. If registration fails, the object is destroyed.

@@ -8,10 +8,9 @@
 namespace cucore::core {
 
 namespace {
-// The public handle of a stream, borrowed for the duration of a callback.
-cucore_stream_t *borrowed(Stream *stream) noexcept {
-    return stream ? static_cast<cucore_stream_t *>(handles::encode(stream)) : nullptr;
-}
+// The public handle of a stream, lent to a callback for its duration (valid even
+// if the user released theirs while a buffer keeps the stream).
+cucore_stream_t *handle_of(const Lent &stream) noexcept { return static_cast<cucore_stream_t *>(stream.handle()); }
 }  // namespace
 
 Ref<UserResource> UserResource::create(const cucore_memory_resource_callbacks_t &callbacks) {
@@ -29,7 +28,8 @@ UserResource::~UserResource() {
 
 CUdeviceptr UserResource::allocate_raw(uint64_t size, Stream *stream) {
     uint64_t address = 0;
-    const cucore_status_t status = callbacks_.allocate(callbacks_.user_data, size, borrowed(stream), &address);
+    const Lent lent(stream);
+    const cucore_status_t status = callbacks_.allocate(callbacks_.user_data, size, handle_of(lent), &address);
     if (status != CUCORE_SUCCESS)
         throw Error(status, "the user memory resource's allocate callback failed (" + std::to_string(size) +
                                 " bytes)");
@@ -40,7 +40,8 @@ CUdeviceptr UserResource::allocate_raw(uint64_t size, Stream *stream) {
 }
 
 void UserResource::deallocate(CUdeviceptr address, uint64_t size, Stream *stream) {
-    const cucore_status_t status = callbacks_.deallocate(callbacks_.user_data, address, size, borrowed(stream));
+    const Lent lent(stream);
+    const cucore_status_t status = callbacks_.deallocate(callbacks_.user_data, address, size, handle_of(lent));
     // Thrown so that the release path (Allocation's destructor) reports it as a release error.
     if (status != CUCORE_SUCCESS) {
         char where[32];

@@ -9,7 +9,7 @@
 #include <climits>
 #include <cstring>
 
-#include "core/handle_table.hpp"
+#include "core/call_frame.hpp"
 #include "core/kernel.hpp"
 #include "core/stream.hpp"
 #include "kernel_support.hpp"
@@ -348,7 +348,11 @@ TEST_F(KernelTest, LibraryKernelHoldsItsOwnerAndKnowsItsName) {
     using namespace cucore;
     CUkernel raw = fake::make_kernel(spec({}, "driver_name"));
     // Any object can stand for the library owner; a stream is at hand.
-    core::Ref<core::Object> owner(static_cast<core::Object *>(core::handles::resolve(s0_, CUCORE_OBJECT_STREAM, "s")));
+    core::Ref<core::Object> owner;
+    {
+        core::CallFrame frame;  // as a call would: held while the library reference is taken
+        owner = core::Ref<core::Object>(core::CallFrame::hold(s0_, CUCORE_OBJECT_STREAM, "s"));
+    }
     core::Ref<core::Kernel> made = core::make_library_kernel(std::move(owner), raw, "looked_up_name");
     ASSERT_TRUE(made);
     cucore_stream_release(s0_);

@@ -53,11 +53,18 @@ TEST_F(MemoryResourceTest, TheDevicesDefaultResourceCanBeSetAndReset) {
     cucore_memory_resource_t *mine = nullptr;
     ASSERT_EQ(cucore_device_memory_resource_create(d_, nullptr, &mine), CUCORE_SUCCESS);
     ASSERT_EQ(cucore_device_set_memory_resource(d_, mine), CUCORE_SUCCESS);
+    void *mine_pool = nullptr;
+    cucore_memory_resource_handle(mine, &mine_pool);
     cucore_memory_resource_release(mine);
     EXPECT_EQ(fake::counters().pools, 1) << "the device holds the resource";
     cucore_memory_resource_t *got = nullptr;
     ASSERT_EQ(cucore_device_get_memory_resource(d_, &got), CUCORE_SUCCESS);
-    EXPECT_EQ(got, mine) << "the same object";
+    // The same object under a new handle: the user released every reference to `mine`, so that handle stays stale.
+    EXPECT_NE(got, mine);
+    EXPECT_EQ(cucore_memory_resource_handle(mine, &current_pool), CUCORE_ERROR_INVALID_HANDLE);
+    void *got_pool = nullptr;
+    cucore_memory_resource_handle(got, &got_pool);
+    EXPECT_EQ(got_pool, mine_pool) << "the same object";
     cucore_buffer_t *b = nullptr;
     ASSERT_EQ(cucore_device_allocate(d_, 64, s_, &b), CUCORE_SUCCESS) << message();
     cucore_memory_resource_t *owner = nullptr;
@@ -68,7 +75,8 @@ TEST_F(MemoryResourceTest, TheDevicesDefaultResourceCanBeSetAndReset) {
     // Another device handle of the same ordinal sees it too (it is per device, process-wide).
     cucore_device_t *again = device(0);
     ASSERT_EQ(cucore_device_get_memory_resource(again, &got), CUCORE_SUCCESS);
-    EXPECT_EQ(got, mine);
+    cucore_memory_resource_handle(got, &got_pool);
+    EXPECT_EQ(got_pool, mine_pool);
     cucore_memory_resource_release(got);
     // Reset: back to the current pool; the pool lives on while its buffer does.
     ASSERT_EQ(cucore_device_set_memory_resource(again, nullptr), CUCORE_SUCCESS);
