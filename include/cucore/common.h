@@ -11,10 +11,15 @@
  *   cucore_<noun>_retain() adds one. A handle that was released, belongs to
  *   another type or is garbage is answered with CUCORE_ERROR_INVALID_HANDLE,
  *   never a crash. Objects hold references to what they depend on, so the
- *   order in which you release handles never matters.
- * - Calling a function on a handle while another thread releases your last
- *   reference to it is a race the library does not serialize: keep a
- *   reference for as long as you use a handle.
+ *   order in which you release handles never matters; those references keep
+ *   the object alive, never your handle valid: a handle is valid exactly while
+ *   your references to it last, so a release too many is INVALID_HANDLE even
+ *   while a child still uses the object. A handle the library gives you again
+ *   for such an object (cucore_buffer_memory_resource(), say) is a new value.
+ *   A released handle never validates again.
+ * - A call holds what it uses until it returns: releasing your last reference
+ *   on another thread during a call cannot free the object under it (the call
+ *   completes; later calls with the handle are INVALID_HANDLE).
  * - Options structs begin with struct_size and have a *_OPTIONS_INIT macro; a
  *   zero field means "default" and a NULL options pointer means all defaults.
  * - Every function may be called from any thread. A call on an object makes
