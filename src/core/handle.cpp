@@ -174,13 +174,19 @@ void *hand_out(Object *object) {
     return reinterpret_cast<void *>(static_cast<uintptr_t>(encode(index, high_of(word))));
 }
 
+namespace {
+// The handle word with one user reference fewer: the last one bumps the generation.
+uint64_t dropped(uint64_t word) {
+    return count_of(word) == 1 ? uint64_t{next_generation(high_of(word))} << 32 : word - 1;
+}
+}  // namespace
+
 void drop_user(Object *object) noexcept {
+    // The caller holds a user reference, so the generation cannot change under it.
     Slot &slot = slot_at(object->slot());
     uint64_t word = slot.handle.load(std::memory_order_acquire);
-    uint64_t next;
-    do {
-        next = count_of(word) == 1 ? uint64_t{next_generation(high_of(word))} << 32 : word - 1;
-    } while (!slot.handle.compare_exchange_weak(word, next, std::memory_order_acq_rel));
+    while (!slot.handle.compare_exchange_weak(word, dropped(word), std::memory_order_acq_rel)) {
+    }
     if (count_of(word) == 1) release_held(object);  // the users' library reference
 }
 
@@ -194,10 +200,15 @@ void retain(const void *handle, cucore_object_type_t type, const char *argument)
 }
 
 void release(const void *handle, cucore_object_type_t type, const char *argument) {
-    Object *object = acquire(handle, type, argument);
-    // Drops the reference acquire took and the caller's; the second may be the last.
-    drop_user(object);
-    drop_user(object);
+    // Validation and the decrement are one compare-and-swap: of two releases of
+    // the last reference, exactly one succeeds.
+    uint32_t generation;
+    Slot &slot = checked_slot(handle, type, argument, generation);
+    uint64_t word = slot.handle.load(std::memory_order_acquire);
+    do {
+        if (high_of(word) != generation || count_of(word) == 0) throw_bad_handle(handle, type, argument);
+    } while (!slot.handle.compare_exchange_weak(word, dropped(word), std::memory_order_acq_rel));
+    if (count_of(word) == 1) release_held(slot.object.load(std::memory_order_acquire));  // the users' reference
 }
 
 void retain_held(const Object *object) noexcept {
