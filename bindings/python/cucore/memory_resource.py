@@ -104,8 +104,9 @@ def _create(cls, create, dev, struct, options, home):
 # MemoryResource.__init_subclass__ registers it when the kind's module defines it.
 _KIND_CLASSES = {}
 
-# Live Python wrappers by libcucore handle value. A handle value names one object for its whole life
-# (a released object's value is never reused: generations), so this is an identity map.
+# Live Python wrappers by libcucore handle value. While a wrapper lives it holds a user reference, so the
+# value stays its object's; a value whose user references were all released is never valid again
+# (generations), so this is an identity map.
 _wrappers = weakref.WeakValueDictionary()
 
 # The exception a user-defined resource's allocate raised on this thread, as (status it became, exception),
