@@ -63,7 +63,8 @@ struct Balance {
 
     // Aborts naming the first difference from `before`.
     void expect_equal(const Balance &before) const {
-        for (int t = 0; t < CUCORE_OBJECT_TYPE_COUNT; ++t)
+        // Each type first (the message names it), then all (CUCORE_OBJECT_ANY).
+        for (int t = CUCORE_OBJECT_TYPE_COUNT - 1; t >= 0; --t)
             FUZZ_CHECK(live[t] == before.live[t], "live %s objects: %zu before the input, %zu after",
                        cucore_object_type_name(static_cast<cucore_object_type_t>(t)), before.live[t], live[t]);
 #define FUZZ_COUNTER(name) \
