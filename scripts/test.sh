@@ -34,3 +34,8 @@ cmake --build --preset tsan -j "$jobs" --target cucore_unit_tests cucore_loader_
 # halt_on_error: the first race fails the test. No suppressions: none is needed; one
 # would be for third-party or driver-stub internals only, with the reason beside it.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --preset tsan -L unit -j "$jobs"
+
+echo "== fuzz targets (libFuzzer, clang, ASan + UBSan): a fixed seed and run count each, from a copy of tests/fuzz/corpus =="
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$jobs" --target cucore_fuzzers
+FUZZ_NO_BUILD=1 scripts/fuzz.sh --ci

@@ -82,6 +82,9 @@ bool decode(const std::string &file, Entry &e) {
             at += 4;
             if (!take(len, &s)) return false;
         }
+        // The C API hands names out as C strings: an entry's name with a NUL
+        // in it (which no compiler writes) reads up to the NUL.
+        for (std::string &text : pair) text.resize(std::strlen(text.c_str()));
         e.names.emplace_back(std::move(pair[0]), std::move(pair[1]));
     }
     return at == body;
