@@ -22,6 +22,16 @@ if [[ $minimal == 0 ]]; then
     need "command -v cargo" cargo
     need "command -v nm" binutils
     need "command -v pkg-config" pkgconf
+    # clang builds the ThreadSanitizer unit tests and the libFuzzer targets (tests/fuzz);
+    # libFuzzer's runtime (libclang_rt.fuzzer) is in libclang-rt-<version>-dev on Debian
+    # bookworm, which clang only recommends.
+    need "command -v clang && command -v clang++" clang
+    if command -v clang >/dev/null 2>&1; then
+        need "test -e \"\$(clang --print-runtime-dir)/libclang_rt.fuzzer-$(uname -m).a\"" \
+            "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+    else
+        missing_packages+=(libclang-rt-dev)
+    fi
 fi
 # examples/gl_interop (SDL2 + GLEW), part of the demo; the build skips it without them.
 need "test -e /usr/include/SDL2/SDL.h" libsdl2-dev
