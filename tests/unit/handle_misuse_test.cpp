@@ -17,8 +17,6 @@
 
 namespace {
 
-constexpr uint32_t kTexture2D = 0x0DE1;  // GL_TEXTURE_2D
-
 // One kind of handle as the misuse matrix sees it: type-erased calls.
 struct Kind {
     const char *name;
