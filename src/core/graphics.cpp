@@ -388,10 +388,12 @@ void GraphicsResource::close(Stream *stream) {
     {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
         if (closed_) return;  // idempotent
-        if (mapping_) buffer = drop_mapping(stream ? *stream : mapping_->stream(), &unmapped);
-        closed_ = true;
+        // Bound before anything changes: if the context cannot be made current, the error is returned and the
+        // resource stays open (and mapped), so a second close or the destructor still unregisters it.
         ScopedContext bind(context_->cu());
+        if (mapping_) buffer = drop_mapping(stream ? *stream : mapping_->stream(), &unmapped);
         unregistered = CUCORE_DRIVER(cuGraphicsUnregisterResource)(resource_);
+        closed_ = true;  // the driver was asked: closed whatever it answered
         resource_ = nullptr;
     }
     if (buffer) buffer->close(nullptr);

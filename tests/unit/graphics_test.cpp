@@ -366,6 +366,32 @@ TEST_F(GraphicsTest, ExplicitUnmapAndCloseFailuresAreReturned) {
     ASSERT_EQ(fake::table().cuGraphicsUnregisterResource(raw), CUDA_SUCCESS);
 }
 
+// Issue 12: a close whose context bind failed marked the resource closed, so neither a second close nor the
+// destructor unregistered it.
+TEST_F(GraphicsTest, CloseWhoseContextBindFailsUnregistersLater) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    ASSERT_EQ(fake::counters().graphics_resources, 1);
+    fake::set_current_context(nullptr);  // the close must bind the resource's context
+    fake::fail_entry("cuCtxSetCurrent", CUDA_ERROR_UNKNOWN);
+    EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_ERROR_CUDA);
+    EXPECT_NE(message().find("cuCtxSetCurrent"), std::string::npos) << message();
+    fake::fail_entry("");
+    EXPECT_EQ(fake::counters().graphics_resources, 1) << "nothing was unregistered";
+    EXPECT_NE(cu(r), nullptr) << "the resource is still open";
+    EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(fake::counters().graphics_resources, 0) << "the second close unregisters";
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+
+    // The same failure, then the last release: the destructor unregisters.
+    r = buffer_resource();
+    fake::set_current_context(nullptr);
+    fake::fail_entry("cuCtxSetCurrent", CUDA_ERROR_UNKNOWN);
+    EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_ERROR_CUDA);
+    fake::fail_entry("");
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().graphics_resources, 0) << "the last release unregisters";
+}
+
 // ---- Batch map ------------------------------------------------------------------------
 
 TEST_F(GraphicsTest, BatchMapIsOneDriverCallAndEachBufferUnmapsOnItsOwn) {
