@@ -22,6 +22,10 @@
  *   completes; later calls with the handle are INVALID_HANDLE).
  * - Options structs begin with struct_size and have a *_OPTIONS_INIT macro; a
  *   zero field means "default" and a NULL options pointer means all defaults.
+ * - Enums are 4 bytes (each has a FORCE_INT32 member). Any int32 value may be
+ *   passed for an enum parameter or field, a negative one included: a value no
+ *   enumerator of the accepted set names is refused with
+ *   CUCORE_ERROR_INVALID_ARGUMENT, the message naming the argument and value.
  * - Every function may be called from any thread. A call on an object makes
  *   that object's CUDA context current for its duration and then restores the
  *   caller's current context.

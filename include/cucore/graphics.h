@@ -174,7 +174,10 @@ CUCORE_API cucore_status_t cucore_graphics_resource_is_mapped(const cucore_graph
 /* Unmaps if mapped (on `stream`, or the mapping's stream when NULL), then
  * unregisters now. Idempotent; the handle stays valid until released, and every
  * other call on it then fails with INVALID_STATE.
- * Errors: INVALID_HANDLE, CUDA (the registration is gone anyway). */
+ * Errors: INVALID_HANDLE, CUDA (the driver refused the unregistration: the
+ * registration is gone anyway). When the resource's context cannot be made
+ * current, nothing is unregistered and the resource stays open: the error is
+ * returned and a later close (or the last release) unregisters. */
 CUCORE_API cucore_status_t cucore_graphics_resource_close(cucore_graphics_resource_t *resource,
                                                           cucore_stream_t *stream);
 

@@ -75,9 +75,14 @@ CUCORE_API cucore_status_t cucore_ipc_export_buffer(cucore_buffer_t *buffer,
  * that import (the driver maps each once; the first
  * import's deallocation stream stays). Do not use the memory before the
  * exporting process's writes are ordered before it (an IPC event).
+ * The descriptor's checksum only catches damage, not forgery: the buffer's size
+ * it gives is checked against the range the driver mapped at the imported
+ * pointer (cuMemGetAddressRange), and a descriptor that claims more is refused
+ * (INVALID_ARGUMENT, the import undone).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, wrong size, corrupted
- * descriptor, descriptor of another pool, `resource` not an imported pool,
- * `stream` of another device than an imported device pool's), CUDA. */
+ * descriptor, a size larger than the driver's imported range, descriptor of
+ * another pool, `resource` not an imported pool, `stream` of another device
+ * than an imported device pool's), CUDA. */
 CUCORE_API cucore_status_t cucore_ipc_import_buffer(cucore_memory_resource_t *resource, const uint8_t *descriptor,
                                                     uint64_t descriptor_size, cucore_stream_t *stream,
                                                     cucore_buffer_t **buffer);

@@ -9,8 +9,10 @@
  * On disk, each entry is one file in the cache directory, written to a
  * temporary name and renamed into place (atomic; several processes may share a
  * directory). Each file carries a magic, a format version, its key and a
- * checksum; a truncated, corrupted or foreign file counts as a miss, is
- * replaced by the recompiled entry, and never crashes. Both kinds evict the
+ * checksum; a truncated, corrupted or foreign file, and anything at an entry's
+ * path that is not a regular file (a FIFO, a device, a symbolic link), counts
+ * as a damaged entry: a miss, dropped and replaced by the recompiled entry; a
+ * lookup never blocks on it and never crashes. Both kinds evict the
  * least recently used entries beyond max_size_bytes.
  */
 #ifndef CUCORE_PROGRAM_CACHE_H

@@ -17,6 +17,7 @@
 
 #include "core/context.hpp"
 #include "core/device.hpp"
+#include "core/enum_value.hpp"
 #include "core/error.hpp"
 #include "core/event.hpp"
 #include "core/diagnostics.hpp"
@@ -192,12 +193,38 @@ inline uint32_t check_switch(uint32_t value, const char *argument) {
     return value;
 }
 
+// An enum argument or field: its value read as the int32_t it is (core::enum_value: never as the enum before it
+// is known valid), INVALID_ARGUMENT naming it and its value unless `valid(raw)`; returns it as the enum.
+// `expected` says what it must be ("must be CUCORE_TOGGLE_DEFAULT, ...").
+template <class Enum, class Valid>
+inline Enum check_enum(const Enum &value, Valid valid, const char *argument, const std::string &expected) {
+    const int32_t raw = core::enum_value(value);
+    if (!valid(raw))
+        core::throw_invalid_argument(std::string("argument '") + argument + "' (" + std::to_string(raw) + ") " +
+                                     expected);
+    return static_cast<Enum>(raw);
+}
+
+// An enum argument or field whose values are first..last.
+template <class Enum>
+inline Enum check_enum_range(const Enum &value, int32_t first, int32_t last, const char *argument,
+                             const std::string &expected) {
+    return check_enum(value, [first, last](int32_t raw) { return raw >= first && raw <= last; }, argument, expected);
+}
+
+// A compile target (cucore_program_compile, cucore_program_cache_key): PTX, CUBIN or LTOIR (the program's
+// code type then decides which of them it can produce).
+inline cucore_code_type_t check_compile_target(const cucore_code_type_t &target, const char *argument) {
+    return check_enum(
+        target,
+        [](int32_t raw) { return raw == CUCORE_CODE_PTX || raw == CUCORE_CODE_CUBIN || raw == CUCORE_CODE_LTOIR; },
+        argument, "must be CUCORE_CODE_PTX, CUCORE_CODE_CUBIN or CUCORE_CODE_LTOIR");
+}
+
 // A cucore_toggle_t (DEFAULT, ON or OFF); returns it.
-inline cucore_toggle_t check_toggle(cucore_toggle_t value, const char *argument) {
-    if (value != CUCORE_TOGGLE_DEFAULT && value != CUCORE_TOGGLE_ON && value != CUCORE_TOGGLE_OFF)
-        core::throw_invalid_argument(std::string("argument '") + argument +
-                                     "' must be CUCORE_TOGGLE_DEFAULT, CUCORE_TOGGLE_ON or CUCORE_TOGGLE_OFF");
-    return value;
+inline cucore_toggle_t check_toggle(const cucore_toggle_t &value, const char *argument) {
+    return check_enum_range(value, CUCORE_TOGGLE_DEFAULT, CUCORE_TOGGLE_OFF, argument,
+                            "must be CUCORE_TOGGLE_DEFAULT, CUCORE_TOGGLE_ON or CUCORE_TOGGLE_OFF");
 }
 
 // Rejects flag bits outside `known`.
@@ -224,8 +251,8 @@ inline std::vector<std::string> string_list(const char *const *array, size_t cou
 }
 
 // A location (cucore_location_t): a known type, and an id >= 0 where the type has one (device, NUMA node).
-inline void check_location(cucore_location_t location, const char *argument) {
-    switch (location.type) {
+inline void check_location(const cucore_location_t &location, const char *argument) {
+    switch (core::enum_value(location.type)) {
         case CUCORE_LOCATION_DEVICE:
             if (location.id < 0)
                 core::throw_invalid_argument(std::string("argument '") + argument + "' names device " +
@@ -240,15 +267,16 @@ inline void check_location(cucore_location_t location, const char *argument) {
         case CUCORE_LOCATION_HOST_NUMA_CURRENT: return;
         default:
             core::throw_invalid_argument(std::string("argument '") + argument + "' has an unknown location type (" +
-                                         std::to_string(static_cast<int>(location.type)) + ")");
+                                         std::to_string(core::enum_value(location.type)) + ")");
     }
 }
 
 // An access (cucore_access_t): NONE, READ or READ_WRITE.
-inline void check_access(cucore_access_t access, const char *argument) {
-    if (access != CUCORE_ACCESS_NONE && access != CUCORE_ACCESS_READ && access != CUCORE_ACCESS_READ_WRITE)
-        core::throw_invalid_argument(std::string("argument '") + argument + "' is unknown (" +
-                                     std::to_string(static_cast<int>(access)) + ")");
+inline cucore_access_t check_access(const cucore_access_t &access, const char *argument) {
+    return check_enum(
+        access,
+        [](int32_t raw) { return raw == CUCORE_ACCESS_NONE || raw == CUCORE_ACCESS_READ || raw == CUCORE_ACCESS_READ_WRITE; },
+        argument, "is unknown: it must be CUCORE_ACCESS_NONE, CUCORE_ACCESS_READ or CUCORE_ACCESS_READ_WRITE");
 }
 
 // The numbers of a (pointer, count) argument: the array may be NULL only with a count of 0.

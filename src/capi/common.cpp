@@ -14,7 +14,7 @@ const char *cucore_version_string(void) {
 }
 
 const char *cucore_status_string(cucore_status_t status) {
-    switch (status) {
+    switch (core::enum_value(status)) {
         case CUCORE_SUCCESS: return "CUCORE_SUCCESS";
         case CUCORE_ERROR_INVALID_ARGUMENT: return "CUCORE_ERROR_INVALID_ARGUMENT";
         case CUCORE_ERROR_INVALID_HANDLE: return "CUCORE_ERROR_INVALID_HANDLE";
@@ -44,15 +44,18 @@ void cucore_clear_last_error(void) {
     error.message.clear();
 }
 
-const char *cucore_object_type_name(cucore_object_type_t type) { return core::object_type_name(type); }
+const char *cucore_object_type_name(cucore_object_type_t type) {
+    const int32_t raw = core::enum_value(type);
+    if (raw < CUCORE_OBJECT_ANY || raw >= CUCORE_OBJECT_TYPE_COUNT) return "unknown object type";
+    return core::object_type_name(static_cast<cucore_object_type_t>(raw));
+}
 
 cucore_status_t cucore_live_object_count(cucore_object_type_t type, size_t *count) {
     return capi::guarded(__func__, [&] {
         size_t &result = capi::out(count, "count");
-        if (type < CUCORE_OBJECT_ANY || type >= CUCORE_OBJECT_TYPE_COUNT)
-            core::throw_invalid_argument("argument 'type' is not a cucore_object_type_t (" +
-                                         std::to_string(static_cast<int>(type)) + ")");
-        result = core::live_object_count(type);
+        const cucore_object_type_t known = capi::check_enum_range(type, CUCORE_OBJECT_ANY, CUCORE_OBJECT_TYPE_COUNT - 1,
+                                                                  "type", "is not a cucore_object_type_t");
+        result = core::live_object_count(known);
     });
 }
 
@@ -65,10 +68,15 @@ void cucore_set_release_error_handler(cucore_release_error_fn handler, void *use
 }
 
 void cucore_report_release_error(cucore_status_t status, int cuda_result, const char *message) {
+    // A value that names no status is reported as INTERNAL (read as an int first: any int may come from C).
+    const int32_t raw = core::enum_value(status);
+    const cucore_status_t known = raw >= CUCORE_SUCCESS && raw <= CUCORE_ERROR_COMPILATION
+                                      ? static_cast<cucore_status_t>(raw)
+                                      : CUCORE_ERROR_INTERNAL;
     try {
-        core::report_release_error(status, cuda_result, message ? message : "");
+        core::report_release_error(known, cuda_result, message ? message : "");
     } catch (...) {  // the message could not be copied: count the failure without it
-        core::report_release_error(status, cuda_result, std::string());
+        core::report_release_error(known, cuda_result, std::string());
     }
 }
 

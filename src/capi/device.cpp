@@ -93,10 +93,9 @@ cucore_status_t cucore_device_attribute(const cucore_device_t *device, cucore_de
         core::Device &object = capi::get(device, "device");
         // Values past the toolkit's CU_DEVICE_ATTRIBUTE_MAX are refused here: converting them to
         // CUdevice_attribute would be undefined behaviour (outside the enum's range).
-        if (attribute <= 0 || static_cast<int>(attribute) >= static_cast<int>(CU_DEVICE_ATTRIBUTE_MAX))
-            core::throw_invalid_argument("argument 'attribute' is not a device attribute (" +
-                                         std::to_string(static_cast<int>(attribute)) + ")");
-        result = object.attribute(static_cast<CUdevice_attribute>(attribute));
+        const int32_t known = capi::check_enum_range(attribute, 1, static_cast<int32_t>(CU_DEVICE_ATTRIBUTE_MAX) - 1,
+                                                     "attribute", "is not a device attribute");
+        result = object.attribute(static_cast<CUdevice_attribute>(known));
     });
 }
 

@@ -4,10 +4,9 @@
 using namespace cucore;
 
 namespace {
-void check_kernel_attribute(cucore_kernel_attribute_t attribute) {
-    if (attribute <= CUCORE_KERNEL_ATTRIBUTE_UNSET || attribute >= CUCORE_KERNEL_ATTRIBUTE_COUNT)
-        core::throw_invalid_argument("argument 'attribute' is not a known kernel attribute (" +
-                                     std::to_string(static_cast<int>(attribute)) + ")");
+cucore_kernel_attribute_t check_kernel_attribute(const cucore_kernel_attribute_t &attribute) {
+    return capi::check_enum_range(attribute, CUCORE_KERNEL_ATTRIBUTE_UNSET + 1, CUCORE_KERNEL_ATTRIBUTE_COUNT - 1,
+                                  "attribute", "is not a known kernel attribute");
 }
 }  // namespace
 
@@ -46,8 +45,7 @@ cucore_status_t cucore_kernel_attribute(cucore_kernel_t *kernel, cucore_device_t
         int &result = capi::out(value, "value");
         core::Kernel &object = capi::get(kernel, "kernel");
         core::Device &on = capi::get(device, "device");
-        check_kernel_attribute(attribute);
-        result = object.attribute(on, attribute);
+        result = object.attribute(on, check_kernel_attribute(attribute));
     });
 }
 
@@ -56,8 +54,7 @@ cucore_status_t cucore_kernel_set_attribute(cucore_kernel_t *kernel, cucore_devi
     return capi::guarded(__func__, [&] {
         core::Kernel &object = capi::get(kernel, "kernel");
         core::Device &on = capi::get(device, "device");
-        check_kernel_attribute(attribute);
-        object.set_attribute(on, attribute, value);
+        object.set_attribute(on, check_kernel_attribute(attribute), value);
     });
 }
 

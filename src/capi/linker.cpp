@@ -12,11 +12,12 @@ core::LinkerOptions read_linker_options(const cucore_linker_options_t &o) {
     core::LinkerOptions l;
     if (o.name) l.name = o.name;
     if (o.arch) l.arch = capi::check_arch(o.arch, "options.arch");
-    if (o.backend != CUCORE_BACKEND_DEFAULT && o.backend != CUCORE_BACKEND_NVJITLINK &&
-        o.backend != CUCORE_BACKEND_DRIVER)
-        core::throw_invalid_argument("argument 'options.backend' must be CUCORE_BACKEND_DEFAULT, "
-                                     "CUCORE_BACKEND_NVJITLINK or CUCORE_BACKEND_DRIVER");
-    l.backend = o.backend;
+    l.backend = capi::check_enum(
+        o.backend,
+        [](int32_t raw) {
+            return raw == CUCORE_BACKEND_DEFAULT || raw == CUCORE_BACKEND_NVJITLINK || raw == CUCORE_BACKEND_DRIVER;
+        },
+        "options.backend", "must be CUCORE_BACKEND_DEFAULT, CUCORE_BACKEND_NVJITLINK or CUCORE_BACKEND_DRIVER");
     l.max_register_count = o.max_register_count;
     if (o.optimization_level > CUCORE_OPTIMIZATION_LEVEL(3))
         core::throw_invalid_argument(
@@ -57,9 +58,10 @@ cucore_status_t cucore_linker_link(cucore_linker_t *linker, cucore_code_type_t t
     return capi::guarded(__func__, [&] {
         cucore_object_code_t *&result = capi::out(object_code, "object_code");
         core::Linker &object = capi::get(linker, "linker");
-        if (target != CUCORE_CODE_CUBIN && target != CUCORE_CODE_PTX)
-            core::throw_invalid_argument("argument 'target' must be CUCORE_CODE_CUBIN or CUCORE_CODE_PTX");
-        result = capi::give<cucore_object_code_t>(object.link(target));
+        const cucore_code_type_t known = capi::check_enum(
+            target, [](int32_t raw) { return raw == CUCORE_CODE_CUBIN || raw == CUCORE_CODE_PTX; }, "target",
+            "must be CUCORE_CODE_CUBIN or CUCORE_CODE_PTX");
+        result = capi::give<cucore_object_code_t>(object.link(known));
     });
 }
 

@@ -22,8 +22,9 @@ cucore_status_t cucore_managed_memory_resource_create(cucore_device_t *device,
         if (!resolved.use_pool && (resolved.max_size || resolved.release_threshold))
             core::throw_invalid_argument("options 'max_size' and 'release_threshold' apply to managed pools only "
                                          "(options.use_pool = 1)");
-        if (resolved.preferred_location.type != CUCORE_LOCATION_NONE) {  // NONE: no preferred location
-            if (resolved.preferred_location.type == CUCORE_LOCATION_HOST_NUMA_CURRENT)
+        const int32_t preferred_type = core::enum_value(resolved.preferred_location.type);
+        if (preferred_type != CUCORE_LOCATION_NONE) {  // NONE: no preferred location
+            if (preferred_type == CUCORE_LOCATION_HOST_NUMA_CURRENT)
                 core::throw_invalid_argument("argument 'options.preferred_location' cannot be the current NUMA node");
             capi::check_location(resolved.preferred_location, "options.preferred_location");
         }
@@ -35,11 +36,10 @@ cucore_status_t cucore_buffer_advise(cucore_buffer_t *buffer, cucore_memory_advi
                                      cucore_location_t location) {
     return capi::guarded(__func__, [&] {
         core::Buffer &object = capi::get(buffer, "buffer");
-        if (advice < CUCORE_ADVICE_SET_READ_MOSTLY || advice > CUCORE_ADVICE_UNSET_ACCESSED_BY)
-            core::throw_invalid_argument("argument 'advice' is unknown (" + std::to_string(static_cast<int>(advice)) +
-                                         ")");
-        if (core::advice_takes_location(advice)) capi::check_location(location, "location");
-        object.advise(advice, location);
+        const cucore_memory_advice_t known = capi::check_enum_range(
+            advice, CUCORE_ADVICE_SET_READ_MOSTLY, CUCORE_ADVICE_UNSET_ACCESSED_BY, "advice", "is unknown");
+        if (core::advice_takes_location(known)) capi::check_location(location, "location");
+        object.advise(known, location);
     });
 }
 
@@ -57,7 +57,8 @@ cucore_status_t cucore_buffer_is_accessed_by(const cucore_buffer_t *buffer, cuco
     return capi::guarded(__func__, [&] {
         int &result = capi::out(accessed_by, "accessed_by");
         const core::Buffer &object = capi::get(buffer, "buffer");
-        if (location.type != CUCORE_LOCATION_DEVICE && location.type != CUCORE_LOCATION_HOST)
+        const int32_t type = core::enum_value(location.type);
+        if (type != CUCORE_LOCATION_DEVICE && type != CUCORE_LOCATION_HOST)
             core::throw_invalid_argument(
                 "argument 'location' must be a device or the host: accessed-by is kept per processor");
         capi::check_location(location, "location");

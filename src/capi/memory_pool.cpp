@@ -12,12 +12,11 @@ constexpr cucore_pinned_memory_resource_options_t kPinnedDefaults = CUCORE_PINNE
 
 // A pool attribute, and for a set the value it may take: the current usage is read-only, a high-water
 // mark is reset with 0, a reuse flag is 0 or 1.
-void check_pool_attribute(cucore_pool_attribute_t attribute, const uint64_t *set_to) {
-    if (attribute < CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
-        attribute > CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH)
-        core::throw_invalid_argument("argument 'attribute' is not a pool attribute (" +
-                                     std::to_string(static_cast<int>(attribute)) + ")");
-    if (!set_to) return;
+cucore_pool_attribute_t check_pool_attribute(const cucore_pool_attribute_t &argument, const uint64_t *set_to) {
+    const cucore_pool_attribute_t attribute =
+        capi::check_enum_range(argument, CUCORE_POOL_ATTRIBUTE_REUSE_FOLLOW_EVENT_DEPENDENCIES,
+                               CUCORE_POOL_ATTRIBUTE_USED_MEM_HIGH, "attribute", "is not a pool attribute");
+    if (!set_to) return attribute;
     const uint64_t value = *set_to;
     if (attribute == CUCORE_POOL_ATTRIBUTE_RESERVED_MEM_CURRENT || attribute == CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT)
         core::throw_invalid_argument("argument 'attribute' is read-only (" +
@@ -28,6 +27,7 @@ void check_pool_attribute(cucore_pool_attribute_t attribute, const uint64_t *set
         core::throw_invalid_argument("a high-water mark can only be reset to 0, not set to " + std::to_string(value));
     if (core::is_pool_flag(attribute) && value > 1)
         core::throw_invalid_argument("argument 'value' must be 0 or 1 for a reuse flag, not " + std::to_string(value));
+    return attribute;
 }
 
 }  // namespace
@@ -82,8 +82,7 @@ cucore_status_t cucore_memory_resource_pool_attribute(const cucore_memory_resour
     return capi::guarded(__func__, [&] {
         uint64_t &result = capi::out(value, "value");
         const core::MemoryResource &object = capi::get(resource, "resource");
-        check_pool_attribute(attribute, nullptr);
-        result = object.pool_attribute(attribute);
+        result = object.pool_attribute(check_pool_attribute(attribute, nullptr));
     });
 }
 
@@ -91,8 +90,7 @@ cucore_status_t cucore_memory_resource_set_pool_attribute(cucore_memory_resource
                                                           cucore_pool_attribute_t attribute, uint64_t value) {
     return capi::guarded(__func__, [&] {
         core::MemoryResource &object = capi::get(resource, "resource");
-        check_pool_attribute(attribute, &value);
-        object.set_pool_attribute(attribute, value);
+        object.set_pool_attribute(check_pool_attribute(attribute, &value), value);
     });
 }
 
@@ -105,8 +103,7 @@ cucore_status_t cucore_memory_resource_set_peer_access(cucore_memory_resource_t 
     return capi::guarded(__func__, [&] {
         core::MemoryResource &object = capi::get(resource, "resource");
         core::Device &device = capi::get(peer, "peer");
-        capi::check_access(access, "access");
-        object.set_peer_access(device, access);
+        object.set_peer_access(device, capi::check_access(access, "access"));
     });
 }
 

@@ -5,15 +5,10 @@ using namespace cucore;
 
 namespace {
 // What the driver or the linker takes: CUBIN, PTX, LTOIR, FATBIN, OBJECT or LIBRARY.
-void check_object_code_type(cucore_code_type_t type) {
-    switch (type) {
-        case CUCORE_CODE_CUBIN: case CUCORE_CODE_PTX: case CUCORE_CODE_LTOIR:
-        case CUCORE_CODE_FATBIN: case CUCORE_CODE_OBJECT: case CUCORE_CODE_LIBRARY:
-            return;
-        default:
-            core::throw_invalid_argument("argument 'code_type' (" + std::to_string(static_cast<int>(type)) +
-                                         ") is not an object code kind (CUBIN, PTX, LTOIR, FATBIN, OBJECT or LIBRARY)");
-    }
+cucore_code_type_t check_object_code_type(const cucore_code_type_t &type) {
+    return capi::check_enum(
+        type, [](int32_t raw) { return raw == CUCORE_CODE_PTX || (raw >= CUCORE_CODE_CUBIN && raw <= CUCORE_CODE_LIBRARY); },
+        "code_type", "is not an object code kind (CUBIN, PTX, LTOIR, FATBIN, OBJECT or LIBRARY)");
 }
 }  // namespace
 
@@ -24,8 +19,8 @@ cucore_status_t cucore_object_code_create(const void *data, size_t size, cucore_
     return capi::guarded(__func__, [&] {
         cucore_object_code_t *&result = capi::out(object_code, "object_code");
         capi::require(data, "data");
-        check_object_code_type(code_type);
-        result = capi::give<cucore_object_code_t>(core::ObjectCode::from_bytes(data, size, code_type, name));
+        const cucore_code_type_t known = check_object_code_type(code_type);
+        result = capi::give<cucore_object_code_t>(core::ObjectCode::from_bytes(data, size, known, name));
     });
 }
 
@@ -34,8 +29,8 @@ cucore_status_t cucore_object_code_create_from_file(const char *path, cucore_cod
     return capi::guarded(__func__, [&] {
         cucore_object_code_t *&result = capi::out(object_code, "object_code");
         capi::require(path, "path");
-        check_object_code_type(code_type);
-        result = capi::give<cucore_object_code_t>(core::ObjectCode::from_file(path, code_type, name));
+        const cucore_code_type_t known = check_object_code_type(code_type);
+        result = capi::give<cucore_object_code_t>(core::ObjectCode::from_file(path, known, name));
     });
 }
 

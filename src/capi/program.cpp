@@ -62,15 +62,16 @@ cucore_status_t cucore_program_create(const void *code, size_t code_size, cucore
     return capi::guarded(__func__, [&] {
         cucore_program_t *&result = capi::out(program, "program");
         capi::require(code, "code");
-        if (code_type != CUCORE_CODE_CXX && code_type != CUCORE_CODE_PTX && code_type != CUCORE_CODE_NVVM)
-            core::throw_invalid_argument("argument 'code_type' (" + std::to_string(static_cast<int>(code_type)) +
-                                         ") must be CUCORE_CODE_CXX, CUCORE_CODE_PTX or CUCORE_CODE_NVVM");
+        const cucore_code_type_t known = capi::check_enum(
+            code_type,
+            [](int32_t raw) { return raw == CUCORE_CODE_CXX || raw == CUCORE_CODE_PTX || raw == CUCORE_CODE_NVVM; },
+            "code_type", "must be CUCORE_CODE_CXX, CUCORE_CODE_PTX or CUCORE_CODE_NVVM");
         core::ProgramOptions parsed =
             read_program_options(capi::read_options(options, kProgramDefaults, "options"));
         std::string text = code_size ? std::string(static_cast<const char *>(code), code_size)
                                      : std::string(static_cast<const char *>(code));  // NUL-terminated
         if (text.empty()) core::throw_invalid_argument("argument 'code' is empty");
-        result = capi::give<cucore_program_t>(core::Program::create(std::move(text), code_type, std::move(parsed)));
+        result = capi::give<cucore_program_t>(core::Program::create(std::move(text), known, std::move(parsed)));
     });
 }
 
@@ -82,7 +83,8 @@ cucore_status_t cucore_program_compile(cucore_program_t *program, cucore_code_ty
         core::Program &object = capi::get(program, "program");
         core::ProgramCache *store = capi::get_optional(cache, "cache");
         std::vector<std::string> names = capi::string_list(name_expressions, name_expression_count, "name_expressions");
-        result = capi::give<cucore_object_code_t>(object.compile(target, names, store));
+        const cucore_code_type_t known = capi::check_compile_target(target, "target");
+        result = capi::give<cucore_object_code_t>(object.compile(known, names, store));
     });
 }
 
@@ -126,10 +128,10 @@ cucore_status_t cucore_program_flags(const cucore_program_t *program, char *buff
 cucore_status_t cucore_compiler_version(cucore_compiler_backend_t backend, int *version) {
     return capi::guarded(__func__, [&] {
         int &result = capi::out(version, "version");
-        if (backend != CUCORE_BACKEND_NVRTC && backend != CUCORE_BACKEND_NVVM && backend != CUCORE_BACKEND_NVJITLINK)
-            core::throw_invalid_argument("argument 'backend' must be CUCORE_BACKEND_NVRTC, CUCORE_BACKEND_NVVM or "
-                                         "CUCORE_BACKEND_NVJITLINK");
-        result = core::compiler_version(backend);
+        const cucore_compiler_backend_t known = capi::check_enum_range(
+            backend, CUCORE_BACKEND_NVRTC, CUCORE_BACKEND_NVJITLINK, "backend",
+            "must be CUCORE_BACKEND_NVRTC, CUCORE_BACKEND_NVVM or CUCORE_BACKEND_NVJITLINK");
+        result = core::compiler_version(known);
     });
 }
 

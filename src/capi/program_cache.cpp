@@ -41,7 +41,7 @@ cucore_status_t cucore_program_cache_key(const cucore_program_t *program, cucore
         const core::Program &object = capi::get(program, "program");
         const std::vector<std::string> names =
             capi::string_list(name_expressions, name_expression_count, "name_expressions");
-        const core::CacheKey digest = object.cache_key(target, names);
+        const core::CacheKey digest = object.cache_key(capi::check_compile_target(target, "target"), names);
         std::memcpy(result, digest.data(), digest.size());
     });
 }

@@ -22,7 +22,7 @@ cucore_status_t cucore_virtual_memory_resource_create(cucore_device_t *device,
         capi::check_switch(resolved.minimum_granularity, "options.minimum_granularity");
         capi::check_switch(resolved.posix_fd_shareable, "options.posix_fd_shareable");
         capi::check_access(resolved.self_access, "options.self_access");  // NONE: the default, READ_WRITE
-        switch (resolved.location_type) {
+        switch (core::enum_value(resolved.location_type)) {
             case CUCORE_LOCATION_NONE:  // the default: the resource's device
             case CUCORE_LOCATION_DEVICE:
             case CUCORE_LOCATION_HOST: break;

@@ -1,5 +1,7 @@
 #include "core/dlpack.hpp"
 
+#include "core/enum_value.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <new>
@@ -135,7 +137,7 @@ Tensor *export_tensor(Buffer &buffer, const cucore_dlpack_layout_t *given) {
 // What a tensor's device says about its memory.
 MemoryTraits traits_of(const DLDevice &device) {
     MemoryTraits traits;
-    const int type = static_cast<int>(device.device_type);
+    const int32_t type = enum_value(device.device_type);  // a producer may use device types this header lacks
     switch (type) {
         case kDLCPU:
             traits.host_accessible = true;

@@ -307,7 +307,6 @@ Ref<Buffer> GraphicsResource::detach_mapping() {
 }
 
 Ref<Buffer> GraphicsResource::drop_mapping(Stream &stream, CUresult *result) {
-    ScopedContext bind(context_->cu());
     Ref<Buffer> buffer = detach_mapping();
     *result = CUCORE_DRIVER(cuGraphicsUnmapResources)(1u, &resource_, stream.cu());
     return buffer;
@@ -352,6 +351,9 @@ void GraphicsResource::unmap_many(const std::vector<GraphicsResource *> &resourc
 void GraphicsResource::end_mapping(GraphicsMapping *mapping, Stream &stream) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     if (mapping_ != mapping) return;  // already unmapped (unmap, close)
+    // The mapping ends here whatever fails (its object is going): a failed bind is reported as a release error
+    // and the unmap still runs, so the mapping never outlives its object and the unregistration follows it.
+    ScopedContext bind(context_->cu(), ScopedContext::ReleasePath{"unmapping a graphics resource"});
     CUresult result = CUDA_SUCCESS;
     Ref<Buffer> buffer = drop_mapping(stream, &result);  // the buffer is the one being released: nothing to close
     if (result != CUDA_SUCCESS)
@@ -375,6 +377,7 @@ void GraphicsResource::unmap(Stream *override_stream) {
             throw Error(CUCORE_ERROR_INVALID_STATE,
                         "the graphics resource is not mapped; map it before unmapping it");
         Stream &stream = override_stream ? *override_stream : mapping_->stream();
+        ScopedContext bind(context_->cu());  // a failure here changes nothing
         buffer = drop_mapping(stream, &result);
     }
     if (buffer) buffer->close(nullptr);  // its allocation's release finds the mapping ended
@@ -388,10 +391,12 @@ void GraphicsResource::close(Stream *stream) {
     {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
         if (closed_) return;  // idempotent
-        if (mapping_) buffer = drop_mapping(stream ? *stream : mapping_->stream(), &unmapped);
-        closed_ = true;
+        // Bound before anything changes: if the context cannot be made current, the error is returned and the
+        // resource stays open (and mapped), so a second close or the destructor still unregisters it.
         ScopedContext bind(context_->cu());
+        if (mapping_) buffer = drop_mapping(stream ? *stream : mapping_->stream(), &unmapped);
         unregistered = CUCORE_DRIVER(cuGraphicsUnregisterResource)(resource_);
+        closed_ = true;  // the driver was asked: closed whatever it answered
         resource_ = nullptr;
     }
     if (buffer) buffer->close(nullptr);

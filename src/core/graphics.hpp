@@ -101,7 +101,8 @@ class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
     // remembered as the mapped buffer.
     Ref<Buffer> give_buffer(std::shared_ptr<GraphicsMapping> mapping, CUdeviceptr address, size_t size,
                             Stream &stream);
-    // Ends the live mapping (under mutex_): unmaps on `stream`, returns the buffer to close.
+    // Ends the live mapping (under mutex_, the context bound by the caller): unmaps on `stream`, returns the
+    // buffer to close.
     Ref<Buffer> drop_mapping(Stream &stream, CUresult *result);
     // Forgets the live mapping without unmapping (under mutex_); returns the buffer to close.
     Ref<Buffer> detach_mapping();

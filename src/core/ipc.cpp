@@ -53,6 +53,24 @@ CUcontext context_of(const MemoryResource &resource) {
     return resource.context() ? resource.context()->cu() : nullptr;
 }
 
+// A descriptor's size is only its claim (its checksum is no key: anyone can forge a size and recompute it):
+// the driver's range of the imported pointer decides. Throws INVALID_ARGUMENT when the descriptor claims more
+// bytes than the driver mapped from `address` on.
+void check_imported_size(CUdeviceptr address, uint64_t size, CUcontext context) {
+    CUdeviceptr base = 0;
+    size_t range = 0;
+    {
+        ScopedContext bind(context);
+        CUCORE_CALL(cuMemGetAddressRange, &base, &range, address);
+    }
+    const uint64_t mapped = address >= base && address - base <= range ? base + range - address : 0;
+    if (size > mapped)
+        throw_invalid_argument("argument 'descriptor' gives the buffer's size as " + std::to_string(size) +
+                               " bytes, but the driver's range of the imported pointer (cuMemGetAddressRange) has " +
+                               std::to_string(mapped) +
+                               " bytes: the descriptor is damaged or forged, and nothing was imported");
+}
+
 std::shared_ptr<ImportedPool> entry_of(PoolResource &pool) {
     const PoolId id = pool.pool_id();
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -221,12 +239,14 @@ Ref<Buffer> import_buffer(MemoryResource &resource, const uint8_t *descriptor, u
         throw_invalid_argument("argument 'stream' belongs to device " + std::to_string(stream.device_ordinal()) +
                                ", the imported pool to device " + std::to_string(resource.device_id()));
 
+    const CUcontext context = context_of(resource);
     std::shared_ptr<ImportedPool> entry = entry_of(*pool);
     std::lock_guard<std::mutex> lock(entry->mutex);
     auto found = entry->buffers.find(exported.data);
     if (found != entry->buffers.end()) {
         if (std::shared_ptr<Allocation> shared = found->second.lock()) {
             const CUdeviceptr address = shared->address();
+            check_imported_size(address, exported.size, context);
             return make<Buffer>(std::move(shared), address, exported.size, resource.traits());
         }
     }
@@ -234,16 +254,16 @@ Ref<Buffer> import_buffer(MemoryResource &resource, const uint8_t *descriptor, u
     {
         CUmemPoolPtrExportData data;
         std::memcpy(&data, exported.data.data(), sizeof data);
-        ScopedContext bind(context_of(resource));
+        ScopedContext bind(context);
         CUCORE_CALL(cuMemPoolImportPointer, &address, pool->pool(), &data);
     }
     // The imported pointer is memory of no resource that allocates (the pool cannot): it goes back with
     // cuMemFreeAsync on the buffer's deallocation stream (the import's unless changed), by the allocation's
     // deleter; until the allocation holds it, by the box, on the import's stream.
-    const CUcontext context = context_of(resource);
     auto imported = own(address, [context, on = &stream](CUdeviceptr unmade) noexcept {
         run_reported("unmapping an imported buffer", [&] { free_async(unmade, on, context); });
     });
+    check_imported_size(address, exported.size, context);  // a refused size unmaps the import (the box)
     std::shared_ptr<Allocation> allocation = std::allocate_shared<Allocation>(
         PooledAllocator<Allocation>(), address, exported.size, Ref<Stream>(&stream),
         Allocation::Deleter([address, context](Stream *deallocation) { free_async(address, deallocation, context); }),

@@ -126,6 +126,12 @@ bool read_all(int fd, std::string &out, struct timespec &mtime) {
     struct stat st;
     if (fstat(fd, &st) != 0) return false;
     mtime = st.st_mtim;
+    // Only a regular file is an entry: anything else at an entry's path (a FIFO, a device, a directory) reads
+    // nothing, so it counts as damaged and goes, like any other damaged entry.
+    if (!S_ISREG(st.st_mode)) {
+        out.clear();
+        return true;
+    }
     // No entry is this large: read nothing, so it counts as damaged and goes
     // (instead of exhausting memory on a stray file named like a key).
     if (st.st_size > kMaxEntryBytes) {
@@ -290,8 +296,15 @@ std::string OnDiskProgramCache::path_of(const CacheKey &key) const {
 
 std::shared_ptr<const CodeImage> OnDiskProgramCache::find(const CacheKey &key) {
     const std::string path = path_of(key);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO (or a device) put at an entry's path must not wait for a writer; read_all then
+    // finds it is no regular file. O_NOFOLLOW: the library writes no links, so a link at an entry's path is
+    // foreign, a damaged entry.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
+        if (errno == ELOOP) {
+            corrupt_.fetch_add(1, std::memory_order_relaxed);
+            ::unlink(path.c_str());
+        }
         misses_.fetch_add(1, std::memory_order_relaxed);
         return nullptr;
     }

@@ -70,6 +70,7 @@ typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v4010)(unsigned int *, CUdevice_v1 
     X(cuMemPoolImportFromShareableHandle, 11020) \
     X(cuMemPoolExportPointer, 11020)           \
     X(cuMemPoolImportPointer, 11020)           \
+    X(cuMemGetAddressRange, 3020)              \
     X(cuIpcGetEventHandle, 4010)               \
     X(cuIpcOpenEventHandle, 4010)              \
     X(cuMemAdvise, 12020)                      \

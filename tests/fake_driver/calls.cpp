@@ -34,7 +34,7 @@ Injection enter(const char *name, bool needs_init) {
     if (t_uncounted) return {};
     const long n = ++g.calls;
     if (g.recording) g.log.push_back(name);
-    if (g.fail_at != 0 && n == g.fail_at) return {g.fail_at_result, Failure::refuse};
+    if (g.fail_at != 0 && n == g.fail_at) return {g.fail_at_result, g.fail_at_how};
     if (!g.fail_entry.empty() && g.fail_entry == name) return {g.fail_entry_result, g.fail_entry_how};
     return from_environment(name);
 }
@@ -44,10 +44,11 @@ Injection enter(const char *name, bool needs_init) {
 using detail::Lock;
 using detail::state;
 
-void fail_call(long n, CUresult result) {
+void fail_call(long n, CUresult result, Failure how) {
     Lock lock(state().mutex);
     state().fail_at = n == 0 ? 0 : state().calls + n;
     state().fail_at_result = result;
+    state().fail_at_how = how;
 }
 
 void fail_entry(const std::string &name, CUresult result, Failure how) {

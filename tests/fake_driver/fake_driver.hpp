@@ -54,8 +54,8 @@ void uninstall();
 // failures do), or it does its work and still answers the failure (a release
 // the driver carried out but reported, e.g. an unmap).
 enum class Failure { refuse, after_work };
-// Fails the `n`-th driver call from now (1-based) with `result`; 0 disables.
-void fail_call(long n, CUresult result = CUDA_ERROR_UNKNOWN);
+// Fails the `n`-th driver call from now (1-based) with `result` (`how`: before or after its work); 0 disables.
+void fail_call(long n, CUresult result = CUDA_ERROR_UNKNOWN, Failure how = Failure::refuse);
 // Makes every call of entry point `name` fail with `result` ("" clears).
 // FAKE_CUDA_FAIL=<entry point>[:after] in the environment (read on each call;
 // the Python tests use it) does the same with CUDA_ERROR_UNKNOWN.

@@ -294,6 +294,19 @@ CUresult f_cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
     enqueue_work(lock, *s, [address] { free_allocation(address); });
     return CUDA_SUCCESS;
 }
+CUresult f_cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdeviceptr address) {
+    Lock lock(state().mutex);
+    State &g = state();
+    if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    // The live allocation holding `address` (an imported pointer is at its exporter's address).
+    auto next = g.allocations.upper_bound(address);
+    if (next == g.allocations.begin()) return CUDA_ERROR_NOT_FOUND;
+    const auto &[start, allocation] = *std::prev(next);
+    if (address >= start + allocation.size || allocation.state != AllocationState::live) return CUDA_ERROR_NOT_FOUND;
+    if (base) *base = start;
+    if (size) *size = allocation.size;
+    return CUDA_SUCCESS;
+}
 CUresult f_cuMemAllocHost(void **pointer, size_t size) {
     if (!pointer || size == 0) return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);

@@ -192,6 +192,7 @@ struct State {
     long calls = 0;
     long fail_at = 0;
     CUresult fail_at_result = CUDA_ERROR_UNKNOWN;
+    Failure fail_at_how = Failure::refuse;
     std::string fail_entry;
     CUresult fail_entry_result = CUDA_ERROR_UNKNOWN;
     Failure fail_entry_how = Failure::refuse;

@@ -154,3 +154,70 @@ def test_abi_structs_match_the_headers():
             assert (field, name) in found[struct], name
         else:
             assert re.search(rf"\(\*{name}\)\(", text), name
+
+
+# ---- copy and pickle (issue 12: LaunchConfig raised AttributeError on copy.copy and PicklingError on pickle;
+# ProgramOptions and LinkerOptions could not be deep-copied or pickled, their cached C structs hold pointers) ----
+
+def _every_options_object():
+    """One object of every options class of the package (and LaunchConfig), with fields away from the defaults."""
+    return [
+        cucore.LaunchConfig(grid=(4, 2), cluster=2, block=128, shmem_size=1024, cooperative_launch=True,
+                            programmatic_stream_serialization=True, priority=-1),
+        cucore.LaunchConfig(),
+        cucore.StreamOptions(nonblocking=False, priority=-2),
+        cucore.EventOptions(timing_enabled=True, blocking_sync=True),
+        cucore.DeviceMemoryResourceOptions(max_size=1 << 20, release_threshold=4096, ipc_enabled=True),
+        cucore.PinnedMemoryResourceOptions(ipc_enabled=True, max_size=1 << 20, numa_id=0),
+        cucore.ManagedMemoryResourceOptions(max_size=1 << 20, use_pool=True),
+        cucore.VirtualMemoryResourceOptions(location_type="host", granularity="minimum", reserve_size=1 << 21,
+                                            self_access="r"),
+        cucore.ProgramOptions(name="k.cu", arch="sm_90", std="c++17", define_macro=["A", ("B", "2")],
+                              include_path=["/usr/include"], ftz=True, prec_div=False, max_register_count=32,
+                              headers={"h.cuh": "#define H 1\n"}),
+        cucore.LinkerOptions(name="l", arch="sm_90", ftz=True, fma=False, ptxas_options=["-v"],
+                             extra_options=["-lto"], backend="driver"),
+    ]
+
+
+def test_every_options_class_is_covered():
+    covered = {type(o).__name__ for o in _every_options_object()}
+    public = {name for name in dir(cucore) if name.endswith("Options") or name == "LaunchConfig"}
+    assert public == covered
+
+
+def _fields(o):
+    if isinstance(o, cucore.LaunchConfig):
+        return o._key()
+    return {k: v for k, v in vars(o).items() if k != "_c"}
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_options_copy_and_pickle_to_equal_independent_objects(how):
+    import copy
+    import pickle
+    make = {"copy": copy.copy, "deepcopy": copy.deepcopy,
+            "pickle": lambda o: pickle.loads(pickle.dumps(o, protocol=pickle.HIGHEST_PROTOCOL))}[how]
+    for original in _every_options_object():
+        duplicate = make(original)
+        name = type(original).__name__
+        assert type(duplicate) is type(original), name
+        assert duplicate is not original, name
+        assert duplicate == original, name
+        assert _fields(duplicate) == _fields(original), name
+        if isinstance(original, cucore.LaunchConfig):
+            # The copy has its own C struct, with the same contents.
+            assert duplicate._struct is not original._struct
+            assert bytes(duplicate._struct) == bytes(original._struct)
+            assert hash(duplicate) == hash(original)
+            duplicate.shmem_size = 7
+            assert original.shmem_size != 7 and duplicate != original
+        elif hasattr(original, "_to_c"):
+            # The copy builds its own C struct (the cache is not carried), equal to the original's.
+            a, b = original._to_c(), duplicate._to_c()
+            assert a is not b
+            # The struct itself: ProgramOptions keeps it with its arrays (.struct), LinkerOptions as (struct, ref, ...).
+            a, b = (getattr(x, "struct", None) or x[0] for x in (a, b))
+            assert (a.struct_size, a.ftz, a.fma, a.arch) == (b.struct_size, b.ftz, b.fma, b.arch), name
+            duplicate.name = "other"
+            assert original.name != "other" and duplicate != original

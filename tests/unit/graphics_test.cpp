@@ -344,6 +344,82 @@ TEST_F(GraphicsTest, ReleasePathFailuresAreReported) {
     ASSERT_EQ(fake::table().cuGraphicsUnregisterResource(raw), CUDA_SUCCESS);  // what the fake refused
 }
 
+// Issue 12: of the failures injected into release paths, those of the graphics destructor were silent (the
+// context query and restore were neither counted nor reported, and a failed query "restored" the caller's
+// context to NULL). Every driver call of every graphics release fails in turn here, the caller having a context
+// of its own current: each failure is counted once, the caller's context is back unless restoring it is what
+// failed, and nothing stays registered, mapped or dangling. (The driver's unmap and unregister fail after doing
+// their work, as a release the driver carried out but reported, so that one failure is one error.)
+TEST_F(GraphicsTest, EveryReleasePathFailureIsCounted) {
+    expects_release_errors_ = true;
+    struct Release {
+        const char *name;
+        bool image;           // the resource is a GL image (mapped as an array)
+        bool mapped;          // a mapping is made (a buffer or an array)
+        bool resource_first;  // the resource is released before its mapping, which then ends both
+    };
+    const Release releases[] = {
+        {"a mapped buffer", false, true, false},
+        {"a mapped array", true, true, false},
+        {"an unmapped resource", false, false, false},
+        {"a resource and then its mapped buffer", false, true, true},
+        {"a resource and then its mapped array", true, true, true},
+    };
+    const CUcontext callers = fake::make_foreign_context(0);
+    for (const Release &release : releases) {
+        SCOPED_TRACE(release.name);
+        std::vector<std::string> clean;  // the calls of the release when nothing fails (i = 0)
+        for (long i = 0; i <= static_cast<long>(clean.size()); ++i) {
+            cucore_graphics_resource_t *r = release.image ? image_resource() : buffer_resource();
+            cucore_buffer_t *b = nullptr;
+            cucore_graphics_array_t *a = nullptr;
+            if (release.mapped && release.image) {
+                ASSERT_EQ(cucore_graphics_resource_map_array(r, s1_, 0, 0, 0, &a), CUCORE_SUCCESS) << message();
+            } else if (release.mapped) {
+                ASSERT_EQ(cucore_graphics_resource_map(r, s1_, 0, &b), CUCORE_SUCCESS) << message();
+            }
+            if (release.resource_first) {
+                ASSERT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);  // the mapping holds it
+                r = nullptr;
+            }
+            const std::string failing = i > 0 ? clean[i - 1] : "";
+            SCOPED_TRACE("failing call " + std::to_string(i) + " (" + failing + ")");
+            const uint64_t before = release_errors();
+            fake::set_current_context(callers);
+            fake::reset_calls();
+            fake::fail_call(i, CUDA_ERROR_UNKNOWN,
+                            failing.rfind("cuGraphics", 0) == 0 ? fake::Failure::after_work : fake::Failure::refuse);
+            const cucore_status_t released[3] = {cucore_buffer_release(b), cucore_graphics_array_release(a),
+                                                 cucore_graphics_resource_release(r)};  // NULL: no-ops
+            fake::fail_call(0);
+            const std::vector<std::string> log = fake::call_log();
+            const CUcontext current = fake::current_context();
+            fake::set_current_context(nullptr);
+            for (cucore_status_t status : released) EXPECT_EQ(status, CUCORE_SUCCESS) << "releases never fail";
+            if (i == 0) {
+                clean = log;
+                EXPECT_EQ(release_errors(), before) << "a release that meets no failure reports none";
+                EXPECT_EQ(current, callers);
+            } else {
+                ASSERT_EQ(log[i - 1], failing) << "the calls before the failure are those of the clean release";
+                EXPECT_EQ(release_errors(), before + 1) << "each failure in a release is counted, once";
+                // A restore is a cuCtxSetCurrent that does not follow the query of a bind.
+                const bool restore_failed = failing == "cuCtxSetCurrent" && (i < 2 || log[i - 2] != "cuCtxGetCurrent");
+                if (!restore_failed) {
+                    EXPECT_EQ(current, callers) << "the caller's context is restored";
+                }
+            }
+            EXPECT_EQ(fake::counters().graphics_mapped, 0) << "nothing stays mapped";
+            EXPECT_EQ(fake::counters().graphics_resources, 0) << "nothing stays registered";
+            EXPECT_EQ(fake::graphics_order_violations(), 0) << "unregistered while mapped";
+            EXPECT_EQ(live(CUCORE_OBJECT_GRAPHICS_RESOURCE), 0u);
+            EXPECT_EQ(live(CUCORE_OBJECT_GRAPHICS_ARRAY), 0u);
+            if (HasFailure()) return;  // one iteration's failures, not every later one's
+        }
+        EXPECT_GE(clean.size(), 4u) << "the context query, the bind, the driver's release and the restore";
+    }
+}
+
 TEST_F(GraphicsTest, ExplicitUnmapAndCloseFailuresAreReturned) {
     cucore_graphics_resource_t *r = buffer_resource();
     cucore_buffer_t *b = nullptr;
@@ -364,6 +440,32 @@ TEST_F(GraphicsTest, ExplicitUnmapAndCloseFailuresAreReturned) {
     EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_SUCCESS) << "closed either way";
     EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
     ASSERT_EQ(fake::table().cuGraphicsUnregisterResource(raw), CUDA_SUCCESS);
+}
+
+// Issue 12: a close whose context bind failed marked the resource closed, so neither a second close nor the
+// destructor unregistered it.
+TEST_F(GraphicsTest, CloseWhoseContextBindFailsUnregistersLater) {
+    cucore_graphics_resource_t *r = buffer_resource();
+    ASSERT_EQ(fake::counters().graphics_resources, 1);
+    fake::set_current_context(nullptr);  // the close must bind the resource's context
+    fake::fail_entry("cuCtxSetCurrent", CUDA_ERROR_UNKNOWN);
+    EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_ERROR_CUDA);
+    EXPECT_NE(message().find("cuCtxSetCurrent"), std::string::npos) << message();
+    fake::fail_entry("");
+    EXPECT_EQ(fake::counters().graphics_resources, 1) << "nothing was unregistered";
+    EXPECT_NE(cu(r), nullptr) << "the resource is still open";
+    EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(fake::counters().graphics_resources, 0) << "the second close unregisters";
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+
+    // The same failure, then the last release: the destructor unregisters.
+    r = buffer_resource();
+    fake::set_current_context(nullptr);
+    fake::fail_entry("cuCtxSetCurrent", CUDA_ERROR_UNKNOWN);
+    EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_ERROR_CUDA);
+    fake::fail_entry("");
+    EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().graphics_resources, 0) << "the last release unregisters";
 }
 
 // ---- Batch map ------------------------------------------------------------------------

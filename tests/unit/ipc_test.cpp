@@ -540,6 +540,43 @@ TEST_F(IpcDescriptorTest, ImpossibleContentsAreRefusedEvenWithAValidChecksum) {
     refuse(pinned.data(), pinned.size(), "describes pinned host memory");
 }
 
+// Issue 12: the checksum is no key, so a descriptor whose size was forged (and its checksum recomputed) imported
+// 1 MiB over a 4 KiB allocation. The driver's range of the imported pointer decides; the import is undone.
+TEST_F(IpcDescriptorTest, AForgedSizeLargerThanTheImportedRangeIsRefused) {
+    cucore_buffer_t *small = allocate(mr_, 4096, s0_);
+    const BufferBytes honest = export_buffer(small);
+    cucore::core::ipc::BufferExport e = cucore::core::ipc::decode_buffer(honest.data(), honest.size());
+    ASSERT_EQ(e.size, 4096u);
+    e.size = uint64_t{1} << 20;
+    const BufferBytes forged = cucore::core::ipc::encode_buffer(e);  // a valid checksum
+    const int imports_before = fake::counters().imported_pointers;
+    auto refused = [&](const char *when) {
+        SCOPED_TRACE(when);
+        cucore_buffer_t *b = reinterpret_cast<cucore_buffer_t *>(0x1);
+        EXPECT_EQ(cucore_ipc_import_buffer(imported_, forged.data(), forged.size(), s0_, &b),
+                  CUCORE_ERROR_INVALID_ARGUMENT);
+        EXPECT_EQ(b, nullptr);
+        EXPECT_TRUE(contains(message(), "cucore_ipc_import_buffer: argument 'descriptor'")) << message();
+        EXPECT_TRUE(contains(message(), "1048576 bytes")) << message();
+        EXPECT_TRUE(contains(message(), "has 4096 bytes")) << message();
+        EXPECT_TRUE(contains(message(), "cuMemGetAddressRange")) << message();
+    };
+    refused("first import");
+    EXPECT_EQ(fake::counters().imported_pointers, imports_before) << "the refused import was unmapped";
+    // The honest descriptor imports (the driver would refuse a pointer still mapped) with its own size.
+    cucore_buffer_t *b = import_buffer(imported_, honest, s0_);
+    ASSERT_NE(b, nullptr);
+    uint64_t size = 0;
+    EXPECT_EQ(cucore_buffer_size(b, &size), CUCORE_SUCCESS);
+    EXPECT_EQ(size, 4096u);
+    // While that import lives, a forged descriptor of the same pointer (which would share it) is refused too.
+    refused("import sharing a live one");
+    EXPECT_EQ(fake::counters().imported_pointers, imports_before + 1);
+    cucore_buffer_release(b);
+    cucore_buffer_release(small);
+    EXPECT_EQ(fake::counters().imported_pointers, imports_before);
+}
+
 TEST_F(IpcDescriptorTest, ADescriptorOfAnotherPoolIsRefused) {
     BufferBytes foreign = export_buffer(ob_);
     refuse(foreign.data(), foreign.size(), "belongs to another pool");

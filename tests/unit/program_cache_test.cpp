@@ -13,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <future>
+#include <chrono>
 #include <random>
 #include <set>
 #include <thread>
@@ -331,6 +333,47 @@ TEST_F(ProgramCacheTest, AnEntryPathThatIsADirectoryIsAMiss) {
     EXPECT_EQ(s.entries, 0u) << "a directory is not an entry";
     std::vector<std::string> names = files_in(dir_);
     EXPECT_EQ(names.size(), 1u) << "no temporaries left behind";
+    cucore_program_release(p);
+    cucore_program_cache_release(cache);
+}
+
+// Issue 12: a FIFO at an entry's path made the lookup wait forever in open() for a writer. The lookup runs on a
+// thread; should it block, a writer that opens and closes the FIFO releases it, so the test fails, never hangs.
+TEST_F(ProgramCacheTest, AnEntryPathThatIsAFifoIsADamagedEntryNotAWait) {
+    cucore_program_cache_t *cache = disk();
+    cucore_program_t *p = program("kernel k\n");
+    const std::string path = entry_path(key(p));
+    ASSERT_EQ(mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
+    std::promise<std::string> compiled;
+    std::future<std::string> result = compiled.get_future();
+    std::thread lookup([&] { compiled.set_value(compile(p, cache)); });
+    const bool returned = result.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    while (result.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+        const int writer = ::open(path.c_str(), O_WRONLY | O_NONBLOCK);  // releases a reader blocked in open()
+        if (writer >= 0) ::close(writer);
+    }
+    lookup.join();
+    EXPECT_TRUE(returned) << "the lookup blocked on the FIFO at the entry's path";
+    EXPECT_EQ(result.get(), "FAKECUBIN\nkernel k\n");
+    const cucore_program_cache_stats_t s = stats(cache);
+    EXPECT_EQ(s.hits, 0u);
+    EXPECT_EQ(s.misses, 1u);
+    EXPECT_EQ(s.corrupt_entries, 1u) << "a FIFO is a damaged entry";
+    struct stat st {};
+    ASSERT_EQ(lstat(path.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISREG(st.st_mode)) << "replaced by the recompiled entry";
+
+    // A symbolic link at an entry's path is foreign too: dropped, not followed.
+    const std::string target = dir_ + "-link-target";
+    write_file(target, read_file(path));
+    ASSERT_EQ(::unlink(path.c_str()), 0);
+    ASSERT_EQ(::symlink(target.c_str(), path.c_str()), 0);
+    EXPECT_EQ(compile(p, cache), "FAKECUBIN\nkernel k\n");
+    EXPECT_EQ(stats(cache).corrupt_entries, 2u) << "a link is a damaged entry";
+    ASSERT_EQ(lstat(path.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISREG(st.st_mode)) << "the link was replaced by the recompiled entry";
+    EXPECT_EQ(read_file(target).empty(), false) << "the link's target is untouched";
+    ::unlink(target.c_str());
     cucore_program_release(p);
     cucore_program_cache_release(cache);
 }

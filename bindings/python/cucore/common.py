@@ -206,6 +206,15 @@ def check_options(options, sizes=(), flags=()):
             raise TypeError(f"{cls}.{name} must be a bool, not {type(value).__name__}")
 
 
+def options_state(options):
+    """`__getstate__` of the options dataclasses that cache their C struct in `_c` (ProgramOptions,
+    LinkerOptions): their fields without the cache, which holds ctypes pointers that cannot be copied or
+    pickled and is rebuilt on use, so copy.copy, copy.deepcopy and pickle give an equal, independent object."""
+    state = dict(options.__dict__)
+    state["_c"] = None
+    return state
+
+
 def options_of(options, cls):
     """`options` (an instance of the options dataclass `cls`, or a dict of its fields) as a `cls`; TypeError
     for anything else. Every `options=` argument of the package goes through it (None is the caller's)."""

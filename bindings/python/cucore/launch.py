@@ -122,6 +122,11 @@ class LaunchConfig:
         fields[name] = value
         self.__init__(**fields)
 
+    def __reduce__(self):
+        # Copies and pickles are rebuilt from the fields (the C struct and its byref cannot be copied or
+        # pickled; __setattr__ refuses the private names a slot-by-slot copy would set).
+        return (LaunchConfig, self._key())
+
     def __eq__(self, other):
         if not isinstance(other, LaunchConfig):
             return NotImplemented

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from . import _lib
 from ._handle import HandleObject
-from .common import CompilationError, closed_error, options_of, raise_error
+from .common import CompilationError, closed_error, options_of, options_state, raise_error
 from .object_code import ObjectCode
 from .program import BACKENDS, _c_strings, _flag, _strings, _toggle, code_type_id, read_string
 
@@ -51,6 +51,8 @@ class LinkerOptions:
 
     def __post_init__(self):
         self._to_c()
+
+    __getstate__ = options_state  # copies and pickles carry the fields, not the C struct
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from . import _lib
 from ._handle import HandleObject
-from .common import CompilationError, closed_error, options_of, raise_error
+from .common import CompilationError, closed_error, options_of, options_state, raise_error
 
 (_cucore_program_create, _cucore_program_log, _cucore_program_code_type, _cucore_program_backend,
  _cucore_program_arch, _cucore_program_flags, _cucore_compiler_version) = _lib.bind(
@@ -234,6 +234,8 @@ class ProgramOptions:
 
     def __post_init__(self):
         self._to_c()  # validate now, as cuda.core does
+
+    __getstate__ = options_state  # copies and pickles carry the fields, not the C struct
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)

@@ -161,7 +161,10 @@ extern "C" {
     /// Unmaps if mapped (on `stream`, or the mapping's stream when NULL), then
     /// unregisters now. Idempotent; the handle stays valid until released, and every
     /// other call on it then fails with INVALID_STATE.
-    /// Errors: INVALID_HANDLE, CUDA (the registration is gone anyway).
+    /// Errors: INVALID_HANDLE, CUDA (the driver refused the unregistration: the
+    /// registration is gone anyway). When the resource's context cannot be made
+    /// current, nothing is unregistered and the resource stays open: the error is
+    /// returned and a later close (or the last release) unregisters.
     pub fn cucore_graphics_resource_close(resource: *mut cucore_graphics_resource_t, stream: *mut cucore_stream_t) -> cucore_status_t;
     /// The raw CUgraphicsResource (borrowed; NULL after close).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out).

@@ -68,9 +68,14 @@ extern "C" {
     /// that import (the driver maps each once; the first
     /// import's deallocation stream stays). Do not use the memory before the
     /// exporting process's writes are ordered before it (an IPC event).
+    /// The descriptor's checksum only catches damage, not forgery: the buffer's size
+    /// it gives is checked against the range the driver mapped at the imported
+    /// pointer (cuMemGetAddressRange), and a descriptor that claims more is refused
+    /// (INVALID_ARGUMENT, the import undone).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, wrong size, corrupted
-    /// descriptor, descriptor of another pool, `resource` not an imported pool,
-    /// `stream` of another device than an imported device pool's), CUDA.
+    /// descriptor, a size larger than the driver's imported range, descriptor of
+    /// another pool, `resource` not an imported pool, `stream` of another device
+    /// than an imported device pool's), CUDA.
     pub fn cucore_ipc_import_buffer(resource: *mut cucore_memory_resource_t, descriptor: *const u8, descriptor_size: u64, stream: *mut cucore_stream_t, buffer: *mut *mut cucore_buffer_t) -> cucore_status_t;
     /// Writes the descriptor of an event created with CUCORE_EVENT_INTERPROCESS
     /// (cuIpcGetEventHandle). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, an

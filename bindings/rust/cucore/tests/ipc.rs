@@ -17,9 +17,70 @@ fn fd_is_open(fd: i32) -> bool {
     std::fs::metadata(format!("/proc/self/fd/{}", fd)).is_ok()
 }
 
+/// A file's identity: (device, inode), the same through every descriptor and path that reaches it.
+type FileId = (u64, u64);
+
+/// A new, empty file that nothing else in the process (or any other) opens; removed on drop. Its
+/// identity tells its descriptors apart from any other, whatever number they get.
+struct UniqueFile {
+    path: std::path::PathBuf,
+}
+
+impl UniqueFile {
+    fn create(what: &str) -> (UniqueFile, File) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "cucore-ipc-test-{}-{}-{}",
+            std::process::id(),
+            what,
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path).unwrap();
+        (UniqueFile { path }, file)
+    }
+}
+
+impl Drop for UniqueFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn id_of(file: &File) -> FileId {
+    use std::os::unix::fs::MetadataExt;
+    let m = file.metadata().unwrap();
+    (m.dev(), m.ino())
+}
+
+/// The descriptors of this process that refer to the file `id` now. Another thread may open and
+/// close files meanwhile and reuse any descriptor number, but none of them reaches this file, so
+/// the answer does not depend on what runs beside the test (checking whether a number is open did:
+/// a parallel test could take the number the moment it was closed).
+fn descriptors_of(id: FileId) -> Vec<i32> {
+    use std::os::unix::fs::MetadataExt;
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc/self/fd").unwrap().flatten() {
+        let fd: i32 = match entry.file_name().to_str().and_then(|n| n.parse().ok()) {
+            Some(fd) => fd,
+            None => continue,
+        };
+        // Follows the link to what the descriptor refers to; it may have been closed meanwhile.
+        if let Ok(m) = std::fs::metadata(entry.path()) {
+            if (m.dev(), m.ino()) == id {
+                found.push(fd);
+            }
+        }
+    }
+    found
+}
+
 #[test]
 fn a_pool_handle_owns_its_descriptor() {
-    let fd = File::open("/dev/null").unwrap().into_raw_fd();
+    let (_file, opened) = UniqueFile::create("owned");
+    let id = id_of(&opened);
+    let fd = opened.into_raw_fd();
+    assert_eq!(descriptors_of(id), vec![fd]);
     // SAFETY: a descriptor we own.
     let owned = unsafe { OwnedFd::from_raw_fd(fd) };
     let handle = ipc::PoolHandle::new(owned, MemoryResourceKind::Pinned, [7; 16]);
@@ -30,15 +91,19 @@ fn a_pool_handle_owns_its_descriptor() {
     assert_eq!((raw.fd, raw.kind, raw.pool_id), (fd, cucore::sys::CUCORE_MEMORY_RESOURCE_PINNED as u32, [7; 16]));
     assert!(format!("{:?}", handle).contains("0707"));
     drop(handle);
-    assert!(!fd_is_open(fd), "dropping the handle closes its descriptor");
+    assert_eq!(descriptors_of(id), Vec::<i32>::new(), "dropping the handle closes its descriptor");
 
-    let fd = File::open("/dev/null").unwrap().into_raw_fd();
+    let (_file, opened) = UniqueFile::create("given-up");
+    let id = id_of(&opened);
+    let fd = opened.into_raw_fd();
     // SAFETY: a descriptor we own.
     let handle = ipc::PoolHandle::new(unsafe { OwnedFd::from_raw_fd(fd) }, MemoryResourceKind::Device, [0; 16]);
     let kept = handle.into_raw_fd();
-    assert!(fd_is_open(kept), "into_raw_fd gives the descriptor up");
+    assert_eq!(kept, fd);
+    assert_eq!(descriptors_of(id), vec![kept], "into_raw_fd gives the descriptor up, still open");
     // SAFETY: ours again, closed here.
     drop(unsafe { OwnedFd::from_raw_fd(kept) });
+    assert_eq!(descriptors_of(id), Vec::<i32>::new());
 }
 
 #[test]
