@@ -11,9 +11,7 @@
 #                                        land in build/fuzz/artifacts/
 #   scripts/fuzz.sh --list
 # Every run is bounded in time (-max_total_time, -timeout) and memory (-rss_limit_mb,
-# -malloc_limit_mb). Environment: CUCORE_FUZZ_MISUSE=1 adds misuse operations to
-# api_sequence; CUCORE_FUZZ_KNOWN_DEFECTS=1 also feeds and checks the defects listed in
-# tests/fuzz/findings/README.md. Extra libFuzzer flags: FUZZ_FLAGS="...".
+# -malloc_limit_mb). Extra libFuzzer flags: FUZZ_FLAGS="...".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -33,6 +33,7 @@
 #include "core/graphics.hpp"
 #include "core/stream.hpp"
 #include "capi/handle_types.hpp"  // generated: CoreOf<>
+#include "capi/struct_fields.hpp"  // generated: FieldsOf<>
 #include "cucore.h"
 
 namespace cucore::capi {
@@ -118,7 +119,8 @@ inline void release(Handle *handle) {
 }
 
 // Reads a versioned options struct: NULL gives `defaults`; a smaller
-// struct_size (an older caller) reads only the fields it has; a larger one (a
+// struct_size (an older caller) reads only the fields it has (one that ends
+// inside a field is refused); a larger one (a
 // newer caller) is accepted only if the fields this library does not know are 0.
 template <class Options>
 inline Options read_options(const Options *options, const Options &defaults, const char *argument) {
@@ -139,6 +141,12 @@ inline Options read_options(const Options *options, const Options &defaults, con
                                       "' sets fields this version of libcucore does not know (struct_size " +
                                       std::to_string(size) + ", known " + std::to_string(sizeof(Options)) + ")");
     }
+    if (size < sizeof(Options))
+        for (const FieldSpan &field : FieldsOf<Options>::fields)  // an older struct ends between fields
+            if (field.offset < size && size < field.offset + field.size)
+                core::throw_invalid_argument(std::string("argument '") + argument + "' has struct_size " +
+                                             std::to_string(size) + ", which ends inside its field '" + field.name +
+                                             "'; initialise it with its _OPTIONS_INIT macro");
     Options result = defaults;
     std::memcpy(&result, options, size < sizeof(Options) ? size : sizeof(Options));
     result.struct_size = sizeof(Options);

@@ -94,9 +94,11 @@ BufferExport decode_buffer(const uint8_t *bytes, uint64_t size) {
     if (get<uint64_t>(bytes + kBufferChecksumOffset) != fnv1a64(bytes, kBufferChecksumOffset))
         corrupted("buffer descriptor", "checksum mismatch");
     BufferExport exported;
-    exported.kind = static_cast<cucore_memory_resource_kind_t>(get<uint32_t>(bytes + kKindOffset));
-    if (exported.kind != CUCORE_MEMORY_RESOURCE_DEVICE && exported.kind != CUCORE_MEMORY_RESOURCE_PINNED)
-        corrupted("buffer descriptor", "unknown pool kind " + std::to_string(static_cast<int>(exported.kind)));
+    // Compared as the integer it is on the wire: only a known kind becomes the enum.
+    const uint32_t kind = get<uint32_t>(bytes + kKindOffset);
+    if (kind != CUCORE_MEMORY_RESOURCE_DEVICE && kind != CUCORE_MEMORY_RESOURCE_PINNED)
+        corrupted("buffer descriptor", "unknown pool kind " + std::to_string(kind));
+    exported.kind = static_cast<cucore_memory_resource_kind_t>(kind);
     for (size_t i = kReservedOffset; i < kBufferChecksumOffset; ++i)
         if (bytes[i] != 0) corrupted("buffer descriptor", "reserved bytes are not zero");
     std::memcpy(exported.pool_id.data(), bytes + kPoolIdOffset, exported.pool_id.size());

@@ -10,12 +10,10 @@
 // object is left (live object counts and the fake driver's counters return to
 // where they were).
 //
-// Misuse (CUCORE_FUZZ_MISUSE=1): extra releases and uses of handles their
-// owner has released (among them a memory resource released twice while its
-// buffers live) must return CUCORE_ERROR_INVALID_HANDLE and leave every other
-// owner's objects working and intact; a new handle never equals a released
-// one. Off by default: until the handle rework lands, a released handle is a
-// freed pointer and these crash.
+// Misuse: extra releases and uses of handles their owner has released (among
+// them a memory resource released twice while its buffers live) must return
+// CUCORE_ERROR_INVALID_HANDLE and leave every other owner's objects working and
+// intact; a new handle never equals a released one.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -30,7 +28,6 @@ constexpr int kOwners = 3;
 constexpr size_t kMaxEach = 6;
 constexpr int kMaxSteps = 96;
 
-bool g_misuse = false;
 cucore_device_t *g_devices[2];
 cucore_stream_t *g_readers[2];  // the harness's own streams, one per device, for reading back
 fuzz::Balance g_baseline;
@@ -54,10 +51,9 @@ struct Owner {
 };
 Owner g_owners[kOwners];
 
-// With misuse on, a stale handle must never come back as a new object's.
+// A stale handle must never come back as a new object's.
 template <class T>
 void check_fresh(T *handle) {
-    if (!g_misuse) return;
     for (Owner &o : g_owners) {
         const void *h = handle;
         auto in = [h](const auto &v) { return std::find(v.begin(), v.end(), h) != v.end(); };
@@ -258,7 +254,7 @@ void step(FuzzedDataProvider &in, Owner &o) {
             }
             break;
         case 15:  // misuse: an extra release of a released handle
-            if (g_misuse) {
+            {
                 const int kind = in.ConsumeIntegralInRange<int>(0, 3);
                 cucore_status_t st = CUCORE_ERROR_INVALID_HANDLE;
                 if (kind == 0 && !o.dead_resources.empty())
@@ -274,7 +270,7 @@ void step(FuzzedDataProvider &in, Owner &o) {
             }
             break;
         case 16:  // misuse: a use of a released handle
-            if (g_misuse) {
+            {
                 const int kind = in.ConsumeIntegralInRange<int>(0, 3);
                 cucore_status_t st = CUCORE_ERROR_INVALID_HANDLE;
                 uint64_t size = 0;
@@ -311,7 +307,6 @@ void release_everything() {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-    g_misuse = fuzz::env_flag("CUCORE_FUZZ_MISUSE");
     fake::install(2);
     FUZZ_OK(cucore_device_get(0, &g_devices[0]));
     FUZZ_OK(cucore_device_get(1, &g_devices[1]));

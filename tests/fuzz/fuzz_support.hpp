@@ -116,12 +116,4 @@ inline bool env_flag(const char *name) {
     return v && *v && std::strcmp(v, "0") != 0;
 }
 
-// CUCORE_FUZZ_KNOWN_DEFECTS=1: also check (and feed) what defects reported
-// and not yet fixed break (each guard names its reproducer in
-// tests/fuzz/findings/); off by default so CI stays green meanwhile.
-inline bool known_defects() {
-    static const bool on = env_flag("CUCORE_FUZZ_KNOWN_DEFECTS");
-    return on;
-}
-
 }  // namespace fuzz

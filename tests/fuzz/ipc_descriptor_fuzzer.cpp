@@ -38,7 +38,6 @@ struct World {
     fuzz::Balance baseline;
 };
 World *g;
-bool g_check_size = false;  // CUCORE_FUZZ_KNOWN_DEFECTS=1
 
 void repair(std::vector<uint8_t> &d, bool event) {
     if (event) {
@@ -81,11 +80,9 @@ void import_buffer(const std::vector<uint8_t> &d) {
     FUZZ_CHECK(size == fuzz::get_le(d.data() + 32, 8), "buffer size %llu, descriptor says %llu",
                (unsigned long long)size, (unsigned long long)fuzz::get_le(d.data() + 32, 8));
     // A descriptor that claims more than the exporter's allocation must not
-    // give a buffer reaching past it. Known defect (tests/fuzz/findings/
-    // ipc_descriptor-forged-size): the size is taken from the descriptor
-    // unchecked; checked only with CUCORE_FUZZ_KNOWN_DEFECTS=1 until that is fixed.
+    // give a buffer reaching past it (the import checks the driver's range).
     if (size > kBufferSize) {
-        FUZZ_CHECK(!g_check_size, "imported buffer of %llu bytes over a %llu-byte allocation",
+        FUZZ_CHECK(false, "imported buffer of %llu bytes over a %llu-byte allocation",
                    (unsigned long long)size, (unsigned long long)kBufferSize);
         FUZZ_OK(cucore_buffer_release(b));
         return;
@@ -117,7 +114,6 @@ void import_event(const std::vector<uint8_t> &d) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-    g_check_size = fuzz::known_defects();
     fake::install(2);
     g = new World;
     FUZZ_OK(cucore_device_get(0, &g->d0));
@@ -162,13 +158,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         d.assign(data + 1, data + size);
     }
     if (fix) repair(d, event);
-    // Known defect (tests/fuzz/findings/ipc_descriptor-enum-kind): decode_buffer
-    // loads the kind field as cucore_memory_resource_kind_t before checking it,
-    // undefined for values above INT32_MAX (UBSan: invalid enum load). Such
-    // inputs are skipped unless CUCORE_FUZZ_KNOWN_DEFECTS=1.
-    if (!event && !fuzz::known_defects() && d.size() == CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE &&
-        fuzz::get_le(d.data() + 12, 4) > 0x7fffffffu)
-        return 0;
     if (event)
         import_event(d);
     else

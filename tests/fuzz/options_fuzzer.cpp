@@ -63,14 +63,10 @@ struct Strings {
     }
 };
 
-// Known defect (tests/fuzz/findings/options-enum-backend): capi loads the
-// enum fields as their enum types before range-checking them; the enums
-// (..._FORCE_INT32 = 0x7fffffff) span 0..INT32_MAX, so larger values are an
-// invalid enum load (UBSan). Fed only with CUCORE_FUZZ_KNOWN_DEFECTS=1.
+// Any 32-bit value, above INT32_MAX too: capi reads enum fields as integers first.
 template <class Enum>
 void set_raw(Enum &field, uint32_t value) {
     static_assert(sizeof(Enum) == sizeof(uint32_t));
-    if (!fuzz::known_defects()) value &= 0x7fffffffu;
     std::memcpy(&field, &value, sizeof value);
 }
 uint32_t toggle(FuzzedDataProvider &in) {
@@ -87,16 +83,10 @@ uint32_t pick_size(FuzzedDataProvider &in) {
     switch (in.ConsumeIntegralInRange<int>(0, 5)) {
         case 0: return 0;
         case 1: {
-            // An older caller's size ends at a field boundary. Known defect
-            // (tests/fuzz/findings/options-struct-size-splits-field): capi's
-            // read_options copies struct_size bytes even when that splits a
-            // field, so a size inside a pointer leaves half of it over the
-            // default and the library reads a wild pointer; such sizes are
-            // refused by nothing. They are fuzzed with
-            // CUCORE_FUZZ_KNOWN_DEFECTS=1; otherwise multiples of 8, which
-            // never split a field of these structs.
+            // Any smaller size: one ending inside a field is refused (INVALID_ARGUMENT),
+            // one between fields is an older caller's struct.
             const uint32_t n = in.ConsumeIntegralInRange<uint32_t>(1, sizeof(T) - 1);
-            return fuzz::known_defects() ? n : n & ~7u;
+            return n;
         }
         case 2: return sizeof(T) + in.ConsumeIntegralInRange<uint32_t>(1, 64);
         default: return sizeof(T);

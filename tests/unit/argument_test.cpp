@@ -163,6 +163,32 @@ TEST_F(ArgumentTest, OptionsAreValidated) {
     cucore_stream_release(stream);
 }
 
+TEST_F(ArgumentTest, AStructSizeEndingInsideAFieldIsRefused) {
+    // 12 bytes end halfway through `name` (bytes 8..15): reading it would leave half a pointer (a crash in strlen
+    // found by the options fuzzer). Sizes between fields are an older caller's struct and stay accepted
+    // (OptionsAreValidated).
+    cucore_linker_options_t options = CUCORE_LINKER_OPTIONS_INIT;
+    options.name = "halved";
+    options.backend = CUCORE_BACKEND_DRIVER;
+    const std::string image = fake::image({"k"}, {});
+    cucore_object_code_t *inputs[1] = {nullptr};
+    ASSERT_EQ(cucore_object_code_create(image.data(), image.size(), CUCORE_CODE_CUBIN, "m", &inputs[0]),
+              CUCORE_SUCCESS);
+    cucore_linker_t *linker = reinterpret_cast<cucore_linker_t *>(0x1);
+    for (uint32_t size : {9u, 12u, 15u, 17u, 23u}) {  // inside `name` (8..15) or `arch` (16..23)
+        options.struct_size = size;
+        expect(cucore_linker_create(inputs, 1, &options, &linker), "cucore_linker_create", "ends inside its field");
+        EXPECT_EQ(linker, nullptr);
+    }
+    options.struct_size = 12;
+    expect(cucore_linker_create(inputs, 1, &options, &linker), "cucore_linker_create", "field 'name'");
+    cucore_object_code_release(inputs[0]);
+    cucore_stream_options_t stream_options = CUCORE_STREAM_OPTIONS_INIT;
+    stream_options.struct_size = offsetof(cucore_stream_options_t, priority) + 1;
+    cucore_stream_t *stream = nullptr;
+    expect(cucore_stream_create(d_, &stream_options, &stream), "cucore_stream_create", "field 'priority'");
+}
+
 cucore_status_t refuse_allocate(void *, uint64_t, cucore_stream_t *, uint64_t *) { return CUCORE_ERROR_OUT_OF_MEMORY; }
 cucore_status_t ignore_deallocate(void *, uint64_t, uint64_t, cucore_stream_t *) { return CUCORE_SUCCESS; }
 
