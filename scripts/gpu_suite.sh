@@ -145,12 +145,15 @@ for binary in "$stage"/rust/*; do
     [[ -x "$binary" && -f "$binary" && "$binary" != *.so* ]] || continue
     echo "== rust $(basename "$binary")" >>"$log"
     part="$out/.part_rust"
-    # --nocapture: the skip lines ("skipped: <reason>") of passing tests reach the log and the count.
+    # --nocapture: each skipping test's line ("skipped: <test>: <reason>") reaches the log too.
+    # The count is the summary each binary prints at exit, after its "test result" line
+    # ("skipped: N of the tests above ...", cucore/tests/common/skips.rs), which per-test lines
+    # interleaved with libtest's cannot disturb.
     timeout 300 "$binary" --test-threads=4 --nocapture >"$part" 2>&1 || rust_rc=$?
     cat "$part" >>"$log"
-    rust_p=$((rust_p + $(grep -Eo '[0-9]+ passed' "$part" | awk '{s+=$1} END {print s+0}')))
-    rust_f=$((rust_f + $(grep -Eo '[0-9]+ failed' "$part" | awk '{s+=$1} END {print s+0}')))
-    rust_s=$((rust_s + $(grep -c '^skipped:' "$part" || true)))
+    rust_p=$((rust_p + $(grep -E '^test result:' "$part" | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')))
+    rust_f=$((rust_f + $(grep -E '^test result:' "$part" | grep -Eo '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')))
+    rust_s=$((rust_s + $(grep -Eo '^skipped: [0-9]+ of the tests' "$part" | awk '{s+=$2} END {print s+0}')))
     rm -f "$part"
 done
 # A Rust test that skips prints its reason and then passes: count it as skipped only.

@@ -10,7 +10,8 @@ honoured as by cargo itself.
 
 The binaries carry the RUNPATH `<libcucore dir>:$ORIGIN`, so in DIR they find the copied
 libcucore.so.0 beside them. Each is a libtest binary: run it with no arguments; GPU tests print
-"skipped: ..." and pass where there is no driver or device.
+"skipped: ..." and pass where there is no driver or device; each binary then ends with how many
+of its tests skipped and why ("skipped: N of the tests above ...").
 """
 import argparse
 import json

@@ -7,6 +7,11 @@ use std::sync::Arc;
 use crate::common::owner_handoff;
 use crate::*;
 
+// The integration tests' skip reporting (a summary on stdout at exit, which cargo shows).
+#[path = "../tests/common/skips.rs"]
+mod skips;
+use skips::skip;
+
 fn assert_send_sync<T: Send + Sync>() {}
 
 // Compile-time: every handle type (and the error) may cross threads.
@@ -19,6 +24,20 @@ const _: fn() = || {
     assert_send_sync::<Buffer>();
     assert_send_sync::<Error>();
 };
+
+/// What a test binary prints at exit when tests skipped: the count scripts/gpu_suite.sh reads,
+/// then one line per reason with its tests.
+#[test]
+fn skip_summary_counts_and_groups_by_reason() {
+    let skips: Vec<(String, String)> = [("a", "no driver"), ("b", "no NVRTC"), ("c", "no driver")]
+        .iter()
+        .map(|(t, r)| (t.to_string(), r.to_string()))
+        .collect();
+    assert_eq!(
+        skips::summary(&skips),
+        "\nskipped: 3 of the tests above (libtest counts them as passed):\n    2: no driver: a, c\n    1: no NVRTC: b\n"
+    );
+}
 
 #[test]
 fn handles_are_send_and_sync() {
@@ -148,13 +167,19 @@ fn error_display() {
 fn no_driver_errors_carry_status_and_message() {
     let e = match Device::count() {
         Ok(n) => {
-            eprintln!("skipped: a CUDA driver is installed ({} device(s)); the no-driver path is not testable here", n);
+            skip(
+                "no_driver_errors_carry_status_and_message",
+                &format!("a CUDA driver is installed ({} device(s)); the no-driver path is not testable here", n),
+            );
             return;
         }
         Err(e) => e,
     };
     if e.status != Status::NoDriver {
-        eprintln!("skipped: a CUDA driver is installed but failed ({}); the no-driver path is not testable here", e);
+        skip(
+            "no_driver_errors_carry_status_and_message",
+            &format!("a CUDA driver is installed but failed ({}); the no-driver path is not testable here", e),
+        );
         return;
     }
     assert!(e.message.contains("libcuda"), "message should name libcuda: {:?}", e.message);
@@ -594,7 +619,10 @@ fn no_driver_memory_errors() {
     match Device::count() {
         Err(e) if e.status == Status::NoDriver => {}
         other => {
-            eprintln!("skipped: a CUDA driver is installed ({:?}); the no-driver path is not testable here", other);
+            skip(
+                "no_driver_memory_errors",
+                &format!("a CUDA driver is installed ({:?}); the no-driver path is not testable here", other),
+            );
             return;
         }
     }

@@ -109,7 +109,7 @@ fn gl_devices_without_a_gl_context_fail_clearly() {
     let e = gl_get_devices(GlDeviceList::All).expect_err("no GL context is current on a test thread");
     match e.status {
         Status::NoDriver | Status::NoDevice => {
-            eprintln!("skipped: gl_devices_without_a_gl_context_fail_clearly: no CUDA driver or device ({})", e);
+            common::skip("gl_devices_without_a_gl_context_fail_clearly", &format!("no CUDA driver or device ({})", e));
         }
         _ => {
             assert_eq!(e.status, Status::Cuda, "{}", e);

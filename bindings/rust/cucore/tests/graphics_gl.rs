@@ -39,7 +39,7 @@ fn gl_setup(test: &str) -> Option<(Device, EglContext)> {
             panic!("{}: CUCORE_GL_REQUIRED=1 but there is no NVIDIA GL context on CUDA device 0: {}", test, reason)
         }
         Err(reason) => {
-            eprintln!("skipped: {}: no NVIDIA GL context on CUDA device 0: {}", test, reason);
+            common::skip(test, &format!("no NVIDIA GL context on CUDA device 0: {}", reason));
             None
         }
     }
@@ -106,7 +106,7 @@ fn egl_helper_gives_a_reason_when_unavailable() {
         Err(reason) if gl_required() => panic!("CUCORE_GL_REQUIRED=1 but no NVIDIA GL context: {}", reason),
         Err(reason) => {
             assert!(!reason.is_empty());
-            eprintln!("skipped: egl_helper_gives_a_reason_when_unavailable: no NVIDIA GL context: {}", reason);
+            common::skip("egl_helper_gives_a_reason_when_unavailable", &format!("no NVIDIA GL context: {}", reason));
             eprintln!("(an impossible CUDA ordinal: {})", far);
         }
     }

@@ -126,7 +126,7 @@ fn export_and_refusals_in_one_process() {
         let pool = match MemoryResource::device_pool(&dev, DeviceMemoryResourceOptions::default().ipc_enabled(true)) {
             Ok(p) => p,
             Err(e) if e.status == Status::NotSupported => {
-                eprintln!("skipped: export_and_refusals_in_one_process: no IPC-enabled pools ({})", e);
+                common::skip("export_and_refusals_in_one_process", &format!("no IPC-enabled pools ({})", e));
                 return;
             }
             Err(e) => panic!("an IPC-enabled device_pool: {}", e),

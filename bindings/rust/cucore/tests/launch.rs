@@ -198,7 +198,7 @@ fn argument_count_and_sizes_are_checked() {
     let k = gpu_kernel(&dev, SAXPY, "saxpy");
     if let Err(e) = k.param_count() {
         assert_eq!(e.status, Status::NotSupported, "{}", e);
-        eprintln!("skipped: argument_count_and_sizes_are_checked: the driver reports no parameter info ({})", e);
+        common::skip("argument_count_and_sizes_are_checked", &format!("the driver reports no parameter info ({})", e));
         return;
     }
     let s = dev.create_stream(StreamOptions::default()).unwrap();
@@ -265,7 +265,7 @@ fn cooperative_launch_with_a_grid_wide_barrier() {
     let dev = require_gpu!("cooperative_launch_with_a_grid_wide_barrier");
     require_nvrtc!("cooperative_launch_with_a_grid_wide_barrier");
     if dev.attribute(DeviceAttribute::COOPERATIVE_LAUNCH).unwrap() == 0 {
-        eprintln!("skipped: cooperative_launch_with_a_grid_wide_barrier: the device has no cooperative launch");
+        common::skip("cooperative_launch_with_a_grid_wide_barrier", "the device has no cooperative launch");
         return;
     }
     // Each block writes its slot, then waits at a hand-made grid barrier (an atomic counter):

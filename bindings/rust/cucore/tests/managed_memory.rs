@@ -105,7 +105,7 @@ fn managed(test: &str, dev: &Device, options: ManagedMemoryResourceOptions) -> O
         Ok(mr) => Some(mr),
         Err(e) if e.status == Status::NotSupported => {
             let what = if options.use_pool { "managed memory pools" } else { "managed memory" };
-            eprintln!("skipped: {}: no {} here ({})", test, what, e);
+            common::skip(test, &format!("no {} here ({})", what, e));
             None
         }
         Err(e) => panic!("MemoryResource::managed: {}", e),

@@ -189,14 +189,14 @@ fn peer_access_between_devices() {
     let peer = match Device::count().unwrap() {
         n if n >= 2 => Device::get(1).unwrap(),
         _ => {
-            eprintln!("skipped: {}: the second-device part needs two GPUs", name);
+            common::skip(name, "the second-device part needs two GPUs");
             return;
         }
     };
     if !peer.can_access_peer(&dev).unwrap() {
         let e = pool.set_peer_access(&peer, Access::ReadWrite).unwrap_err();
         assert_eq!(e.status, Status::NotSupported, "{}", e);
-        eprintln!("skipped: {}: device 1 cannot reach device 0's memory", name);
+        common::skip(name, "device 1 cannot reach device 0's memory");
         return;
     }
     assert_eq!(pool.peer_access(&peer).unwrap(), Access::None);

@@ -20,6 +20,8 @@ pub use cucore::{
 
 mod arena;
 pub use arena::{peek, poke, Arena, Log};
+mod skips;
+pub use skips::skip;
 
 pub static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -31,11 +33,11 @@ pub fn serial() -> MutexGuard<'static, ()> {
 pub fn gpu(test: &str) -> Option<Device> {
     match Device::count() {
         Err(e) => {
-            eprintln!("skipped: {}: no usable CUDA driver ({})", test, e);
+            skip(test, &format!("no usable CUDA driver ({})", e));
             None
         }
         Ok(0) => {
-            eprintln!("skipped: {}: no CUDA device visible", test);
+            skip(test, "no CUDA device visible");
             None
         }
         Ok(_) => Some(Device::get(0).expect("Device::get(0)")),
@@ -90,7 +92,7 @@ pub fn default_pool(test: &str, dev: &Device) -> Option<MemoryResource> {
     match MemoryResource::device_default(dev) {
         Ok(mr) => Some(mr),
         Err(e) if e.status == Status::NotSupported => {
-            eprintln!("skipped: {}: the device has no memory pools ({})", test, e);
+            skip(test, &format!("the device has no memory pools ({})", e));
             None
         }
         Err(e) => panic!("MemoryResource::device_default: {}", e),
@@ -112,7 +114,7 @@ pub fn supported<T>(test: &str, what: &str, result: cucore::Result<T>) -> Option
     match result {
         Ok(v) => Some(v),
         Err(e) if e.status == Status::NotSupported => {
-            eprintln!("skipped: {}: {} not supported here ({})", test, what, e);
+            skip(test, &format!("{} not supported here ({})", what, e));
             None
         }
         Err(e) => panic!("{}: {}", what, e),
@@ -156,7 +158,7 @@ pub fn nvrtc(test: &str) -> bool {
     match compiler_version(CompilerBackend::Nvrtc) {
         Ok(_) => true,
         Err(e) if e.status == Status::NotSupported => {
-            eprintln!("skipped: {}: NVRTC is not installed ({})", test, e);
+            skip(test, &format!("NVRTC is not installed ({})", e));
             false
         }
         Err(e) => panic!("compiler_version(NVRTC): {}", e),
@@ -177,7 +179,7 @@ pub fn nvjitlink(test: &str) -> bool {
     match compiler_version(CompilerBackend::NvJitLink) {
         Ok(_) => true,
         Err(e) if e.status == Status::NotSupported => {
-            eprintln!("skipped: {}: nvJitLink is not installed ({})", test, e);
+            skip(test, &format!("nvJitLink is not installed ({})", e));
             false
         }
         Err(e) => panic!("compiler_version(NVJITLINK): {}", e),
