@@ -34,10 +34,14 @@ fn has_library(dir: &Path) -> bool {
     ["libcucore.so", "libcucore.dylib", "cucore.lib"].iter().any(|name| dir.join(name).is_file())
 }
 
+/// The pkg-config program: `PKG_CONFIG`, else `pkg-config` on PATH.
+fn pkg_config_program() -> OsString {
+    env::var_os("PKG_CONFIG").filter(|p| !p.is_empty()).unwrap_or_else(|| OsString::from("pkg-config"))
+}
+
 /// `pkg-config ARGS cucore`, trimmed, or None when pkg-config is missing or does not know cucore.
 fn pkg_config(args: &[&str]) -> Option<String> {
-    let program = env::var_os("PKG_CONFIG").filter(|p| !p.is_empty()).unwrap_or_else(|| OsString::from("pkg-config"));
-    let out = Command::new(program).args(args).arg("cucore").output().ok()?;
+    let out = Command::new(pkg_config_program()).args(args).arg("cucore").output().ok()?;
     if !out.status.success() {
         return None;
     }
@@ -122,6 +126,9 @@ fn main() {
             found => {
                 let pkg = match found {
                     Some(Err(why)) => why,
+                    _ if Command::new(pkg_config_program()).arg("--version").output().is_err() => {
+                        format!("pkg-config cannot be run ({:?}; PKG_CONFIG names another)", pkg_config_program())
+                    }
                     _ => {
                         "pkg-config finds no cucore.pc (is PKG_CONFIG_PATH set to <prefix>/lib/pkgconfig?)".to_string()
                     }
