@@ -16,7 +16,7 @@ run time; tests/python/test_fast_paths.py checks every call site's arity against
 
 The library is searched, in order, at:
   1. the path in the environment variable CUCORE_LIBRARY (an error if set and unloadable),
-  2. a copy inside the package (cucore/libcucore.so*, placed there by the wheel build),
+  2. a copy inside the package (cucore/libcucore.so.0, built into the wheel by pip install),
   3. the repository's build tree (build/default/lib/libcucore.so) when running from a checkout,
   4. the system loader ("libcucore.so.0").
 If none loads, every call raises LibraryNotFoundError naming what was searched.
@@ -204,16 +204,29 @@ _unchecked = {}  # C name -> ctypes function without argtypes (or the same raise
 _namespaces = []  # (module globals, {global name: C name}, table) registered by bind*()
 
 
+def _package_dirs():
+    """The package's directories: its own, then any other of its __path__ (an editable install of
+    scikit-build-core keeps the sources in the tree and the built library in site-packages/cucore)."""
+    dirs = [PACKAGE_DIR]
+    package = sys.modules.get(__package__ or "")
+    for entry in getattr(package, "__path__", None) or ():
+        d = pathlib.Path(entry).resolve()
+        if d not in dirs and d.is_dir():
+            dirs.append(d)
+    return dirs
+
+
 def _candidates():
     """(description, loader argument) pairs in search order; description says why it was tried."""
     out = []
     env = os.environ.get("CUCORE_LIBRARY")
     if env:
         out.append(("CUCORE_LIBRARY", env))
-    local = sorted(PACKAGE_DIR.glob("libcucore.so*"), key=lambda p: (len(p.name), p.name))
-    local += sorted(PACKAGE_DIR.glob("libcucore*.dylib")) + sorted(PACKAGE_DIR.glob("cucore*.dll"))
-    for p in local:
-        out.append(("package copy", str(p)))
+    for directory in _package_dirs():
+        local = sorted(directory.glob("libcucore.so*"), key=lambda p: (len(p.name), p.name))
+        local += sorted(directory.glob("libcucore*.dylib")) + sorted(directory.glob("cucore*.dll"))
+        for p in local:
+            out.append(("package copy", str(p)))
     repo = PACKAGE_DIR.parents[2] if len(PACKAGE_DIR.parents) > 2 else None
     if repo is not None and (repo / "include" / "cucore.h").is_file():
         out.append(("build tree", str(repo / "build" / "default" / "lib" / "libcucore.so")))
@@ -229,7 +242,7 @@ def _search():
     if not env:
         report.append("CUCORE_LIBRARY: not set")
     if not any(d == "package copy" for d, _ in cands):
-        report.append(f"package copy: no libcucore.so* in {PACKAGE_DIR}")
+        report.append("package copy: no libcucore.so* in " + ", ".join(str(d) for d in _package_dirs()))
     if not any(d == "build tree" for d, _ in cands):
         report.append("build tree: not running from a repository checkout")
     for desc, arg in cands:
@@ -381,7 +394,9 @@ def _rebind_class_stubs(namespace):
     """Classes keep C functions as staticmethods (`_release = staticmethod(_fast_event_release)`),
     which captured the stub: point them at the loaded function, so no call pays the stub's detour."""
     for obj in list(namespace.values()):
-        if not isinstance(obj, type) or obj.__module__ != namespace.get("__name__"):
+        # A class of this module (cucore/__init__.py renames the public ones' __module__ to "cucore" and
+        # keeps the defining module in _cucore_module).
+        if not isinstance(obj, type) or vars(obj).get("_cucore_module", obj.__module__) != namespace.get("__name__"):
             continue
         for attr, value in list(vars(obj).items()):
             if isinstance(value, staticmethod):
