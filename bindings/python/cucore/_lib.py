@@ -31,6 +31,7 @@ import re
 import pathlib
 import sys
 import threading
+from typing import Any, Dict, List
 
 from . import _abi, _abi_constants
 
@@ -84,7 +85,7 @@ for _e in _abi_constants.ENUMS:
 _ARRAY = re.compile(r"^(.*)\[(\d+)\]$")
 
 # Struct classes exist before their fields are set, so that a function-pointer field may name its own struct.
-STRUCTS = {name: type(name, (ctypes.Structure,), {}) for name in _abi.STRUCTS}
+STRUCTS: Dict[str, Any] = {name: type(name, (ctypes.Structure,), {}) for name in _abi.STRUCTS}
 
 
 def ctype(spelling):
@@ -199,9 +200,9 @@ ReleaseErrorFn = CALLBACKS["cucore_release_error_fn"]
 _lock = threading.RLock()
 _dll = None
 _path = None
-_functions = {}  # C name -> ctypes function with argtypes (or a raiser for symbols the library lacks)
-_unchecked = {}  # C name -> ctypes function without argtypes (or the same raiser)
-_namespaces = []  # (module globals, {global name: C name}, table) registered by bind*()
+_functions: Dict[str, Any] = {}  # C name -> ctypes function with argtypes (or a raiser for symbols the library lacks)
+_unchecked: Dict[str, Any] = {}  # C name -> ctypes function without argtypes (or the same raiser)
+_namespaces: List[Any] = []  # (module globals, {global name: C name}, table) registered by bind*()
 
 
 def _package_dirs():
@@ -462,4 +463,4 @@ def new_out(ctype):
 handle_arg = ctypes.c_void_p.from_param
 
 
-_OUTS = {}
+_OUTS: Dict[Any, Any] = {}
