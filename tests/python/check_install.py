@@ -71,7 +71,8 @@ def main():
         index = ["--no-index", "--find-links", args.wheelhouse.resolve()]
     # The CMake build folder is kept under --work (not pip's temporary one), so the editable install
     # below finds the library already built.
-    pip_flags = ["--disable-pip-version-check", "--no-cache-dir", *index, f"-Cbuild-dir={work / 'cmake'}"]
+    pip_flags = ["--disable-pip-version-check", "--no-cache-dir", *index,
+                 f"--config-settings=build-dir={work / 'cmake'}"]
     for mode in ("wheel", "editable"):
         venv = work / f"venv-{mode}"
         run([sys.executable, "-m", "venv", venv], env=env)
