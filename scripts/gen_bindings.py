@@ -2,7 +2,8 @@
 """Generate every mechanical layer of libcucore from its C headers.
 
 The C headers (include/cucore/*.h) are the one hand-written declaration of the ABI. This script reads them
-with a real C parser (libclang; `pip install libclang`, which scripts/setup.sh does) and measures their
+with a real C parser (libclang, which scripts/setup.sh installs into build/venv: run it as
+`build/venv/bin/python scripts/gen_bindings.py`) and measures their
 structs with the C compiler, then writes:
 
   bindings/python/cucore/_abi.py              the Python raw layer: functions, structs (with the C
@@ -262,8 +263,8 @@ class Reader:
         try:
             import clang.cindex as ci
         except ImportError:
-            die("libclang's Python module is missing: python3 -m pip install libclang==18.1.1 "
-                "(scripts/setup.sh installs it)")
+            die("libclang's Python module is missing: run this script with the project's Python, "
+                "build/venv/bin/python (scripts/setup.sh installs libclang==18.1.1 there)")
         self.ci = ci
         self.docs = SourceDocs()
         self.typedef_of_decl: Dict[str, str] = {}  # struct/enum declaration USR -> typedef name

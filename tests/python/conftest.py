@@ -7,6 +7,7 @@
   an in-memory driver (tests/fake_driver) on machines without a GPU; CUCORE_TEST_FAKE_DRIVER=1 marks that run.
 """
 import ctypes
+import importlib
 import os
 import pathlib
 import sys
@@ -75,6 +76,18 @@ def pytest_report_header(config):
     lines.append(f"GPU: {count} device(s){' (fake driver)' if FAKE_DRIVER else ''}" if count
                  else f"GPU: none ({reason})")
     return lines
+
+
+def require_module(name, why):
+    """Import a tool module (mypy, scikit_build_core...), or skip without it: the GPU server runs these tests
+    with its own python3. Under CTest (CUCORE_TEST_REQUIRE_TOOLS=1, the project's venv of scripts/setup.sh)
+    a missing tool is a failure, never a skip."""
+    if os.environ.get("CUCORE_TEST_REQUIRE_TOOLS") == "1":
+        try:
+            return importlib.import_module(name)
+        except ImportError as e:
+            pytest.fail(f"{name} ({why}) is missing from {sys.executable}: run scripts/setup.sh ({e})")
+    return pytest.importorskip(name, reason=f"{name} ({why}) is not installed in {sys.executable}")
 
 
 @pytest.fixture

@@ -106,3 +106,46 @@ def test_env_var_naming_another_library_is_an_error(tmp_path):
         """, CUCORE_LIBRARY=_ctypes_module_path())
     assert r.returncode == 0, r.stderr
     assert "exports no cucore_version" in r.stdout
+
+
+def test_star_import_needs_no_library_and_no_driver(tmp_path):
+    # `from cucore import *` takes every name of __all__: none may ask the driver (the default streams are
+    # looked up on access, so they stay out of __all__ and stay reachable as attributes).
+    code = """
+        import cucore, cucore._lib as L
+        from cucore import *
+        names = dict(globals())
+        missing = [n for n in cucore.__all__ if n not in names]
+        assert not missing, missing
+        assert "LEGACY_DEFAULT_STREAM" not in cucore.__all__ and "LEGACY_DEFAULT_STREAM" in dir(cucore)
+        print("loaded" if L.is_loaded() else "not loaded")
+        """
+    r = run_python(code, CUCORE_LIBRARY=str(tmp_path / "missing" / "libcucore.so"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "not loaded"
+    # With the library but without a driver (the GPU server forces that too).
+    r = run_python(code, CUCORE_CUDA_DRIVER_PATH="/nonexistent/cucore-test/libcuda.so.1")
+    assert r.returncode == 0, r.stderr
+
+
+def test_public_classes_are_named_by_the_package():
+    # A traceback says cucore.NoDriverError, not cucore.common.NoDriverError; pickle still finds each class.
+    import pickle
+    import traceback
+
+    import cucore
+    classes = [getattr(cucore, n) for n in cucore.__all__ if isinstance(getattr(cucore, n), type)]
+    assert len(classes) > 40
+    for cls in classes:
+        assert cls.__module__ == "cucore", cls
+        assert getattr(cucore, cls.__qualname__) is cls
+        assert pickle.loads(pickle.dumps(cls)) is cls
+    try:
+        raise cucore.NoDriverError(cucore.Status.ERROR_NO_DRIVER, "no CUDA driver (test)")
+    except cucore.NoDriverError as e:
+        text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        again = pickle.loads(pickle.dumps(e))
+    assert "cucore.NoDriverError: " in text and "cucore.common" not in text, text
+    assert type(again) is cucore.NoDriverError and again.status == cucore.Status.ERROR_NO_DRIVER
+    assert pickle.loads(pickle.dumps(cucore.Status.ERROR_NO_DRIVER)) is cucore.Status.ERROR_NO_DRIVER
+    assert pickle.loads(pickle.dumps(cucore.LaunchConfig(grid=1, block=1))) == cucore.LaunchConfig(grid=1, block=1)

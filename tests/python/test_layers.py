@@ -94,16 +94,37 @@ def _functions(tree):
     return inside
 
 
+def _is_type_checking(node):
+    """`if TYPE_CHECKING:` (typing.TYPE_CHECKING: False at run time, True for type checkers)."""
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and (
+        (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+        or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+
+
+def _type_checking_only(tree):
+    """The nodes that only type checkers see: the bodies of top-level `if TYPE_CHECKING:` blocks. Imports
+    there name the classes of modules above for annotations (`-> Stream`); they never run, so they may go
+    upward; the `else:` branch declares the same names as None, handed down at run time."""
+    out = set()
+    for node in tree.body:
+        if _is_type_checking(node):
+            for child in node.body:
+                out.update(id(n) for n in ast.walk(child))
+    return out
+
+
 def layer_problems(module, source, allowed_late=ALLOWED_LATE_IMPORTS):
     """What breaks the one-way order in `source` (the text of `module`): a list of messages."""
     tree = ast.parse(source)
+    typing_only = _type_checking_only(tree)
     rank = RANK[module]
     first_def = min((n.lineno for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))),
                     default=float("inf"))
     inside = _functions(tree)
     problems = []
     for node in ast.walk(tree):
-        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or id(node) in typing_only:
             continue
         for target in _targets(node, module):
             where = f"{module}.py line {node.lineno}"
@@ -141,7 +162,10 @@ def handed_down(module, source):
 def _declared_at_top(source):
     """Names a module binds to None at its top level (`A = B = None`)."""
     names = set()
-    for node in ast.parse(source).body:
+    body = []
+    for node in ast.parse(source).body:  # the `else:` of `if TYPE_CHECKING:` counts as the top
+        body += node.orelse if _is_type_checking(node) else [node]
+    for node in body:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is None:
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return names

@@ -1,70 +1,104 @@
-"""The in-tree build backend, generated files and the package's documentation. No GPU needed."""
-import importlib
+"""Packaging (pyproject.toml: scikit-build-core builds libcucore into the wheel), generated files and the
+package's documentation. No GPU needed. The full `pip install` and `pip install -e` into fresh virtual
+environments, which compile the library, are CTest's python_install (check_install.py)."""
+import ast
+import os
 import subprocess
 import sys
 import tarfile
-import zipfile
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, require_module
 
 BINDING = REPO / "bindings" / "python"
 
 
-@pytest.fixture
-def backend(monkeypatch):
-    monkeypatch.syspath_prepend(str(BINDING / "_build_backend"))
-    return importlib.import_module("cucore_build")
+def _pyproject():
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        tomllib = require_module("tomli", "reads pyproject.toml before Python 3.11")
+    return tomllib.loads((BINDING / "pyproject.toml").read_text())
 
 
-def test_pure_wheel(backend, tmp_path, monkeypatch):
-    monkeypatch.delenv("CUCORE_LIBRARY", raising=False)
-    name = backend.build_wheel(str(tmp_path))
-    assert name == "cucore-0.1.0-py3-none-any.whl"
-    with zipfile.ZipFile(tmp_path / name) as zf:
-        names = zf.namelist()
-        assert "cucore/__init__.py" in names and "cucore/_abi.py" in names
-        assert "cucore/device_attributes.py" in names
-        assert not any("libcucore" in n for n in names)
-        assert "cucore-0.1.0.dist-info/RECORD" in names
-        meta = zf.read("cucore-0.1.0.dist-info/METADATA").decode()
-        assert "Name: cucore" in meta and "Requires-Python: >=3.8" in meta
-        assert "Tag: py3-none-any" in zf.read("cucore-0.1.0.dist-info/WHEEL").decode()
-        record = zf.read("cucore-0.1.0.dist-info/RECORD").decode()
-        assert "cucore/_lib.py,sha256=" in record
+def _backend(hook, *args):
+    """Call a PEP 517 hook of scikit-build-core in a subprocess run in bindings/python (hooks read the
+    current directory), and return what it returned."""
+    require_module("scikit_build_core", "the binding's build backend")
+    code = (f"import sys, scikit_build_core.build as b; r = b.{hook}(*sys.argv[1:]); "
+            "print('RESULT', r)")
+    r = subprocess.run([sys.executable, "-c", code, *map(str, args)], cwd=BINDING, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout.split("RESULT ", 1)[1].strip()
 
 
-def test_wheel_bundles_the_library(backend, tmp_path, monkeypatch, lib):
-    monkeypatch.setenv("CUCORE_LIBRARY", lib.path())
-    name = backend.build_wheel(str(tmp_path))
-    assert "py3-none-any" not in name
-    with zipfile.ZipFile(tmp_path / name) as zf:
-        libs = [n for n in zf.namelist() if n.startswith("cucore/libcucore")]
-        assert len(libs) == 1
-        assert zf.getinfo(libs[0]).file_size > 10000
+def test_pyproject_builds_the_library_into_the_package():
+    project = _pyproject()
+    assert project["build-system"]["build-backend"] == "scikit_build_core.build"
+    assert any(r.startswith("scikit-build-core") for r in project["build-system"]["requires"])
+    meta = project["project"]
+    assert meta["license"] == "Apache-2.0" and meta["license-files"] == ["LICENSE"]
+    skb = project["tool"]["scikit-build"]
+    assert skb["build"]["targets"] == ["cucore"]          # the library only: no tests, examples, benchmarks
+    assert skb["install"]["components"] == ["python"]
+    assert skb["wheel"]["packages"] == ["cucore"]
+    cmake = (BINDING / "CMakeLists.txt").read_text()
+    assert "DESTINATION cucore" in cmake and "COMPONENT python" in cmake
+    for option in ("TESTS", "BENCH", "EXAMPLES", "RUST", "PYTHON"):
+        assert f"set(CUCORE_BUILD_{option} OFF)" in cmake, option
+    # The license is the repository's: bindings/python/LICENSE is a copy (an sdist cannot hold a link out of
+    # its folder, and license-files may not name ../..), and must stay the same text.
+    assert (BINDING / "LICENSE").read_bytes() == (REPO / "LICENSE").read_bytes()
+    assert not (BINDING / "LICENSE").is_symlink()
+    assert "Apache License" in (REPO / "LICENSE").read_text()
+    assert (BINDING / "cucore" / "py.typed").is_file()
+    assert not (BINDING / "_build_backend").exists()
 
 
-def test_sdist_and_editable(backend, tmp_path):
-    name = backend.build_sdist(str(tmp_path))
+def test_the_loader_looks_in_the_package_first():
+    # The wheel installs cucore/libcucore.so.0; _lib.py tries it right after CUCORE_LIBRARY.
+    text = (BINDING / "cucore" / "_lib.py").read_text()
+    order = [text.index(s) for s in ('("CUCORE_LIBRARY", env)', '("package copy",', '("build tree",',
+                                     '("system loader",')]
+    assert order == sorted(order)
+
+
+def test_wheel_metadata(tmp_path):
+    name = _backend("prepare_metadata_for_build_wheel", tmp_path)
+    assert name == "cucore-0.1.0.dist-info"
+    dist_info = tmp_path / name
+    meta = (dist_info / "METADATA").read_text()
+    for line in ("Name: cucore", "Version: 0.1.0", "License-Expression: Apache-2.0", "License-File: LICENSE",
+                 "Requires-Python: >=3.8", "Classifier: Typing :: Typed"):
+        assert line + "\n" in meta, line
+    assert (dist_info / "licenses" / "LICENSE").read_text() == (REPO / "LICENSE").read_text()
+
+
+def test_sdist_and_editable(tmp_path):
+    name = _backend("build_sdist", tmp_path)
+    assert name == "cucore-0.1.0.tar.gz"
     with tarfile.open(tmp_path / name) as tf:
-        names = tf.getnames()
-    assert "cucore-0.1.0/pyproject.toml" in names and "cucore-0.1.0/_build_backend/cucore_build.py" in names
-    assert "cucore-0.1.0/cucore/stream.py" in names
-    ed = backend.build_editable(str(tmp_path / "ed"), None) if (tmp_path / "ed").mkdir() is None else None
-    with zipfile.ZipFile(tmp_path / "ed" / ed) as zf:
-        assert "__editable__.cucore.pth" in zf.namelist()
-    assert backend.get_requires_for_build_wheel() == []
+        names = set(tf.getnames())
+        license_text = tf.extractfile("cucore-0.1.0/LICENSE").read().decode()
+    for member in ("pyproject.toml", "CMakeLists.txt", "LICENSE", "README.md", "PKG-INFO", "cucore/stream.py",
+                   "cucore/_abi.py", "cucore/device_attributes.py", "cucore/py.typed"):
+        assert f"cucore-0.1.0/{member}" in names, member
+    assert "Apache License" in license_text
+    assert not any("libcucore" in n or "__pycache__" in n for n in names), sorted(names)
+    # Editable installs go through the same backend (built for real by CTest's python_install).
+    assert _backend("get_requires_for_build_editable") == "[]"
 
 
 def test_abi_table_is_pure_data():
-    import ast
     for name in ("_abi.py", "_abi_constants.py"):
         tree = ast.parse((BINDING / "cucore" / name).read_text())
         assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom, ast.Call))], name
+
+
 def test_every_module_and_public_name_has_a_docstring():
     # Every module, and every public class, function and method (property setters aside), says what it is.
-    import ast
     missing = []
     for path in sorted((BINDING / "cucore").glob("*.py")):
         if path.name in ("_abi.py", "_abi_constants.py"):  # generated data

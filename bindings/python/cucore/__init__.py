@@ -72,7 +72,7 @@ __all__ = [
     "driver_version",
     # contexts, streams, events
     "Context", "Stream", "StreamOptions", "Event", "EventOptions", "legacy_default_stream",
-    "per_thread_default_stream", "LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM",
+    "per_thread_default_stream",
     # memory
     "Buffer", "MemoryResource", "MemoryResourceKind", "DeviceMemoryResource", "DeviceMemoryResourceOptions",
     "LegacyPinnedMemoryResource", "PoolAttribute", "PoolAttributes", "PinnedMemoryResource",
@@ -90,6 +90,30 @@ __all__ = [
     # graphics interop (OpenGL)
     "GraphicsResource", "GraphicsArray", "GraphicsArrayInfo", "MappedBuffers", "gl_get_devices",
 ]
+
+
+# cucore.LEGACY_DEFAULT_STREAM and cucore.PER_THREAD_DEFAULT_STREAM are not in __all__: they ask the driver
+# (module __getattr__ below), and `from cucore import *` must work on a machine without a GPU.
+_DRIVER_ATTRIBUTES = ("LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM")
+
+
+def _public_module_names():
+    """Give the public classes and exceptions the module users name them by (`cucore.NoDriverError` in a
+    traceback and a repr, not `cucore.common.NoDriverError`). pickle finds a class by `__module__` and
+    `__qualname__`, and `cucore.<name>` is the same object, so pickling keeps working."""
+    namespace = globals()
+    for name in __all__:
+        obj = namespace[name]
+        if isinstance(obj, type) and obj.__module__.startswith(__name__ + "."):
+            obj._cucore_module = obj.__module__  # the defining module (_lib.load() rebinds its C functions)
+            obj.__module__ = __name__
+
+
+_public_module_names()
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_DRIVER_ATTRIBUTES))
 
 
 def __getattr__(name):

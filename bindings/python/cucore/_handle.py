@@ -10,9 +10,12 @@ wrap_foreign() is the one way a `cucore_<noun>_from_handle` call keeps a Python 
 foreign driver object alive: as long as libcucore holds the wrapper (its views and every object that retained
 it included), through the C release callback, not as long as the Python wrapper.
 """
+from __future__ import annotations
+
 import ctypes
 import itertools
 import sys
+from typing import Any, Callable, Dict, Optional, TypeVar
 
 from . import _lib
 from .common import closed_error, raise_error
@@ -21,7 +24,7 @@ _c_void_p = ctypes.c_void_p
 
 # ---- owners of wrapped foreign objects: kept alive until libcucore releases the wrapper --------------------
 
-_owners = {}  # user_data key -> the owner
+_owners: Dict[int, Any] = {}  # user_data key -> the owner
 _next_key = itertools.count(1).__next__
 
 
@@ -48,15 +51,20 @@ def wrap_foreign(from_handle, owner, *args):
     return st, out.value
 
 
+_Self = TypeVar("_Self", bound="HandleObject")
+
+
 class HandleObject:
     """The base of the wrappers of libcucore handles: one reference in `_h`, given back by close(), `with` or
     the finalizer; `handle`, the driver object's raw handle; equality by that driver object (by identity for
     the kinds without one: Program, Linker, ProgramCache)."""
 
     __slots__ = ("_h", "_raw", "__weakref__")
-    _release = None  # each kind: staticmethod(the unchecked cucore_<noun>_release)
-    _kind = None     # the kind: the direct subclass of HandleObject (a user's subclass of Stream is a Stream)
-    _handle_fn = None  # each kind: staticmethod(the checked cucore_<noun>_handle); None: no raw handle
+    _h: Any     # the handle argument (_lib.handle_arg), None once closed
+    _raw: Optional[int]  # the raw driver handle, once asked for
+    _release: Any = None  # each kind: staticmethod(the unchecked cucore_<noun>_release)
+    _kind: Optional[type] = None  # the kind: the direct subclass of HandleObject (a user's subclass of Stream is a Stream)
+    _handle_fn: Any = None  # each kind: staticmethod(the checked cucore_<noun>_handle); None: no raw handle
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -64,7 +72,7 @@ class HandleObject:
             cls._kind = cls
 
     @property
-    def handle(self):
+    def handle(self) -> int:
         """The raw driver handle (CUcontext, CUstream, CUevent, CUkernel, ...) as an int address; for the legacy
         and per-thread default streams, 1 and 2. AttributeError for the kinds that keep theirs private
         (Program, Linker, ProgramCache)."""
@@ -81,7 +89,7 @@ class HandleObject:
             raw = self._raw = out.value or 0
         return raw
 
-    def close(self):
+    def close(self) -> None:
         """Release this object's reference (idempotent); later use raises InvalidHandleError. For a stream
         or event the library created, the last reference destroys it (a stream after its pending work)."""
         h = self._h
@@ -91,10 +99,10 @@ class HandleObject:
             if st:
                 raise_error(st)
 
-    def __enter__(self):
+    def __enter__(self: _Self) -> _Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self, _finalizing=sys.is_finalizing):
@@ -107,7 +115,7 @@ class HandleObject:
         except BaseException:
             pass
 
-    def __eq__(self, other):
+    def __eq__(self, other: Any) -> bool:
         # Equal when they wrap the same driver object; a closed object, or one of a kind without a raw handle,
         # equals only itself.
         if getattr(other, "_kind", None) is not self._kind:
@@ -116,7 +124,7 @@ class HandleObject:
             return self is other
         return self.handle == other.handle
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         if self._handle_fn is None or (self._raw is None and self._h is None):
             return id(self) >> 4
         return hash((self._kind, self.handle if self._h is not None else self._raw))

@@ -16,7 +16,7 @@ run time; tests/python/test_fast_paths.py checks every call site's arity against
 
 The library is searched, in order, at:
   1. the path in the environment variable CUCORE_LIBRARY (an error if set and unloadable),
-  2. a copy inside the package (cucore/libcucore.so*, placed there by the wheel build),
+  2. a copy inside the package (cucore/libcucore.so.0, built into the wheel by pip install),
   3. the repository's build tree (build/default/lib/libcucore.so) when running from a checkout,
   4. the system loader ("libcucore.so.0").
 If none loads, every call raises LibraryNotFoundError naming what was searched.
@@ -31,6 +31,7 @@ import re
 import pathlib
 import sys
 import threading
+from typing import Any, Dict, List
 
 from . import _abi, _abi_constants
 
@@ -84,7 +85,7 @@ for _e in _abi_constants.ENUMS:
 _ARRAY = re.compile(r"^(.*)\[(\d+)\]$")
 
 # Struct classes exist before their fields are set, so that a function-pointer field may name its own struct.
-STRUCTS = {name: type(name, (ctypes.Structure,), {}) for name in _abi.STRUCTS}
+STRUCTS: Dict[str, Any] = {name: type(name, (ctypes.Structure,), {}) for name in _abi.STRUCTS}
 
 
 def ctype(spelling):
@@ -199,9 +200,21 @@ ReleaseErrorFn = CALLBACKS["cucore_release_error_fn"]
 _lock = threading.RLock()
 _dll = None
 _path = None
-_functions = {}  # C name -> ctypes function with argtypes (or a raiser for symbols the library lacks)
-_unchecked = {}  # C name -> ctypes function without argtypes (or the same raiser)
-_namespaces = []  # (module globals, {global name: C name}, table) registered by bind*()
+_functions: Dict[str, Any] = {}  # C name -> ctypes function with argtypes (or a raiser for symbols the library lacks)
+_unchecked: Dict[str, Any] = {}  # C name -> ctypes function without argtypes (or the same raiser)
+_namespaces: List[Any] = []  # (module globals, {global name: C name}, table) registered by bind*()
+
+
+def _package_dirs():
+    """The package's directories: its own, then any other of its __path__ (an editable install of
+    scikit-build-core keeps the sources in the tree and the built library in site-packages/cucore)."""
+    dirs = [PACKAGE_DIR]
+    package = sys.modules.get(__package__ or "")
+    for entry in getattr(package, "__path__", None) or ():
+        d = pathlib.Path(entry).resolve()
+        if d not in dirs and d.is_dir():
+            dirs.append(d)
+    return dirs
 
 
 def _candidates():
@@ -210,10 +223,11 @@ def _candidates():
     env = os.environ.get("CUCORE_LIBRARY")
     if env:
         out.append(("CUCORE_LIBRARY", env))
-    local = sorted(PACKAGE_DIR.glob("libcucore.so*"), key=lambda p: (len(p.name), p.name))
-    local += sorted(PACKAGE_DIR.glob("libcucore*.dylib")) + sorted(PACKAGE_DIR.glob("cucore*.dll"))
-    for p in local:
-        out.append(("package copy", str(p)))
+    for directory in _package_dirs():
+        local = sorted(directory.glob("libcucore.so*"), key=lambda p: (len(p.name), p.name))
+        local += sorted(directory.glob("libcucore*.dylib")) + sorted(directory.glob("cucore*.dll"))
+        for p in local:
+            out.append(("package copy", str(p)))
     repo = PACKAGE_DIR.parents[2] if len(PACKAGE_DIR.parents) > 2 else None
     if repo is not None and (repo / "include" / "cucore.h").is_file():
         out.append(("build tree", str(repo / "build" / "default" / "lib" / "libcucore.so")))
@@ -229,7 +243,7 @@ def _search():
     if not env:
         report.append("CUCORE_LIBRARY: not set")
     if not any(d == "package copy" for d, _ in cands):
-        report.append(f"package copy: no libcucore.so* in {PACKAGE_DIR}")
+        report.append("package copy: no libcucore.so* in " + ", ".join(str(d) for d in _package_dirs()))
     if not any(d == "build tree" for d, _ in cands):
         report.append("build tree: not running from a repository checkout")
     for desc, arg in cands:
@@ -381,7 +395,9 @@ def _rebind_class_stubs(namespace):
     """Classes keep C functions as staticmethods (`_release = staticmethod(_fast_event_release)`),
     which captured the stub: point them at the loaded function, so no call pays the stub's detour."""
     for obj in list(namespace.values()):
-        if not isinstance(obj, type) or obj.__module__ != namespace.get("__name__"):
+        # A class of this module (cucore/__init__.py renames the public ones' __module__ to "cucore" and
+        # keeps the defining module in _cucore_module).
+        if not isinstance(obj, type) or vars(obj).get("_cucore_module", obj.__module__) != namespace.get("__name__"):
             continue
         for attr, value in list(vars(obj).items()):
             if isinstance(value, staticmethod):
@@ -447,4 +463,4 @@ def new_out(ctype):
 handle_arg = ctypes.c_void_p.from_param
 
 
-_OUTS = {}
+_OUTS: Dict[Any, Any] = {}

@@ -19,9 +19,12 @@ Buffer is the lowest memory layer (bindings/python/README.md, "Layers"): memory 
 (foreign memory, DLPack imports, graphics mappings), and the resources, above this module, make buffers.
 Only Buffer.memory_resource names a resource: memory_resource.py hands MemoryResource down to this module.
 """
+from __future__ import annotations
+
 import ctypes
 import operator
 import sys
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
 
 from . import _lib
 from ._handle import HandleObject, wrap_foreign
@@ -55,9 +58,14 @@ _handle_arg = _lib.handle_arg
 _Stream = Stream
 
 # Handed down by the modules above when they are imported (_lib.hand_down).
-MemoryResource = None  # memory_resource.py: Buffer.memory_resource
-ipc = None             # ipc.py: the work of the IPC methods
-dlpack = None          # dlpack.py: the work of the DLPack and CUDA Array Interface methods
+if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand these down (else:)
+    from . import dlpack, ipc
+    from .device import Device
+    from .memory_resource import MemoryResource
+else:
+    MemoryResource = None  # memory_resource.py: Buffer.memory_resource
+    ipc = None             # ipc.py: the work of the IPC methods
+    dlpack = None          # dlpack.py: the work of the DLPack and CUDA Array Interface methods
 
 _UNKNOWN = object()  # Buffer._mr not asked yet (views, Device.allocate): ask libcucore on first use
 
@@ -99,10 +107,10 @@ _PyBUF_WRITABLE = 1   # a contiguous, writable buffer
 try:
     if sys.implementation.name != "cpython":
         raise AttributeError
-    _get_buffer = ctypes.pythonapi.PyObject_GetBuffer
+    _get_buffer: Any = ctypes.pythonapi.PyObject_GetBuffer
     _get_buffer.argtypes = [ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int]
     _get_buffer.restype = ctypes.c_int
-    _release_buffer = ctypes.pythonapi.PyBuffer_Release
+    _release_buffer: Any = ctypes.pythonapi.PyBuffer_Release
     _release_buffer.argtypes = [ctypes.POINTER(_PyBuffer)]
     _release_buffer.restype = None
 except AttributeError:  # pragma: no cover - not CPython
@@ -174,18 +182,21 @@ class _MemoryAccess:
 
     __slots__ = ()
 
+    if TYPE_CHECKING:
+        def _accessibility(self) -> Tuple[bool, bool, bool]: ...
+
     @property
-    def is_device_accessible(self):
+    def is_device_accessible(self) -> bool:
         """Whether the memory can be accessed from the device (foreign host memory reads False)."""
         return self._accessibility()[0]
 
     @property
-    def is_host_accessible(self):
+    def is_host_accessible(self) -> bool:
         """Whether the memory can be accessed from the host (CPU)."""
         return self._accessibility()[1]
 
     @property
-    def is_managed(self):
+    def is_managed(self) -> bool:
         """Whether the memory is managed (unified) memory: advice, prefetch and discard apply (ManagedBuffer)."""
         return self._accessibility()[2]
 
@@ -199,6 +210,9 @@ class Buffer(HandleObject, _MemoryAccess):
     use raises InvalidHandleError. Copies and fills are ordered on the stream they are given."""
 
     __slots__ = ("_size", "_mr", "_owner")
+    _size: int
+    _mr: Any
+    _owner: Any
     _release = staticmethod(_fast_buffer_release)
 
     def __new__(cls, *args, **kwargs):
@@ -215,7 +229,7 @@ class Buffer(HandleObject, _MemoryAccess):
         return b
 
     @classmethod
-    def from_handle(cls, address, size, device_id=None, owner=None):
+    def from_handle(cls, address: int, size: int, device_id: Union[Device, int, None] = None, owner: Any = None) -> Buffer:
         """Wrap memory this library did not allocate, without owning it: `size` bytes at `address` (an int,
         or anything int() takes, e.g. a CUdeviceptr), on device `device_id` (an ordinal or a Device), or
         host memory for None. `owner`, if given, is kept alive until libcucore lets go of the memory (the
@@ -232,7 +246,7 @@ class Buffer(HandleObject, _MemoryAccess):
 
     # ---- lifetime ---------------------------------------------------------------------------------
 
-    def close(self, stream=None):
+    def close(self, stream: Any = None) -> None:
         """Free the memory now, ordered on `stream` (a Stream or any object with __cuda_stream__; None:
         the deallocation stream), and drop this object's reference. Views keep the memory until they go.
         Idempotent; later use raises InvalidHandleError (size and handle read 0)."""
@@ -261,7 +275,7 @@ class Buffer(HandleObject, _MemoryAccess):
         if st:
             raise_error(st)
 
-    def set_deallocation_stream(self, stream):
+    def set_deallocation_stream(self, stream: Any) -> None:
         """Free the memory on `stream` (a Stream or any object with __cuda_stream__; the buffer holds it)
         when it is released or closed without a stream."""
         s = _stream_of(stream)
@@ -272,12 +286,12 @@ class Buffer(HandleObject, _MemoryAccess):
     # ---- properties -------------------------------------------------------------------------------
 
     @property
-    def size(self):
+    def size(self) -> int:
         """The size in bytes (0 once closed)."""
         return self._size if self._h is not None else 0
 
     @property
-    def handle(self):
+    def handle(self) -> int:
         """The address as an int: a CUdeviceptr for device memory, a host pointer for host memory (0 for
         an empty buffer, and once closed)."""
         h = self._h
@@ -293,7 +307,7 @@ class Buffer(HandleObject, _MemoryAccess):
         return raw
 
     @property
-    def device_id(self):
+    def device_id(self) -> Optional[int]:
         """The ordinal of the device whose memory this is, or -1 for host memory."""
         out = _c_int()
         st = _cucore_buffer_device_id(self._h, out)
@@ -302,7 +316,7 @@ class Buffer(HandleObject, _MemoryAccess):
         return out.value
 
     @property
-    def memory_resource(self):
+    def memory_resource(self) -> Optional[MemoryResource]:
         """The MemoryResource the memory came from (for a view: its parent's), or None for foreign memory."""
         h = self._h
         if h is None:
@@ -317,7 +331,7 @@ class Buffer(HandleObject, _MemoryAccess):
         return mr
 
     @property
-    def owner(self):
+    def owner(self) -> Any:
         """The `owner` given to Buffer.from_handle (None otherwise)."""
         if self._h is None:
             raise closed_error(self)
@@ -332,7 +346,7 @@ class Buffer(HandleObject, _MemoryAccess):
         return bool(d.value), bool(h.value), bool(m.value)
 
     @property
-    def deallocation_stream(self):
+    def deallocation_stream(self) -> Optional[Stream]:
         """The Stream the memory will be freed on, or None for synchronous resources (legacy pinned,
         virtual), foreign memory and closed buffers. Assigning a stream is set_deallocation_stream()."""
         if self._h is None:
@@ -344,10 +358,10 @@ class Buffer(HandleObject, _MemoryAccess):
         return _Stream._wrap(out) if out.value else None
 
     @deallocation_stream.setter
-    def deallocation_stream(self, stream):
+    def deallocation_stream(self, stream: Any) -> None:
         self.set_deallocation_stream(stream)
 
-    def grow(self, new_size):
+    def grow(self, new_size: int) -> Buffer:
         """Grow a buffer of a VirtualMemoryResource to `new_size` bytes, keeping its contents (in place
         while its reservation allows, else remapped: `handle` may change). A size not above the current
         one changes nothing. Not while views of it exist. Returns self."""
@@ -374,12 +388,12 @@ class Buffer(HandleObject, _MemoryAccess):
 
     # ---- IPC (the work is in ipc.py) --------------------------------------------------------------
 
-    def ipc_descriptor(self):
+    def ipc_descriptor(self) -> bytes:
         """The 128-byte descriptor of this whole buffer of an IPC-enabled pool, for another process."""
         return ipc.export_buffer(self)
 
     @staticmethod
-    def from_ipc_descriptor(mr, descriptor, *, stream):
+    def from_ipc_descriptor(mr: MemoryResource, descriptor: bytes, *, stream: Any) -> Buffer:
         """The buffer of `descriptor` mapped into the imported pool `mr`, freed on `stream`."""
         return ipc.import_buffer(mr, descriptor, stream)
 
@@ -392,27 +406,27 @@ class Buffer(HandleObject, _MemoryAccess):
 
     # ---- DLPack and the CUDA Array Interface (dlpack.py) ---------------------------------------
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: Any = None, max_version: Optional[Tuple[int, int]] = None, dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> Any:
         """A DLPack capsule of this buffer's bytes (1-D uint8), zero-copy (see cucore.dlpack)."""
         return dlpack.export(self, stream, max_version, dl_device, copy)
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> Tuple[int, int]:
         """(DLDeviceType, device id) of the memory."""
         return dlpack.device(self)
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> Dict[str, Any]:
         """Version 3 of the CUDA Array Interface: the bytes as a 1-D "|u1" array (device-accessible memory only)."""
         return dlpack.cuda_array_interface(self)
 
     @classmethod
-    def from_cuda_array_interface(cls, obj, *, stream=None, device_id=None):
+    def from_cuda_array_interface(cls, obj: Any, *, stream: Any = None, device_id: Union[Device, int, None] = None) -> Buffer:
         """A Buffer over the memory `obj` describes with __cuda_array_interface__ (see cucore.dlpack)."""
         return dlpack.from_cuda_array_interface(obj, stream=stream, device_id=device_id)
 
     # ---- views ------------------------------------------------------------------------------------
 
-    def view(self, offset, size):
+    def view(self, offset: int, size: int) -> Buffer:
         """A Buffer of `size` bytes at `offset` into this one, sharing its memory and keeping it alive
         (closing or releasing a view frees nothing)."""
         if type(offset) is not int or not 0 <= offset <= _U64_MAX:
@@ -437,7 +451,7 @@ class Buffer(HandleObject, _MemoryAccess):
 
     # ---- copies and fills -------------------------------------------------------------------------
 
-    def copy_to(self, dst=None, *, stream):
+    def copy_to(self, dst: Any = None, *, stream: Any) -> Any:
         """Copy all of this buffer into `dst` (a Buffer of the same size) on `stream` and return `dst`. With
         no `dst`, allocate one from this buffer's memory resource on `stream` first. A writable host object
         (bytearray, NumPy array, ...) as `dst` is copy_to_host(dst)."""
@@ -457,7 +471,7 @@ class Buffer(HandleObject, _MemoryAccess):
             raise_error(st, dst, self, s)
         return dst
 
-    def copy_from(self, src, *, stream):
+    def copy_from(self, src: Any, *, stream: Any) -> None:
         """Copy all of `src` into this buffer on `stream`: `src` is a Buffer of the same size, or host
         memory of the same size (any contiguous buffer-protocol object: bytes, bytearray, memoryview,
         array.array, NumPy arrays...; see copy_from_host)."""
@@ -476,7 +490,7 @@ class Buffer(HandleObject, _MemoryAccess):
         if st:
             raise_error(st, self, s)
 
-    def copy_from_host(self, src, *, stream, offset=0):
+    def copy_from_host(self, src: Any, *, stream: Any, offset: int = 0) -> None:
         """Copy the bytes of host memory `src` (any contiguous buffer-protocol object) into this buffer at
         `offset`, on `stream`. Pageable memory (ordinary Python objects) has been read when the call
         returns; page-locked memory must stay unchanged until the stream has run the copy."""
@@ -489,7 +503,7 @@ class Buffer(HandleObject, _MemoryAccess):
         if st:
             raise_error(st, self, s)
 
-    def copy_to_host(self, dst, *, stream, offset=0):
+    def copy_to_host(self, dst: Any, *, stream: Any, offset: int = 0) -> None:
         """Copy len(dst) bytes of this buffer from `offset` into writable host memory `dst` (a bytearray,
         a writable memoryview, NumPy array, ctypes array, ...) on `stream`, and return `dst`. Pageable
         memory is filled when the call returns; for page-locked memory synchronize the stream first."""
@@ -503,7 +517,7 @@ class Buffer(HandleObject, _MemoryAccess):
             raise_error(st, self, s)
         return dst
 
-    def to_bytes(self, *, stream):
+    def to_bytes(self, *, stream: Any) -> bytes:
         """The buffer's contents as bytes: copied on `stream`, which is then synchronized."""
         s = stream if type(stream) is _Stream else _stream_of(stream)
         out = bytearray(self._size if self._h is not None else 0)
@@ -511,7 +525,7 @@ class Buffer(HandleObject, _MemoryAccess):
         s.sync()
         return bytes(out)
 
-    def fill(self, value, *, stream, width=None):
+    def fill(self, value: Union[int, bytes, bytearray, memoryview], *, stream: Any, width: Optional[int] = None) -> None:
         """Fill the buffer with a 1-, 2- or 4-byte pattern on `stream`: `value` is an int of `width` bytes
         (default 1), or a bytes-like pattern of 1, 2 or 4 bytes, laid out in memory as given. The size
         (and, for 2 and 4 bytes, the address) must be a multiple of the width."""

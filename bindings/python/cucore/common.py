@@ -1,4 +1,6 @@
 """Errors, versions and diagnostics (include/cucore/common.h)."""
+from __future__ import annotations
+
 import collections
 import ctypes
 import enum
@@ -6,6 +8,7 @@ import operator
 import sys
 import threading
 import traceback
+from typing import Any, Callable, Iterable, NamedTuple, NoReturn, Optional, Type, TypeVar, Union
 
 from . import _abi_constants, _lib
 
@@ -47,7 +50,11 @@ class CUDAError(Exception):
     the offending argument or object, and the driver's error name).
     """
 
-    def __init__(self, status, message="", cuda_result=0):
+    status: Optional[int]
+    message: str
+    cuda_result: int
+
+    def __init__(self, status: Optional[int], message: str = "", cuda_result: int = 0) -> None:
         if status is not None:
             try:
                 status = Status(status)
@@ -121,7 +128,7 @@ class CompilationError(CUDAError, RuntimeError):
 class LibraryNotFoundError(CUDAError, OSError):
     """libcucore itself could not be loaded; `searched` lists every place tried and why it failed."""
 
-    def __init__(self, message, searched=()):
+    def __init__(self, message: str, searched: Iterable[str] = ()) -> None:
         super().__init__(None, message, 0)
         self.searched = tuple(searched)
 
@@ -144,7 +151,7 @@ ERROR_CLASSES = {
 }
 
 
-def error_from_status(status, message=None, cuda_result=None):
+def error_from_status(status: int, message: Optional[str] = None, cuda_result: Optional[int] = None) -> CUDAError:
     """The exception for `status`, with the calling thread's last error detail unless given."""
     if message is None:
         message = _cucore_last_error_message().decode("utf-8", "replace")
@@ -153,7 +160,7 @@ def error_from_status(status, message=None, cuda_result=None):
     return ERROR_CLASSES.get(status, CUDAError)(status, message, cuda_result)
 
 
-def raise_error(status, *objects):
+def raise_error(status: int, *objects: object) -> NoReturn:
     """Raise the error for a failed call. `objects` are the wrappers the call used: when the status is
     INVALID_HANDLE and one of them was closed, the message says so first."""
     message = _cucore_last_error_message().decode("utf-8", "replace")
@@ -166,7 +173,7 @@ def raise_error(status, *objects):
     raise error_from_status(status, message, _cucore_last_cuda_result())
 
 
-def closed_error(obj):
+def closed_error(obj: object) -> InvalidHandleError:
     """The InvalidHandleError for a use of `obj` after close() (raised before any C call)."""
     return InvalidHandleError(Status.ERROR_INVALID_HANDLE, f"{type(obj).__name__} is closed", 0)
 
@@ -215,7 +222,10 @@ def options_state(options):
     return state
 
 
-def options_of(options, cls):
+_T = TypeVar("_T")
+
+
+def options_of(options: Any, cls: Type[_T]) -> _T:
     """`options` (an instance of the options dataclass `cls`, or a dict of its fields) as a `cls`; TypeError
     for anything else. Every `options=` argument of the package goes through it (None is the caller's)."""
     if isinstance(options, dict):
@@ -229,46 +239,50 @@ def options_of(options, cls):
 # Versions and the last error
 # ---------------------------------------------------------------------------------------------
 
-LibraryVersion = collections.namedtuple("LibraryVersion", ["major", "minor", "patch"])
+class LibraryVersion(NamedTuple):
+    """A libcucore version: (major, minor, patch)."""
+    major: int
+    minor: int
+    patch: int
 
 
-def version():
+def version() -> LibraryVersion:
     """The loaded libcucore's version as (major, minor, patch)."""
     v = _cucore_version()
     return LibraryVersion(v // 10000, v // 100 % 100, v % 100)
 
 
-def version_string():
+def version_string() -> str:
     """The loaded libcucore's version, "MAJOR.MINOR.PATCH"."""
     return _cucore_version_string().decode()
 
 
-def library_path():
+def library_path() -> str:
     """Where libcucore was loaded from (loads it if needed)."""
     return _lib.load()
 
 
-def status_string(status):
+def status_string(status: int) -> str:
     """The C name of a status, e.g. "CUCORE_ERROR_INVALID_HANDLE"."""
     return _cucore_status_string(int(status)).decode()
 
 
-def last_error_message():
+def last_error_message() -> str:
     """libcucore's message for the last failed call on this thread ("" if none)."""
     return _cucore_last_error_message().decode("utf-8", "replace")
 
 
-def last_cuda_result():
+def last_cuda_result() -> int:
     """The CUresult of the last failed call on this thread, if the driver caused it, else 0."""
     return _cucore_last_cuda_result()
 
 
-def last_error_status():
+def last_error_status() -> int:
     """The status of the last failed call on this thread (Status.SUCCESS if none)."""
     return Status(_cucore_last_error_status())
 
 
-def clear_last_error():
+def clear_last_error() -> None:
     """Forget the last error of this thread."""
     _cucore_clear_last_error()
 
@@ -291,12 +305,12 @@ def _object_type(type):
     return int(type)
 
 
-def object_type_name(type):
+def object_type_name(type: Union[int, str, None]) -> str:
     """libcucore's name of an object type, e.g. "stream"."""
     return _cucore_object_type_name(_object_type(type)).decode()
 
 
-def live_object_count(type=None):
+def live_object_count(type: Union[int, str, None] = None) -> int:
     """The number of live libcucore objects of `type` (an ObjectType, its name, or None for all) in
     the process, for leak tests. Devices live until the process ends."""
     out = ctypes.c_size_t()
@@ -306,7 +320,7 @@ def live_object_count(type=None):
     return out.value
 
 
-def release_error_count():
+def release_error_count() -> int:
     """How many failures happened inside release paths since the process started."""
     out = ctypes.c_uint64()
     st = _cucore_release_error_count(out)
@@ -315,9 +329,12 @@ def release_error_count():
     return out.value
 
 
+# set_release_error_handler's callable: fn(status, cuda_result, message).
+ReleaseErrorHandler = Callable[[int, int, str], Any]
+
 _handler_lock = threading.Lock()
-_handler_cb = None  # the ctypes callback installed in the library: kept alive here
-_handler_fn = None
+_handler_cb: Any = None  # the ctypes callback installed in the library: kept alive here
+_handler_fn: Optional[ReleaseErrorHandler] = None
 
 
 def _release_error_trampoline(status, cuda_result, message, user_data):
@@ -334,7 +351,7 @@ def _release_error_trampoline(status, cuda_result, message, user_data):
         report_unraisable(e, "Exception ignored in the cucore release error handler", fn)
 
 
-def set_release_error_handler(fn):
+def set_release_error_handler(fn: Optional[ReleaseErrorHandler]) -> Optional[ReleaseErrorHandler]:
     """Call `fn(status, cuda_result, message)` for each failure inside a release path (which cannot
     raise). Process-wide; replaces the previous handler; None removes it. Returns the previous handler.
     `fn` runs on the releasing thread; exceptions it raises go to sys.unraisablehook."""

@@ -1,5 +1,8 @@
 """CUDA contexts (include/cucore/context.h)."""
+from __future__ import annotations
+
 import ctypes
+from typing import TYPE_CHECKING, Any, Dict, Union
 
 from . import _lib
 from ._handle import HandleObject
@@ -19,8 +22,13 @@ _c_void_p = ctypes.c_void_p
 _handle_arg = _lib.handle_arg
 
 # Handed down by the modules above when they are imported (_lib.hand_down): what Context's methods make.
-Event = None   # event.py: Context.create_event
-Stream = None  # stream.py: Context.create_stream
+if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand these down (else:)
+    from .device import Device
+    from .event import Event, EventOptions
+    from .stream import Stream, StreamOptions
+else:
+    Event = None   # event.py: Context.create_event
+    Stream = None  # stream.py: Context.create_stream
 
 
 class Context(HandleObject):
@@ -52,7 +60,7 @@ class Context(HandleObject):
         return cls._wrap(h)
 
     @classmethod
-    def from_handle(cls, handle):
+    def from_handle(cls, handle: int) -> Context:
         """Wrap a raw CUcontext (an int address) without taking ownership. The handle is trusted: a
         garbage address can crash the driver."""
         if isinstance(handle, bool) or not isinstance(handle, int):
@@ -66,7 +74,7 @@ class Context(HandleObject):
         return cls._wrap(h)
 
     @property
-    def device(self):
+    def device(self) -> Device:
         """The context's Device."""
         out = _c_void_p()
         st = _cucore_context_device(self._h, out)
@@ -75,7 +83,7 @@ class Context(HandleObject):
         return _device_from_owned_handle(out)
 
     @property
-    def is_primary(self):
+    def is_primary(self) -> bool:
         """Whether this is its device's primary context."""
         out = ctypes.c_int()
         st = _cucore_context_is_primary(self._h, out)
@@ -83,23 +91,23 @@ class Context(HandleObject):
             raise_error(st, self)
         return bool(out.value)
 
-    def set_current(self):
+    def set_current(self) -> None:
         """Make the context current on the calling thread (cuCtxSetCurrent)."""
         st = _fast_context_set_current(self._h)
         if st:
             raise_error(st, self)
 
-    def sync(self):
+    def sync(self) -> None:
         """Wait for all work in the context."""
         st = _fast_context_synchronize(self._h)
         if st:
             raise_error(st, self)
 
-    def create_stream(self, options=None):
+    def create_stream(self, options: Union[StreamOptions, Dict[str, Any], None] = None) -> Stream:
         """A new Stream in this context (StreamOptions or None for the defaults)."""
         return Stream._create_in_context(self, options)
 
-    def create_event(self, options=None):
+    def create_event(self, options: Union[EventOptions, Dict[str, Any], None] = None) -> Event:
         """A new Event in this context (EventOptions or None for the defaults)."""
         return Event._create_in_context(self, options)
 

@@ -11,9 +11,12 @@ arrays, ...; writable for a destination); it is checked here to hold every byte 
 libcucore cannot check. From pageable host memory the source has been read when the call returns; into it,
 the copy has completed when the call returns (as Buffer.copy_from_host / copy_to_host).
 """
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import operator
+from typing import Any, Tuple, Union
 from dataclasses import dataclass
 
 from . import _lib
@@ -39,7 +42,7 @@ class MemoryRegion:
     y: int = 0
     z: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("pitch", "height", "offset", "x", "y", "z"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
@@ -95,7 +98,7 @@ def _end(r, width, rows, depth):
     return r.offset + ((r.z + depth - 1) * height + r.y + rows - 1) * r.pitch + r.x + width
 
 
-def copy_3d(dst, src, extent, *, stream):
+def copy_3d(dst: Any, src: Any, extent: Union[Tuple[int, int], Tuple[int, int, int]], *, stream: Any) -> None:
     """Copy `depth` slices of `rows` rows of `width` bytes (extent = (width, rows) or (width, rows, depth))
     from `src` to `dst`, in order on `stream`. Each side is a MemoryRegion, or a Buffer or host object
     laid out tightly. Raises ValueError for a region that does not fit its host memory or its pitch and

@@ -4,10 +4,12 @@ The lowest layer of the object model (bindings/python/README.md, "Layers"): ever
 What Device's methods make (contexts, streams, events, buffers) is defined by the modules above, which hand
 their classes down to this one (_lib.hand_down), as the C++ façade defines these members in the later headers.
 """
-import collections
+from __future__ import annotations
+
 import ctypes
 import operator
 import threading
+from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Tuple, Union
 
 from . import _lib
 from .common import raise_error
@@ -42,17 +44,36 @@ _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
 
 # Handed down by the modules above when they are imported (_lib.hand_down): what Device's methods make or take.
-Context = None                                  # context.py: Device.context
-Event = _event_options_ref = None               # event.py: Device.create_event
-Stream = _stream_options_ref = None             # stream.py: Device.create_stream, the default streams
-MemoryResource = _allocate_from_device = None   # memory_resource.py: Device.memory_resource, Device.allocate
-user_memory = None                              # user_memory.py: a user-defined default resource is kept
+if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand these down (else:)
+    from . import user_memory
+    from .buffer import Buffer
+    from .context import Context
+    from .event import Event, EventOptions
+    from .memory_resource import MemoryResource, _allocate_from_device
+    from .stream import Stream, StreamOptions
+    from .event import _options_ref as _event_options_ref
+    from .stream import _options_ref as _stream_options_ref
+else:
+    Context = None                                  # context.py: Device.context
+    Event = _event_options_ref = None               # event.py: Device.create_event
+    Stream = _stream_options_ref = None             # stream.py: Device.create_stream, the default streams
+    MemoryResource = _allocate_from_device = None   # memory_resource.py: Device.memory_resource, Device.allocate
+    user_memory = None                              # user_memory.py: a user-defined default resource is kept
 
-ComputeCapability = collections.namedtuple("ComputeCapability", ["major", "minor"])
-StreamPriorityRange = collections.namedtuple("StreamPriorityRange", ["least", "greatest"])
+
+class ComputeCapability(NamedTuple):
+    """A compute capability: (major, minor)."""
+    major: int
+    minor: int
 
 
-def driver_version():
+class StreamPriorityRange(NamedTuple):
+    """The stream priorities of a device: (least, greatest); greater priorities are smaller numbers."""
+    least: int
+    greatest: int
+
+
+def driver_version() -> int:
     """The CUDA driver's version, e.g. 13000 for 13.0 (raises NoDriverError without a driver)."""
     out = _c_int()
     st = _cucore_driver_version(out)
@@ -66,7 +87,7 @@ _ATTRIBUTES = {name.lower(): int(member) for name, member in DeviceAttribute.__m
 _DeviceAttribute = DeviceAttribute
 
 
-def attribute_id(attr):
+def attribute_id(attr: Union[DeviceAttribute, int, str]) -> int:
     """A device attribute as its integer value: a DeviceAttribute, an int, or a name
     ("multiprocessor_count", "MULTIPROCESSOR_COUNT" or "CUCORE_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")."""
     if type(attr) is _DeviceAttribute:
@@ -97,7 +118,7 @@ class DeviceProperties:
     named in lower case: `dev.properties.multiprocessor_count`. Values are queried on first access and
     kept (they are fixed for a device); use Device.attribute() for a fresh query."""
 
-    def __init__(self, device):
+    def __init__(self, device: Device) -> None:
         object.__setattr__(self, "_device", device)
 
     def __getattr__(self, name):  # only reached when the value is not cached yet
@@ -119,7 +140,7 @@ class DeviceProperties:
         return f"<DeviceProperties of {self._device!r}>"
 
 
-_devices = {}
+_devices: Dict[Any, Device] = {}
 _devices_lock = threading.Lock()
 
 
@@ -131,7 +152,11 @@ class Device:
     `set_current()` does.
     """
 
-    def __new__(cls, device_id=None):
+    _h: Any                  # the handle argument (_lib.handle_arg)
+    _id: int
+    _cache: Dict[str, Any]   # values that never change, once asked for
+
+    def __new__(cls, device_id: Union[int, Device, None] = None) -> Device:
         if device_id is None:
             try:
                 hout, href = hpair = _handle_outs.pop()
@@ -174,13 +199,13 @@ class Device:
                 raise_error(st)
             dev = object.__new__(cls)
             dev._h = _handle_arg(h.value)
-            dev._id = device_id
+            dev._id = device_id  # type: ignore[assignment]  # an int here (narrowed above)
             dev._cache = {}
             _devices[device_id] = dev
             return dev
 
     @staticmethod
-    def count():
+    def count() -> int:
         """The number of CUDA devices (0 when a driver is installed but no device is visible)."""
         out = _c_int()
         st = _cucore_device_count(out)
@@ -189,21 +214,21 @@ class Device:
         return out.value
 
     @staticmethod
-    def get_all_devices():
+    def get_all_devices() -> Tuple[Device, ...]:
         """Every visible device, in ordinal order."""
         return tuple(Device(i) for i in range(Device.count()))
 
     # ---- identity ---------------------------------------------------------------------------
 
     @property
-    def device_id(self):
+    def device_id(self) -> int:
         """The ordinal."""
         return self._id
 
-    def __int__(self):
+    def __int__(self) -> int:
         return self._id
 
-    def __index__(self):
+    def __index__(self) -> int:
         return self._id
 
     def __eq__(self, other):
@@ -224,7 +249,7 @@ class Device:
             return f"<Device {self._id}>"
 
     @property
-    def handle(self):
+    def handle(self) -> int:
         """The raw CUdevice (an int)."""
         v = self._cache.get("handle")
         if v is None:
@@ -238,7 +263,7 @@ class Device:
     # ---- fixed properties (cached) ----------------------------------------------------------
 
     @property
-    def name(self):
+    def name(self) -> str:
         """The device's name, e.g. "NVIDIA H200"."""
         v = self._cache.get("name")
         if v is None:
@@ -246,11 +271,11 @@ class Device:
             st = _cucore_device_name(self._h, out)
             if st:
                 raise_error(st, self)
-            v = self._cache["name"] = out.value.decode("utf-8", "replace")
+            v = self._cache["name"] = out.value.decode("utf-8", "replace")  # type: ignore[union-attr]
         return v
 
     @property
-    def pci_bus_id(self):
+    def pci_bus_id(self) -> str:
         """The PCI bus id, "dddd:bb:dd.f"."""
         v = self._cache.get("pci_bus_id")
         if v is None:
@@ -258,11 +283,11 @@ class Device:
             st = _cucore_device_pci_bus_id(self._h, out)
             if st:
                 raise_error(st, self)
-            v = self._cache["pci_bus_id"] = out.value.decode("ascii", "replace")
+            v = self._cache["pci_bus_id"] = out.value.decode("ascii", "replace")  # type: ignore[union-attr]
         return v
 
     @property
-    def uuid(self):
+    def uuid(self) -> str:
         """The device's UUID as a string, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"."""
         v = self._cache.get("uuid")
         if v is None:
@@ -275,7 +300,7 @@ class Device:
         return v
 
     @property
-    def compute_capability(self):
+    def compute_capability(self) -> ComputeCapability:
         """(major, minor) as a named tuple."""
         v = self._cache.get("cc")
         if v is None:
@@ -287,13 +312,13 @@ class Device:
         return v
 
     @property
-    def arch(self):
+    def arch(self) -> str:
         """The architecture as a string, e.g. "90" for compute capability 9.0."""
         major, minor = self.compute_capability
         return f"{major}{minor}"
 
     @property
-    def total_memory(self):
+    def total_memory(self) -> int:
         """Total device memory in bytes."""
         v = self._cache.get("total_memory")
         if v is None:
@@ -305,14 +330,14 @@ class Device:
         return v
 
     @property
-    def properties(self):
+    def properties(self) -> DeviceProperties:
         """Every device attribute as a cached, lower-case named property (DeviceProperties)."""
         p = self._cache.get("properties")
         if p is None:
             p = self._cache["properties"] = DeviceProperties(self)
         return p
 
-    def attribute(self, attr):
+    def attribute(self, attr: Union[DeviceAttribute, int, str]) -> int:
         """Query one device attribute now (uncached): a DeviceAttribute, an int, or a name."""
         if type(attr) is not _DeviceAttribute and (type(attr) is not int or not -0x80000000 <= attr <= 0x7FFFFFFF):
             attr = attribute_id(attr)
@@ -327,7 +352,7 @@ class Device:
             raise_error(st, self)
         return value
 
-    def basic_properties(self):
+    def basic_properties(self) -> Dict[str, Any]:
         """The properties most programs want, read in one call (cucore_device_properties), as a dict."""
         props = _lib.DevicePropertiesC()
         props.struct_size = ctypes.sizeof(props)
@@ -337,7 +362,7 @@ class Device:
         return {name: getattr(props, name) for name, _ in props._fields_ if name != "struct_size"}
 
     @property
-    def stream_priority_range(self):
+    def stream_priority_range(self) -> StreamPriorityRange:
         """(least, greatest) stream priorities: least is the default (0), greatest the highest
         priority (a negative number)."""
         least, greatest = _c_int(), _c_int()
@@ -348,19 +373,19 @@ class Device:
 
     # ---- actions ----------------------------------------------------------------------------
 
-    def set_current(self):
+    def set_current(self) -> None:
         """Retain the device's primary context and make it current on the calling thread."""
         st = _fast_device_set_current(self._h)
         if st:
             raise_error(st, self)
 
-    def sync(self):
+    def sync(self) -> None:
         """Wait until all work in the device's primary context has completed."""
         st = _fast_device_synchronize(self._h)
         if st:
             raise_error(st, self)
 
-    def can_access_peer(self, peer):
+    def can_access_peer(self, peer: Union[Device, int]) -> bool:
         """Whether this device can access `peer`'s (a Device or ordinal) memory directly."""
         if not isinstance(peer, Device):
             peer = Device(peer)
@@ -371,11 +396,11 @@ class Device:
         return bool(out.value)
 
     @property
-    def context(self):
+    def context(self) -> Context:
         """The device's primary Context (retained while the returned object lives)."""
         return Context._primary(self)
 
-    def create_stream(self, obj=None, options=None):
+    def create_stream(self, obj: Any = None, options: Union[StreamOptions, Dict[str, Any], None] = None) -> Stream:
         """A new Stream in the device's primary context; with `obj` (anything with __cuda_stream__, or
         a raw CUstream as an int), a non-owning Stream wrapping that stream instead."""
         if obj is not None:
@@ -396,7 +421,7 @@ class Device:
         s._raw = None
         return s
 
-    def create_event(self, options=None):
+    def create_event(self, options: Union[EventOptions, Dict[str, Any], None] = None) -> Event:
         """A new Event in the device's primary context (EventOptions or None for the defaults)."""
         try:
             out, ref = pair = _handle_outs.pop()
@@ -414,7 +439,7 @@ class Device:
         return e
 
     @property
-    def default_stream(self):
+    def default_stream(self) -> Stream:
         """The legacy default stream bound to this device's primary context."""
         s = self._cache.get("legacy_stream")
         if s is None:
@@ -422,7 +447,7 @@ class Device:
         return s
 
     @property
-    def memory_resource(self):
+    def memory_resource(self) -> MemoryResource:
         """The resource Device.allocate() uses (libcucore's per-device default, seen by every language): the
         one assigned, else a DeviceMemoryResource of the device's current memory pool. Assign a
         MemoryResource to change it, or None to return to the current pool."""
@@ -433,7 +458,7 @@ class Device:
         return MemoryResource._from_owned_handle(out.value)
 
     @memory_resource.setter
-    def memory_resource(self, mr):
+    def memory_resource(self, mr: Optional[MemoryResource]) -> None:
         if mr is not None and not isinstance(mr, MemoryResource):
             raise TypeError(f"Device.memory_resource must be a MemoryResource or None, not {type(mr).__name__}")
         st = _cucore_device_set_memory_resource(self._h, None if mr is None else mr._h)
@@ -442,13 +467,13 @@ class Device:
         if mr is not None and mr._user_defined:
             user_memory.pin(mr)  # the device holds it now, where Python cannot see it
 
-    def allocate(self, size, *, stream):
+    def allocate(self, size: int, *, stream: Any) -> Buffer:
         """A new Buffer of `size` bytes from Device.memory_resource, allocated in order on `stream` (a
         Stream or any object with __cuda_stream__), where it is also freed unless changed."""
         return _allocate_from_device(self, size, stream)
 
     @property
-    def per_thread_default_stream(self):
+    def per_thread_default_stream(self) -> Stream:
         """The per-thread default stream bound to this device's primary context."""
         s = self._cache.get("per_thread_stream")
         if s is None:

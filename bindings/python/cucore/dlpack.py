@@ -18,6 +18,8 @@ stream), 2 (the per-thread default stream) or a CUstream as an int; the consumer
 wait for the deallocation stream (an event, no host synchronization). -1 asks for no ordering. The CUDA
 Array Interface carries the deallocation stream as its "stream" entry, which consumers wait for.
 """
+from __future__ import annotations
+
 import ctypes
 import datetime
 import enum
@@ -25,12 +27,16 @@ import operator
 import re
 import sys
 import types
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _lib
 from .buffer import Buffer
 from .common import closed_error, raise_error
 from .device import _device
 from .stream import Stream, _cuda_stream_handle, legacy_default_stream, per_thread_default_stream
+
+if TYPE_CHECKING:
+    from .device import Device
 
 (_cucore_dlpack_export, _cucore_dlpack_export_legacy, _cucore_dlpack_import, _cucore_dlpack_import_legacy,
  _cucore_dlpack_device, _cucore_buffer_size) = _lib.bind(
@@ -285,7 +291,7 @@ def _import_capsule(capsule, owner):
     raise TypeError(f"not a DLPack capsule: its name is {name!r}, not 'dltensor' or 'dltensor_versioned'")
 
 
-def from_dlpack(obj, *, stream=None):
+def from_dlpack(obj: Any, *, stream: Any = None) -> Buffer:
     """A Buffer over the memory of a DLPack tensor, zero-copy: `obj` is an object with __dlpack__ (a
     PyTorch tensor, a CuPy, NumPy or JAX array, a Buffer...) or a DLPack capsule (consumed: it can be
     imported once). The Buffer spans the bytes the tensor's elements reach; it owns the tensor and calls
@@ -349,7 +355,7 @@ def _product(values):
     return p
 
 
-def from_cuda_array_interface(obj, *, stream=None, device_id=None):
+def from_cuda_array_interface(obj: Any, *, stream: Any = None, device_id: Union[Device, int, None] = None) -> Buffer:
     """Buffer.from_cuda_array_interface(obj): a Buffer over the device memory an object describes with
     __cuda_array_interface__ (versions 2 and 3; `obj` may also be the dict itself), zero-copy, spanning
     the bytes its elements reach and keeping `obj` alive until the buffer and all its views are gone.

@@ -1,6 +1,9 @@
 """CUDA events (include/cucore/event.h)."""
+from __future__ import annotations
+
 import ctypes
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, Union
 
 from . import _lib
 from ._handle import HandleObject
@@ -31,8 +34,13 @@ _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
 
 # Handed down by the modules above when they are imported (_lib.hand_down).
-Stream = None  # stream.py: Event.record takes Streams
-ipc = None     # ipc.py: the work of the IPC methods
+if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand these down (else:)
+    from . import ipc
+    from .device import Device
+    from .stream import Stream
+else:
+    Stream = None  # stream.py: Event.record takes Streams
+    ipc = None     # ipc.py: the work of the IPC methods
 
 EVENT_TIMING = _lib.C["CUCORE_EVENT_TIMING"]
 EVENT_BLOCKING_SYNC = _lib.C["CUCORE_EVENT_BLOCKING_SYNC"]
@@ -51,7 +59,7 @@ class EventOptions:
     blocking_sync: bool = False
     ipc_enabled: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_options(self, flags=("timing_enabled", "blocking_sync", "ipc_enabled"))
 
     @property
@@ -60,7 +68,7 @@ class EventOptions:
             (EVENT_INTERPROCESS if self.ipc_enabled else 0)
 
 
-_options_cache = {}  # flags -> (cucore_event_options_t, byref of it): only read by C, shareable
+_options_cache: Dict[int, Any] = {}  # flags -> (cucore_event_options_t, byref of it): only read by C, shareable
 
 
 def _options_flags(options):
@@ -103,6 +111,7 @@ class Event(HandleObject):
     Event.from_handle(). `end - start` is the elapsed time in milliseconds between two timing events."""
 
     __slots__ = ("_flags",)
+    _flags: Any
     _release = staticmethod(_fast_event_release)
     _handle_fn = staticmethod(_cucore_event_handle)
 
@@ -129,7 +138,7 @@ class Event(HandleObject):
         return cls._wrap(h)
 
     @classmethod
-    def from_handle(cls, handle):
+    def from_handle(cls, handle: int) -> Event:
         """Wrap a raw CUevent (an int address) without taking ownership, in the calling thread's current
         context. Its flags are unknown (read as no timing, no blocking sync). The handle is trusted: a
         garbage address can crash the driver."""
@@ -145,7 +154,7 @@ class Event(HandleObject):
 
     # ---- operations -------------------------------------------------------------------------
 
-    def record(self, stream):
+    def record(self, stream: Any) -> None:
         """Record the event on `stream` (a Stream, or anything with __cuda_stream__)."""
         if not isinstance(stream, Stream):
             stream = Stream.from_handle(stream)
@@ -153,14 +162,14 @@ class Event(HandleObject):
         if st:
             raise_error(st, self, stream)
 
-    def sync(self):
+    def sync(self) -> None:
         """Wait until the recorded work has completed (an event never recorded is complete)."""
         st = _fast_event_synchronize(self._h)
         if st:
             raise_error(st, self)
 
     @property
-    def is_done(self):
+    def is_done(self) -> bool:
         """Whether the recorded work has completed."""
         try:
             out, ref = pair = _int_outs.pop()
@@ -173,7 +182,7 @@ class Event(HandleObject):
             raise_error(st, self)
         return value != 0
 
-    def __sub__(self, other):
+    def __sub__(self, other: Event) -> float:
         """`end - start`: milliseconds between two recorded, completed timing events."""
         if not isinstance(other, Event):
             return NotImplemented
@@ -188,7 +197,7 @@ class Event(HandleObject):
             raise_error(st, other, self)
         return value
 
-    def elapsed_time(self, end):
+    def elapsed_time(self, end: Event) -> float:
         """Milliseconds from this event to `end` (the same as `end - self`)."""
         return end - self
 
@@ -205,28 +214,28 @@ class Event(HandleObject):
         return f
 
     @property
-    def is_timing_enabled(self):
+    def is_timing_enabled(self) -> bool:
         """Whether the event records timestamps (EventOptions(timing_enabled=True)): `end - start` works."""
         return bool(self._get_flags() & EVENT_TIMING)
 
     @property
-    def is_blocking_sync(self):
+    def is_blocking_sync(self) -> bool:
         """Whether sync() blocks the thread instead of spinning (EventOptions(blocking_sync=True))."""
         return bool(self._get_flags() & EVENT_BLOCKING_SYNC)
 
     # ---- IPC (the work is in ipc.py) --------------------------------------------------------------
 
     @property
-    def is_ipc_enabled(self):
+    def is_ipc_enabled(self) -> bool:
         """Whether other processes can open the event (EventOptions(ipc_enabled=True))."""
         return bool(self._get_flags() & EVENT_INTERPROCESS)
 
-    def ipc_descriptor(self):
+    def ipc_descriptor(self) -> bytes:
         """The event's 72-byte descriptor, for Event.from_ipc_descriptor in another process."""
         return ipc.export_event(self)
 
     @staticmethod
-    def from_ipc_descriptor(device, descriptor):
+    def from_ipc_descriptor(device: Union[Device, int], descriptor: bytes) -> Event:
         """The event another process exported, opened on `device` (record, wait, sync; no timing)."""
         return ipc.import_event(device, descriptor)
 
@@ -234,7 +243,7 @@ class Event(HandleObject):
         return ipc.reduce_event(self)  # interprocess events only
 
     @property
-    def device(self):
+    def device(self) -> Device:
         """The Device of the event's context."""
         out = _c_void_p()
         st = _cucore_event_device(self._h, out)
@@ -243,7 +252,7 @@ class Event(HandleObject):
         return _device_from_owned_handle(out)
 
     @property
-    def context(self):
+    def context(self) -> Context:
         """The Context the event was created in."""
         out = _c_void_p()
         st = _cucore_event_context(self._h, out)

@@ -21,8 +21,11 @@ The registration belongs to the device's primary context (the library binds it f
 context of that GPU must be current on the calling thread. A mapping holds the registration: whatever
 order things are released in, the unmap (on the stream it was mapped on) comes before unregistration.
 """
+from __future__ import annotations
+
 import ctypes
 import weakref
+from typing import TYPE_CHECKING, Any, List, Literal, Sequence, Tuple, Union
 
 from . import _lib
 from ._handle import HandleObject
@@ -30,6 +33,9 @@ from .buffer import _UNKNOWN, Buffer, _HostMemory
 from .common import CUDAError, InvalidArgumentError, Status, closed_error, raise_error
 from .device import _device
 from .stream import _stream_of
+
+if TYPE_CHECKING:
+    from .device import Device
 
 (_cucore_graphics_resource_from_gl_buffer, _cucore_graphics_resource_from_gl_image,
  _cucore_graphics_resource_release, _cucore_graphics_resource_map, _cucore_graphics_resources_map,
@@ -139,6 +145,12 @@ class GraphicsResource(HandleObject):
     After close(), `is_mapped` is False, `handle` is 0 and every other call raises InvalidStateError."""
 
     __slots__ = ("_hv", "_stream", "_is_image", "_closed", "_views", "_entered")
+    _hv: int
+    _stream: Any
+    _is_image: bool
+    _closed: bool
+    _views: Any
+    _entered: Any
     _release = staticmethod(_fast_graphics_resource_release)
     _handle_fn = staticmethod(_cucore_graphics_resource_handle)
 
@@ -160,7 +172,7 @@ class GraphicsResource(HandleObject):
         return obj
 
     @classmethod
-    def from_gl_buffer(cls, name, flags=None, stream=None, *, device=None):
+    def from_gl_buffer(cls, name: int, flags: Any = None, stream: Any = None, *, device: Union[Device, int, None] = None) -> GraphicsResource:
         """Register GL buffer object `name` (a GL context of the device's GPU must be current). `flags`: a
         name or list of names of REGISTER_FLAGS. `stream`, if given, is the default stream of map() and
         close(), and makes the resource's `with` block map on entry and give the Buffer. `device`: a
@@ -178,7 +190,7 @@ class GraphicsResource(HandleObject):
         return cls._wrap(out.value, s, False)
 
     @classmethod
-    def from_gl_image(cls, name, target, flags=None, *, device=None):
+    def from_gl_image(cls, name: int, target: int, flags: Any = None, *, device: Union[Device, int, None] = None) -> GraphicsResource:
         """Register GL texture or renderbuffer `name` of `target` (GL_TEXTURE_2D, GL_RENDERBUFFER, ...).
         Its mappings are arrays: map_array(), map_mipmapped_array()."""
         name = _gl_uint(name, "GL image name")
@@ -220,12 +232,12 @@ class GraphicsResource(HandleObject):
         self._views = []
 
     @property
-    def is_image(self):
+    def is_image(self) -> bool:
         """True for a texture or renderbuffer (mapped as arrays), False for a buffer object."""
         return self._is_image
 
     @property
-    def is_mapped(self):
+    def is_mapped(self) -> bool:
         """Whether the resource is mapped now (False after close)."""
         out = ctypes.c_int()
         st = _cucore_graphics_resource_is_mapped(self._live(), out)
@@ -234,7 +246,7 @@ class GraphicsResource(HandleObject):
         return bool(out.value)
 
     @property
-    def handle(self):
+    def handle(self) -> int:
         """The raw CUgraphicsResource as an int (0 after close)."""
         out = _c_void_p()
         st = _cucore_graphics_resource_handle(self._live(), out)
@@ -246,7 +258,7 @@ class GraphicsResource(HandleObject):
 
     # ---- mapping --------------------------------------------------------------------------------------
 
-    def map(self, stream=None, *, hint=None):
+    def map(self, stream: Any = None, *, hint: Any = None) -> Buffer:
         """Map a registered GL buffer on `stream` (default: the registration's) and return its memory as a
         Buffer. Releasing or closing that Buffer (and its views) unmaps on the mapping stream; `with
         res.map(stream=s) as buf:` unmaps at the block's end. `hint`: None, "read_only" or "write_discard".
@@ -259,7 +271,7 @@ class GraphicsResource(HandleObject):
             raise_error(st, self, s)
         return self._track(_mapped_buffer(out.value))
 
-    def map_array(self, stream=None, *, array_index=0, mip_level=0, hint=None):
+    def map_array(self, stream: Any = None, *, array_index: int = 0, mip_level: int = 0, hint: Any = None) -> GraphicsArray:
         """Map a registered GL image on `stream` and return sub-resource (`array_index`: cube face or
         layer, `mip_level`) as a GraphicsArray, which holds the mapping: its release (or close, or the end
         of its `with` block) unmaps on `stream`."""
@@ -272,7 +284,7 @@ class GraphicsResource(HandleObject):
             raise_error(st, self, s)
         return self._track(GraphicsArray._wrap(out.value, self))
 
-    def map_mipmapped_array(self, stream=None, *, hint=None):
+    def map_mipmapped_array(self, stream: Any = None, *, hint: Any = None) -> GraphicsArray:
         """As map_array(), for the whole image as a mipmapped GraphicsArray (levels with level())."""
         bits = _parse_hint(hint)
         s, sh = self._stream_or_default(stream)
@@ -282,7 +294,7 @@ class GraphicsResource(HandleObject):
             raise_error(st, self, s)
         return self._track(GraphicsArray._wrap(out.value, self))
 
-    def unmap(self, stream=None):
+    def unmap(self, stream: Any = None) -> None:
         """Unmap now, on `stream` when given (the override), else on the stream it was mapped on. The
         mapped Buffer reads as closed (size 0) afterwards. Not mapped: InvalidStateError."""
         s = sh = None
@@ -296,7 +308,7 @@ class GraphicsResource(HandleObject):
             if not self.is_mapped:
                 self._forget_views()
 
-    def close(self, stream=None):
+    def close(self, stream: Any = None) -> None:
         """Unmap if mapped (on `stream`, or the mapping's stream when None), then unregister. Idempotent;
         afterwards every call but close(), is_mapped and handle raises InvalidStateError."""
         h = self._h
@@ -313,7 +325,7 @@ class GraphicsResource(HandleObject):
             raise_error(st, self, s)
 
     @staticmethod
-    def map_all(resources, stream):
+    def map_all(resources: Sequence[GraphicsResource], stream: Any) -> MappedBuffers:
         """Map several registered GL buffers in one driver call on `stream` and return their Buffers, in
         order, as a MappedBuffers (a list): `with GraphicsResource.map_all([a, b], s) as (va, vb):` unmaps
         them all in one call at the block's end; otherwise each unmaps on its own when released. On failure
@@ -342,7 +354,7 @@ class GraphicsResource(HandleObject):
         return MappedBuffers._make(resources, buffers)
 
     @staticmethod
-    def unmap_all(resources, stream=None):
+    def unmap_all(resources: Sequence[GraphicsResource], stream: Any = None) -> None:
         """Unmap several mapped GraphicsResources in one driver call (cuGraphicsUnmapResources with a count),
         on `stream` when given, else on the stream they were all mapped on (ValueError if they were mapped on
         different streams). Their mapped Buffers read as closed (size 0) afterwards, and releasing them later
@@ -356,30 +368,29 @@ class GraphicsResource(HandleObject):
             r._live()
         _unmap_all(resources, s, sh)
 
-    def __enter__(self):
+    def __enter__(self) -> Any:  # the mapped Buffer for a resource registered with a stream, else itself
         if self._stream is not None:
             self._entered = self.map(self._stream)
             return self._entered
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         buf, self._entered = self._entered, None
         stream = self._stream
         if buf is not None:
             buf.close()
-        self.close(stream)
-        return False
+        self.close(stream)  # returns None: exceptions of the block propagate
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         # Wrappers of one libcucore registration (copies) are equal, before and after close.
         if not isinstance(other, GraphicsResource):
             return NotImplemented
         return self._hv == other._hv
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((GraphicsResource, self._hv))
 
-    def __copy__(self):
+    def __copy__(self) -> GraphicsResource:
         """A second wrapper of the same registration, holding its own reference (state is shared: closing
         either closes the registration; the last wrapper or mapping to go releases it)."""
         st = _cucore_graphics_resource_retain(self._live())
@@ -464,7 +475,7 @@ class MappedBuffers(list):
                 live.append(r)
         return live
 
-    def unmap(self, stream=None):
+    def unmap(self, stream: Any = None) -> None:
         """Unmap now, in one call, the resources this batch still maps: on `stream` when given, else on the
         stream they were mapped on. Raises as GraphicsResource.unmap_all(); the batch is over either way (the end of a
         `with` block then does nothing more). The Buffers stay in the list, closed."""
@@ -476,10 +487,10 @@ class MappedBuffers(list):
         if live:
             _unmap_all(live, s, sh)
 
-    def __enter__(self):
+    def __enter__(self) -> MappedBuffers:
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Literal[False]:
         if exc_type is None:
             self.unmap()
             return False
@@ -500,7 +511,7 @@ class GraphicsArrayInfo:
     """A mapped array's format and extent (cucore_graphics_array_info_t)."""
     __slots__ = ("format", "channels", "element_size", "width", "height", "depth", "is_mipmapped")
 
-    def __init__(self, c):
+    def __init__(self, c: Any) -> None:
         self.format = c.format
         self.channels = c.channels
         self.element_size = c.element_size
@@ -510,7 +521,7 @@ class GraphicsArrayInfo:
         self.is_mipmapped = bool(c.is_mipmapped)
 
     @property
-    def shape(self):
+    def shape(self) -> Tuple[int, ...]:
         """(width,), (height, width) or (depth, height, width), in elements (row-major order)."""
         if self.depth:
             return (self.depth, self.height, self.width)
@@ -519,7 +530,7 @@ class GraphicsArrayInfo:
         return (self.width,)
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         """The size of the array's tightly packed contents in bytes."""
         return self.width * max(self.height, 1) * max(self.depth, 1) * self.element_size
 
@@ -537,6 +548,8 @@ class GraphicsArray(HandleObject):
     with those of its levels, unmaps on the mapping stream."""
 
     __slots__ = ("_hv", "_resource")
+    _hv: int
+    _resource: GraphicsResource
     _release = staticmethod(_fast_graphics_array_release)
     _handle_fn = staticmethod(_cucore_graphics_array_handle)
 
@@ -553,7 +566,7 @@ class GraphicsArray(HandleObject):
         return obj
 
     @property
-    def handle(self):
+    def handle(self) -> int:
         """The raw CUarray (CUmipmappedArray for a mipmapped array) as an int."""
         out = _c_void_p()
         st = _cucore_graphics_array_handle(self._live(), out)
@@ -568,7 +581,7 @@ class GraphicsArray(HandleObject):
         return h
 
     @property
-    def info(self):
+    def info(self) -> GraphicsArrayInfo:
         """A GraphicsArrayInfo (for a mipmapped array: level 0's extent)."""
         c = _ArrayInfoC()
         c.struct_size = ctypes.sizeof(_ArrayInfoC)
@@ -578,26 +591,26 @@ class GraphicsArray(HandleObject):
         return GraphicsArrayInfo(c)
 
     @property
-    def shape(self):
+    def shape(self) -> Tuple[int, ...]:
         """The extent in elements, as GraphicsArrayInfo.shape (for a mipmapped array: level 0's)."""
         return self.info.shape
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         """The size of the array's tightly packed contents in bytes."""
         return self.info.nbytes
 
     @property
-    def is_mipmapped(self):
+    def is_mipmapped(self) -> bool:
         """Whether this is a mipmapped array (its levels: level())."""
         return self.info.is_mipmapped
 
     @property
-    def resource(self):
+    def resource(self) -> GraphicsResource:
         """The GraphicsResource this array is a mapping of."""
         return self._resource
 
-    def level(self, level):
+    def level(self, level: int) -> GraphicsArray:
         """Level `level` of a mipmapped array, as a GraphicsArray holding the same mapping."""
         out = _c_void_p()
         st = _cucore_graphics_array_level(self._live(), _c_uint32(level), out)
@@ -607,7 +620,7 @@ class GraphicsArray(HandleObject):
 
     get_level = level
 
-    def copy_from(self, src, *, stream):
+    def copy_from(self, src: Any, *, stream: Any) -> None:
         """Fill the whole array from `src`: a Buffer holding it tightly packed, or host memory (bytes,
         bytearray, NumPy array, ...) of exactly nbytes, ordered on `stream`. Pageable host memory has been
         read when the call returns."""
@@ -622,7 +635,7 @@ class GraphicsArray(HandleObject):
             if st:
                 raise_error(st, self, s)
 
-    def copy_to(self, dst, *, stream):
+    def copy_to(self, dst: Any, *, stream: Any) -> Any:
         """Copy the whole array into `dst` (a Buffer of nbytes, or writable host memory of nbytes) on
         `stream`, and return `dst`. Pageable host memory is filled when the call returns."""
         s, sh = _open(stream)
@@ -637,7 +650,7 @@ class GraphicsArray(HandleObject):
                 raise_error(st, self, s)
         return dst
 
-    def to_bytes(self, *, stream):
+    def to_bytes(self, *, stream: Any) -> bytes:
         """The array's contents, tightly packed, as bytes (copied on `stream`, which is then synchronized)."""
         s, _ = _open(stream)
         out = bytearray(self.nbytes)
@@ -645,15 +658,15 @@ class GraphicsArray(HandleObject):
         s.sync()
         return bytes(out)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, GraphicsArray):
             return NotImplemented
         return self._hv == other._hv
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((GraphicsArray, self._hv))
 
-    def __copy__(self):
+    def __copy__(self) -> GraphicsArray:
         """A second wrapper of the same mapped array, holding its own reference to the mapping."""
         h = self._live()
         st = _cucore_graphics_array_retain(h)
@@ -670,7 +683,7 @@ class GraphicsArray(HandleObject):
             return "<GraphicsArray (unmapped)>"
 
 
-def gl_get_devices(device_list="all"):
+def gl_get_devices(device_list: str = "all") -> List[int]:
     """The CUDA device ordinals of the GL context current on this thread (cuGLGetDevices), as a list of
     ints. `device_list`: "all", "current_frame" or "next_frame" (SLI). No current NVIDIA GL context:
     DriverError with a message saying so."""

@@ -22,10 +22,13 @@ same device ordinal; pinned pools on the current device), a buffer as its resour
 descriptor. The exporting process must keep a buffer alive until every importer has released it; order
 the processes with events.
 """
+from __future__ import annotations
+
 import ctypes
 import os
 import sys
 import weakref
+from typing import Any, Dict
 
 from . import _lib
 from .buffer import Buffer
@@ -70,7 +73,7 @@ class IPCAllocationHandle:
 
     __slots__ = ("_fd", "_kind", "_pool_id", "__weakref__")
 
-    def __init__(self, fd, kind, pool_id):
+    def __init__(self, fd: int, kind: int, pool_id: bytes) -> None:
         """Takes ownership of `fd`, received with the pool's `kind` and `pool_id` (16 bytes)."""
         if isinstance(fd, bool) or not isinstance(fd, int):
             raise TypeError(f"fd must be an int, not {type(fd).__name__}")
@@ -82,38 +85,38 @@ class IPCAllocationHandle:
         self._pool_id = pool_id
 
     @property
-    def fd(self):
+    def fd(self) -> int:
         """The file descriptor (-1 once closed or detached)."""
         return self._fd
 
     @property
-    def kind(self):
+    def kind(self) -> int:
         """The exported pool's MemoryResourceKind (DEVICE or PINNED)."""
         return self._kind
 
     @property
-    def pool_id(self):
+    def pool_id(self) -> bytes:
         """The exported pool's 16-byte identifier (bytes): the same pool imported twice is one resource."""
         return self._pool_id
 
-    def __int__(self):
+    def __int__(self) -> int:
         return self._fd
 
-    def close(self):
+    def close(self) -> None:
         """Close the file descriptor (idempotent)."""
         fd, self._fd = self._fd, -1
         if fd >= 0:
             os.close(fd)
 
-    def detach(self):
+    def detach(self) -> int:
         """Give up the file descriptor and return it (the caller closes it)."""
         fd, self._fd = self._fd, -1
         return fd
 
-    def __enter__(self):
+    def __enter__(self) -> IPCAllocationHandle:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self):
@@ -211,7 +214,7 @@ class ImportedMemoryResource(MemoryResource):
 
 # The export each resource pickles with, kept open as long as the resource's wrapper (a spawning
 # multiprocessing context passes the descriptor when the child starts, so it must stay open until then).
-_pickle_handles = weakref.WeakKeyDictionary()
+_pickle_handles: Any = weakref.WeakKeyDictionary()
 
 
 def reduce_resource(mr):

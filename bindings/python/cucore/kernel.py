@@ -6,8 +6,10 @@
     k.arguments_info                            # [ParamInfo(offset=0, size=4), ...]
     k.occupancy.max_potential_block_size(0)     # MaxPotentialBlockSizeOccupancyResult(min_grid_size, ...)
 """
-import collections
+from __future__ import annotations
+
 import ctypes
+from typing import TYPE_CHECKING, Any, List, NamedTuple, Optional, Union
 
 from . import _lib
 from ._handle import HandleObject, wrap_foreign
@@ -36,11 +38,23 @@ _byref = ctypes.byref
 _new = object.__new__
 
 # Handed down by launch.py, above this module, when it is imported (_lib.hand_down).
-LaunchConfig = None  # the cluster queries take a LaunchConfig
+if TYPE_CHECKING:  # for type checkers only: at run time launch.py hands it down (else:)
+    from .device import Device
+    from .launch import LaunchConfig
+else:
+    LaunchConfig = None  # the cluster queries take a LaunchConfig
 
-ParamInfo = collections.namedtuple("ParamInfo", ["offset", "size"])
-MaxPotentialBlockSizeOccupancyResult = collections.namedtuple(
-    "MaxPotentialBlockSizeOccupancyResult", ["min_grid_size", "max_block_size"])
+
+class ParamInfo(NamedTuple):
+    """A kernel parameter: its offset and size in bytes."""
+    offset: int
+    size: int
+
+
+class MaxPotentialBlockSizeOccupancyResult(NamedTuple):
+    """KernelOccupancy.max_potential_block_size(): the smallest grid for full occupancy, the largest block."""
+    min_grid_size: int
+    max_block_size: int
 
 # cucore_kernel_attribute_t by cuda.core's property names; the settable ones.
 ATTRIBUTES = _lib.c_names("cucore_kernel_attribute_t", "CUCORE_KERNEL_ATTRIBUTE_", skip=("unset", "count"))
@@ -71,14 +85,17 @@ class KernelAttributes:
 
     __slots__ = ("_kernel", "_device")
 
-    def __init__(self, kernel, device):
+    if TYPE_CHECKING:  # the attributes, properties set below (one per name of ATTRIBUTES)
+        def __getattr__(self, name: str) -> int: ...
+
+    def __init__(self, kernel: Kernel, device: Optional[Device]) -> None:
         self._kernel = kernel
         self._device = device
 
-    def __getitem__(self, device):
+    def __getitem__(self, device: Union[Device, int, None]) -> KernelAttributes:
         return KernelAttributes(self._kernel, _device(device))
 
-    def get(self, attribute):
+    def get(self, attribute: Union[str, int]) -> int:
         """The value of `attribute` (its name or cucore_kernel_attribute_t)."""
         aid, name = _attribute_id(attribute)
         dev = self._device or _device(None)
@@ -88,7 +105,7 @@ class KernelAttributes:
             raise_error(st, self._kernel)
         return bool(out.value) if name in _BOOL_ATTRIBUTES else out.value
 
-    def set_attribute(self, attribute, value):
+    def set_attribute(self, attribute: Union[str, int], value: int) -> None:
         """Set a settable attribute (max_dynamic_shared_size_bytes, preferred_shared_memory_carveout, the
         required cluster dimensions, non_portable_cluster_size_allowed,
         cluster_scheduling_policy_preference)."""
@@ -109,11 +126,11 @@ class KernelAttributes:
 
 
 def _make_property(name):
-    def getter(self):
+    def getter(self: KernelAttributes) -> int:
         return self.get(name)
     getter.__name__ = name
     if name in SETTABLE:
-        def setter(self, value):
+        def setter(self: KernelAttributes, value: int) -> None:
             self.set_attribute(name, value)
         return property(getter, setter, doc=f"{name} (settable)")
     return property(getter, doc=name)
@@ -128,10 +145,10 @@ class KernelOccupancy:
 
     __slots__ = ("_kernel",)
 
-    def __init__(self, kernel):
+    def __init__(self, kernel: Kernel) -> None:
         self._kernel = kernel
 
-    def max_active_blocks_per_multiprocessor(self, block_size, dynamic_shared_memory_size=0, *, device=None):
+    def max_active_blocks_per_multiprocessor(self, block_size: int, dynamic_shared_memory_size: int = 0, *, device: Union[Device, int, None] = None) -> int:
         """How many blocks of `block_size` threads fit on one multiprocessor."""
         dev = _device(device)
         out = _c_int()
@@ -141,7 +158,7 @@ class KernelOccupancy:
             raise_error(st, self._kernel)
         return out.value
 
-    def max_potential_block_size(self, dynamic_shared_memory_needed=0, block_size_limit=0, *, device=None):
+    def max_potential_block_size(self, dynamic_shared_memory_needed: int = 0, block_size_limit: int = 0, *, device: Union[Device, int, None] = None) -> MaxPotentialBlockSizeOccupancyResult:
         """(min_grid_size, max_block_size) for the highest occupancy with that much dynamic shared memory
         per block (an int; cuda.core's per-block-size callback is not supported)."""
         if callable(dynamic_shared_memory_needed):
@@ -155,7 +172,7 @@ class KernelOccupancy:
             raise_error(st, self._kernel)
         return MaxPotentialBlockSizeOccupancyResult(grid.value, block.value)
 
-    def available_dynamic_shared_memory_per_block(self, num_blocks_per_multiprocessor, block_size, *, device=None):
+    def available_dynamic_shared_memory_per_block(self, num_blocks_per_multiprocessor: int, block_size: int, *, device: Union[Device, int, None] = None) -> int:
         """The dynamic shared memory (bytes) each block can have when `num_blocks_per_multiprocessor` blocks of
         `block_size` threads share a multiprocessor of `device` (default: the current device)."""
         dev = _device(device)
@@ -167,11 +184,11 @@ class KernelOccupancy:
             raise_error(st, self._kernel)
         return out.value
 
-    def max_potential_cluster_size(self, config, *, stream=None, device=None):
+    def max_potential_cluster_size(self, config: LaunchConfig, *, stream: Any = None, device: Union[Device, int, None] = None) -> int:
         """The largest cluster size `config` (a LaunchConfig; its cluster is ignored) can use."""
         return self._cluster_query(_cucore_launch_max_potential_cluster_size, config, stream, device)
 
-    def max_active_clusters(self, config, *, stream=None, device=None):
+    def max_active_clusters(self, config: LaunchConfig, *, stream: Any = None, device: Union[Device, int, None] = None) -> int:
         """How many clusters of `config`'s cluster dimensions can be resident at once."""
         return self._cluster_query(_cucore_launch_max_active_clusters, config, stream, device)
 
@@ -205,6 +222,10 @@ class Kernel(HandleObject):
     (Kernel.from_handle). Launch it with cucore.launch()."""
 
     __slots__ = ("_code", "_params", "_packers", "_free")
+    _code: Any
+    _params: Any
+    _packers: Any
+    _free: Any
     _release = staticmethod(_fast_kernel_release)
     _handle_fn = staticmethod(_cucore_kernel_handle)
 
@@ -223,7 +244,7 @@ class Kernel(HandleObject):
         return k
 
     @classmethod
-    def from_handle(cls, handle, mod=None):
+    def from_handle(cls, handle: int, mod: Any = None) -> Kernel:
         """Wrap a foreign CUkernel (an int address) without owning it; `mod` (e.g. the ObjectCode or the
         object that owns its library) is kept alive while the wrapper lives."""
         if isinstance(handle, bool) or not isinstance(handle, int):
@@ -237,7 +258,7 @@ class Kernel(HandleObject):
         return cls._wrap(hv, mod)
 
     @classmethod
-    def from_function(cls, function, owner=None):
+    def from_function(cls, function: int, owner: Any = None) -> Kernel:
         """Wrap a foreign CUfunction (an int) of the calling thread's current context; `owner` is kept
         alive while the wrapper lives. It launches only into streams of that context."""
         st, hv = wrap_foreign(_cucore_kernel_from_function, owner, int(function))
@@ -246,21 +267,21 @@ class Kernel(HandleObject):
         return cls._wrap(hv, owner)
 
     @property
-    def name(self):
+    def name(self) -> str:
         """The kernel's symbol name (lowered for C++)."""
         out = ctypes.c_char_p()
         st = _cucore_kernel_name(self._h, _byref(out))
         if st:
             raise_error(st, self)
-        return out.value.decode()
+        return out.value.decode()  # type: ignore[union-attr]
 
     @property
-    def attributes(self):
+    def attributes(self) -> KernelAttributes:
         """The kernel's attributes (KernelAttributes) on the current device; `attributes[device]` on another."""
         return KernelAttributes(self, None)
 
     @property
-    def occupancy(self):
+    def occupancy(self) -> KernelOccupancy:
         """The occupancy queries of the kernel (KernelOccupancy)."""
         return KernelOccupancy(self)
 
@@ -286,7 +307,7 @@ class Kernel(HandleObject):
         return p or None
 
     @property
-    def num_arguments(self):
+    def num_arguments(self) -> int:
         """The number of the kernel's parameters (NotSupportedError where the driver cannot tell: before 12.4)."""
         p = self._param_info()
         if p is None:
@@ -294,14 +315,14 @@ class Kernel(HandleObject):
         return len(p)
 
     @property
-    def arguments_info(self):
+    def arguments_info(self) -> List[ParamInfo]:
         """[ParamInfo(offset, size)] of the kernel's parameters (cuKernelGetParamInfo)."""
         p = self._param_info()
         if p is None:
             raise _params_unknown()
         return list(p)
 
-    def function(self, device=None):
+    def function(self, device: Union[Device, int, None] = None) -> int:
         """The raw CUfunction of the kernel in `device`'s primary context (an int)."""
         dev = _device(device)
         out = ctypes.c_void_p()

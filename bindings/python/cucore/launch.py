@@ -22,15 +22,21 @@ The hot path costs one ctypes call: each kernel keeps, per tuple of argument typ
 packers (a preallocated argument block, its pointer and size arrays and a compiled struct.Struct), and
 each LaunchConfig its C struct.
 """
+from __future__ import annotations
+
 import ctypes
 import operator
 import struct
+from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
 
 from . import _lib
 from .buffer import Buffer
 from .common import closed_error, raise_error
 from .kernel import Kernel, _device
 from .stream import Stream
+
+if TYPE_CHECKING:
+    from .device import Device
 
 (_cucore_launch_config_validate, _cucore_launch) = _lib.bind(globals(), "cucore_launch_config_validate",
                                                              "cucore_launch")
@@ -76,9 +82,20 @@ class LaunchConfig:
 
     __slots__ = ("grid", "cluster", "block", "shmem_size", "cooperative_launch",
                  "programmatic_stream_serialization", "priority", "_struct", "_ref")
+    grid: Tuple[int, int, int]
+    cluster: Optional[Tuple[int, int, int]]
+    block: Tuple[int, int, int]
+    shmem_size: int
+    cooperative_launch: bool
+    programmatic_stream_serialization: bool
+    priority: Optional[int]
+    _struct: Any
+    _ref: Any
 
-    def __init__(self, grid=None, cluster=None, block=None, shmem_size=None, cooperative_launch=False,
-                 programmatic_stream_serialization=False, priority=None, *, is_cooperative=None):
+    def __init__(self, grid: Union[int, Tuple[int, ...], None] = None, cluster: Union[int, Tuple[int, ...], None] = None,
+                 block: Union[int, Tuple[int, ...], None] = None, shmem_size: Optional[int] = None,
+                 cooperative_launch: bool = False, programmatic_stream_serialization: bool = False,
+                 priority: Optional[int] = None, *, is_cooperative: Optional[bool] = None) -> None:
         if is_cooperative is not None:  # cuda.core before 1.2 named it is_cooperative
             cooperative_launch = is_cooperative
         set_ = object.__setattr__
@@ -127,12 +144,12 @@ class LaunchConfig:
         # pickled; __setattr__ refuses the private names a slot-by-slot copy would set).
         return (LaunchConfig, self._key())
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, LaunchConfig):
             return NotImplemented
         return self._key() == other._key()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._key())
 
     def _key(self):
@@ -145,7 +162,7 @@ class LaunchConfig:
                 f"programmatic_stream_serialization={self.programmatic_stream_serialization}, "
                 f"priority={self.priority})")
 
-    def validate(self, kernel, device=None):
+    def validate(self, kernel: Kernel, device: Union[Device, int, None] = None) -> None:
         """Check this configuration for `kernel` on `device` (default: current) without launching;
         raises InvalidArgumentError with the message a launch would fail with."""
         if not isinstance(kernel, Kernel):
@@ -354,8 +371,9 @@ def _slow_operands(stream, config, kernel):
     return stream, stream._h
 
 
-def launch(stream, config, kernel, *args, _Stream=Stream, _LaunchConfig=LaunchConfig, _Kernel=Kernel,
-           _zero=_ZERO, _type=type, _map=map, _tuple=tuple):
+def launch(stream: Any, config: LaunchConfig, kernel: Kernel, *args: Any, _Stream: Any = Stream,
+           _LaunchConfig: Any = LaunchConfig, _Kernel: Any = Kernel, _zero: Any = _ZERO, _type: Any = type,
+           _map: Any = map, _tuple: Any = tuple) -> None:
     """Launch `kernel` on `stream` (a Stream or an object with __cuda_stream__) with `config` (a
     LaunchConfig) and `args` (packed as the module docstring says). Asynchronous: returns once queued.
     (The keyword-only parameters are private: module globals bound as locals for speed.)"""

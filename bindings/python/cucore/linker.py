@@ -4,9 +4,11 @@
                                                                          link_time_optimization=True))
     code = linker.link("cubin")
 """
+from __future__ import annotations
+
 import ctypes
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Dict, Optional, Union
 
 from . import _lib
 from ._handle import HandleObject
@@ -49,7 +51,7 @@ class LinkerOptions:
     backend: Optional[str] = None
     _c: Any = field(default=None, init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self._to_c()
 
     __getstate__ = options_state  # copies and pickles carry the fields, not the C struct
@@ -108,7 +110,7 @@ class Linker(HandleObject):
     __slots__ = ("_inputs",)
     _release = staticmethod(_fast_linker_release)
 
-    def __init__(self, *object_codes, options=None):
+    def __init__(self, *object_codes: ObjectCode, options: Union[LinkerOptions, Dict[str, Any], None] = None) -> None:
         self._h = None
         self._raw = None
         if not object_codes:
@@ -127,7 +129,7 @@ class Linker(HandleObject):
             raise_error(st, *object_codes)
         self._h = _lib.handle_arg(h.value)
 
-    def link(self, target_type="cubin"):
+    def link(self, target_type: str = "cubin") -> ObjectCode:
         """Link into an ObjectCode of `target_type` ("cubin", or "ptx" with link_time_optimization)."""
         t = code_type_id(target_type, ("cubin", "ptx"), "target_type")
         h = ctypes.c_void_p()
@@ -140,16 +142,16 @@ class Linker(HandleObject):
                 raise
         return ObjectCode._wrap(h.value)
 
-    def get_error_log(self):
+    def get_error_log(self) -> str:
         """The linker's error log ("" when there is none)."""
         return read_string(_cucore_linker_error_log, self._h, self)
 
-    def get_info_log(self):
+    def get_info_log(self) -> str:
         """The linker's information log (more with LinkerOptions(verbose=True))."""
         return read_string(_cucore_linker_info_log, self._h, self)
 
     @property
-    def backend(self):
+    def backend(self) -> str:
         """"nvJitLink" or "driver"."""
         out = ctypes.c_int()
         st = _cucore_linker_backend(self._h, _byref(out))
@@ -158,7 +160,7 @@ class Linker(HandleObject):
         return BACKENDS.get(out.value, str(out.value))
 
     @staticmethod
-    def which_backend():
+    def which_backend() -> str:
         """The backend a Linker with default options uses: "nvJitLink" where it loads, else "driver"."""
         out = ctypes.c_int()
         st = _cucore_linker_default_backend(_byref(out))

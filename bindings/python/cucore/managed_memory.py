@@ -12,8 +12,11 @@
 
 A location is a Device or a device ordinal, "host" (or -1), ("host_numa", node) or "host_numa_current".
 """
+from __future__ import annotations
+
 import ctypes
 import operator
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, Optional, Tuple, Union
 from collections.abc import MutableSet
 from dataclasses import dataclass
 
@@ -23,6 +26,10 @@ from .common import check_options, raise_error
 from .device import Device
 from .memory_resource import MemoryResource, MemoryResourceKind, _create, _device_and_options
 from .stream import _stream_of
+
+# A memory location (managed memory advice and prefetch): a Device or its ordinal, "host", or
+# ("host_numa", node).
+Location = Union[Device, int, str, Tuple[str, int]]
 
 (_cucore_managed_memory_resource_create, _cucore_buffer_advise, _cucore_buffer_advice,
  _cucore_buffer_is_accessed_by, _cucore_buffer_last_prefetch_location, _cucore_buffer_prefetch,
@@ -114,37 +121,37 @@ class ManagedBuffer(Buffer):
         return bool(read_mostly.value), preferred
 
     @property
-    def read_mostly(self):
+    def read_mostly(self) -> bool:
         """Whether the read-mostly advice is set (the driver may keep read-only copies on each accessor)."""
         return self._advice()[0]
 
     @read_mostly.setter
-    def read_mostly(self, value):
+    def read_mostly(self, value: bool) -> None:
         if not isinstance(value, bool):
             raise TypeError(f"read_mostly must be a bool, not {type(value).__name__}")
         self._advise(SET_READ_MOSTLY if value else UNSET_READ_MOSTLY, LocationC(LOCATION_NONE, 0))
 
     @property
-    def preferred_location(self):
+    def preferred_location(self) -> Optional[Location]:
         """The preferred location advice: a Device, "host", ("host_numa", node), or None when unset.
         Assign a location to set it, None to unset it."""
         return from_location(self._advice()[1])
 
     @preferred_location.setter
-    def preferred_location(self, value):
+    def preferred_location(self, value: Optional[Location]) -> None:
         if value is None:
             self._advise(UNSET_PREFERRED_LOCATION, LocationC(LOCATION_NONE, 0))
         else:
             self._advise(SET_PREFERRED_LOCATION, to_location(value, "preferred_location"))
 
     @property
-    def accessed_by(self):
+    def accessed_by(self) -> AccessedBySet:
         """The live set of devices with the accessed-by advice (their mappings are kept up to date):
         add, discard, update, clear, `in`, iteration (Devices). Assign an iterable to replace it."""
         return AccessedBySet(self)
 
     @accessed_by.setter
-    def accessed_by(self, locations):
+    def accessed_by(self, locations: Iterable[Location]) -> None:
         wanted = [to_location(x, "accessed_by") for x in locations]
         current = AccessedBySet(self)
         keep = {(c.type, c.id) for c in wanted}
@@ -155,7 +162,7 @@ class ManagedBuffer(Buffer):
             self._advise(SET_ACCESSED_BY, c)
 
     @property
-    def last_prefetch_location(self):
+    def last_prefetch_location(self) -> Optional[Location]:
         """Where the memory was last prefetched to (a Device, "host", ...), or None if never or not all in
         one place."""
         out = LocationC()
@@ -164,7 +171,7 @@ class ManagedBuffer(Buffer):
             raise_error(st, self)
         return from_location(out)
 
-    def prefetch(self, location, *, stream):
+    def prefetch(self, location: Location, *, stream: Any) -> None:
         """Migrate the memory to `location` (a Device, an ordinal, "host", ...) in order on `stream`."""
         loc = to_location(location)
         s = _stream_of(stream)
@@ -172,7 +179,7 @@ class ManagedBuffer(Buffer):
         if st:
             raise_error(st, self, s)
 
-    def discard(self, *, stream):
+    def discard(self, *, stream: Any) -> None:
         """Tell the driver the contents are no longer needed, in order on `stream` (reading before writing
         afterwards gives unspecified values). Needs a CUDA 13 driver."""
         s = _stream_of(stream)
@@ -180,7 +187,7 @@ class ManagedBuffer(Buffer):
         if st:
             raise_error(st, self, s)
 
-    def discard_prefetch(self, location, *, stream):
+    def discard_prefetch(self, location: Location, *, stream: Any) -> None:
         """discard(), then make the pages resident at `location`, in order on `stream` (CUDA 13)."""
         loc = to_location(location)
         s = _stream_of(stream)
@@ -195,7 +202,7 @@ class AccessedBySet(MutableSet):
 
     __slots__ = ("_buf",)
 
-    def __init__(self, buf):
+    def __init__(self, buf: ManagedBuffer) -> None:
         self._buf = buf
 
     def _query(self, loc):
@@ -205,7 +212,7 @@ class AccessedBySet(MutableSet):
             raise_error(st, self._buf)
         return bool(out.value)
 
-    def __contains__(self, value):
+    def __contains__(self, value: object) -> bool:
         try:
             loc = to_location(value)
         except (TypeError, ValueError):
@@ -214,31 +221,31 @@ class AccessedBySet(MutableSet):
             return False
         return self._query(loc)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Location]:
         for o in range(Device.count()):
             if self._query(LocationC(LOCATION_DEVICE, o)):
                 yield Device(o)
         if self._query(LocationC(LOCATION_HOST, 0)):
             yield "host"
 
-    def __len__(self):
+    def __len__(self) -> int:
         return sum(1 for _ in self)
 
-    def add(self, value):
+    def add(self, value: Location) -> None:
         """Set the accessed-by advice for a location (a Device, an ordinal, "host", ...)."""
         self._buf._advise(SET_ACCESSED_BY, to_location(value, "accessed_by"))
 
-    def discard(self, value):
+    def discard(self, value: Location) -> None:
         """Unset the accessed-by advice for a location."""
         self._buf._advise(UNSET_ACCESSED_BY, to_location(value, "accessed_by"))
 
-    def update(self, *iterables):
+    def update(self, *iterables: Iterable[Location]) -> None:
         """Set the accessed-by advice for every location of the iterables."""
         for values in iterables:
             for v in values:
                 self.add(v)
 
-    def clear(self):
+    def clear(self) -> None:
         """Unset the accessed-by advice for every location that has it."""
         for dev in list(self):
             self.discard(dev)
@@ -265,7 +272,7 @@ class ManagedMemoryResourceOptions:
     release_threshold: int = 0
     use_pool: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_options(self, ("max_size", "release_threshold"), ("use_pool",))
         if self.preferred_location is not None:
             to_location(self.preferred_location, "ManagedMemoryResourceOptions.preferred_location")
@@ -305,30 +312,30 @@ class ManagedMemoryResource(MemoryResource):
     _builtin = True
     _resource_kind = MemoryResourceKind.MANAGED
 
-    def __new__(cls, device=None, options=None):
+    def __new__(cls, device: Union[Device, int, None] = None, options: Union[ManagedMemoryResourceOptions, Dict[str, Any], None] = None) -> ManagedMemoryResource:
         dev, options = _device_and_options(device, options, ManagedMemoryResourceOptions)
         return _create(cls, _cucore_managed_memory_resource_create, dev, _managed_struct(options), options,
                        dev.device_id)
 
-    def allocate(self, size, *, stream=None):
+    def allocate(self, size: int, *, stream: Any = None) -> ManagedBuffer:
         """A new ManagedBuffer of `size` bytes: from a pool, allocated in order on `stream` (where it is also
         freed); without one, at once (`stream` may be None and is not kept)."""
         b = MemoryResource.allocate(self, size, stream=stream)
         b.__class__ = ManagedBuffer  # the same layout: only the managed-memory methods are added
-        return b
+        return b  # type: ignore[return-value]  # a ManagedBuffer now
 
     @property
-    def is_managed(self):
+    def is_managed(self) -> bool:
         """True: the memory is managed memory."""
         return True
 
     @property
-    def use_pool(self):
+    def use_pool(self) -> bool:
         """Whether the memory comes from a managed memory pool (False: cuMemAllocManaged)."""
         return self.handle != 0  # the CUmemoryPool; 0 without a pool
 
     @property
-    def preferred_location(self):
+    def preferred_location(self) -> Optional[Location]:
         """The preferred location as given in the options (a Device, "host", ("host_numa", node)), or
         None when there is none or it is not known (a resource made elsewhere)."""
         loc = self._config.preferred_location if self._config is not None else None

@@ -18,12 +18,14 @@ cuMemSetAccess. The resource's own device is never in it and cannot be removed. 
 checked when made (TypeError / ValueError naming the field); a dict of their fields is accepted wherever they
 are.
 """
+from __future__ import annotations
+
 import ctypes
 import operator
 import sys
 from collections.abc import MutableSet
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, Optional, Union
 
 from . import _lib
 from .common import _c_enum, _u64, check_options, options_of, raise_error
@@ -78,21 +80,23 @@ class PeerAccessible:
     pools, virtual memory resources)."""
 
     __slots__ = ()
+    _h: Any
+    _home: Any
 
     def _peer_owner(self):
         """The ordinal of the device whose access is implied (never listed, never revoked), or None."""
         return self._home if self._home is not None else (self.device_id if self.device_id >= 0 else None)
 
-    def peer_access(self, device):
+    def peer_access(self, device: Union[Device, int]) -> Optional[str]:
         """The access `device` (a Device or an ordinal) has to the memory: "rw", "r" or None."""
         dev = Device(ordinal_of(device))
         out = ctypes.c_int()
         st = _cucore_memory_resource_peer_access(self._h, dev._h, out)
         if st:
             raise_error(st, self, dev)
-        return _NAME_OF.get(out.value, out.value)
+        return _NAME_OF.get(out.value, out.value)  # type: ignore[arg-type]
 
-    def set_peer_access(self, device, access="rw"):
+    def set_peer_access(self, device: Union[Device, int], access: Optional[str] = "rw") -> None:
         """Grant `device` (a Device or an ordinal) access to the memory: "rw" (read and write), "r"
         (read only; virtual memory resources only) or None (revoke). Applies to existing buffers too."""
         value = access_value(access)
@@ -102,13 +106,13 @@ class PeerAccessible:
             raise_error(st, self, dev)
 
     @property
-    def peer_accessible_by(self):
+    def peer_accessible_by(self) -> PeerAccessSet:
         """The live set of the ordinals of the other devices that can access this memory (add, discard,
         update, clear, `in`, iteration; assign an iterable of devices to replace it)."""
         return PeerAccessSet(self)
 
     @peer_accessible_by.setter
-    def peer_accessible_by(self, devices):
+    def peer_accessible_by(self, devices: Iterable[Union[Device, int]]) -> None:
         wanted = {ordinal_of(d) for d in devices}
         current = PeerAccessSet(self)
         for o in set(current) - wanted:
@@ -123,10 +127,10 @@ class PeerAccessSet(MutableSet):
 
     __slots__ = ("_mr",)
 
-    def __init__(self, mr):
+    def __init__(self, mr: PeerAccessible) -> None:
         self._mr = mr
 
-    def __contains__(self, device):
+    def __contains__(self, device: object) -> bool:
         try:
             o = ordinal_of(device)
         except TypeError:
@@ -135,34 +139,34 @@ class PeerAccessSet(MutableSet):
             return False
         return self._mr.peer_access(o) is not None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         owner = self._mr._peer_owner()
         for o in range(Device.count()):
             if o != owner and self._mr.peer_access(o) is not None:
                 yield o
 
-    def __len__(self):
+    def __len__(self) -> int:
         return sum(1 for _ in self)
 
-    def add(self, device):
+    def add(self, device: Union[Device, int]) -> None:
         """Grant read-write access to `device` (its own device already has it)."""
         o = ordinal_of(device)
         if o != self._mr._peer_owner():
             self._mr.set_peer_access(o, "rw")
 
-    def discard(self, device):
+    def discard(self, device: Union[Device, int]) -> None:
         """Revoke `device`'s access (its own device keeps it)."""
         o = ordinal_of(device)
         if o != self._mr._peer_owner():
             self._mr.set_peer_access(o, None)
 
-    def update(self, *iterables):
+    def update(self, *iterables: Iterable[Union[Device, int]]) -> None:
         """Grant read-write access to every device of the iterables."""
         for devices in iterables:
             for d in devices:
                 self.add(d)
 
-    def clear(self):
+    def clear(self) -> None:
         """Revoke the access of every other device."""
         for o in list(self):
             self.discard(o)
@@ -186,7 +190,7 @@ class DeviceMemoryResourceOptions:
     release_threshold: int = 0
     ipc_enabled: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
 
 
@@ -214,7 +218,7 @@ class DeviceMemoryResource(MemoryResource, PeerAccessible):
     _builtin = True
     _resource_kind = MemoryResourceKind.DEVICE
 
-    def __new__(cls, device_id, options=None):
+    def __new__(cls, device_id: Union[Device, int], options: Union[DeviceMemoryResourceOptions, Dict[str, Any], None] = None) -> DeviceMemoryResource:
         dev = _device(device_id)
         if options is None:
             h = _c_void_p()
@@ -244,7 +248,7 @@ class PinnedMemoryResourceOptions:
     release_threshold: int = 0
     numa_id: Optional[int] = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
         if self.numa_id is not None:
             if isinstance(self.numa_id, bool) or not isinstance(self.numa_id, int):
@@ -279,13 +283,13 @@ class PinnedMemoryResource(MemoryResource, PeerAccessible):
     _builtin = True
     _resource_kind = MemoryResourceKind.PINNED
 
-    def __new__(cls, device=None, options=None):
+    def __new__(cls, device: Union[Device, int, None] = None, options: Union[PinnedMemoryResourceOptions, Dict[str, Any], None] = None) -> PinnedMemoryResource:
         dev, options = _device_and_options(device, options, PinnedMemoryResourceOptions)
         return _create(cls, _cucore_pinned_memory_resource_create, dev, _pinned_struct(options), options,
                        dev.device_id)
 
     @property
-    def numa_id(self):
+    def numa_id(self) -> Optional[int]:
         """The host NUMA node the memory comes from (None: any, or not known for a resource made elsewhere)."""
         return self._config.numa_id if self._config is not None else None
 
@@ -307,38 +311,65 @@ PoolAttribute = _c_enum(
     """)
 
 
+def _pool_property(attribute: int, doc: str, *, flag: bool = False, settable: bool = True) -> Any:
+    """A property of PoolAttributes reading (and, when settable, writing) one pool attribute: a bool for the
+    reuse flags, else a byte count."""
+    if flag:
+        def get_flag(self: PoolAttributes) -> bool:
+            return bool(self._mr.pool_attribute(attribute))
+
+        def set_flag(self: PoolAttributes, value: bool) -> None:
+            self._mr.set_pool_attribute(attribute, int(bool(value)))
+        return property(get_flag, set_flag, doc=doc)
+
+    def get(self: PoolAttributes) -> int:
+        return self._mr.pool_attribute(attribute)
+
+    def set_(self: PoolAttributes, value: int) -> None:
+        self._mr.set_pool_attribute(attribute, value)
+    return property(get, set_ if settable else None, doc=doc)
+
+
 class PoolAttributes:
     """A pool resource's attributes as properties (cuda.core's `mr.attributes`): the reuse flags are bools,
     the rest byte counts; `release_threshold` and the reuse flags are settable, and setting a `*_high`
     to 0 resets it."""
     __slots__ = ("_mr",)
 
-    def __init__(self, mr):
+    def __init__(self, mr: MemoryResource) -> None:
         self._mr = mr
 
-    def _get(self, attribute):
-        return self._mr.pool_attribute(attribute)
 
-    def _set(self, attribute, value):
-        self._mr.set_pool_attribute(attribute, value)
 
-    reuse_follow_event_dependencies = property(
-        lambda self: bool(self._get(PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES)),
-        lambda self, v: self._set(PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES, int(bool(v))))
-    reuse_allow_opportunistic = property(
-        lambda self: bool(self._get(PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC)),
-        lambda self, v: self._set(PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC, int(bool(v))))
-    reuse_allow_internal_dependencies = property(
-        lambda self: bool(self._get(PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES)),
-        lambda self, v: self._set(PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES, int(bool(v))))
-    release_threshold = property(lambda self: self._get(PoolAttribute.RELEASE_THRESHOLD),
-                                 lambda self, v: self._set(PoolAttribute.RELEASE_THRESHOLD, v))
-    reserved_mem_current = property(lambda self: self._get(PoolAttribute.RESERVED_MEM_CURRENT))
-    reserved_mem_high = property(lambda self: self._get(PoolAttribute.RESERVED_MEM_HIGH),
-                                 lambda self, v: self._set(PoolAttribute.RESERVED_MEM_HIGH, v))
-    used_mem_current = property(lambda self: self._get(PoolAttribute.USED_MEM_CURRENT))
-    used_mem_high = property(lambda self: self._get(PoolAttribute.USED_MEM_HIGH),
-                             lambda self, v: self._set(PoolAttribute.USED_MEM_HIGH, v))
+    # Their types, for type checkers (the properties are made by _pool_property below).
+    reuse_follow_event_dependencies: bool
+    reuse_allow_opportunistic: bool
+    reuse_allow_internal_dependencies: bool
+    release_threshold: int
+    reserved_mem_current: int
+    reserved_mem_high: int
+    used_mem_current: int
+    used_mem_high: int
+
+    reuse_follow_event_dependencies = _pool_property(
+        PoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES, "Whether the pool reuses memory across streams ordered by "
+        "events (settable)", flag=True)
+    reuse_allow_opportunistic = _pool_property(
+        PoolAttribute.REUSE_ALLOW_OPPORTUNISTIC, "Whether the pool reuses memory freed on streams that have "
+        "since completed it (settable)", flag=True)
+    reuse_allow_internal_dependencies = _pool_property(
+        PoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES, "Whether the pool may insert dependencies to reuse "
+        "memory (settable)", flag=True)
+    release_threshold = _pool_property(
+        PoolAttribute.RELEASE_THRESHOLD, "Bytes of reserved memory the pool keeps before releasing (settable)")
+    reserved_mem_current = _pool_property(
+        PoolAttribute.RESERVED_MEM_CURRENT, "Bytes of memory the pool reserves now", settable=False)
+    reserved_mem_high = _pool_property(
+        PoolAttribute.RESERVED_MEM_HIGH, "The high-water mark of reserved bytes (set 0 to reset it)")
+    used_mem_current = _pool_property(
+        PoolAttribute.USED_MEM_CURRENT, "Bytes of memory allocated from the pool now", settable=False)
+    used_mem_high = _pool_property(
+        PoolAttribute.USED_MEM_HIGH, "The high-water mark of allocated bytes (set 0 to reset it)")
 
 
 def pool_attribute(mr, attribute):

@@ -14,9 +14,12 @@ kind. The other kinds live in the module of their capability, above this one: me
 (DeviceMemoryResource, PinnedMemoryResource, pool attributes, trim, peer access), managed_memory.py,
 virtual_memory.py, user_memory.py (user-defined resources); Buffer lives in buffer.py, below.
 """
+from __future__ import annotations
+
 import ctypes
 import threading
 import weakref
+from typing import TYPE_CHECKING, Any, Dict, Union
 
 from . import _lib
 from ._handle import HandleObject
@@ -46,9 +49,15 @@ _handle_arg = _lib.handle_arg
 _Stream = Stream
 
 # Handed down by the modules above when they are imported (_lib.hand_down): the work of some methods.
-memory_pool = None  # memory_pool.py: pool attributes and trim
-user_memory = None  # user_memory.py: making user-defined resources (subclasses of MemoryResource)
-ipc = None          # ipc.py: the IPC methods
+if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand these down (else:)
+    from . import ipc, memory_pool, user_memory
+    from .device import Device
+    from .ipc import IPCAllocationHandle
+    from .memory_pool import PoolAttributes
+else:
+    memory_pool = None  # memory_pool.py: pool attributes and trim
+    user_memory = None  # user_memory.py: making user-defined resources (subclasses of MemoryResource)
+    ipc = None          # ipc.py: the IPC methods
 
 
 MemoryResourceKind = _c_enum(
@@ -68,7 +77,7 @@ MemoryResourceKind = _c_enum(
 
 # ---- argument conversion (cold paths; the hot paths inline the common case) ----------------------------
 
-_sizes = {}  # allocation size -> its c_uint64 argument object (read-only, so shareable by threads)
+_sizes: Dict[int, Any] = {}  # allocation size -> its c_uint64 argument object (read-only, so shareable by threads)
 
 
 def _size_arg(size):
@@ -102,12 +111,12 @@ def _create(cls, create, dev, struct, options, home):
 # The class of each built-in kind (MemoryResourceKind -> class), for answers that name a resource made elsewhere
 # (Buffer.memory_resource, Device.memory_resource): each class declares its `_resource_kind`, and
 # MemoryResource.__init_subclass__ registers it when the kind's module defines it.
-_KIND_CLASSES = {}
+_KIND_CLASSES: Dict[int, Any] = {}
 
 # Live Python wrappers by libcucore handle value. While a wrapper lives it holds a user reference, so the
 # value stays its object's; a value whose user references were all released is never valid again
 # (generations), so this is an identity map.
-_wrappers = weakref.WeakValueDictionary()
+_wrappers: Any = weakref.WeakValueDictionary()
 
 # The exception a user-defined resource's allocate raised on this thread, as (status it became, exception),
 # until the Python caller of the failed allocation re-raises it (user_memory.py sets it).
@@ -148,6 +157,10 @@ class MemoryResource(HandleObject, _MemoryAccess, metaclass=_ResourceType):
     through your deallocate; every language allocating from the resource calls them (see user_memory.py)."""
 
     __slots__ = ("_hv", "_info", "_config", "_home")
+    _hv: int
+    _info: Any
+    _config: Any
+    _home: Any
     _release = staticmethod(_fast_memory_resource_release)
     _handle_fn = staticmethod(_cucore_memory_resource_handle)  # `handle`: the CUmemoryPool (0 without a pool)
     _builtin = True          # the library's own classes; a user's direct subclass is a user-defined resource
@@ -248,30 +261,30 @@ class MemoryResource(HandleObject, _MemoryAccess, metaclass=_ResourceType):
 
     # ---- pool attributes and trim (the work is in memory_pool.py) --------------------------------------
 
-    def pool_attribute(self, attribute):
+    def pool_attribute(self, attribute: Union[int, str]) -> int:
         """A pool attribute (a PoolAttribute or its value) as an int; NotSupportedError without a pool."""
         return memory_pool.pool_attribute(self, attribute)
 
-    def set_pool_attribute(self, attribute, value):
+    def set_pool_attribute(self, attribute: Union[int, str], value: int) -> None:
         """Sets a settable pool attribute (high-water marks: 0 only, which resets them)."""
         memory_pool.set_pool_attribute(self, attribute, value)
 
     @property
-    def attributes(self):
+    def attributes(self) -> PoolAttributes:
         """The pool's attributes as properties (PoolAttributes)."""
         return memory_pool.PoolAttributes(self)
 
-    def trim(self, min_bytes_to_keep=0):
+    def trim(self, min_bytes_to_keep: int = 0) -> None:
         """Return unused reserved memory to the system, keeping at least `min_bytes_to_keep` bytes."""
         memory_pool.trim(self, min_bytes_to_keep)
 
     @property
-    def kind(self):
+    def kind(self) -> int:
         """The MemoryResourceKind."""
         return self._get_info()[0]
 
     @property
-    def device_id(self):
+    def device_id(self) -> int:
         """The ordinal of the device whose memory the resource gives, or -1 for host memory."""
         return self._get_info()[1]
 
@@ -281,13 +294,13 @@ class MemoryResource(HandleObject, _MemoryAccess, metaclass=_ResourceType):
         return self._get_info()[2:5]
 
     @property
-    def is_stream_ordered(self):
+    def is_stream_ordered(self) -> bool:
         """Whether allocation and release are ordered on a stream (pools: a stream is required)."""
         return self._get_info()[5]
 
     # ---- allocation ------------------------------------------------------------------------------
 
-    def allocate(self, size, *, stream=None):
+    def allocate(self, size: int, *, stream: Any = None) -> Buffer:
         """A new Buffer of `size` bytes (0 is valid: a buffer with address 0), allocated in order on
         `stream` (a Stream or any object with __cuda_stream__), which also becomes the buffer's
         deallocation stream. A device memory pool needs a stream; page-locked host memory is allocated
@@ -314,22 +327,22 @@ class MemoryResource(HandleObject, _MemoryAccess, metaclass=_ResourceType):
 
     # ---- IPC (the work is in ipc.py) --------------------------------------------------------------
 
-    def allocation_handle(self):
+    def allocation_handle(self) -> IPCAllocationHandle:
         """A new cucore.ipc.IPCAllocationHandle of this IPC-enabled pool (its fd is yours to close)."""
         return ipc.export_memory_resource(self)
 
     @staticmethod
-    def from_allocation_handle(device, handle):
+    def from_allocation_handle(device: Union[Device, int], handle: IPCAllocationHandle) -> MemoryResource:
         """The pool another process exported (an IPCAllocationHandle), imported on `device`."""
         return ipc.import_memory_resource(device, handle)
 
     @property
-    def is_ipc_enabled(self):
+    def is_ipc_enabled(self) -> bool:
         """Whether other processes can import this pool (created with ipc_enabled=True)."""
         return ipc.is_ipc_enabled(self)
 
     @property
-    def is_mapped(self):
+    def is_mapped(self) -> bool:
         """Whether this pool was imported from another process (it maps buffers, cannot allocate)."""
         return ipc.is_mapped(self)
 
@@ -380,7 +393,7 @@ class LegacyPinnedMemoryResource(MemoryResource):
     _builtin = True
     _resource_kind = MemoryResourceKind.LEGACY_PINNED
 
-    def __new__(cls, device_id=None):
+    def __new__(cls, device_id: Union[Device, int, None] = None) -> LegacyPinnedMemoryResource:
         dev = _device(device_id)
         h = _c_void_p()
         st = _cucore_legacy_pinned_memory_resource_create(dev._h, h)

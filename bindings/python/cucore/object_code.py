@@ -7,8 +7,11 @@
 Loadable kinds (cubin, PTX, fatbin) are loaded into the driver on first use and unloaded when the last
 reference goes (kernels keep their code loaded); LTO-IR, objects and libraries are linker inputs.
 """
+from __future__ import annotations
+
 import ctypes
 import os
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
 
 from . import _lib
 from ._handle import HandleObject
@@ -17,6 +20,9 @@ from .common import raise_error
 from .device import _device
 from .kernel import Kernel
 from .program import CODE_TYPE_NAMES, CODE_TYPES
+
+if TYPE_CHECKING:
+    from .device import Device
 
 (_cucore_object_code_create, _cucore_object_code_create_from_file, _cucore_object_code_load,
  _cucore_object_code_code_type, _cucore_object_code_data, _cucore_object_code_name,
@@ -46,6 +52,10 @@ class ObjectCode(HandleObject):
     take bytes, or a path (str or PathLike) read at once."""
 
     __slots__ = ("_code_type", "_symbols", "_bytes", "_hv")  # _hv: the libcucore handle as an int (Linker)
+    _code_type: Optional[str]
+    _symbols: Any
+    _bytes: Optional[bytes]
+    _hv: int
     _release = staticmethod(_fast_object_code_release)
     _handle_fn = staticmethod(_cucore_object_code_handle)
 
@@ -90,39 +100,39 @@ class ObjectCode(HandleObject):
         return o
 
     @classmethod
-    def from_cubin(cls, module, *, name=""):
+    def from_cubin(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
         """A cubin from bytes or a file."""
         return cls._create(module, "cubin", name)
 
     @classmethod
-    def from_ptx(cls, module, *, name=""):
+    def from_ptx(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
         """PTX from bytes or a file (a str is a path, as in cuda.core; use Program(ptx, "ptx") for text)."""
         return cls._create(module, "ptx", name)
 
     @classmethod
-    def from_ltoir(cls, module, *, name=""):
+    def from_ltoir(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
         """LTO-IR (a linker input) from bytes or a file (a str is a path)."""
         return cls._create(module, "ltoir", name)
 
     @classmethod
-    def from_fatbin(cls, module, *, name=""):
+    def from_fatbin(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
         """A fat binary from bytes or a file (a str is a path)."""
         return cls._create(module, "fatbin", name)
 
     @classmethod
-    def from_object(cls, module, *, name=""):
+    def from_object(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
         """A host object file holding device code (a linker input) from bytes or a file (a str is a path)."""
         return cls._create(module, "object", name)
 
     @classmethod
-    def from_library(cls, module, *, name=""):
+    def from_library(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
         """A library of device code (a linker input) from bytes or a file (a str is a path)."""
         return cls._create(module, "library", name)
 
     # ---- what it holds ------------------------------------------------------------------------
 
     @property
-    def code_type(self):
+    def code_type(self) -> str:
         """"cubin", "ptx", "ltoir", "fatbin", "object" or "library"."""
         ct = self._code_type
         if ct is None:
@@ -134,7 +144,7 @@ class ObjectCode(HandleObject):
         return ct
 
     @property
-    def code(self):
+    def code(self) -> bytes:
         """The code's bytes."""
         b = self._bytes
         if b is None:
@@ -142,11 +152,11 @@ class ObjectCode(HandleObject):
             st = _cucore_object_code_data(self._h, _byref(data), _byref(size))
             if st:
                 raise_error(st, self)
-            b = self._bytes = ctypes.string_at(data.value, size.value) if size.value else b""
+            b = self._bytes = ctypes.string_at(data.value, size.value) if size.value else b""  # type: ignore[arg-type]
         return b
 
     @property
-    def name(self):
+    def name(self) -> str:
         """The code's name ("" when none)."""
         out = _c_char_p()
         st = _cucore_object_code_name(self._h, _byref(out))
@@ -155,7 +165,7 @@ class ObjectCode(HandleObject):
         return (out.value or b"").decode("utf-8", "replace")
 
     @property
-    def symbol_mapping(self):
+    def symbol_mapping(self) -> Dict[str, str]:
         """{name expression: lowered (mangled) name} for the name expressions of the compile."""
         m = self._symbols
         if m is None:
@@ -169,20 +179,20 @@ class ObjectCode(HandleObject):
                 st = _cucore_object_code_name_expression(self._h, i, _byref(e), _byref(lowered))
                 if st:
                     raise_error(st, self)
-                m[e.value.decode()] = lowered.value.decode()
+                m[e.value.decode()] = lowered.value.decode()  # type: ignore[union-attr]
             self._symbols = m
         return dict(m)
 
     # ---- the driver side ----------------------------------------------------------------------
 
-    def load(self):
+    def load(self) -> None:
         """Load the code into the driver now (otherwise the first use does), so load errors surface here."""
         st = _cucore_object_code_load(self._h)
         if st:
             raise_error(st, self)
 
     @property
-    def kernel_count(self):
+    def kernel_count(self) -> int:
         """The number of kernels in the code (loads it)."""
         n = _c_size_t()
         st = _cucore_object_code_kernel_count(self._h, _byref(n))
@@ -190,7 +200,7 @@ class ObjectCode(HandleObject):
             raise_error(st, self)
         return n.value
 
-    def get_kernel(self, name):
+    def get_kernel(self, name: Union[str, bytes]) -> Kernel:
         """The Kernel named `name`: a name expression of the compile or the symbol name."""
         if isinstance(name, str):
             name = name.encode()
@@ -202,7 +212,7 @@ class ObjectCode(HandleObject):
             raise_error(st, self)
         return Kernel._wrap(h.value, self)
 
-    def get_global(self, name, device=None):
+    def get_global(self, name: Union[str, bytes], device: Union[Device, int, None] = None) -> Tuple[int, int]:
         """(device address, size in bytes) of the __device__/__constant__ variable `name` (a name
         expression or the symbol name) on `device` (default: the current device)."""
         dev = _device(device)
@@ -212,7 +222,7 @@ class ObjectCode(HandleObject):
             raise_error(st, self)
         return (addr.value, size.value)
 
-    def read_global(self, name, dtype=None, *, device=None):
+    def read_global(self, name: Union[str, bytes], dtype: Any = None, *, device: Union[Device, int, None] = None) -> Any:
         """The bytes of the global `name` (synchronously): `bytes`, or with `dtype` a NumPy array of it."""
         dev = _device(device)
         _, size = self.get_global(name, dev)
@@ -226,7 +236,7 @@ class ObjectCode(HandleObject):
         import numpy
         return numpy.frombuffer(bytearray(data), dtype=dtype)
 
-    def write_global(self, name, data, *, device=None):
+    def write_global(self, name: Union[str, bytes], data: Any, *, device: Union[Device, int, None] = None) -> None:
         """Write `data` (any buffer-protocol object of exactly the global's size) into the global `name`
         (synchronously, after the device's earlier work)."""
         dev = _device(device)

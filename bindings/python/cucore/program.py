@@ -8,10 +8,12 @@ As in cuda.core. Creating a Program is one C call (the options become their C st
 ProgramOptions object and are reused while it is unchanged), so a compile that hits a program cache
 costs little more than the cache look-up itself.
 """
+from __future__ import annotations
+
 import ctypes
 import os
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _lib
 from ._handle import HandleObject
@@ -38,7 +40,12 @@ _new_out = _lib.new_out
 
 # Handed down by object_code.py, above this module (it uses the code types below), when it is imported
 # (_lib.hand_down): Program.compile makes ObjectCode.
-_wrap_object_code = None  # ObjectCode._wrap
+if TYPE_CHECKING:  # for type checkers only: at run time object_code.py hands it down (else:)
+    from .object_code import ObjectCode
+    from .program_cache import ProgramCache
+    _wrap_object_code = ObjectCode._wrap
+else:
+    _wrap_object_code = None  # ObjectCode._wrap
 
 # cucore_code_type_t and cucore_compiler_backend_t, by cuda.core's names.
 CODE_TYPES = {"c++" if name == "cxx" else name: value
@@ -232,7 +239,7 @@ class ProgramOptions:
     extra_options: Any = None
     _c: Any = field(default=None, init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self._to_c()  # validate now, as cuda.core does
 
     __getstate__ = options_state  # copies and pickles carry the fields, not the C struct
@@ -332,7 +339,7 @@ class Program(HandleObject):
     __slots__ = ("_options", "_code_type")
     _release = staticmethod(_fast_program_release)
 
-    def __init__(self, code, code_type, options=None):
+    def __init__(self, code: Union[str, bytes], code_type: str, options: Union[ProgramOptions, Dict[str, Any], None] = None) -> None:
         if not isinstance(code_type, str):
             raise TypeError(f"code_type must be a str ('c++', 'ptx' or 'nvvm'), not {type(code_type).__name__}")
         ct = CODE_TYPES.get(code_type.lower())
@@ -374,17 +381,17 @@ class Program(HandleObject):
         self._h = _handle_arg(hv)
 
     @property
-    def options(self):
+    def options(self) -> Optional[ProgramOptions]:
         """The ProgramOptions given (None for the defaults)."""
         return self._options
 
     @property
-    def code_type(self):
+    def code_type(self) -> str:
         """"c++", "ptx" or "nvvm"."""
         return self._code_type
 
     @property
-    def backend(self):
+    def backend(self) -> str:
         """The tool that compiles this program: "NVRTC", "NVVM", "nvJitLink" or "driver"."""
         out = ctypes.c_int()
         st = _cucore_program_backend(self._h, _byref(out))
@@ -393,30 +400,30 @@ class Program(HandleObject):
         return BACKENDS.get(out.value, str(out.value))
 
     @property
-    def arch(self):
+    def arch(self) -> str:
         """The architecture it compiles for, e.g. "sm_90"."""
         out = _c_char_p()
         st = _cucore_program_arch(self._h, _byref(out))
         if st:
             raise_error(st, self)
-        return out.value.decode()
+        return out.value.decode()  # type: ignore[union-attr]
 
     @property
-    def flags(self):
+    def flags(self) -> List[str]:
         """The compiler command line the options become, one flag per item."""
         text = read_string(_cucore_program_flags, self._h, self)
         return [line for line in text.split("\n") if line]
 
     @property
-    def log(self):
+    def log(self) -> str:
         """The log of the last compile that ran ("" before one, and after a cache hit)."""
         return read_string(_cucore_program_log, self._h, self)
 
-    def get_log(self):
+    def get_log(self) -> str:
         """The log of the last compile that ran (cuda.core's name for `log`)."""
         return self.log
 
-    def compile(self, target_type="cubin", name_expressions=(), logs=None, *, cache=None):
+    def compile(self, target_type: str = "cubin", name_expressions: Sequence[Union[str, bytes]] = (), logs: Any = None, *, cache: Optional[ProgramCache] = None) -> ObjectCode:
         """Compile to `target_type` ("ptx", "cubin" or "ltoir"; "cubin" for PTX programs) and return the
         ObjectCode. `name_expressions` are C++ names (e.g. "saxpy<float>") the object code will find
         kernels and globals by. With `cache` (InMemoryProgramCache, FileStreamProgramCache), a hit skips
@@ -482,7 +489,7 @@ def _name_array(name_expressions):
     return (_c_char_p * len(items))(*items), _c_size_t(len(items))
 
 
-def compiler_version(backend="nvrtc"):
+def compiler_version(backend: str = "nvrtc") -> Tuple[int, int]:
     """The installed compiler's version as (major, minor): backend "nvrtc", "nvvm" or "nvjitlink".
     Raises NotSupportedError when it is not installed."""
     b = BACKEND_IDS.get(str(backend).lower())

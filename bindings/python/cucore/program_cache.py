@@ -7,9 +7,11 @@ Named as cuda.core 1.2's caches (cuda.core.utils), but passed to Program.compile
 by libcucore, so C, C++, Rust and Python share one format and one directory. The key covers the code,
 its type, every option, the target, the name expressions, the compiler's version and the architecture.
 """
-import collections
+from __future__ import annotations
+
 import ctypes
 import os
+from typing import NamedTuple, Optional, Sequence, Union
 
 from . import _lib
 from ._handle import HandleObject
@@ -26,8 +28,15 @@ from .program import Program, _TARGETS, _name_array, code_type_id
 
 _byref = ctypes.byref
 
-ProgramCacheStats = collections.namedtuple(
-    "ProgramCacheStats", ["hits", "misses", "corrupt_entries", "evictions", "entries", "size_bytes"])
+
+class ProgramCacheStats(NamedTuple):
+    """A program cache's counters: hits, misses, corrupt entries dropped, evictions, entries and bytes."""
+    hits: int
+    misses: int
+    corrupt_entries: int
+    evictions: int
+    entries: int
+    size_bytes: int
 
 
 def _max_size(max_size_bytes):
@@ -52,7 +61,7 @@ class ProgramCache(HandleObject):
         return super().__new__(cls)
 
     @property
-    def stats(self):
+    def stats(self) -> ProgramCacheStats:
         """ProgramCacheStats(hits, misses, corrupt_entries, evictions, entries, size_bytes) since creation or
         clear()."""
         S = _lib.STRUCTS["cucore_program_cache_stats_t"]
@@ -63,13 +72,13 @@ class ProgramCache(HandleObject):
             raise_error(st, self)
         return ProgramCacheStats(s.hits, s.misses, s.corrupt_entries, s.evictions, s.entries, s.size_bytes)
 
-    def clear(self):
+    def clear(self) -> None:
         """Remove every entry (on disk: every entry file of the directory) and reset the counters."""
         st = _cucore_program_cache_clear(self._h)
         if st:
             raise_error(st, self)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.stats.entries
 
 
@@ -79,7 +88,7 @@ class InMemoryProgramCache(ProgramCache):
 
     __slots__ = ()
 
-    def __init__(self, max_size_bytes=None):
+    def __init__(self, max_size_bytes: Optional[int] = None) -> None:
         self._h = None
         self._raw = None
         h = ctypes.c_void_p()
@@ -99,7 +108,7 @@ class FileStreamProgramCache(ProgramCache):
 
     __slots__ = ("_path",)
 
-    def __init__(self, path, max_size_bytes=None):
+    def __init__(self, path: Union[str, os.PathLike], max_size_bytes: Optional[int] = None) -> None:
         self._h = None
         self._raw = None
         if not isinstance(path, (str, bytes, os.PathLike)):
@@ -112,7 +121,7 @@ class FileStreamProgramCache(ProgramCache):
         self._h = _lib.handle_arg(h.value)
 
     @property
-    def path(self):
+    def path(self) -> str:
         """The directory the cache keeps its entries in."""
         return self._path
 
@@ -121,7 +130,7 @@ class FileStreamProgramCache(ProgramCache):
             f"<FileStreamProgramCache {self._path!r}>"
 
 
-def make_program_cache_key(program, target_type="cubin", name_expressions=()):
+def make_program_cache_key(program: Program, target_type: str = "cubin", name_expressions: Sequence[Union[str, bytes]] = ()) -> bytes:
     """The 32-byte key (bytes) a compile of `program` to `target_type` with these name expressions
     uses in a cache."""
     if not isinstance(program, Program):

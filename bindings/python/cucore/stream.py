@@ -1,11 +1,13 @@
 """CUDA streams (include/cucore/stream.h)."""
+from __future__ import annotations
+
 import ctypes
 import functools
 import itertools
 import os
 import threading
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Set, Tuple, Union
 
 from . import _lib
 from ._handle import HandleObject, wrap_foreign
@@ -13,6 +15,10 @@ from .common import check_options, closed_error, options_of, raise_error, report
 from .context import Context
 from .device import _device, _device_from_owned_handle
 from .event import Event, _options_ref as _event_options_ref
+
+if TYPE_CHECKING:
+    from .device import Device
+    from .event import EventOptions
 
 (_cucore_stream_create, _cucore_stream_create_in_context, _cucore_stream_get_legacy_default,
  _cucore_stream_get_per_thread_default, _cucore_stream_from_handle, _cucore_stream_retain,
@@ -60,7 +66,7 @@ class StreamOptions:
     nonblocking: bool = True
     priority: Optional[int] = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_options(self, flags=("nonblocking",))
         if self.priority is not None and (isinstance(self.priority, bool) or not isinstance(self.priority, int)):
             raise TypeError(f"StreamOptions.priority must be an int or None, not {type(self.priority).__name__}")
@@ -68,7 +74,7 @@ class StreamOptions:
             raise ValueError(f"StreamOptions.priority {self.priority} does not fit in 32 bits")
 
 
-_options_cache = {}  # (flags, priority) -> (cucore_stream_options_t, byref of it): only read by C, shareable
+_options_cache: Dict[Any, Any] = {}  # (flags, priority) -> (cucore_stream_options_t, byref of it): only read by C, shareable
 
 
 def _options_key(options):
@@ -103,7 +109,7 @@ def _options_ref(options):
 
 # ---- host functions: one C trampoline; the Python callables wait in _pending until they run --------
 
-_pending = {}
+_pending: Dict[Any, Any] = {}
 _next_key = itertools.count(1).__next__
 
 # ctypes runs each callback from a thread Python does not know under a brand-new thread state, created and
@@ -112,8 +118,9 @@ _next_key = itertools.count(1).__next__
 # first call in such a thread one extra PyGILState_Ensure (never released) keeps its thread state alive
 # and later calls only take the GIL. CUCORE_PIN_HOST_THREADS=0 turns this off. (Host functions still
 # pending when the interpreter exits are unsafe either way: synchronize streams before exiting.)
-_pinned_threads = set()
+_pinned_threads: Set[int] = set()
 _get_ident = threading.get_ident
+_gil_ensure: Any
 try:
     _gil_ensure = ctypes.pythonapi.PyGILState_Ensure
     _gil_ensure.restype = ctypes.c_int
@@ -196,7 +203,7 @@ class Stream(HandleObject):
         return cls._wrap(h)
 
     @classmethod
-    def from_handle(cls, obj):
+    def from_handle(cls, obj: Any) -> Stream:
         """Wrap a foreign stream without owning it: `obj` is a raw CUstream address (an int; 1 and 2
         are the legacy and per-thread default streams) or any object with `__cuda_stream__` (kept
         alive for as long as the wrapper lives). The handle is trusted: the driver dereferences it, so
@@ -220,7 +227,7 @@ class Stream(HandleObject):
 
     # ---- protocol and identity --------------------------------------------------------------
 
-    def __cuda_stream__(self):
+    def __cuda_stream__(self) -> Tuple[int, int]:
         """The stream protocol: (version 0, raw CUstream address)."""
         return (0, self.handle)
 
@@ -235,7 +242,7 @@ class Stream(HandleObject):
     # ---- properties -------------------------------------------------------------------------
 
     @property
-    def is_nonblocking(self):
+    def is_nonblocking(self) -> bool:
         """Whether the stream does not synchronize with the legacy default stream."""
         out = ctypes.c_uint32()
         st = _cucore_stream_flags(self._h, out)
@@ -244,7 +251,7 @@ class Stream(HandleObject):
         return not (out.value & STREAM_BLOCKING)
 
     @property
-    def priority(self):
+    def priority(self) -> int:
         """The stream's priority (lower numbers are higher priority; see Device.stream_priority_range)."""
         out = ctypes.c_int()
         st = _cucore_stream_priority(self._h, out)
@@ -253,7 +260,7 @@ class Stream(HandleObject):
         return out.value
 
     @property
-    def is_owned(self):
+    def is_owned(self) -> bool:
         """Whether the library created the stream (True) or wraps a foreign one (False)."""
         out = ctypes.c_int()
         st = _cucore_stream_is_owned(self._h, out)
@@ -262,7 +269,7 @@ class Stream(HandleObject):
         return bool(out.value)
 
     @property
-    def device(self):
+    def device(self) -> Device:
         """The Device of the stream's context."""
         out = _c_void_p()
         st = _cucore_stream_device(self._h, out)
@@ -271,7 +278,7 @@ class Stream(HandleObject):
         return _device_from_owned_handle(out)
 
     @property
-    def context(self):
+    def context(self) -> Context:
         """The Context the stream belongs to (retained by the stream)."""
         out = _c_void_p()
         st = _cucore_stream_context(self._h, out)
@@ -281,14 +288,14 @@ class Stream(HandleObject):
 
     # ---- operations -------------------------------------------------------------------------
 
-    def sync(self):
+    def sync(self) -> None:
         """Wait until all work queued on the stream has completed."""
         st = _fast_stream_synchronize(self._h)
         if st:
             raise_error(st, self)
 
     @property
-    def is_done(self):
+    def is_done(self) -> bool:
         """Whether all queued work has completed."""
         try:
             out, ref = pair = _int_outs.pop()
@@ -301,7 +308,7 @@ class Stream(HandleObject):
             raise_error(st, self)
         return value != 0
 
-    def record(self, event=None, options=None):
+    def record(self, event: Optional[Event] = None, options: Union[EventOptions, Dict[str, Any], None] = None) -> Event:
         """Record `event` on the stream and return it; with no event, create one (with `options`,
         EventOptions or None) in the stream's context, record it, and return it."""
         if event is None:
@@ -328,7 +335,7 @@ class Stream(HandleObject):
             raise_error(st, event, self)
         return event
 
-    def wait(self, event_or_stream):
+    def wait(self, event_or_stream: Any) -> None:
         """Make future work on this stream wait for an Event's last recorded work, or for all work
         queued so far on another stream (a Stream, or anything with __cuda_stream__)."""
         if isinstance(event_or_stream, Event):
@@ -344,7 +351,7 @@ class Stream(HandleObject):
         if st:
             raise_error(st, self, event_or_stream)
 
-    def launch_host_func(self, fn, /, *args, **kwargs):
+    def launch_host_func(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
         """Queue `fn(*args, **kwargs)` on the stream: it runs on a driver thread after all earlier work and
         blocks later work until it returns. It must not call CUDA (nor cucore). Exceptions it raises go to
         sys.unraisablehook. `fn` and its arguments are kept alive until it has run."""
@@ -359,18 +366,18 @@ class Stream(HandleObject):
             _pending.pop(key, None)
             raise_error(st, self)
 
-    def create_event(self, options=None):
+    def create_event(self, options: Union[EventOptions, Dict[str, Any], None] = None) -> Event:
         """A new (unrecorded) Event in this stream's context."""
         return self.context.create_event(options)
 
 # ---- the default streams ------------------------------------------------------------------------------
 
-def legacy_default_stream(device=None):
+def legacy_default_stream(device: Union[Device, int, None] = None) -> Stream:
     """The legacy default stream (CU_STREAM_LEGACY) bound to `device` (default: the current device)."""
     return _device(device).default_stream
 
 
-def per_thread_default_stream(device=None):
+def per_thread_default_stream(device: Union[Device, int, None] = None) -> Stream:
     """The per-thread default stream (CU_STREAM_PER_THREAD) bound to `device` (default: current)."""
     return _device(device).per_thread_default_stream
 

@@ -34,6 +34,7 @@ import ctypes
 import itertools
 import operator
 import sys
+from typing import Any, Dict
 import threading
 import weakref
 
@@ -51,7 +52,7 @@ _AllocateFn = _lib.CALLBACKS["cucore_memory_resource_callbacks_t.allocate"]
 _DeallocateFn = _lib.CALLBACKS["cucore_memory_resource_callbacks_t.deallocate"]
 _DestroyFn = _lib.CALLBACKS["cucore_memory_resource_callbacks_t.destroy"]
 
-_states = {}  # user_data key -> _State, from creation until libcucore's destroy callback
+_states: Dict[int, Any] = {}  # user_data key -> _State, from creation until libcucore's destroy callback
 _next_key = itertools.count(1).__next__
 
 

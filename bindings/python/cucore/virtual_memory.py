@@ -8,9 +8,11 @@
 Options are dataclasses checked when made (TypeError / ValueError naming the field); a dict of their fields
 is accepted wherever they are.
 """
+from __future__ import annotations
+
 import ctypes
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 from . import _lib
 from .buffer import Buffer
@@ -18,6 +20,9 @@ from .common import check_options, options_of
 from .device import _device
 from .memory_pool import PeerAccessible, access_value
 from .memory_resource import MemoryResource, MemoryResourceKind, _create
+
+if TYPE_CHECKING:
+    from .device import Device
 
 (_cucore_virtual_memory_resource_create,) = _lib.bind(globals(), "cucore_virtual_memory_resource_create")
 
@@ -48,7 +53,7 @@ class VirtualMemoryResourceOptions:
     reserve_size: int = 0
     self_access: str = "rw"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         name = "VirtualMemoryResourceOptions"
         for field, allowed in (("location_type", tuple(_LOCATION_TYPES)), ("granularity", _GRANULARITIES),
                                ("handle_type", _HANDLE_TYPES), ("self_access", _SELF_ACCESS)):
@@ -86,7 +91,7 @@ class VirtualMemoryResource(MemoryResource, PeerAccessible):
     _builtin = True
     _resource_kind = MemoryResourceKind.VIRTUAL
 
-    def __new__(cls, device, options=None):
+    def __new__(cls, device: Union[Device, int], options: Union[VirtualMemoryResourceOptions, Dict[str, Any], None] = None) -> VirtualMemoryResource:
         if isinstance(device, (VirtualMemoryResourceOptions, dict)) or device is None:
             raise TypeError("VirtualMemoryResource(device, options=None) needs a device (a Device or an ordinal)")
         dev = _device(device)
@@ -95,7 +100,7 @@ class VirtualMemoryResource(MemoryResource, PeerAccessible):
         return _create(cls, _cucore_virtual_memory_resource_create, dev, _virtual_struct(options), options,
                        dev.device_id)
 
-    def modify_allocation(self, buf, new_size):
+    def modify_allocation(self, buf: Buffer, new_size: int) -> Buffer:
         """Grow `buf` (a Buffer of this resource) to `new_size` bytes keeping its contents, and return it
         (cuda.core's name; Buffer.grow does the same). Its address changes when the reservation cannot
         extend in place; shrinking is not supported (a smaller size changes nothing)."""
