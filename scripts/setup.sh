@@ -70,6 +70,25 @@ if [[ $minimal == 0 ]] && ! python3 -c "import clang.cindex" >/dev/null 2>&1; th
     fi
 fi
 
+# ---- API reference (scripts/docs.sh, which scripts/test.sh runs): Doxygen from apt, Sphinx from pip. ----
+if [[ $minimal == 0 ]]; then
+    if ! command -v doxygen >/dev/null 2>&1; then
+        if [[ $(id -u) == 0 ]]; then
+            echo "setup: installing doxygen"
+            apt-get update -qq
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq doxygen >/dev/null
+        else
+            echo "setup: run: sudo apt-get install -y doxygen" >&2
+            exit 1
+        fi
+    fi
+    if ! python3 -c "import sphinx" >/dev/null 2>&1; then
+        echo "setup: installing sphinx for $(command -v python3)"
+        python3 -m pip install --quiet sphinx || { echo "setup: run: python3 -m pip install sphinx" >&2; exit 1; }
+    fi
+fi
+# ---- end of the API reference's block ----
+
 # The CUDA toolkit's headers are needed to build (never its libraries).
 cuda_h=""
 for dir in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda /usr; do
