@@ -6,15 +6,18 @@
 #   build/docs/index.html, linking the three.
 # Usage: scripts/docs.sh [--check] [c] [python] [rust]
 #   no part named: all three. --check: only say which tools are missing (exit 1 if any).
-# Needs: doxygen (Debian: apt-get install doxygen), Sphinx for the python3 that runs it
-# (python3 -m pip install sphinx; PYTHON=... picks another interpreter), cargo.
+# Needs: doxygen (Debian: apt-get install doxygen), Sphinx for the Python that runs it
+# (python3 -m pip install sphinx; PYTHON=... picks the interpreter, else .venv/bin/python if the
+# repository has one, else python3), cargo.
 # The C headers' comments are plain C comments; scripts/doxygen_filter.py turns them into
 # Doxygen's (and escapes what Doxygen would read as markup) as Doxygen reads each header.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 out=$root/build/docs
+# The Python that has Sphinx: $PYTHON, else the project's virtual environment where there is one, else python3.
 python=${PYTHON:-python3}
+[[ -z "${PYTHON:-}" && -x "$root/.venv/bin/python" ]] && python=$root/.venv/bin/python
 
 check=0
 parts=()
