@@ -6,7 +6,7 @@
 // can be made (no libEGL, Mesa only, no EGL device of the CUDA device), every row stops as skipped
 // with that reason. The raw column resolves the GL interop entry points itself (cuGetProcAddress
 // with the toolkit's CUDA_VERSION): bench/raw_driver.hpp's table holds no graphics entry points, and
-// the toolkit's stub libcuda exports none (shared/reference/gl_interop.md).
+// the toolkit's stub libcuda exports none (docs/architecture.md, "Graphics interop").
 //
 // Map rows: map, the mapped pointer, unmap, on one non-blocking stream; the stream is synchronized
 // every kSyncEvery iterations with the timer paused, as for the other queued operations. GL has a
@@ -314,7 +314,7 @@ void map_cpp(benchmark::State &state) {
 double g_single_ns[3] = {0, 0, 0};
 double g_batch_ns[3] = {0, 0, 0};
 
-// The anchor (shared/reference/performance_anchors.md): the raw driver's batch is 7.07x faster than 8 single
+// The anchor (docs/performance.md, "Targets"): the raw driver's batch is 7.07x faster than 8 single
 // calls on the H200, and the library's batch must stay >= 6.5x, i.e. keep >= 6.5 / 7.07 of the raw speed-up.
 // The raw speed-up differs per machine, so the line shows both the absolute figure and that share.
 constexpr double kAnchorRawSpeedup = 7.07;

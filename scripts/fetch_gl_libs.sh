@@ -2,7 +2,7 @@
 # Fetches the GL loader libraries (libglvnd: libEGL, libGL, libOpenGL, libGLX,
 # libGLdispatch), SDL2 and GLEW for a GPU server that has the NVIDIA driver (its
 # vendor libraries libEGL_nvidia, libGLX_nvidia...) but none of these, as
-# ../shared/reference/gl_interop.md describes. Run it on a Debian 12 machine
+# docs/testing.md ("GL tests") describes. Run it on a Debian 12 machine
 # with apt (the build machine); it writes, git-ignored:
 #   .gl/debs   the .deb files, from `apt-get download`
 #   .gl/root   those packages unpacked with `dpkg -x`; on the server

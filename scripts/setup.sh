@@ -47,6 +47,7 @@ if [[ $minimal == 0 ]]; then
     need "command -v cargo" cargo "the Rust binding and its tests"
     need "command -v nm" binutils "checks the library's exported symbols (CTest: abi_exports)"
     need "command -v pkg-config" pkgconf "checks the installed pkg-config file"
+    need "command -v doxygen" doxygen "the C/C++ API reference (scripts/docs.sh, which CI runs)"
     # clang builds the ThreadSanitizer unit tests and the libFuzzer targets (tests/fuzz); libFuzzer's
     # runtime (libclang_rt.fuzzer) is in libclang-rt-<version>-dev on Debian bookworm, which clang only
     # recommends.

@@ -2,8 +2,8 @@
 # Builds libcucore and runs every test: unit tests (also under AddressSanitizer
 # and UndefinedBehaviorSanitizer, and under ThreadSanitizer built with clang),
 # the libFuzzer targets briefly over their corpus (tests/fuzz), ABI and binding checks, the Python and Rust
-# bindings' tests, the examples, and the GPU tests, which skip with the reason
-# printed when no GPU is present. This is what CI runs (.ci/run).
+# bindings' tests, the examples, the API reference (scripts/docs.sh, warning-free), and the GPU
+# tests, which skip with the reason printed when no GPU is present. This is what CI runs (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +20,9 @@ gpu_log=$(build/default/bin/cucore_gpu_tests 2>&1 || true)
 if grep -q "SKIPPED" <<<"$gpu_log"; then
     echo "GPU tests skipped: $(grep -A1 -m1 ': Skipped' <<<"$gpu_log" | tail -1)"
 fi
+
+echo "== API reference (scripts/docs.sh: Doxygen, Sphinx, rustdoc; any warning fails) =="
+scripts/docs.sh
 
 echo "== unit tests under ASan + UBSan =="
 cmake --preset asan >/dev/null

@@ -5,31 +5,84 @@
  * DLManagedTensorVersioned (or the legacy DLManagedTensor) that keeps the
  * buffer's memory alive until the consumer calls its deleter; a tensor is
  * imported as a buffer that calls the tensor's deleter when its memory is
- * released. The structs below are DLPack 1.x's ABI; when dlpack.h was included
- * first its definitions are used instead.
+ * released.
+ *
+ * The DLPack declarations below are DLPack 1.1's (dlpack.h, Apache-2.0), under
+ * dlpack.h's own include guard (DLPACK_DLPACK_H_): whichever of the two headers
+ * a translation unit includes first defines them and the other steps aside, so
+ * <cucore.h> and <dlpack/dlpack.h> (or a framework's copy of it, such as
+ * PyTorch's <ATen/dlpack.h>) may be included in either order. A DLPack header
+ * newer than 1.1 that comes first keeps its additions; one that comes second
+ * is skipped, so include it first where its additions are needed. A dlpack.h
+ * older than 1.0 (no DLManagedTensorVersioned) is refused with an #error.
  */
 #ifndef CUCORE_DLPACK_H
 #define CUCORE_DLPACK_H
 
 #include "buffer.h"
 
-#ifndef DLPACK_MAJOR_VERSION
+#ifndef DLPACK_DLPACK_H_
+#define DLPACK_DLPACK_H_
+
+#ifndef DLPACK_EXTERN_C
+#ifdef __cplusplus
+#define DLPACK_EXTERN_C extern "C"
+#else
+#define DLPACK_EXTERN_C
+#endif
+#endif
+
 #define DLPACK_MAJOR_VERSION 1
 #define DLPACK_MINOR_VERSION 1
-#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
-#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
 
+#ifndef DLPACK_DLL
+#ifdef _WIN32
+#ifdef DLPACK_EXPORTS
+#define DLPACK_DLL __declspec(dllexport)
+#else
+#define DLPACK_DLL __declspec(dllimport)
+#endif
+#else
+#define DLPACK_DLL
+#endif
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The DLPack version of a tensor: a major version other than 1 means another layout. */
 typedef struct {
     uint32_t major;
     uint32_t minor;
 } DLPackVersion;
 
-/* Device types used by libcucore (DLPack defines more). */
+#ifdef __cplusplus
+/* Device types (libcucore exports and imports kDLCPU, kDLCUDA, kDLCUDAHost and kDLCUDAManaged). */
+typedef enum : int32_t {
+#else
+/* Device types (libcucore exports and imports kDLCPU, kDLCUDA, kDLCUDAHost and kDLCUDAManaged). */
 typedef enum {
+#endif
     kDLCPU = 1,
     kDLCUDA = 2,
     kDLCUDAHost = 3,
-    kDLCUDAManaged = 13
+    kDLOpenCL = 4,
+    kDLVulkan = 7,
+    kDLMetal = 8,
+    kDLVPI = 9,
+    kDLROCM = 10,
+    kDLROCMHost = 11,
+    kDLExtDev = 12,
+    kDLCUDAManaged = 13,
+    kDLOneAPI = 14,
+    kDLWebGPU = 15,
+    kDLHexagon = 16,
+    kDLMAIA = 17,
+    kDLTrn = 18
 } DLDeviceType;
 
 typedef struct {
@@ -37,15 +90,26 @@ typedef struct {
     int32_t device_id;
 } DLDevice;
 
-/* Type codes (DLPack defines more). */
+/* Type codes of DLDataType.code. */
 typedef enum {
-    kDLInt = 0,
-    kDLUInt = 1,
-    kDLFloat = 2,
-    kDLOpaqueHandle = 3,
-    kDLBfloat = 4,
-    kDLComplex = 5,
-    kDLBool = 6
+    kDLInt = 0U,
+    kDLUInt = 1U,
+    kDLFloat = 2U,
+    kDLOpaqueHandle = 3U,
+    kDLBfloat = 4U,
+    kDLComplex = 5U,
+    kDLBool = 6U,
+    kDLFloat8_e3m4 = 7U,
+    kDLFloat8_e4m3 = 8U,
+    kDLFloat8_e4m3b11fnuz = 9U,
+    kDLFloat8_e4m3fn = 10U,
+    kDLFloat8_e4m3fnuz = 11U,
+    kDLFloat8_e5m2 = 12U,
+    kDLFloat8_e5m2fnuz = 13U,
+    kDLFloat8_e8m0fnu = 14U,
+    kDLFloat6_e2m3fn = 15U,
+    kDLFloat6_e3m2fn = 16U,
+    kDLFloat4_e2m1fn = 17U
 } DLDataTypeCode;
 
 typedef struct {
@@ -70,6 +134,10 @@ typedef struct DLManagedTensor {
     void (*deleter)(struct DLManagedTensor *self);
 } DLManagedTensor;
 
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+#define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
+
 typedef struct DLManagedTensorVersioned {
     DLPackVersion version;
     void *manager_ctx;
@@ -77,7 +145,15 @@ typedef struct DLManagedTensorVersioned {
     uint64_t flags;
     DLTensor dl_tensor;
 } DLManagedTensorVersioned;
-#endif /* DLPACK_MAJOR_VERSION */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+#endif /* DLPACK_DLPACK_H_ */
+
+#if !defined(DLPACK_MAJOR_VERSION) || DLPACK_MAJOR_VERSION < 1
+#error "libcucore needs DLPack 1.x (DLManagedTensorVersioned): an older dlpack.h was included before <cucore.h>"
+#endif
 
 /* The most dimensions libcucore exports or imports. */
 #define CUCORE_DLPACK_MAX_NDIM 32

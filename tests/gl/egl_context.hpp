@@ -1,7 +1,7 @@
 // A headless OpenGL context on a given CUDA device, for the GL tests.
 //
-// Made the way ../shared/reference/gl_interop.md ("The sequence that works")
-// describes: libEGL.so.1 is dlopened (nothing links EGL or GL), the EGL device
+// Made the way docs/testing.md ("GL tests: a headless OpenGL context on the CUDA
+// device") describes: libEGL.so.1 is dlopened (nothing links EGL or GL), the EGL device
 // whose EGL_CUDA_DEVICE_NV equals the CUDA ordinal is picked (EGL's order is
 // not CUDA's), a display on it is initialised, and a desktop OpenGL context is
 // made current with a small pbuffer (or with no surface where the display has

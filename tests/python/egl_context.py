@@ -1,6 +1,6 @@
 """A headless OpenGL context on a given CUDA device, with ctypes only, for the Python GL tests.
 
-The Python twin of tests/gl/egl_context.hpp, made the way ../shared/reference/gl_interop.md describes:
+The Python twin of tests/gl/egl_context.hpp, made the way docs/testing.md ("GL tests") describes:
 libEGL.so.1 is loaded with ctypes, the EGL device whose EGL_CUDA_DEVICE_NV equals the CUDA ordinal is picked
 (EGL's order is not CUDA's), a display on it is initialised and a desktop OpenGL context is made current with a
 small pbuffer (or surfaceless). GL entry points come from eglGetProcAddress; no EGL or GL module is needed.

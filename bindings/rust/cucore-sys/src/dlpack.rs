@@ -13,17 +13,30 @@ pub const DLPACK_MAJOR_VERSION: u32 = 1;
 pub const DLPACK_MINOR_VERSION: u32 = 1;
 pub const DLPACK_FLAG_BITMASK_READ_ONLY: u64 = 1;
 pub const DLPACK_FLAG_BITMASK_IS_COPIED: u64 = 2;
+pub const DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED: u64 = 4;
 /// The most dimensions libcucore exports or imports.
 pub const CUCORE_DLPACK_MAX_NDIM: u32 = 32;
 
-/// Device types used by libcucore (DLPack defines more).
+/// Device types (libcucore exports and imports kDLCPU, kDLCUDA, kDLCUDAHost and kDLCUDAManaged).
 pub type DLDeviceType = c_int;
 pub const kDLCPU: DLDeviceType = 1;
 pub const kDLCUDA: DLDeviceType = 2;
 pub const kDLCUDAHost: DLDeviceType = 3;
+pub const kDLOpenCL: DLDeviceType = 4;
+pub const kDLVulkan: DLDeviceType = 7;
+pub const kDLMetal: DLDeviceType = 8;
+pub const kDLVPI: DLDeviceType = 9;
+pub const kDLROCM: DLDeviceType = 10;
+pub const kDLROCMHost: DLDeviceType = 11;
+pub const kDLExtDev: DLDeviceType = 12;
 pub const kDLCUDAManaged: DLDeviceType = 13;
+pub const kDLOneAPI: DLDeviceType = 14;
+pub const kDLWebGPU: DLDeviceType = 15;
+pub const kDLHexagon: DLDeviceType = 16;
+pub const kDLMAIA: DLDeviceType = 17;
+pub const kDLTrn: DLDeviceType = 18;
 
-/// Type codes (DLPack defines more).
+/// Type codes of DLDataType.code.
 pub type DLDataTypeCode = c_int;
 pub const kDLInt: DLDataTypeCode = 0;
 pub const kDLUInt: DLDataTypeCode = 1;
@@ -32,8 +45,19 @@ pub const kDLOpaqueHandle: DLDataTypeCode = 3;
 pub const kDLBfloat: DLDataTypeCode = 4;
 pub const kDLComplex: DLDataTypeCode = 5;
 pub const kDLBool: DLDataTypeCode = 6;
+pub const kDLFloat8_e3m4: DLDataTypeCode = 7;
+pub const kDLFloat8_e4m3: DLDataTypeCode = 8;
+pub const kDLFloat8_e4m3b11fnuz: DLDataTypeCode = 9;
+pub const kDLFloat8_e4m3fn: DLDataTypeCode = 10;
+pub const kDLFloat8_e4m3fnuz: DLDataTypeCode = 11;
+pub const kDLFloat8_e5m2: DLDataTypeCode = 12;
+pub const kDLFloat8_e5m2fnuz: DLDataTypeCode = 13;
+pub const kDLFloat8_e8m0fnu: DLDataTypeCode = 14;
+pub const kDLFloat6_e2m3fn: DLDataTypeCode = 15;
+pub const kDLFloat6_e3m2fn: DLDataTypeCode = 16;
+pub const kDLFloat4_e2m1fn: DLDataTypeCode = 17;
 
-/// `DLPackVersion`.
+/// The DLPack version of a tensor: a major version other than 1 means another layout.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DLPackVersion {

@@ -1,7 +1,7 @@
 //! A headless OpenGL context on a given CUDA device, for the Rust GL tests (graphics_gl.rs).
 //!
 //! The Rust twin of tests/gl/egl_context.{hpp,cpp} and tests/python/egl_context.py, made the way
-//! ../shared/reference/gl_interop.md ("The sequence that works") describes: libEGL.so.1 is
+//! docs/testing.md ("GL tests") describes: libEGL.so.1 is
 //! dlopened (nothing links EGL or GL; `dlopen`/`dlsym` are declared here, no crate needed), the
 //! EGL device whose `EGL_CUDA_DEVICE_NV` equals the CUDA ordinal is picked (EGL's order is not
 //! CUDA's), a display on it is initialised, and a desktop OpenGL context is made current with a
