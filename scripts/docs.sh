@@ -33,7 +33,7 @@ want() { [[ " ${parts[*]} " == *" $1 "* ]]; }
 
 missing=()
 want c && ! command -v doxygen >/dev/null && missing+=("doxygen (apt-get install doxygen)")
-want python && ! "$python" -c "import sphinx" 2>/dev/null && missing+=("sphinx ($python -m pip install sphinx)")
+want python && ! "$python" -c "import sphinx" 2>/dev/null && missing+=("sphinx (scripts/setup.sh installs it into build/venv)")
 want rust && ! command -v cargo >/dev/null && missing+=("cargo (apt-get install cargo)")
 if ((${#missing[@]})); then
     printf 'docs: missing: %s\n' "${missing[@]}" >&2
