@@ -72,8 +72,9 @@ def _split_top_level(params: str) -> List[str]:
 
 
 def normalize_c_type(decl: str, has_name: bool) -> str:
-    """'const cucore_device_t *device' -> 'cucore_device_t*' (const and the parameter name dropped)."""
-    decl = re.sub(r"\bconst\b", " ", decl)
+    """'const cucore_device_t *device' -> 'cucore_device_t*' (const, a `struct` tag and the parameter name
+    dropped: every struct the header names by its tag also has a typedef of that name)."""
+    decl = re.sub(r"\b(const|struct)\b", " ", decl)
     # An array parameter is a pointer: 'uint8_t pool_id[CUCORE_IPC_POOL_ID_SIZE]' -> 'uint8_t*'.
     decl = re.sub(r"\b[A-Za-z_]\w*\s*\[[^\]]*\]\s*$", "*", decl.strip()) if has_name else decl
     decl = re.sub(r"\s*\*\s*", "*", decl.strip())

@@ -15,6 +15,9 @@
  * newer than 1.1 that comes first keeps its additions; one that comes second
  * is skipped, so include it first where its additions are needed. A dlpack.h
  * older than 1.0 (no DLManagedTensorVersioned) is refused with an #error.
+ * Upstream declares DLManagedTensorVersioned without a typedef (the typedef
+ * here is this header's convenience), so the functions below name it
+ * `struct DLManagedTensorVersioned`, which compiles whichever header came first.
  */
 #ifndef CUCORE_DLPACK_H
 #define CUCORE_DLPACK_H
@@ -183,7 +186,7 @@ CUCORE_EXTERN_C_BEGIN
  * the buffer. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad layout,
  * elements outside the buffer), INVALID_STATE (closed), OUT_OF_MEMORY. */
 CUCORE_API cucore_status_t cucore_dlpack_export(cucore_buffer_t *buffer, const cucore_dlpack_layout_t *layout,
-                                                DLManagedTensorVersioned **tensor);
+                                                struct DLManagedTensorVersioned **tensor);
 
 /* As cucore_dlpack_export, as a legacy (unversioned) DLManagedTensor (read_only ignored). */
 CUCORE_API cucore_status_t cucore_dlpack_export_legacy(cucore_buffer_t *buffer,
@@ -199,7 +202,7 @@ CUCORE_API cucore_status_t cucore_dlpack_export_legacy(cucore_buffer_t *buffer,
  * dtype (bits not a multiple of 8, lanes 0), bad shape or strides, NULL data
  * with elements, a CUDA device_id that is not a device), NOT_SUPPORTED (a
  * device type other than CPU, CUDA, CUDA host, CUDA managed). */
-CUCORE_API cucore_status_t cucore_dlpack_import(DLManagedTensorVersioned *tensor, cucore_buffer_t **buffer);
+CUCORE_API cucore_status_t cucore_dlpack_import(struct DLManagedTensorVersioned *tensor, cucore_buffer_t **buffer);
 
 /* As cucore_dlpack_import, for a legacy DLManagedTensor. */
 CUCORE_API cucore_status_t cucore_dlpack_import_legacy(DLManagedTensor *tensor, cucore_buffer_t **buffer);

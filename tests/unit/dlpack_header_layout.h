@@ -34,11 +34,11 @@ typedef struct {
         v_[i_++] = sizeof(DLManagedTensor);                                             \
         v_[i_++] = offsetof(DLManagedTensor, manager_ctx);                              \
         v_[i_++] = offsetof(DLManagedTensor, deleter);                                  \
-        v_[i_++] = sizeof(DLManagedTensorVersioned);                                    \
-        v_[i_++] = offsetof(DLManagedTensorVersioned, manager_ctx);                     \
-        v_[i_++] = offsetof(DLManagedTensorVersioned, deleter);                         \
-        v_[i_++] = offsetof(DLManagedTensorVersioned, flags);                           \
-        v_[i_++] = offsetof(DLManagedTensorVersioned, dl_tensor);                       \
+        v_[i_++] = sizeof(struct DLManagedTensorVersioned);                                    \
+        v_[i_++] = offsetof(struct DLManagedTensorVersioned, manager_ctx);                     \
+        v_[i_++] = offsetof(struct DLManagedTensorVersioned, deleter);                         \
+        v_[i_++] = offsetof(struct DLManagedTensorVersioned, flags);                           \
+        v_[i_++] = offsetof(struct DLManagedTensorVersioned, dl_tensor);                       \
         v_[i_++] = (size_t)kDLCPU * 1000 + (size_t)kDLCUDA * 100 + (size_t)kDLCUDAHost; \
         v_[i_++] = (size_t)kDLCUDAManaged;                                              \
         v_[i_++] = (size_t)kDLInt * 100 + (size_t)kDLUInt * 10 + (size_t)kDLFloat;      \

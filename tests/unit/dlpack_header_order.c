@@ -22,7 +22,7 @@
 
 void DLPACK_LAYOUT_FUNCTION(dlpack_header_layout_t *out) {
     /* The declarations meet libcucore's functions as the header declares them. */
-    cucore_status_t (*export_fn)(cucore_buffer_t *, const cucore_dlpack_layout_t *, DLManagedTensorVersioned **) =
+    cucore_status_t (*export_fn)(cucore_buffer_t *, const cucore_dlpack_layout_t *, struct DLManagedTensorVersioned **) =
         cucore_dlpack_export;
     cucore_status_t (*import_fn)(DLManagedTensor *, cucore_buffer_t **) = cucore_dlpack_import_legacy;
     cucore_dlpack_layout_t layout = CUCORE_DLPACK_LAYOUT_INIT;

@@ -126,13 +126,14 @@ typedef struct DLManagedTensor {
 #define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
 #endif
 
-typedef struct DLManagedTensorVersioned {
+/* As upstream: a plain struct, no typedef, so C code names it `struct DLManagedTensorVersioned`. */
+struct DLManagedTensorVersioned {
   DLPackVersion version;
   void *manager_ctx;
   void (*deleter)(struct DLManagedTensorVersioned *self);
   uint64_t flags;
   DLTensor dl_tensor;
-} DLManagedTensorVersioned;
+};
 
 #ifdef __cplusplus
 }  // DLPACK_EXTERN_C
