@@ -223,6 +223,7 @@ struct State {
     std::map<CUdeviceptr, size_t> reservations;  // start -> size
     std::map<CUdeviceptr, Mapping> mappings;     // start -> mapping
     uintptr_t arena = 0, arena_next = 0;         // where reservations are placed
+    size_t arena_size = 0;                       // the arena's bytes (address space only)
 
     std::map<std::pair<dev_t, ino_t>, Pool *> exported_pools;    // by the exported memfd's identity
     std::multimap<CUdeviceptr, Pool *> imported_pointers;  // address -> the imported pool it was mapped into

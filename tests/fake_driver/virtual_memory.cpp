@@ -16,7 +16,11 @@
 namespace fake::detail {
 namespace {
 
-constexpr size_t kArenaSize = size_t{1} << 40;  // address space only
+// Address space only. 1 TiB where the process can have it; under ThreadSanitizer, whose shadow memory takes
+// most of the address space, a mapping that large fails depending on the layout, so smaller ones are tried
+// (halving down to 16 GiB, still far more than any test reserves).
+constexpr size_t kArenaSizeWanted = size_t{1} << 40;
+constexpr size_t kArenaSizeLeast = size_t{1} << 34;
 constexpr size_t kArenaAlignment = size_t{2} << 20;
 
 bool valid_vmm_prop(const CUmemAllocationProp *prop) {
@@ -45,7 +49,7 @@ void drop_physical_if_unused(CUmemGenericAllocationHandle handle) {
 // Whether no reservation overlaps [address, address + size) and it lies in the arena.
 bool is_free_range(uintptr_t address, size_t size) {
     const State &g = state();
-    if (address < g.arena || address + size > g.arena + kArenaSize || address + size < address) return false;
+    if (address < g.arena || address + size > g.arena + g.arena_size || address + size < address) return false;
     auto next = g.reservations.lower_bound(address);
     if (next != g.reservations.end() && next->first < address + size) return false;
     return next == g.reservations.begin() || std::prev(next)->first + std::prev(next)->second <= address;
@@ -57,7 +61,7 @@ uintptr_t first_fit(uintptr_t start, size_t size, size_t alignment) {
     start = (start + alignment - 1) / alignment * alignment;
     for (auto it = g.reservations.upper_bound(start); !is_free_range(start, size);) {
         if (it != g.reservations.begin() && std::prev(it)->first + std::prev(it)->second > start) --it;
-        if (it == g.reservations.end() || start + size > g.arena + kArenaSize) return 0;
+        if (it == g.reservations.end() || start + size > g.arena + g.arena_size) return 0;
         start = (it->first + it->second + alignment - 1) / alignment * alignment;
         it = g.reservations.upper_bound(start);
     }
@@ -91,10 +95,13 @@ void forget_virtual_memory() {
     for (auto &[handle, physical] : g.physical) close(physical.fd);
     g.physical.clear();
     if (!g.arena) {  // once per process; never unmapped (only address space)
-        void *arena = mmap(nullptr, kArenaSize + kArenaAlignment, PROT_NONE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (arena != MAP_FAILED)
+        for (size_t size = kArenaSizeWanted; !g.arena && size >= kArenaSizeLeast; size /= 2) {
+            void *arena = mmap(nullptr, size + kArenaAlignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                               -1, 0);
+            if (arena == MAP_FAILED) continue;
             g.arena = (reinterpret_cast<uintptr_t>(arena) + kArenaAlignment - 1) & ~(kArenaAlignment - 1);
+            g.arena_size = size;
+        }
     }
     g.arena_next = g.arena;
 }
