@@ -44,11 +44,7 @@ void cucore_clear_last_error(void) {
     error.message.clear();
 }
 
-const char *cucore_object_type_name(cucore_object_type_t type) {
-    const int32_t raw = core::enum_value(type);
-    if (raw < CUCORE_OBJECT_ANY || raw >= CUCORE_OBJECT_TYPE_COUNT) return "unknown object type";
-    return core::object_type_name(static_cast<cucore_object_type_t>(raw));
-}
+const char *cucore_object_type_name(cucore_object_type_t type) { return core::object_type_name(type); }
 
 cucore_status_t cucore_live_object_count(cucore_object_type_t type, size_t *count) {
     return capi::guarded(__func__, [&] {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/diagnostics.hpp"
+#include "core/enum_value.hpp"
 #include "core/error.hpp"
 #include "core/thread_cache.hpp"
 
@@ -255,7 +256,7 @@ size_t live_object_count(cucore_object_type_t type) noexcept {
 }
 
 const char *object_type_name(cucore_object_type_t type) noexcept {
-    switch (type) {
+    switch (enum_value(type)) {  // any int may come from C: read as one, so an unknown value is only unknown
         case CUCORE_OBJECT_ANY: return "object";
 #define CUCORE_OBJECT_TYPE(value, name) \
         case value: return name;
