@@ -301,10 +301,7 @@ std::shared_ptr<const CodeImage> OnDiskProgramCache::find(const CacheKey &key) {
     // foreign, a damaged entry.
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
-        if (errno == ELOOP) {
-            corrupt_.fetch_add(1, std::memory_order_relaxed);
-            ::unlink(path.c_str());
-        }
+        if (errno == ELOOP) return miss_damaged(path);
         misses_.fetch_add(1, std::memory_order_relaxed);
         return nullptr;
     }
@@ -320,16 +317,19 @@ std::shared_ptr<const CodeImage> OnDiskProgramCache::find(const CacheKey &key) {
         ::futimens(fd, nullptr);
     ::close(fd);
     if (!image) {
-        // Damaged, truncated or foreign: drop it; the compile that follows rewrites it.
-        if (read) {
-            corrupt_.fetch_add(1, std::memory_order_relaxed);
-            ::unlink(path.c_str());
-        }
+        if (read) return miss_damaged(path);
         misses_.fetch_add(1, std::memory_order_relaxed);
         return nullptr;
     }
     hits_.fetch_add(1, std::memory_order_relaxed);
     return image;
+}
+
+std::shared_ptr<const CodeImage> OnDiskProgramCache::miss_damaged(const std::string &path) {
+    corrupt_.fetch_add(1, std::memory_order_relaxed);
+    ::unlink(path.c_str());
+    misses_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
 }
 
 void OnDiskProgramCache::store(const CacheKey &key, std::shared_ptr<const CodeImage> image) {

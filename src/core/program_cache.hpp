@@ -83,6 +83,9 @@ class OnDiskProgramCache final : public ProgramCache {
 
   private:
     std::string path_of(const CacheKey &key) const;
+    // A miss on a damaged, truncated or foreign entry, or on something at its path that is no entry (a link, a
+    // FIFO): counted as corrupt and removed; the compile that follows rewrites it.
+    std::shared_ptr<const CodeImage> miss_damaged(const std::string &path);
     void evict(const std::string &keep);
 
     const std::string directory_;
