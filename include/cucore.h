@@ -27,6 +27,8 @@
 #include "cucore/program_cache.h"
 #include "cucore/kernel.h"
 #include "cucore/launch.h"
+#include "cucore/opaque_array.h"
+#include "cucore/texture.h"
 #include "cucore/graphics.h"
 
 #endif /* CUCORE_H */

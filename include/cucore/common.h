@@ -111,8 +111,11 @@ typedef enum cucore_object_type {
     CUCORE_OBJECT_KERNEL = 10,
     CUCORE_OBJECT_PROGRAM_CACHE = 11,
     CUCORE_OBJECT_GRAPHICS_RESOURCE = 12,
-    CUCORE_OBJECT_GRAPHICS_ARRAY = 13,
-    CUCORE_OBJECT_TYPE_COUNT = 14, /* one past the last type; grows with the library */
+    CUCORE_OBJECT_OPAQUE_ARRAY = 13,
+    CUCORE_OBJECT_MIPMAPPED_ARRAY = 14,
+    CUCORE_OBJECT_TEXTURE_OBJECT = 15,
+    CUCORE_OBJECT_SURFACE_OBJECT = 16,
+    CUCORE_OBJECT_TYPE_COUNT = 17, /* one past the last type; grows with the library */
     CUCORE_OBJECT_TYPE_FORCE_INT32 = 0x7fffffff
 } cucore_object_type_t;
 
@@ -130,7 +133,10 @@ typedef struct cucore_linker cucore_linker_t;
 typedef struct cucore_kernel cucore_kernel_t;
 typedef struct cucore_program_cache cucore_program_cache_t;
 typedef struct cucore_graphics_resource cucore_graphics_resource_t;
-typedef struct cucore_graphics_array cucore_graphics_array_t;
+typedef struct cucore_opaque_array cucore_opaque_array_t;
+typedef struct cucore_mipmapped_array cucore_mipmapped_array_t;
+typedef struct cucore_texture_object cucore_texture_object_t;
+typedef struct cucore_surface_object cucore_surface_object_t;
 
 /* A switch whose default belongs to the tool (NVRTC, the linker): 0 leaves it
  * to the tool, ON and OFF set it either way. */

@@ -4,7 +4,8 @@
  * with CUDA (cuGraphicsGLRegisterBuffer / cuGraphicsGLRegisterImage). It owns the
  * registration: its last release (or cucore_graphics_resource_close) unregisters.
  * A mapping is an object: mapping a buffer gives a cucore_buffer_t, mapping an
- * image gives a cucore_graphics_array_t. The mapped object holds the resource, and
+ * image gives an opaque array or a mipmapped array (cucore/opaque_array.h), the
+ * same types the library creates. The mapped object holds the resource, and
  * its last release unmaps on the stream it was mapped on, so unregistration can
  * only follow the unmap whatever order things are released in. A mapped buffer is
  * memory of no memory resource (cucore_buffer_memory_resource gives NULL, as for
@@ -18,7 +19,7 @@
 #ifndef CUCORE_GRAPHICS_H
 #define CUCORE_GRAPHICS_H
 
-#include "common.h"
+#include "opaque_array.h"
 
 /* Registration flags (bits; cuGraphicsRegisterFlags). An unknown bit is
  * CUCORE_ERROR_INVALID_ARGUMENT. */
@@ -51,21 +52,6 @@ typedef enum cucore_gl_device_list {
     CUCORE_GL_DEVICES_NEXT_FRAME = 3,    /* the devices rendering the next frame (SLI) */
     CUCORE_GL_DEVICE_LIST_FORCE_INT32 = 0x7fffffff
 } cucore_gl_device_list_t;
-
-/* A mapped CUDA array (cucore_graphics_array_info). */
-typedef struct cucore_graphics_array_info {
-    uint32_t struct_size;
-    uint32_t format;        /* the driver's CUarray_format value */
-    uint32_t channels;      /* 1, 2 or 4 */
-    uint32_t element_size;  /* bytes per element (channels x channel size) */
-    uint64_t width;         /* in elements */
-    uint64_t height;        /* 0 for a 1D array */
-    uint64_t depth;         /* 0 for a 1D or 2D array */
-    uint32_t is_mipmapped;  /* 1: a mipmapped array (use cucore_graphics_array_level) */
-    uint32_t reserved;
-} cucore_graphics_array_info_t;
-
-#define CUCORE_GRAPHICS_ARRAY_INFO_INIT {(uint32_t)sizeof(cucore_graphics_array_info_t), 0, 0, 0, 0, 0, 0, 0, 0}
 
 CUCORE_EXTERN_C_BEGIN
 
@@ -141,22 +127,26 @@ CUCORE_API cucore_status_t cucore_graphics_resources_unmap(cucore_graphics_resou
                                                            uint32_t count, cucore_stream_t *stream);
 
 /* Maps a registered GL image on `stream` and returns the CUDA array of one of its
- * sub-resources (`array_index`: the cube face or layer, `mip_level`) as an array
- * object (+1 reference) that holds the mapping; its last release unmaps on
- * `stream`. The array is not owned: the driver frees it with the mapping.
+ * sub-resources (`array_index`: the cube face or layer, `mip_level`) as an
+ * opaque array (+1 reference) that holds the mapping; the last holder of the
+ * mapping (the array, its texture and surface objects) unmaps on `stream`. The
+ * array is not owned (the driver frees it with the mapping) and is usable
+ * everywhere an array is until the resource is unmapped or closed, after which
+ * calls on it are INVALID_STATE.
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, unknown hint), INVALID_STATE
- * (already mapped, closed, a buffer: use map), CUDA (no such sub-resource). */
+ * (already mapped, closed, a buffer: use map), CUDA (no such sub-resource),
+ * NOT_SUPPORTED (a format this library does not offer). */
 CUCORE_API cucore_status_t cucore_graphics_resource_map_array(cucore_graphics_resource_t *resource,
                                                               cucore_stream_t *stream, uint32_t hint,
                                                               uint32_t array_index, uint32_t mip_level,
-                                                              cucore_graphics_array_t **array);
+                                                              cucore_opaque_array_t **array);
 
 /* As cucore_graphics_resource_map_array for the whole image as a mipmapped array
- * (cuGraphicsResourceGetMappedMipmappedArray); its levels come from
- * cucore_graphics_array_level. Errors: as map_array. */
+ * (cuGraphicsResourceGetMappedMipmappedArray) that holds the mapping; its
+ * levels (cucore_mipmapped_array_level) hold it too. Errors: as map_array. */
 CUCORE_API cucore_status_t cucore_graphics_resource_map_mipmapped_array(cucore_graphics_resource_t *resource,
                                                                         cucore_stream_t *stream, uint32_t hint,
-                                                                        cucore_graphics_array_t **array);
+                                                                        cucore_mipmapped_array_t **mipmapped_array);
 
 /* Unmaps now, on `stream` when given (the override), else on the mapping's
  * stream. The mapped buffer is closed (size 0); views of it and mapped arrays must
@@ -185,49 +175,6 @@ CUCORE_API cucore_status_t cucore_graphics_resource_close(cucore_graphics_resour
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out). */
 CUCORE_API cucore_status_t cucore_graphics_resource_handle(const cucore_graphics_resource_t *resource,
                                                            void **cu_graphics_resource);
-
-/* ---- Mapped arrays ------------------------------------------------------------ */
-
-/* Reference counting. The last reference to every array of a mapping unmaps it
- * (errors reported through the release-error handler). Errors: INVALID_HANDLE. */
-CUCORE_API cucore_status_t cucore_graphics_array_retain(cucore_graphics_array_t *array);
-CUCORE_API cucore_status_t cucore_graphics_array_release(cucore_graphics_array_t *array);
-
-/* The raw CUarray, or CUmipmappedArray for a mipmapped array (borrowed; valid
- * while the mapping lasts). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out),
- * INVALID_STATE (unmapped). */
-CUCORE_API cucore_status_t cucore_graphics_array_handle(const cucore_graphics_array_t *array, void **cu_array);
-
-/* Level `level` of a mipmapped array as an array (+1 reference) holding the same
- * mapping. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out), INVALID_STATE
- * (unmapped, not a mipmapped array), CUDA (no such level). */
-CUCORE_API cucore_status_t cucore_graphics_array_level(cucore_graphics_array_t *array, uint32_t level,
-                                                       cucore_graphics_array_t **level_array);
-
-/* The array's format and extent (for a mipmapped array: level 0's).
- * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, bad struct_size),
- * INVALID_STATE (unmapped), CUDA. */
-CUCORE_API cucore_status_t cucore_graphics_array_info(const cucore_graphics_array_t *array,
-                                                      cucore_graphics_array_info_t *info);
-
-/* Copies the whole array from/to tightly packed host memory of `size` bytes
- * (width x element_size per row, rows then slices), ordered on `stream`; the host
- * memory must stay valid until the stream reaches the copy.
- * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL pointer, size not the array's),
- * INVALID_STATE (unmapped, a mipmapped array: copy a level), CUDA. */
-CUCORE_API cucore_status_t cucore_graphics_array_copy_from_host(cucore_graphics_array_t *array, const void *src,
-                                                                uint64_t size, cucore_stream_t *stream);
-CUCORE_API cucore_status_t cucore_graphics_array_copy_to_host(cucore_graphics_array_t *array, void *dst,
-                                                              uint64_t size, cucore_stream_t *stream);
-
-/* Copies the whole array from/to a device buffer holding it tightly packed (the
- * buffer's size must be the array's), ordered on `stream`.
- * Errors: INVALID_HANDLE, INVALID_ARGUMENT (sizes differ), INVALID_STATE (unmapped,
- * closed buffer, a mipmapped array), CUDA. */
-CUCORE_API cucore_status_t cucore_graphics_array_copy_from_buffer(cucore_graphics_array_t *array,
-                                                                  cucore_buffer_t *buffer, cucore_stream_t *stream);
-CUCORE_API cucore_status_t cucore_graphics_array_copy_to_buffer(cucore_graphics_array_t *array,
-                                                                cucore_buffer_t *buffer, cucore_stream_t *stream);
 
 /* ---- GL devices --------------------------------------------------------------- */
 

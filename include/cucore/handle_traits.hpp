@@ -13,6 +13,8 @@
 #include "linker.h"
 #include "program_cache.h"
 #include "kernel.h"
+#include "opaque_array.h"
+#include "texture.h"
 #include "graphics.h"
 
 namespace cucore {
@@ -81,10 +83,25 @@ template <> struct HandleTraits<cucore_graphics_resource_t> {
     static cucore_status_t retain(cucore_graphics_resource_t *h) noexcept { return cucore_graphics_resource_retain(h); }
     static cucore_status_t release(cucore_graphics_resource_t *h) noexcept { return cucore_graphics_resource_release(h); }
 };
-template <> struct HandleTraits<cucore_graphics_array_t> {
-    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_GRAPHICS_ARRAY;
-    static cucore_status_t retain(cucore_graphics_array_t *h) noexcept { return cucore_graphics_array_retain(h); }
-    static cucore_status_t release(cucore_graphics_array_t *h) noexcept { return cucore_graphics_array_release(h); }
+template <> struct HandleTraits<cucore_opaque_array_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_OPAQUE_ARRAY;
+    static cucore_status_t retain(cucore_opaque_array_t *h) noexcept { return cucore_opaque_array_retain(h); }
+    static cucore_status_t release(cucore_opaque_array_t *h) noexcept { return cucore_opaque_array_release(h); }
+};
+template <> struct HandleTraits<cucore_mipmapped_array_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_MIPMAPPED_ARRAY;
+    static cucore_status_t retain(cucore_mipmapped_array_t *h) noexcept { return cucore_mipmapped_array_retain(h); }
+    static cucore_status_t release(cucore_mipmapped_array_t *h) noexcept { return cucore_mipmapped_array_release(h); }
+};
+template <> struct HandleTraits<cucore_texture_object_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_TEXTURE_OBJECT;
+    static cucore_status_t retain(cucore_texture_object_t *h) noexcept { return cucore_texture_object_retain(h); }
+    static cucore_status_t release(cucore_texture_object_t *h) noexcept { return cucore_texture_object_release(h); }
+};
+template <> struct HandleTraits<cucore_surface_object_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_SURFACE_OBJECT;
+    static cucore_status_t retain(cucore_surface_object_t *h) noexcept { return cucore_surface_object_retain(h); }
+    static cucore_status_t release(cucore_surface_object_t *h) noexcept { return cucore_surface_object_release(h); }
 };
 
 } // namespace detail

@@ -262,16 +262,83 @@ const FieldLayout k_cucore_launch_config_t[] = {
     {"flags", offsetof(cucore_launch_config_t, flags)},
     {"priority", offsetof(cucore_launch_config_t, priority)},
 };
-const FieldLayout k_cucore_graphics_array_info_t[] = {
-    {"struct_size", offsetof(cucore_graphics_array_info_t, struct_size)},
-    {"format", offsetof(cucore_graphics_array_info_t, format)},
-    {"channels", offsetof(cucore_graphics_array_info_t, channels)},
-    {"element_size", offsetof(cucore_graphics_array_info_t, element_size)},
-    {"width", offsetof(cucore_graphics_array_info_t, width)},
-    {"height", offsetof(cucore_graphics_array_info_t, height)},
-    {"depth", offsetof(cucore_graphics_array_info_t, depth)},
-    {"is_mipmapped", offsetof(cucore_graphics_array_info_t, is_mipmapped)},
-    {"reserved", offsetof(cucore_graphics_array_info_t, reserved)},
+const FieldLayout k_cucore_opaque_array_options_t[] = {
+    {"struct_size", offsetof(cucore_opaque_array_options_t, struct_size)},
+    {"format", offsetof(cucore_opaque_array_options_t, format)},
+    {"num_channels", offsetof(cucore_opaque_array_options_t, num_channels)},
+    {"kind", offsetof(cucore_opaque_array_options_t, kind)},
+    {"flags", offsetof(cucore_opaque_array_options_t, flags)},
+    {"reserved0", offsetof(cucore_opaque_array_options_t, reserved0)},
+    {"width", offsetof(cucore_opaque_array_options_t, width)},
+    {"height", offsetof(cucore_opaque_array_options_t, height)},
+    {"depth", offsetof(cucore_opaque_array_options_t, depth)},
+    {"layers", offsetof(cucore_opaque_array_options_t, layers)},
+};
+const FieldLayout k_cucore_opaque_array_info_t[] = {
+    {"struct_size", offsetof(cucore_opaque_array_info_t, struct_size)},
+    {"format", offsetof(cucore_opaque_array_info_t, format)},
+    {"num_channels", offsetof(cucore_opaque_array_info_t, num_channels)},
+    {"element_size", offsetof(cucore_opaque_array_info_t, element_size)},
+    {"kind", offsetof(cucore_opaque_array_info_t, kind)},
+    {"flags", offsetof(cucore_opaque_array_info_t, flags)},
+    {"width", offsetof(cucore_opaque_array_info_t, width)},
+    {"height", offsetof(cucore_opaque_array_info_t, height)},
+    {"depth", offsetof(cucore_opaque_array_info_t, depth)},
+    {"layers", offsetof(cucore_opaque_array_info_t, layers)},
+    {"row_bytes", offsetof(cucore_opaque_array_info_t, row_bytes)},
+    {"row_count", offsetof(cucore_opaque_array_info_t, row_count)},
+    {"slice_count", offsetof(cucore_opaque_array_info_t, slice_count)},
+    {"size_bytes", offsetof(cucore_opaque_array_info_t, size_bytes)},
+    {"device_ordinal", offsetof(cucore_opaque_array_info_t, device_ordinal)},
+    {"is_owned", offsetof(cucore_opaque_array_info_t, is_owned)},
+    {"num_levels", offsetof(cucore_opaque_array_info_t, num_levels)},
+    {"reserved0", offsetof(cucore_opaque_array_info_t, reserved0)},
+};
+const FieldLayout k_cucore_array_region_t[] = {
+    {"array", offsetof(cucore_array_region_t, array)},
+    {"x", offsetof(cucore_array_region_t, x)},
+    {"y", offsetof(cucore_array_region_t, y)},
+    {"z", offsetof(cucore_array_region_t, z)},
+};
+const FieldLayout k_cucore_opaque_array_copy_t[] = {
+    {"struct_size", offsetof(cucore_opaque_array_copy_t, struct_size)},
+    {"reserved0", offsetof(cucore_opaque_array_copy_t, reserved0)},
+    {"src_array", offsetof(cucore_opaque_array_copy_t, src_array)},
+    {"src_memory", offsetof(cucore_opaque_array_copy_t, src_memory)},
+    {"dst_array", offsetof(cucore_opaque_array_copy_t, dst_array)},
+    {"dst_memory", offsetof(cucore_opaque_array_copy_t, dst_memory)},
+    {"width", offsetof(cucore_opaque_array_copy_t, width)},
+    {"height", offsetof(cucore_opaque_array_copy_t, height)},
+    {"depth", offsetof(cucore_opaque_array_copy_t, depth)},
+};
+const FieldLayout k_cucore_resource_descriptor_t[] = {
+    {"struct_size", offsetof(cucore_resource_descriptor_t, struct_size)},
+    {"kind", offsetof(cucore_resource_descriptor_t, kind)},
+    {"array", offsetof(cucore_resource_descriptor_t, array)},
+    {"mipmapped_array", offsetof(cucore_resource_descriptor_t, mipmapped_array)},
+    {"buffer", offsetof(cucore_resource_descriptor_t, buffer)},
+    {"format", offsetof(cucore_resource_descriptor_t, format)},
+    {"num_channels", offsetof(cucore_resource_descriptor_t, num_channels)},
+    {"size_bytes", offsetof(cucore_resource_descriptor_t, size_bytes)},
+    {"width", offsetof(cucore_resource_descriptor_t, width)},
+    {"height", offsetof(cucore_resource_descriptor_t, height)},
+    {"pitch_bytes", offsetof(cucore_resource_descriptor_t, pitch_bytes)},
+};
+const FieldLayout k_cucore_texture_object_options_t[] = {
+    {"struct_size", offsetof(cucore_texture_object_options_t, struct_size)},
+    {"address_mode", offsetof(cucore_texture_object_options_t, address_mode)},
+    {"filter_mode", offsetof(cucore_texture_object_options_t, filter_mode)},
+    {"read_mode", offsetof(cucore_texture_object_options_t, read_mode)},
+    {"normalized_coords", offsetof(cucore_texture_object_options_t, normalized_coords)},
+    {"srgb", offsetof(cucore_texture_object_options_t, srgb)},
+    {"disable_trilinear_optimization", offsetof(cucore_texture_object_options_t, disable_trilinear_optimization)},
+    {"seamless_cubemap", offsetof(cucore_texture_object_options_t, seamless_cubemap)},
+    {"max_anisotropy", offsetof(cucore_texture_object_options_t, max_anisotropy)},
+    {"mipmap_filter_mode", offsetof(cucore_texture_object_options_t, mipmap_filter_mode)},
+    {"mipmap_level_bias", offsetof(cucore_texture_object_options_t, mipmap_level_bias)},
+    {"min_mipmap_level_clamp", offsetof(cucore_texture_object_options_t, min_mipmap_level_clamp)},
+    {"max_mipmap_level_clamp", offsetof(cucore_texture_object_options_t, max_mipmap_level_clamp)},
+    {"border_color", offsetof(cucore_texture_object_options_t, border_color)},
 };
 
 const StructLayout kStructs[] = {
@@ -299,7 +366,12 @@ const StructLayout kStructs[] = {
     {"cucore_linker_options_t", sizeof(cucore_linker_options_t), k_cucore_linker_options_t, 18},
     {"cucore_program_cache_stats_t", sizeof(cucore_program_cache_stats_t), k_cucore_program_cache_stats_t, 7},
     {"cucore_launch_config_t", sizeof(cucore_launch_config_t), k_cucore_launch_config_t, 7},
-    {"cucore_graphics_array_info_t", sizeof(cucore_graphics_array_info_t), k_cucore_graphics_array_info_t, 9},
+    {"cucore_opaque_array_options_t", sizeof(cucore_opaque_array_options_t), k_cucore_opaque_array_options_t, 10},
+    {"cucore_opaque_array_info_t", sizeof(cucore_opaque_array_info_t), k_cucore_opaque_array_info_t, 18},
+    {"cucore_array_region_t", sizeof(cucore_array_region_t), k_cucore_array_region_t, 4},
+    {"cucore_opaque_array_copy_t", sizeof(cucore_opaque_array_copy_t), k_cucore_opaque_array_copy_t, 9},
+    {"cucore_resource_descriptor_t", sizeof(cucore_resource_descriptor_t), k_cucore_resource_descriptor_t, 11},
+    {"cucore_texture_object_options_t", sizeof(cucore_texture_object_options_t), k_cucore_texture_object_options_t, 14},
 };
 
 }  // namespace

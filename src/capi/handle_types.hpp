@@ -18,7 +18,10 @@ class Linker;
 class Kernel;
 class ProgramCache;
 class GraphicsResource;
-class GraphicsArray;
+class OpaqueArray;
+class MipmappedArray;
+class TextureObject;
+class SurfaceObject;
 }  // namespace cucore::core
 
 namespace cucore::capi {
@@ -84,10 +87,25 @@ template <> struct CoreOf<cucore_graphics_resource_t> {
     static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPHICS_RESOURCE;
     static constexpr const char *argument = "resource";
 };
-template <> struct CoreOf<cucore_graphics_array_t> {
-    using type = core::GraphicsArray;
-    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPHICS_ARRAY;
+template <> struct CoreOf<cucore_opaque_array_t> {
+    using type = core::OpaqueArray;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_OPAQUE_ARRAY;
     static constexpr const char *argument = "array";
+};
+template <> struct CoreOf<cucore_mipmapped_array_t> {
+    using type = core::MipmappedArray;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_MIPMAPPED_ARRAY;
+    static constexpr const char *argument = "mipmapped_array";
+};
+template <> struct CoreOf<cucore_texture_object_t> {
+    using type = core::TextureObject;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_TEXTURE_OBJECT;
+    static constexpr const char *argument = "texture";
+};
+template <> struct CoreOf<cucore_surface_object_t> {
+    using type = core::SurfaceObject;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_SURFACE_OBJECT;
+    static constexpr const char *argument = "surface";
 };
 
 }  // namespace cucore::capi

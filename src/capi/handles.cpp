@@ -102,12 +102,36 @@ cucore_status_t cucore_graphics_resource_release(cucore_graphics_resource_t *res
     return capi::guarded(__func__, [&] { capi::release(resource); });
 }
 
-cucore_status_t cucore_graphics_array_retain(cucore_graphics_array_t *array) {
+cucore_status_t cucore_opaque_array_retain(cucore_opaque_array_t *array) {
     return capi::guarded(__func__, [&] { capi::retain(array); });
 }
 
-cucore_status_t cucore_graphics_array_release(cucore_graphics_array_t *array) {
+cucore_status_t cucore_opaque_array_release(cucore_opaque_array_t *array) {
     return capi::guarded(__func__, [&] { capi::release(array); });
+}
+
+cucore_status_t cucore_mipmapped_array_retain(cucore_mipmapped_array_t *mipmapped_array) {
+    return capi::guarded(__func__, [&] { capi::retain(mipmapped_array); });
+}
+
+cucore_status_t cucore_mipmapped_array_release(cucore_mipmapped_array_t *mipmapped_array) {
+    return capi::guarded(__func__, [&] { capi::release(mipmapped_array); });
+}
+
+cucore_status_t cucore_texture_object_retain(cucore_texture_object_t *texture) {
+    return capi::guarded(__func__, [&] { capi::retain(texture); });
+}
+
+cucore_status_t cucore_texture_object_release(cucore_texture_object_t *texture) {
+    return capi::guarded(__func__, [&] { capi::release(texture); });
+}
+
+cucore_status_t cucore_surface_object_retain(cucore_surface_object_t *surface) {
+    return capi::guarded(__func__, [&] { capi::retain(surface); });
+}
+
+cucore_status_t cucore_surface_object_release(cucore_surface_object_t *surface) {
+    return capi::guarded(__func__, [&] { capi::release(surface); });
 }
 
 }  // extern "C"

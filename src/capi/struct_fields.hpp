@@ -228,17 +228,86 @@ template <> struct FieldsOf<cucore_launch_config_t> {
         {"priority", offsetof(cucore_launch_config_t, priority), sizeof(cucore_launch_config_t::priority)},
     };
 };
-template <> struct FieldsOf<cucore_graphics_array_info_t> {
+template <> struct FieldsOf<cucore_opaque_array_options_t> {
     static constexpr FieldSpan fields[] = {
-        {"struct_size", offsetof(cucore_graphics_array_info_t, struct_size), sizeof(cucore_graphics_array_info_t::struct_size)},
-        {"format", offsetof(cucore_graphics_array_info_t, format), sizeof(cucore_graphics_array_info_t::format)},
-        {"channels", offsetof(cucore_graphics_array_info_t, channels), sizeof(cucore_graphics_array_info_t::channels)},
-        {"element_size", offsetof(cucore_graphics_array_info_t, element_size), sizeof(cucore_graphics_array_info_t::element_size)},
-        {"width", offsetof(cucore_graphics_array_info_t, width), sizeof(cucore_graphics_array_info_t::width)},
-        {"height", offsetof(cucore_graphics_array_info_t, height), sizeof(cucore_graphics_array_info_t::height)},
-        {"depth", offsetof(cucore_graphics_array_info_t, depth), sizeof(cucore_graphics_array_info_t::depth)},
-        {"is_mipmapped", offsetof(cucore_graphics_array_info_t, is_mipmapped), sizeof(cucore_graphics_array_info_t::is_mipmapped)},
-        {"reserved", offsetof(cucore_graphics_array_info_t, reserved), sizeof(cucore_graphics_array_info_t::reserved)},
+        {"struct_size", offsetof(cucore_opaque_array_options_t, struct_size), sizeof(cucore_opaque_array_options_t::struct_size)},
+        {"format", offsetof(cucore_opaque_array_options_t, format), sizeof(cucore_opaque_array_options_t::format)},
+        {"num_channels", offsetof(cucore_opaque_array_options_t, num_channels), sizeof(cucore_opaque_array_options_t::num_channels)},
+        {"kind", offsetof(cucore_opaque_array_options_t, kind), sizeof(cucore_opaque_array_options_t::kind)},
+        {"flags", offsetof(cucore_opaque_array_options_t, flags), sizeof(cucore_opaque_array_options_t::flags)},
+        {"reserved0", offsetof(cucore_opaque_array_options_t, reserved0), sizeof(cucore_opaque_array_options_t::reserved0)},
+        {"width", offsetof(cucore_opaque_array_options_t, width), sizeof(cucore_opaque_array_options_t::width)},
+        {"height", offsetof(cucore_opaque_array_options_t, height), sizeof(cucore_opaque_array_options_t::height)},
+        {"depth", offsetof(cucore_opaque_array_options_t, depth), sizeof(cucore_opaque_array_options_t::depth)},
+        {"layers", offsetof(cucore_opaque_array_options_t, layers), sizeof(cucore_opaque_array_options_t::layers)},
+    };
+};
+template <> struct FieldsOf<cucore_opaque_array_info_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_opaque_array_info_t, struct_size), sizeof(cucore_opaque_array_info_t::struct_size)},
+        {"format", offsetof(cucore_opaque_array_info_t, format), sizeof(cucore_opaque_array_info_t::format)},
+        {"num_channels", offsetof(cucore_opaque_array_info_t, num_channels), sizeof(cucore_opaque_array_info_t::num_channels)},
+        {"element_size", offsetof(cucore_opaque_array_info_t, element_size), sizeof(cucore_opaque_array_info_t::element_size)},
+        {"kind", offsetof(cucore_opaque_array_info_t, kind), sizeof(cucore_opaque_array_info_t::kind)},
+        {"flags", offsetof(cucore_opaque_array_info_t, flags), sizeof(cucore_opaque_array_info_t::flags)},
+        {"width", offsetof(cucore_opaque_array_info_t, width), sizeof(cucore_opaque_array_info_t::width)},
+        {"height", offsetof(cucore_opaque_array_info_t, height), sizeof(cucore_opaque_array_info_t::height)},
+        {"depth", offsetof(cucore_opaque_array_info_t, depth), sizeof(cucore_opaque_array_info_t::depth)},
+        {"layers", offsetof(cucore_opaque_array_info_t, layers), sizeof(cucore_opaque_array_info_t::layers)},
+        {"row_bytes", offsetof(cucore_opaque_array_info_t, row_bytes), sizeof(cucore_opaque_array_info_t::row_bytes)},
+        {"row_count", offsetof(cucore_opaque_array_info_t, row_count), sizeof(cucore_opaque_array_info_t::row_count)},
+        {"slice_count", offsetof(cucore_opaque_array_info_t, slice_count), sizeof(cucore_opaque_array_info_t::slice_count)},
+        {"size_bytes", offsetof(cucore_opaque_array_info_t, size_bytes), sizeof(cucore_opaque_array_info_t::size_bytes)},
+        {"device_ordinal", offsetof(cucore_opaque_array_info_t, device_ordinal), sizeof(cucore_opaque_array_info_t::device_ordinal)},
+        {"is_owned", offsetof(cucore_opaque_array_info_t, is_owned), sizeof(cucore_opaque_array_info_t::is_owned)},
+        {"num_levels", offsetof(cucore_opaque_array_info_t, num_levels), sizeof(cucore_opaque_array_info_t::num_levels)},
+        {"reserved0", offsetof(cucore_opaque_array_info_t, reserved0), sizeof(cucore_opaque_array_info_t::reserved0)},
+    };
+};
+template <> struct FieldsOf<cucore_opaque_array_copy_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_opaque_array_copy_t, struct_size), sizeof(cucore_opaque_array_copy_t::struct_size)},
+        {"reserved0", offsetof(cucore_opaque_array_copy_t, reserved0), sizeof(cucore_opaque_array_copy_t::reserved0)},
+        {"src_array", offsetof(cucore_opaque_array_copy_t, src_array), sizeof(cucore_opaque_array_copy_t::src_array)},
+        {"src_memory", offsetof(cucore_opaque_array_copy_t, src_memory), sizeof(cucore_opaque_array_copy_t::src_memory)},
+        {"dst_array", offsetof(cucore_opaque_array_copy_t, dst_array), sizeof(cucore_opaque_array_copy_t::dst_array)},
+        {"dst_memory", offsetof(cucore_opaque_array_copy_t, dst_memory), sizeof(cucore_opaque_array_copy_t::dst_memory)},
+        {"width", offsetof(cucore_opaque_array_copy_t, width), sizeof(cucore_opaque_array_copy_t::width)},
+        {"height", offsetof(cucore_opaque_array_copy_t, height), sizeof(cucore_opaque_array_copy_t::height)},
+        {"depth", offsetof(cucore_opaque_array_copy_t, depth), sizeof(cucore_opaque_array_copy_t::depth)},
+    };
+};
+template <> struct FieldsOf<cucore_resource_descriptor_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_resource_descriptor_t, struct_size), sizeof(cucore_resource_descriptor_t::struct_size)},
+        {"kind", offsetof(cucore_resource_descriptor_t, kind), sizeof(cucore_resource_descriptor_t::kind)},
+        {"array", offsetof(cucore_resource_descriptor_t, array), sizeof(cucore_resource_descriptor_t::array)},
+        {"mipmapped_array", offsetof(cucore_resource_descriptor_t, mipmapped_array), sizeof(cucore_resource_descriptor_t::mipmapped_array)},
+        {"buffer", offsetof(cucore_resource_descriptor_t, buffer), sizeof(cucore_resource_descriptor_t::buffer)},
+        {"format", offsetof(cucore_resource_descriptor_t, format), sizeof(cucore_resource_descriptor_t::format)},
+        {"num_channels", offsetof(cucore_resource_descriptor_t, num_channels), sizeof(cucore_resource_descriptor_t::num_channels)},
+        {"size_bytes", offsetof(cucore_resource_descriptor_t, size_bytes), sizeof(cucore_resource_descriptor_t::size_bytes)},
+        {"width", offsetof(cucore_resource_descriptor_t, width), sizeof(cucore_resource_descriptor_t::width)},
+        {"height", offsetof(cucore_resource_descriptor_t, height), sizeof(cucore_resource_descriptor_t::height)},
+        {"pitch_bytes", offsetof(cucore_resource_descriptor_t, pitch_bytes), sizeof(cucore_resource_descriptor_t::pitch_bytes)},
+    };
+};
+template <> struct FieldsOf<cucore_texture_object_options_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_texture_object_options_t, struct_size), sizeof(cucore_texture_object_options_t::struct_size)},
+        {"address_mode", offsetof(cucore_texture_object_options_t, address_mode), sizeof(cucore_texture_object_options_t::address_mode)},
+        {"filter_mode", offsetof(cucore_texture_object_options_t, filter_mode), sizeof(cucore_texture_object_options_t::filter_mode)},
+        {"read_mode", offsetof(cucore_texture_object_options_t, read_mode), sizeof(cucore_texture_object_options_t::read_mode)},
+        {"normalized_coords", offsetof(cucore_texture_object_options_t, normalized_coords), sizeof(cucore_texture_object_options_t::normalized_coords)},
+        {"srgb", offsetof(cucore_texture_object_options_t, srgb), sizeof(cucore_texture_object_options_t::srgb)},
+        {"disable_trilinear_optimization", offsetof(cucore_texture_object_options_t, disable_trilinear_optimization), sizeof(cucore_texture_object_options_t::disable_trilinear_optimization)},
+        {"seamless_cubemap", offsetof(cucore_texture_object_options_t, seamless_cubemap), sizeof(cucore_texture_object_options_t::seamless_cubemap)},
+        {"max_anisotropy", offsetof(cucore_texture_object_options_t, max_anisotropy), sizeof(cucore_texture_object_options_t::max_anisotropy)},
+        {"mipmap_filter_mode", offsetof(cucore_texture_object_options_t, mipmap_filter_mode), sizeof(cucore_texture_object_options_t::mipmap_filter_mode)},
+        {"mipmap_level_bias", offsetof(cucore_texture_object_options_t, mipmap_level_bias), sizeof(cucore_texture_object_options_t::mipmap_level_bias)},
+        {"min_mipmap_level_clamp", offsetof(cucore_texture_object_options_t, min_mipmap_level_clamp), sizeof(cucore_texture_object_options_t::min_mipmap_level_clamp)},
+        {"max_mipmap_level_clamp", offsetof(cucore_texture_object_options_t, max_mipmap_level_clamp), sizeof(cucore_texture_object_options_t::max_mipmap_level_clamp)},
+        {"border_color", offsetof(cucore_texture_object_options_t, border_color), sizeof(cucore_texture_object_options_t::border_color)},
     };
 };
 

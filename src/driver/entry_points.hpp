@@ -126,4 +126,12 @@ typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v4010)(unsigned int *, CUdevice_v1 
     X(cuGraphicsResourceSetMapFlags, 6050)     \
     X(cuGLGetDevices, 4010)                    \
     X(cuMipmappedArrayGetLevel, 5000)          \
-    X(cuArray3DGetDescriptor, 3020)
+    X(cuArray3DGetDescriptor, 3020)            \
+    X(cuArray3DCreate, 3020)                   \
+    X(cuArrayDestroy, 2000)                    \
+    X(cuMipmappedArrayCreate, 5000)            \
+    X(cuMipmappedArrayDestroy, 5000)           \
+    X(cuTexObjectCreate, 5000)                 \
+    X(cuTexObjectDestroy, 5000)                \
+    X(cuSurfObjectCreate, 5000)                \
+    X(cuSurfObjectDestroy, 5000)

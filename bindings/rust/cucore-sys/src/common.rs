@@ -111,13 +111,37 @@ pub struct cucore_graphics_resource {
 }
 pub type cucore_graphics_resource_t = cucore_graphics_resource;
 
-/// `struct cucore_graphics_array` (incomplete: used through pointers only).
+/// `struct cucore_opaque_array` (incomplete: used through pointers only).
 #[repr(C)]
-pub struct cucore_graphics_array {
+pub struct cucore_opaque_array {
     _data: [u8; 0],
     _marker: PhantomData<(*mut u8, PhantomPinned)>,
 }
-pub type cucore_graphics_array_t = cucore_graphics_array;
+pub type cucore_opaque_array_t = cucore_opaque_array;
+
+/// `struct cucore_mipmapped_array` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_mipmapped_array {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_mipmapped_array_t = cucore_mipmapped_array;
+
+/// `struct cucore_texture_object` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_texture_object {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_texture_object_t = cucore_texture_object;
+
+/// `struct cucore_surface_object` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_surface_object {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_surface_object_t = cucore_surface_object;
 
 /// `cucore_status_t`.
 pub type cucore_status_t = c_int;
@@ -165,9 +189,12 @@ pub const CUCORE_OBJECT_LINKER: cucore_object_type_t = 9;
 pub const CUCORE_OBJECT_KERNEL: cucore_object_type_t = 10;
 pub const CUCORE_OBJECT_PROGRAM_CACHE: cucore_object_type_t = 11;
 pub const CUCORE_OBJECT_GRAPHICS_RESOURCE: cucore_object_type_t = 12;
-pub const CUCORE_OBJECT_GRAPHICS_ARRAY: cucore_object_type_t = 13;
+pub const CUCORE_OBJECT_OPAQUE_ARRAY: cucore_object_type_t = 13;
+pub const CUCORE_OBJECT_MIPMAPPED_ARRAY: cucore_object_type_t = 14;
+pub const CUCORE_OBJECT_TEXTURE_OBJECT: cucore_object_type_t = 15;
+pub const CUCORE_OBJECT_SURFACE_OBJECT: cucore_object_type_t = 16;
 /// one past the last type; grows with the library
-pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 14;
+pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 17;
 pub const CUCORE_OBJECT_TYPE_FORCE_INT32: cucore_object_type_t = 0x7fffffff;
 
 /// A switch whose default belongs to the tool (NVRTC, the linker): 0 leaves it

@@ -41,50 +41,6 @@ pub const CUCORE_GL_DEVICES_CURRENT_FRAME: cucore_gl_device_list_t = 2;
 pub const CUCORE_GL_DEVICES_NEXT_FRAME: cucore_gl_device_list_t = 3;
 pub const CUCORE_GL_DEVICE_LIST_FORCE_INT32: cucore_gl_device_list_t = 0x7fffffff;
 
-/// A mapped CUDA array (cucore_graphics_array_info).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct cucore_graphics_array_info_t {
-    pub struct_size: u32,
-    /// the driver's CUarray_format value
-    pub format: u32,
-    /// 1, 2 or 4
-    pub channels: u32,
-    /// bytes per element (channels x channel size)
-    pub element_size: u32,
-    /// in elements
-    pub width: u64,
-    /// 0 for a 1D array
-    pub height: u64,
-    /// 0 for a 1D or 2D array
-    pub depth: u64,
-    /// 1: a mipmapped array (use cucore_graphics_array_level)
-    pub is_mipmapped: u32,
-    pub reserved: u32,
-}
-
-impl cucore_graphics_array_info_t {
-    /// `CUCORE_GRAPHICS_ARRAY_INFO_INIT`.
-    pub const INIT: cucore_graphics_array_info_t = cucore_graphics_array_info_t {
-        struct_size: size_of::<cucore_graphics_array_info_t>() as u32,
-        format: 0,
-        channels: 0,
-        element_size: 0,
-        width: 0,
-        height: 0,
-        depth: 0,
-        is_mipmapped: 0,
-        reserved: 0,
-    };
-}
-
-impl Default for cucore_graphics_array_info_t {
-    /// `CUCORE_GRAPHICS_ARRAY_INFO_INIT`.
-    fn default() -> Self {
-        Self::INIT
-    }
-}
-
 extern "C" {
     /// Registers the GL buffer object `gl_name` (+1 reference to a new resource) in
     /// `device`'s primary context, which the library binds for the call. `flags`:
@@ -139,16 +95,20 @@ extern "C" {
     /// the message names i), CUDA (the resources count as unmapped anyway).
     pub fn cucore_graphics_resources_unmap(resources: *const *mut cucore_graphics_resource_t, count: u32, stream: *mut cucore_stream_t) -> cucore_status_t;
     /// Maps a registered GL image on `stream` and returns the CUDA array of one of its
-    /// sub-resources (`array_index`: the cube face or layer, `mip_level`) as an array
-    /// object (+1 reference) that holds the mapping; its last release unmaps on
-    /// `stream`. The array is not owned: the driver frees it with the mapping.
+    /// sub-resources (`array_index`: the cube face or layer, `mip_level`) as an
+    /// opaque array (+1 reference) that holds the mapping; the last holder of the
+    /// mapping (the array, its texture and surface objects) unmaps on `stream`. The
+    /// array is not owned (the driver frees it with the mapping) and is usable
+    /// everywhere an array is until the resource is unmapped or closed, after which
+    /// calls on it are INVALID_STATE.
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, unknown hint), INVALID_STATE
-    /// (already mapped, closed, a buffer: use map), CUDA (no such sub-resource).
-    pub fn cucore_graphics_resource_map_array(resource: *mut cucore_graphics_resource_t, stream: *mut cucore_stream_t, hint: u32, array_index: u32, mip_level: u32, array: *mut *mut cucore_graphics_array_t) -> cucore_status_t;
+    /// (already mapped, closed, a buffer: use map), CUDA (no such sub-resource),
+    /// NOT_SUPPORTED (a format this library does not offer).
+    pub fn cucore_graphics_resource_map_array(resource: *mut cucore_graphics_resource_t, stream: *mut cucore_stream_t, hint: u32, array_index: u32, mip_level: u32, array: *mut *mut cucore_opaque_array_t) -> cucore_status_t;
     /// As cucore_graphics_resource_map_array for the whole image as a mipmapped array
-    /// (cuGraphicsResourceGetMappedMipmappedArray); its levels come from
-    /// cucore_graphics_array_level. Errors: as map_array.
-    pub fn cucore_graphics_resource_map_mipmapped_array(resource: *mut cucore_graphics_resource_t, stream: *mut cucore_stream_t, hint: u32, array: *mut *mut cucore_graphics_array_t) -> cucore_status_t;
+    /// (cuGraphicsResourceGetMappedMipmappedArray) that holds the mapping; its
+    /// levels (cucore_mipmapped_array_level) hold it too. Errors: as map_array.
+    pub fn cucore_graphics_resource_map_mipmapped_array(resource: *mut cucore_graphics_resource_t, stream: *mut cucore_stream_t, hint: u32, mipmapped_array: *mut *mut cucore_mipmapped_array_t) -> cucore_status_t;
     /// Unmaps now, on `stream` when given (the override), else on the mapping's
     /// stream. The mapped buffer is closed (size 0); views of it and mapped arrays must
     /// not be used afterwards (their later release does nothing more).
@@ -169,35 +129,6 @@ extern "C" {
     /// The raw CUgraphicsResource (borrowed; NULL after close).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out).
     pub fn cucore_graphics_resource_handle(resource: *const cucore_graphics_resource_t, cu_graphics_resource: *mut *mut c_void) -> cucore_status_t;
-    /// Reference counting. The last reference to every array of a mapping unmaps it
-    /// (errors reported through the release-error handler). Errors: INVALID_HANDLE.
-    pub fn cucore_graphics_array_retain(array: *mut cucore_graphics_array_t) -> cucore_status_t;
-    pub fn cucore_graphics_array_release(array: *mut cucore_graphics_array_t) -> cucore_status_t;
-    /// The raw CUarray, or CUmipmappedArray for a mipmapped array (borrowed; valid
-    /// while the mapping lasts). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out),
-    /// INVALID_STATE (unmapped).
-    pub fn cucore_graphics_array_handle(array: *const cucore_graphics_array_t, cu_array: *mut *mut c_void) -> cucore_status_t;
-    /// Level `level` of a mipmapped array as an array (+1 reference) holding the same
-    /// mapping. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out), INVALID_STATE
-    /// (unmapped, not a mipmapped array), CUDA (no such level).
-    pub fn cucore_graphics_array_level(array: *mut cucore_graphics_array_t, level: u32, level_array: *mut *mut cucore_graphics_array_t) -> cucore_status_t;
-    /// The array's format and extent (for a mipmapped array: level 0's).
-    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, bad struct_size),
-    /// INVALID_STATE (unmapped), CUDA.
-    pub fn cucore_graphics_array_info(array: *const cucore_graphics_array_t, info: *mut cucore_graphics_array_info_t) -> cucore_status_t;
-    /// Copies the whole array from/to tightly packed host memory of `size` bytes
-    /// (width x element_size per row, rows then slices), ordered on `stream`; the host
-    /// memory must stay valid until the stream reaches the copy.
-    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL pointer, size not the array's),
-    /// INVALID_STATE (unmapped, a mipmapped array: copy a level), CUDA.
-    pub fn cucore_graphics_array_copy_from_host(array: *mut cucore_graphics_array_t, src: *const c_void, size: u64, stream: *mut cucore_stream_t) -> cucore_status_t;
-    pub fn cucore_graphics_array_copy_to_host(array: *mut cucore_graphics_array_t, dst: *mut c_void, size: u64, stream: *mut cucore_stream_t) -> cucore_status_t;
-    /// Copies the whole array from/to a device buffer holding it tightly packed (the
-    /// buffer's size must be the array's), ordered on `stream`.
-    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (sizes differ), INVALID_STATE (unmapped,
-    /// closed buffer, a mipmapped array), CUDA.
-    pub fn cucore_graphics_array_copy_from_buffer(array: *mut cucore_graphics_array_t, buffer: *mut cucore_buffer_t, stream: *mut cucore_stream_t) -> cucore_status_t;
-    pub fn cucore_graphics_array_copy_to_buffer(array: *mut cucore_graphics_array_t, buffer: *mut cucore_buffer_t, stream: *mut cucore_stream_t) -> cucore_status_t;
     /// The CUDA device ordinals of the GL context current on this thread
     /// (cuGLGetDevices): `*count` receives how many there are; up to `capacity` of
     /// them are written to `ordinals` (which may be NULL when capacity is 0).

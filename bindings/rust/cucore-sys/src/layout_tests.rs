@@ -343,18 +343,104 @@ fn layout_cucore_launch_config_t() {
 }
 
 #[test]
-fn layout_cucore_graphics_array_info_t() {
-    assert_eq!((size_of::<cucore_graphics_array_info_t>(), align_of::<cucore_graphics_array_info_t>()), (48, 8));
-    assert_eq!(offset!(cucore_graphics_array_info_t, struct_size), 0);
-    assert_eq!(offset!(cucore_graphics_array_info_t, format), 4);
-    assert_eq!(offset!(cucore_graphics_array_info_t, channels), 8);
-    assert_eq!(offset!(cucore_graphics_array_info_t, element_size), 12);
-    assert_eq!(offset!(cucore_graphics_array_info_t, width), 16);
-    assert_eq!(offset!(cucore_graphics_array_info_t, height), 24);
-    assert_eq!(offset!(cucore_graphics_array_info_t, depth), 32);
-    assert_eq!(offset!(cucore_graphics_array_info_t, is_mipmapped), 40);
-    assert_eq!(offset!(cucore_graphics_array_info_t, reserved), 44);
-    assert_eq!(cucore_graphics_array_info_t::INIT.struct_size as usize, 48);
+fn layout_cucore_opaque_array_options_t() {
+    assert_eq!((size_of::<cucore_opaque_array_options_t>(), align_of::<cucore_opaque_array_options_t>()), (56, 8));
+    assert_eq!(offset!(cucore_opaque_array_options_t, struct_size), 0);
+    assert_eq!(offset!(cucore_opaque_array_options_t, format), 4);
+    assert_eq!(offset!(cucore_opaque_array_options_t, num_channels), 8);
+    assert_eq!(offset!(cucore_opaque_array_options_t, kind), 12);
+    assert_eq!(offset!(cucore_opaque_array_options_t, flags), 16);
+    assert_eq!(offset!(cucore_opaque_array_options_t, reserved0), 20);
+    assert_eq!(offset!(cucore_opaque_array_options_t, width), 24);
+    assert_eq!(offset!(cucore_opaque_array_options_t, height), 32);
+    assert_eq!(offset!(cucore_opaque_array_options_t, depth), 40);
+    assert_eq!(offset!(cucore_opaque_array_options_t, layers), 48);
+    assert_eq!(cucore_opaque_array_options_t::INIT.struct_size as usize, 56);
+}
+
+#[test]
+fn layout_cucore_opaque_array_info_t() {
+    assert_eq!((size_of::<cucore_opaque_array_info_t>(), align_of::<cucore_opaque_array_info_t>()), (104, 8));
+    assert_eq!(offset!(cucore_opaque_array_info_t, struct_size), 0);
+    assert_eq!(offset!(cucore_opaque_array_info_t, format), 4);
+    assert_eq!(offset!(cucore_opaque_array_info_t, num_channels), 8);
+    assert_eq!(offset!(cucore_opaque_array_info_t, element_size), 12);
+    assert_eq!(offset!(cucore_opaque_array_info_t, kind), 16);
+    assert_eq!(offset!(cucore_opaque_array_info_t, flags), 20);
+    assert_eq!(offset!(cucore_opaque_array_info_t, width), 24);
+    assert_eq!(offset!(cucore_opaque_array_info_t, height), 32);
+    assert_eq!(offset!(cucore_opaque_array_info_t, depth), 40);
+    assert_eq!(offset!(cucore_opaque_array_info_t, layers), 48);
+    assert_eq!(offset!(cucore_opaque_array_info_t, row_bytes), 56);
+    assert_eq!(offset!(cucore_opaque_array_info_t, row_count), 64);
+    assert_eq!(offset!(cucore_opaque_array_info_t, slice_count), 72);
+    assert_eq!(offset!(cucore_opaque_array_info_t, size_bytes), 80);
+    assert_eq!(offset!(cucore_opaque_array_info_t, device_ordinal), 88);
+    assert_eq!(offset!(cucore_opaque_array_info_t, is_owned), 92);
+    assert_eq!(offset!(cucore_opaque_array_info_t, num_levels), 96);
+    assert_eq!(offset!(cucore_opaque_array_info_t, reserved0), 100);
+    assert_eq!(cucore_opaque_array_info_t::INIT.struct_size as usize, 104);
+}
+
+#[test]
+fn layout_cucore_array_region_t() {
+    assert_eq!((size_of::<cucore_array_region_t>(), align_of::<cucore_array_region_t>()), (32, 8));
+    assert_eq!(offset!(cucore_array_region_t, array), 0);
+    assert_eq!(offset!(cucore_array_region_t, x), 8);
+    assert_eq!(offset!(cucore_array_region_t, y), 16);
+    assert_eq!(offset!(cucore_array_region_t, z), 24);
+}
+
+#[test]
+fn layout_cucore_opaque_array_copy_t() {
+    assert_eq!((size_of::<cucore_opaque_array_copy_t>(), align_of::<cucore_opaque_array_copy_t>()), (224, 8));
+    assert_eq!(offset!(cucore_opaque_array_copy_t, struct_size), 0);
+    assert_eq!(offset!(cucore_opaque_array_copy_t, reserved0), 4);
+    assert_eq!(offset!(cucore_opaque_array_copy_t, src_array), 8);
+    assert_eq!(offset!(cucore_opaque_array_copy_t, src_memory), 40);
+    assert_eq!(offset!(cucore_opaque_array_copy_t, dst_array), 104);
+    assert_eq!(offset!(cucore_opaque_array_copy_t, dst_memory), 136);
+    assert_eq!(offset!(cucore_opaque_array_copy_t, width), 200);
+    assert_eq!(offset!(cucore_opaque_array_copy_t, height), 208);
+    assert_eq!(offset!(cucore_opaque_array_copy_t, depth), 216);
+    assert_eq!(cucore_opaque_array_copy_t::INIT.struct_size as usize, 224);
+}
+
+#[test]
+fn layout_cucore_resource_descriptor_t() {
+    assert_eq!((size_of::<cucore_resource_descriptor_t>(), align_of::<cucore_resource_descriptor_t>()), (72, 8));
+    assert_eq!(offset!(cucore_resource_descriptor_t, struct_size), 0);
+    assert_eq!(offset!(cucore_resource_descriptor_t, kind), 4);
+    assert_eq!(offset!(cucore_resource_descriptor_t, array), 8);
+    assert_eq!(offset!(cucore_resource_descriptor_t, mipmapped_array), 16);
+    assert_eq!(offset!(cucore_resource_descriptor_t, buffer), 24);
+    assert_eq!(offset!(cucore_resource_descriptor_t, format), 32);
+    assert_eq!(offset!(cucore_resource_descriptor_t, num_channels), 36);
+    assert_eq!(offset!(cucore_resource_descriptor_t, size_bytes), 40);
+    assert_eq!(offset!(cucore_resource_descriptor_t, width), 48);
+    assert_eq!(offset!(cucore_resource_descriptor_t, height), 56);
+    assert_eq!(offset!(cucore_resource_descriptor_t, pitch_bytes), 64);
+    assert_eq!(cucore_resource_descriptor_t::INIT.struct_size as usize, 72);
+}
+
+#[test]
+fn layout_cucore_texture_object_options_t() {
+    assert_eq!((size_of::<cucore_texture_object_options_t>(), align_of::<cucore_texture_object_options_t>()), (76, 4));
+    assert_eq!(offset!(cucore_texture_object_options_t, struct_size), 0);
+    assert_eq!(offset!(cucore_texture_object_options_t, address_mode), 4);
+    assert_eq!(offset!(cucore_texture_object_options_t, filter_mode), 16);
+    assert_eq!(offset!(cucore_texture_object_options_t, read_mode), 20);
+    assert_eq!(offset!(cucore_texture_object_options_t, normalized_coords), 24);
+    assert_eq!(offset!(cucore_texture_object_options_t, srgb), 28);
+    assert_eq!(offset!(cucore_texture_object_options_t, disable_trilinear_optimization), 32);
+    assert_eq!(offset!(cucore_texture_object_options_t, seamless_cubemap), 36);
+    assert_eq!(offset!(cucore_texture_object_options_t, max_anisotropy), 40);
+    assert_eq!(offset!(cucore_texture_object_options_t, mipmap_filter_mode), 44);
+    assert_eq!(offset!(cucore_texture_object_options_t, mipmap_level_bias), 48);
+    assert_eq!(offset!(cucore_texture_object_options_t, min_mipmap_level_clamp), 52);
+    assert_eq!(offset!(cucore_texture_object_options_t, max_mipmap_level_clamp), 56);
+    assert_eq!(offset!(cucore_texture_object_options_t, border_color), 60);
+    assert_eq!(cucore_texture_object_options_t::INIT.struct_size as usize, 76);
 }
 
 #[test]
@@ -376,6 +462,13 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_compiler_backend_t>(), 4);
     assert_eq!(size_of::<cucore_kernel_attribute_t>(), 4);
     assert_eq!(size_of::<cucore_launch_flag_t>(), 4);
+    assert_eq!(size_of::<cucore_array_format_t>(), 4);
+    assert_eq!(size_of::<cucore_array_kind_t>(), 4);
+    assert_eq!(size_of::<cucore_array_flag_t>(), 4);
+    assert_eq!(size_of::<cucore_resource_kind_t>(), 4);
+    assert_eq!(size_of::<cucore_address_mode_t>(), 4);
+    assert_eq!(size_of::<cucore_filter_mode_t>(), 4);
+    assert_eq!(size_of::<cucore_read_mode_t>(), 4);
     assert_eq!(size_of::<cucore_graphics_register_flag_t>(), 4);
     assert_eq!(size_of::<cucore_graphics_map_hint_t>(), 4);
     assert_eq!(size_of::<cucore_gl_device_list_t>(), 4);

@@ -56,6 +56,10 @@ mod kernel;
 pub use kernel::*;
 mod launch;
 pub use launch::*;
+mod opaque_array;
+pub use opaque_array::*;
+mod texture;
+pub use texture::*;
 mod graphics;
 pub use graphics::*;
 
@@ -236,15 +240,54 @@ impl Handle for cucore_graphics_resource_t {
     }
 }
 
-impl Handle for cucore_graphics_array_t {
-    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_GRAPHICS_ARRAY;
-    const NOUN: &'static str = "graphics_array";
+impl Handle for cucore_opaque_array_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_OPAQUE_ARRAY;
+    const NOUN: &'static str = "opaque_array";
     unsafe fn retain(handle: *mut Self) -> cucore_status_t {
         // SAFETY: forwarded to the C function under the trait's contract.
-        unsafe { cucore_graphics_array_retain(handle) }
+        unsafe { cucore_opaque_array_retain(handle) }
     }
     unsafe fn release(handle: *mut Self) -> cucore_status_t {
         // SAFETY: as above.
-        unsafe { cucore_graphics_array_release(handle) }
+        unsafe { cucore_opaque_array_release(handle) }
+    }
+}
+
+impl Handle for cucore_mipmapped_array_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_MIPMAPPED_ARRAY;
+    const NOUN: &'static str = "mipmapped_array";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_mipmapped_array_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_mipmapped_array_release(handle) }
+    }
+}
+
+impl Handle for cucore_texture_object_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_TEXTURE_OBJECT;
+    const NOUN: &'static str = "texture_object";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_texture_object_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_texture_object_release(handle) }
+    }
+}
+
+impl Handle for cucore_surface_object_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_SURFACE_OBJECT;
+    const NOUN: &'static str = "surface_object";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_surface_object_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_surface_object_release(handle) }
     }
 }

@@ -32,8 +32,14 @@ pub enum ObjectType {
     ProgramCache,
     /// [`GraphicsResource`](crate::GraphicsResource)
     GraphicsResource,
-    /// [`GraphicsArray`](crate::GraphicsArray)
-    GraphicsArray,
+    /// [`OpaqueArray`](crate::OpaqueArray)
+    OpaqueArray,
+    /// [`MipmappedArray`](crate::MipmappedArray)
+    MipmappedArray,
+    /// [`TextureObject`](crate::TextureObject)
+    TextureObject,
+    /// [`SurfaceObject`](crate::SurfaceObject)
+    SurfaceObject,
 }
 
 impl ObjectType {
@@ -53,7 +59,10 @@ impl ObjectType {
             ObjectType::Kernel => sys::CUCORE_OBJECT_KERNEL,
             ObjectType::ProgramCache => sys::CUCORE_OBJECT_PROGRAM_CACHE,
             ObjectType::GraphicsResource => sys::CUCORE_OBJECT_GRAPHICS_RESOURCE,
-            ObjectType::GraphicsArray => sys::CUCORE_OBJECT_GRAPHICS_ARRAY,
+            ObjectType::OpaqueArray => sys::CUCORE_OBJECT_OPAQUE_ARRAY,
+            ObjectType::MipmappedArray => sys::CUCORE_OBJECT_MIPMAPPED_ARRAY,
+            ObjectType::TextureObject => sys::CUCORE_OBJECT_TEXTURE_OBJECT,
+            ObjectType::SurfaceObject => sys::CUCORE_OBJECT_SURFACE_OBJECT,
         }
     }
 }
