@@ -39,3 +39,50 @@ write("program_cache", "valid-empty", entry(4, b"", []))
 write("program_cache", "bad-type", entry(9, b"x", []))
 write("program_cache", "trailing", entry(4, b"abc", [], b"\0"))
 write("program_cache", "unrepaired", entry(4, b"abc", [])[1:][:40])
+
+# options: the target reads its decisions from the input's end (FuzzedDataProvider's integers): `decisions`
+# lists them in the order the target takes them (one byte each, for ranges below 256), the selector first.
+def decisions(*taken):
+    return bytes(reversed(taken))
+
+
+# Arrays (selector 10): a 2D layered float x 4 array of 16 x 8, 3 layers, surface load/store; 4 levels.
+write("options", "array-layered", decisions(
+    10, 0,          # arrays; the options' own struct_size
+    0, 0,           # format: from the table, FLOAT32
+    0, 4,           # num_channels 4
+    1, 1,           # kind LAYERED
+    1, 1,           # flags SURFACE_LOAD_STORE
+    1,              # reserved0 0
+    0, 15, 0, 8,    # width 1 + 15, height 8
+    0, 0, 0, 3,     # depth 0, layers 3
+    0, 1,           # device 0, options given
+    1, 4))          # 4 levels
+# A BC7 2D array of 20 x 12 (partial blocks), and a mipmapped array of 5 levels.
+write("options", "array-bc7", decisions(10, 0, 0, 14, 0, 0, 1, 0, 1, 0, 1, 0, 19, 0, 12, 0, 0, 0, 0, 0, 1, 1, 5))
+# Textures (selector 12): over a uint8 x 4 array with surface load/store, wrap/clamp/border, linear filtering
+# of normalized floats, normalized coordinates, anisotropy 4, bias 0.5, maximum clamp 2; then a surface.
+write("options", "texture-array", decisions(
+    12, 1, 1, 0,    # textures; the uint8 x 4 shape; surface load/store; the whole buffer
+    0, 1, 0, 0,     # the descriptor's own struct_size; kind 1 + 0 (OPAQUE_ARRAY); no other kind's fields
+    0,              # the options' own struct_size
+    1, 1, 1, 0, 1, 3,  # address modes WRAP, CLAMP, BORDER
+    1, 1, 1, 1,     # filter LINEAR, read NORMALIZED_FLOAT
+    1, 1, 1, 0, 1, 0, 1, 0,  # normalized coordinates; no srgb, trilinear, seamless
+    0, 4, 1, 0,     # anisotropy 4; mipmap filter POINT
+    1, 66, 1, 64, 1, 72,  # bias 0.5, minimum clamp 0, maximum clamp 2
+    1, 64, 1, 64, 1, 64, 1, 64,  # border color 0
+    0, 1))          # device NULL; options given
+# Over linear memory: float (the 16 x 16 shape), kind LINEAR, format FLOAT32 x 2, 1024 bytes.
+# (A range above 255 takes two bytes, the high one first.)
+write("options", "texture-linear", decisions(12, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0, 0, 1024 // 256, 1024 % 256))
+# Region copies (selector 14): host memory (packed) into a float x 2 array, 5 x 3 elements at (2, 1).
+write("options", "copy-host-to-array", decisions(
+    14, 0, 0,       # copies; both arrays of the float x 2 shape
+    0, 1,           # the copy's own struct_size; reserved0 0
+    0, 2, 1,        # source: array first (not taken), host memory, packed
+    0, 0, 0, 2, 0, 1, 0,  # destination: an array (the second), x 2, y 1, z 0
+    0, 4, 0, 2, 0, 0,     # 1 + 4 by 1 + 2 by 1 + 0
+    1, 1))          # the stream; the copy given
+# A BC1 array (18 x 12: partial blocks) region of 8 x 4 texels at (4, 4) into a buffer, packed.
+write("options", "copy-bc-to-buffer", decisions(14, 3, 3, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 7, 0, 3, 0, 0, 1, 1))

@@ -204,6 +204,10 @@ Array *new_array(const CUDA_ARRAY3D_DESCRIPTOR &d, int device) {
     return a;
 }
 
+// A destroyed array's bytes are freed (its record stays, so its handle is still rejected without being read):
+// no operation outlives its call with a pointer to them (array sides are host memory the fake copies at once).
+void forget_bytes(Array &a) { std::vector<unsigned char>().swap(a.data); }
+
 bool usable(const MipmappedArray &m) {
     if (m.destroyed) return false;
     return !m.graphics || (state().graphics.count(m.graphics) && m.graphics->mapped);
@@ -225,10 +229,10 @@ bool in_use(const Array *array, const MipmappedArray *mipmapped) {
             return mipmapped && reinterpret_cast<const MipmappedArray *>(r.res.mipmap.hMipmappedArray) == mipmapped;
         return false;
     };
-    for (auto &[handle, t] : state().textures)
-        if (!t.destroyed && reads(t.resource)) return true;
-    for (auto &[handle, s] : state().surfaces)
-        if (!s.destroyed && reads(s.resource)) return true;
+    for (unsigned long long handle : state().live_textures)
+        if (reads(state().textures.at(handle).resource)) return true;
+    for (unsigned long long handle : state().live_surfaces)
+        if (reads(state().surfaces.at(handle).resource)) return true;
     return false;
 }
 
@@ -399,8 +403,8 @@ void note_memory_gone(CUdeviceptr base, size_t size) {
         else return false;
         return p >= base && p - base < size;
     };
-    for (auto &[handle, t] : g.textures)
-        if (!t.destroyed && reads(t.resource)) ++g.resource_violations;
+    for (unsigned long long handle : g.live_textures)
+        if (reads(g.textures.at(handle).resource)) ++g.resource_violations;
 }
 
 void note_mipmapped_gone(const MipmappedArray &m) {
@@ -415,6 +419,9 @@ void forget_arrays() {
     g.mipmapped_arrays.clear();
     g.textures.clear();
     g.surfaces.clear();
+    g.live_textures.clear();
+    g.live_surfaces.clear();
+    g.live_arrays = g.live_mipmapped_arrays = 0;
     g.last_array_descriptor = CUDA_ARRAY3D_DESCRIPTOR{};
     g.last_mipmap_levels = 0;
     g.resource_violations = 0;
@@ -429,6 +436,7 @@ CUresult f_cuArray3DCreate(CUarray *array, const CUDA_ARRAY3D_DESCRIPTOR *descri
     if (const CUresult error = check_descriptor(*descriptor, context->device); error != CUDA_SUCCESS) return error;
     Array *a = new_array(*descriptor, context->device);
     a->created = true;
+    ++state().live_arrays;
     *array = reinterpret_cast<CUarray>(a);
     return CUDA_SUCCESS;
 }
@@ -441,6 +449,8 @@ CUresult f_cuArrayDestroy(CUarray array) {
     // The driver destroys an array a texture object still reads (measured): the library must not.
     if (in_use(a, nullptr)) ++state().resource_violations;
     a->destroyed = true;
+    --state().live_arrays;
+    forget_bytes(*a);
     return CUDA_SUCCESS;
 }
 
@@ -465,6 +475,7 @@ CUresult f_cuMipmappedArrayCreate(CUmipmappedArray *mipmapped, const CUDA_ARRAY3
     if (const CUresult error = check_descriptor(*descriptor, context->device); error != CUDA_SUCCESS) return error;
     *mipmapped = reinterpret_cast<CUmipmappedArray>(
         new_mipmapped(*descriptor, std::min(levels, max_levels(*descriptor)), context->device));
+    ++state().live_mipmapped_arrays;
     return CUDA_SUCCESS;
 }
 
@@ -474,6 +485,8 @@ CUresult f_cuMipmappedArrayDestroy(CUmipmappedArray mipmapped) {
     if (!m || m->graphics) return CUDA_ERROR_INVALID_HANDLE;
     note_mipmapped_gone(*m);
     m->destroyed = true;
+    --state().live_mipmapped_arrays;
+    for (Array *level : m->levels) forget_bytes(*level);
     return CUDA_SUCCESS;
 }
 
@@ -504,6 +517,7 @@ CUresult f_cuTexObjectCreate(CUtexObject *texture, const CUDA_RESOURCE_DESC *res
     record.context = t_current;
     *texture = next_object_handle();
     state().textures[*texture] = record;
+    state().live_textures.insert(*texture);
     return CUDA_SUCCESS;
 }
 
@@ -512,6 +526,7 @@ CUresult f_cuTexObjectDestroy(CUtexObject texture) {
     auto it = state().textures.find(texture);
     if (it == state().textures.end() || it->second.destroyed) return CUDA_ERROR_INVALID_VALUE;
     it->second.destroyed = true;
+    state().live_textures.erase(texture);
     return CUDA_SUCCESS;
 }
 
@@ -528,6 +543,7 @@ CUresult f_cuSurfObjectCreate(CUsurfObject *surface, const CUDA_RESOURCE_DESC *r
     record.context = t_current;
     *surface = next_object_handle();
     state().surfaces[*surface] = record;
+    state().live_surfaces.insert(*surface);
     return CUDA_SUCCESS;
 }
 
@@ -536,6 +552,7 @@ CUresult f_cuSurfObjectDestroy(CUsurfObject surface) {
     auto it = state().surfaces.find(surface);
     if (it == state().surfaces.end() || it->second.destroyed) return CUDA_ERROR_INVALID_VALUE;
     it->second.destroyed = true;
+    state().live_surfaces.erase(surface);
     return CUDA_SUCCESS;
 }
 

@@ -275,6 +275,8 @@ struct State {
     std::set<MipmappedArray *> mipmapped_arrays;
     std::map<unsigned long long, TextureRecord> textures;  // by CUtexObject, destroyed ones too
     std::map<unsigned long long, SurfaceRecord> surfaces;  // by CUsurfObject, destroyed ones too
+    std::set<unsigned long long> live_textures, live_surfaces;  // not destroyed (what destroys check against)
+    int live_arrays = 0, live_mipmapped_arrays = 0;             // created by cuArray3DCreate/cuMipmappedArrayCreate
     CUDA_ARRAY3D_DESCRIPTOR last_array_descriptor{};       // of the last cuArray3DCreate/cuMipmappedArrayCreate
     unsigned last_mipmap_levels = 0;
     int resource_violations = 0;

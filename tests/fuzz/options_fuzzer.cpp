@@ -2,17 +2,35 @@
 // (every string, string array, count, toggle and flag, and struct_size) with
 // cucore_program_create / _flags / cache_key / compile, and
 // cucore_linker_options_t with cucore_linker_create / _link, over the fake
-// NVRTC and nvJitLink of the unit tests.
+// NVRTC and nvJitLink of the unit tests; cucore_opaque_array_options_t with
+// cucore_opaque_array_create / cucore_mipmapped_array_create;
+// cucore_resource_descriptor_t and cucore_texture_object_options_t with
+// cucore_texture_object_create / cucore_surface_object_create; and
+// cucore_opaque_array_copy_t with cucore_opaque_array_copy, over the fake
+// driver's arrays.
+//
+// The first byte taken (the input's last) chooses: odd, the linker; even,
+// bits 1-3: 5 arrays, 6 textures, 7 region copies, else a program (inputs of
+// before the arrays keep their meaning but for those three values).
 //
 // Oracles: every call answers a status its header documents for it (never
 // INTERNAL, never a crash or sanitizer report), a failure leaves NULL, the
 // cache key of a program is the same each time it is asked, and nothing
-// outlives an input. Enum-typed fields (toggles, backend, code type) get any
-// 32-bit value, written as the bytes a C caller would store.
+// outlives an input. Enum-typed fields (toggles, backend, code type, array
+// format and kind, resource kind, address, filter and read modes) get any
+// 32-bit value, written as the bytes a C caller would store. Arrays: a
+// created array describes itself as asked, its packed size is its rows x
+// slices, and a small one round-trips bytes through host memory exactly.
+// Textures and region copies: the library checks every field and side
+// before the driver, so the (fake) driver never refuses one (no CUDA status).
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -23,6 +41,11 @@ namespace {
 
 fuzz::Balance g_baseline;
 cucore_object_code_t *g_input = nullptr;  // a fake cubin for the linker
+cucore_device_t *g_devices[2] = {};       // device 1 has no sparse arrays
+cucore_stream_t *g_stream = nullptr;      // on device 0
+cucore_memory_resource_t *g_pool = nullptr;  // device 0's default pool
+cucore_buffer_t *g_buffer = nullptr;         // 4096 bytes of it, shared by every input (the fake keeps every
+                                             // allocation it ever made: one per input would slow its counters)
 
 // Strings and arrays that live while one input runs.
 struct Strings {
@@ -91,6 +114,39 @@ uint32_t pick_size(FuzzedDataProvider &in) {
         case 2: return sizeof(T) + in.ConsumeIntegralInRange<uint32_t>(1, 64);
         default: return sizeof(T);
     }
+}
+
+// As pick_size, with the caller's own size first (so that an input of zeros reaches past struct_size).
+template <class T>
+uint32_t pick_size_own_first(FuzzedDataProvider &in) {
+    switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+        case 5: return 0;
+        case 6: return in.ConsumeIntegralInRange<uint32_t>(1, sizeof(T) - 1);
+        case 7: return sizeof(T) + in.ConsumeIntegralInRange<uint32_t>(1, 64);
+        default: return sizeof(T);
+    }
+}
+// The struct the library reads when given `size` bytes of `given`: the rest are its defaults.
+template <class T>
+T as_read(const T &given, uint32_t size, const T &defaults) {
+    T out = defaults;
+    std::memcpy(&out, &given, std::min<size_t>(size, sizeof(T)));
+    return out;
+}
+// A small value mostly, at times one of `edges`, at times anything.
+uint64_t extent(FuzzedDataProvider &in, uint64_t small, std::initializer_list<uint64_t> edges = {}) {
+    const int choice = in.ConsumeIntegralInRange<int>(0, 15);
+    if (choice < 12) return in.ConsumeIntegralInRange<uint64_t>(0, small);
+    if (choice < 14 && edges.size()) return *(edges.begin() + in.ConsumeIntegralInRange<size_t>(0, edges.size() - 1));
+    return in.ConsumeIntegral<uint64_t>();
+}
+// Any 32-bit float, finite mostly.
+float any_float(FuzzedDataProvider &in) {
+    if (in.ConsumeIntegralInRange<int>(0, 7)) return static_cast<float>(in.ConsumeIntegralInRange<int>(-64, 64)) / 4;
+    const uint32_t bits = in.ConsumeIntegral<uint32_t>();
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
 }
 
 #define EXPECT_STATUS(st, ...)                                                                           \
@@ -229,11 +285,332 @@ void linker(FuzzedDataProvider &in, Strings &s) {
     FUZZ_OK(cucore_linker_release(l));
 }
 
+// ---- arrays, textures, region copies ----
+
+constexpr uint32_t kFormats[] = {
+    CUCORE_ARRAY_FORMAT_FLOAT32,      CUCORE_ARRAY_FORMAT_UINT8,       CUCORE_ARRAY_FORMAT_UINT16,
+    CUCORE_ARRAY_FORMAT_UINT32,       CUCORE_ARRAY_FORMAT_INT8,        CUCORE_ARRAY_FORMAT_INT16,
+    CUCORE_ARRAY_FORMAT_INT32,        CUCORE_ARRAY_FORMAT_FLOAT16,     CUCORE_ARRAY_FORMAT_UNORM_INT_101010_2,
+    CUCORE_ARRAY_FORMAT_BC1_UNORM,    CUCORE_ARRAY_FORMAT_BC1_UNORM_SRGB, CUCORE_ARRAY_FORMAT_BC4_SNORM,
+    CUCORE_ARRAY_FORMAT_BC5_UNORM,    CUCORE_ARRAY_FORMAT_BC6H_SF16,   CUCORE_ARRAY_FORMAT_BC7_UNORM,
+    CUCORE_ARRAY_FORMAT_UNORM_INT8X1, CUCORE_ARRAY_FORMAT_UNORM_INT8X4, CUCORE_ARRAY_FORMAT_SNORM_INT16X2,
+    CUCORE_ARRAY_FORMAT_UNSET,        0x04,                            0xb0 /* NV12 */};
+
+uint32_t format(FuzzedDataProvider &in) {
+    if (in.ConsumeIntegralInRange<int>(0, 15) == 15) return in.ConsumeIntegral<uint32_t>();
+    return kFormats[in.ConsumeIntegralInRange<size_t>(0, std::size(kFormats) - 1)];
+}
+uint32_t small_enum(FuzzedDataProvider &in, uint32_t most) {
+    return in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<uint32_t>(0, most) : in.ConsumeIntegral<uint32_t>();
+}
+
+void arrays(FuzzedDataProvider &in) {
+    const uint32_t size = pick_size_own_first<cucore_opaque_array_options_t>(in);
+    std::vector<unsigned char> storage(std::max<size_t>(size, sizeof(cucore_opaque_array_options_t)) + 8, 0);
+    auto *o = reinterpret_cast<cucore_opaque_array_options_t *>(storage.data());
+    *o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
+    o->struct_size = size;
+    set_raw(o->format, format(in));
+    o->num_channels = static_cast<uint32_t>(extent(in, 4));
+    set_raw(o->kind, small_enum(in, 3));
+    o->flags = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<uint32_t>(0, 15) : in.ConsumeIntegral<uint32_t>();
+    o->reserved0 = in.ConsumeIntegralInRange<int>(0, 15) ? 0 : in.ConsumeIntegral<uint32_t>();
+    // Past the limits at times (2D 131072 x 65536, 3D 16384 or 8192 x 8192 x 32768, layered 2048, cubemap 2046).
+    o->width = 1 + extent(in, 40, {131072, 131073, 32768, 32769, 16384, 16385, 8192, 8193});
+    o->height = extent(in, 40, {65536, 65537, 32768, 32769, 16384, 8193});
+    o->depth = extent(in, 8, {16384, 16385, 32768, 32769});
+    o->layers = extent(in, 8, {2046, 2047, 2048, 2049});
+    cucore_device_t *device = g_devices[in.ConsumeIntegralInRange<int>(0, 1)];
+    const cucore_opaque_array_options_t defaults = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
+    const cucore_opaque_array_options_t read = as_read(*o, size, defaults);
+    const bool null_options = in.ConsumeIntegralInRange<int>(0, 31) == 31;
+
+    cucore_opaque_array_t *a = reinterpret_cast<cucore_opaque_array_t *>(uintptr_t{1});
+    cucore_status_t st = cucore_opaque_array_create(device, null_options ? nullptr : o, &a);
+    // CUDA: what the driver judges (DEPTH_TEXTURE of some formats); OUT_OF_MEMORY: more than the device has.
+    EXPECT_STATUS(st, CUCORE_SUCCESS, CUCORE_ERROR_INVALID_ARGUMENT, CUCORE_ERROR_NOT_SUPPORTED,
+                  CUCORE_ERROR_OUT_OF_MEMORY, CUCORE_ERROR_CUDA);
+    if (st != CUCORE_SUCCESS) {
+        FUZZ_CHECK(a == nullptr, "failed opaque_array_create left the out-pointer set");
+    } else {
+        cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+        FUZZ_OK(cucore_opaque_array_info(a, &info));
+        FUZZ_CHECK(info.format == read.format && info.kind == read.kind && info.flags == read.flags &&
+                       info.width == read.width && info.height == read.height && info.depth == read.depth &&
+                       info.layers == read.layers,
+                   "the array describes itself otherwise than asked");
+        FUZZ_CHECK(read.num_channels == 0 || info.num_channels == read.num_channels, "channels %u, asked %u",
+                   info.num_channels, read.num_channels);
+        FUZZ_CHECK(info.size_bytes == info.row_bytes * info.row_count * info.slice_count, "size_bytes %llu",
+                   static_cast<unsigned long long>(info.size_bytes));
+        void *raw = nullptr;
+        FUZZ_OK(cucore_opaque_array_handle(a, &raw));
+        const CUDA_ARRAY3D_DESCRIPTOR d = fake::array_descriptor(static_cast<CUarray>(raw));
+        FUZZ_CHECK(d.Width == info.width && d.NumChannels == info.num_channels &&
+                       static_cast<uint32_t>(d.Format) == static_cast<uint32_t>(info.format),
+                   "the driver was given another description");
+        if (info.size_bytes <= (64u << 10)) {  // small: bytes round-trip exactly
+            std::vector<unsigned char> bytes(info.size_bytes), back(info.size_bytes, 0xEE);
+            for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 131 + 7);
+            FUZZ_OK(cucore_opaque_array_copy_from_host(a, bytes.data(), bytes.size(), g_stream));
+            FUZZ_OK(cucore_opaque_array_copy_to_host(a, back.data(), back.size(), g_stream));
+            FUZZ_OK(cucore_stream_synchronize(g_stream));
+            FUZZ_CHECK(bytes == back, "the packed bytes did not round-trip");
+            const std::vector<unsigned char> *stored = fake::array_bytes(static_cast<CUarray>(raw));
+            FUZZ_CHECK(stored && *stored == bytes, "the driver's packed layout differs from the library's");
+        }
+        FUZZ_OK(cucore_opaque_array_close(a));
+        FUZZ_OK(cucore_opaque_array_release(a));
+    }
+
+    const uint32_t levels = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<uint32_t>(0, 18)
+                                                                 : in.ConsumeIntegral<uint32_t>();
+    cucore_mipmapped_array_t *m = reinterpret_cast<cucore_mipmapped_array_t *>(uintptr_t{1});
+    st = cucore_mipmapped_array_create(device, null_options ? nullptr : o, levels, &m);
+    EXPECT_STATUS(st, CUCORE_SUCCESS, CUCORE_ERROR_INVALID_ARGUMENT, CUCORE_ERROR_NOT_SUPPORTED,
+                  CUCORE_ERROR_OUT_OF_MEMORY, CUCORE_ERROR_CUDA);
+    if (st != CUCORE_SUCCESS) {
+        FUZZ_CHECK(m == nullptr, "failed mipmapped_array_create left the out-pointer set");
+        return;
+    }
+    cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+    FUZZ_OK(cucore_mipmapped_array_info(m, &info));
+    FUZZ_CHECK(info.num_levels == levels, "%u levels, asked %u", info.num_levels, levels);
+    cucore_opaque_array_t *last = nullptr;
+    FUZZ_OK(cucore_mipmapped_array_level(m, levels - 1, &last));
+    cucore_opaque_array_t *past = reinterpret_cast<cucore_opaque_array_t *>(uintptr_t{1});
+    FUZZ_CHECK(cucore_mipmapped_array_level(m, levels, &past) == CUCORE_ERROR_INVALID_ARGUMENT && past == nullptr,
+               "a level past the last was given");
+    FUZZ_OK(cucore_mipmapped_array_release(m));
+    FUZZ_OK(cucore_opaque_array_release(last));
+}
+
+// What a texture or surface may be made over in one input.
+struct Resources {
+    cucore_opaque_array_t *array = nullptr;
+    cucore_mipmapped_array_t *mipmapped = nullptr;
+    cucore_buffer_t *buffer = nullptr;  // 4096 bytes, or a view of them
+    ~Resources() {
+        cucore_buffer_release(buffer);
+        cucore_mipmapped_array_release(mipmapped);
+        cucore_opaque_array_release(array);
+    }
+};
+
+void textures(FuzzedDataProvider &in) {
+    struct Shape {
+        cucore_array_format_t format;
+        uint32_t channels;
+        cucore_array_kind_t kind;
+        uint64_t width, height, layers;
+    };
+    static const Shape shapes[] = {
+        {CUCORE_ARRAY_FORMAT_FLOAT32, 1, CUCORE_ARRAY_KIND_PLAIN, 16, 16, 0},
+        {CUCORE_ARRAY_FORMAT_UINT8, 4, CUCORE_ARRAY_KIND_PLAIN, 32, 8, 0},
+        {CUCORE_ARRAY_FORMAT_INT32, 2, CUCORE_ARRAY_KIND_LAYERED, 8, 0, 3},
+        {CUCORE_ARRAY_FORMAT_UINT16, 1, CUCORE_ARRAY_KIND_LAYERED_CUBEMAP, 8, 8, 2},
+        {CUCORE_ARRAY_FORMAT_BC1_UNORM_SRGB, 0, CUCORE_ARRAY_KIND_PLAIN, 16, 16, 0},
+        {CUCORE_ARRAY_FORMAT_FLOAT16, 4, CUCORE_ARRAY_KIND_CUBEMAP, 16, 16, 0},
+    };
+    const Shape &shape = shapes[in.ConsumeIntegralInRange<size_t>(0, std::size(shapes) - 1)];
+    const bool block = shape.format == CUCORE_ARRAY_FORMAT_BC1_UNORM_SRGB;
+    cucore_opaque_array_options_t ao = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
+    ao.format = shape.format;
+    ao.num_channels = shape.channels;
+    ao.kind = shape.kind;
+    ao.width = shape.width;
+    ao.height = shape.height;
+    ao.layers = shape.layers;
+    ao.flags = !block && in.ConsumeBool() ? CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE : 0;
+    Resources r;
+    FUZZ_OK(cucore_opaque_array_create(g_devices[0], &ao, &r.array));
+    FUZZ_OK(cucore_mipmapped_array_create(g_devices[0], &ao, 2, &r.mipmapped));
+    if (in.ConsumeIntegralInRange<int>(0, 7) == 7) {  // a view, aligned or not
+        FUZZ_OK(cucore_buffer_view(g_buffer, in.ConsumeBool() ? 512 : 16, 2048, &r.buffer));
+    } else {
+        FUZZ_OK(cucore_buffer_retain(g_buffer));
+        r.buffer = g_buffer;
+    }
+
+    const uint32_t rsize = pick_size_own_first<cucore_resource_descriptor_t>(in);
+    std::vector<unsigned char> rstorage(std::max<size_t>(rsize, sizeof(cucore_resource_descriptor_t)) + 8, 0);
+    auto *rd = reinterpret_cast<cucore_resource_descriptor_t *>(rstorage.data());
+    *rd = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+    rd->struct_size = rsize;
+    const uint32_t kind = in.ConsumeIntegralInRange<int>(0, 7) ? 1 + in.ConsumeIntegralInRange<uint32_t>(0, 3)
+                                                               : in.ConsumeIntegral<uint32_t>();
+    set_raw(rd->kind, kind);
+    // The fields of its kind mostly; at times those of another too.
+    const bool extra = in.ConsumeIntegralInRange<int>(0, 15) == 15;
+    if (kind == 1 || extra) rd->array = r.array;
+    if (kind == 2 || (extra && in.ConsumeBool())) rd->mipmapped_array = r.mipmapped;
+    if (kind == 3 || kind == 4 || (extra && in.ConsumeBool())) {
+        rd->buffer = r.buffer;
+        set_raw(rd->format, format(in));
+        rd->num_channels = static_cast<uint32_t>(extent(in, 4));
+    }
+    if (kind == 3 || extra) rd->size_bytes = in.ConsumeBool() ? 0 : extent(in, 4100, {4096, 2048, 1 << 28});
+    if (kind == 4 || extra) {
+        rd->width = extent(in, 64, {131072, 131073});
+        rd->height = extent(in, 64, {65000, 65001});
+        rd->pitch_bytes = in.ConsumeBool() ? 32 * in.ConsumeIntegralInRange<uint64_t>(0, 16) : extent(in, 600, {2097120, 2097152});
+    }
+
+    const uint32_t osize = pick_size_own_first<cucore_texture_object_options_t>(in);
+    std::vector<unsigned char> ostorage(std::max<size_t>(osize, sizeof(cucore_texture_object_options_t)) + 8, 0);
+    auto *o = reinterpret_cast<cucore_texture_object_options_t *>(ostorage.data());
+    *o = CUCORE_TEXTURE_OBJECT_OPTIONS_INIT;
+    o->struct_size = osize;
+    for (auto &mode : o->address_mode) set_raw(mode, small_enum(in, 3));
+    set_raw(o->filter_mode, small_enum(in, 1));
+    set_raw(o->read_mode, small_enum(in, 1));
+    o->normalized_coords = flag(in);
+    o->srgb = flag(in);
+    o->disable_trilinear_optimization = flag(in);
+    o->seamless_cubemap = flag(in);
+    o->max_anisotropy = static_cast<uint32_t>(extent(in, 17));
+    set_raw(o->mipmap_filter_mode, small_enum(in, 1));
+    o->mipmap_level_bias = any_float(in);
+    o->min_mipmap_level_clamp = any_float(in);
+    o->max_mipmap_level_clamp = any_float(in);
+    for (float &c : o->border_color) c = any_float(in);
+    const int device = in.ConsumeIntegralInRange<int>(0, 3);  // NULL (the resource's), 0, or 1 (not the resource's)
+    cucore_device_t *on = device == 0 || device == 3 ? nullptr : g_devices[device - 1];
+
+    cucore_texture_object_t *t = reinterpret_cast<cucore_texture_object_t *>(uintptr_t{1});
+    cucore_status_t st = cucore_texture_object_create(on, rd, in.ConsumeIntegralInRange<int>(0, 15) ? o : nullptr, &t);
+    // INVALID_HANDLE: a NULL handle where the kind needs one. Never CUDA: every check is the library's first.
+    EXPECT_STATUS(st, CUCORE_SUCCESS, CUCORE_ERROR_INVALID_ARGUMENT, CUCORE_ERROR_INVALID_HANDLE,
+                  CUCORE_ERROR_NOT_SUPPORTED);
+    if (st == CUCORE_SUCCESS) {
+        uint64_t handle = 0;
+        FUZZ_OK(cucore_texture_object_handle(t, &handle));
+        fake::TextureRecord record;
+        FUZZ_CHECK(fake::texture_record(handle, record) && !record.destroyed, "no live driver texture object");
+        if (in.ConsumeBool()) FUZZ_OK(cucore_texture_object_close(t));
+        FUZZ_OK(cucore_texture_object_release(t));
+        FUZZ_CHECK(fake::texture_record(handle, record) && record.destroyed, "the texture object was not destroyed");
+    } else {
+        FUZZ_CHECK(t == nullptr, "failed texture_object_create left the out-pointer set");
+    }
+    cucore_surface_object_t *s = reinterpret_cast<cucore_surface_object_t *>(uintptr_t{1});
+    st = cucore_surface_object_create(on, rd, &s);
+    EXPECT_STATUS(st, CUCORE_SUCCESS, CUCORE_ERROR_INVALID_ARGUMENT, CUCORE_ERROR_INVALID_HANDLE,
+                  CUCORE_ERROR_NOT_SUPPORTED);
+    if (st == CUCORE_SUCCESS) {
+        FUZZ_CHECK(ao.flags & CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE, "a surface over an array without load/store");
+        FUZZ_OK(cucore_surface_object_release(s));
+    } else {
+        FUZZ_CHECK(s == nullptr, "failed surface_object_create left the out-pointer set");
+    }
+}
+
+void copies(FuzzedDataProvider &in) {
+    static const cucore_opaque_array_options_t shapes[] = {
+        {sizeof(cucore_opaque_array_options_t), CUCORE_ARRAY_FORMAT_FLOAT32, 2, CUCORE_ARRAY_KIND_PLAIN, 0, 0, 12, 10, 0, 0},
+        {sizeof(cucore_opaque_array_options_t), CUCORE_ARRAY_FORMAT_UINT8, 1, CUCORE_ARRAY_KIND_PLAIN, 0, 0, 8, 6, 4, 0},
+        {sizeof(cucore_opaque_array_options_t), CUCORE_ARRAY_FORMAT_UINT16, 4, CUCORE_ARRAY_KIND_LAYERED_CUBEMAP, 0, 0, 4, 4, 0, 2},
+        {sizeof(cucore_opaque_array_options_t), CUCORE_ARRAY_FORMAT_BC1_UNORM, 0, CUCORE_ARRAY_KIND_PLAIN, 0, 0, 18, 12, 0, 0},
+        {sizeof(cucore_opaque_array_options_t), CUCORE_ARRAY_FORMAT_INT32, 1, CUCORE_ARRAY_KIND_PLAIN, 0, 0, 40, 0, 0, 0},
+        {sizeof(cucore_opaque_array_options_t), CUCORE_ARRAY_FORMAT_BC7_UNORM, 0, CUCORE_ARRAY_KIND_LAYERED, 0, 0, 8, 8, 0, 2},
+        {sizeof(cucore_opaque_array_options_t), CUCORE_ARRAY_FORMAT_UINT8, 4, CUCORE_ARRAY_KIND_LAYERED, 0, 0, 16, 0, 0, 3},
+    };
+    Resources first, second;
+    FUZZ_OK(cucore_opaque_array_create(g_devices[0], &shapes[in.ConsumeIntegralInRange<size_t>(0, std::size(shapes) - 1)],
+                                       &first.array));
+    FUZZ_OK(cucore_opaque_array_create(g_devices[0], &shapes[in.ConsumeIntegralInRange<size_t>(0, std::size(shapes) - 1)],
+                                       &second.array));
+    FUZZ_OK(cucore_buffer_retain(g_buffer));
+    first.buffer = g_buffer;
+    // Host memory is the caller's to vouch for: sides of it stay within this (see `host_side`).
+    static std::vector<unsigned char> host(1 << 20, 0x5A);
+
+    const uint32_t size = pick_size_own_first<cucore_opaque_array_copy_t>(in);
+    std::vector<unsigned char> storage(std::max<size_t>(size, sizeof(cucore_opaque_array_copy_t)) + 8, 0);
+    auto *c = reinterpret_cast<cucore_opaque_array_copy_t *>(storage.data());
+    *c = CUCORE_OPAQUE_ARRAY_COPY_INIT;
+    c->struct_size = size;
+    c->reserved0 = in.ConsumeIntegralInRange<int>(0, 15) ? 0 : in.ConsumeIntegral<uint32_t>();
+    // lo..hi mostly, at times one of `edges`, at times anything.
+    auto pick = [&in](uint64_t lo, uint64_t hi, std::initializer_list<uint64_t> edges) -> uint64_t {
+        const int choice = in.ConsumeIntegralInRange<int>(0, 15);
+        if (choice < 13) return in.ConsumeIntegralInRange<uint64_t>(lo, hi);
+        if (choice < 15) return *(edges.begin() + in.ConsumeIntegralInRange<size_t>(0, edges.size() - 1));
+        return in.ConsumeIntegral<uint64_t>();
+    };
+    bool host_used = false;
+    auto side = [&](cucore_array_region_t &array, cucore_memory_region_t &memory, bool array_first) {
+        // 0: an array (the first or the second), 1: the buffer, 2: host memory, 3: both, 4: neither.
+        int what = in.ConsumeIntegralInRange<int>(0, 7);
+        if (what > 4) what = array_first ? 0 : 1;
+        if (what == 0) {
+            array.array = in.ConsumeBool() ? first.array : second.array;
+            cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+            FUZZ_OK(cucore_opaque_array_info(array.array, &info));
+            const uint64_t grid = info.format >= CUCORE_ARRAY_FORMAT_BC1_UNORM &&
+                                          info.format <= CUCORE_ARRAY_FORMAT_BC7_UNORM_SRGB ? 4 : 1;
+            array.x = grid * pick(0, info.width / 2 / grid, {info.width, UINT64_MAX, UINT64_MAX - 3});
+            array.y = grid * pick(0, info.height / 2 / grid, {info.height, UINT64_MAX});
+            array.z = pick(0, info.slice_count - 1, {info.slice_count, UINT64_MAX});
+            return;
+        }
+        if (what == 1 || what == 3) memory.buffer = first.buffer;
+        if (what == 2 || what == 3) {
+            memory.host = host.data();
+            host_used = true;
+        }
+        if (in.ConsumeBool()) return;  // packed from the start
+        memory.offset = pick(0, 1024, {4096, UINT64_MAX});
+        memory.pitch = pick(0, 256, {UINT64_MAX});
+        memory.height = pick(0, 32, {UINT64_MAX});
+        memory.x = pick(0, 64, {UINT64_MAX});
+        memory.y = pick(0, 16, {UINT64_MAX});
+        memory.z = pick(0, 4, {UINT64_MAX});
+    };
+    side(c->src_array, c->src_memory, in.ConsumeIntegralInRange<int>(0, 3) != 3);
+    side(c->dst_array, c->dst_memory, !c->src_array.array);
+    c->width = pick(1, 16, {0, UINT64_MAX, uint64_t{1} << 62});
+    c->height = pick(1, 8, {0, UINT64_MAX});
+    c->depth = pick(1, 3, {0, UINT64_MAX});
+    if (host_used) {
+        // Keep a host side within `host`: small fields only (the library cannot check host memory).
+        for (cucore_memory_region_t *m : {&c->src_memory, &c->dst_memory}) {
+            if (!m->host) continue;
+            m->offset %= 1025;
+            m->pitch %= 257;
+            m->height %= 33;
+            m->x %= 65;
+            m->y %= 17;
+            m->z %= 5;
+        }
+        c->width %= 65;
+        c->height %= 33;
+        c->depth %= 9;
+    }
+    cucore_stream_t *stream = in.ConsumeIntegralInRange<int>(0, 31) ? g_stream : nullptr;
+    const cucore_status_t st = cucore_opaque_array_copy(in.ConsumeIntegralInRange<int>(0, 63) ? c : nullptr, stream);
+    // Never CUDA: every side is checked against its array or buffer before the driver.
+    EXPECT_STATUS(st, CUCORE_SUCCESS, CUCORE_ERROR_INVALID_ARGUMENT, CUCORE_ERROR_INVALID_HANDLE,
+                  CUCORE_ERROR_NOT_SUPPORTED);
+    FUZZ_OK(cucore_stream_synchronize(g_stream));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
     fake::install(2);
+    fake::set_attribute(CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED, 1, 0);
     fake_compilers::install();
+    FUZZ_OK(cucore_device_get(0, &g_devices[0]));
+    FUZZ_OK(cucore_device_get(1, &g_devices[1]));
+    // Warm up: what the library keeps for the process once a device is used (its primary context) exists
+    // before the baseline.
+    cucore_stream_t *warm = nullptr;
+    FUZZ_OK(cucore_stream_create(g_devices[1], nullptr, &warm));
+    FUZZ_OK(cucore_stream_release(warm));
+    FUZZ_OK(cucore_stream_create(g_devices[0], nullptr, &g_stream));
+    FUZZ_OK(cucore_device_memory_resource_get_default(g_devices[0], &g_pool));
+    FUZZ_OK(cucore_memory_resource_allocate(g_pool, 4096, g_stream, &g_buffer));
     const std::string image = fake::image({"k"}, {{"g", 8}});
     FUZZ_OK(cucore_object_code_create(image.data(), image.size(), CUCORE_CODE_CUBIN, "input", &g_input));
     g_baseline = fuzz::Balance::now();
@@ -243,10 +620,17 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FuzzedDataProvider in(data, size);
     Strings strings;
-    if (in.ConsumeBool())
+    const uint8_t selector = in.ConsumeIntegral<uint8_t>();
+    if (selector & 1) {
         linker(in, strings);
-    else
-        program(in, strings);
+    } else {
+        switch ((selector >> 1) & 7) {
+            case 5: arrays(in); break;
+            case 6: textures(in); break;
+            case 7: copies(in); break;
+            default: program(in, strings); break;
+        }
+    }
     fuzz::Balance::now().expect_equal(g_baseline);
     return 0;
 }
