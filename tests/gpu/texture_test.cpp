@@ -1016,8 +1016,10 @@ TEST_F(TextureGpuTest, TextureCreationErrors) {
     o.read_mode = static_cast<cucore_read_mode_t>(2);
     expect(over(floats.get()), &o, CUCORE_ERROR_INVALID_ARGUMENT, "unknown read mode");
     o = sampling();
-    o.struct_size = 4;
+    o.struct_size = 2; // below the struct_size field itself
     expect(over(floats.get()), &o, CUCORE_ERROR_INVALID_ARGUMENT, "bad options struct_size");
+    o.struct_size = 6; // ends inside address_mode[0]
+    expect(over(floats.get()), &o, CUCORE_ERROR_INVALID_ARGUMENT, "options struct_size inside a field");
     // sRGB BC formats need srgb.
     expect(over(srgb.get()), &dflt, CUCORE_ERROR_INVALID_ARGUMENT, "BC1 sRGB without srgb");
     o = sampling();
@@ -1032,7 +1034,7 @@ TEST_F(TextureGpuTest, TextureCreationErrors) {
     r.buffer = b.get();
     expect(r, nullptr, CUCORE_ERROR_INVALID_ARGUMENT, "a buffer beside the array");
     r = over(floats.get());
-    r.struct_size = 8;
+    r.struct_size = 6; // ends inside 'kind'
     expect(r, nullptr, CUCORE_ERROR_INVALID_ARGUMENT, "bad descriptor struct_size");
     r = over(floats.get());
     r.kind = static_cast<cucore_resource_kind_t>(9);
