@@ -348,11 +348,17 @@ TEST_F(ArrayGpuTest, LimitsAreCheckedAndNamed) {
 
 // Array flags are kept; sparse arrays where the device has them, NOT_SUPPORTED elsewhere.
 TEST_F(ArrayGpuTest, FlagsAndSparseArrays) {
-    const std::uint32_t flags = CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE | CUCORE_ARRAY_FLAG_TEXTURE_GATHER;
-    Owned<cucore_opaque_array_t> a = arr::create(
-        dev_, arr::options(CUCORE_ARRAY_FORMAT_UINT8, 4, 64, 32, 0, CUCORE_ARRAY_KIND_PLAIN, 0, flags));
-    ASSERT_TRUE(a);
-    EXPECT_EQ(arr::info(a.get()).flags, flags);
+    for (std::uint32_t flags : {static_cast<std::uint32_t>(CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE),
+                                static_cast<std::uint32_t>(CUCORE_ARRAY_FLAG_TEXTURE_GATHER)}) {
+        Owned<cucore_opaque_array_t> a = arr::create(
+            dev_, arr::options(CUCORE_ARRAY_FORMAT_UINT8, 4, 64, 32, 0, CUCORE_ARRAY_KIND_PLAIN, 0, flags));
+        ASSERT_TRUE(a);
+        EXPECT_EQ(arr::info(a.get()).flags, flags);
+    }
+    // Texture gather is for 2D arrays only.
+    expect_refused(arr::options(CUCORE_ARRAY_FORMAT_UINT8, 4, 8, 8, 4, CUCORE_ARRAY_KIND_PLAIN, 0,
+                                CUCORE_ARRAY_FLAG_TEXTURE_GATHER),
+                   "gather on a 3D array");
     const int sparse = arr::attribute(dev_, CUCORE_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED);
     const cucore_opaque_array_options_t o =
         arr::options(CUCORE_ARRAY_FORMAT_FLOAT32, 1, 512, 512, 0, CUCORE_ARRAY_KIND_PLAIN, 0, CUCORE_ARRAY_FLAG_SPARSE);
@@ -669,8 +675,7 @@ TEST_F(ArrayGpuTest, RegionCopiesIntoCubemapFaces) {
     cucore::OpaqueArray::copy(cucore::ArrayRegion(layered).at(0, 0, 6 * 1 + 2), cucore::MemoryRegion::host(tile.data(), 16),
                               {4, 4, 1}, s);
     arr::model_copy_in(lmodel, 0, 0, 8, tile.data(), 16, 4, 16, 4, 1);
-    // And cube face 5 (all of it) into faces 0..1 of cubemap 0 would differ in
-    // element size (16 vs 4 bytes): refused.
+    // A copy between arrays of other element sizes (4 and 16 bytes) is refused.
     const cucore::OpaqueArray float4_cube =
         dev.create_opaque_array({CUCORE_ARRAY_FORMAT_FLOAT32, 4, CUCORE_ARRAY_KIND_CUBEMAP, 0, 4, 4});
     CUCORE_EXPECT_THROW_STATUS(
