@@ -19,10 +19,10 @@ mod egl_context;
 use common::*;
 use egl_context::{EglContext, GL_TEXTURE_2D};
 
-use cucore::{gl_get_devices, GlDeviceList, GraphicsResource, GraphicsMapHint, GraphicsRegisterFlags};
-
-/// `CU_AD_FORMAT_UNSIGNED_INT8`.
-const CU_AD_FORMAT_UNSIGNED_INT8: u32 = 0x01;
+use cucore::{
+    gl_get_devices, ArrayFlags, ArrayFormat, ArrayKind, GlDeviceList, GraphicsMapHint, GraphicsRegisterFlags,
+    GraphicsResource,
+};
 
 /// Whether a missing GL context fails the tests (CUCORE_GL_REQUIRED=1) rather than skips them.
 fn gl_required() -> bool {
@@ -179,13 +179,18 @@ fn rgba8_texture_round_trips_through_mapped_arrays() {
         let array = res.map_array(&stream, GraphicsMapHint::WriteDiscard, 0, 0).unwrap();
         assert!(res.is_mapped().unwrap());
         let info = array.info().unwrap();
-        assert_eq!(info.format, CU_AD_FORMAT_UNSIGNED_INT8);
-        assert_eq!((info.channels, info.element_size), (4, 4));
-        assert_eq!((info.width, info.height, info.depth), (W as u64, H as u64, 0));
-        assert!(!info.is_mipmapped);
-        assert_eq!(info.size_bytes(), bytes as u64);
+        assert_eq!(info.format, ArrayFormat::Uint8);
+        assert_eq!((info.num_channels, info.element_size), (4, 4));
+        assert_eq!((info.width, info.height, info.depth, info.layers), (W as u64, H as u64, 0, 0));
+        assert_eq!(info.kind, ArrayKind::Plain);
+        assert!(info.flags.contains(ArrayFlags::SURFACE_LOAD_STORE), "registered for surface load/store: {:?}", info);
+        assert!(!info.is_owned, "a mapped image belongs to GL");
+        assert_eq!(info.num_levels, 1);
+        assert_eq!((info.row_bytes, info.row_count, info.slice_count), (W as u64 * 4, H as u64, 1));
+        assert_eq!(info.size_bytes, bytes as u64);
+        assert_eq!(info.device_ordinal, 0);
         assert!(!array.handle().unwrap().is_null());
-        let e = array.copy_from_host(&texels[..bytes - 4], &stream).expect_err("a size that is not the array's");
+        let e = array.copy_from_host(&texels[..bytes - 4], &stream).expect_err("a slice shorter than the array");
         assert_eq!(e.status, Status::InvalidArgument, "{}", e);
         array.copy_from_host(&texels, &stream).unwrap();
     } // the array's drop unmaps
@@ -201,9 +206,22 @@ fn rgba8_texture_round_trips_through_mapped_arrays() {
         let mut out = vec![0u8; bytes];
         array.copy_to_host(&mut out, &stream).unwrap();
         assert_same(&out, &upload, "CUDA reads the texels GL uploaded");
-        assert_same(&array.to_vec(&stream).unwrap(), &upload, "GraphicsArray::to_vec");
+        assert_same(&array.to_vec(&stream).unwrap(), &upload, "OpaqueArray::to_vec");
+        // Through a buffer too: the mapped image is an array like any other.
+        let staging = dev.allocate(bytes as u64, &stream).unwrap();
+        array.copy_to_buffer(&staging, &stream).unwrap();
+        assert_same(&staging.to_vec(&stream).unwrap(), &upload, "OpaqueArray::copy_to_buffer");
     }
     assert!(!res.is_mapped().unwrap());
+
+    // An explicit unmap ends the mapping under a live array: every call on it is InvalidState.
+    let array = res.map_array(&stream, GraphicsMapHint::None, 0, 0).unwrap();
+    res.unmap(None).unwrap();
+    assert!(!res.is_mapped().unwrap());
+    assert_eq!(array.info().unwrap_err().status, Status::InvalidState);
+    assert_eq!(array.handle().unwrap_err().status, Status::InvalidState);
+    assert_eq!(array.to_vec(&stream).unwrap_err().status, Status::InvalidState);
+    drop(array); // its release unmaps nothing more
     // A texture maps as an array, never as a pointer.
     let e = res.map(&stream).expect_err("a texture has no pointer mapping");
     assert_eq!(e.status, Status::InvalidState, "{}", e);
