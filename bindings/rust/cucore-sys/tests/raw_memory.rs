@@ -212,7 +212,10 @@ fn options_structs_zero_is_default() {
         cucore_program_options_t,
         cucore_linker_options_t,
         cucore_program_cache_stats_t,
-        cucore_graphics_array_info_t,
+        cucore_opaque_array_options_t,
+        cucore_opaque_array_info_t,
+        cucore_resource_descriptor_t,
+        cucore_texture_object_options_t,
         cucore_device_properties_t,
     );
 }
