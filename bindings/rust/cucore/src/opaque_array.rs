@@ -47,7 +47,7 @@
 //! slices are of [`PlainData`] elements (bytes, integers, floats and arrays of them): a slice of
 //! `bool`, say, cannot receive an array's bytes, since not every byte is a `bool`:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0277
 //! # use cucore::{OpaqueArray, Stream};
 //! # fn run(array: &OpaqueArray, stream: &Stream) -> cucore::Result<()> {
 //! let mut flags = vec![false; 64];
@@ -503,12 +503,22 @@ impl OpaqueArray {
     /// `cu_array` is a `CUarray` of `device` that stays alive until `owner` is called (or,
     /// without an owner, until the last reference to the wrapper and every object over it are
     /// gone).
-    pub unsafe fn from_handle(device: &Device, cu_array: *mut c_void, owner: Option<OwnerCallback>) -> Result<OpaqueArray> {
+    pub unsafe fn from_handle(
+        device: &Device,
+        cu_array: *mut c_void,
+        owner: Option<OwnerCallback>,
+    ) -> Result<OpaqueArray> {
         let handoff = owner_handoff(owner);
         let mut raw = ptr::null_mut();
         // SAFETY: the caller vouches for the array; the handoff's user_data fits its on_release.
         let status = unsafe {
-            sys::cucore_opaque_array_from_handle(device.as_raw(), cu_array, handoff.on_release, handoff.user_data, &mut raw)
+            sys::cucore_opaque_array_from_handle(
+                device.as_raw(),
+                cu_array,
+                handoff.on_release,
+                handoff.user_data,
+                &mut raw,
+            )
         };
         let result = check(status);
         handoff.finish(result.is_ok());
@@ -808,7 +818,11 @@ impl<'a> From<MemoryRegion<DstMemory<'a>>> for ArrayCopyDst<'a> {
     }
 }
 
-fn raw_memory(layout: &RegionLayout, buffer: *mut sys::cucore_buffer_t, host: *mut c_void) -> sys::cucore_memory_region_t {
+fn raw_memory(
+    layout: &RegionLayout,
+    buffer: *mut sys::cucore_buffer_t,
+    host: *mut c_void,
+) -> sys::cucore_memory_region_t {
     sys::cucore_memory_region_t {
         buffer,
         host,

@@ -2,7 +2,7 @@
 //! `SurfaceObject`, `ResourceDescriptor` and `TextureObjectOptions`).
 //!
 //! A [`TextureObject`] reads a resource through the texture units: an
-//! [`OpaqueArray`](crate::OpaqueArray), a [`MipmappedArray`](crate::MipmappedArray), linear
+//! [`OpaqueArray`], a [`MipmappedArray`], linear
 //! memory (a [`Buffer`] read as typed elements) or pitched 2D memory (a `Buffer` read as rows),
 //! with the sampling [`TextureObjectOptions`] describe. A [`SurfaceObject`] loads and stores the
 //! elements of an array created with

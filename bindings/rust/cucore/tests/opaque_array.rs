@@ -54,13 +54,13 @@ fn every_kind_describes_its_packed_layout() {
     // (kind, width, height, depth, layers) -> (row_count, slice_count)
     let f = ArrayFormat::Float32;
     let cases: [(ArrayKind, u64, u64, u64, u64, u64, u64); 7] = [
-        (ArrayKind::Plain, 100, 0, 0, 0, 1, 1),            // 1D
-        (ArrayKind::Plain, 100, 30, 0, 0, 30, 1),          // 2D
-        (ArrayKind::Plain, 20, 10, 5, 0, 10, 5),           // 3D
-        (ArrayKind::Layered, 64, 0, 0, 7, 1, 7),           // 1D layers
-        (ArrayKind::Layered, 16, 8, 0, 3, 8, 3),           // 2D layers
-        (ArrayKind::Cubemap, 16, 16, 0, 0, 16, 6),         // six faces
-        (ArrayKind::LayeredCubemap, 8, 8, 0, 2, 8, 12),    // two cubemaps
+        (ArrayKind::Plain, 100, 0, 0, 0, 1, 1),         // 1D
+        (ArrayKind::Plain, 100, 30, 0, 0, 30, 1),       // 2D
+        (ArrayKind::Plain, 20, 10, 5, 0, 10, 5),        // 3D
+        (ArrayKind::Layered, 64, 0, 0, 7, 1, 7),        // 1D layers
+        (ArrayKind::Layered, 16, 8, 0, 3, 8, 3),        // 2D layers
+        (ArrayKind::Cubemap, 16, 16, 0, 0, 16, 6),      // six faces
+        (ArrayKind::LayeredCubemap, 8, 8, 0, 2, 8, 12), // two cubemaps
     ];
     for &(kind, w, h, d, layers, rows, slices) in &cases {
         let o = options(f, 2, w, h).kind(kind).depth(d).layers(layers).flags(ArrayFlags::SURFACE_LOAD_STORE);
@@ -349,20 +349,33 @@ fn region_copies_between_arrays_buffers_and_host_slices() {
         let got = u32s(&tile[start..start + 20]);
         let want: Vec<u32> = (0..5).map(|x| value(4 + x, 2 + row)).collect();
         assert_eq!(got, want, "tile row {}", row);
-        assert!(tile[start + 20..(start + 32).min(tile.len())].iter().all(|&b| b == 0), "the pitch's rest is untouched");
+        assert!(
+            tile[start + 20..(start + 32).min(tile.len())].iter().all(|&b| b == 0),
+            "the pitch's rest is untouched"
+        );
     }
     // Pitch 0 and height 0: the tile packed.
     let mut packed = vec![0u8; 5 * 3 * 4];
-    OpaqueArray::copy(MemoryRegion::host_mut(&mut packed, 0), ArrayRegion::new(&a).at(4, 2, 0), Extent3D::new_2d(5, 3), &stream)
-        .unwrap();
+    OpaqueArray::copy(
+        MemoryRegion::host_mut(&mut packed, 0),
+        ArrayRegion::new(&a).at(4, 2, 0),
+        Extent3D::new_2d(5, 3),
+        &stream,
+    )
+    .unwrap();
     let want: Vec<u32> = (0..3).flat_map(|y| (0..5).map(move |x| value(4 + x, 2 + y))).collect();
     assert_eq!(u32s(&packed), want);
 
     // Host -> array: a 2 x 2 patch at (14, 6), the bottom-right corner.
     let patch = [7u32, 8, 9, 10];
     let patch_bytes: Vec<u8> = patch.iter().flat_map(|w| w.to_ne_bytes()).collect();
-    OpaqueArray::copy(ArrayRegion::new(&a).at(14, 6, 0), MemoryRegion::host(&patch_bytes, 8), Extent3D::new_2d(2, 2), &stream)
-        .unwrap();
+    OpaqueArray::copy(
+        ArrayRegion::new(&a).at(14, 6, 0),
+        MemoryRegion::host(&patch_bytes, 8),
+        Extent3D::new_2d(2, 2),
+        &stream,
+    )
+    .unwrap();
     let mut expected = whole.clone();
     expected[(6 * W + 14) as usize] = 7;
     expected[(6 * W + 15) as usize] = 8;
@@ -384,7 +397,12 @@ fn region_copies_between_arrays_buffers_and_host_slices() {
     OpaqueArray::copy(MemoryRegion::buffer(&pitched, 80), &a, Extent3D::new_2d(W, H), &stream).unwrap();
     let bytes = pitched.to_vec(&stream).unwrap();
     for y in 0..H as usize {
-        assert_eq!(u32s(&bytes[y * 80..y * 80 + 64]), expected[y * W as usize..(y + 1) * W as usize].to_vec(), "row {}", y);
+        assert_eq!(
+            u32s(&bytes[y * 80..y * 80 + 64]),
+            expected[y * W as usize..(y + 1) * W as usize].to_vec(),
+            "row {}",
+            y
+        );
     }
     let b = create(&dev, options(ArrayFormat::Uint32, 1, W, H));
     OpaqueArray::copy(&b, MemoryRegion::buffer(&pitched, 80), Extent3D::new_2d(W, H), &stream).unwrap();
@@ -419,7 +437,12 @@ fn region_copies_reach_layers_slices_and_faces() {
         }
         let all = a.to_vec(&stream).unwrap();
         for z in 0..slices as usize {
-            assert!(all[z * slice_bytes..(z + 1) * slice_bytes].iter().all(|&b| b == 0x10 + z as u8), "{} slice {}", what, z);
+            assert!(
+                all[z * slice_bytes..(z + 1) * slice_bytes].iter().all(|&b| b == 0x10 + z as u8),
+                "{} slice {}",
+                what,
+                z
+            );
         }
         // Slices 1.. read back in one 3D copy with a slice height of 0 (the rows copied).
         let mut out = vec![0u8; slice_bytes * (slices as usize - 1)];
@@ -480,8 +503,9 @@ fn region_copies_are_checked() {
         ("a zero width", 0, 0, Extent3D::new_2d(0, 1)),
         ("a second slice of a 2D array", 0, 0, Extent3D::new_3d(8, 4, 2)),
     ] {
-        let e = OpaqueArray::copy(MemoryRegion::host_mut(&mut big, 0), ArrayRegion::new(&a).at(x, y, 0), extent, &stream)
-            .unwrap_err();
+        let e =
+            OpaqueArray::copy(MemoryRegion::host_mut(&mut big, 0), ArrayRegion::new(&a).at(x, y, 0), extent, &stream)
+                .unwrap_err();
         assert_eq!(e.status, Status::InvalidArgument, "{}: {}", what, e);
     }
     let e = OpaqueArray::copy(&b, &a, Extent3D::new_2d(8, 4), &stream).unwrap_err();
@@ -497,8 +521,13 @@ fn region_copies_are_checked() {
     let blocks = vec![0x5au8; 3 * 2 * 8];
     OpaqueArray::copy(&bc, MemoryRegion::host(&blocks, 0), Extent3D::new_2d(10, 8), &stream).unwrap();
     assert_same(&bc.to_vec(&stream).unwrap(), &blocks, "BC, the whole array by region");
-    let e = OpaqueArray::copy(ArrayRegion::new(&bc).at(2, 0, 0), MemoryRegion::host(&blocks, 0), Extent3D::new_2d(4, 4), &stream)
-        .unwrap_err();
+    let e = OpaqueArray::copy(
+        ArrayRegion::new(&bc).at(2, 0, 0),
+        MemoryRegion::host(&blocks, 0),
+        Extent3D::new_2d(4, 4),
+        &stream,
+    )
+    .unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "BC x off the grid: {}", e);
     let e = OpaqueArray::copy(&bc, MemoryRegion::host(&blocks, 0), Extent3D::new_2d(6, 4), &stream).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "BC width off the grid: {}", e);
@@ -609,7 +638,10 @@ fn foreign_arrays_are_wrapped_without_ownership() {
     .unwrap();
     let (a, w): (OpaqueArrayInfo, OpaqueArrayInfo) = (owner.info().unwrap(), wrapped.info().unwrap());
     assert_eq!((w.format, w.num_channels, w.kind), (a.format, a.num_channels, a.kind));
-    assert_eq!((w.width, w.height, w.depth, w.layers, w.size_bytes), (a.width, a.height, a.depth, a.layers, a.size_bytes));
+    assert_eq!(
+        (w.width, w.height, w.depth, w.layers, w.size_bytes),
+        (a.width, a.height, a.depth, a.layers, a.size_bytes)
+    );
     assert!(!w.is_owned && a.is_owned);
     assert_eq!(wrapped.handle().unwrap(), owner.handle().unwrap());
     let data = pattern(a.size_bytes as usize, 77);
@@ -647,11 +679,21 @@ fn arrays_cross_threads() {
                 // Each thread writes and reads its own 16 elements of the one array.
                 let mine = [t * 100; 16];
                 let bytes: Vec<u8> = mine.iter().flat_map(|w| w.to_ne_bytes()).collect();
-                OpaqueArray::copy(ArrayRegion::new(&a).at(u64::from(t) * 16, 0, 0), MemoryRegion::host(&bytes, 0), Extent3D::new_2d(16, 1), &stream)
-                    .unwrap();
+                OpaqueArray::copy(
+                    ArrayRegion::new(&a).at(u64::from(t) * 16, 0, 0),
+                    MemoryRegion::host(&bytes, 0),
+                    Extent3D::new_2d(16, 1),
+                    &stream,
+                )
+                .unwrap();
                 let mut back = vec![0u8; 64];
-                OpaqueArray::copy(MemoryRegion::host_mut(&mut back, 0), ArrayRegion::new(&a).at(u64::from(t) * 16, 0, 0), Extent3D::new_2d(16, 1), &stream)
-                    .unwrap();
+                OpaqueArray::copy(
+                    MemoryRegion::host_mut(&mut back, 0),
+                    ArrayRegion::new(&a).at(u64::from(t) * 16, 0, 0),
+                    Extent3D::new_2d(16, 1),
+                    &stream,
+                )
+                .unwrap();
                 assert_eq!(u32s(&back), mine.to_vec());
             })
         })
