@@ -666,8 +666,10 @@ impl OpaqueArray {
     /// Copies `extent` elements (`width` per row, `rows` rows, `depth` slices, layers or faces;
     /// BC: texels) from `src` to `dst`, ordered on `stream` (`cucore_opaque_array_copy`,
     /// `cuMemcpy3DAsync`): array to array, memory to array or array to memory, where memory is a
-    /// [`MemoryRegion`] of a [`Buffer`] or a host slice (its `x` and `pitch` in bytes; a pitch
-    /// of 0 is the row copied, packed; a height of 0 the rows copied). The library checks array
+    /// [`MemoryRegion`] of a [`Buffer`] or a host slice (its `x` and `pitch` in bytes, its `y`
+    /// and `height` in rows: rows of 4x4 blocks for BC; a pitch of 0 is `x` plus the row copied,
+    /// a height of 0 `y` plus the rows copied, so 0 and 0 at (0, 0) is the box packed; `z` is the
+    /// slice). The library checks array
     /// and buffer sides; host slices are checked here, against their length, before any call.
     /// When a side is a host slice, the call waits for the stream (so `dst` holds the data when
     /// it returns `Ok`); between arrays and buffers it returns at once. `Status::InvalidArgument`
@@ -849,7 +851,8 @@ pub(crate) fn memory_rows(info: &OpaqueArrayInfo, extent: &Extent3D) -> Option<(
 }
 
 /// Checks a host memory side of `len` bytes against the bytes the copy touches there, as the
-/// library lays it out (a pitch of 0 is the row copied, a height of 0 the rows copied).
+/// library lays it out: a pitch of 0 is `x` plus the row copied, a height of 0 `y` plus the rows
+/// copied (src/core/opaque_array.cpp, `copy_array_region`).
 pub(crate) fn check_host_side(
     layout: &RegionLayout,
     array: &OpaqueArray,
@@ -864,15 +867,27 @@ pub(crate) fn check_host_side(
         ));
     }
     let info = array.info()?;
-    let (row_bytes, rows) = memory_rows(&info, extent).ok_or_else(|| {
-        Error::binding(Status::InvalidArgument, "OpaqueArray::copy: the extent overflows 64 bits".to_string())
-    })?;
+    check_host_bytes(layout, &info, extent, len, side)
+}
+
+/// [`check_host_side`] for an array described by `info`.
+pub(crate) fn check_host_bytes(
+    layout: &RegionLayout,
+    info: &OpaqueArrayInfo,
+    extent: &Extent3D,
+    len: usize,
+    side: &str,
+) -> Result<()> {
+    let overflow =
+        || Error::binding(Status::InvalidArgument, "OpaqueArray::copy: the host side overflows 64 bits".to_string());
+    let (row_bytes, rows) = memory_rows(info, extent).ok_or_else(overflow)?;
+    // As the library reads a zero pitch and height: the row (from x) and the rows (from y) copied.
     let mut effective = *layout;
     if effective.pitch == 0 {
-        effective.pitch = row_bytes;
+        effective.pitch = effective.x.checked_add(row_bytes).ok_or_else(overflow)?;
     }
     if effective.height == 0 {
-        effective.height = rows;
+        effective.height = effective.y.checked_add(rows).ok_or_else(overflow)?;
     }
     check_host_region(&effective, &Extent3D { width: row_bytes, rows, depth: extent.depth }, len, side)
 }
@@ -1099,6 +1114,36 @@ mod tests {
         assert_eq!(memory_rows(&info(ArrayFormat::Bc7Unorm, 16), &Extent3D::new_2d(8, 8)), Some((32, 2)));
         assert_eq!(memory_rows(&info(ArrayFormat::Uint8, 4), &Extent3D::new_2d(u64::MAX, 1)), None);
         assert_eq!(memory_rows(&info(ArrayFormat::Bc1Unorm, 8), &Extent3D::new_2d(u64::MAX, 1)), None);
+    }
+
+    fn at(pitch: u64, height: u64, x: u64, y: u64, z: u64) -> RegionLayout {
+        RegionLayout { offset: 0, pitch, height, x, y, z }
+    }
+
+    #[test]
+    fn host_sides_are_checked_as_the_library_lays_them_out() {
+        let f = info(ArrayFormat::Float32, 4);
+        // 8 x 3 floats packed: 96 bytes exactly; one byte less is refused.
+        let e = Extent3D::new_2d(8, 3);
+        assert!(check_host_bytes(&at(0, 0, 0, 0, 0), &f, &e, 96, "dst").is_ok());
+        assert!(check_host_bytes(&at(0, 0, 0, 0, 0), &f, &e, 95, "dst").is_err());
+        // A zero pitch with x is x plus the row: (3 - 1) * (4 + 32) + 4 + 32 = 108.
+        assert!(check_host_bytes(&at(0, 0, 4, 0, 0), &f, &e, 108, "dst").is_ok());
+        assert!(check_host_bytes(&at(0, 0, 4, 0, 0), &f, &e, 107, "dst").is_err());
+        // A zero height with y is y plus the rows: slices of 2 + 3 rows, 2 slices from slice 1:
+        // ((1 + 2 - 1) * 5 + 2 + 3 - 1) * 32 + 32 = 480.
+        let e3 = Extent3D::new_3d(8, 3, 2);
+        assert!(check_host_bytes(&at(0, 0, 0, 2, 1), &f, &e3, 480, "src").is_ok());
+        let err = check_host_bytes(&at(0, 0, 0, 2, 1), &f, &e3, 479, "src").unwrap_err();
+        assert_eq!(err.status, Status::InvalidArgument);
+        assert!(err.message.contains("past the end") && err.message.contains("'src'"), "{}", err.message);
+        // BC1: 10 x 6 texels are 3 x 2 blocks of 8 bytes: 48 bytes packed.
+        let bc = info(ArrayFormat::Bc1Unorm, 8);
+        assert!(check_host_bytes(&at(0, 0, 0, 0, 0), &bc, &Extent3D::new_2d(10, 6), 48, "src").is_ok());
+        assert!(check_host_bytes(&at(0, 0, 0, 0, 0), &bc, &Extent3D::new_2d(10, 6), 47, "src").is_err());
+        // Overflow is refused, never wrapped.
+        assert!(check_host_bytes(&at(0, 0, u64::MAX, 0, 0), &f, &e, usize::MAX, "src").is_err());
+        assert!(check_host_bytes(&at(0, 0, 0, u64::MAX, 0), &f, &e3, usize::MAX, "src").is_err());
     }
 
     #[test]
