@@ -195,6 +195,29 @@ fn live_counts_of_textures() -> [usize; 5] {
     ]
 }
 
+/// The kernels compile (NVRTC and ptxas take their inline PTX) for an H100 without a GPU, and every
+/// kernel the tests launch is in the cubin with the parameters the tests pass.
+#[test]
+fn kernels_compile_without_a_gpu() {
+    let _serial = serial();
+    require_nvrtc!("kernels_compile_without_a_gpu");
+    let code = compile(KERNELS, &ProgramOptions::default().arch(ARCH), CodeType::Cubin, &[]);
+    assert!(!code.code().unwrap().is_empty());
+    for name in [
+        "sample_2d",
+        "sample_2d_u32",
+        "sample_2d_s32",
+        "fetch_1d",
+        "sample_lod",
+        "sample_layered",
+        "sample_cube",
+        "surface_write",
+        "surface_read",
+    ] {
+        assert!(String::from_utf8_lossy(&code.code().unwrap()).contains(name), "{} is in the cubin", name);
+    }
+}
+
 // ---- Filtering and addressing ----------------------------------------------------------------------
 
 #[test]
