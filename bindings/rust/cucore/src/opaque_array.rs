@@ -266,10 +266,15 @@ impl ArrayFlags {
     /// A sparse array (`Status::NotSupported` where the device has none).
     pub const SPARSE: ArrayFlags = ArrayFlags(sys::CUCORE_ARRAY_FLAG_SPARSE as u32);
 
-    /// Flags of raw bits, kept as given (the library refuses unknown bits with
-    /// `Status::InvalidArgument`).
-    pub fn from_bits(bits: u32) -> ArrayFlags {
-        ArrayFlags(bits)
+    const ALL: u32 = 1 | 2 | 4 | 8;
+
+    /// The flags of raw bits; None when a bit is unknown.
+    pub fn from_bits(bits: u32) -> Option<ArrayFlags> {
+        if bits & !Self::ALL == 0 {
+            Some(ArrayFlags(bits))
+        } else {
+            None
+        }
     }
 
     /// The raw bits, as the C ABI takes them.

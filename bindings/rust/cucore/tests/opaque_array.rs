@@ -301,7 +301,6 @@ fn bad_formats_channels_shapes_and_limits_are_refused() {
         ("a cubemap with layers", options(f, 1, 8, 8).kind(ArrayKind::Cubemap).layers(2)),
         ("a layered cubemap without layers", options(f, 1, 8, 8).kind(ArrayKind::LayeredCubemap)),
         ("an unknown kind", options(f, 1, 4, 4).kind(ArrayKind::Unknown(9))),
-        ("an unknown flag", options(f, 1, 4, 4).flags(ArrayFlags::from_bits(0x100))),
         ("a 1D BC array", options(ArrayFormat::Bc1Unorm, 0, 16, 0)),
         ("BC with surface load/store", options(ArrayFormat::Bc7Unorm, 0, 16, 16).flags(ArrayFlags::SURFACE_LOAD_STORE)),
         ("above the 1D limit", options(f, 1, max_1d + 1, 0)),
@@ -313,6 +312,14 @@ fn bad_formats_channels_shapes_and_limits_are_refused() {
         let e = dev.create_mipmapped_array(*o, 1).expect_err(what);
         assert_eq!(e.status, Status::InvalidArgument, "mipmapped, {}: {}", what, e);
     }
+    // Unknown flag bits (the safe type cannot make them; the C ABI refuses them).
+    let mut raw = options(f, 1, 4, 4).to_raw();
+    raw.flags = 0x100;
+    let mut out: *mut cucore::sys::cucore_opaque_array_t = std::ptr::null_mut();
+    // SAFETY: a live device, valid options and out-pointer.
+    let status = unsafe { cucore::sys::cucore_opaque_array_create(dev.as_raw(), &raw, &mut out) };
+    assert_eq!(status, cucore::sys::CUCORE_ERROR_INVALID_ARGUMENT);
+    assert!(out.is_null());
     let e = dev.create_opaque_array(options(f, 1, max_1d + 1, 0)).unwrap_err();
     assert!(e.message.contains(&max_1d.to_string()), "names the limit {}: {}", max_1d, e);
     // The limit itself is fine.

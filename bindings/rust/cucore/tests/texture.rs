@@ -214,7 +214,7 @@ fn kernels_compile_without_a_gpu() {
         "surface_write",
         "surface_read",
     ] {
-        assert!(String::from_utf8_lossy(&code.code().unwrap()).contains(name), "{} is in the cubin", name);
+        assert!(String::from_utf8_lossy(code.code().unwrap()).contains(name), "{} is in the cubin", name);
     }
 }
 
