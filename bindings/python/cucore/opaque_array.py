@@ -321,6 +321,15 @@ class _Described:
             self._info = info
         return info
 
+    def _keep_description(self):
+        """Before close(): read the description if it was never asked for, so it still answers afterwards
+        (a GL image already unmapped has none left to read)."""
+        if self._info is None:
+            try:
+                self._described()
+            except Exception:
+                pass
+
     @property
     def shape(self) -> Tuple[int, ...]:
         """The extent in elements, width first: (width,), (width, height) or (width, height, depth); for a
@@ -544,6 +553,7 @@ class OpaqueArray(_Described, HandleObject):
         h = self._h
         if h is None:
             return
+        self._keep_description()
         self._h = None
         self._resource = None
         st = _fast_opaque_array_close(h)
@@ -757,6 +767,7 @@ class MipmappedArray(_Described, HandleObject):
         h = self._h
         if h is None:
             return
+        self._keep_description()
         self._h = None
         self._resource = None
         st = _fast_mipmapped_array_close(h)
