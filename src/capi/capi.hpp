@@ -31,6 +31,8 @@
 #include "core/program.hpp"
 #include "core/program_cache.hpp"
 #include "core/graphics.hpp"
+#include "core/opaque_array.hpp"
+#include "core/texture.hpp"
 #include "core/stream.hpp"
 #include "capi/handle_types.hpp"  // generated: CoreOf<>
 #include "capi/struct_fields.hpp"  // generated: FieldsOf<>
@@ -227,6 +229,20 @@ inline cucore_code_type_t check_compile_target(const cucore_code_type_t &target,
         target,
         [](int32_t raw) { return raw == CUCORE_CODE_PTX || raw == CUCORE_CODE_CUBIN || raw == CUCORE_CODE_LTOIR; },
         argument, "must be CUCORE_CODE_PTX, CUCORE_CODE_CUBIN or CUCORE_CODE_LTOIR");
+}
+
+// An array format (cucore_array_format_t): one this library offers, or UNSET where `allow_unset` (core then says
+// what is missing where it matters).
+inline cucore_array_format_t check_array_format(const cucore_array_format_t &format, const char *argument,
+                                                bool allow_unset) {
+    return check_enum(
+        format,
+        [allow_unset](int32_t raw) {
+            return (allow_unset && raw == CUCORE_ARRAY_FORMAT_UNSET) ||
+                   core::array_format_traits(static_cast<cucore_array_format_t>(raw)) != nullptr;
+        },
+        argument, "must be a cucore_array_format_t (CUCORE_ARRAY_FORMAT_UINT8, ..., CUCORE_ARRAY_FORMAT_FLOAT32, "
+                  "the normalized, BC and 101010_2 formats)");
 }
 
 // A cucore_toggle_t (DEFAULT, ON or OFF); returns it.

@@ -87,25 +87,25 @@ cucore_status_t cucore_graphics_resources_unmap(cucore_graphics_resource_t *cons
 
 cucore_status_t cucore_graphics_resource_map_array(cucore_graphics_resource_t *resource, cucore_stream_t *stream,
                                                    uint32_t hint, uint32_t array_index, uint32_t mip_level,
-                                                   cucore_graphics_array_t **array) {
+                                                   cucore_opaque_array_t **array) {
     return capi::guarded(__func__, [&] {
-        cucore_graphics_array_t *&result = capi::out(array, "array");
+        cucore_opaque_array_t *&result = capi::out(array, "array");
         core::GraphicsResource &object = capi::get(resource, "resource");
         core::Stream &on = capi::get(stream, "stream");
         check_map_hint(hint);
-        result = capi::give<cucore_graphics_array_t>(object.map_array(on, hint, array_index, mip_level));
+        result = capi::give<cucore_opaque_array_t>(object.map_array(on, hint, array_index, mip_level));
     });
 }
 
 cucore_status_t cucore_graphics_resource_map_mipmapped_array(cucore_graphics_resource_t *resource,
                                                              cucore_stream_t *stream, uint32_t hint,
-                                                             cucore_graphics_array_t **array) {
+                                                             cucore_mipmapped_array_t **mipmapped_array) {
     return capi::guarded(__func__, [&] {
-        cucore_graphics_array_t *&result = capi::out(array, "array");
+        cucore_mipmapped_array_t *&result = capi::out(mipmapped_array, "mipmapped_array");
         core::GraphicsResource &object = capi::get(resource, "resource");
         core::Stream &on = capi::get(stream, "stream");
         check_map_hint(hint);
-        result = capi::give<cucore_graphics_array_t>(object.map_mipmapped_array(on, hint));
+        result = capi::give<cucore_mipmapped_array_t>(object.map_mipmapped_array(on, hint));
     });
 }
 
@@ -135,63 +135,6 @@ cucore_status_t cucore_graphics_resource_handle(const cucore_graphics_resource_t
     return capi::guarded(__func__, [&] {
         void *&result = capi::out(cu_graphics_resource, "cu_graphics_resource");
         result = capi::get(resource, "resource").cu();
-    });
-}
-
-cucore_status_t cucore_graphics_array_handle(const cucore_graphics_array_t *array, void **cu_array) {
-    return capi::guarded(__func__, [&] {
-        void *&result = capi::out(cu_array, "cu_array");
-        result = capi::get(array, "array").handle();
-    });
-}
-
-cucore_status_t cucore_graphics_array_level(cucore_graphics_array_t *array, uint32_t level,
-                                            cucore_graphics_array_t **level_array) {
-    return capi::guarded(__func__, [&] {
-        cucore_graphics_array_t *&result = capi::out(level_array, "level_array");
-        result = capi::give<cucore_graphics_array_t>(capi::get(array, "array").level(level));
-    });
-}
-
-cucore_status_t cucore_graphics_array_info(const cucore_graphics_array_t *array, cucore_graphics_array_info_t *info) {
-    return capi::guarded(__func__, [&] {
-        capi::require(info, "info");
-        core::GraphicsArray &object = capi::get(array, "array");
-        capi::write_versioned(info, object.info(), "info", "CUCORE_GRAPHICS_ARRAY_INFO_INIT");
-    });
-}
-
-cucore_status_t cucore_graphics_array_copy_from_host(cucore_graphics_array_t *array, const void *src, uint64_t size,
-                                                     cucore_stream_t *stream) {
-    return capi::guarded(__func__, [&] {
-        core::GraphicsArray &object = capi::get(array, "array");
-        capi::require(src, "src");
-        object.copy_from_host(src, size, capi::get(stream, "stream"));
-    });
-}
-
-cucore_status_t cucore_graphics_array_copy_to_host(cucore_graphics_array_t *array, void *dst, uint64_t size,
-                                                   cucore_stream_t *stream) {
-    return capi::guarded(__func__, [&] {
-        core::GraphicsArray &object = capi::get(array, "array");
-        capi::require(dst, "dst");
-        object.copy_to_host(dst, size, capi::get(stream, "stream"));
-    });
-}
-
-cucore_status_t cucore_graphics_array_copy_from_buffer(cucore_graphics_array_t *array, cucore_buffer_t *buffer,
-                                                       cucore_stream_t *stream) {
-    return capi::guarded(__func__, [&] {
-        core::GraphicsArray &object = capi::get(array, "array");
-        object.copy_from_buffer(capi::get(buffer, "buffer"), capi::get(stream, "stream"));
-    });
-}
-
-cucore_status_t cucore_graphics_array_copy_to_buffer(cucore_graphics_array_t *array, cucore_buffer_t *buffer,
-                                                     cucore_stream_t *stream) {
-    return capi::guarded(__func__, [&] {
-        core::GraphicsArray &object = capi::get(array, "array");
-        object.copy_to_buffer(capi::get(buffer, "buffer"), capi::get(stream, "stream"));
     });
 }
 

@@ -27,8 +27,9 @@ uint64_t slice_height(const cucore_memory_region_t &region, uint64_t rows, uint6
     return region.y + rows;
 }
 
-// Checks one side's layout and, for a buffer, that every byte copied lies in it.
-void check_region(const CopySide &side, uint64_t width, uint64_t rows, uint64_t depth, const char *name) {
+}  // namespace
+
+void check_copy_side(const CopySide &side, uint64_t width, uint64_t rows, uint64_t depth, const char *name) {
     const cucore_memory_region_t &region = side.region;
     if (region.pitch < width || region.x > region.pitch - width)
         throw_invalid_argument(std::string("'") + name + ".x' + width (" + std::to_string(region.x) + " + " +
@@ -50,8 +51,10 @@ void check_region(const CopySide &side, uint64_t width, uint64_t rows, uint64_t 
                                ", past the end of its buffer (" + std::to_string(side.buffer->size()) + " bytes)");
 }
 
-void describe(const CopySide &side, uint64_t rows, uint64_t depth, CUmemorytype &type, CUdeviceptr &device, const void *&host, size_t &pitch,
-              size_t &height, size_t &x, size_t &y, size_t &z) {
+void describe_copy_side(const CopySide &side, uint64_t rows, uint64_t depth, bool source, CUDA_MEMCPY3D &params) {
+    CUmemorytype type;
+    CUdeviceptr device;
+    const void *host;
     const cucore_memory_region_t &region = side.region;
     if (side.buffer && side.buffer->device_accessible()) {
         // Unified addressing: the driver tells device, pinned and managed memory apart.
@@ -67,32 +70,40 @@ void describe(const CopySide &side, uint64_t rows, uint64_t depth, CUmemorytype 
         device = 0;
         host = static_cast<const char *>(region.host) + region.offset;
     }
-    pitch = static_cast<size_t>(region.pitch);
-    height = static_cast<size_t>(slice_height(region, rows, depth));
-    x = static_cast<size_t>(region.x);
-    y = static_cast<size_t>(region.y);
-    z = static_cast<size_t>(region.z);
+    const size_t pitch = static_cast<size_t>(region.pitch);
+    const size_t height = static_cast<size_t>(slice_height(region, rows, depth));
+    if (source) {
+        params.srcMemoryType = type;
+        params.srcDevice = device;
+        params.srcHost = host;
+        params.srcPitch = pitch;
+        params.srcHeight = height;
+        params.srcXInBytes = static_cast<size_t>(region.x);
+        params.srcY = static_cast<size_t>(region.y);
+        params.srcZ = static_cast<size_t>(region.z);
+    } else {
+        params.dstMemoryType = type;
+        params.dstDevice = device;
+        params.dstHost = const_cast<void *>(host);
+        params.dstPitch = pitch;
+        params.dstHeight = height;
+        params.dstXInBytes = static_cast<size_t>(region.x);
+        params.dstY = static_cast<size_t>(region.y);
+        params.dstZ = static_cast<size_t>(region.z);
+    }
 }
-}  // namespace
-
 void copy_3d(const CopySide &source, const CopySide &destination, uint64_t width, uint64_t rows, uint64_t depth,
              Stream &stream) {
     if (source.buffer) source.buffer->check_open("copy.src.buffer");
     if (destination.buffer) destination.buffer->check_open("copy.dst.buffer");
     if (rows == 0 || depth == 0) throw_invalid_argument("'rows' and 'depth' must be at least 1");
-    check_region(source, width, rows, depth, "src");
-    check_region(destination, width, rows, depth, "dst");
+    check_copy_side(source, width, rows, depth, "src");
+    check_copy_side(destination, width, rows, depth, "dst");
     if (width == 0) return;
 
     CUDA_MEMCPY3D params{};
-    const void *source_host = nullptr;
-    describe(source, rows, depth, params.srcMemoryType, params.srcDevice, source_host, params.srcPitch, params.srcHeight,
-             params.srcXInBytes, params.srcY, params.srcZ);
-    params.srcHost = source_host;
-    const void *destination_host = nullptr;
-    describe(destination, rows, depth, params.dstMemoryType, params.dstDevice, destination_host, params.dstPitch,
-             params.dstHeight, params.dstXInBytes, params.dstY, params.dstZ);
-    params.dstHost = const_cast<void *>(destination_host);
+    describe_copy_side(source, rows, depth, true, params);
+    describe_copy_side(destination, rows, depth, false, params);
     params.WidthInBytes = static_cast<size_t>(width);
     params.Height = static_cast<size_t>(rows);
     params.Depth = static_cast<size_t>(depth);

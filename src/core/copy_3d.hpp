@@ -12,6 +12,13 @@ struct CopySide {
     cucore_memory_region_t region;
 };
 
+// Checks one side's layout for `depth` slices of `rows` rows of `width` bytes and, for a buffer, that every byte
+// copied lies in it (`name` is "src" or "dst" in messages).
+void check_copy_side(const CopySide &side, uint64_t width, uint64_t rows, uint64_t depth, const char *name);
+
+// Writes one side into the source (`source`) or destination fields of `params`.
+void describe_copy_side(const CopySide &side, uint64_t rows, uint64_t depth, bool source, CUDA_MEMCPY3D &params);
+
 // Copies `depth` slices of `rows` rows of `width` bytes, ordered on `stream`.
 void copy_3d(const CopySide &source, const CopySide &destination, uint64_t width, uint64_t rows, uint64_t depth,
              Stream &stream);

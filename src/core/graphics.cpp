@@ -55,21 +55,6 @@ unsigned driver_map_flags(uint32_t hint) noexcept {
                 static_cast<int>(result));
 }
 
-// The size of one channel of a CUarray_format (0: not copyable element-wise).
-uint32_t channel_size(CUarray_format format) noexcept {
-    switch (format) {
-        case CU_AD_FORMAT_UNSIGNED_INT8:
-        case CU_AD_FORMAT_SIGNED_INT8: return 1;
-        case CU_AD_FORMAT_UNSIGNED_INT16:
-        case CU_AD_FORMAT_SIGNED_INT16:
-        case CU_AD_FORMAT_HALF: return 2;
-        case CU_AD_FORMAT_UNSIGNED_INT32:
-        case CU_AD_FORMAT_SIGNED_INT32:
-        case CU_AD_FORMAT_FLOAT: return 4;
-        default: return 0;
-    }
-}
-
 [[noreturn]] void throw_closed() {
     throw Error(CUCORE_ERROR_INVALID_STATE, "the graphics resource is closed");
 }
@@ -280,23 +265,28 @@ std::vector<Ref<Buffer>> GraphicsResource::map_many(const std::vector<GraphicsRe
     return buffers;
 }
 
-Ref<GraphicsArray> GraphicsResource::map_array(Stream &stream, uint32_t hint, uint32_t array_index,
-                                               uint32_t mip_level) {
+Ref<OpaqueArray> GraphicsResource::map_array(Stream &stream, uint32_t hint, uint32_t array_index,
+                                             uint32_t mip_level) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     CUarray array = nullptr;
     std::shared_ptr<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
         CUCORE_CALL(cuGraphicsSubResourceGetMappedArray, &array, resource_, array_index, mip_level);
     });
-    return make<GraphicsArray>(std::move(mapping), array, nullptr);
+    // The array's storage holds the mapping: if reading its shape fails, the mapping ends with it.
+    auto storage = std::make_shared<ArrayStorage>(context_, array, nullptr, ArrayStorage::Origin::lent);
+    storage->set_lender(std::move(mapping));
+    return OpaqueArray::over(std::move(storage));
 }
 
-Ref<GraphicsArray> GraphicsResource::map_mipmapped_array(Stream &stream, uint32_t hint) {
+Ref<MipmappedArray> GraphicsResource::map_mipmapped_array(Stream &stream, uint32_t hint) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     CUmipmappedArray mipmapped = nullptr;
     std::shared_ptr<GraphicsMapping> mapping = map_checked(stream, hint, "array", [&] {
         CUCORE_CALL(cuGraphicsResourceGetMappedMipmappedArray, &mipmapped, resource_);
     });
-    return make<GraphicsArray>(std::move(mapping), nullptr, mipmapped);
+    auto storage = std::make_shared<ArrayStorage>(context_, nullptr, mipmapped, ArrayStorage::Origin::lent);
+    storage->set_lender(std::move(mapping));
+    return MipmappedArray::over(std::move(storage));
 }
 
 Ref<Buffer> GraphicsResource::detach_mapping() {
@@ -412,119 +402,6 @@ bool GraphicsResource::is_mapped() const {
 CUgraphicsResource GraphicsResource::cu() const {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     return resource_;
-}
-
-// ---- GraphicsArray --------------------------------------------------------------------
-
-GraphicsArray::GraphicsArray(std::shared_ptr<GraphicsMapping> mapping, CUarray array,
-                             CUmipmappedArray mipmapped) noexcept
-    : Object(CUCORE_OBJECT_GRAPHICS_ARRAY), mapping_(std::move(mapping)), array_(array), mipmapped_(mipmapped) {}
-
-GraphicsArray::~GraphicsArray() = default;  // the last holder of the mapping unmaps
-
-void GraphicsArray::check_mapped() const {
-    if (!mapping_->is_current())
-        throw Error(CUCORE_ERROR_INVALID_STATE,
-                    "the graphics array's resource was unmapped or closed; its array is gone");
-}
-
-void *GraphicsArray::handle() const {
-    check_mapped();
-    return array_ ? static_cast<void *>(array_) : static_cast<void *>(mipmapped_);
-}
-
-Ref<GraphicsArray> GraphicsArray::level(uint32_t level) {
-    check_mapped();
-    if (!mipmapped_)
-        throw Error(CUCORE_ERROR_INVALID_STATE,
-                    "the graphics array is not a mipmapped array (map it with "
-                    "cucore_graphics_resource_map_mipmapped_array to get levels)");
-    CUarray array = nullptr;
-    {
-        ScopedContext bind(mapping_->graphics_resource().context().cu());
-        CUCORE_CALL(cuMipmappedArrayGetLevel, &array, mipmapped_, level);
-    }
-    return make<GraphicsArray>(mapping_, array, nullptr);
-}
-
-cucore_graphics_array_info_t GraphicsArray::info() const {
-    check_mapped();
-    CUarray array = array_;
-    ScopedContext bind(mapping_->graphics_resource().context().cu());
-    if (!array) CUCORE_CALL(cuMipmappedArrayGetLevel, &array, mipmapped_, 0u);
-    CUDA_ARRAY3D_DESCRIPTOR descriptor{};
-    CUCORE_CALL(cuArray3DGetDescriptor, &descriptor, array);
-    cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
-    info.format = static_cast<uint32_t>(descriptor.Format);
-    info.channels = descriptor.NumChannels;
-    info.element_size = channel_size(descriptor.Format) * descriptor.NumChannels;
-    info.width = descriptor.Width;
-    info.height = descriptor.Height;
-    info.depth = descriptor.Depth;
-    info.is_mipmapped = mipmapped_ ? 1u : 0u;
-    return info;
-}
-
-void GraphicsArray::copy(bool to_array, CUmemorytype memory_type, const void *host, CUdeviceptr device,
-                         uint64_t size, Stream &stream, const char *argument) {
-    if (mipmapped_)
-        throw Error(CUCORE_ERROR_INVALID_STATE,
-                    "the graphics array is a mipmapped array; copy one of its levels (cucore_graphics_array_level)");
-    const cucore_graphics_array_info_t info = this->info();
-    if (info.element_size == 0)
-        throw Error(CUCORE_ERROR_NOT_SUPPORTED, "the array's format (CUarray_format " + std::to_string(info.format) +
-                                                    ") has no fixed element size to copy by");
-    const uint64_t row = info.width * info.element_size;
-    const uint64_t rows = std::max<uint64_t>(info.height, 1);
-    const uint64_t depth = std::max<uint64_t>(info.depth, 1);
-    const uint64_t expected = row * rows * depth;
-    if (size != expected)
-        throw_invalid_argument(std::string("argument '") + argument + "' has " + std::to_string(size) +
-                               " bytes; the array holds " + std::to_string(expected) + " (" +
-                               std::to_string(info.width) + " x " + std::to_string(rows) + " x " +
-                               std::to_string(depth) + " elements of " + std::to_string(info.element_size) +
-                               " bytes, tightly packed)");
-    CUDA_MEMCPY3D copy{};
-    copy.WidthInBytes = static_cast<size_t>(row);
-    copy.Height = static_cast<size_t>(rows);
-    copy.Depth = static_cast<size_t>(depth);
-    if (to_array) {
-        copy.srcMemoryType = memory_type;
-        copy.srcHost = host;
-        copy.srcDevice = device;
-        copy.srcPitch = static_cast<size_t>(row);
-        copy.srcHeight = static_cast<size_t>(rows);
-        copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-        copy.dstArray = array_;
-    } else {
-        copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-        copy.srcArray = array_;
-        copy.dstMemoryType = memory_type;
-        copy.dstHost = const_cast<void *>(host);
-        copy.dstDevice = device;
-        copy.dstPitch = static_cast<size_t>(row);
-        copy.dstHeight = static_cast<size_t>(rows);
-    }
-    ScopedContext bind(mapping_->graphics_resource().context().cu());
-    CUCORE_CALL(cuMemcpy3DAsync, &copy, stream.cu());
-}
-
-void GraphicsArray::copy_from_host(const void *source, uint64_t size, Stream &stream) {
-    copy(true, CU_MEMORYTYPE_HOST, source, 0, size, stream, "src");
-}
-
-void GraphicsArray::copy_to_host(void *destination, uint64_t size, Stream &stream) {
-    copy(false, CU_MEMORYTYPE_HOST, destination, 0, size, stream, "dst");
-}
-
-void GraphicsArray::copy_from_buffer(Buffer &buffer, Stream &stream) {
-    buffer.check_open("buffer");
-    copy(true, CU_MEMORYTYPE_DEVICE, nullptr, buffer.address(), buffer.size(), stream, "buffer");
-}
-
-void GraphicsArray::copy_to_buffer(Buffer &buffer, Stream &stream) {
-    buffer.check_open("buffer");
-    copy(false, CU_MEMORYTYPE_DEVICE, nullptr, buffer.address(), buffer.size(), stream, "buffer");
 }
 
 // ---- GL devices -----------------------------------------------------------------------

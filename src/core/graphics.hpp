@@ -4,8 +4,9 @@
 // ends it (unmaps) once. A mapped pointer is a Buffer of no memory resource whose
 // allocation's deleter holds the mapping and ends it on the buffer's deallocation
 // stream (the mapping stream unless changed) when the buffer's last holder goes;
-// the GraphicsArray objects of a mapped image share the mapping, whose destructor
-// ends it on the mapping stream. A mapping holds a Ref to its resource, so
+// the arrays of a mapped image (OpaqueArray, MipmappedArray and its levels, and
+// the texture and surface objects over them) share the mapping through their
+// ArrayStorage, and its destructor ends it on the mapping stream. A mapping holds a Ref to its resource, so
 // unregistration always follows the unmap. The resource knows its live mapping
 // only by pointer; an explicit unmap or close ends it early, and the mapping's
 // own end then does nothing more.
@@ -20,6 +21,7 @@
 #include "core/context.hpp"
 #include "core/handle.hpp"
 #include "core/buffer.hpp"
+#include "core/opaque_array.hpp"
 #include "core/owned.hpp"
 #include "core/stream.hpp"
 #include "core/thread_cache.hpp"
@@ -28,16 +30,15 @@
 namespace cucore::core {
 
 class Device;
-class GraphicsArray;
 class GraphicsResource;
 
 // One mapping of a graphics resource (shared: std::shared_ptr), made once the
 // driver mapped it. No object of the handle table: it is reached through the
-// buffer or the arrays it backs.
-class GraphicsMapping {
+// buffer or the arrays it backs (as their ArrayLender: the arrays exist while it is current).
+class GraphicsMapping final : public ArrayLender {
   public:
     GraphicsMapping(Ref<GraphicsResource> resource, Ref<Stream> stream) noexcept;
-    ~GraphicsMapping();  // ends the mapping on the mapping stream unless ended (failures reported)
+    ~GraphicsMapping() override;  // ends the mapping on the mapping stream unless ended (failures reported)
     GraphicsMapping(const GraphicsMapping &) = delete;
     GraphicsMapping &operator=(const GraphicsMapping &) = delete;
 
@@ -48,6 +49,10 @@ class GraphicsMapping {
     GraphicsResource &graphics_resource() const noexcept { return *resource_; }
     Stream &stream() const noexcept { return *stream_; }
     bool is_current() const;
+    bool lends() const override { return is_current(); }
+    const char *ended_message() const noexcept override {
+        return "the array's graphics resource was unmapped or closed; its array is gone";
+    }
 
   private:
     Ref<GraphicsResource> resource_;
@@ -67,8 +72,8 @@ class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
     static std::vector<Ref<Buffer>> map_many(const std::vector<GraphicsResource *> &resources, Stream &stream);
     // Unmaps every resource in one driver call, on `override_stream` or their common mapping stream.
     static void unmap_many(const std::vector<GraphicsResource *> &resources, Stream *override_stream);
-    Ref<GraphicsArray> map_array(Stream &stream, uint32_t hint, uint32_t array_index, uint32_t mip_level);
-    Ref<GraphicsArray> map_mipmapped_array(Stream &stream, uint32_t hint);
+    Ref<OpaqueArray> map_array(Stream &stream, uint32_t hint, uint32_t array_index, uint32_t mip_level);
+    Ref<MipmappedArray> map_mipmapped_array(Stream &stream, uint32_t hint);
     void unmap(Stream *override_stream);
     void close(Stream *stream);
     bool is_mapped() const;
@@ -118,32 +123,6 @@ class GraphicsResource final : public Object, public Pooled<GraphicsResource> {
     uint32_t map_hint_ = CUCORE_GRAPHICS_MAP_HINT_NONE;
     GraphicsMapping *mapping_ = nullptr;  // the live mapping (it holds this resource)
     WeakRef<Buffer> mapped_buffer_;
-};
-
-// A CUDA array of a mapped image (or a mipmapped array); not owned, it lives as long
-// as the mapping, which the array object keeps alive.
-class GraphicsArray final : public Object, public Pooled<GraphicsArray> {
-  public:
-    GraphicsArray(std::shared_ptr<GraphicsMapping> mapping, CUarray array, CUmipmappedArray mipmapped) noexcept;
-    ~GraphicsArray() override;
-
-    void *handle() const;
-    Ref<GraphicsArray> level(uint32_t level);
-    cucore_graphics_array_info_t info() const;
-    void copy_from_host(const void *source, uint64_t size, Stream &stream);
-    void copy_to_host(void *destination, uint64_t size, Stream &stream);
-    void copy_from_buffer(Buffer &buffer, Stream &stream);
-    void copy_to_buffer(Buffer &buffer, Stream &stream);
-
-  private:
-    void check_mapped() const;
-    // A whole-array copy between this array and linear memory (host or device).
-    void copy(bool to_array, CUmemorytype memory_type, const void *host, CUdeviceptr device, uint64_t size,
-              Stream &stream, const char *argument);
-
-    std::shared_ptr<GraphicsMapping> mapping_;
-    CUarray array_;
-    CUmipmappedArray mipmapped_;
 };
 
 // The ordinals of the current GL context's devices (up to `capacity` written); returns the count.
