@@ -406,8 +406,8 @@ def test_unmap_all_is_one_call(fake, gpu):
     vc = c.map(stream=s)
     cucore.GraphicsResource.unmap_all([img, c])
     assert not img.is_mapped and vc.size == 0 and len(_unmaps(fake)) == 4
-    with pytest.raises(RuntimeError):
-        arr.info
+    with pytest.raises(cucore.InvalidStateError):
+        arr.to_bytes(stream=s)
     del arr, vc
     gc.collect()
     assert len(_unmaps(fake)) == 4

@@ -10,6 +10,7 @@ filtering, each address mode, normalized coordinates, normalized-float reads, ex
 layered and cubemap fetches, linear and pitched textures, surface writes read back through copies."""
 import ctypes
 import gc
+import os
 import struct
 
 import pytest
@@ -318,10 +319,68 @@ def test_surface_objects(gpu, s):
     buf.close(s)
 
 
+class FakeArrays:
+    """The fake driver's records of arrays, texture and surface objects (tests/fake_driver, its fake_cuda_*
+    exports), or None elsewhere or where the fake lacks them."""
+
+    class Texture(ctypes.Structure):  # TextureObject of tests/fake_driver/shared_library.cpp
+        _fields_ = [("res_type", ctypes.c_int), ("destroyed", ctypes.c_int), ("array", ctypes.c_void_p),
+                    ("mipmapped", ctypes.c_void_p), ("dev_ptr", ctypes.c_ulonglong), ("format", ctypes.c_int),
+                    ("num_channels", ctypes.c_uint), ("size_in_bytes", ctypes.c_size_t), ("width", ctypes.c_size_t),
+                    ("height", ctypes.c_size_t), ("pitch_in_bytes", ctypes.c_size_t),
+                    ("address_mode", ctypes.c_int * 3), ("filter_mode", ctypes.c_int), ("flags", ctypes.c_uint),
+                    ("max_anisotropy", ctypes.c_uint), ("mipmap_filter_mode", ctypes.c_int),
+                    ("mipmap_level_bias", ctypes.c_float), ("min_mipmap_level_clamp", ctypes.c_float),
+                    ("max_mipmap_level_clamp", ctypes.c_float), ("border_color", ctypes.c_float * 4)]
+
+    @classmethod
+    def load(cls):
+        if not FAKE_DRIVER:
+            return None
+        dll = ctypes.CDLL(os.environ["CUCORE_CUDA_DRIVER_PATH"])
+        if not hasattr(dll, "fake_cuda_texture_object"):
+            return None
+        self = cls()
+        self.dll = dll
+        dll.fake_cuda_texture_object.argtypes = [ctypes.c_ulonglong, ctypes.POINTER(cls.Texture)]
+        dll.fake_cuda_surface_object.argtypes = [ctypes.c_ulonglong, ctypes.POINTER(ctypes.c_void_p),
+                                                 ctypes.POINTER(ctypes.c_int)]
+        return self
+
+    def live(self):
+        gc.collect()
+        d = self.dll
+        return (d.fake_cuda_live_arrays(), d.fake_cuda_live_texture_objects(), d.fake_cuda_live_surface_objects())
+
+    def violations(self):
+        return self.dll.fake_cuda_resource_violations()
+
+    def texture(self, handle):
+        out = self.Texture()
+        assert self.dll.fake_cuda_texture_object(handle, ctypes.byref(out)) == 1
+        return out
+
+    def surface(self, handle):
+        array, destroyed = ctypes.c_void_p(), ctypes.c_int()
+        assert self.dll.fake_cuda_surface_object(handle, ctypes.byref(array), ctypes.byref(destroyed)) == 1
+        return array.value, destroyed.value
+
+
+@pytest.fixture
+def fake_arrays(gpu):
+    fa = FakeArrays.load()
+    if fa is None:
+        pytest.skip("reads the fake driver's records of texture objects (test_fake_driver.py reruns this there; a "
+                    "fake driver built before them lacks them)")
+    return fa
+
+
 @pytest.mark.gpu
 def test_objects_keep_their_resources_alive(gpu):
+    fa = FakeArrays.load()
     gc.collect()
     base = cucore.live_object_count(cucore.ObjectType.OPAQUE_ARRAY)
+    driver_base = fa.live() if fa else None
     arr = float_array(gpu, (8, 8))
     res = ResourceDescriptor.from_opaque_array(arr)
     tex = TextureObject.from_descriptor(resource=res, texture_descriptor=TextureObjectOptions())
@@ -332,21 +391,86 @@ def test_objects_keep_their_resources_alive(gpu):
     res_back = [r for r in gc.get_referents(tex) if id(r) == res_id]
     assert len(res_back) == 1
     assert [r for r in gc.get_referents(res_back[0]) if id(r) == arr_id]
-    # and libcucore holds the array itself: closed, it lives on under the texture
+    # and libcucore holds the array's storage itself: the array closed, the driver's array lives on under the
+    # texture (the array object, a handle, is gone)
     res_back[0].source.close()
-    assert cucore.live_object_count(cucore.ObjectType.OPAQUE_ARRAY) == base + 1
+    assert cucore.live_object_count(cucore.ObjectType.OPAQUE_ARRAY) == base
+    if fa:
+        assert fa.live() == (driver_base[0] + 1, driver_base[1] + 1, driver_base[2])
     assert tex.handle != 0
     tex.close()
-    gc.collect()
-    assert cucore.live_object_count(cucore.ObjectType.OPAQUE_ARRAY) == base
-    # a surface likewise
+    if fa:
+        assert fa.live() == driver_base and fa.violations() == 0
+    # a surface likewise, released by the collector
     sarr = gpu.create_opaque_array(OpaqueArrayOptions((8, 8), "uint8", 4, is_surface_load_store=True))
     surf = SurfaceObject.from_array(sarr)
     sarr.close()
-    assert cucore.live_object_count(cucore.ObjectType.OPAQUE_ARRAY) == base + 1
+    if fa:
+        assert fa.live() == (driver_base[0] + 1, driver_base[1], driver_base[2] + 1)
     del surf
     gc.collect()
     assert cucore.live_object_count(cucore.ObjectType.OPAQUE_ARRAY) == base
+    if fa:
+        assert fa.live() == driver_base and fa.violations() == 0
+
+
+@pytest.mark.gpu
+def test_descriptors_reach_the_driver_field_by_field(fake_arrays, gpu):
+    s = gpu.create_stream()
+    arr = float_array(gpu, (8, 8))
+    opts = TextureObjectOptions(address_mode=("wrap", "mirror", "border"), filter_mode="linear",
+                                normalized_coords=True, disable_trilinear_optimization=True, max_anisotropy=4,
+                                border_color=(0.5, 1.5, 2.5, 3.5))
+    with gpu.create_texture_object(resource=ResourceDescriptor.from_opaque_array(arr), options=opts) as tex:
+        t = fake_arrays.texture(tex.handle)
+        assert (t.res_type, t.array, t.destroyed) == (0, arr.handle, 0)  # CU_RESOURCE_TYPE_ARRAY
+        assert list(t.address_mode) == [0, 2, 3]  # the driver's WRAP 0, MIRROR 2, BORDER 3
+        assert t.filter_mode == 1 and t.max_anisotropy == 4
+        assert t.flags == 0x02 | 0x20  # NORMALIZED_COORDINATES, trilinear off (floats: no READ_AS_INTEGER)
+        assert list(t.border_color) == [0.5, 1.5, 2.5, 3.5]
+        handle = tex.handle
+    assert fake_arrays.texture(handle).destroyed == 1
+    ints = gpu.create_opaque_array(OpaqueArrayOptions((8,), "int16", 2))
+    with gpu.create_texture_object(resource=ResourceDescriptor.from_opaque_array(ints)) as tex:
+        assert fake_arrays.texture(tex.handle).flags == 0x01  # integers read as ELEMENT_TYPE: READ_AS_INTEGER
+    with gpu.create_texture_object(resource=ResourceDescriptor.from_opaque_array(ints),
+                                   options=TextureObjectOptions(read_mode="normalized_float")) as tex:
+        assert fake_arrays.texture(tex.handle).flags == 0
+    ints.close()
+    cube = float_array(gpu, (4, 4), kind="cubemap")
+    opts = TextureObjectOptions(read_mode="normalized_float", srgb=True, seamless_cubemap=True)
+    with gpu.create_texture_object(resource=ResourceDescriptor.from_opaque_array(cube), options=opts) as tex:
+        t = fake_arrays.texture(tex.handle)
+        assert list(t.address_mode) == [1, 1, 1] and t.filter_mode == 0  # the driver's CLAMP, POINT
+        assert t.flags == 0x10 | 0x40  # SRGB, SEAMLESS_CUBEMAP; normalized float is no flag
+    mip = gpu.create_mipmapped_array(MipmappedArrayOptions((16, 16), "float32", 1, 5))
+    opts = TextureObjectOptions(mipmap_filter_mode="linear", mipmap_level_bias=0.25, min_mipmap_level_clamp=1.0,
+                                max_mipmap_level_clamp=3.0)
+    with gpu.create_texture_object(resource=ResourceDescriptor.from_mipmapped_array(mip), options=opts) as tex:
+        t = fake_arrays.texture(tex.handle)
+        assert (t.res_type, t.mipmapped, t.mipmap_filter_mode) == (1, mip.handle, 1)
+        assert (t.mipmap_level_bias, t.min_mipmap_level_clamp, t.max_mipmap_level_clamp) == (0.25, 1.0, 3.0)
+    buf = gpu.allocate(4096, stream=s)
+    lin = ResourceDescriptor.from_linear(buf, format="uint16", num_channels=2, size_bytes=1024)
+    with gpu.create_texture_object(resource=lin) as tex:
+        t = fake_arrays.texture(tex.handle)
+        assert (t.res_type, t.dev_ptr, t.format, t.num_channels, t.size_in_bytes) == (2, buf.handle, 0x02, 2, 1024)
+    align = gpu.properties.texture_pitch_alignment
+    p2 = ResourceDescriptor.from_pitch2d(buf, format="float32", num_channels=1, width=6, height=3,
+                                         pitch_bytes=-(-24 // align) * align)
+    with gpu.create_texture_object(resource=p2) as tex:
+        t = fake_arrays.texture(tex.handle)
+        assert (t.res_type, t.dev_ptr, t.format, t.num_channels, t.width, t.height, t.pitch_in_bytes) == \
+            (3, buf.handle, 0x20, 1, 6, 3, p2.pitch_bytes)
+    sarr = gpu.create_opaque_array(OpaqueArrayOptions((8, 8), "uint8", 4, is_surface_load_store=True))
+    with SurfaceObject.from_array(sarr) as surf:
+        assert fake_arrays.surface(surf.handle) == (sarr.handle, 0)
+        handle = surf.handle
+    assert fake_arrays.surface(handle) == (sarr.handle, 1)
+    for x in (arr, cube, mip, sarr):
+        x.close()
+    buf.close(s)
+    assert fake_arrays.violations() == 0
 
 
 @pytest.mark.gpu
@@ -641,6 +765,13 @@ def test_3d_layered_and_cubemap_fetches(gpu, k):
         assert sm.run("sample2d_layered", tex, [v for x, y, l in pts for v in (x + 0.5, y + 0.5, l)], per=3) == \
             [float(100 * l + 4 * y + x) for x, y, l in pts]
     # cubemap: face f (+X, -X, +Y, -Y, +Z, -Z) holds f + 1
+    ints = gpu.create_opaque_array(OpaqueArrayOptions((8,), "int16", 2))
+    with gpu.create_texture_object(resource=ResourceDescriptor.from_opaque_array(ints)) as tex:
+        assert fake_arrays.texture(tex.handle).flags == 0x01  # integers read as ELEMENT_TYPE: READ_AS_INTEGER
+    with gpu.create_texture_object(resource=ResourceDescriptor.from_opaque_array(ints),
+                                   options=TextureObjectOptions(read_mode="normalized_float")) as tex:
+        assert fake_arrays.texture(tex.handle).flags == 0
+    ints.close()
     cube = float_array(gpu, (4, 4), kind="cubemap")
     fill(cube, [float(f + 1) for f in range(6) for _ in range(16)], sm.s)
     directions = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]

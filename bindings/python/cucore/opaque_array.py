@@ -46,12 +46,14 @@ if TYPE_CHECKING:  # for type checkers only: graphics.py, above, sets the resour
     from .graphics import GraphicsResource
 
 (_cucore_opaque_array_create, _cucore_opaque_array_from_handle, _cucore_opaque_array_retain,
+ _cucore_opaque_array_release, _cucore_mipmapped_array_retain, _cucore_mipmapped_array_release,
  _cucore_opaque_array_close, _cucore_opaque_array_info, _cucore_opaque_array_handle,
  _cucore_opaque_array_copy_from_host, _cucore_opaque_array_copy_to_host, _cucore_opaque_array_copy_from_buffer,
  _cucore_opaque_array_copy_to_buffer, _cucore_opaque_array_copy_from_array, _cucore_opaque_array_copy,
  _cucore_mipmapped_array_create, _cucore_mipmapped_array_from_handle, _cucore_mipmapped_array_close,
  _cucore_mipmapped_array_info, _cucore_mipmapped_array_handle, _cucore_mipmapped_array_level) = _lib.bind(
     globals(), "cucore_opaque_array_create", "cucore_opaque_array_from_handle", "cucore_opaque_array_retain",
+    "cucore_opaque_array_release", "cucore_mipmapped_array_retain", "cucore_mipmapped_array_release",
     "cucore_opaque_array_close", "cucore_opaque_array_info", "cucore_opaque_array_handle",
     "cucore_opaque_array_copy_from_host", "cucore_opaque_array_copy_to_host", "cucore_opaque_array_copy_from_buffer",
     "cucore_opaque_array_copy_to_buffer", "cucore_opaque_array_copy_from_array", "cucore_opaque_array_copy",

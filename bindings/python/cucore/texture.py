@@ -37,14 +37,16 @@ from .opaque_array import (
 )
 from .typing import AddressModeType, ArrayFormatType, ArrayKindType, FilterModeType, ReadModeType
 
-(_cucore_texture_object_create, _cucore_texture_object_handle, _cucore_surface_object_create,
- _cucore_surface_object_handle) = _lib.bind(
-    globals(), "cucore_texture_object_create", "cucore_texture_object_handle", "cucore_surface_object_create",
-    "cucore_surface_object_handle")
-(_fast_texture_object_release, _fast_texture_object_close, _fast_surface_object_release,
- _fast_surface_object_close) = _lib.bind_unchecked(
-    globals(), "cucore_texture_object_release", "cucore_texture_object_close", "cucore_surface_object_release",
+(_cucore_texture_object_create, _cucore_texture_object_handle, _cucore_texture_object_retain,
+ _cucore_texture_object_release, _cucore_texture_object_close, _cucore_surface_object_create,
+ _cucore_surface_object_handle, _cucore_surface_object_retain, _cucore_surface_object_release,
+ _cucore_surface_object_close) = _lib.bind(
+    globals(), "cucore_texture_object_create", "cucore_texture_object_handle", "cucore_texture_object_retain",
+    "cucore_texture_object_release", "cucore_texture_object_close", "cucore_surface_object_create",
+    "cucore_surface_object_handle", "cucore_surface_object_retain", "cucore_surface_object_release",
     "cucore_surface_object_close")
+(_fast_texture_object_release, _fast_surface_object_release) = _lib.bind_unchecked(
+    globals(), "cucore_texture_object_release", "cucore_surface_object_release")
 
 ResourceC = _lib.STRUCTS["cucore_resource_descriptor_t"]
 TextureOptionsC = _lib.STRUCTS["cucore_texture_object_options_t"]
@@ -427,7 +429,7 @@ class _BoundObject(HandleObject):
     _resource: ResourceDescriptor
     _device: Optional[Device]
     _value_fn: Any = None  # each class: staticmethod(the C function giving the 64-bit handle)
-    _close_fn: Any = None  # each class: staticmethod(the unchecked C close)
+    _close_fn: Any = None  # each class: staticmethod(the C close)
 
     @classmethod
     def _wrap(cls, hv, resource, device):
@@ -513,7 +515,7 @@ class TextureObject(_BoundObject):
     _options: TextureObjectOptions
     _release = staticmethod(_fast_texture_object_release)
     _value_fn = staticmethod(_cucore_texture_object_handle)
-    _close_fn = staticmethod(_fast_texture_object_close)
+    _close_fn = staticmethod(_cucore_texture_object_close)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> TextureObject:
         raise RuntimeError("TextureObject cannot be instantiated directly. Use TextureObject.from_descriptor() or "
@@ -575,7 +577,7 @@ class SurfaceObject(_BoundObject):
     __slots__ = ()
     _release = staticmethod(_fast_surface_object_release)
     _value_fn = staticmethod(_cucore_surface_object_handle)
-    _close_fn = staticmethod(_fast_surface_object_close)
+    _close_fn = staticmethod(_cucore_surface_object_close)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> SurfaceObject:
         raise RuntimeError("SurfaceObject cannot be instantiated directly. Use SurfaceObject.from_array() or "
