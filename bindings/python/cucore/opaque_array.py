@@ -59,10 +59,10 @@ if TYPE_CHECKING:  # for type checkers only: graphics.py, above, sets the resour
     "cucore_opaque_array_copy_to_buffer", "cucore_opaque_array_copy_from_array", "cucore_opaque_array_copy",
     "cucore_mipmapped_array_create", "cucore_mipmapped_array_from_handle", "cucore_mipmapped_array_close",
     "cucore_mipmapped_array_info", "cucore_mipmapped_array_handle", "cucore_mipmapped_array_level")
-(_fast_opaque_array_release, _fast_opaque_array_close, _fast_mipmapped_array_release,
+(_fast_opaque_array_create, _fast_opaque_array_release, _fast_opaque_array_close, _fast_mipmapped_array_release,
  _fast_mipmapped_array_close) = _lib.bind_unchecked(
-    globals(), "cucore_opaque_array_release", "cucore_opaque_array_close", "cucore_mipmapped_array_release",
-    "cucore_mipmapped_array_close")
+    globals(), "cucore_opaque_array_create", "cucore_opaque_array_release", "cucore_opaque_array_close",
+    "cucore_mipmapped_array_release", "cucore_mipmapped_array_close")
 
 OptionsC = _lib.STRUCTS["cucore_opaque_array_options_t"]
 InfoC = _lib.STRUCTS["cucore_opaque_array_info_t"]
@@ -75,6 +75,8 @@ _OPTIONS_SIZE = ctypes.sizeof(OptionsC)
 _INFO_SIZE = ctypes.sizeof(InfoC)
 _new = object.__new__
 _handle_arg = _lib.handle_arg
+_handle_outs = _lib.outs(_c_void_p)
+_new_out = _lib.new_out
 
 # The C values of the names (cucore_array_format_t, cucore_array_kind_t, cucore_array_flag_t), read from the
 # header by name; tests/python/test_opaque_array.py checks that every C value has its name here.
@@ -215,8 +217,35 @@ class _ArrayOptionsBase:
         self.is_depth_texture = _bool(is_depth_texture, "is_depth_texture")
         self.is_sparse = _bool(is_sparse, "is_sparse")
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if not name.startswith("_"):
+            object.__setattr__(self, "_c", None)  # the C struct is made again from the changed fields
+
+    def __getstate__(self) -> Any:
+        state = dict(self.__dict__)
+        state.pop("_c", None)
+        return state
+
+    def __setstate__(self, state: Any) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_c", None)
+
     def _struct(self):
-        """The options as a cucore_opaque_array_options_t (fields read again: they may have been changed)."""
+        """The options as a cucore_opaque_array_options_t (made once, until a field changes)."""
+        return self._struct_ref()[0]
+
+    def _struct_ref(self):
+        """(the cucore_opaque_array_options_t, a byref of it), made from the fields (checked again: they may
+        have been assigned since) once, until a field changes."""
+        pair = self.__dict__.get("_c")
+        if pair is None:
+            c = self._make_struct()
+            pair = (c, ctypes.byref(c))
+            object.__setattr__(self, "_c", pair)
+        return pair
+
+    def _make_struct(self):
         fmt = format_of(self.format)
         shape = _shape_of(self.shape)
         c = OptionsC()
@@ -664,12 +693,19 @@ def _create_opaque_array(device: Device, options: Any) -> OpaqueArray:
     """Device.create_opaque_array: a new array on `device` from OpaqueArrayOptions (or a dict of its fields)."""
     if options is None:
         raise TypeError("create_opaque_array() needs an OpaqueArrayOptions (shape, format, num_channels)")
-    c = options_of(options, OpaqueArrayOptions)._struct()
-    out = _c_void_p()
-    st = _cucore_opaque_array_create(device._h, c, out)
+    if type(options) is not OpaqueArrayOptions:
+        options = options_of(options, OpaqueArrayOptions)
+    ref = options._struct_ref()[1]
+    try:
+        out, oref = pair = _handle_outs.pop()
+    except IndexError:
+        out, oref = pair = _new_out(_c_void_p)
+    st = _fast_opaque_array_create(device._h, ref, oref)
+    h = out.value
+    _handle_outs.append(pair)
     if st:
         raise_error(st, device)
-    return OpaqueArray._wrap(out.value)
+    return OpaqueArray._wrap(h)
 
 
 # ---- mipmapped arrays -------------------------------------------------------------------------------------

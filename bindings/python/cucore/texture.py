@@ -45,8 +45,8 @@ from .typing import AddressModeType, ArrayFormatType, ArrayKindType, FilterModeT
     "cucore_texture_object_release", "cucore_texture_object_close", "cucore_surface_object_create",
     "cucore_surface_object_handle", "cucore_surface_object_retain", "cucore_surface_object_release",
     "cucore_surface_object_close")
-(_fast_texture_object_release, _fast_surface_object_release) = _lib.bind_unchecked(
-    globals(), "cucore_texture_object_release", "cucore_surface_object_release")
+(_fast_texture_object_create, _fast_texture_object_release, _fast_surface_object_release) = _lib.bind_unchecked(
+    globals(), "cucore_texture_object_create", "cucore_texture_object_release", "cucore_surface_object_release")
 
 ResourceC = _lib.STRUCTS["cucore_resource_descriptor_t"]
 TextureOptionsC = _lib.STRUCTS["cucore_texture_object_options_t"]
@@ -54,8 +54,11 @@ _RESOURCE_SIZE = ctypes.sizeof(ResourceC)
 _TEXTURE_OPTIONS_SIZE = ctypes.sizeof(TextureOptionsC)
 _c_void_p = ctypes.c_void_p
 _c_uint64 = ctypes.c_uint64
+_byref = ctypes.byref
 _new = object.__new__
 _handle_arg = _lib.handle_arg
+_handle_outs = _lib.outs(_c_void_p)
+_new_out = _lib.new_out
 
 # ResourceDescriptor.kind (cuda.core's strings) -> cucore_resource_kind_t
 RESOURCE_KINDS = {"array": _lib.C["CUCORE_RESOURCE_KIND_OPAQUE_ARRAY"],
@@ -99,7 +102,7 @@ class ResourceDescriptor:
     texture pitch alignment) are checked when a texture object is made."""
 
     __slots__ = ("_kind", "_source", "_format", "_num_channels", "_size_bytes", "_width", "_height",
-                 "_pitch_bytes")
+                 "_pitch_bytes", "_c")
     _kind: str
     _source: Any
     _format: Optional[ArrayFormatType]
@@ -125,6 +128,7 @@ class ResourceDescriptor:
         self._width = width
         self._height = height
         self._pitch_bytes = pitch_bytes
+        self._c = None
         return self
 
     @classmethod
@@ -235,13 +239,26 @@ class ResourceDescriptor:
 
     def _struct(self):
         """The cucore_resource_descriptor_t (its source must still be open)."""
+        return self._struct_ref()[0]
+
+    def _struct_ref(self):
+        """(the cucore_resource_descriptor_t, a byref of it), made once: the descriptor never changes, and the
+        handle values it holds are its source's for as long as the source is open (checked on every use)."""
+        src = self._source
+        if src._h is None:
+            raise closed_error(src)
+        pair = self._c
+        if pair is None:
+            c = self._make_struct()
+            pair = self._c = (c, _byref(c))
+        return pair
+
+    def _make_struct(self):
         c = ResourceC()
         c.struct_size = _RESOURCE_SIZE
         kind = self._kind
         c.kind = RESOURCE_KINDS[kind]
         src = self._source
-        if src._h is None:
-            raise closed_error(src)
         if kind == "array":
             c.array = src._hv
         elif kind == "mipmapped_array":
@@ -360,9 +377,13 @@ class TextureObjectOptions:
 
     def _struct(self):
         """The cucore_texture_object_options_t of these fields (made once, until a field changes)."""
-        c = self.__dict__.get("_c")
-        if c is not None:
-            return c
+        return self._struct_ref()[0]
+
+    def _struct_ref(self):
+        """(the cucore_texture_object_options_t, a byref of it), made once until a field changes."""
+        pair = self.__dict__.get("_c")
+        if pair is not None:
+            return pair
         c = TextureOptionsC()
         c.struct_size = _TEXTURE_OPTIONS_SIZE
         modes = _address_modes(self.address_mode)
@@ -404,8 +425,9 @@ class TextureObjectOptions:
                 if isinstance(v, bool) or not isinstance(v, (int, float)):
                     raise TypeError(f"border_color[{i}] must be a float, not {type(v).__name__}")
                 c.border_color[i] = float(v)
-        object.__setattr__(self, "_c", c)
-        return c
+        pair = (c, _byref(c))
+        object.__setattr__(self, "_c", pair)
+        return pair
 
 
 def _texture_options_of(options, what):
@@ -553,13 +575,18 @@ def _create_texture_object(device, resource, options, what="options"):
     if not isinstance(resource, ResourceDescriptor):
         raise TypeError(f"resource must be a ResourceDescriptor, got {type(resource).__name__}")
     opts = _texture_options_of(options, what)
-    rc = resource._struct()
-    oc = opts._struct()
-    out = _c_void_p()
-    st = _cucore_texture_object_create(None if device is None else device._h, rc, oc, out)
+    rref = resource._struct_ref()[1]
+    oref = opts._struct_ref()[1]
+    try:
+        out, ref = pair = _handle_outs.pop()
+    except IndexError:
+        out, ref = pair = _new_out(_c_void_p)
+    st = _fast_texture_object_create(None if device is None else device._h, rref, oref, ref)
+    h = out.value
+    _handle_outs.append(pair)
     if st:
         raise_error(st, device, resource.source)
-    t = TextureObject._wrap(out.value, resource, device)
+    t = TextureObject._wrap(h, resource, device)
     t._options = opts
     return t
 
