@@ -949,5 +949,5 @@ def copy_array_region(dst: Any, src: Any, extent: Union[int, Tuple[int, ...]], *
 # Device.create_opaque_array and create_mipmapped_array (device.py is below this module).
 _lib.hand_down("device", _create_opaque_array=_create_opaque_array, _create_mipmapped_array=_create_mipmapped_array)
 
-__all__ = ["ArrayRegion", "MipmappedArray", "MipmappedArrayOptions", "OpaqueArray", "OpaqueArrayOptions",
-           "copy_array_region", "format_of"]
+# The public names are cucore.texture's (texture.py), where they are documented; this module exports none itself.
+__all__: list = []

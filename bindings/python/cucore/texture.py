@@ -24,7 +24,7 @@ import ctypes
 import math
 import operator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
+from typing import Any, Optional, Tuple
 
 from . import _lib
 from ._handle import HandleObject
@@ -35,7 +35,7 @@ from .opaque_array import (
     FORMAT_VALUES, ArrayRegion, MipmappedArray, MipmappedArrayOptions, OpaqueArray, OpaqueArrayOptions,
     _PLAIN_SIZES, _channels_of, copy_array_region, format_of,
 )
-from .typing import AddressModeType, ArrayFormatType, ArrayKindType, FilterModeType, ReadModeType
+from .typing import AddressModeType, ArrayFormatType, ArrayKindType, FilterModeType, ReadModeType  # noqa: F401
 
 (_cucore_texture_object_create, _cucore_texture_object_handle, _cucore_texture_object_retain,
  _cucore_texture_object_release, _cucore_texture_object_close, _cucore_surface_object_create,
@@ -647,6 +647,7 @@ def _create_surface_object(device, resource):
 # Device.create_texture_object and create_surface_object (device.py is below this module).
 _lib.hand_down("device", _create_texture_object=_create_texture_object, _create_surface_object=_create_surface_object)
 
-__all__ = ["AddressModeType", "ArrayFormatType", "ArrayKindType", "ArrayRegion", "FilterModeType", "MipmappedArray",
-           "MipmappedArrayOptions", "OpaqueArray", "OpaqueArrayOptions", "ReadModeType", "ResourceDescriptor",
-           "SurfaceObject", "TextureObject", "TextureObjectOptions", "copy_array_region"]
+# cuda.core's names of cuda.core.texture, and the region copies; the enums are cucore.typing's (importable from
+# here by name too, as `from cucore.texture import ArrayFormatType`).
+__all__ = ["ArrayRegion", "MipmappedArray", "MipmappedArrayOptions", "OpaqueArray", "OpaqueArrayOptions",
+           "ResourceDescriptor", "SurfaceObject", "TextureObject", "TextureObjectOptions", "copy_array_region"]

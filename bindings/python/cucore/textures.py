@@ -1,5 +1,6 @@
 """The seed's spelling of the array API (`cuda.core.textures.CUDAArray` in the first cuda.core documents):
-the same classes as `cucore.texture`, under the names that document used, not copies of them.
+the same classes as `cucore.texture`, under the names that document used, not copies of them: `CUDAArray` is
+`OpaqueArray`, `ArrayFormat` is `cucore.typing.ArrayFormatType` (everything else is in `cucore.texture`).
 
     from cucore.textures import ArrayFormat, CUDAArray
     arr = CUDAArray.from_descriptor(shape=(64, 64), format=ArrayFormat.FLOAT32, num_channels=1,
@@ -10,13 +11,10 @@ the same classes as `cucore.texture`, under the names that document used, not co
 """
 from __future__ import annotations
 
-from .texture import (
-    AddressModeType, ArrayFormatType, FilterModeType, MipmappedArray, OpaqueArray, ReadModeType, ResourceDescriptor,
-    SurfaceObject, TextureObject, TextureObjectOptions,
-)
+from .texture import OpaqueArray
+from .typing import ArrayFormatType
 
 CUDAArray = OpaqueArray      # the seed's name of OpaqueArray (the same class)
 ArrayFormat = ArrayFormatType  # the seed's name of the formats (the same enum)
 
-__all__ = ["AddressModeType", "ArrayFormat", "CUDAArray", "FilterModeType", "MipmappedArray", "ReadModeType",
-           "ResourceDescriptor", "SurfaceObject", "TextureObject", "TextureObjectOptions"]
+__all__ = ["ArrayFormat", "CUDAArray"]
