@@ -133,8 +133,12 @@ def _channels_of(fmt, num_channels):
     """The channel count to pass (0: the format's own) after cuda.core's check for its eight formats."""
     if num_channels is None:
         return 0
-    if isinstance(num_channels, bool) or not isinstance(num_channels, int):
-        raise TypeError(f"num_channels must be an int or None, not {type(num_channels).__name__}")
+    if isinstance(num_channels, bool):
+        raise TypeError("num_channels must be an int or None, not bool")
+    try:
+        num_channels = operator.index(num_channels)  # NumPy integers too
+    except TypeError:
+        raise TypeError(f"num_channels must be an int or None, not {type(num_channels).__name__}") from None
     if fmt in _PLAIN_SIZES and num_channels not in (1, 2, 4):
         raise _invalid(f"num_channels must be 1, 2, or 4, got {num_channels!r}")
     if not 0 <= num_channels <= 0xFFFFFFFF:
@@ -182,8 +186,12 @@ def _bool(value, name):
 
 
 def _count(value, name, low=0):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
     if not low <= value <= 0xFFFFFFFF:
         raise _invalid(f"{name} must be >= {low}, got {value}")
     return value
@@ -207,8 +215,8 @@ class _ArrayOptionsBase:
     def _set(self, shape, format, num_channels, is_surface_load_store, kind, num_layers, is_texture_gather,
              is_depth_texture, is_sparse):
         self.format = format_of(format)
-        _channels_of(self.format, num_channels)
-        self.num_channels = num_channels
+        channels = _channels_of(self.format, num_channels)
+        self.num_channels = None if num_channels is None else channels
         self.shape = _shape_of(shape)
         self.is_surface_load_store = _bool(is_surface_load_store, "is_surface_load_store")
         self.kind = _kind_of(kind)
@@ -318,8 +326,12 @@ class MipmappedArrayOptions(_ArrayOptionsBase):
                  is_sparse: bool = False) -> None:
         self._set(shape, format, num_channels, is_surface_load_store, kind, num_layers, is_texture_gather,
                   is_depth_texture, is_sparse)
-        if isinstance(num_levels, bool) or not isinstance(num_levels, int):
-            raise TypeError(f"num_levels must be an int, not {type(num_levels).__name__}")
+        if isinstance(num_levels, bool):
+            raise TypeError("num_levels must be an int, not bool")
+        try:
+            num_levels = operator.index(num_levels)
+        except TypeError:
+            raise TypeError(f"num_levels must be an int, not {type(num_levels).__name__}") from None
         if num_levels < 1:
             raise _invalid(f"num_levels must be >= 1, got {num_levels}")
         self.num_levels = num_levels
