@@ -2,7 +2,9 @@
 # Builds libcucore and its examples, then runs the demo: the library and driver
 # versions, every CUDA device with its key properties and a small stream/event
 # timing demonstration (device_info), a kernel compiled at run time with NVRTC,
-# launched and checked against the host (compile_and_launch), then OpenGL
+# launched and checked against the host (compile_and_launch), a picture upscaled
+# 4x through a bilinear texture by the Python binding (examples/texture_upscale.py,
+# written to build/default/texture_upscale.png), then OpenGL
 # interop (gl_interop: CUDA animates a GL mesh and texture; rendered offscreen
 # into build/default/gl_interop.png unless a display is there). Without a
 # driver or GPU each says so and what it checked (the kernel is still compiled,
@@ -19,6 +21,10 @@ build/default/bin/device_info "$@"
 echo
 build/default/bin/compile_and_launch
 echo
+if command -v python3 >/dev/null; then
+    CUCORE_LIBRARY=build/default/lib/libcucore.so python3 examples/texture_upscale.py --out build/default/texture_upscale.png
+    echo
+fi
 if cmake --build --preset default --target help 2>/dev/null | grep -q '^gl_interop:'; then
     cmake --build --preset default --target gl_interop >/dev/null
     if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]]; then
