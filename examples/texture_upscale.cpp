@@ -17,7 +17,7 @@
 // the host (point: the texel under the sample; bilinear: 8-bit fractional
 // weights, which the coordinates here make exact), within one step of 8 bits.
 //
-//   texture_upscale [--out FILE.png] [--scale N]   (N: 1, 2, 4 or 8; default 4)
+//   texture_upscale [--out FILE.png] [--scale N]   (default texture_upscale_cpp.png; N: 1, 2, 4 or 8, default 4)
 //
 // Without a GPU or without NVRTC it says so and exits 0.
 #include <cucore.hpp>
@@ -118,7 +118,7 @@ int usage(const char *argv0) {
 } // namespace
 
 int main(int argc, char **argv) {
-    std::string out_path = "texture_upscale.png";
+    std::string out_path = "texture_upscale_cpp.png";
     std::uint32_t scale = 4;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];

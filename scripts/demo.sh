@@ -3,8 +3,10 @@
 # versions, every CUDA device with its key properties and a small stream/event
 # timing demonstration (device_info), a kernel compiled at run time with NVRTC,
 # launched and checked against the host (compile_and_launch), a picture
-# upscaled 4x through point and bilinear texture objects and checked against
-# the host (texture_upscale: build/default/texture_upscale.png), then OpenGL
+# upscaled 4x through point and bilinear texture objects by the C++ façade and
+# checked against the host (texture_upscale: build/default/texture_upscale_cpp.png),
+# the same through a bilinear texture by the Python binding
+# (examples/texture_upscale.py, written to build/default/texture_upscale.png), then OpenGL
 # interop (gl_interop: CUDA animates a GL mesh and texture; rendered offscreen
 # into build/default/gl_interop.png unless a display is there). Without a
 # driver or GPU each says so and what it checked (the kernel is still compiled,
@@ -23,8 +25,12 @@ build/default/bin/device_info "$@"
 echo
 build/default/bin/compile_and_launch
 echo
-build/default/bin/texture_upscale --out build/default/texture_upscale.png
+build/default/bin/texture_upscale --out build/default/texture_upscale_cpp.png
 echo
+if command -v python3 >/dev/null; then
+    CUCORE_LIBRARY=build/default/lib/libcucore.so python3 examples/texture_upscale.py --out build/default/texture_upscale.png
+    echo
+fi
 if cmake --build --preset default --target help 2>/dev/null | grep -q '^gl_interop:'; then
     cmake --build --preset default --target gl_interop >/dev/null
     if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]]; then
