@@ -49,7 +49,8 @@ public:
     // INVALID_ARGUMENT. Assign one made by a named constructor.
     ResourceDescriptor() noexcept = default;
 
-    // All of an array. Never throws (copying a handle may: Error INVALID_HANDLE).
+    // All of an array. Throws Error (INVALID_HANDLE) only when `array` holds a
+    // handle that is no longer valid (holding it retains it).
     static ResourceDescriptor from_opaque_array(const OpaqueArray &array) {
         ResourceDescriptor r;
         r.desc_.kind = CUCORE_RESOURCE_KIND_OPAQUE_ARRAY;
