@@ -685,7 +685,8 @@ Ref<MipmappedArray> MipmappedArray::create(Device &device, const ArrayShape &sha
 
 namespace {
 // Level 0's shape and the level count of a mipmapped array the library did not create: levels are asked for
-// until the driver refuses one.
+// until the driver refuses one as past the last (CUDA_ERROR_INVALID_VALUE, as driver 580 answers); any other
+// failure is the call's, not the end of the levels (it would give a short count silently).
 ArrayShape shape_of_mipmapped(CUmipmappedArray mipmapped, CUcontext context, uint32_t &num_levels) {
     CUarray level = nullptr;
     ScopedContext bind(context);
@@ -694,7 +695,9 @@ ArrayShape shape_of_mipmapped(CUmipmappedArray mipmapped, CUcontext context, uin
     num_levels = 1;
     for (uint32_t most = shape.max_levels(); num_levels < most; ++num_levels) {
         CUarray next = nullptr;
-        if (CUCORE_DRIVER(cuMipmappedArrayGetLevel)(&next, mipmapped, num_levels) != CUDA_SUCCESS) break;
+        const CUresult result = CUCORE_DRIVER(cuMipmappedArrayGetLevel)(&next, mipmapped, num_levels);
+        if (result == CUDA_ERROR_INVALID_VALUE) break;
+        if (result != CUDA_SUCCESS) throw_cuda(result, "cuMipmappedArrayGetLevel");
     }
     return shape;
 }

@@ -1,5 +1,6 @@
 // Strided copies (cuMemcpy3DAsync): checked as the driver does, then copied
-// row by row in stream order; a graphics array side is its bytes in host memory.
+// row by row in stream order; an array side is its packed bytes in host
+// memory (arrays.cpp), region by region.
 #include "entry_points.hpp"
 #include "state.hpp"
 
@@ -27,21 +28,23 @@ CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *original, CUstream stream) {
     if (!original) return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);
     CUDA_MEMCPY3D c = *original;
-    const bool src_array = c.srcMemoryType == CU_MEMORYTYPE_ARRAY, dst_array = c.dstMemoryType == CU_MEMORYTYPE_ARRAY;
     const void *dst_host = c.dstHost;
-    if (!array_as_host(c.srcMemoryType, c.srcHost, c.srcArray, c.srcPitch, c.srcHeight) ||
-        !array_as_host(c.dstMemoryType, dst_host, c.dstArray, c.dstPitch, c.dstHeight))
-        return CUDA_ERROR_INVALID_VALUE;
+    // An array side becomes its packed bytes (checked against its extent: x in
+    // bytes, y rows, z slices, BC in rows of blocks); the rest is the same.
+    if (const CUresult error = array_as_host(c.srcMemoryType, c.srcHost, c.srcArray, c.srcXInBytes, c.srcY, c.srcZ,
+                                             c.WidthInBytes, c.Height, c.Depth, c.srcPitch, c.srcHeight);
+        error != CUDA_SUCCESS)
+        return error;
+    if (const CUresult error = array_as_host(c.dstMemoryType, dst_host, c.dstArray, c.dstXInBytes, c.dstY, c.dstZ,
+                                             c.WidthInBytes, c.Height, c.Depth, c.dstPitch, c.dstHeight);
+        error != CUDA_SUCCESS)
+        return error;
     const CUdeviceptr src = base_of(c.srcMemoryType, c.srcHost, c.srcDevice);
     const CUdeviceptr dst = base_of(c.dstMemoryType, dst_host, c.dstDevice);
     if (!src || !dst || c.srcLOD != 0 || c.dstLOD != 0 || c.reserved0 || c.reserved1) return CUDA_ERROR_INVALID_VALUE;
     if (c.srcXInBytes + c.WidthInBytes > c.srcPitch || c.dstXInBytes + c.WidthInBytes > c.dstPitch)
         return CUDA_ERROR_INVALID_VALUE;
     if (c.Depth > 1 && (c.srcY + c.Height > c.srcHeight || c.dstY + c.Height > c.dstHeight))
-        return CUDA_ERROR_INVALID_VALUE;
-    // An array is one 2D layer of its own extent.
-    if ((src_array && (c.srcY + c.Height > c.srcHeight || c.srcZ + c.Depth > 1)) ||
-        (dst_array && (c.dstY + c.Height > c.dstHeight || c.dstZ + c.Depth > 1)))
         return CUDA_ERROR_INVALID_VALUE;
     if (c.WidthInBytes == 0 || c.Height == 0 || c.Depth == 0) return CUDA_SUCCESS;
     if (!addressable(src, c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch, c.srcHeight, c.WidthInBytes, c.Height, c.Depth) ||

@@ -24,6 +24,10 @@ Counters counters() {
     c.link_states = static_cast<int>(g.links.size());
     c.graphics_resources = static_cast<int>(g.graphics.size());
     for (detail::GraphicsResource *graphics : g.graphics) c.graphics_mapped += graphics->mapped ? 1 : 0;
+    for (const detail::Array *a : g.arrays) c.arrays += a->created && !a->destroyed ? 1 : 0;
+    for (const detail::MipmappedArray *m : g.mipmapped_arrays) c.mipmapped_arrays += !m->graphics && !m->destroyed ? 1 : 0;
+    for (auto &[handle, t] : g.textures) c.texture_objects += t.destroyed ? 0 : 1;
+    for (auto &[handle, s] : g.surfaces) c.surface_objects += s.destroyed ? 0 : 1;
     return c;
 }
 

@@ -20,6 +20,62 @@ namespace {
 
 bool valid_device(CUdevice device) { return device >= 0 && device < state().devices; }
 
+// The texture and surface attributes: an H100's (driver 580). Arrays, texture
+// and surface objects are checked against them, by libcucore before the
+// driver and by the fake's cuArray3DCreate and cuTexObjectCreate as the
+// driver does, so they must be real limits: an encoded answer (attribute * 10
+// + ordinal) would make 3D arrays wider than 240 texels "too large" and
+// alignments meaningless.
+bool texture_attribute(int attribute, int &value) {
+    switch (attribute) {
+        case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: value = static_cast<int>(kTextureAlignment); return true;
+        case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: value = static_cast<int>(kTexturePitchAlignment); return true;
+        case CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: value = 512; return true;
+        case CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: value = 1; return true;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: value = 131072; return true;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: value = 65536; return true;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: value = 16384; return true;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: value = 8192; return true;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: value = 32768; return true;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: value = 2048; return true;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: value = 2046; return true;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: value = 1 << 28; return true;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: value = 65000; return true;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: value = 2097120; return true;
+        default: return false;
+    }
+}
+
 // What the fake answers where the encoding (attribute * 10 + ordinal) would
 // contradict another answer or refuse ordinary launches.
 bool fixed_attribute(int attribute, CUdevice device, int &value) {
@@ -34,7 +90,7 @@ bool fixed_attribute(int attribute, CUdevice device, int &value) {
         case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: value = 0x7fffffff; return true;
         case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
         case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: value = 65535; return true;
-        default: return false;
+        default: return texture_attribute(attribute, value);
     }
 }
 
@@ -66,6 +122,12 @@ const char *error_name(CUresult error) {
 }
 
 }  // namespace
+
+int attribute_value(int attribute, int device) {
+    if (auto it = state().attributes.find({attribute, device}); it != state().attributes.end()) return it->second;
+    int value = 0;
+    return fixed_attribute(attribute, device, value) ? value : attribute * 10 + device;
+}
 
 CUresult f_cuGetErrorName(CUresult error, const char **name) {
     if (!name) return CUDA_ERROR_INVALID_VALUE;
@@ -134,11 +196,7 @@ CUresult f_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute_argumen
     if (!value || attribute <= 0 || attribute >= CU_DEVICE_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);
     if (!valid_device(device)) return CUDA_ERROR_INVALID_DEVICE;
-    if (auto it = state().attributes.find({attribute, device}); it != state().attributes.end()) {
-        *value = it->second;
-        return CUDA_SUCCESS;
-    }
-    if (!fixed_attribute(attribute, device, *value)) *value = attribute * 10 + device;
+    *value = attribute_value(attribute, device);
     return CUDA_SUCCESS;
 }
 CUresult f_cuDeviceCanAccessPeer(int *can, CUdevice device, CUdevice peer) {

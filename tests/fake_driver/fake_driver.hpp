@@ -38,6 +38,10 @@ struct Counters {
     int link_states = 0;        // cuLinkCreate states not destroyed
     int graphics_resources = 0;  // cuGraphicsGLRegister* registrations not unregistered
     int graphics_mapped = 0;     // registrations mapped now
+    int arrays = 0;              // cuArray3DCreate arrays not destroyed
+    int mipmapped_arrays = 0;    // cuMipmappedArrayCreate arrays not destroyed
+    int texture_objects = 0;     // cuTexObjectCreate objects not destroyed
+    int surface_objects = 0;     // cuSurfObjectCreate objects not destroyed
 };
 
 // How stream operations run: at once on the calling thread (each call's
@@ -87,8 +91,16 @@ void reinstall();
 // answers that must agree with others or that launches are checked against:
 // the PCI ids (bus id "0000:<ordinal + 1>:00.0"), the block and grid limits
 // and the threads per block, which are an H100's.
-// Overrides what cuDeviceGetAttribute answers (cleared by install()).
+// The texture and surface attributes (extents, alignments, sparse arrays)
+// answer an H100's values instead, since arrays are checked against them (by
+// libcucore first and by the fake's cuArray3DCreate as the driver does).
+// Overrides what cuDeviceGetAttribute answers (cleared by install()); the
+// fake's own checks read the overridden values too (a test switches sparse
+// arrays off with CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED = 0).
 void set_attribute(CUdevice_attribute attribute, int device, int value);
+// An H100's TEXTURE_ALIGNMENT and TEXTURE_PITCH_ALIGNMENT (what the fake answers).
+constexpr size_t kTextureAlignment = 512;
+constexpr size_t kTexturePitchAlignment = 32;
 // Overrides what cuDriverGetVersion answers (13000 after install()).
 void set_driver_version(int version);
 
@@ -121,7 +133,9 @@ constexpr unsigned char kDiscardedByte = 0xDD;
 // no NVIDIA GL context, registration fails with CUDA_ERROR_OPERATING_SYSTEM;
 // another device: CUDA_ERROR_INVALID_DEVICE). A buffer is kGlBufferSize bytes
 // of device memory; an image is a kGlImageWidth x kGlImageHeight RGBA8 texture
-// with two mip levels and one layer. Unregistering a mapped resource fails with
+// with two mip levels and one layer (fake arrays, see Arrays: usable while
+// the resource is mapped; SURFACE_LDST and TEXTURE_GATHER registrations give
+// them those flags). Unregistering a mapped resource fails with
 // CUDA_ERROR_ALREADY_MAPPED and counts in graphics_order_violations().
 constexpr size_t kGlBufferSize = 4096;
 constexpr size_t kGlImageWidth = 16;
@@ -141,6 +155,62 @@ int graphics_register_flags(CUgraphicsResource resource);
 int graphics_map_flags(CUgraphicsResource resource);
 // The bytes of a registered resource's buffer or of its image's level `level`.
 std::vector<unsigned char> *graphics_bytes(CUgraphicsResource resource, unsigned level = 0);
+
+// Arrays (arrays.cpp). cuArray3DCreate and cuMipmappedArrayCreate check a
+// description as driver 580 does on an H100: 1, 2 or 4 channels of the eight
+// plain formats, the normalized, BC and 101010_2 formats with their own
+// channel count, YUV formats refused; cubemaps square with Depth 6 (6 x
+// layers when layered); TEXTURE_GATHER for 2D only; BC neither 1D nor with
+// SURFACE_LDST; DEPTH_TEXTURE refused for float, uint8 and uint16 (the
+// formats measured; others are taken); SPARSE where the device's
+// SPARSE_CUDA_ARRAY_SUPPORTED attribute says so (else CUDA_ERROR_NOT_SUPPORTED);
+// extents within the device's texture limits (and surface limits with
+// SURFACE_LDST), else CUDA_ERROR_INVALID_VALUE. cuMipmappedArrayCreate
+// clamps the level count to 1 + floor(log2(largest extent)) as the driver
+// does (0 levels: CUDA_ERROR_INVALID_VALUE). Every array, a level of a
+// mipmapped array and a mapped GL image's level alike, is host bytes in the
+// packed layout: rows of Width x element bytes (BC: rows of 4x4 blocks of 8
+// or 16 bytes), Height (or 1) rows per slice (BC: ceil(Height / 4)), Depth
+// (or 1) slices; new arrays read kFreshByte. cuMemcpy3DAsync copies into and
+// out of them region by region (x in bytes, y rows, z slices: BC in block
+// rows), bounds-checked. cuArrayDestroy takes created arrays only (a level or
+// a GL image's array: CUDA_ERROR_INVALID_HANDLE), cuMipmappedArrayDestroy
+// created mipmapped arrays only; a destroyed or unmapped one is refused
+// everywhere (CUDA_ERROR_INVALID_HANDLE). Destroying an array (or freeing
+// memory, or unmapping a GL image) that a live texture or surface object
+// reads succeeds, as with the driver, and counts in resource_violations().
+// The description an array was created with (also after it was destroyed);
+// Width 0 for an unknown array.
+CUDA_ARRAY3D_DESCRIPTOR array_descriptor(CUarray array);
+// The description given to the last cuArray3DCreate or cuMipmappedArrayCreate
+// that ran (refused ones too), and the level count given to the latter.
+CUDA_ARRAY3D_DESCRIPTOR last_array_descriptor();
+unsigned last_mipmap_levels();
+// The packed bytes of an array (allocated on first use), or null for an unknown one.
+std::vector<unsigned char> *array_bytes(CUarray array);
+// The levels of a mipmapped array (0: unknown).
+unsigned mipmapped_levels(CUmipmappedArray mipmapped);
+// What a texture or surface object was created with. Handles are numbers
+// never handed out twice in a process (textures and surfaces share them).
+struct TextureRecord {
+    CUDA_RESOURCE_DESC resource{};
+    CUDA_TEXTURE_DESC texture{};
+    bool has_view = false;  // a CUDA_RESOURCE_VIEW_DESC was given
+    CUDA_RESOURCE_VIEW_DESC view{};
+    CUcontext context = nullptr;  // current at creation
+    bool destroyed = false;
+};
+struct SurfaceRecord {
+    CUDA_RESOURCE_DESC resource{};
+    CUcontext context = nullptr;
+    bool destroyed = false;
+};
+// The record of a texture or surface object made since install(); false for an unknown handle.
+bool texture_record(CUtexObject texture, TextureRecord &record);
+bool surface_record(CUsurfObject surface, SurfaceRecord &record);
+// Destroys (arrays, mipmapped arrays, memory, GL mappings) of what a live
+// texture or surface object still read, since install().
+int resource_violations();
 
 // Contexts: one primary context per device, and foreign ones for wrapping tests.
 CUcontext make_foreign_context(int device);

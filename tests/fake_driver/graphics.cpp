@@ -14,13 +14,6 @@ GraphicsResource *as_graphics(CUgraphicsResource r) {
     return state().graphics.count(graphics) ? graphics : nullptr;
 }
 
-GraphicsArray *as_array(CUarray a) {
-    for (GraphicsResource *graphics : state().graphics)
-        for (auto &level : graphics->levels)
-            if (level.get() == reinterpret_cast<GraphicsArray *>(a)) return level.get();
-    return nullptr;
-}
-
 void log(GraphicsLogEntry entry) { state().graphics_log.push_back(std::move(entry)); }
 
 CUresult gl_register(const char *entry, CUgraphicsResource *resource, unsigned gl_name, bool image, unsigned flags) {
@@ -40,18 +33,17 @@ CUresult gl_register(const char *entry, CUgraphicsResource *resource, unsigned g
     graphics->image = image;
     graphics->flags = flags;
     if (image) {
-        for (unsigned level = 0; level < 2; ++level) {
-            auto array = std::make_unique<GraphicsArray>();
-            array->owner = graphics.get();
-            array->descriptor.Width = kGlImageWidth >> level;
-            array->descriptor.Height = kGlImageHeight >> level;
-            array->descriptor.Depth = 0;
-            array->descriptor.Format = CU_AD_FORMAT_UNSIGNED_INT8;
-            array->descriptor.NumChannels = 4;
-            array->descriptor.Flags = (flags & CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST) ? CUDA_ARRAY3D_SURFACE_LDST : 0;
-            array->data.assign(array->descriptor.Width * array->descriptor.Height * 4, 0);
-            graphics->levels.push_back(std::move(array));
-        }
+        // A mipmapped array of two levels, usable while mapped (arrays.cpp).
+        CUDA_ARRAY3D_DESCRIPTOR level0{};
+        level0.Width = kGlImageWidth;
+        level0.Height = kGlImageHeight;
+        level0.Format = CU_AD_FORMAT_UNSIGNED_INT8;
+        level0.NumChannels = 4;
+        if (flags & CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST) level0.Flags |= CUDA_ARRAY3D_SURFACE_LDST;
+        if (flags & CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER) level0.Flags |= CUDA_ARRAY3D_TEXTURE_GATHER;
+        graphics->arrays = new_mipmapped(level0, 2, context->device);
+        graphics->arrays->graphics = graphics.get();
+        for (Array *level : graphics->arrays->levels) level->data.assign(layout_of(level->descriptor).size(), 0);
     } else {
         // Lives from registration to unregistration, so data survives unmap and map again.
         graphics->memory.assign(kGlBufferSize, kFreshByte);
@@ -76,23 +68,17 @@ CUresult gl_map(const char *entry, unsigned count, CUgraphicsResource *resources
         if (map && graphics->mapped) return CUDA_ERROR_ALREADY_MAPPED;
         if (!map && !graphics->mapped) return CUDA_ERROR_NOT_MAPPED;
     }
-    for (unsigned i = 0; i < count; ++i) as_graphics(resources[i])->mapped = map;
+    for (unsigned i = 0; i < count; ++i) {
+        GraphicsResource *graphics = as_graphics(resources[i]);
+        // An unmap ends the arrays of the mapping: a texture or surface object must not read them any more.
+        if (!map && graphics->arrays) note_mipmapped_gone(*graphics->arrays);
+        graphics->mapped = map;
+    }
     log({entry, {resources, resources + count}, stream});
     return CUDA_SUCCESS;
 }
 
 }  // namespace
-
-bool array_as_host(CUmemorytype &type, const void *&host, CUarray array, size_t &pitch, size_t &height) {
-    if (type != CU_MEMORYTYPE_ARRAY) return true;
-    GraphicsArray *fake_array = as_array(array);
-    if (!fake_array || !fake_array->owner->mapped) return false;
-    type = CU_MEMORYTYPE_HOST;
-    host = fake_array->data.data();
-    pitch = fake_array->descriptor.Width * 4;
-    height = fake_array->descriptor.Height;
-    return true;
-}
 
 CUresult f_cuGraphicsGLRegisterBuffer(CUgraphicsResource *resource, unsigned gl_name, unsigned flags) {
     return gl_register("cuGraphicsGLRegisterBuffer", resource, gl_name, false, flags);
@@ -115,6 +101,7 @@ CUresult f_cuGraphicsUnregisterResource(CUgraphicsResource resource) {
     }
     g.graphics.erase(graphics);  // kept until install(): its memory is never handed out again
     if (!graphics->image) free_allocation(reinterpret_cast<CUdeviceptr>(graphics->memory.data()));
+    if (graphics->arrays) graphics->arrays->destroyed = true;
     return CUDA_SUCCESS;
 }
 CUresult f_cuGraphicsMapResources(unsigned count, CUgraphicsResource *resources, CUstream stream) {
@@ -140,8 +127,8 @@ CUresult f_cuGraphicsSubResourceGetMappedArray(CUarray *array, CUgraphicsResourc
     if (!graphics || !array) return CUDA_ERROR_INVALID_VALUE;
     if (!graphics->mapped) return CUDA_ERROR_NOT_MAPPED;
     if (!graphics->image) return CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
-    if (index != 0 || level >= graphics->levels.size()) return CUDA_ERROR_INVALID_VALUE;
-    *array = reinterpret_cast<CUarray>(graphics->levels[level].get());
+    if (index != 0 || level >= graphics->arrays->levels.size()) return CUDA_ERROR_INVALID_VALUE;
+    *array = reinterpret_cast<CUarray>(graphics->arrays->levels[level]);
     return CUDA_SUCCESS;
 }
 CUresult f_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *mipmapped, CUgraphicsResource resource) {
@@ -150,22 +137,7 @@ CUresult f_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *mipmapped
     if (!graphics || !mipmapped) return CUDA_ERROR_INVALID_VALUE;
     if (!graphics->mapped) return CUDA_ERROR_NOT_MAPPED;
     if (!graphics->image) return CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
-    *mipmapped = reinterpret_cast<CUmipmappedArray>(graphics);  // the resource stands for its mipmapped array
-    return CUDA_SUCCESS;
-}
-CUresult f_cuMipmappedArrayGetLevel(CUarray *array, CUmipmappedArray mipmapped, unsigned level) {
-    Lock lock(state().mutex);
-    GraphicsResource *graphics = as_graphics(reinterpret_cast<CUgraphicsResource>(mipmapped));
-    if (!graphics || !graphics->image || !array) return CUDA_ERROR_INVALID_HANDLE;
-    if (level >= graphics->levels.size()) return CUDA_ERROR_INVALID_VALUE;
-    *array = reinterpret_cast<CUarray>(graphics->levels[level].get());
-    return CUDA_SUCCESS;
-}
-CUresult f_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR *descriptor, CUarray array) {
-    Lock lock(state().mutex);
-    GraphicsArray *fake_array = as_array(array);
-    if (!fake_array || !descriptor) return CUDA_ERROR_INVALID_HANDLE;
-    *descriptor = fake_array->descriptor;
+    *mipmapped = reinterpret_cast<CUmipmappedArray>(graphics->arrays);
     return CUDA_SUCCESS;
 }
 CUresult f_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned flags) {
@@ -265,7 +237,7 @@ std::vector<unsigned char> *graphics_bytes(CUgraphicsResource resource, unsigned
     detail::GraphicsResource *graphics = detail::as_graphics(resource);
     if (!graphics) return nullptr;
     if (!graphics->image) return &graphics->memory;
-    return level < graphics->levels.size() ? &graphics->levels[level]->data : nullptr;
+    return level < graphics->arrays->levels.size() ? &graphics->arrays->levels[level]->data : nullptr;
 }
 
 }  // namespace fake

@@ -58,8 +58,10 @@ int classify(CUdeviceptr p, size_t n, Allocation **found) {
 }
 
 CUdeviceptr new_allocation(size_t size, MemoryKind kind, int device, Pool *pool) {
-    void *memory = size <= kDeviceMemory ? std::malloc(size) : nullptr;
-    if (!memory) return 0;
+    // Aligned as the driver aligns allocations, to at least the texture
+    // alignment (kTextureAlignment), so texture objects can read any of them.
+    void *memory = nullptr;
+    if (size > kDeviceMemory || posix_memalign(&memory, kTextureAlignment, size) != 0) return 0;
     std::memset(memory, kFreshByte, size);
     const auto base = reinterpret_cast<CUdeviceptr>(memory);
     Allocation &a = state().allocations[base];
@@ -78,9 +80,10 @@ void register_storage(void *storage, size_t size, MemoryKind kind, int device) {
     a.device = device;
 }
 
-void free_allocation(CUdeviceptr base) {
+void free_allocation(CUdeviceptr base, bool checked) {
     auto it = state().allocations.find(base);
     if (it == state().allocations.end() || it->second.state == AllocationState::freed) return;
+    if (checked) note_memory_gone(base, it->second.size);
     it->second.state = AllocationState::freed;
     if (it->second.pool) it->second.pool->used -= it->second.size;
 }
@@ -403,7 +406,7 @@ using detail::state;
 
 void forget_allocations() {
     Lock lock(state().mutex);
-    for (auto &[base, allocation] : state().allocations) detail::free_allocation(base);
+    for (auto &[base, allocation] : state().allocations) detail::free_allocation(base, /*checked=*/false);
 }
 
 CUmemAccess_flags pool_access(CUmemoryPool pool, int device) {

@@ -50,6 +50,62 @@ struct LastLaunch {
 };
 LastLaunch g_last_launch;
 
+// What fake_cuda_texture_object() gives the Python tests: the
+// CUDA_RESOURCE_DESC and CUDA_TEXTURE_DESC a texture object was created with,
+// flattened (fields of the resource's type set, the others zero).
+struct TextureObject {
+    int res_type;  // CUresourcetype
+    int destroyed;
+    void *array;      // ARRAY
+    void *mipmapped;  // MIPMAPPED_ARRAY
+    unsigned long long dev_ptr;  // LINEAR, PITCH2D
+    int format;                  // LINEAR, PITCH2D (CUarray_format)
+    unsigned num_channels;
+    size_t size_in_bytes;             // LINEAR
+    size_t width, height, pitch_in_bytes;  // PITCH2D
+    int address_mode[3];
+    int filter_mode;
+    unsigned flags;  // CU_TRSF_*
+    unsigned max_anisotropy;
+    int mipmap_filter_mode;
+    float mipmap_level_bias, min_mipmap_level_clamp, max_mipmap_level_clamp;
+    float border_color[4];
+};
+
+void describe(const fake::TextureRecord &r, TextureObject &out) {
+    out = TextureObject{};
+    const CUDA_RESOURCE_DESC &res = r.resource;
+    out.res_type = res.resType;
+    out.destroyed = r.destroyed;
+    if (res.resType == CU_RESOURCE_TYPE_ARRAY) {
+        out.array = res.res.array.hArray;
+    } else if (res.resType == CU_RESOURCE_TYPE_MIPMAPPED_ARRAY) {
+        out.mipmapped = res.res.mipmap.hMipmappedArray;
+    } else if (res.resType == CU_RESOURCE_TYPE_LINEAR) {
+        out.dev_ptr = res.res.linear.devPtr;
+        out.format = res.res.linear.format;
+        out.num_channels = res.res.linear.numChannels;
+        out.size_in_bytes = res.res.linear.sizeInBytes;
+    } else {
+        out.dev_ptr = res.res.pitch2D.devPtr;
+        out.format = res.res.pitch2D.format;
+        out.num_channels = res.res.pitch2D.numChannels;
+        out.width = res.res.pitch2D.width;
+        out.height = res.res.pitch2D.height;
+        out.pitch_in_bytes = res.res.pitch2D.pitchInBytes;
+    }
+    const CUDA_TEXTURE_DESC &t = r.texture;
+    for (int i = 0; i < 3; ++i) out.address_mode[i] = t.addressMode[i];
+    out.filter_mode = t.filterMode;
+    out.flags = t.flags;
+    out.max_anisotropy = t.maxAnisotropy;
+    out.mipmap_filter_mode = t.mipmapFilterMode;
+    out.mipmap_level_bias = t.mipmapLevelBias;
+    out.min_mipmap_level_clamp = t.minMipmapLevelClamp;
+    out.max_mipmap_level_clamp = t.maxMipmapLevelClamp;
+    for (int i = 0; i < 4; ++i) out.border_color[i] = t.borderColor[i];
+}
+
 void describe(const fake::LaunchRecord &r, unsigned long long count, LastLaunch &out) {
     out = LastLaunch{};
     out.count = count;
@@ -179,6 +235,39 @@ FAKE_CUDA_EXPORT int fake_cuda_live_allocations(void) { return fake::counters().
 FAKE_CUDA_EXPORT int fake_cuda_live_libraries(void) { return fake::counters().libraries; }
 // Graphics registrations not unregistered.
 FAKE_CUDA_EXPORT int fake_cuda_live_graphics_resources(void) { return fake::counters().graphics_resources; }
+// Arrays (cuArray3DCreate), mipmapped arrays, texture and surface objects not destroyed.
+FAKE_CUDA_EXPORT int fake_cuda_live_arrays(void) { return fake::counters().arrays; }
+FAKE_CUDA_EXPORT int fake_cuda_live_mipmapped_arrays(void) { return fake::counters().mipmapped_arrays; }
+FAKE_CUDA_EXPORT int fake_cuda_live_texture_objects(void) { return fake::counters().texture_objects; }
+FAKE_CUDA_EXPORT int fake_cuda_live_surface_objects(void) { return fake::counters().surface_objects; }
+// Arrays, mipmapped arrays, memory or GL mappings destroyed while a live texture or surface object read them.
+FAKE_CUDA_EXPORT int fake_cuda_resource_violations(void) { return fake::resource_violations(); }
+// What cuDeviceGetAttribute answers for (attribute, device) from now on (e.g.
+// CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED = 0: no sparse arrays).
+FAKE_CUDA_EXPORT void fake_cuda_set_attribute(int attribute, int device, int value) {
+    fake::set_attribute(static_cast<CUdevice_attribute>(attribute), device, value);
+}
+// The description an array was created with; 0 for an unknown array.
+FAKE_CUDA_EXPORT int fake_cuda_array_descriptor(void *array, CUDA_ARRAY3D_DESCRIPTOR *out) {
+    const CUDA_ARRAY3D_DESCRIPTOR d = fake::array_descriptor(static_cast<CUarray>(array));
+    if (out) *out = d;
+    return d.Width != 0;
+}
+// What a texture object was created with (TextureObject above); 0 for an unknown handle.
+FAKE_CUDA_EXPORT int fake_cuda_texture_object(unsigned long long texture, TextureObject *out) {
+    fake::TextureRecord record;
+    if (!fake::texture_record(texture, record)) return 0;
+    if (out) describe(record, *out);
+    return 1;
+}
+// The array a surface object was created over, and whether it was destroyed; 0 for an unknown handle.
+FAKE_CUDA_EXPORT int fake_cuda_surface_object(unsigned long long surface, void **array, int *destroyed) {
+    fake::SurfaceRecord record;
+    if (!fake::surface_record(surface, record)) return 0;
+    if (array) *array = record.resource.res.array.hArray;
+    if (destroyed) *destroyed = record.destroyed;
+    return 1;
+}
 // The last kernel launch (for the tests' packing checks); all zero before the first.
 FAKE_CUDA_EXPORT const LastLaunch *fake_cuda_last_launch(void) {
     fake::detail::Lock lock(fake::detail::state().mutex);

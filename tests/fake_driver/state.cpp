@@ -105,6 +105,7 @@ void reset(int devices, bool worker_streams) {
     g.event_storage.clear();
     g.events.clear();
     forget_graphics();  // before the memory: GL buffers' storage is registered there
+    forget_arrays();
     forget_kernels();
     forget_memory();
     make_devices(devices);

@@ -149,14 +149,39 @@ struct Function {
     CUcontext context;
 };
 
-// ---- graphics (graphics.cpp) ----
+// ---- arrays, textures, surfaces (arrays.cpp) ----
 
 struct GraphicsResource;
-struct GraphicsArray {
-    GraphicsResource *owner;
-    CUDA_ARRAY3D_DESCRIPTOR descriptor;
+struct MipmappedArray;
+// A CUDA array: made by cuArray3DCreate, a level of a mipmapped array (made by
+// cuMipmappedArrayCreate or a GL image's), or both for a GL image's level.
+// Its bytes are its packed layout (layout_of), allocated on first use.
+struct Array {
+    CUDA_ARRAY3D_DESCRIPTOR descriptor{};
+    int device = -1;
+    bool created = false;                  // by cuArray3DCreate (cuArrayDestroy destroys it)
+    bool destroyed = false;
+    MipmappedArray *mipmapped = nullptr;   // a level: its mipmapped array
     std::vector<unsigned char> data;
 };
+struct MipmappedArray {
+    CUDA_ARRAY3D_DESCRIPTOR descriptor{};  // level 0's
+    int device = -1;
+    bool destroyed = false;
+    GraphicsResource *graphics = nullptr;  // a GL image's: usable while its resource is mapped
+    std::vector<Array *> levels;
+};
+// An array's packed layout: rows of row_bytes (BC: rows of 4x4 blocks),
+// `rows` per slice, `slices` slices (depth, layers, faces).
+struct Layout {
+    size_t element_size = 0;  // bytes per element (BC: per block)
+    bool blocks = false;      // a BC format
+    size_t row_bytes = 0, rows = 0, slices = 0;
+    size_t size() const { return row_bytes * rows * slices; }
+};
+
+// ---- graphics (graphics.cpp) ----
+
 struct GraphicsResource {
     unsigned id;  // in registration order, for the text log
     CUcontext context;
@@ -165,8 +190,8 @@ struct GraphicsResource {
     unsigned flags;
     unsigned map_flags = 0;
     bool mapped = false;
-    std::vector<unsigned char> memory;                  // a buffer's bytes (registered device memory)
-    std::vector<std::unique_ptr<GraphicsArray>> levels;  // an image's levels
+    std::vector<unsigned char> memory;   // a buffer's bytes (registered device memory)
+    MipmappedArray *arrays = nullptr;    // an image's levels
 };
 // One registration, map-flag change, map, unmap or unregister call.
 struct GraphicsLogEntry {
@@ -244,6 +269,16 @@ struct State {
     unsigned long long launch_count = 0;
     OccupancyCall last_occupancy;
 
+    std::vector<std::unique_ptr<Array>> array_storage;  // every array since install(), destroyed ones too
+    std::set<Array *> arrays;                           // the same, for validating handles
+    std::vector<std::unique_ptr<MipmappedArray>> mipmapped_storage;
+    std::set<MipmappedArray *> mipmapped_arrays;
+    std::map<unsigned long long, TextureRecord> textures;  // by CUtexObject, destroyed ones too
+    std::map<unsigned long long, SurfaceRecord> surfaces;  // by CUsurfObject, destroyed ones too
+    CUDA_ARRAY3D_DESCRIPTOR last_array_descriptor{};       // of the last cuArray3DCreate/cuMipmappedArrayCreate
+    unsigned last_mipmap_levels = 0;
+    int resource_violations = 0;
+
     std::vector<std::unique_ptr<GraphicsResource>> graphics_storage;
     std::set<GraphicsResource *> graphics;
     std::vector<GraphicsLogEntry> graphics_log;
@@ -298,8 +333,9 @@ int classify(CUdeviceptr p, size_t n, Allocation **found = nullptr);
 CUdeviceptr new_allocation(size_t size, MemoryKind kind, int device, Pool *pool);
 // Registers memory whose storage lives elsewhere (a GL buffer, a global).
 void register_storage(void *storage, size_t size, MemoryKind kind, int device);
-// Marks the allocation at `base` freed (its pool's usage drops).
-void free_allocation(CUdeviceptr base);
+// Marks the allocation at `base` freed (its pool's usage drops); `checked`:
+// counts a resource violation if a live texture object reads it.
+void free_allocation(CUdeviceptr base, bool checked = true);
 // A copy of n bytes in `stream`'s order; INVALID_VALUE when a side is freed or
 // ends outside its allocation. Pageable (unknown) memory behaves as with the
 // real driver: a source is staged at the call, a destination is written after
@@ -308,8 +344,27 @@ CUresult copy_in_order(Lock &lock, Stream &stream, CUdeviceptr dst, CUdeviceptr 
 bool valid_device_location(const CUmemLocation &l);
 bool is_reserved(CUdeviceptr address, size_t size);
 void forget_virtual_memory();  // at reset
-// A fake array's bytes as host memory (a copy side); false for an unknown or unmapped array.
-bool array_as_host(CUmemorytype &type, const void *&host, CUarray array, size_t &pitch, size_t &height);
+// The value cuDeviceGetAttribute answers (overrides included) for a valid device.
+int attribute_value(int attribute, int device);
+// Arrays (arrays.cpp). An array or mipmapped array the driver would take now
+// (created and not destroyed; a GL image's while mapped), or null.
+Array *as_array(CUarray a);
+MipmappedArray *as_mipmapped(CUmipmappedArray m);
+Layout layout_of(const CUDA_ARRAY3D_DESCRIPTOR &d);
+// A new mipmapped array of `levels` levels of `level0` (registered; levels halve).
+MipmappedArray *new_mipmapped(const CUDA_ARRAY3D_DESCRIPTOR &level0, unsigned levels, int device);
+// An array's bytes, allocated (filled with kFreshByte) on first use; null when too large for the fake.
+std::vector<unsigned char> *array_data(Array &a);
+// One side of a cuMemcpy3DAsync that is an array, made a host side: its bytes,
+// pitch (row bytes) and height (rows), checked against its extent (x in bytes,
+// y rows, z slices; BC: block rows). CUDA_SUCCESS or why not.
+CUresult array_as_host(CUmemorytype &type, const void *&host, CUarray array, size_t x, size_t y, size_t z,
+                       size_t width, size_t height, size_t depth, size_t &pitch, size_t &rows);
+// Counts a resource violation when memory [base, base + size) or a GL image's
+// arrays go while a live texture or surface object reads them.
+void note_memory_gone(CUdeviceptr base, size_t size);
+void note_mipmapped_gone(const MipmappedArray &m);
+void forget_arrays();  // at reset
 int device_of(CUcontext context);
 // The graphics log as text, one line per call (graphics.cpp says how).
 std::string graphics_log_text();

@@ -82,6 +82,10 @@ struct Balance {
         FUZZ_COUNTER(link_states);
         FUZZ_COUNTER(graphics_resources);
         FUZZ_COUNTER(graphics_mapped);
+        FUZZ_COUNTER(arrays);
+        FUZZ_COUNTER(mipmapped_arrays);
+        FUZZ_COUNTER(texture_objects);
+        FUZZ_COUNTER(surface_objects);
 #undef FUZZ_COUNTER
         FUZZ_CHECK(release_errors == before.release_errors, "release errors: %llu before, %llu after",
                    static_cast<unsigned long long>(before.release_errors),

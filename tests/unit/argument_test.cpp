@@ -1,6 +1,8 @@
 // NULL out-pointers, bad ordinals, bad options and flags: INVALID_ARGUMENT (or
 // NOT_SUPPORTED for options from a newer header) before any driver call.
+#include <cstddef>
 #include <cstring>
+#include <limits>
 
 #include "test_support.hpp"
 
@@ -613,6 +615,224 @@ TEST_F(ArgumentTest, CompileSideNullPointers) {
     cucore_program_cache_release(cache);
     cucore_object_code_release(o);
     cucore_program_release(p);
+}
+
+// Arrays, mipmapped arrays, texture and surface objects: NULL outs, bad struct sizes, bad enums and flags.
+class ArrayArgumentTest : public ArgumentTest {
+  protected:
+    void SetUp() override {
+        ArgumentTest::SetUp();
+        cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
+        o.format = CUCORE_ARRAY_FORMAT_FLOAT32;
+        o.width = 8;
+        o.height = 8;
+        o.flags = CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE;
+        ASSERT_EQ(cucore_opaque_array_create(d_, &o, &a_), CUCORE_SUCCESS) << message();
+        ASSERT_EQ(cucore_mipmapped_array_create(d_, &o, 2, &m_), CUCORE_SUCCESS) << message();
+        ASSERT_EQ(cucore_opaque_array_handle(a_, &cu_array_), CUCORE_SUCCESS);
+        ASSERT_EQ(cucore_mipmapped_array_handle(m_, &cu_mipmapped_), CUCORE_SUCCESS);
+        resource_.kind = CUCORE_RESOURCE_KIND_OPAQUE_ARRAY;
+        resource_.array = a_;
+        ASSERT_EQ(cucore_texture_object_create(nullptr, &resource_, nullptr, &t_), CUCORE_SUCCESS) << message();
+        ASSERT_EQ(cucore_surface_object_create(nullptr, &resource_, &s_obj_), CUCORE_SUCCESS) << message();
+        cucore_memory_resource_t *pool = nullptr;
+        ASSERT_EQ(cucore_device_memory_resource_get_default(d_, &pool), CUCORE_SUCCESS);
+        ASSERT_EQ(cucore_memory_resource_allocate(pool, 4096, s_, &b_), CUCORE_SUCCESS);
+        cucore_memory_resource_release(pool);
+        fake::reset_calls();
+    }
+    void TearDown() override {
+        cucore_buffer_release(b_);
+        cucore_surface_object_release(s_obj_);
+        cucore_texture_object_release(t_);
+        cucore_mipmapped_array_release(m_);
+        cucore_opaque_array_release(a_);
+        ArgumentTest::TearDown();
+    }
+    static cucore_opaque_array_options_t options() {
+        cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
+        o.format = CUCORE_ARRAY_FORMAT_UINT8;
+        o.width = 4;
+        o.height = 4;
+        return o;
+    }
+    // Expects both creates (array and mipmapped array) to refuse `o`, naming `named`.
+    void expect_both(const cucore_opaque_array_options_t &o, const char *named) {
+        cucore_opaque_array_t *a = reinterpret_cast<cucore_opaque_array_t *>(0x1);
+        expect(cucore_opaque_array_create(d_, &o, &a), "cucore_opaque_array_create", named);
+        EXPECT_EQ(a, nullptr);
+        cucore_mipmapped_array_t *m = reinterpret_cast<cucore_mipmapped_array_t *>(0x1);
+        expect(cucore_mipmapped_array_create(d_, &o, 1, &m), "cucore_mipmapped_array_create", named);
+        EXPECT_EQ(m, nullptr);
+    }
+    void expect_texture(const cucore_resource_descriptor_t &r, const cucore_texture_object_options_t *o,
+                        const char *named) {
+        cucore_texture_object_t *t = reinterpret_cast<cucore_texture_object_t *>(0x1);
+        expect(cucore_texture_object_create(nullptr, &r, o, &t), "cucore_texture_object_create", named);
+        EXPECT_EQ(t, nullptr);
+    }
+    cucore_opaque_array_t *a_ = nullptr;
+    cucore_mipmapped_array_t *m_ = nullptr;
+    void *cu_array_ = nullptr, *cu_mipmapped_ = nullptr;
+    cucore_texture_object_t *t_ = nullptr;
+    cucore_surface_object_t *s_obj_ = nullptr;
+    cucore_buffer_t *b_ = nullptr;
+    cucore_resource_descriptor_t resource_ = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+};
+
+TEST_F(ArrayArgumentTest, NullOutPointersAndArguments) {
+    const cucore_opaque_array_options_t o = options();
+    expect(cucore_opaque_array_create(d_, &o, nullptr), "cucore_opaque_array_create", "'array'");
+    cucore_opaque_array_t *a = reinterpret_cast<cucore_opaque_array_t *>(0x1);
+    expect(cucore_opaque_array_create(d_, nullptr, &a), "cucore_opaque_array_create", "'options'");
+    EXPECT_EQ(a, nullptr);
+    expect(cucore_opaque_array_from_handle(d_, cu_array_, nullptr, nullptr, nullptr), "cucore_opaque_array_from_handle",
+           "'array'");
+    expect(cucore_opaque_array_from_handle(d_, nullptr, nullptr, nullptr, &a), "cucore_opaque_array_from_handle",
+           "'cu_array'");
+    expect(cucore_opaque_array_info(a_, nullptr), "cucore_opaque_array_info", "'info'");
+    expect(cucore_opaque_array_handle(a_, nullptr), "cucore_opaque_array_handle", "'cu_array'");
+    expect(cucore_opaque_array_copy_from_host(a_, nullptr, 256, s_), "cucore_opaque_array_copy_from_host", "'src'");
+    expect(cucore_opaque_array_copy_to_host(a_, nullptr, 256, s_), "cucore_opaque_array_copy_to_host", "'dst'");
+    expect(cucore_opaque_array_copy(nullptr, s_), "cucore_opaque_array_copy", "'copy'");
+    expect(cucore_mipmapped_array_create(d_, &o, 1, nullptr), "cucore_mipmapped_array_create", "'mipmapped_array'");
+    cucore_mipmapped_array_t *m = reinterpret_cast<cucore_mipmapped_array_t *>(0x1);
+    expect(cucore_mipmapped_array_create(d_, nullptr, 1, &m), "cucore_mipmapped_array_create", "'options'");
+    EXPECT_EQ(m, nullptr);
+    expect(cucore_mipmapped_array_from_handle(d_, cu_mipmapped_, nullptr, nullptr, nullptr),
+           "cucore_mipmapped_array_from_handle", "'mipmapped_array'");
+    expect(cucore_mipmapped_array_from_handle(d_, nullptr, nullptr, nullptr, &m), "cucore_mipmapped_array_from_handle",
+           "'cu_mipmapped_array'");
+    expect(cucore_mipmapped_array_info(m_, nullptr), "cucore_mipmapped_array_info", "'info'");
+    expect(cucore_mipmapped_array_handle(m_, nullptr), "cucore_mipmapped_array_handle", "'cu_mipmapped_array'");
+    expect(cucore_mipmapped_array_level(m_, 0, nullptr), "cucore_mipmapped_array_level", "'array'");
+    expect(cucore_texture_object_create(nullptr, &resource_, nullptr, nullptr), "cucore_texture_object_create",
+           "'texture'");
+    cucore_texture_object_t *t = reinterpret_cast<cucore_texture_object_t *>(0x1);
+    expect(cucore_texture_object_create(nullptr, nullptr, nullptr, &t), "cucore_texture_object_create", "'resource'");
+    EXPECT_EQ(t, nullptr);
+    expect(cucore_texture_object_handle(t_, nullptr), "cucore_texture_object_handle", "'handle'");
+    expect(cucore_surface_object_create(nullptr, &resource_, nullptr), "cucore_surface_object_create", "'surface'");
+    cucore_surface_object_t *so = reinterpret_cast<cucore_surface_object_t *>(0x1);
+    expect(cucore_surface_object_create(nullptr, nullptr, &so), "cucore_surface_object_create", "'resource'");
+    EXPECT_EQ(so, nullptr);
+    expect(cucore_surface_object_handle(s_obj_, nullptr), "cucore_surface_object_handle", "'handle'");
+}
+
+TEST_F(ArrayArgumentTest, StructSizesAreChecked) {
+    cucore_opaque_array_options_t o = options();
+    o.struct_size = 0;
+    expect_both(o, "struct_size");
+    o.struct_size = static_cast<uint32_t>(offsetof(cucore_opaque_array_options_t, width) + 3);
+    expect_both(o, "field 'width'");
+    // A newer caller's larger struct with a tail set: refused as NOT_SUPPORTED.
+    struct Larger {
+        cucore_opaque_array_options_t options;
+        uint64_t newer;
+    } larger{options(), 1};
+    larger.options.struct_size = sizeof larger;
+    cucore_opaque_array_t *a = nullptr;
+    expect(cucore_opaque_array_create(d_, &larger.options, &a), "cucore_opaque_array_create", "struct_size",
+           CUCORE_ERROR_NOT_SUPPORTED);
+    cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+    info.struct_size = 2;
+    expect(cucore_opaque_array_info(a_, &info), "cucore_opaque_array_info", "struct_size");
+    expect(cucore_mipmapped_array_info(m_, &info), "cucore_mipmapped_array_info", "struct_size");
+    cucore_opaque_array_copy_t copy = CUCORE_OPAQUE_ARRAY_COPY_INIT;
+    copy.struct_size = 0;
+    expect(cucore_opaque_array_copy(&copy, s_), "cucore_opaque_array_copy", "struct_size");
+    cucore_resource_descriptor_t r = resource_;
+    r.struct_size = 2;
+    expect_texture(r, nullptr, "struct_size");
+    cucore_surface_object_t *so = nullptr;
+    expect(cucore_surface_object_create(nullptr, &r, &so), "cucore_surface_object_create", "struct_size");
+    cucore_texture_object_options_t to = CUCORE_TEXTURE_OBJECT_OPTIONS_INIT;
+    to.struct_size = 1;
+    expect_texture(resource_, &to, "struct_size");
+    // An older caller's options, ending between fields: the rest are defaults.
+    cucore_opaque_array_info_t old = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+    old.struct_size = static_cast<uint32_t>(offsetof(cucore_opaque_array_info_t, width));
+    old.width = 12345;
+    ASSERT_EQ(cucore_opaque_array_info(a_, &old), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(old.format, CUCORE_ARRAY_FORMAT_FLOAT32);
+    EXPECT_EQ(old.width, 12345u) << "not written past the caller's struct_size";
+}
+
+TEST_F(ArrayArgumentTest, BadEnumsAndFlagsAreRefused) {
+    auto with = [](auto change) {
+        cucore_opaque_array_options_t o = options();
+        change(o);
+        return o;
+    };
+    auto raw = [](auto &field, uint32_t value) { std::memcpy(&field, &value, sizeof value); };
+    expect_both(with([&](auto &o) { raw(o.format, 0x04); }), "options.format");
+    expect_both(with([&](auto &o) { raw(o.format, 0xb0); }), "options.format");  // NV12: not offered
+    expect_both(with([&](auto &o) { raw(o.format, 0x80000020u); }), "options.format");
+    expect_both(with([&](auto &o) { raw(o.kind, 4); }), "options.kind");
+    expect_both(with([&](auto &o) { raw(o.kind, 0xffffffffu); }), "options.kind");
+    expect_both(with([](auto &o) { o.flags = 0x10; }), "options.flags");
+    expect_both(with([](auto &o) { o.flags = 0x80000000u; }), "options.flags");
+    expect_both(with([](auto &o) { o.reserved0 = 7; }), "options.reserved0");
+    expect_both(with([](auto &o) { o.num_channels = 3; }), "options.num_channels");
+    cucore_opaque_array_copy_t copy = CUCORE_OPAQUE_ARRAY_COPY_INIT;
+    copy.reserved0 = 1;
+    expect(cucore_opaque_array_copy(&copy, s_), "cucore_opaque_array_copy", "copy.reserved0");
+
+    cucore_resource_descriptor_t r = resource_;
+    raw(r.kind, 0);
+    expect_texture(r, nullptr, "resource.kind");
+    raw(r.kind, 5);
+    expect_texture(r, nullptr, "resource.kind");
+    raw(r.kind, 0x80000001u);
+    expect_texture(r, nullptr, "resource.kind");
+    cucore_resource_descriptor_t lin = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+    lin.kind = CUCORE_RESOURCE_KIND_LINEAR;
+    lin.buffer = b_;
+    raw(lin.format, 0x04);
+    expect_texture(lin, nullptr, "resource.format");
+    raw(lin.format, 0xb0);
+    expect_texture(lin, nullptr, "resource.format");
+    struct Row {
+        const char *named;
+        void (*change)(cucore_texture_object_options_t &);
+    };
+    const Row rows[] = {
+        {"options.address_mode[0]", [](auto &o) { const uint32_t v = 4; std::memcpy(&o.address_mode[0], &v, 4); }},
+        {"options.address_mode[1]", [](auto &o) { const uint32_t v = 0x80000000u; std::memcpy(&o.address_mode[1], &v, 4); }},
+        {"options.address_mode[2]", [](auto &o) { const uint32_t v = 9; std::memcpy(&o.address_mode[2], &v, 4); }},
+        {"options.filter_mode", [](auto &o) { const uint32_t v = 2; std::memcpy(&o.filter_mode, &v, 4); }},
+        {"options.mipmap_filter_mode", [](auto &o) { const uint32_t v = 3; std::memcpy(&o.mipmap_filter_mode, &v, 4); }},
+        {"options.read_mode", [](auto &o) { const uint32_t v = 2; std::memcpy(&o.read_mode, &v, 4); }},
+        {"options.normalized_coords", [](auto &o) { o.normalized_coords = 2; }},
+        {"options.srgb", [](auto &o) { o.srgb = 5; }},
+        {"options.disable_trilinear_optimization", [](auto &o) { o.disable_trilinear_optimization = 2; }},
+        {"options.seamless_cubemap", [](auto &o) { o.seamless_cubemap = 0xffffffffu; }},
+        {"options.max_anisotropy", [](auto &o) { o.max_anisotropy = 17; }},
+        {"options.mipmap_level_bias", [](auto &o) { o.mipmap_level_bias = std::numeric_limits<float>::quiet_NaN(); }},
+        {"options.min_mipmap_level_clamp", [](auto &o) { o.min_mipmap_level_clamp = -std::numeric_limits<float>::infinity(); }},
+        {"options.max_mipmap_level_clamp", [](auto &o) { o.max_mipmap_level_clamp = std::numeric_limits<float>::infinity(); }},
+        {"options.border_color[2]", [](auto &o) { o.border_color[2] = std::numeric_limits<float>::quiet_NaN(); }},
+    };
+    for (const Row &row : rows) {
+        SCOPED_TRACE(row.named);
+        cucore_texture_object_options_t o = CUCORE_TEXTURE_OBJECT_OPTIONS_INIT;
+        row.change(o);
+        expect_texture(resource_, &o, row.named);
+    }
+    // Retain/release pairs and NULL releases of the four types.
+    EXPECT_EQ(cucore_opaque_array_retain(a_), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_release(a_), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_mipmapped_array_retain(m_), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_mipmapped_array_release(m_), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_texture_object_retain(t_), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_texture_object_release(t_), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_surface_object_retain(s_obj_), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_surface_object_release(s_obj_), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_release(nullptr), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_mipmapped_array_release(nullptr), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_texture_object_release(nullptr), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_surface_object_release(nullptr), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::calls(), 0);
 }
 
 }  // namespace

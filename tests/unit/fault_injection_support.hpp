@@ -10,8 +10,8 @@
 //    scenario's `tolerated` call), with no release error;
 // and in every case no library object and no driver object (stream, event,
 // pool, allocation, physical memory, reservation, mapping, primary-context
-// retain) was left behind, but the one temporary the driver refused to
-// destroy.
+// retain, array, mipmapped array, texture or surface object) was left behind,
+// but the one temporary the driver refused to destroy.
 #pragma once
 
 #include <functional>
@@ -34,14 +34,18 @@ struct Scenario {
 inline bool same_driver_state(const fake::Counters &a, const fake::Counters &b) {
     return a.streams == b.streams && a.events == b.events && a.pools == b.pools && a.allocations == b.allocations &&
            a.vmm_handles == b.vmm_handles && a.reservations == b.reservations && a.mappings == b.mappings &&
-           a.primary_retained == b.primary_retained;
+           a.primary_retained == b.primary_retained && a.arrays == b.arrays &&
+           a.mipmapped_arrays == b.mipmapped_arrays && a.texture_objects == b.texture_objects &&
+           a.surface_objects == b.surface_objects;
 }
 
 inline std::string describe(const fake::Counters &c) {
     return "streams " + std::to_string(c.streams) + ", events " + std::to_string(c.events) + ", pools " +
            std::to_string(c.pools) + ", allocations " + std::to_string(c.allocations) + ", physical " +
            std::to_string(c.vmm_handles) + ", reservations " + std::to_string(c.reservations) + ", mappings " +
-           std::to_string(c.mappings) + ", primary retains " + std::to_string(c.primary_retained);
+           std::to_string(c.mappings) + ", primary retains " + std::to_string(c.primary_retained) + ", arrays " +
+           std::to_string(c.arrays) + ", mipmapped arrays " + std::to_string(c.mipmapped_arrays) + ", textures " +
+           std::to_string(c.texture_objects) + ", surfaces " + std::to_string(c.surface_objects);
 }
 
 // `Fixture` (FakeDriverTest or one derived from it) with run(scenario).

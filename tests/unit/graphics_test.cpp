@@ -28,7 +28,9 @@ class GraphicsTest : public FakeDriverTest {
     void SetUp() override {
         FakeDriverTest::SetUp();
         resources_before_ = live(CUCORE_OBJECT_GRAPHICS_RESOURCE);
-        arrays_before_ = live(CUCORE_OBJECT_GRAPHICS_ARRAY);
+        arrays_before_ = live(CUCORE_OBJECT_OPAQUE_ARRAY);
+        mipmapped_before_ = live(CUCORE_OBJECT_MIPMAPPED_ARRAY);
+        textures_before_ = live(CUCORE_OBJECT_TEXTURE_OBJECT) + live(CUCORE_OBJECT_SURFACE_OBJECT);
         dev_ = device(0);
         ASSERT_EQ(cucore_stream_create(dev_, nullptr, &s1_), CUCORE_SUCCESS) << message();
         ASSERT_EQ(cucore_stream_create(dev_, nullptr, &s2_), CUCORE_SUCCESS) << message();
@@ -38,7 +40,10 @@ class GraphicsTest : public FakeDriverTest {
         cucore_stream_release(s2_);
         cucore_device_release(dev_);
         EXPECT_EQ(live(CUCORE_OBJECT_GRAPHICS_RESOURCE), resources_before_) << "leaked graphics resources";
-        EXPECT_EQ(live(CUCORE_OBJECT_GRAPHICS_ARRAY), arrays_before_) << "leaked graphics arrays";
+        EXPECT_EQ(live(CUCORE_OBJECT_OPAQUE_ARRAY), arrays_before_) << "leaked arrays";
+        EXPECT_EQ(live(CUCORE_OBJECT_MIPMAPPED_ARRAY), mipmapped_before_) << "leaked mipmapped arrays";
+        EXPECT_EQ(live(CUCORE_OBJECT_TEXTURE_OBJECT) + live(CUCORE_OBJECT_SURFACE_OBJECT), textures_before_)
+            << "leaked texture or surface objects";
         EXPECT_EQ(fake::counters().graphics_resources, 0) << "registrations leaked";
         EXPECT_EQ(fake::counters().graphics_mapped, 0) << "mappings leaked";
         EXPECT_EQ(fake::graphics_order_violations(), 0) << "unregistered while mapped";
@@ -98,7 +103,7 @@ class GraphicsTest : public FakeDriverTest {
     cucore_stream_t *s2_ = nullptr;
 
   private:
-    size_t resources_before_ = 0, arrays_before_ = 0;
+    size_t resources_before_ = 0, arrays_before_ = 0, mipmapped_before_ = 0, textures_before_ = 0;
 };
 
 using Calls = std::vector<std::string>;
@@ -273,9 +278,10 @@ TEST_F(GraphicsTest, AfterCloseEveryCallIsInvalidState) {
     EXPECT_NE(message().find("closed"), std::string::npos) << message();
     EXPECT_EQ(cucore_graphics_resource_unmap(r, nullptr), CUCORE_ERROR_INVALID_STATE);
     EXPECT_NE(message().find("closed"), std::string::npos) << message();
-    cucore_graphics_array_t *a = nullptr;
+    cucore_opaque_array_t *a = nullptr;
+    cucore_mipmapped_array_t *m = nullptr;
     EXPECT_EQ(cucore_graphics_resource_map_array(r, s1_, 0, 0, 0, &a), CUCORE_ERROR_INVALID_STATE);
-    EXPECT_EQ(cucore_graphics_resource_map_mipmapped_array(r, s1_, 0, &a), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_graphics_resource_map_mipmapped_array(r, s1_, 0, &m), CUCORE_ERROR_INVALID_STATE);
     EXPECT_EQ(cucore_graphics_resources_map(&r, 1, s1_, &b), CUCORE_ERROR_INVALID_STATE);
     EXPECT_EQ(mapped(r), 0);
     EXPECT_EQ(cu(r), nullptr);
@@ -292,7 +298,7 @@ TEST_F(GraphicsTest, DoubleMapAndUnmapWhenNotMappedAreClearErrors) {
     EXPECT_EQ(cucore_graphics_resource_map(r, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &again), CUCORE_ERROR_INVALID_STATE);
     EXPECT_NE(message().find("already mapped"), std::string::npos) << message();
     EXPECT_EQ(again, nullptr);
-    cucore_graphics_array_t *a = nullptr;
+    cucore_opaque_array_t *a = nullptr;
     EXPECT_EQ(cucore_graphics_resource_map_array(r, s1_, 0, 0, 0, &a), CUCORE_ERROR_INVALID_STATE);
     EXPECT_EQ(cucore_buffer_release(b), CUCORE_SUCCESS);
     // A buffer maps as a pointer only.
@@ -372,7 +378,7 @@ TEST_F(GraphicsTest, EveryReleasePathFailureIsCounted) {
         for (long i = 0; i <= static_cast<long>(clean.size()); ++i) {
             cucore_graphics_resource_t *r = release.image ? image_resource() : buffer_resource();
             cucore_buffer_t *b = nullptr;
-            cucore_graphics_array_t *a = nullptr;
+            cucore_opaque_array_t *a = nullptr;
             if (release.mapped && release.image) {
                 ASSERT_EQ(cucore_graphics_resource_map_array(r, s1_, 0, 0, 0, &a), CUCORE_SUCCESS) << message();
             } else if (release.mapped) {
@@ -389,7 +395,7 @@ TEST_F(GraphicsTest, EveryReleasePathFailureIsCounted) {
             fake::reset_calls();
             fake::fail_call(i, CUDA_ERROR_UNKNOWN,
                             failing.rfind("cuGraphics", 0) == 0 ? fake::Failure::after_work : fake::Failure::refuse);
-            const cucore_status_t released[3] = {cucore_buffer_release(b), cucore_graphics_array_release(a),
+            const cucore_status_t released[3] = {cucore_buffer_release(b), cucore_opaque_array_release(a),
                                                  cucore_graphics_resource_release(r)};  // NULL: no-ops
             fake::fail_call(0);
             const std::vector<std::string> log = fake::call_log();
@@ -413,7 +419,7 @@ TEST_F(GraphicsTest, EveryReleasePathFailureIsCounted) {
             EXPECT_EQ(fake::counters().graphics_resources, 0) << "nothing stays registered";
             EXPECT_EQ(fake::graphics_order_violations(), 0) << "unregistered while mapped";
             EXPECT_EQ(live(CUCORE_OBJECT_GRAPHICS_RESOURCE), 0u);
-            EXPECT_EQ(live(CUCORE_OBJECT_GRAPHICS_ARRAY), 0u);
+            EXPECT_EQ(live(CUCORE_OBJECT_OPAQUE_ARRAY), 0u);
             if (HasFailure()) return;  // one iteration's failures, not every later one's
         }
         EXPECT_GE(clean.size(), 4u) << "the context query, the bind, the driver's release and the restore";
@@ -541,7 +547,7 @@ TEST_F(GraphicsTest, BatchUnmapIsOneDriverCallOnTheMappingStream) {
     EXPECT_TRUE(calls_after(mark).empty()) << "the buffers' release unmaps nothing more";
     // The override stream; images too.
     cucore_graphics_resource_t *image = image_resource();
-    cucore_graphics_array_t *array = nullptr;
+    cucore_opaque_array_t *array = nullptr;
     ASSERT_EQ(cucore_graphics_resource_map_array(image, s1_, 0, 0, 0, &array), CUCORE_SUCCESS) << message();
     ASSERT_EQ(cucore_graphics_resources_map(r, 2, s1_, b), CUCORE_SUCCESS) << message();
     cucore_graphics_resource_t *mixed[3] = {image, r[0], r[1]};
@@ -549,9 +555,9 @@ TEST_F(GraphicsTest, BatchUnmapIsOneDriverCallOnTheMappingStream) {
     ASSERT_EQ(cucore_graphics_resources_unmap(mixed, 3, s2_), CUCORE_SUCCESS) << message();
     EXPECT_EQ(calls_after(mark), (Calls{"unmap@2", "unmap@2", "unmap@2"}));
     void *raw_array = nullptr;
-    EXPECT_EQ(cucore_graphics_array_handle(array, &raw_array), CUCORE_ERROR_INVALID_STATE) << "the array is gone";
+    EXPECT_EQ(cucore_opaque_array_handle(array, &raw_array), CUCORE_ERROR_INVALID_STATE) << "the array is gone";
     mark = calls().size();
-    EXPECT_EQ(cucore_graphics_array_release(array), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_release(array), CUCORE_SUCCESS);
     for (int i = 0; i < 2; ++i) EXPECT_EQ(cucore_buffer_release(b[i]), CUCORE_SUCCESS);
     EXPECT_TRUE(calls_after(mark).empty());
     for (auto *resource : r) EXPECT_EQ(cucore_graphics_resource_release(resource), CUCORE_SUCCESS);
@@ -620,46 +626,65 @@ TEST_F(GraphicsTest, MappedArrayCopiesAndUnmapsWithItsLastReference) {
     cucore_buffer_t *b = nullptr;
     EXPECT_EQ(cucore_graphics_resource_map(image, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &b), CUCORE_ERROR_INVALID_STATE);
     EXPECT_NE(message().find("GL image, which maps as arrays"), std::string::npos) << message();
-    cucore_graphics_array_t *a = nullptr;
+    cucore_opaque_array_t *a = nullptr;
     ASSERT_EQ(cucore_graphics_resource_map_array(image, s2_, CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD, 0, 0, &a),
               CUCORE_SUCCESS)
         << message();
-    cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
-    ASSERT_EQ(cucore_graphics_array_info(a, &info), CUCORE_SUCCESS) << message();
+    // A mapped GL image is an opaque array like any other, but not the library's to destroy.
+    cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+    ASSERT_EQ(cucore_opaque_array_info(a, &info), CUCORE_SUCCESS) << message();
     EXPECT_EQ(info.width, fake::kGlImageWidth);
     EXPECT_EQ(info.height, fake::kGlImageHeight);
     EXPECT_EQ(info.depth, 0u);
-    EXPECT_EQ(info.channels, 4u);
+    EXPECT_EQ(info.kind, CUCORE_ARRAY_KIND_PLAIN);
+    EXPECT_EQ(info.num_channels, 4u);
     EXPECT_EQ(info.element_size, 4u);
-    EXPECT_EQ(info.format, static_cast<uint32_t>(CU_AD_FORMAT_UNSIGNED_INT8));
-    EXPECT_EQ(info.is_mipmapped, 0u);
+    EXPECT_EQ(info.format, CUCORE_ARRAY_FORMAT_UINT8);
+    EXPECT_EQ(info.flags, uint32_t{CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE}) << "registered for surface load/store";
+    EXPECT_EQ(info.is_owned, 0u);
+    EXPECT_EQ(info.num_levels, 1u);
+    EXPECT_EQ(info.size_bytes, fake::kGlImageWidth * fake::kGlImageHeight * 4);
     void *raw = nullptr;
-    ASSERT_EQ(cucore_graphics_array_handle(a, &raw), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_opaque_array_handle(a, &raw), CUCORE_SUCCESS);
     EXPECT_NE(raw, nullptr);
     const size_t bytes = fake::kGlImageWidth * fake::kGlImageHeight * 4;
     std::vector<unsigned char> pattern(bytes), back(bytes, 0);
     for (size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<unsigned char>(i * 7 + 3);
-    ASSERT_EQ(cucore_graphics_array_copy_from_host(a, pattern.data(), bytes, s2_), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_opaque_array_copy_from_host(a, pattern.data(), bytes, s2_), CUCORE_SUCCESS) << message();
     EXPECT_EQ(*fake::graphics_bytes(cu(image), 0), pattern);
-    ASSERT_EQ(cucore_graphics_array_copy_to_host(a, back.data(), bytes, s2_), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_opaque_array_copy_to_host(a, back.data(), bytes, s2_), CUCORE_SUCCESS) << message();
     EXPECT_EQ(back, pattern);
-    EXPECT_EQ(cucore_graphics_array_copy_to_host(a, back.data(), bytes - 1, s2_), CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_NE(message().find("tightly packed"), std::string::npos) << message();
-    EXPECT_EQ(cucore_graphics_array_copy_from_host(a, nullptr, bytes, s2_), CUCORE_ERROR_INVALID_ARGUMENT);
-    // To and from a buffer: a view of a mapped GL buffer of the same size.
+    EXPECT_EQ(cucore_opaque_array_copy_to_host(a, back.data(), bytes - 1, s2_), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find(std::to_string(bytes - 1)), std::string::npos) << message();
+    EXPECT_EQ(cucore_opaque_array_copy_from_host(a, nullptr, bytes, s2_), CUCORE_ERROR_INVALID_ARGUMENT);
+    // A region of it: row 2, elements 3 to 6.
+    std::vector<unsigned char> region(4 * 4, 0x77);
+    cucore_opaque_array_copy_t copy = CUCORE_OPAQUE_ARRAY_COPY_INIT;
+    copy.src_memory.host = region.data();
+    copy.dst_array.array = a;
+    copy.dst_array.x = 3;
+    copy.dst_array.y = 2;
+    copy.width = 4;
+    ASSERT_EQ(cucore_opaque_array_copy(&copy, s2_), CUCORE_SUCCESS) << message();
+    std::vector<unsigned char> expected = pattern;
+    std::fill(expected.begin() + (2 * fake::kGlImageWidth + 3) * 4, expected.begin() + (2 * fake::kGlImageWidth + 7) * 4,
+              0x77);
+    EXPECT_EQ(*fake::graphics_bytes(cu(image), 0), expected);
+    // To and from a buffer: a view of a mapped GL buffer of the same size, and the whole (larger) buffer.
     cucore_graphics_resource_t *vbo = buffer_resource();
     cucore_buffer_t *whole = nullptr, *view = nullptr;
     ASSERT_EQ(cucore_graphics_resource_map(vbo, s2_, CUCORE_GRAPHICS_MAP_HINT_NONE, &whole), CUCORE_SUCCESS);
     ASSERT_EQ(cucore_buffer_view(whole, 0, bytes, &view), CUCORE_SUCCESS);
-    ASSERT_EQ(cucore_graphics_array_copy_to_buffer(a, view, s2_), CUCORE_SUCCESS) << message();
-    EXPECT_EQ(std::memcmp(fake::graphics_bytes(cu(vbo))->data(), pattern.data(), bytes), 0);
+    ASSERT_EQ(cucore_opaque_array_copy_to_buffer(a, view, s2_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(std::memcmp(fake::graphics_bytes(cu(vbo))->data(), expected.data(), bytes), 0);
     std::memset(fake::graphics_bytes(cu(vbo))->data(), 0x5A, bytes);
-    ASSERT_EQ(cucore_graphics_array_copy_from_buffer(a, view, s2_), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_opaque_array_copy_from_buffer(a, view, s2_), CUCORE_SUCCESS) << message();
     EXPECT_EQ(fake::graphics_bytes(cu(image), 0)->at(17), 0x5A);
-    EXPECT_EQ(cucore_graphics_array_copy_from_buffer(a, whole, s2_), CUCORE_ERROR_INVALID_ARGUMENT);
-    cucore_graphics_array_t *level = nullptr;
-    EXPECT_EQ(cucore_graphics_array_level(a, 1, &level), CUCORE_ERROR_INVALID_STATE);
-    EXPECT_NE(message().find("not a mipmapped array"), std::string::npos) << message();
+    ASSERT_EQ(cucore_opaque_array_copy_from_buffer(a, whole, s2_), CUCORE_SUCCESS) << "a larger buffer: its start";
+    cucore_buffer_t *short_view = nullptr;
+    ASSERT_EQ(cucore_buffer_view(whole, 0, bytes - 4, &short_view), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_copy_from_buffer(a, short_view, s2_), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_buffer_release(short_view), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_buffer_release(view), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_buffer_release(whole), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_graphics_resource_release(vbo), CUCORE_SUCCESS);
@@ -668,62 +693,173 @@ TEST_F(GraphicsTest, MappedArrayCopiesAndUnmapsWithItsLastReference) {
     EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
     EXPECT_EQ(fake::counters().graphics_resources, 1);
-    EXPECT_EQ(cucore_graphics_array_retain(a), CUCORE_SUCCESS);
-    EXPECT_EQ(cucore_graphics_array_release(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_retain(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_release(a), CUCORE_SUCCESS);
     EXPECT_EQ(fake::counters().graphics_mapped, 1);
-    EXPECT_EQ(cucore_graphics_array_release(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_release(a), CUCORE_SUCCESS);
     EXPECT_EQ(fake::counters().graphics_resources, 0);
+    EXPECT_EQ(fake::counters().arrays, 0) << "the driver's array, never cuArrayDestroy'd by the library";
     std::vector<std::string> c = calls();
     ASSERT_GE(c.size(), 2u);
     EXPECT_EQ(c[c.size() - 2], "unmap@2");
     EXPECT_EQ(c.back(), "unregister");
 }
 
+TEST_F(GraphicsTest, ClosingAMappedArrayDoesNotUnmapWhileAnotherHolderLives) {
+    cucore_graphics_resource_t *image = image_resource();
+    cucore_opaque_array_t *a = nullptr, *b = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map_array(image, s1_, 0, 0, 0, &a), CUCORE_SUCCESS) << message();
+    cucore_mipmapped_array_t *m = nullptr;
+    EXPECT_EQ(cucore_graphics_resource_map_mipmapped_array(image, s1_, 0, &m), CUCORE_ERROR_INVALID_STATE)
+        << "already mapped";
+    ASSERT_EQ(cucore_opaque_array_retain(a), CUCORE_SUCCESS);
+    b = a;
+    EXPECT_EQ(cucore_opaque_array_close(a), CUCORE_SUCCESS);
+    EXPECT_EQ(mapped(image), 0) << "the array's share was the mapping's last holder";
+    cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+    EXPECT_EQ(cucore_opaque_array_info(b, &info), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_opaque_array_release(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_release(b), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"map@1", "unmap@1", "unregister"}));
+}
+
 TEST_F(GraphicsTest, MipmappedArrayLevelsShareTheMapping) {
     cucore_graphics_resource_t *image = image_resource();
-    cucore_graphics_array_t *mip = nullptr, *level = nullptr;
+    cucore_mipmapped_array_t *mip = nullptr;
+    cucore_opaque_array_t *level = nullptr;
     ASSERT_EQ(cucore_graphics_resource_map_mipmapped_array(image, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, &mip),
               CUCORE_SUCCESS)
         << message();
-    cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
-    ASSERT_EQ(cucore_graphics_array_info(mip, &info), CUCORE_SUCCESS) << message();
-    EXPECT_EQ(info.is_mipmapped, 1u);
+    cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+    ASSERT_EQ(cucore_mipmapped_array_info(mip, &info), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(info.num_levels, 2u) << "counted by asking the driver for levels";
     EXPECT_EQ(info.width, fake::kGlImageWidth);
-    std::vector<unsigned char> bytes(fake::kGlImageWidth * fake::kGlImageHeight * 4);
-    EXPECT_EQ(cucore_graphics_array_copy_to_host(mip, bytes.data(), bytes.size(), s1_), CUCORE_ERROR_INVALID_STATE);
-    ASSERT_EQ(cucore_graphics_array_level(mip, 1, &level), CUCORE_SUCCESS) << message();
-    ASSERT_EQ(cucore_graphics_array_info(level, &info), CUCORE_SUCCESS);
+    EXPECT_EQ(info.height, fake::kGlImageHeight);
+    EXPECT_EQ(info.is_owned, 0u);
+    void *raw = nullptr;
+    ASSERT_EQ(cucore_mipmapped_array_handle(mip, &raw), CUCORE_SUCCESS);
+    EXPECT_NE(raw, nullptr);
+    ASSERT_EQ(cucore_mipmapped_array_level(mip, 1, &level), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_opaque_array_info(level, &info), CUCORE_SUCCESS);
     EXPECT_EQ(info.width, fake::kGlImageWidth / 2);
-    EXPECT_EQ(info.is_mipmapped, 0u);
+    EXPECT_EQ(info.height, fake::kGlImageHeight / 2);
+    EXPECT_EQ(info.num_levels, 1u);
     std::vector<unsigned char> small(info.width * info.height * 4, 0x42);
-    ASSERT_EQ(cucore_graphics_array_copy_from_host(level, small.data(), small.size(), s1_), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_opaque_array_copy_from_host(level, small.data(), small.size(), s1_), CUCORE_SUCCESS);
     EXPECT_EQ(*fake::graphics_bytes(cu(image), 1), small);
-    cucore_graphics_array_t *missing = nullptr;
-    EXPECT_EQ(cucore_graphics_array_level(mip, 5, &missing), CUCORE_ERROR_CUDA);
-    EXPECT_EQ(cucore_graphics_array_release(mip), CUCORE_SUCCESS);
+    cucore_opaque_array_t *missing = reinterpret_cast<cucore_opaque_array_t *>(0x1);
+    EXPECT_EQ(cucore_mipmapped_array_level(mip, 2, &missing), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(missing, nullptr);
+    EXPECT_NE(message().find("2 levels"), std::string::npos) << "names the count: " << message();
+    EXPECT_EQ(cucore_mipmapped_array_release(mip), CUCORE_SUCCESS);
     EXPECT_EQ(mapped(image), 1) << "the level holds the mapping";
-    EXPECT_EQ(cucore_graphics_array_release(level), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_release(level), CUCORE_SUCCESS);
     EXPECT_EQ(mapped(image), 0);
     EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().mipmapped_arrays, 0) << "the driver's, never destroyed by the library";
 }
 
 TEST_F(GraphicsTest, ArraysOfAnEndedMappingAreInvalidState) {
     cucore_graphics_resource_t *image = image_resource();
-    cucore_graphics_array_t *a = nullptr;
+    cucore_opaque_array_t *a = nullptr;
     ASSERT_EQ(cucore_graphics_resource_map_array(image, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE, 0, 1, &a), CUCORE_SUCCESS);
-    cucore_graphics_array_t *bad = nullptr;
+    cucore_opaque_array_t *bad = nullptr;
     EXPECT_EQ(cucore_graphics_resource_unmap(image, s2_), CUCORE_SUCCESS) << message();
     void *raw = nullptr;
-    EXPECT_EQ(cucore_graphics_array_handle(a, &raw), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_opaque_array_handle(a, &raw), CUCORE_ERROR_INVALID_STATE);
     EXPECT_NE(message().find("unmapped or closed"), std::string::npos) << message();
-    cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
-    EXPECT_EQ(cucore_graphics_array_info(a, &info), CUCORE_ERROR_INVALID_STATE);
-    EXPECT_EQ(cucore_graphics_array_release(a), CUCORE_SUCCESS);
+    cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+    EXPECT_EQ(cucore_opaque_array_info(a, &info), CUCORE_ERROR_INVALID_STATE);
+    std::vector<unsigned char> host(256);
+    EXPECT_EQ(cucore_opaque_array_copy_to_host(a, host.data(), host.size(), s1_), CUCORE_ERROR_INVALID_STATE);
+    cucore_texture_object_t *t = reinterpret_cast<cucore_texture_object_t *>(0x1);
+    cucore_resource_descriptor_t resource = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+    resource.kind = CUCORE_RESOURCE_KIND_OPAQUE_ARRAY;
+    resource.array = a;
+    EXPECT_EQ(cucore_texture_object_create(nullptr, &resource, nullptr, &t), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(t, nullptr);
+    EXPECT_EQ(cucore_opaque_array_close(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_release(a), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_graphics_resource_map_array(image, s1_, 0, 1, 0, &bad), CUCORE_ERROR_CUDA) << "no layer 1";
     EXPECT_EQ(bad, nullptr);
     EXPECT_EQ(mapped(image), 0);
+    // A mipmapped array and its level after a close of the resource.
+    cucore_mipmapped_array_t *mip = nullptr;
+    cucore_opaque_array_t *level = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map_mipmapped_array(image, s1_, 0, &mip), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_mipmapped_array_level(mip, 0, &level), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(cucore_graphics_resource_close(image, nullptr), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(cucore_mipmapped_array_info(mip, &info), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_opaque_array_info(level, &info), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_mipmapped_array_level(mip, 1, &bad), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_opaque_array_release(level), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_mipmapped_array_release(mip), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
-    EXPECT_EQ(calls(), (Calls{"map@1", "unmap@2", "map@1", "unmap@1", "unregister"}));
+    EXPECT_EQ(calls(), (Calls{"map@1", "unmap@2", "map@1", "unmap@1", "map@1", "unmap@1", "unregister"}));
+}
+
+// A texture or surface object over a mapped GL image holds the mapping (and so the registration) until it goes.
+TEST_F(GraphicsTest, TexturesAndSurfacesOverAMappedImageKeepTheMapping) {
+    cucore_graphics_resource_t *image = image_resource(CUCORE_GRAPHICS_REGISTER_SURFACE_LOAD_STORE);
+    cucore_opaque_array_t *a = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map_array(image, s2_, 0, 0, 0, &a), CUCORE_SUCCESS) << message();
+    void *raw = nullptr;
+    ASSERT_EQ(cucore_opaque_array_handle(a, &raw), CUCORE_SUCCESS);
+    cucore_resource_descriptor_t resource = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+    resource.kind = CUCORE_RESOURCE_KIND_OPAQUE_ARRAY;
+    resource.array = a;
+    cucore_texture_object_options_t o = CUCORE_TEXTURE_OBJECT_OPTIONS_INIT;
+    o.read_mode = CUCORE_READ_MODE_NORMALIZED_FLOAT;
+    o.filter_mode = CUCORE_FILTER_MODE_LINEAR;
+    cucore_texture_object_t *t = nullptr;
+    ASSERT_EQ(cucore_texture_object_create(nullptr, &resource, &o, &t), CUCORE_SUCCESS) << message();
+    cucore_surface_object_t *s = nullptr;
+    ASSERT_EQ(cucore_surface_object_create(nullptr, &resource, &s), CUCORE_SUCCESS) << message();
+    uint64_t handle = 0;
+    ASSERT_EQ(cucore_texture_object_handle(t, &handle), CUCORE_SUCCESS);
+    fake::TextureRecord record;
+    ASSERT_TRUE(fake::texture_record(handle, record));
+    EXPECT_EQ(record.resource.res.array.hArray, static_cast<CUarray>(raw));
+    EXPECT_EQ(record.texture.filterMode, CU_TR_FILTER_MODE_LINEAR);
+    EXPECT_EQ(record.texture.flags, 0u) << "bytes read as normalized floats";
+    // The array and the resource go; the texture and surface keep the mapping.
+    EXPECT_EQ(cucore_opaque_array_release(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().graphics_mapped, 1);
+    EXPECT_EQ(cucore_surface_object_release(s), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().graphics_mapped, 1) << "the texture still holds it";
+    EXPECT_EQ(calls(), (Calls{"map@2"}));
+    EXPECT_EQ(cucore_texture_object_release(t), CUCORE_SUCCESS);
+    EXPECT_EQ(calls(), (Calls{"map@2", "unmap@2", "unregister"})) << "unmapped on the mapping stream, then unregistered";
+    EXPECT_EQ(fake::resource_violations(), 0) << "nothing unmapped under a live texture or surface";
+
+    // Without SURFACE_LOAD_STORE at registration the mapped array has no surface flag: refused.
+    image = image_resource();
+    ASSERT_EQ(cucore_graphics_resource_map_array(image, s1_, 0, 0, 0, &a), CUCORE_SUCCESS) << message();
+    resource.array = a;
+    EXPECT_EQ(cucore_surface_object_create(nullptr, &resource, &s), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_opaque_array_release(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().graphics_resources, 0);
+}
+
+// A texture over a GL image's mipmapped array holds the mapping too.
+TEST_F(GraphicsTest, ATextureOverAMappedMipmappedArrayKeepsTheMapping) {
+    cucore_graphics_resource_t *image = image_resource();
+    cucore_mipmapped_array_t *mip = nullptr;
+    ASSERT_EQ(cucore_graphics_resource_map_mipmapped_array(image, s1_, 0, &mip), CUCORE_SUCCESS) << message();
+    cucore_resource_descriptor_t resource = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+    resource.kind = CUCORE_RESOURCE_KIND_MIPMAPPED_ARRAY;
+    resource.mipmapped_array = mip;
+    cucore_texture_object_t *t = nullptr;
+    ASSERT_EQ(cucore_texture_object_create(nullptr, &resource, nullptr, &t), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(cucore_mipmapped_array_close(mip), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_mipmapped_array_release(mip), CUCORE_SUCCESS);
+    EXPECT_EQ(mapped(image), 1) << "the texture holds the mapping";
+    EXPECT_EQ(cucore_texture_object_release(t), CUCORE_SUCCESS);
+    EXPECT_EQ(mapped(image), 0);
+    EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
 }
 
 // ---- Threads --------------------------------------------------------------------------
@@ -788,14 +924,11 @@ TEST_F(GraphicsTest, EveryHandleArgumentIsChecked) {
     ASSERT_EQ(cucore_graphics_resource_release(released), CUCORE_SUCCESS);
     cucore_graphics_resource_t *garbage = reinterpret_cast<cucore_graphics_resource_t *>(0x1234);
     auto *wrong_type = reinterpret_cast<cucore_graphics_resource_t *>(s1_);
-    auto *array_wrong_type = reinterpret_cast<cucore_graphics_array_t *>(s1_);
-    auto *array_garbage = reinterpret_cast<cucore_graphics_array_t *>(0x1234);
     cucore_buffer_t *b = nullptr;
-    cucore_graphics_array_t *a = nullptr;
+    cucore_opaque_array_t *a = nullptr;
+    cucore_mipmapped_array_t *m = nullptr;
     void *raw = nullptr;
     int flag = 0;
-    cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
-    unsigned char host[4] = {};
     for (cucore_graphics_resource_t *r : {static_cast<cucore_graphics_resource_t *>(nullptr), garbage, released,
                                           wrong_type}) {
         EXPECT_EQ(cucore_graphics_resource_retain(r), CUCORE_ERROR_INVALID_HANDLE);
@@ -805,26 +938,13 @@ TEST_F(GraphicsTest, EveryHandleArgumentIsChecked) {
         EXPECT_EQ(cucore_graphics_resource_map(r, s1_, 0, &b), CUCORE_ERROR_INVALID_HANDLE);
         EXPECT_EQ(cucore_graphics_resources_map(&r, 1, s1_, &b), CUCORE_ERROR_INVALID_HANDLE);
         EXPECT_EQ(cucore_graphics_resource_map_array(r, s1_, 0, 0, 0, &a), CUCORE_ERROR_INVALID_HANDLE);
-        EXPECT_EQ(cucore_graphics_resource_map_mipmapped_array(r, s1_, 0, &a), CUCORE_ERROR_INVALID_HANDLE);
+        EXPECT_EQ(cucore_graphics_resource_map_mipmapped_array(r, s1_, 0, &m), CUCORE_ERROR_INVALID_HANDLE);
         EXPECT_EQ(cucore_graphics_resource_unmap(r, nullptr), CUCORE_ERROR_INVALID_HANDLE);
         EXPECT_EQ(cucore_graphics_resource_is_mapped(r, &flag), CUCORE_ERROR_INVALID_HANDLE);
         EXPECT_EQ(cucore_graphics_resource_close(r, nullptr), CUCORE_ERROR_INVALID_HANDLE);
         EXPECT_EQ(cucore_graphics_resource_handle(r, &raw), CUCORE_ERROR_INVALID_HANDLE);
     }
-    for (cucore_graphics_array_t *x : {static_cast<cucore_graphics_array_t *>(nullptr), array_garbage,
-                                       array_wrong_type}) {
-        EXPECT_EQ(cucore_graphics_array_retain(x), CUCORE_ERROR_INVALID_HANDLE);
-        if (x) {
-            EXPECT_EQ(cucore_graphics_array_release(x), CUCORE_ERROR_INVALID_HANDLE);
-        }
-        EXPECT_EQ(cucore_graphics_array_handle(x, &raw), CUCORE_ERROR_INVALID_HANDLE);
-        EXPECT_EQ(cucore_graphics_array_level(x, 0, &a), CUCORE_ERROR_INVALID_HANDLE);
-        EXPECT_EQ(cucore_graphics_array_info(x, &info), CUCORE_ERROR_INVALID_HANDLE);
-        EXPECT_EQ(cucore_graphics_array_copy_from_host(x, host, 4, s1_), CUCORE_ERROR_INVALID_HANDLE);
-        EXPECT_EQ(cucore_graphics_array_copy_to_host(x, host, 4, s1_), CUCORE_ERROR_INVALID_HANDLE);
-        EXPECT_EQ(cucore_graphics_array_copy_from_buffer(x, nullptr, s1_), CUCORE_ERROR_INVALID_HANDLE);
-        EXPECT_EQ(cucore_graphics_array_copy_to_buffer(x, nullptr, s1_), CUCORE_ERROR_INVALID_HANDLE);
-    }
+    // The arrays of a mapping are opaque arrays: handle_test.cpp checks their handle arguments.
     // Bad devices and streams.
     cucore_graphics_resource_t *r = nullptr;
     EXPECT_EQ(cucore_graphics_resource_from_gl_buffer(nullptr, 7, 0, &r), CUCORE_ERROR_INVALID_HANDLE);
@@ -851,15 +971,15 @@ TEST_F(GraphicsTest, NullOutPointersAreInvalidArguments) {
     EXPECT_EQ(cucore_graphics_resource_map_mipmapped_array(image, s1_, 0, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(cucore_graphics_resource_is_mapped(r, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(cucore_graphics_resource_handle(r, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    cucore_graphics_array_t *a = nullptr;
+    cucore_opaque_array_t *a = nullptr;
     ASSERT_EQ(cucore_graphics_resource_map_array(image, s1_, 0, 0, 0, &a), CUCORE_SUCCESS);
-    EXPECT_EQ(cucore_graphics_array_handle(a, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(cucore_graphics_array_info(a, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
-    cucore_graphics_array_info_t bad_size = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
+    EXPECT_EQ(cucore_opaque_array_handle(a, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_opaque_array_info(a, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_opaque_array_info_t bad_size = CUCORE_OPAQUE_ARRAY_INFO_INIT;
     bad_size.struct_size = 2;
-    EXPECT_EQ(cucore_graphics_array_info(a, &bad_size), CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(cucore_graphics_array_copy_to_host(a, nullptr, 512, s1_), CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(cucore_graphics_array_release(a), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_opaque_array_info(a, &bad_size), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_opaque_array_copy_to_host(a, nullptr, 512, s1_), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_opaque_array_release(a), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_graphics_resource_release(image), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_graphics_resource_release(r), CUCORE_SUCCESS);
 }
@@ -878,12 +998,15 @@ TEST_F(GraphicsTest, FaultInjectionOfEveryCreatePath) {
     cucore_graphics_resource_t *image = image_resource();
     auto release_buffer = [](void *h) { EXPECT_EQ(cucore_buffer_release(static_cast<cucore_buffer_t *>(h)), 0); };
     auto release_array = [](void *h) {
-        EXPECT_EQ(cucore_graphics_array_release(static_cast<cucore_graphics_array_t *>(h)), 0);
+        EXPECT_EQ(cucore_opaque_array_release(static_cast<cucore_opaque_array_t *>(h)), 0);
+    };
+    auto release_mipmapped = [](void *h) {
+        EXPECT_EQ(cucore_mipmapped_array_release(static_cast<cucore_mipmapped_array_t *>(h)), 0);
     };
     auto release_resource = [](void *h) {
         EXPECT_EQ(cucore_graphics_resource_release(static_cast<cucore_graphics_resource_t *>(h)), 0);
     };
-    cucore_graphics_array_t *mip = nullptr;
+    cucore_mipmapped_array_t *mip = nullptr;
     cucore_buffer_t *second = nullptr;  // resources_map's second buffer
     std::vector<Path> paths = {
         {"from_gl_buffer",
@@ -923,18 +1046,18 @@ TEST_F(GraphicsTest, FaultInjectionOfEveryCreatePath) {
         {"map_array",
          [&](void **h) {
              return cucore_graphics_resource_map_array(image, s1_, CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD, 0, 0,
-                                                       reinterpret_cast<cucore_graphics_array_t **>(h));
+                                                       reinterpret_cast<cucore_opaque_array_t **>(h));
          },
          release_array},
         {"map_mipmapped_array",
          [&](void **h) {
              return cucore_graphics_resource_map_mipmapped_array(image, s1_, CUCORE_GRAPHICS_MAP_HINT_NONE,
-                                                                 reinterpret_cast<cucore_graphics_array_t **>(h));
+                                                                 reinterpret_cast<cucore_mipmapped_array_t **>(h));
          },
-         release_array},
+         release_mipmapped},
         {"array_level",
          [&](void **h) {
-             return cucore_graphics_array_level(mip, 1, reinterpret_cast<cucore_graphics_array_t **>(h));
+             return cucore_mipmapped_array_level(mip, 1, reinterpret_cast<cucore_opaque_array_t **>(h));
          },
          release_array},
     };
@@ -960,7 +1083,7 @@ TEST_F(GraphicsTest, FaultInjectionOfEveryCreatePath) {
             if (made < i) {
                 ASSERT_EQ(status, CUCORE_SUCCESS) << message();
                 path.release(handle);
-                if (needs_mip) cucore_graphics_array_release(mip);
+                if (needs_mip) cucore_mipmapped_array_release(mip);
                 break;
             }
             if (status == CUCORE_SUCCESS) {
@@ -969,7 +1092,7 @@ TEST_F(GraphicsTest, FaultInjectionOfEveryCreatePath) {
                 ++failures;
                 EXPECT_EQ(handle, nullptr) << "out-pointer cleared";
             }
-            if (needs_mip) cucore_graphics_array_release(mip);
+            if (needs_mip) cucore_mipmapped_array_release(mip);
             EXPECT_EQ(live(CUCORE_OBJECT_ANY), live_before - (needs_mip ? 1 : 0))
                 << "no half-made object (the mipmapped array goes; its mapping is no object of the handle table)";
             const fake::Counters after = fake::counters();
@@ -1055,26 +1178,8 @@ TEST_F(GraphicsTest, FacadeMapsForAScope) {
         EXPECT_FALSE(both[0].is_mapped());
         ASSERT_EQ(fake::table().cuGraphicsUnmapResources(2, raw, nullptr), CUDA_SUCCESS);
     }
-    cucore::GraphicsResource image = cucore::GraphicsResource::from_gl_image(
-        device, 9, kTexture2D,
-        cucore::GraphicsRegisterFlags::surface_load_store | cucore::GraphicsRegisterFlags::texture_gather);
-    {
-        cucore::GraphicsArray mip = image.map_mipmapped_array(stream);
-        cucore::GraphicsArray level = mip.level(0);
-        EXPECT_EQ(level.info().width, fake::kGlImageWidth);
-        std::vector<unsigned char> bytes(fake::kGlImageWidth * fake::kGlImageHeight * 4, 0x11);
-        level.copy_from_host(bytes.data(), bytes.size(), stream);
-        std::vector<unsigned char> back(bytes.size());
-        level.copy_to_host(back.data(), back.size(), stream);
-        EXPECT_EQ(back, bytes);
-        EXPECT_NE(mip.handle(), nullptr);
-    }
-    EXPECT_FALSE(image.is_mapped());
-    {
-        cucore::GraphicsArray array = image.map_array(stream, 0, 1, cucore::GraphicsMapHint::read_only);
-        EXPECT_EQ(array.info().width, fake::kGlImageWidth / 2);
-        image.close();
-    }
+    // The façade's arrays of a mapped image (cucore::OpaqueArray, cucore::MipmappedArray) are tested with the
+    // façade of cucore/opaque_array.hpp.
     EXPECT_EQ(cucore::gl_get_devices(), std::vector<int>{0});
     res.close(stream);
     EXPECT_EQ(res.handle(), nullptr);

@@ -85,7 +85,33 @@ Kind graphics_kind() {
         return cucore_graphics_resource_is_mapped(static_cast<cucore_graphics_resource_t *>(h), &mapped);
     });
 }
+Kind opaque_array_kind() {
+    return CUCORE_KIND(opaque_array, [](void *h) {
+        cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+        return cucore_opaque_array_info(static_cast<cucore_opaque_array_t *>(h), &info);
+    });
+}
+Kind mipmapped_array_kind() {
+    return CUCORE_KIND(mipmapped_array, [](void *h) {
+        cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+        return cucore_mipmapped_array_info(static_cast<cucore_mipmapped_array_t *>(h), &info);
+    });
+}
+Kind texture_kind() {
+    return CUCORE_KIND(texture_object, [](void *h) {
+        uint64_t handle = 0;
+        return cucore_texture_object_handle(static_cast<cucore_texture_object_t *>(h), &handle);
+    });
+}
 #undef CUCORE_KIND
+
+// A texture object over `resource` (NULL on failure).
+cucore_texture_object_t *texture_over(const cucore_resource_descriptor_t &resource) {
+    cucore_texture_object_t *t = nullptr;
+    EXPECT_EQ(cucore_texture_object_create(nullptr, &resource, nullptr, &t), CUCORE_SUCCESS)
+        << cucore_last_error_message();
+    return t;
+}
 
 // A parent, a child that holds it, and (where the API has one) the child's
 // accessor for its parent.
@@ -215,6 +241,56 @@ std::vector<Pair> pairs() {
                        return b;
                    },
                    {}});
+    out.push_back({"array<-texture", opaque_array_kind(), texture_kind(),
+                   [](cucore_device_t *d, cucore_stream_t *) -> void * {
+                       cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
+                       o.format = CUCORE_ARRAY_FORMAT_FLOAT32;
+                       o.width = 16;
+                       o.height = 16;
+                       cucore_opaque_array_t *a = nullptr;
+                       EXPECT_EQ(cucore_opaque_array_create(d, &o, &a), CUCORE_SUCCESS);
+                       return a;
+                   },
+                   [](void *p, cucore_device_t *, cucore_stream_t *) -> void * {
+                       cucore_resource_descriptor_t r = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+                       r.kind = CUCORE_RESOURCE_KIND_OPAQUE_ARRAY;
+                       r.array = static_cast<cucore_opaque_array_t *>(p);
+                       return texture_over(r);
+                   },
+                   {}});
+    out.push_back({"mipmapped array<-level", mipmapped_array_kind(), opaque_array_kind(),
+                   [](cucore_device_t *d, cucore_stream_t *) -> void * {
+                       cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
+                       o.format = CUCORE_ARRAY_FORMAT_UINT8;
+                       o.num_channels = 4;
+                       o.width = 16;
+                       o.height = 8;
+                       cucore_mipmapped_array_t *m = nullptr;
+                       EXPECT_EQ(cucore_mipmapped_array_create(d, &o, 3, &m), CUCORE_SUCCESS);
+                       return m;
+                   },
+                   [](void *p, cucore_device_t *, cucore_stream_t *) -> void * {
+                       cucore_opaque_array_t *level = nullptr;
+                       EXPECT_EQ(cucore_mipmapped_array_level(static_cast<cucore_mipmapped_array_t *>(p), 2, &level),
+                                 CUCORE_SUCCESS);
+                       return level;
+                   },
+                   {}});
+    out.push_back({"buffer<-texture", buffer_kind(), texture_kind(),
+                   [](cucore_device_t *d, cucore_stream_t *s) -> void * {
+                       cucore_buffer_t *b = nullptr;
+                       EXPECT_EQ(cucore_device_allocate(d, 4096, s, &b), CUCORE_SUCCESS);
+                       return b;
+                   },
+                   [](void *p, cucore_device_t *, cucore_stream_t *) -> void * {
+                       cucore_resource_descriptor_t r = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+                       r.kind = CUCORE_RESOURCE_KIND_LINEAR;
+                       r.buffer = static_cast<cucore_buffer_t *>(p);
+                       r.format = CUCORE_ARRAY_FORMAT_FLOAT32;
+                       r.num_channels = 4;
+                       return texture_over(r);
+                   },
+                   {}});
     return out;
 }
 
@@ -232,6 +308,8 @@ class HandleMisuseTest : public FakeDriverTest {
         EXPECT_EQ(live(CUCORE_OBJECT_ANY), objects_before_) << "objects left behind";
         EXPECT_EQ(fake::counters().graphics_resources, 0) << "registrations leaked";
         EXPECT_EQ(fake::counters().libraries, 0) << "libraries leaked";
+        EXPECT_EQ(fake::counters().arrays + fake::counters().mipmapped_arrays, 0) << "arrays leaked";
+        EXPECT_EQ(fake::counters().texture_objects, 0) << "texture objects leaked";
         FakeDriverTest::TearDown();
     }
     // A handle its user has released: every call on it, retain and release

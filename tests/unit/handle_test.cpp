@@ -26,6 +26,12 @@ struct World {
     cucore_object_code_t *object_code = nullptr;
     cucore_linker_t *linker = nullptr;
     cucore_program_cache_t *cache = nullptr;
+    cucore_opaque_array_t *array = nullptr;  // 2D, surface load/store
+    void *cu_array = nullptr;
+    cucore_mipmapped_array_t *mipmapped = nullptr;
+    void *cu_mipmapped = nullptr;
+    cucore_texture_object_t *texture = nullptr;  // over `array`
+    cucore_surface_object_t *surface = nullptr;  // over `array`
     World() {
         EXPECT_EQ(cucore_device_get(0, &device), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_context_get_primary(device, &context), CUCORE_SUCCESS);
@@ -38,6 +44,38 @@ struct World {
         object_code = make_object_code();
         linker = make_linker(object_code);
         EXPECT_EQ(cucore_program_cache_create_in_memory(0, &cache), CUCORE_SUCCESS);
+        array = make_array(device, CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE);
+        EXPECT_EQ(cucore_opaque_array_handle(array, &cu_array), CUCORE_SUCCESS);
+        mipmapped = make_mipmapped(device);
+        EXPECT_EQ(cucore_mipmapped_array_handle(mipmapped, &cu_mipmapped), CUCORE_SUCCESS);
+        const cucore_resource_descriptor_t r = array_resource(array);
+        EXPECT_EQ(cucore_texture_object_create(nullptr, &r, nullptr, &texture), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_surface_object_create(nullptr, &r, &surface), CUCORE_SUCCESS);
+    }
+    static cucore_opaque_array_t *make_array(cucore_device_t *d, uint32_t flags = 0) {
+        cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
+        o.format = CUCORE_ARRAY_FORMAT_FLOAT32;
+        o.width = 8;
+        o.height = 8;
+        o.flags = flags;
+        cucore_opaque_array_t *a = nullptr;
+        EXPECT_EQ(cucore_opaque_array_create(d, &o, &a), CUCORE_SUCCESS);
+        return a;
+    }
+    static cucore_mipmapped_array_t *make_mipmapped(cucore_device_t *d) {
+        cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
+        o.format = CUCORE_ARRAY_FORMAT_UINT8;
+        o.width = 8;
+        o.height = 8;
+        cucore_mipmapped_array_t *m = nullptr;
+        EXPECT_EQ(cucore_mipmapped_array_create(d, &o, 2, &m), CUCORE_SUCCESS);
+        return m;
+    }
+    static cucore_resource_descriptor_t array_resource(cucore_opaque_array_t *a) {
+        cucore_resource_descriptor_t r = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+        r.kind = CUCORE_RESOURCE_KIND_OPAQUE_ARRAY;
+        r.array = a;
+        return r;
     }
     // Compile-side objects that need no compiler to run: a PTX program (its
     // backend only loads), fake driver code, a driver-backend linker.
@@ -62,6 +100,10 @@ struct World {
         return l;
     }
     ~World() {
+        cucore_surface_object_release(surface);
+        cucore_texture_object_release(texture);
+        cucore_mipmapped_array_release(mipmapped);
+        cucore_opaque_array_release(array);
         cucore_program_cache_release(cache);
         cucore_linker_release(linker);
         cucore_object_code_release(object_code);
@@ -100,6 +142,24 @@ std::vector<Call> all_calls() {
     using O = cucore_object_code_t;
     using L = cucore_linker_t;
     using PC = cucore_program_cache_t;
+    using A = cucore_opaque_array_t;
+    using MA = cucore_mipmapped_array_t;
+    using T = cucore_texture_object_t;
+    using SO = cucore_surface_object_t;
+    // A region copy of one element between host memory and `w.array` (or, with `buffer_side`, a buffer).
+    auto region = [](const World &w, bool array_is_source) {
+        static char x[64];
+        cucore_opaque_array_copy_t k = CUCORE_OPAQUE_ARRAY_COPY_INIT;
+        k.width = 1;
+        if (array_is_source) {
+            k.src_array.array = w.array;
+            k.dst_memory.host = x;
+        } else {
+            k.src_memory.host = x;
+            k.dst_array.array = w.array;
+        }
+        return k;
+    };
     std::vector<Call> calls = {
         {"cucore_device_memory_resource_get_default", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource_get_default(as<D>(h), &v); c = v == nullptr; return s; }},
         {"cucore_device_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource_create(as<D>(h), nullptr, &v); c = v == nullptr; return s; }},
@@ -297,6 +357,55 @@ std::vector<Call> all_calls() {
         {"cucore_launch_max_potential_cluster_size", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { cucore_launch_config_t g = CUCORE_LAUNCH_CONFIG_INIT; int v = 9; auto s = cucore_launch_max_potential_cluster_size(&g, w.kernel, as<D>(h), &v); c = v == 0; return s; }},
         {"cucore_launch_max_active_clusters", "kernel", CUCORE_OBJECT_KERNEL, [](void *h, const World &w, bool &c) { cucore_launch_config_t g = CUCORE_LAUNCH_CONFIG_INIT; g.cluster[0] = 2; int v = 9; auto s = cucore_launch_max_active_clusters(&g, as<K>(h), w.device, &v); c = v == 0; return s; }},
         {"cucore_launch_max_active_clusters", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { cucore_launch_config_t g = CUCORE_LAUNCH_CONFIG_INIT; g.cluster[0] = 2; int v = 9; auto s = cucore_launch_max_active_clusters(&g, w.kernel, as<D>(h), &v); c = v == 0; return s; }},
+        // Opaque arrays and mipmapped arrays.
+        {"cucore_opaque_array_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT; o.format = CUCORE_ARRAY_FORMAT_UINT8; o.width = 4; A *v = as<A>(h); auto s = cucore_opaque_array_create(as<D>(h), &o, &v); c = v == nullptr; return s; }},
+        {"cucore_opaque_array_from_handle", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { A *v = as<A>(h); auto s = cucore_opaque_array_from_handle(as<D>(h), w.cu_array, nullptr, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_opaque_array_retain", "array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &, bool &c) { c = true; return cucore_opaque_array_retain(as<A>(h)); }},
+        {"cucore_opaque_array_release", "array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &, bool &c) { c = true; return cucore_opaque_array_release(as<A>(h)); }},
+        {"cucore_opaque_array_close", "array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &, bool &c) { c = true; return cucore_opaque_array_close(as<A>(h)); }},
+        {"cucore_opaque_array_info", "array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &, bool &c) { cucore_opaque_array_info_t i = CUCORE_OPAQUE_ARRAY_INFO_INIT; c = true; return cucore_opaque_array_info(as<A>(h), &i); }},
+        {"cucore_opaque_array_handle", "array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_opaque_array_handle(as<A>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_opaque_array_copy_from_host", "array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &w, bool &c) { char x[256] = {}; c = true; return cucore_opaque_array_copy_from_host(as<A>(h), x, sizeof x, w.stream); }},
+        {"cucore_opaque_array_copy_from_host", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { char x[256] = {}; c = true; return cucore_opaque_array_copy_from_host(w.array, x, sizeof x, as<S>(h)); }},
+        {"cucore_opaque_array_copy_to_host", "array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &w, bool &c) { char x[256]; c = true; return cucore_opaque_array_copy_to_host(as<A>(h), x, sizeof x, w.stream); }},
+        {"cucore_opaque_array_copy_to_host", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { char x[256]; c = true; return cucore_opaque_array_copy_to_host(w.array, x, sizeof x, as<S>(h)); }},
+        {"cucore_opaque_array_copy_from_buffer", "array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &w, bool &c) { c = true; return cucore_opaque_array_copy_from_buffer(as<A>(h), w.buffer, w.stream); }},
+        {"cucore_opaque_array_copy_from_buffer", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_opaque_array_copy_from_buffer(w.array, as<B>(h), w.stream); }},
+        {"cucore_opaque_array_copy_from_buffer", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_opaque_array_copy_from_buffer(w.array, w.buffer, as<S>(h)); }},
+        {"cucore_opaque_array_copy_to_buffer", "array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &w, bool &c) { c = true; return cucore_opaque_array_copy_to_buffer(as<A>(h), w.buffer, w.stream); }},
+        {"cucore_opaque_array_copy_to_buffer", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_opaque_array_copy_to_buffer(w.array, as<B>(h), w.stream); }},
+        {"cucore_opaque_array_copy_to_buffer", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_opaque_array_copy_to_buffer(w.array, w.buffer, as<S>(h)); }},
+        {"cucore_opaque_array_copy_from_array", "array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &w, bool &c) { c = true; return cucore_opaque_array_copy_from_array(as<A>(h), w.array, w.stream); }},
+        {"cucore_opaque_array_copy_from_array", "src", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &w, bool &c) { c = true; return cucore_opaque_array_copy_from_array(w.array, as<A>(h), w.stream); }},
+        {"cucore_opaque_array_copy_from_array", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_opaque_array_copy_from_array(w.array, w.array, as<S>(h)); }},
+        {"cucore_opaque_array_copy", "copy.src_array.array", CUCORE_OBJECT_OPAQUE_ARRAY, [region](void *h, const World &w, bool &c) { cucore_opaque_array_copy_t k = region(w, true); k.src_array.array = as<A>(h); c = true; return cucore_opaque_array_copy(&k, w.stream); }},
+        {"cucore_opaque_array_copy", "copy.dst_array.array", CUCORE_OBJECT_OPAQUE_ARRAY, [region](void *h, const World &w, bool &c) { cucore_opaque_array_copy_t k = region(w, false); k.dst_array.array = as<A>(h); c = true; return cucore_opaque_array_copy(&k, w.stream); }},
+        {"cucore_opaque_array_copy", "copy.src_memory.buffer", CUCORE_OBJECT_BUFFER, [region](void *h, const World &w, bool &c) { cucore_opaque_array_copy_t k = region(w, false); k.src_memory.host = nullptr; k.src_memory.buffer = as<B>(h); c = true; return cucore_opaque_array_copy(&k, w.stream); }},
+        {"cucore_opaque_array_copy", "copy.dst_memory.buffer", CUCORE_OBJECT_BUFFER, [region](void *h, const World &w, bool &c) { cucore_opaque_array_copy_t k = region(w, true); k.dst_memory.host = nullptr; k.dst_memory.buffer = as<B>(h); c = true; return cucore_opaque_array_copy(&k, w.stream); }},
+        {"cucore_opaque_array_copy", "stream", CUCORE_OBJECT_STREAM, [region](void *h, const World &w, bool &c) { cucore_opaque_array_copy_t k = region(w, true); c = true; return cucore_opaque_array_copy(&k, as<S>(h)); }},
+        {"cucore_mipmapped_array_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT; o.format = CUCORE_ARRAY_FORMAT_UINT8; o.width = 4; MA *v = as<MA>(h); auto s = cucore_mipmapped_array_create(as<D>(h), &o, 1, &v); c = v == nullptr; return s; }},
+        {"cucore_mipmapped_array_from_handle", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { MA *v = as<MA>(h); auto s = cucore_mipmapped_array_from_handle(as<D>(h), w.cu_mipmapped, nullptr, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_mipmapped_array_retain", "mipmapped_array", CUCORE_OBJECT_MIPMAPPED_ARRAY, [](void *h, const World &, bool &c) { c = true; return cucore_mipmapped_array_retain(as<MA>(h)); }},
+        {"cucore_mipmapped_array_release", "mipmapped_array", CUCORE_OBJECT_MIPMAPPED_ARRAY, [](void *h, const World &, bool &c) { c = true; return cucore_mipmapped_array_release(as<MA>(h)); }},
+        {"cucore_mipmapped_array_close", "mipmapped_array", CUCORE_OBJECT_MIPMAPPED_ARRAY, [](void *h, const World &, bool &c) { c = true; return cucore_mipmapped_array_close(as<MA>(h)); }},
+        {"cucore_mipmapped_array_info", "mipmapped_array", CUCORE_OBJECT_MIPMAPPED_ARRAY, [](void *h, const World &, bool &c) { cucore_opaque_array_info_t i = CUCORE_OPAQUE_ARRAY_INFO_INIT; c = true; return cucore_mipmapped_array_info(as<MA>(h), &i); }},
+        {"cucore_mipmapped_array_handle", "mipmapped_array", CUCORE_OBJECT_MIPMAPPED_ARRAY, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_mipmapped_array_handle(as<MA>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_mipmapped_array_level", "mipmapped_array", CUCORE_OBJECT_MIPMAPPED_ARRAY, [](void *h, const World &, bool &c) { A *v = as<A>(h); auto s = cucore_mipmapped_array_level(as<MA>(h), 0, &v); c = v == nullptr; return s; }},
+        // Texture and surface objects.
+        {"cucore_texture_object_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { const cucore_resource_descriptor_t r = World::array_resource(w.array); T *v = as<T>(h); auto s = cucore_texture_object_create(as<D>(h), &r, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_texture_object_create", "resource.array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &, bool &c) { const cucore_resource_descriptor_t r = World::array_resource(as<A>(h)); T *v = as<T>(h); auto s = cucore_texture_object_create(nullptr, &r, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_texture_object_create", "resource.mipmapped_array", CUCORE_OBJECT_MIPMAPPED_ARRAY, [](void *h, const World &, bool &c) { cucore_resource_descriptor_t r = CUCORE_RESOURCE_DESCRIPTOR_INIT; r.kind = CUCORE_RESOURCE_KIND_MIPMAPPED_ARRAY; r.mipmapped_array = as<MA>(h); T *v = as<T>(h); auto s = cucore_texture_object_create(nullptr, &r, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_texture_object_create", "resource.buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { cucore_resource_descriptor_t r = CUCORE_RESOURCE_DESCRIPTOR_INIT; r.kind = CUCORE_RESOURCE_KIND_LINEAR; r.buffer = as<B>(h); r.format = CUCORE_ARRAY_FORMAT_UINT8; T *v = as<T>(h); auto s = cucore_texture_object_create(nullptr, &r, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_texture_object_retain", "texture", CUCORE_OBJECT_TEXTURE_OBJECT, [](void *h, const World &, bool &c) { c = true; return cucore_texture_object_retain(as<T>(h)); }},
+        {"cucore_texture_object_release", "texture", CUCORE_OBJECT_TEXTURE_OBJECT, [](void *h, const World &, bool &c) { c = true; return cucore_texture_object_release(as<T>(h)); }},
+        {"cucore_texture_object_close", "texture", CUCORE_OBJECT_TEXTURE_OBJECT, [](void *h, const World &, bool &c) { c = true; return cucore_texture_object_close(as<T>(h)); }},
+        {"cucore_texture_object_handle", "texture", CUCORE_OBJECT_TEXTURE_OBJECT, [](void *h, const World &, bool &c) { uint64_t v = 9; auto s = cucore_texture_object_handle(as<T>(h), &v); c = v == 0; return s; }},
+        {"cucore_surface_object_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { const cucore_resource_descriptor_t r = World::array_resource(w.array); SO *v = as<SO>(h); auto s = cucore_surface_object_create(as<D>(h), &r, &v); c = v == nullptr; return s; }},
+        {"cucore_surface_object_create", "resource.array", CUCORE_OBJECT_OPAQUE_ARRAY, [](void *h, const World &, bool &c) { const cucore_resource_descriptor_t r = World::array_resource(as<A>(h)); SO *v = as<SO>(h); auto s = cucore_surface_object_create(nullptr, &r, &v); c = v == nullptr; return s; }},
+        {"cucore_surface_object_retain", "surface", CUCORE_OBJECT_SURFACE_OBJECT, [](void *h, const World &, bool &c) { c = true; return cucore_surface_object_retain(as<SO>(h)); }},
+        {"cucore_surface_object_release", "surface", CUCORE_OBJECT_SURFACE_OBJECT, [](void *h, const World &, bool &c) { c = true; return cucore_surface_object_release(as<SO>(h)); }},
+        {"cucore_surface_object_close", "surface", CUCORE_OBJECT_SURFACE_OBJECT, [](void *h, const World &, bool &c) { c = true; return cucore_surface_object_close(as<SO>(h)); }},
+        {"cucore_surface_object_handle", "surface", CUCORE_OBJECT_SURFACE_OBJECT, [](void *h, const World &, bool &c) { uint64_t v = 9; auto s = cucore_surface_object_handle(as<SO>(h), &v); c = v == 0; return s; }},
     };
     return calls;
 }
@@ -310,7 +419,10 @@ bool null_allowed(const Call &call) {
            (call.name == "cucore_device_set_memory_resource" && call.argument == "resource") ||
            (call.name == "cucore_device_allocate" && call.argument == "stream") ||
            (call.name == "cucore_program_compile" && call.argument == "cache") ||  // no cache
-           (call.name == "cucore_copy_3d" && call.argument != "stream");  // NULL buffer: the host side
+           (call.name == "cucore_copy_3d" && call.argument != "stream") ||  // NULL buffer: the host side
+           (call.name == "cucore_opaque_array_copy" && call.argument != "stream") ||  // NULL: the other kind of side
+           (call.name == "cucore_texture_object_create" && call.argument == "device") ||  // the resource's device
+           (call.name == "cucore_surface_object_create" && call.argument == "device");
 }
 
 bool is_release(const Call &call) { return call.name.size() > 8 && call.name.rfind("_release") == call.name.size() - 8; }
@@ -389,6 +501,38 @@ void *released_handle(cucore_object_type_t type, cucore_device_t *device) {
             handle = b;
             break;
         }
+        case CUCORE_OBJECT_OPAQUE_ARRAY: {
+            cucore_opaque_array_t *a = World::make_array(device);
+            cucore_opaque_array_release(a);
+            handle = a;
+            break;
+        }
+        case CUCORE_OBJECT_MIPMAPPED_ARRAY: {
+            cucore_mipmapped_array_t *m = World::make_mipmapped(device);
+            cucore_mipmapped_array_release(m);
+            handle = m;
+            break;
+        }
+        case CUCORE_OBJECT_TEXTURE_OBJECT: {
+            cucore_opaque_array_t *a = World::make_array(device);
+            const cucore_resource_descriptor_t r = World::array_resource(a);
+            cucore_texture_object_t *t = nullptr;
+            cucore_texture_object_create(nullptr, &r, nullptr, &t);
+            cucore_texture_object_release(t);
+            cucore_opaque_array_release(a);
+            handle = t;
+            break;
+        }
+        case CUCORE_OBJECT_SURFACE_OBJECT: {
+            cucore_opaque_array_t *a = World::make_array(device, CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE);
+            const cucore_resource_descriptor_t r = World::array_resource(a);
+            cucore_surface_object_t *so = nullptr;
+            cucore_surface_object_create(nullptr, &r, &so);
+            cucore_surface_object_release(so);
+            cucore_opaque_array_release(a);
+            handle = so;
+            break;
+        }
         default: {
             cucore_event_t *e = nullptr;
             cucore_event_create(device, nullptr, &e);
@@ -412,6 +556,10 @@ void *handle_of_type(cucore_object_type_t type, const World &w) {
         case CUCORE_OBJECT_OBJECT_CODE: return w.object_code;
         case CUCORE_OBJECT_LINKER: return w.linker;
         case CUCORE_OBJECT_PROGRAM_CACHE: return w.cache;
+        case CUCORE_OBJECT_OPAQUE_ARRAY: return w.array;
+        case CUCORE_OBJECT_MIPMAPPED_ARRAY: return w.mipmapped;
+        case CUCORE_OBJECT_TEXTURE_OBJECT: return w.texture;
+        case CUCORE_OBJECT_SURFACE_OBJECT: return w.surface;
         default: return w.event;
     }
 }
@@ -472,7 +620,9 @@ TEST_F(HandleTest, WrongTypeHandlesAreRejectedAndNamed) {
                                           CUCORE_OBJECT_MEMORY_RESOURCE, CUCORE_OBJECT_BUFFER,
                                           CUCORE_OBJECT_KERNEL,          CUCORE_OBJECT_PROGRAM,
                                           CUCORE_OBJECT_OBJECT_CODE,     CUCORE_OBJECT_LINKER,
-                                          CUCORE_OBJECT_PROGRAM_CACHE};
+                                          CUCORE_OBJECT_PROGRAM_CACHE,   CUCORE_OBJECT_OPAQUE_ARRAY,
+                                          CUCORE_OBJECT_MIPMAPPED_ARRAY, CUCORE_OBJECT_TEXTURE_OBJECT,
+                                          CUCORE_OBJECT_SURFACE_OBJECT};
     for (const Call &call : all_calls()) {
         for (cucore_object_type_t other : types) {
             if (other == call.type) continue;

@@ -35,6 +35,12 @@ class FakeDriverTest : public ::testing::Test {
         EXPECT_EQ(after.vmm_handles, driver_before_.vmm_handles) << "driver physical memory (cuMemCreate) leaked";
         EXPECT_EQ(after.reservations, driver_before_.reservations) << "driver address reservations leaked";
         EXPECT_EQ(after.mappings, driver_before_.mappings) << "driver mappings leaked";
+        EXPECT_EQ(after.arrays, driver_before_.arrays) << "driver arrays leaked";
+        EXPECT_EQ(after.mipmapped_arrays, driver_before_.mipmapped_arrays) << "driver mipmapped arrays leaked";
+        EXPECT_EQ(after.texture_objects, driver_before_.texture_objects) << "driver texture objects leaked";
+        EXPECT_EQ(after.surface_objects, driver_before_.surface_objects) << "driver surface objects leaked";
+        EXPECT_EQ(fake::resource_violations(), 0) << "an array, mipmapped array, memory or GL mapping went while a "
+                                                     "texture or surface object read it";
         EXPECT_EQ(live(CUCORE_OBJECT_MEMORY_RESOURCE), resources_before_) << "leaked memory resources";
         EXPECT_EQ(live(CUCORE_OBJECT_BUFFER), buffers_before_) << "leaked buffers";
         if (!pins_primary_) {
