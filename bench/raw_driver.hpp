@@ -49,7 +49,12 @@ namespace cucore_bench {
     X(cuLibraryUnload)                   \
     X(cuLibraryGetKernel)                \
     X(cuKernelGetFunction)               \
-    X(cuLaunchKernel)
+    X(cuLaunchKernel)                    \
+    X(cuArray3DCreate)                   \
+    X(cuArrayDestroy)                    \
+    X(cuTexObjectCreate)                 \
+    X(cuTexObjectDestroy)                \
+    X(cuMemcpy3DAsync)
 
 struct RawDriver {
     // `#name` is not macro-expanded, so the table holds the base names ("cuStreamDestroy") that

@@ -448,7 +448,7 @@ int run(SDL_Window *window, const Options &options, int cuda_ordinal) {
             const cucore::Buffer vertices = vbo_res.map(stream, cucore::GraphicsMapHint::write_discard);
             cucore::launch(stream, mesh_config, heightfield, vertices, kGrid, t);
             cucore::launch(stream, texture_config, pattern, texels, kTextureSize, kTextureSize, t);
-            const cucore::GraphicsArray array = tex_res.map_array(stream, 0, 0, cucore::GraphicsMapHint::write_discard);
+            const cucore::OpaqueArray array = tex_res.map_array(stream, 0, 0, cucore::GraphicsMapHint::write_discard);
             array.copy_from(texels, stream);
         }
         scene.draw(t);

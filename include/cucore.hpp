@@ -32,6 +32,8 @@
 #include "cucore/virtual_memory.hpp"
 #include "cucore/user_memory.hpp"
 #include "cucore/copy_3d.hpp"
+#include "cucore/opaque_array.hpp"
+#include "cucore/texture.hpp"
 #include "cucore/ipc.hpp"
 #include "cucore/dlpack.hpp"
 #include "cucore/kernel.hpp"

@@ -3,8 +3,11 @@
 
 Each header includes what it needs at its top, before any declaration, and the
 headers include each other in one direction only: the graph of their includes
-of one another has no cycle. (That each header compiles on its own is checked
-by the facade_header_* build targets of tests/unit/CMakeLists.txt.)
+of one another has no cycle. include/cucore.hpp includes every hand-written
+header (the generated ones come through the headers that need them) in an order
+where each follows every header it includes, the order docs/architecture.md
+gives. (That each header compiles on its own is checked by the
+facade_header_* build targets of tests/unit/CMakeLists.txt.)
 
 Usage: check_headers.py [REPOSITORY]   (default: the repository holding this script)
 """
@@ -59,10 +62,34 @@ def main():
         if name not in state:
             visit(name, [name])
 
+    # cucore.hpp: every hand-written header, each after the headers it includes.
+    umbrella = root / "include" / "cucore.hpp"
+    if not umbrella.exists():
+        problems.append(f"{umbrella} is missing")
+    else:
+        listed = []
+        for line in umbrella.read_text().splitlines():
+            match = INCLUDE.match(line)
+            if match and match.group(1).startswith("cucore/") and match.group(1).endswith(".hpp"):
+                listed.append(pathlib.PurePosixPath(match.group(1)).name)
+        generated = {h.name for h in headers if "GENERATED" in "\n".join(h.read_text().splitlines()[:3])}
+        for name in sorted(names - generated - set(listed)):
+            problems.append(f"cucore.hpp does not include cucore/{name}")
+        position = {name: i for i, name in reversed(list(enumerate(listed)))}
+        for name in listed:
+            if name not in names:
+                problems.append(f"cucore.hpp includes cucore/{name}, which does not exist")
+                continue
+            for target in graph[name]:
+                if target in position and position[target] > position[name]:
+                    problems.append(f"cucore.hpp includes cucore/{name} before cucore/{target}, which it includes: "
+                                    "list the headers in their include order (docs/architecture.md)")
+
     for problem in problems:
         print(problem)
     if not problems:
-        print(f"check_headers: {len(headers)} headers include what they need at the top, with no cycle")
+        print(f"check_headers: {len(headers)} headers include what they need at the top, with no cycle, "
+              "and cucore.hpp lists them in that order")
     return 1 if problems else 0
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole suite on a GPU machine from a build made elsewhere
 # (scripts/stage_gpu.sh): unit, loader, GPU and example binaries (device_info
-# and compile_and_launch, each in C and C++), the Python and Rust tests, the
+# and compile_and_launch, each in C and C++; texture_upscale in C++ and
+# examples/texture_upscale.py, whose PNGs go to the logs folder), the Python and Rust tests, the
 # benchmarks (C/C++ beside the raw driver, Python beside
 # cuda.core when installed), and the GPU tests once more under
 # compute-sanitizer memcheck. Logs go to the folder given (default ./gpu-logs):
@@ -125,6 +126,25 @@ for example in device_info device_info_cpp compile_and_launch compile_and_launch
     rc=$?
     record "example $example" "$rc" "$([[ $rc == 0 ]] && echo 1 || echo 0)" 0 "$([[ $rc == 0 ]] && echo 0 || echo 1)"
 done
+
+# texture_upscale writes its picture beside the logs; on a GPU machine it must
+# upscale and check every pixel ("texture_upscale OK"), not only say why not.
+echo "== example texture_upscale" >>"$log"
+part="$out/.part_texture_upscale"
+timeout 60 "$stage/bin/texture_upscale" --out "$out/texture_upscale_cpp.png" >"$part" 2>&1
+rc=$?
+cat "$part" >>"$log"
+if [[ $rc == 0 ]] && ! grep -q '^texture_upscale OK' "$part"; then
+    echo "== texture_upscale: exited 0 without upscaling (reason above)" >>"$log"
+    rc=1
+fi
+rm -f "$part"
+record "example texture_upscale" "$rc" "$([[ $rc == 0 ]] && echo 1 || echo 0)" 0 "$([[ $rc == 0 ]] && echo 0 || echo 1)"
+
+echo "== example texture_upscale.py" >>"$log"
+timeout 120 python3 examples/texture_upscale.py --out "$out/texture_upscale.png" >>"$log" 2>&1
+rc=$?
+record "example texture_upscale.py" "$rc" "$([[ $rc == 0 ]] && echo 1 || echo 0)" 0 "$([[ $rc == 0 ]] && echo 0 || echo 1)"
 
 echo "== python" >>"$log"
 part="$out/.part_python"

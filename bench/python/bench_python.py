@@ -18,7 +18,7 @@ and its C layers together).
 
 cuda.core (and cuda.bindings, for the rows cuda.core has no API for) are imported if installed; otherwise
 only cucore is measured and the comparison is skipped with a message. Without a GPU (or driver) it says so
-and exits 0. The whole run takes about 11 rows x 3 sides x (repeats + 2) x target-ms: ~22 s by default,
+and exits 0. The whole run takes about 15 rows x 3 sides x (repeats + 2) x target-ms: ~22 s by default,
 plus the launch and compile rows.
 
 Compile and launch rows (issue 4): launches of an empty kernel, of one with 2 and with 16 arguments, and
@@ -28,6 +28,14 @@ new Program compiled through the cache (Program creation and the ObjectCode incl
 Program.compile(cache=...) with its InMemoryProgramCache / FileStreamProgramCache where that cuda.core has
 them (a missing API is printed and noted, never an error). Targets: launches <= 0.8x cuda.core, cache hits
 <= 0.5x; the cold compile is NVRTC's time on both sides (target 1.0x: no slower).
+
+Array and texture rows (issue 14): create + destroy of a 1024 x 1024 float32 OpaqueArray; create + destroy of
+a texture object (default options) over one; a 64 MiB copy from a Buffer into a 4096 x 4096 float32 array and
+one back, each ended by a stream synchronize every COPY_SYNC_EVERY copies. cuda.core's side is its
+cuda.core.texture API (Device.create_opaque_array, ResourceDescriptor, Device.create_texture_object,
+OpaqueArray.copy_from/copy_to), the driver's cuArray3DCreate, cuTexObjectCreate and cuMemcpy3DAsync through
+cuda.bindings. Targets: 1.00 for the array and copy rows (the driver's time: an allocation, or 64 MiB at the
+memory's bandwidth), the default for the texture row.
 
 GL interop rows (the OpenGL issue): register + unregister of one 1 MiB GL buffer, and map + pointer + unmap of
 a registered one on one stream (synchronized every 64 maps, as bench/graphics_bench.cpp), in a headless NVIDIA
@@ -117,6 +125,10 @@ ROWS = (
     "compile one small kernel to cubin (cold)",
     "program cache hit, in memory",
     "program cache hit, on disk",
+    "array create + destroy, 1024 x 1024 float32",
+    "texture object create + destroy",
+    "buffer -> array copy, 64 MiB",
+    "array -> buffer copy, 64 MiB",
     "GL buffer register + unregister",
     "GL buffer map + pointer + unmap",
 )
@@ -127,7 +139,15 @@ GL_ROWS = ("GL buffer register + unregister", "GL buffer map + pointer + unmap")
 # microsecond is under 1% of it: 0.80 would ask for a driver faster than itself.
 ROW_TARGETS = {"program cache hit, in memory": 0.50, "program cache hit, on disk": 0.50,
                "compile one small kernel to cubin (cold)": 1.00,
-               "GL buffer register + unregister": 1.00, "GL buffer map + pointer + unmap": 1.00}
+               "GL buffer register + unregister": 1.00, "GL buffer map + pointer + unmap": 1.00,
+               "array create + destroy, 1024 x 1024 float32": 1.00, "buffer -> array copy, 64 MiB": 1.00,
+               "array -> buffer copy, 64 MiB": 1.00}
+ARRAY_ROWS = ("array create + destroy, 1024 x 1024 float32", "texture object create + destroy",
+              "buffer -> array copy, 64 MiB", "array -> buffer copy, 64 MiB")
+ARRAY_SHAPE = (1024, 1024)
+COPY_SHAPE = (4096, 4096)  # float32: 64 MiB
+COPY_BYTES = COPY_SHAPE[0] * COPY_SHAPE[1] * 4
+COPY_SYNC_EVERY = 8
 # Rows whose one operation takes tens of milliseconds: one operation per repeat, at most 3 repeats.
 SLOW_ROWS = ("compile one small kernel to cubin (cold)",)
 
@@ -386,6 +406,186 @@ def _pool_alloc_free(mr, s):
                 sync()
         sync()
     return pool_alloc_free
+
+
+# ---------------------------------------------------------------------------------------------
+# Array and texture rows (issue 14): cucore's and cuda.core's texture APIs read alike (cuda.core.texture's
+# names), so both sides run _array_side_ops() with their own Device, module and float32 format.
+# ---------------------------------------------------------------------------------------------
+
+def _array_side_ops(dev, tx, float32, s, keep):
+    """One side's array rows through `dev` and its texture module `tx` on its stream `s`: ({row: loop}, {row: why
+    missing}). Each row runs twice before it is accepted; the copies are checked once (a pattern in, back)."""
+    ops, missing = {}, {}
+    try:
+        options = tx.OpaqueArrayOptions(shape=ARRAY_SHAPE, format=float32, num_channels=1)
+
+        def array_create_destroy(n):
+            create = dev.create_opaque_array
+            for _ in range(n):
+                create(options).close()
+
+        array_create_destroy(2)
+        ops["array create + destroy, 1024 x 1024 float32"] = array_create_destroy
+    except Exception as e:
+        missing["array create + destroy, 1024 x 1024 float32"] = f"{type(e).__name__}: {e}"
+    try:
+        arr = dev.create_opaque_array(tx.OpaqueArrayOptions(shape=ARRAY_SHAPE, format=float32, num_channels=1))
+        res = tx.ResourceDescriptor.from_opaque_array(arr)
+        tex_options = tx.TextureObjectOptions()
+        keep.append((arr, res, tex_options))
+
+        def texture_create_destroy(n):
+            create = dev.create_texture_object
+            for _ in range(n):
+                create(resource=res, options=tex_options).close()
+
+        texture_create_destroy(2)
+        ops["texture object create + destroy"] = texture_create_destroy
+    except Exception as e:
+        missing["texture object create + destroy"] = f"{type(e).__name__}: {e}"
+    try:
+        big = dev.create_opaque_array(tx.OpaqueArrayOptions(shape=COPY_SHAPE, format=float32, num_channels=1))
+        buf = dev.allocate(COPY_BYTES, stream=s)
+        check = dev.allocate(COPY_BYTES, stream=s)
+        keep.append((big, buf, check))
+        pattern = bytes(range(256)) * (COPY_BYTES // 256)
+        buf.copy_from(pattern, stream=s)
+        big.copy_from(buf, stream=s)
+        big.copy_to(check, stream=s)
+        s.sync()
+        out = bytearray(COPY_BYTES)
+        check.copy_to(out, stream=s)
+        s.sync()
+        if out != pattern:
+            raise RuntimeError("the 64 MiB copy through the array did not give the data back")
+
+        def to_array(n):
+            copy, sync = big.copy_from, s.sync
+            for i in range(n):
+                copy(buf, stream=s)
+                if i % COPY_SYNC_EVERY == COPY_SYNC_EVERY - 1:
+                    sync()
+            sync()
+
+        def from_array(n):
+            copy, sync = big.copy_to, s.sync
+            for i in range(n):
+                copy(buf, stream=s)
+                if i % COPY_SYNC_EVERY == COPY_SYNC_EVERY - 1:
+                    sync()
+            sync()
+
+        to_array(2)
+        from_array(2)
+        ops["buffer -> array copy, 64 MiB"] = to_array
+        ops["array -> buffer copy, 64 MiB"] = from_array
+    except Exception as e:
+        for row in ("buffer -> array copy, 64 MiB", "array -> buffer copy, 64 MiB"):
+            missing[row] = f"{type(e).__name__}: {e}"
+    return ops, missing
+
+
+def cucore_array_ops(dev):
+    """cucore's array rows: (ops, objects to keep, {row: why skipped})."""
+    s = dev.create_stream()  # non-blocking, priority 0
+    keep = [s]
+    ops, missing = _array_side_ops(dev, cucore.texture, cucore.typing.ArrayFormatType.FLOAT32, s, keep)
+    return ops, keep, {row: f"cucore failed: {why}" for row, why in missing.items()}
+
+
+def cuda_core_array_ops(cc, dev, s, notes, keep):
+    """cuda.core's array rows (cuda.core.texture, 1.1 and later); notes say what is missing."""
+    try:
+        import cuda.core.texture as tx
+        from cuda.core.typing import ArrayFormatType
+    except Exception as e:
+        for row in ARRAY_ROWS:
+            _add_note(notes, row, f"cuda.core column missing: no cuda.core.texture ({type(e).__name__}: {e})")
+        return {}
+    ops, missing = _array_side_ops(dev, tx, ArrayFormatType.FLOAT32, s, keep)
+    for row, why in missing.items():
+        _add_note(notes, row, f"cuda.core column missing: {why}")
+    return ops
+
+
+def _driver_array_ops(s, keep):
+    """The array rows' driver calls through cuda.bindings, on cuda.core's stream: the same descriptions."""
+    from cuda.bindings import driver
+
+    OK = driver.CUresult.CUDA_SUCCESS
+
+    def check(result, what):
+        if result[0] != OK:
+            raise RuntimeError(f"{what} failed: {result[0]}")
+        return result
+
+    def description(shape):
+        d = driver.CUDA_ARRAY3D_DESCRIPTOR()
+        d.Width, d.Height, d.Depth = shape[0], shape[1], 0
+        d.Format = driver.CUarray_format.CU_AD_FORMAT_FLOAT
+        d.NumChannels, d.Flags = 1, 0
+        return d
+
+    small = description(ARRAY_SHAPE)
+
+    def raw_array_create_destroy(n):
+        create, destroy = driver.cuArray3DCreate, driver.cuArrayDestroy
+        for _ in range(n):
+            err, a = create(small)
+            if err != OK or destroy(a)[0] != OK:
+                raise RuntimeError("cuArray3DCreate/cuArrayDestroy failed")
+
+    arr = check(driver.cuArray3DCreate(small), "cuArray3DCreate")[1]
+    resource = driver.CUDA_RESOURCE_DESC()
+    resource.resType = driver.CUresourcetype.CU_RESOURCE_TYPE_ARRAY
+    resource.res.array.hArray = arr
+    texture = driver.CUDA_TEXTURE_DESC()  # all zero: clamp, point, element type (as both sides' defaults)
+
+    def raw_texture_create_destroy(n):
+        create, destroy = driver.cuTexObjectCreate, driver.cuTexObjectDestroy
+        for _ in range(n):
+            err, t = create(resource, texture, None)
+            if err != OK or destroy(t)[0] != OK:
+                raise RuntimeError("cuTexObjectCreate/cuTexObjectDestroy failed")
+
+    big = check(driver.cuArray3DCreate(description(COPY_SHAPE)), "cuArray3DCreate")[1]
+    mem = check(driver.cuMemAlloc(COPY_BYTES), "cuMemAlloc")[1]
+    keep.append((arr, big, mem))  # the process's end frees them
+    s_h = s.handle
+    row_bytes = COPY_SHAPE[0] * 4
+
+    def copy_description(to_array):
+        p = driver.CUDA_MEMCPY3D()
+        p.WidthInBytes, p.Height, p.Depth = row_bytes, COPY_SHAPE[1], 1
+        if to_array:
+            p.srcMemoryType, p.srcDevice, p.srcPitch, p.srcHeight = \
+                driver.CUmemorytype.CU_MEMORYTYPE_DEVICE, mem, row_bytes, COPY_SHAPE[1]
+            p.dstMemoryType, p.dstArray = driver.CUmemorytype.CU_MEMORYTYPE_ARRAY, big
+        else:
+            p.srcMemoryType, p.srcArray = driver.CUmemorytype.CU_MEMORYTYPE_ARRAY, big
+            p.dstMemoryType, p.dstDevice, p.dstPitch, p.dstHeight = \
+                driver.CUmemorytype.CU_MEMORYTYPE_DEVICE, mem, row_bytes, COPY_SHAPE[1]
+        return p
+
+    def raw_copies(p):
+        def loop(n):
+            copy, sync = driver.cuMemcpy3DAsync, driver.cuStreamSynchronize
+            for i in range(n):
+                if copy(p, s_h)[0] != OK:
+                    raise RuntimeError("cuMemcpy3DAsync failed")
+                if i % COPY_SYNC_EVERY == COPY_SYNC_EVERY - 1:
+                    check(sync(s_h), "cuStreamSynchronize")
+            check(sync(s_h), "cuStreamSynchronize")
+        return loop
+
+    ops = {"array create + destroy, 1024 x 1024 float32": raw_array_create_destroy,
+           "texture object create + destroy": raw_texture_create_destroy,
+           "buffer -> array copy, 64 MiB": raw_copies(copy_description(True)),
+           "array -> buffer copy, 64 MiB": raw_copies(copy_description(False))}
+    for fn in ops.values():
+        fn(2)  # fails here, not in the middle of the measurements
+    return ops
 
 
 # ---------------------------------------------------------------------------------------------
@@ -695,6 +895,11 @@ def cuda_core_ops(gl=None, gl_closers=None):
         for row in ROWS:
             if row.startswith(("launch,", "compile", "program cache")):
                 notes.setdefault(row, f"cuda.core column missing: {type(e).__name__}: {e}")
+    try:  # cuda.core.texture (its notes say what is missing); never a crash
+        ops.update(cuda_core_array_ops(cc, dev, s, notes, keep))
+    except Exception as e:
+        for row in ARRAY_ROWS:
+            _add_note(notes, row, f"cuda.core column missing: {type(e).__name__}: {e}")
     if gl is not None:
         try:  # cuda.core's GraphicsResource (its notes say what is missing); never a crash
             ops.update(cuda_core_gl_ops(cc, s, gl, notes, gl_closers))
@@ -706,6 +911,11 @@ def cuda_core_ops(gl=None, gl_closers=None):
     except Exception as e:  # no (or an incompatible) cuda.bindings: no driver columns
         driver_ops = {}
         notes["event record"] = f"no driver column: {type(e).__name__}: {e}"
+    try:
+        driver_ops.update(_driver_array_ops(s, keep))
+    except Exception as e:  # no cuda.bindings, or one that describes these structs otherwise
+        for row in ARRAY_ROWS:
+            _add_note(notes, row, f"no driver column: {type(e).__name__}: {e}")
     if gl is not None:
         try:
             driver_ops.update(_driver_gl_ops(s, gl, gl_closers))
@@ -855,6 +1065,10 @@ def main(argv=None):
     gl_closers = []  # unregister what the GL rows registered, before the GL context goes
     dev.set_current()
     ours, keep_ours, skipped = cucore_ops(dev)
+    array_ours, array_keep, array_skipped = cucore_array_ops(dev)
+    ours.update(array_ours)
+    keep_ours.append(array_keep)
+    skipped.update(array_skipped)
     gl_ours, gl_keep, gl_skipped = cucore_gl_ops(dev, gl, why_no_gl, gl_closers)
     ours.update(gl_ours)
     keep_ours.append(gl_keep)

@@ -53,9 +53,14 @@ struct is_contiguous_host_range<
 template <typename C>
 constexpr bool is_readable_host_range_v = is_contiguous_host_range<C>::value;
 // A container whose bytes may be overwritten from the device (elements not const).
+// (The element type is looked at only for a contiguous range: for any other
+// type, e.g. a class without data(), the answer is false, not a hard error.)
+template <typename C, typename = void> struct is_writable_host_range : std::false_type {};
 template <typename C>
-constexpr bool is_writable_host_range_v =
-    is_contiguous_host_range<C>::value && !std::is_const_v<contiguous_element_t<C>>;
+struct is_writable_host_range<C, std::enable_if_t<is_contiguous_host_range<C>::value>>
+    : std::bool_constant<!std::is_const_v<contiguous_element_t<C>>> {};
+template <typename C>
+constexpr bool is_writable_host_range_v = is_writable_host_range<C>::value;
 
 template <typename C> std::uint64_t byte_size(C &c) noexcept {
     return static_cast<std::uint64_t>(std::size(c)) * sizeof(contiguous_element_t<C>);

@@ -6,8 +6,10 @@
 // later header is declared here and defined, inline, in that header:
 // primary_context() in context.hpp, create_event() in event.hpp,
 // create_stream() in stream.hpp, the memory resource members in
-// memory_resource.hpp, allocate() in buffer.hpp. Include the header of what
-// you use (or cucore.hpp).
+// memory_resource.hpp, allocate() in buffer.hpp, create_opaque_array() and
+// create_mipmapped_array() in opaque_array.hpp, create_texture_object() and
+// create_surface_object() in texture.hpp. Include the header of what you use
+// (or cucore.hpp).
 #ifndef CUCORE_DEVICE_HPP
 #define CUCORE_DEVICE_HPP
 
@@ -27,8 +29,15 @@ class Stream;
 class Event;
 class Buffer;
 class MemoryResource;
+class OpaqueArray;
+class MipmappedArray;
+class ResourceDescriptor;
+class TextureObject;
+class SurfaceObject;
 struct StreamOptions;
 struct EventOptions;
+struct OpaqueArrayOptions;
+struct TextureObjectOptions;
 
 // A device's compute capability, e.g. {9, 0}.
 struct ComputeCapability {
@@ -254,6 +263,26 @@ public:
     // Returns the device to its current pool as the default. Never fails on a
     // valid device; throws Error: INVALID_HANDLE.
     void reset_memory_resource();
+
+    // A new CUDA array on this device (cuda.core: Device.create_opaque_array),
+    // owned: destroyed when its last reference and every texture or surface
+    // object over it are gone. Defined and documented in opaque_array.hpp
+    // (OpaqueArray::create).
+    OpaqueArray create_opaque_array(const OpaqueArrayOptions &options) const;
+
+    // A new mipmapped array of `num_levels` levels whose level 0 `options`
+    // describe. Defined and documented in opaque_array.hpp (MipmappedArray::create).
+    MipmappedArray create_mipmapped_array(const OpaqueArrayOptions &options, std::uint32_t num_levels) const;
+
+    // A texture object over `resource`, which must be this device's; without
+    // options, the defaults (point sampling, clamp, element-type reads).
+    // Defined and documented in texture.hpp (TextureObject::create).
+    TextureObject create_texture_object(const ResourceDescriptor &resource) const;
+    TextureObject create_texture_object(const ResourceDescriptor &resource, const TextureObjectOptions &options) const;
+
+    // A surface object over an array of this device created with surface
+    // load/store. Defined and documented in texture.hpp (SurfaceObject::create).
+    SurfaceObject create_surface_object(const ResourceDescriptor &resource) const;
 
     // Two Device objects are equal when they name the same device (the library
     // may give distinct handles for one device). Never throws.

@@ -6,6 +6,14 @@
 //       ... launch kernels on buf.address() in `stream` ...
 //   }
 //   res.close();                      // or let the last reference unregister
+//
+// A GL image maps as an OpaqueArray (map_array) or a MipmappedArray
+// (map_mipmapped_array) of opaque_array.hpp: the same types the library
+// creates, usable everywhere an array is (copies, texture and surface objects),
+// not owned (the driver frees them with the mapping), and holding the mapping:
+// the last of them, and of the texture and surface objects over them, unmaps.
+// After an explicit unmap() or close() of the resource every call on them
+// throws INVALID_STATE.
 #ifndef CUCORE_GRAPHICS_HPP
 #define CUCORE_GRAPHICS_HPP
 
@@ -17,6 +25,7 @@
 #include "device.hpp"
 #include "graphics.h"
 #include "buffer.hpp"
+#include "opaque_array.hpp"
 #include "stream.hpp"
 
 namespace cucore {
@@ -40,56 +49,8 @@ enum class GraphicsMapHint : std::uint32_t {
     write_discard = CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD,
 };
 
-// The format and extent of a mapped array (GraphicsArray::info()).
-using GraphicsArrayInfo = cucore_graphics_array_info_t;
-
-// A CUDA array of a mapped GL image; holds the mapping (its last reference, with
-// every other array of the mapping, unmaps). Not owned: the driver frees it.
-class GraphicsArray : public Handle<GraphicsArray, cucore_graphics_array_t> {
-public:
-    GraphicsArray() noexcept = default;
-
-    // The raw CUarray (CUmipmappedArray for a mipmapped array). Throws Error:
-    // INVALID_HANDLE, INVALID_STATE (unmapped).
-    void *handle() const {
-        void *raw = nullptr;
-        detail::check(cucore_graphics_array_handle(handle_, &raw));
-        return raw;
-    }
-
-    // Level `level` of a mipmapped array. Throws Error: INVALID_STATE (not
-    // mipmapped, unmapped), CUDA.
-    GraphicsArray level(std::uint32_t level) const {
-        cucore_graphics_array_t *raw = nullptr;
-        detail::check(cucore_graphics_array_level(handle_, level, &raw));
-        return adopt(raw);
-    }
-
-    // Format and extent. Throws Error: INVALID_STATE (unmapped), CUDA.
-    GraphicsArrayInfo info() const {
-        GraphicsArrayInfo result = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
-        detail::check(cucore_graphics_array_info(handle_, &result));
-        return result;
-    }
-
-    // Whole-array copies with tightly packed host memory or a Buffer, ordered on
-    // `stream`. Throws Error: INVALID_ARGUMENT (size not the array's), INVALID_STATE, CUDA.
-    void copy_from_host(const void *src, std::uint64_t size, const Stream &stream) const {
-        detail::check(cucore_graphics_array_copy_from_host(handle_, src, size, stream.get()));
-    }
-    void copy_to_host(void *dst, std::uint64_t size, const Stream &stream) const {
-        detail::check(cucore_graphics_array_copy_to_host(handle_, dst, size, stream.get()));
-    }
-    void copy_from(const Buffer &buffer, const Stream &stream) const {
-        detail::check(cucore_graphics_array_copy_from_buffer(handle_, buffer.get(), stream.get()));
-    }
-    void copy_to(const Buffer &buffer, const Stream &stream) const {
-        detail::check(cucore_graphics_array_copy_to_buffer(handle_, buffer.get(), stream.get()));
-    }
-};
-
 // A registration of a GL buffer or image (cuda.core: GraphicsResource). Its last
-// reference unregisters; a mapping (Buffer or GraphicsArray) holds a reference,
+// reference unregisters; a mapping (Buffer, OpaqueArray or MipmappedArray) holds a reference,
 // so the registration outlives every mapping.
 class MappedBuffers;
 
@@ -142,21 +103,27 @@ public:
         unmap_all(resources, stream.get());
     }
 
-    // Maps a GL image and returns one sub-resource's array (unmaps with its last reference).
-    GraphicsArray map_array(const Stream &stream, std::uint32_t array_index = 0, std::uint32_t mip_level = 0,
-                            GraphicsMapHint hint = GraphicsMapHint::none) const {
-        cucore_graphics_array_t *raw = nullptr;
+    // Maps a GL image on `stream` and returns the array of one sub-resource
+    // (`array_index`: the cube face or layer; `mip_level`), not owned, holding
+    // the mapping: its last holder (the array, its texture and surface objects)
+    // unmaps on `stream`. Throws Error: INVALID_ARGUMENT (unknown hint),
+    // INVALID_STATE (already mapped, closed, a buffer: use map), CUDA (no such
+    // sub-resource), NOT_SUPPORTED (a format this library does not offer).
+    OpaqueArray map_array(const Stream &stream, std::uint32_t array_index = 0, std::uint32_t mip_level = 0,
+                          GraphicsMapHint hint = GraphicsMapHint::none) const {
+        cucore_opaque_array_t *raw = nullptr;
         detail::check(cucore_graphics_resource_map_array(handle_, stream.get(), static_cast<std::uint32_t>(hint),
                                                          array_index, mip_level, &raw));
-        return GraphicsArray::adopt(raw);
+        return OpaqueArray::adopt(raw);
     }
 
-    // Maps a GL image as a mipmapped array (levels through GraphicsArray::level).
-    GraphicsArray map_mipmapped_array(const Stream &stream, GraphicsMapHint hint = GraphicsMapHint::none) const {
-        cucore_graphics_array_t *raw = nullptr;
+    // Maps a GL image on `stream` as a mipmapped array holding the mapping (its
+    // levels, MipmappedArray::level, hold it too). Throws as map_array.
+    MipmappedArray map_mipmapped_array(const Stream &stream, GraphicsMapHint hint = GraphicsMapHint::none) const {
+        cucore_mipmapped_array_t *raw = nullptr;
         detail::check(cucore_graphics_resource_map_mipmapped_array(handle_, stream.get(),
                                                                    static_cast<std::uint32_t>(hint), &raw));
-        return GraphicsArray::adopt(raw);
+        return MipmappedArray::adopt(raw);
     }
 
     // Unmaps now (on the mapping's stream, or `stream`). Throws Error:

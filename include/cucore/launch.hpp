@@ -8,8 +8,9 @@
 // launch() packs its typed arguments at compile time into two std::arrays on
 // the stack (argument pointers and sizes) and makes one C call: arithmetic
 // values, enums and pointers by value, a cucore::Buffer as its device address
-// (a pointer-sized argument), and any other trivially copyable struct by
-// value. Other types do not compile.
+// (a pointer-sized argument), a cucore::TextureObject or SurfaceObject as its
+// 64-bit handle (the kernel's cudaTextureObject_t / cudaSurfaceObject_t), and
+// any other trivially copyable struct by value. Other types do not compile.
 #ifndef CUCORE_LAUNCH_HPP
 #define CUCORE_LAUNCH_HPP
 
@@ -26,6 +27,7 @@
 #include "kernel.hpp"
 #include "buffer.hpp"
 #include "stream.hpp"
+#include "texture.hpp"
 
 namespace cucore {
 
@@ -95,7 +97,8 @@ struct KernelArg {
                   "(or wrap it in a struct to pass it by value)");
     static_assert(std::is_trivially_copyable_v<T>,
                   "cucore::launch: a kernel argument must be an arithmetic value, an enum, a pointer, a "
-                  "cucore::Buffer or a trivially copyable struct (passed by value); this type is none of these");
+                  "cucore::Buffer, a cucore::TextureObject or SurfaceObject, or a trivially copyable struct "
+                  "(passed by value); this type is none of these");
     using stored = const T *;
     static constexpr std::size_t size = sizeof(T);
     static stored store(const T &value) noexcept { return &value; }
@@ -110,6 +113,24 @@ struct KernelArg<Buffer> {
     static stored store(const Buffer &buffer) {
         return reinterpret_cast<void *>(static_cast<std::uintptr_t>(buffer.address()));
     }
+    static const void *pointer(const stored &s) noexcept { return &s; }
+};
+
+// A texture or surface object travels as its 64-bit handle (a kernel's
+// cudaTextureObject_t / cudaSurfaceObject_t).
+template <>
+struct KernelArg<TextureObject> {
+    using stored = std::uint64_t;
+    static constexpr std::size_t size = sizeof(std::uint64_t);
+    static stored store(const TextureObject &texture) { return texture.handle(); }
+    static const void *pointer(const stored &s) noexcept { return &s; }
+};
+
+template <>
+struct KernelArg<SurfaceObject> {
+    using stored = std::uint64_t;
+    static constexpr std::size_t size = sizeof(std::uint64_t);
+    static stored store(const SurfaceObject &surface) { return surface.handle(); }
     static const void *pointer(const stored &s) noexcept { return &s; }
 };
 

@@ -1,8 +1,9 @@
 // GL interop through libcucore (graphics.h, graphics.hpp) on a real NVIDIA GL
 // context: cuGLGetDevices, buffer and texture round trips in both directions,
-// batch mapping, unmapping on another stream, every error with its message,
-// registration and mapping from a second thread on a shared context, and
-// 10,000 map/unmap cycles that leak nothing.
+// batch mapping, unmapping on another stream, a GL texture mapped as an array
+// and sampled by a kernel through a texture object (which holds the mapping),
+// every error with its message, registration and mapping from a second thread
+// on a shared context, and 10,000 map/unmap cycles that leak nothing.
 //
 // Every test skips with the reason where there is no CUDA driver or device, no
 // NVIDIA GL context (egl_context.hpp says why), or, for the kernel tests, no
@@ -37,14 +38,29 @@ struct Release<cucore_graphics_resource_t> {
     void operator()(cucore_graphics_resource_t *p) const { (void)cucore_graphics_resource_release(p); }
 };
 template <>
-struct Release<cucore_graphics_array_t> {
-    void operator()(cucore_graphics_array_t *p) const { (void)cucore_graphics_array_release(p); }
+struct Release<cucore_opaque_array_t> {
+    void operator()(cucore_opaque_array_t *p) const { (void)cucore_opaque_array_release(p); }
+};
+template <>
+struct Release<cucore_mipmapped_array_t> {
+    void operator()(cucore_mipmapped_array_t *p) const { (void)cucore_mipmapped_array_release(p); }
+};
+template <>
+struct Release<cucore_texture_object_t> {
+    void operator()(cucore_texture_object_t *p) const { (void)cucore_texture_object_release(p); }
 };
 using OwnedResource = std::unique_ptr<cucore_graphics_resource_t, Release<cucore_graphics_resource_t>>;
-using OwnedArray = std::unique_ptr<cucore_graphics_array_t, Release<cucore_graphics_array_t>>;
+using OwnedArray = std::unique_ptr<cucore_opaque_array_t, Release<cucore_opaque_array_t>>;
+using OwnedMipmapped = std::unique_ptr<cucore_mipmapped_array_t, Release<cucore_mipmapped_array_t>>;
+using OwnedTexture = std::unique_ptr<cucore_texture_object_t, Release<cucore_texture_object_t>>;
 
-constexpr std::uint32_t kCuArrayUnsignedInt8 = 0x01; // CU_AD_FORMAT_UNSIGNED_INT8
-constexpr std::uint32_t kCuArrayFloat = 0x20;        // CU_AD_FORMAT_FLOAT
+// Host twins of float2 and float4.
+struct F2 {
+    float x, y;
+};
+struct alignas(16) F4 {
+    float x, y, z, w;
+};
 
 // Kernels compiled with the library's Program.
 const char *const kKernels = R"(
@@ -55,6 +71,10 @@ extern "C" __global__ void write_pattern(unsigned *p, unsigned n, unsigned seed)
 extern "C" __global__ void add_one(const unsigned *in, unsigned *out, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = in[i] + 1u;
+}
+extern "C" __global__ void sample_rgba(cudaTextureObject_t t, const float2 *at, float4 *out, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tex2D<float4>(t, at[i].x, at[i].y);
 }
 )";
 
@@ -81,6 +101,7 @@ protected:
         stream_.reset();
         write_pattern_.reset();
         add_one_.reset();
+        sample_rgba_.reset();
         if (gl_ != nullptr) {
             if (!gl_->is_current()) gl_->make_current();
             const gltest::GlFunctions &gl = gl_->gl();
@@ -192,11 +213,26 @@ protected:
         k = nullptr;
         CUCORE_ASSERT_OK(cucore_object_code_get_kernel(code, "add_one", &k));
         add_one_.reset(k);
+        k = nullptr;
+        CUCORE_ASSERT_OK(cucore_object_code_get_kernel(code, "sample_rgba", &k));
+        sample_rgba_.reset(k);
+    }
+
+    // Samples texture `tex` at `at` with the sample_rgba kernel.
+    std::vector<F4> sample(std::uint64_t tex, const std::vector<F2> &at) {
+        const auto n = static_cast<unsigned>(at.size());
+        gpu::DeviceArray<F2> coords(dev_, stream_.get(), at);
+        gpu::DeviceArray<F4> out(dev_, stream_.get(), n);
+        EXPECT_EQ(gpu::launch(stream_.get(), gpu::config((n + 127) / 128, 128), sample_rgba_.get(), tex,
+                              static_cast<const F2 *>(coords.ptr()), static_cast<F4 *>(out.ptr()), n),
+                  CUCORE_SUCCESS)
+            << last_message();
+        return out.download();
     }
 
     std::unique_ptr<gltest::EglContext> gl_;
     Owned<cucore_stream_t> stream_;
-    Owned<cucore_kernel_t> write_pattern_, add_one_;
+    Owned<cucore_kernel_t> write_pattern_, add_one_, sample_rgba_;
     std::vector<gltest::GLuint> buffers_, textures_;
 };
 
@@ -457,27 +493,29 @@ TEST_F(GlTest, Rgba8TextureBothWays) {
     std::vector<std::uint8_t> in(bytes);
     for (std::size_t i = 0; i < bytes; ++i) in[i] = static_cast<std::uint8_t>(i * 7 + (i >> 10));
     {
-        cucore_graphics_array_t *a = nullptr;
+        cucore_opaque_array_t *a = nullptr;
         CUCORE_ASSERT_OK(cucore_graphics_resource_map_array(res.get(), stream_.get(), 0, 0, 0, &a));
         OwnedArray arr(a);
         EXPECT_TRUE(mapped(res.get()));
-        cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
-        CUCORE_ASSERT_OK(cucore_graphics_array_info(a, &info));
-        EXPECT_EQ(info.format, kCuArrayUnsignedInt8);
-        EXPECT_EQ(info.channels, 4u);
+        cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+        CUCORE_ASSERT_OK(cucore_opaque_array_info(a, &info));
+        EXPECT_EQ(info.format, CUCORE_ARRAY_FORMAT_UINT8);
+        EXPECT_EQ(info.num_channels, 4u);
         EXPECT_EQ(info.element_size, 4u);
+        EXPECT_EQ(info.kind, CUCORE_ARRAY_KIND_PLAIN);
         EXPECT_EQ(info.width, static_cast<std::uint64_t>(w));
         EXPECT_EQ(info.height, static_cast<std::uint64_t>(h));
         EXPECT_EQ(info.depth, 0u);
-        EXPECT_EQ(info.is_mipmapped, 0u);
+        EXPECT_EQ(info.size_bytes, static_cast<std::uint64_t>(bytes));
+        EXPECT_EQ(info.is_owned, 0u) << "the driver owns a mapped image's array";
         void *cu_array = nullptr;
-        CUCORE_ASSERT_OK(cucore_graphics_array_handle(a, &cu_array));
+        CUCORE_ASSERT_OK(cucore_opaque_array_handle(a, &cu_array));
         EXPECT_NE(cu_array, nullptr);
-        // A wrong size is refused.
-        CUCORE_EXPECT_STATUS(cucore_graphics_array_copy_from_host(a, in.data(), bytes - 4, stream_.get()),
+        // A short source is refused.
+        CUCORE_EXPECT_STATUS(cucore_opaque_array_copy_from_host(a, in.data(), bytes - 4, stream_.get()),
                              CUCORE_ERROR_INVALID_ARGUMENT);
         EXPECT_FALSE(last_message().empty());
-        CUCORE_ASSERT_OK(cucore_graphics_array_copy_from_host(a, in.data(), bytes, stream_.get()));
+        CUCORE_ASSERT_OK(cucore_opaque_array_copy_from_host(a, in.data(), bytes, stream_.get()));
         CUCORE_ASSERT_OK(cucore_stream_synchronize(stream_.get()));
     } // unmaps
     EXPECT_FALSE(mapped(res.get()));
@@ -500,9 +538,9 @@ TEST_F(GlTest, Rgba8TextureBothWays) {
     cucore::Stream stream = cucore::Device::get(0).create_stream();
     std::vector<std::uint8_t> out(bytes, 0);
     {
-        cucore::GraphicsArray arr = cpp.map_array(stream, 0, 0, cucore::GraphicsMapHint::read_only);
+        cucore::OpaqueArray arr = cpp.map_array(stream, 0, 0, cucore::GraphicsMapHint::read_only);
         EXPECT_EQ(arr.info().width, static_cast<std::uint64_t>(w));
-        arr.copy_to_host(out.data(), bytes, stream);
+        arr.copy_to(out, stream);
         stream.synchronize();
     }
     EXPECT_FALSE(cpp.is_mapped());
@@ -525,21 +563,21 @@ TEST_F(GlTest, Rgba32fTextureBothWays) {
     OwnedResource res = register_texture(tex);
     ASSERT_TRUE(res);
     {
-        cucore_graphics_array_t *a = nullptr;
+        cucore_opaque_array_t *a = nullptr;
         CUCORE_ASSERT_OK(cucore_graphics_resource_map_array(res.get(), stream_.get(),
                                                             CUCORE_GRAPHICS_MAP_HINT_READ_ONLY, 0, 0, &a));
         OwnedArray arr(a);
-        cucore_graphics_array_info_t info = CUCORE_GRAPHICS_ARRAY_INFO_INIT;
-        CUCORE_ASSERT_OK(cucore_graphics_array_info(a, &info));
-        EXPECT_EQ(info.format, kCuArrayFloat);
-        EXPECT_EQ(info.channels, 4u);
+        cucore_opaque_array_info_t info = CUCORE_OPAQUE_ARRAY_INFO_INIT;
+        CUCORE_ASSERT_OK(cucore_opaque_array_info(a, &info));
+        EXPECT_EQ(info.format, CUCORE_ARRAY_FORMAT_FLOAT32);
+        EXPECT_EQ(info.num_channels, 4u);
         EXPECT_EQ(info.element_size, 16u);
         EXPECT_EQ(info.width, static_cast<std::uint64_t>(w));
         EXPECT_EQ(info.height, static_cast<std::uint64_t>(h));
         cucore_buffer_t *sb = nullptr;
         CUCORE_ASSERT_OK(cucore_device_allocate(dev_, bytes, stream_.get(), &sb));
         Owned<cucore_buffer_t> staged(sb);
-        CUCORE_ASSERT_OK(cucore_graphics_array_copy_to_buffer(a, sb, stream_.get()));
+        CUCORE_ASSERT_OK(cucore_opaque_array_copy_to_buffer(a, sb, stream_.get()));
         std::vector<float> got(count, 0.0f);
         CUCORE_ASSERT_OK(cucore_buffer_copy_to_host(sb, 0, got.data(), bytes, stream_.get()));
         CUCORE_ASSERT_OK(cucore_stream_synchronize(stream_.get()));
@@ -549,7 +587,7 @@ TEST_F(GlTest, Rgba32fTextureBothWays) {
     std::vector<float> in(count);
     for (std::size_t i = 0; i < count; ++i) in[i] = 1.0f / static_cast<float>(i + 1);
     {
-        cucore_graphics_array_t *a = nullptr;
+        cucore_opaque_array_t *a = nullptr;
         CUCORE_ASSERT_OK(cucore_graphics_resource_map_array(res.get(), stream_.get(),
                                                             CUCORE_GRAPHICS_MAP_HINT_WRITE_DISCARD, 0, 0, &a));
         OwnedArray arr(a);
@@ -557,7 +595,7 @@ TEST_F(GlTest, Rgba32fTextureBothWays) {
         CUCORE_ASSERT_OK(cucore_device_allocate(dev_, bytes, stream_.get(), &sb));
         Owned<cucore_buffer_t> staged(sb);
         CUCORE_ASSERT_OK(cucore_buffer_copy_from_host(sb, 0, in.data(), bytes, stream_.get()));
-        CUCORE_ASSERT_OK(cucore_graphics_array_copy_from_buffer(a, sb, stream_.get()));
+        CUCORE_ASSERT_OK(cucore_opaque_array_copy_from_buffer(a, sb, stream_.get()));
         CUCORE_ASSERT_OK(cucore_stream_synchronize(stream_.get()));
     }
     CUCORE_ASSERT_OK(cucore_stream_synchronize(stream_.get()));
@@ -567,6 +605,97 @@ TEST_F(GlTest, Rgba32fTextureBothWays) {
     gl().BindTexture(gltest::GL_TEXTURE_2D, 0);
     EXPECT_EQ(gl().GetError(), gltest::GL_NO_ERROR);
     EXPECT_TRUE(back == in) << "GL did not read back the floats CUDA wrote";
+}
+
+// A GL texture mapped as an array is an array like any other: a texture object
+// over it is sampled by a kernel (RGBA8 read as normalized floats), and it holds
+// the mapping, so the resource stays mapped until the texture object goes too.
+// After an explicit unmap the array refuses every call.
+TEST_F(GlTest, GlTextureSampledThroughATextureObject) {
+    compile_kernels();
+    if (IsSkipped() || HasFatalFailure()) return;
+    constexpr int w = 64, h = 32;
+    std::vector<std::uint8_t> texels(static_cast<std::size_t>(w) * h * 4);
+    for (std::size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<std::uint8_t>((i * 37 + (i >> 8)) & 0xFF);
+    const gltest::GLuint tex = make_texture(gltest::GL_RGBA8, gltest::GL_UNSIGNED_BYTE, w, h, texels.data());
+    OwnedResource res = register_texture(tex, CUCORE_GRAPHICS_REGISTER_READ_ONLY);
+    ASSERT_TRUE(res);
+    std::vector<F2> at;
+    std::vector<std::size_t> texel_of;
+    for (int y : {0, 1, 17, 31})
+        for (int x : {0, 5, 40, 63}) {
+            at.push_back({static_cast<float>(x) + 0.5f, static_cast<float>(y) + 0.5f});
+            texel_of.push_back(static_cast<std::size_t>(y) * w + static_cast<std::size_t>(x));
+        }
+    auto check = [&](const std::vector<F4> &got, const char *what) {
+        ASSERT_EQ(got.size(), at.size()) << what;
+        for (std::size_t i = 0; i < at.size(); ++i) {
+            const float *c = &got[i].x;
+            for (std::size_t ch = 0; ch < 4; ++ch)
+                EXPECT_FLOAT_EQ(c[ch], static_cast<float>(texels[texel_of[i] * 4 + ch] / 255.0))
+                    << what << ": texel (" << at[i].x << ", " << at[i].y << ") channel " << ch;
+        }
+    };
+    cucore_texture_object_options_t o = CUCORE_TEXTURE_OBJECT_OPTIONS_INIT;
+    o.read_mode = CUCORE_READ_MODE_NORMALIZED_FLOAT;
+    {
+        cucore_opaque_array_t *a = nullptr;
+        CUCORE_ASSERT_OK(
+            cucore_graphics_resource_map_array(res.get(), stream_.get(), CUCORE_GRAPHICS_MAP_HINT_READ_ONLY, 0, 0, &a));
+        OwnedArray arr(a);
+        cucore_resource_descriptor_t r = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+        r.kind = CUCORE_RESOURCE_KIND_OPAQUE_ARRAY;
+        r.array = a;
+        cucore_texture_object_t *t = nullptr;
+        CUCORE_ASSERT_OK(cucore_texture_object_create(nullptr, &r, &o, &t));
+        OwnedTexture texture(t);
+        arr.reset(); // the texture object holds the mapping now
+        EXPECT_TRUE(mapped(res.get()));
+        std::uint64_t handle = 0;
+        CUCORE_ASSERT_OK(cucore_texture_object_handle(t, &handle));
+        check(sample(handle, at), "C ABI");
+        texture.reset(); // the last holder of the mapping: unmaps
+        EXPECT_FALSE(mapped(res.get()));
+    }
+    // The façade, and an explicit unmap under a live array.
+    CUCORE_ASSERT_OK(cucore_graphics_resource_retain(res.get()));
+    const cucore::GraphicsResource cpp = cucore::GraphicsResource::adopt(res.get());
+    const cucore::Device dev = cucore::Device::get(0);
+    cucore::Stream stream = cucore::Stream::borrow(stream_.get());
+    {
+        const cucore::OpaqueArray arr = cpp.map_array(stream, 0, 0, cucore::GraphicsMapHint::read_only);
+        EXPECT_EQ(arr.format(), CUCORE_ARRAY_FORMAT_UINT8);
+        EXPECT_EQ(arr.num_channels(), 4u);
+        cucore::TextureObjectOptions to;
+        to.read_mode = CUCORE_READ_MODE_NORMALIZED_FLOAT;
+        const cucore::TextureObject texture =
+            dev.create_texture_object(cucore::ResourceDescriptor::from_opaque_array(arr), to);
+        check(sample(texture.handle(), at), "C++");
+        stream.synchronize();
+        cpp.unmap();
+        EXPECT_FALSE(cpp.is_mapped());
+        CUCORE_EXPECT_THROW_STATUS(arr.info(), CUCORE_ERROR_INVALID_STATE);
+        CUCORE_EXPECT_THROW_STATUS(arr.handle(), CUCORE_ERROR_INVALID_STATE);
+        std::vector<std::uint8_t> out(texels.size());
+        CUCORE_EXPECT_THROW_STATUS(arr.copy_to(out, stream), CUCORE_ERROR_INVALID_STATE);
+        CUCORE_EXPECT_THROW_STATUS(dev.create_texture_object(cucore::ResourceDescriptor::from_opaque_array(arr), to),
+                                   CUCORE_ERROR_INVALID_STATE);
+    } // releasing the array and the texture object after the unmap unmaps nothing more
+    EXPECT_FALSE(cpp.is_mapped());
+    // The whole image as a mipmapped array of one level.
+    {
+        const cucore::MipmappedArray m = cpp.map_mipmapped_array(stream, cucore::GraphicsMapHint::read_only);
+        EXPECT_TRUE(cpp.is_mapped());
+        EXPECT_EQ(m.num_levels(), 1u);
+        const cucore::OpaqueArray level = m.level(0);
+        EXPECT_EQ(level.info().width, static_cast<std::uint64_t>(w));
+        std::vector<std::uint8_t> out(texels.size());
+        level.copy_to(out, stream);
+        stream.synchronize();
+        EXPECT_TRUE(out == texels) << "level 0 of the mapped mipmapped array";
+    }
+    EXPECT_FALSE(cpp.is_mapped());
+    stream.synchronize();
 }
 
 // ---- Errors, each with its message ---------------------------------------------------
@@ -716,7 +845,7 @@ TEST_F(GlTest, TenThousandMapUnmapCyclesLeakNothing) {
     ASSERT_TRUE(res);
     ASSERT_TRUE(image);
     const std::size_t buffers = gpu::live(CUCORE_OBJECT_BUFFER), resources = gpu::live(CUCORE_OBJECT_GRAPHICS_RESOURCE),
-                      arrays = gpu::live(CUCORE_OBJECT_GRAPHICS_ARRAY), all = gpu::live(CUCORE_OBJECT_ANY);
+                      arrays = gpu::live(CUCORE_OBJECT_OPAQUE_ARRAY), all = gpu::live(CUCORE_OBJECT_ANY);
     constexpr int kCycles = 10000;
     for (int i = 0; i < kCycles; ++i) {
         cucore_buffer_t *b = nullptr;
@@ -729,16 +858,16 @@ TEST_F(GlTest, TenThousandMapUnmapCyclesLeakNothing) {
         }
     }
     for (int i = 0; i < kCycles / 10; ++i) {
-        cucore_graphics_array_t *a = nullptr;
+        cucore_opaque_array_t *a = nullptr;
         CUCORE_ASSERT_OK(cucore_graphics_resource_map_array(image.get(), stream_.get(), 0, 0, 0, &a));
-        CUCORE_ASSERT_OK(cucore_graphics_array_release(a));
+        CUCORE_ASSERT_OK(cucore_opaque_array_release(a));
     }
     CUCORE_ASSERT_OK(cucore_stream_synchronize(stream_.get()));
     EXPECT_FALSE(mapped(res.get()));
     EXPECT_FALSE(mapped(image.get()));
     EXPECT_EQ(gpu::live(CUCORE_OBJECT_BUFFER), buffers);
     EXPECT_EQ(gpu::live(CUCORE_OBJECT_GRAPHICS_RESOURCE), resources);
-    EXPECT_EQ(gpu::live(CUCORE_OBJECT_GRAPHICS_ARRAY), arrays);
+    EXPECT_EQ(gpu::live(CUCORE_OBJECT_OPAQUE_ARRAY), arrays);
     EXPECT_EQ(gpu::live(CUCORE_OBJECT_ANY), all);
     // Register + unregister cycles too.
     for (int i = 0; i < 1000; ++i) {

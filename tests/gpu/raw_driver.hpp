@@ -91,7 +91,14 @@
     X(OccupancyMaxPotentialBlockSize, 6050)            \
     X(OccupancyAvailableDynamicSMemPerBlock, 10020)    \
     X(OccupancyMaxPotentialClusterSize, 11070)         \
-    X(OccupancyMaxActiveClusters, 11070)
+    X(OccupancyMaxActiveClusters, 11070)               \
+    X(Array3DCreate, 3020)              \
+    X(Array3DGetDescriptor, 3020)       \
+    X(ArrayDestroy, 2000)               \
+    X(MipmappedArrayCreate, 5000)       \
+    X(MipmappedArrayGetLevel, 5000)     \
+    X(MipmappedArrayDestroy, 5000)      \
+    X(TexObjectGetResourceDesc, 5000)
 
 namespace raw {
 

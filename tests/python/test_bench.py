@@ -29,6 +29,13 @@ def test_bench_quick_run(gpu, tmp_path):
     for op in ("event record", "event create + destroy", "stream create + destroy",
                "host function + synchronize round trip", "device attribute query"):
         assert f"| {op}" in text, text
+    # The array rows (issue 14): measured, or skipped with the reason (never dropped silently).
+    for op in ("array create + destroy, 1024 x 1024 float32", "texture object create + destroy",
+               "buffer -> array copy, 64 MiB", "array -> buffer copy, 64 MiB"):
+        skipped = re.search(rf"^- skipped: {re.escape(op)}: (.+)$", text, re.M)
+        assert (f"| {op} |" in text) != bool(skipped), text
+        if FAKE_DRIVER:
+            assert f"| {op} |" in text, text  # the fake driver has arrays and texture objects
     # The GL rows: measured where an NVIDIA GL context can be made, else skipped with the reason, never
     # dropped silently; under the fake driver always skipped, saying so.
     for op in ("GL buffer register + unregister", "GL buffer map + pointer + unmap"):

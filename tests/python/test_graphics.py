@@ -48,8 +48,11 @@ def test_register_flags_of_the_wrong_type(flags):
 
 
 def test_api_shape():
-    for name in ("GraphicsResource", "GraphicsArray", "GraphicsArrayInfo", "MappedBuffers", "gl_get_devices"):
+    for name in ("GraphicsResource", "MappedBuffers", "gl_get_devices"):
         assert name in cucore.__all__ and getattr(cucore, name) is getattr(graphics, name)
+    # GL images map as the library's own arrays (cucore.texture); the mapped-array class of old is gone
+    for old in ("GraphicsArray", "GraphicsArrayInfo"):
+        assert not hasattr(cucore, old) and not hasattr(graphics, old)
     # The batch calls are GraphicsResource's, as in C++ and Rust; one name each (no module-level twins).
     assert callable(cucore.GraphicsResource.map_all) and callable(cucore.GraphicsResource.unmap_all)
     for old in ("map_resources", "unmap_resources", "ArrayInfo"):
@@ -57,10 +60,9 @@ def test_api_shape():
     assert issubclass(cucore.MappedBuffers, list)
     with pytest.raises(TypeError, match="from_gl_buffer"):
         cucore.GraphicsResource()
-    with pytest.raises(TypeError, match="map_array"):
-        cucore.GraphicsArray()
     assert issubclass(cucore.InvalidStateError, RuntimeError)
-    assert cucore.ObjectType.GRAPHICS_RESOURCE == 12 and cucore.ObjectType.GRAPHICS_ARRAY == 13
+    assert cucore.ObjectType.GRAPHICS_RESOURCE == 12 and cucore.ObjectType.OPAQUE_ARRAY == 13
+    assert not hasattr(cucore.ObjectType, "GRAPHICS_ARRAY")
 
 
 def test_gl_get_devices_refuses_an_unknown_list():
@@ -404,8 +406,8 @@ def test_unmap_all_is_one_call(fake, gpu):
     vc = c.map(stream=s)
     cucore.GraphicsResource.unmap_all([img, c])
     assert not img.is_mapped and vc.size == 0 and len(_unmaps(fake)) == 4
-    with pytest.raises(RuntimeError):
-        arr.info
+    with pytest.raises(cucore.InvalidStateError):
+        arr.to_bytes(stream=s)
     del arr, vc
     gc.collect()
     assert len(_unmaps(fake)) == 4
@@ -549,32 +551,41 @@ def test_images_map_as_arrays(fake, gpu):
     with pytest.raises(RuntimeError, match="maps as arrays"):
         img.map(stream=s)
     with img.map_array(stream=s) as arr:
-        info = arr.info
-        assert (info.channels, info.element_size, info.shape, info.is_mipmapped) == (4, 4, (8, 16), False)
-        assert arr.nbytes == 16 * 8 * 4 and arr.handle != 0 and arr.resource is img
-        with pytest.raises(ValueError):
-            arr.copy_from(b"\0" * 3, stream=s)  # not the array's size
+        assert isinstance(arr, cucore.OpaqueArray) and isinstance(arr, cucore.texture.OpaqueArray)
+        assert (arr.num_channels, arr.element_bytes, arr.shape, arr.is_mipmapped) == (4, 4, (16, 8), False)
+        assert arr.nbytes == arr.size_bytes == 16 * 8 * 4 and arr.handle != 0 and arr.resource is img
+        assert not arr.is_owned and arr.format == "uint8"
+        with pytest.raises(ValueError, match="3 bytes, smaller than the array extent"):
+            arr.copy_from(b"\0" * 3, stream=s)
     assert not img.is_mapped
+    # a texture object over the mapped array holds the mapping too
     arr = img.map_array(stream=s)
-    twin = copy.copy(arr)  # its own reference to the same mapping
-    assert twin.handle == arr.handle and twin == arr
+    tex = gpu.create_texture_object(resource=cucore.ResourceDescriptor.from_opaque_array(arr))
     arr.close()
     assert img.is_mapped
-    twin.close()
+    tex.close()
     assert not img.is_mapped
     mip = img.map_mipmapped_array(stream=s)
-    assert mip.is_mipmapped
+    assert isinstance(mip, cucore.MipmappedArray) and mip.is_mipmapped and mip.resource is img
     level1 = mip.level(1)
-    assert level1.shape == (4, 8)
+    assert level1.shape == (8, 4) and level1.resource is img
     del mip
     gc.collect()
     assert img.is_mapped, "a level holds the mapping"
     del level1
     gc.collect()
     assert not img.is_mapped
+    # after an explicit unmap the array answers InvalidStateError (libcucore's), and its description stays
+    arr = img.map_array(stream=s)
+    assert arr.shape == (16, 8)
+    img.unmap()
+    with pytest.raises(cucore.InvalidStateError):
+        arr.copy_to(bytearray(arr.size_bytes), stream=s)
+    assert arr.shape == (16, 8)
+    arr.close()
     img.close()
     assert [ln.split()[0] for ln in fake.lines()] == ["register", "map", "unmap", "map", "unmap", "map", "unmap",
-                                                     "unregister"]
+                                                     "map", "unmap", "unregister"]
 
 
 @pytest.mark.gpu
@@ -693,7 +704,7 @@ def test_gl_rgba8_texture_through_arrays(egl, gpu):
     tex = egl.gl.gen_texture(w, h)
     with cucore.GraphicsResource.from_gl_image(tex, GL_TEXTURE_2D, flags="surface_load_store") as res:
         with res.map_array(stream=s, hint="write_discard") as arr:
-            assert arr.shape == (h, w) and arr.info.channels == 4 and arr.nbytes == len(pixels)
+            assert arr.shape == (w, h) and arr.num_channels == 4 and arr.nbytes == len(pixels)
             arr.copy_from(pixels, stream=s)
             s.sync()
     assert egl.gl.read_texture(tex, len(pixels)) == pixels
@@ -712,6 +723,41 @@ def test_gl_rgba8_texture_through_arrays(egl, gpu):
     assert egl.gl.read_texture(tex2, len(upload)) == b"\x11" * len(upload)
     egl.gl.delete_texture(tex)
     egl.gl.delete_texture(tex2)
+
+
+GL_SAMPLER = r"""
+extern "C" __global__ void read_rgba8(cudaTextureObject_t tex, uchar4 *out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) out[y * w + x] = tex2D<uchar4>(tex, x + 0.5f, y + 0.5f);
+}
+"""
+
+
+@pytest.mark.gpu
+def test_gl_texture_sampled_through_a_texture_object(egl, gpu):
+    try:
+        cucore.compiler_version("nvrtc")
+    except cucore.CUDAError as e:
+        pytest.skip(f"NVRTC is not installed: {e}")
+    cc = gpu.compute_capability
+    kernel = cucore.Program(GL_SAMPLER, "c++", cucore.ProgramOptions(arch=f"sm_{cc.major}{cc.minor}")) \
+        .compile("cubin").get_kernel("read_rgba8")
+    s = gpu.create_stream()
+    w, h = 24, 10
+    pixels = bytes((x * 7 + y * 3 + c * 50) & 0xFF for y in range(h) for x in range(w) for c in range(4))
+    name = egl.gl.gen_texture(w, h, data=pixels)
+    with cucore.GraphicsResource.from_gl_image(name, GL_TEXTURE_2D, flags="read_only") as res:
+        arr = res.map_array(stream=s)
+        tex = gpu.create_texture_object(resource=cucore.ResourceDescriptor.from_opaque_array(arr))
+        arr.close()  # the texture object holds the mapping
+        assert res.is_mapped
+        out = gpu.allocate(w * h * 4, stream=s)
+        cucore.launch(s, cucore.LaunchConfig(grid=((w + 7) // 8, (h + 7) // 8), block=(8, 8)), kernel, tex, out, w, h)
+        got = out.to_bytes(stream=s)
+        tex.close()
+        assert not res.is_mapped
+    assert got == pixels
+    egl.gl.delete_texture(name)
 
 
 @pytest.mark.gpu

@@ -22,14 +22,14 @@ from conftest import REPO
 
 PACKAGE = REPO / "bindings" / "python" / "cucore"
 
-# Lowest first. _version, _abi, _abi_constants and device_attributes are data (the last three generated) and import nothing of
-# the package; __init__ is above them all.
+# Lowest first. _version, _abi, _abi_constants, device_attributes and typing are data (the middle three generated) and
+# import nothing of the package; __init__ is above them all.
 LAYERS = (
-    "_version", "_abi", "_abi_constants", "device_attributes",
+    "_version", "_abi", "_abi_constants", "device_attributes", "typing",
     "_lib", "common", "_handle",
     "device", "context", "event", "stream",
     "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "user_memory", "copy_3d",
-    "ipc", "dlpack", "graphics",
+    "ipc", "dlpack", "opaque_array", "texture", "textures", "graphics",
     "kernel", "launch", "program", "object_code", "program_cache", "linker",
 )
 RANK = {m: i for i, m in enumerate(LAYERS)}
@@ -48,6 +48,8 @@ HANDED_DOWN = {
     ("stream", "event"): {"Stream"},                                       # Event.record(stream)
     ("memory_resource", "device"): {"MemoryResource", "_allocate_from_device"},  # Device.memory_resource, allocate
     ("memory_resource", "buffer"): {"MemoryResource"},                     # Buffer.memory_resource
+    ("opaque_array", "device"): {"_create_opaque_array", "_create_mipmapped_array"},  # Device.create_opaque_array, ...
+    ("texture", "device"): {"_create_texture_object", "_create_surface_object"},      # Device.create_texture_object, ...
     ("memory_pool", "memory_resource"): {"memory_pool"},                   # pool attributes, trim
     ("user_memory", "memory_resource"): {"user_memory"},                   # making user-defined resources
     ("user_memory", "device"): {"user_memory"},                            # Device.memory_resource = a user's

@@ -177,6 +177,11 @@ def _every_options_object():
                               headers={"h.cuh": "#define H 1\n"}),
         cucore.LinkerOptions(name="l", arch="sm_90", ftz=True, fma=False, ptxas_options=["-v"],
                              extra_options=["-lto"], backend="driver"),
+        cucore.OpaqueArrayOptions((64, 32), "uint16", 2, True, kind="layered", num_layers=3, is_texture_gather=True),
+        cucore.MipmappedArrayOptions((64, 64), "float32", 1, 5, is_depth_texture=True),
+        cucore.TextureObjectOptions(address_mode=("wrap", "border"), filter_mode="linear", read_mode="normalized_float",
+                                    normalized_coords=True, max_anisotropy=4, mipmap_level_bias=0.5,
+                                    border_color=(1.0, 2.0, 3.0, 4.0)),
     ]
 
 
@@ -212,6 +217,15 @@ def test_options_copy_and_pickle_to_equal_independent_objects(how):
             assert hash(duplicate) == hash(original)
             duplicate.shmem_size = 7
             assert original.shmem_size != 7 and duplicate != original
+        elif isinstance(original, (cucore.OpaqueArrayOptions, cucore.MipmappedArrayOptions,
+                                   cucore.TextureObjectOptions)):
+            # The copy builds its own C struct, equal to the original's.
+            a, b = original._struct(), duplicate._struct()
+            assert a is not b and bytes(a) == bytes(b), name
+            if isinstance(original, cucore.TextureObjectOptions):
+                duplicate.max_anisotropy = 2
+                assert original.max_anisotropy == 4 and duplicate != original
+                assert original._struct().max_anisotropy == 4 and duplicate._struct().max_anisotropy == 2
         elif hasattr(original, "_to_c"):
             # The copy builds its own C struct (the cache is not carried), equal to the original's.
             a, b = original._to_c(), duplicate._to_c()

@@ -17,6 +17,8 @@
 #include <cucore/object_code.hpp>
 #include <cucore/program_cache.hpp>
 #include <cucore/graphics.hpp>
+#include <cucore/texture.hpp>
+#include <cucore/opaque_array.hpp>
 #include <cucore/user_memory.hpp>
 #include <cucore/ipc.hpp>
 #include <cucore/stream.hpp>
@@ -54,6 +56,9 @@ static_assert(!cucore::detail::is_readable_host_range_v<const std::vector<std::s
 static_assert(!cucore::detail::is_readable_host_range_v<const std::vector<bool>>);
 static_assert(!cucore::detail::is_readable_host_range_v<const cucore::Buffer>);
 static_assert(!cucore::detail::is_readable_host_range_v<const int *>);
+// A class without data() is no range (a false answer, not a hard error).
+static_assert(!cucore::detail::is_writable_host_range_v<cucore::OpaqueArray>);
+static_assert(!cucore::detail::is_readable_host_range_v<const cucore::OpaqueArray>);
 
 namespace {
 
@@ -92,6 +97,21 @@ static_assert(cucore::Location{} == cucore::Location::none() && cucore::Location
 static_assert(cucore::Location::host_numa_current().is_host() && !cucore::Location::device(0).is_host());
 static_assert(!std::is_constructible_v<cucore::MemoryRegion, cucore::Buffer &&, std::uint64_t>,
               "a region of a temporary buffer would dangle");
+static_assert(!std::is_constructible_v<cucore::ArrayRegion, cucore::OpaqueArray &&>,
+              "a region of a temporary array would dangle");
+static_assert(sizeof(cucore::OpaqueArray) == sizeof(void *) && sizeof(cucore::MipmappedArray) == sizeof(void *) &&
+              sizeof(cucore::TextureObject) == sizeof(void *) && sizeof(cucore::SurfaceObject) == sizeof(void *));
+// The options default to the C *_INIT macros (zero means default).
+static_assert(cucore::detail::kOpaqueArrayDefaults.format == CUCORE_ARRAY_FORMAT_UNSET &&
+              cucore::detail::kOpaqueArrayDefaults.kind == CUCORE_ARRAY_KIND_PLAIN &&
+              cucore::detail::kOpaqueArrayDefaults.width == 0);
+static_assert(cucore::detail::kTextureObjectDefaults.address_mode[2] == CUCORE_ADDRESS_MODE_CLAMP &&
+              cucore::detail::kTextureObjectDefaults.read_mode == CUCORE_READ_MODE_ELEMENT_TYPE &&
+              cucore::detail::kTextureObjectDefaults.max_mipmap_level_clamp == 0.0f);
+static_assert(cucore::detail::kResourceDescriptorDefaults.kind == CUCORE_RESOURCE_KIND_UNSET);
+// Texture and surface objects travel to kernels as their 64-bit handles.
+static_assert(cucore::detail::KernelArg<cucore::TextureObject>::size == 8 &&
+              cucore::detail::KernelArg<cucore::SurfaceObject>::size == 8);
 
 } // namespace
 
@@ -188,6 +208,113 @@ int cucore_facade_compile_side_check(const cucore::Device &dev) {
     const cucore::ProgramCacheStats st = disk.stats();
     disk.clear();
     return sum + static_cast<int>(st.hits + memory.stats().entries);
+}
+
+// Arrays, mipmapped arrays, texture and surface objects: every member.
+int cucore_facade_texture_compile_check(const cucore::Device &dev, const cucore::Stream &s, const cucore::Buffer &b);
+
+int cucore_facade_texture_compile_check(const cucore::Device &dev, const cucore::Stream &s, const cucore::Buffer &b) {
+    cucore::OpaqueArrayOptions ao;
+    ao.format = CUCORE_ARRAY_FORMAT_UINT8;
+    ao.num_channels = 4;
+    ao.kind = CUCORE_ARRAY_KIND_LAYERED;
+    ao.flags = CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE | CUCORE_ARRAY_FLAG_TEXTURE_GATHER;
+    ao.width = 64;
+    ao.height = 32;
+    ao.depth = 0;
+    ao.layers = 2;
+    const cucore_opaque_array_options_t aoc = ao.to_c();
+    const cucore::OpaqueArrayOptions cube{CUCORE_ARRAY_FORMAT_FLOAT32, 1, CUCORE_ARRAY_KIND_CUBEMAP, 0, 16, 16};
+    cucore::OpaqueArray a1 = cucore::OpaqueArray::create(dev, ao);
+    cucore::OpaqueArray a2 = dev.create_opaque_array(cube);
+    cucore::OpaqueArray a3 = cucore::OpaqueArray::from_handle(dev, a1.handle());
+    cucore::OpaqueArray a4 = cucore::OpaqueArray::from_handle(dev, a1.handle(), release_cb, nullptr);
+    const cucore::OpaqueArrayInfo ai = a1.info();
+    int sum = static_cast<int>(aoc.struct_size + ai.size_bytes + a1.size_bytes()) + static_cast<int>(a1.format()) +
+              static_cast<int>(a1.num_channels() + a1.element_size()) + static_cast<int>(a1.is_surface_load_store()) +
+              static_cast<int>(a3 == a4);
+    std::vector<std::uint8_t> host(64 * 32 * 4 * 2);
+    const std::vector<std::uint32_t> chost(64 * 32 * 2);
+    std::array<float, 96> fa{};
+    std::uint16_t carr[8] = {};
+    a1.copy_from(host.data(), host.size(), s);
+    a1.copy_to(host.data(), host.size(), s);
+    a1.copy_from(host, s);
+    a1.copy_from(chost, s);
+    a1.copy_to(host, s);
+    a2.copy_from(fa, s);
+    a2.copy_to(fa, s);
+    a2.copy_to(carr, s);
+    a1.copy_from(b, s);
+    a1.copy_to(b, s);
+    a1.copy_from(a3, s);
+    a1.copy_to(a4, s);
+    cucore::OpaqueArray::copy(cucore::ArrayRegion(a1).at(1, 2, 1), cucore::ArrayRegion(a3), {8, 4, 1}, s);
+    cucore::OpaqueArray::copy(cucore::ArrayRegion(a2).at(0, 0, 5), cucore::MemoryRegion::host(fa.data(), 16 * 4),
+                              cucore::Extent3D{16, 16, 1}, s);
+    cucore::OpaqueArray::copy(cucore::MemoryRegion(b, 256).at(4, 1), cucore::ArrayRegion(a1).at(0, 0, 1), {16, 2, 1},
+                              s);
+    const cucore_opaque_array_copy_t cc = cucore::to_c(cucore::ArrayRegion(a1), cucore::ArrayRegion(a2), {1, 1, 1});
+    sum += static_cast<int>(cc.width);
+    cucore::MipmappedArray m1 = cucore::MipmappedArray::create(dev, ao, 3);
+    cucore::MipmappedArray m2 = dev.create_mipmapped_array(cube, 2);
+    cucore::MipmappedArray m3 = cucore::MipmappedArray::from_handle(dev, m1.handle());
+    cucore::MipmappedArray m4 = cucore::MipmappedArray::from_handle(dev, m1.handle(), release_cb, &sum);
+    const cucore::OpaqueArray l1 = m1.level(1);
+    sum += static_cast<int>(m1.num_levels() + m2.info().num_levels) + static_cast<int>(l1.info().width) +
+           static_cast<int>(m3 == m4);
+
+    const cucore::ResourceDescriptor r1 = cucore::ResourceDescriptor::from_opaque_array(a1);
+    const cucore::ResourceDescriptor r2 = cucore::ResourceDescriptor::from_mipmapped_array(m1);
+    const cucore::ResourceDescriptor r3 = cucore::ResourceDescriptor::from_linear(b, CUCORE_ARRAY_FORMAT_FLOAT32);
+    const cucore::ResourceDescriptor r4 =
+        cucore::ResourceDescriptor::from_linear(b, CUCORE_ARRAY_FORMAT_UINT8, 4, 1024);
+    const cucore::ResourceDescriptor r5 =
+        cucore::ResourceDescriptor::from_pitch2d(b, CUCORE_ARRAY_FORMAT_FLOAT16, 2, 32, 8, 512);
+    cucore::ResourceDescriptor r6;
+    r6 = r5;
+    cucore::ResourceDescriptor r7(std::move(r6));
+    r6 = std::move(r7);
+    sum += static_cast<int>(r1.kind()) + static_cast<int>(r2.to_c().kind) + static_cast<int>(r3.buffer() == b) +
+           static_cast<int>(r4.opaque_array() == a1) + static_cast<int>(static_cast<bool>(r5.mipmapped_array()));
+    cucore::TextureObjectOptions to;
+    to.address_mode = {CUCORE_ADDRESS_MODE_WRAP, CUCORE_ADDRESS_MODE_MIRROR, CUCORE_ADDRESS_MODE_BORDER};
+    to.filter_mode = CUCORE_FILTER_MODE_LINEAR;
+    to.read_mode = CUCORE_READ_MODE_NORMALIZED_FLOAT;
+    to.normalized_coords = true;
+    to.srgb = false;
+    to.disable_trilinear_optimization = true;
+    to.seamless_cubemap = false;
+    to.max_anisotropy = 4;
+    to.mipmap_filter_mode = CUCORE_FILTER_MODE_LINEAR;
+    to.mipmap_level_bias = 0.5f;
+    to.min_mipmap_level_clamp = 0.0f;
+    to.max_mipmap_level_clamp = 2.0f;
+    to.border_color = {1.0f, 0.0f, 0.0f, 1.0f};
+    const cucore_texture_object_options_t toc = to.to_c();
+    const cucore::TextureObject t1 = cucore::TextureObject::create(r1);
+    const cucore::TextureObject t2 = cucore::TextureObject::create(r2, to);
+    const cucore::TextureObject t3 = cucore::TextureObject::create(dev, r3);
+    const cucore::TextureObject t4 = cucore::TextureObject::create(dev, r4, to);
+    const cucore::TextureObject t5 = dev.create_texture_object(r5);
+    const cucore::TextureObject t6 = dev.create_texture_object(r5, to);
+    const cucore::SurfaceObject s1 = cucore::SurfaceObject::create(r1);
+    const cucore::SurfaceObject s2 = cucore::SurfaceObject::create(dev, r1);
+    const cucore::SurfaceObject s3 = dev.create_surface_object(r1);
+    sum += static_cast<int>(t1.handle() + t2.handle() + s1.handle()) + static_cast<int>(toc.border_color[0]) +
+           static_cast<int>(t3 == t4) + static_cast<int>(t5 != t6) + static_cast<int>(s2 == s3);
+    // Texture and surface objects are kernel arguments.
+    const cucore::Kernel k = cucore::Kernel::from_handle(reinterpret_cast<void *>(1));
+    cucore::launch(s, cucore::LaunchConfig(1, 1), k, t1, s1, b, 4u);
+    t1.close();
+    s1.close();
+    l1.close();
+    m1.close();
+    a1.close();
+    cucore_texture_object_t *raw_t = cucore::TextureObject(t2).release();
+    cucore::TextureObject t7 = cucore::TextureObject::adopt(raw_t);
+    cucore::SurfaceObject s4 = cucore::SurfaceObject::borrow(s2.get());
+    return sum + static_cast<int>(static_cast<bool>(t7)) + static_cast<int>(static_cast<bool>(s4));
 }
 
 // Referenced from nowhere: the point is that it compiles cleanly.
@@ -455,14 +582,16 @@ int cucore_facade_compile_check() {
         sum += static_cast<int>(batch.size() + batch[0].size());
         batch.unmap(s1);
     }
-    const cucore::GraphicsArray ga = gi.map_array(s1, 0, 0, cucore::GraphicsMapHint::write_discard);
-    const cucore::GraphicsArrayInfo gai = ga.info();
-    const cucore::GraphicsArray gm = gi.map_mipmapped_array(s1).level(1);
+    const cucore::OpaqueArray ga = gi.map_array(s1, 0, 0, cucore::GraphicsMapHint::write_discard);
+    const cucore::OpaqueArrayInfo gai = ga.info();
+    const cucore::OpaqueArray gm = gi.map_mipmapped_array(s1).level(1);
     ga.copy_from(b1, s1);
     ga.copy_to(b1, s1);
     cucore::GraphicsResource::unmap_all({gr, gi}, s1);
     sum += static_cast<int>(gai.width) + static_cast<int>(gm.handle() != nullptr) +
            static_cast<int>(cucore::gl_get_devices().size()) + static_cast<int>(gr.is_mapped());
+
+    sum += cucore_facade_texture_compile_check(dev, s1, b1);
 
     try {
         (void)cucore::live_object_count(CUCORE_OBJECT_STREAM);

@@ -29,6 +29,7 @@ from .common import (
     object_type_name, release_error_count, set_release_error_handler, status_string,
 )
 from .device_attributes import DeviceAttribute
+from . import typing  # noqa: F401  (cucore.typing: ArrayFormatType, AddressModeType, FilterModeType, ...)
 from .device import ComputeCapability, Device, DeviceProperties, StreamPriorityRange, driver_version
 from .context import Context
 from .event import Event, EventOptions
@@ -45,9 +46,12 @@ from . import user_memory as _user_memory  # noqa: F401  (user-defined MemoryRes
 from .copy_3d import MemoryRegion, copy_3d
 from .ipc import IPCAllocationHandle, ImportedMemoryResource
 from .dlpack import DLDeviceType, from_dlpack
-from .graphics import (
-    GraphicsArrayInfo, GraphicsArray, GraphicsResource, MappedBuffers, gl_get_devices,
+from .opaque_array import (
+    ArrayRegion, MipmappedArray, MipmappedArrayOptions, OpaqueArray, OpaqueArrayOptions, copy_array_region,
 )
+from .texture import ResourceDescriptor, SurfaceObject, TextureObject, TextureObjectOptions
+from . import texture, textures  # noqa: F401  (cucore.texture, as cuda.core's; cucore.textures, the seed's names)
+from .graphics import GraphicsResource, MappedBuffers, gl_get_devices
 from .kernel import Kernel, KernelAttributes, KernelOccupancy, MaxPotentialBlockSizeOccupancyResult, ParamInfo
 from .launch import LaunchConfig, launch
 from .program import Program, ProgramOptions, compiler_version
@@ -87,8 +91,11 @@ __all__ = [
     "ProgramCache", "InMemoryProgramCache", "FileStreamProgramCache", "ProgramCacheStats", "make_program_cache_key",
     "Kernel", "KernelAttributes", "KernelOccupancy", "MaxPotentialBlockSizeOccupancyResult", "ParamInfo",
     "LaunchConfig", "launch",
+    # arrays, textures and surfaces (also in cucore.texture; their enums in cucore.typing)
+    "OpaqueArray", "OpaqueArrayOptions", "MipmappedArray", "MipmappedArrayOptions", "ArrayRegion", "copy_array_region",
+    "ResourceDescriptor", "TextureObject", "TextureObjectOptions", "SurfaceObject",
     # graphics interop (OpenGL)
-    "GraphicsResource", "GraphicsArray", "GraphicsArrayInfo", "MappedBuffers", "gl_get_devices",
+    "GraphicsResource", "MappedBuffers", "gl_get_devices",
 ]
 
 

@@ -1,7 +1,8 @@
 """The one lifetime mechanism of the binding's handle objects, and of the Python objects libcucore keeps alive.
 
 HandleObject is the base of every class that wraps a libcucore handle (Context, Stream, Event, Buffer,
-MemoryResource, Program, ObjectCode, Linker, ProgramCache, Kernel, GraphicsResource, GraphicsArray). Each object
+MemoryResource, Program, ObjectCode, Linker, ProgramCache, Kernel, GraphicsResource, OpaqueArray, MipmappedArray,
+TextureObject, SurfaceObject). Each object
 owns one reference to its libcucore handle in `_h` (None once closed); `close()` and the finalizer drop it
 through the subclass's unchecked release function, exactly once. Equality is identity of the wrapped driver
 object.

@@ -53,12 +53,18 @@ if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand 
     from .stream import Stream, StreamOptions
     from .event import _options_ref as _event_options_ref
     from .stream import _options_ref as _stream_options_ref
+    from .opaque_array import (MipmappedArray, MipmappedArrayOptions, OpaqueArray, OpaqueArrayOptions,
+                               _create_mipmapped_array, _create_opaque_array)
+    from .texture import (ResourceDescriptor, SurfaceObject, TextureObject, TextureObjectOptions,
+                          _create_surface_object, _create_texture_object)
 else:
     Context = None                                  # context.py: Device.context
     Event = _event_options_ref = None               # event.py: Device.create_event
     Stream = _stream_options_ref = None             # stream.py: Device.create_stream, the default streams
     MemoryResource = _allocate_from_device = None   # memory_resource.py: Device.memory_resource, Device.allocate
     user_memory = None                              # user_memory.py: a user-defined default resource is kept
+    _create_opaque_array = _create_mipmapped_array = None    # opaque_array.py: Device.create_opaque_array, ...
+    _create_texture_object = _create_surface_object = None   # texture.py: Device.create_texture_object, ...
 
 
 class ComputeCapability(NamedTuple):
@@ -471,6 +477,27 @@ class Device:
         """A new Buffer of `size` bytes from Device.memory_resource, allocated in order on `stream` (a
         Stream or any object with __cuda_stream__), where it is also freed unless changed."""
         return _allocate_from_device(self, size, stream)
+
+    def create_opaque_array(self, options: Union[OpaqueArrayOptions, Dict[str, Any]]) -> OpaqueArray:
+        """A new OpaqueArray (a CUDA array) on this device, described by an OpaqueArrayOptions (or a dict of its
+        fields). The shape is checked against the device's limits first; the error names the limit."""
+        return _create_opaque_array(self, options)
+
+    def create_mipmapped_array(self, options: Union[MipmappedArrayOptions, Dict[str, Any]]) -> MipmappedArray:
+        """A new MipmappedArray on this device, described by a MipmappedArrayOptions (or a dict of its
+        fields): level 0 and num_levels."""
+        return _create_mipmapped_array(self, options)
+
+    def create_texture_object(self, *, resource: ResourceDescriptor,
+                              options: Union[TextureObjectOptions, Dict[str, Any], None] = None) -> TextureObject:
+        """A new TextureObject reading `resource` (a ResourceDescriptor of this device's memory) as `options`
+        (a TextureObjectOptions; None: its defaults) says."""
+        return _create_texture_object(self, resource, options)
+
+    def create_surface_object(self, *, resource: ResourceDescriptor) -> SurfaceObject:
+        """A new SurfaceObject over `resource` (ResourceDescriptor.from_opaque_array of an array of this device
+        created with is_surface_load_store=True)."""
+        return _create_surface_object(self, resource)
 
     @property
     def per_thread_default_stream(self) -> Stream:

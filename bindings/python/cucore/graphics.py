@@ -1,5 +1,5 @@
 """Graphics interop with OpenGL (include/cucore/graphics.h): GL buffers, textures and renderbuffers
-registered with CUDA, mapped as Buffers or as CUDA arrays.
+registered with CUDA, mapped as Buffers or as CUDA arrays (OpaqueArray, MipmappedArray: opaque_array.py).
 
     res = cucore.GraphicsResource.from_gl_buffer(vbo, flags="write_discard")   # a GL context is current
     with res.map(stream=s) as buf:          # a Buffer; unmapped on `s` when it is released or closed
@@ -10,8 +10,9 @@ registered with CUDA, mapped as Buffers or as CUDA arrays.
         ...                                                              # unmaps and unregisters on exit
 
     tex = cucore.GraphicsResource.from_gl_image(name, GL_TEXTURE_2D)
-    with tex.map_array(stream=s) as arr:    # a GraphicsArray (level 0, layer 0)
+    with tex.map_array(stream=s) as arr:    # an OpaqueArray (level 0, layer 0) that holds the mapping
         arr.copy_from(pixels, stream=s)     # bytes, NumPy arrays, or a Buffer holding the array packed
+        texture = dev.create_texture_object(resource=cucore.texture.ResourceDescriptor.from_opaque_array(arr))
 
     with cucore.GraphicsResource.map_all([a, b], s) as (va, vb):   # one driver call maps both...
         ...                                                       # ...and one unmaps both at the block's end
@@ -25,13 +26,14 @@ from __future__ import annotations
 
 import ctypes
 import weakref
-from typing import TYPE_CHECKING, Any, List, Literal, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, List, Literal, Sequence, Union
 
 from . import _lib
 from ._handle import HandleObject
-from .buffer import _UNKNOWN, Buffer, _HostMemory
+from .buffer import _UNKNOWN, Buffer
 from .common import CUDAError, InvalidArgumentError, Status, closed_error, raise_error
 from .device import _device
+from .opaque_array import MipmappedArray, OpaqueArray
 from .stream import _stream_of
 
 if TYPE_CHECKING:
@@ -41,24 +43,15 @@ if TYPE_CHECKING:
  _cucore_graphics_resource_release, _cucore_graphics_resource_map, _cucore_graphics_resources_map,
  _cucore_graphics_resource_map_array, _cucore_graphics_resource_map_mipmapped_array,
  _cucore_graphics_resource_unmap, _cucore_graphics_resource_is_mapped, _cucore_graphics_resource_close,
- _cucore_graphics_resource_handle, _cucore_graphics_array_release, _cucore_graphics_array_handle,
- _cucore_graphics_array_level, _cucore_graphics_array_info, _cucore_graphics_array_copy_from_host,
- _cucore_graphics_array_copy_to_host, _cucore_graphics_array_copy_from_buffer,
- _cucore_graphics_array_copy_to_buffer, _cucore_gl_get_devices, _cucore_buffer_size) = _lib.bind(
+ _cucore_graphics_resource_handle, _cucore_gl_get_devices, _cucore_buffer_size) = _lib.bind(
     globals(), "cucore_graphics_resource_from_gl_buffer", "cucore_graphics_resource_from_gl_image",
     "cucore_graphics_resource_release", "cucore_graphics_resource_map", "cucore_graphics_resources_map",
     "cucore_graphics_resource_map_array", "cucore_graphics_resource_map_mipmapped_array",
     "cucore_graphics_resource_unmap", "cucore_graphics_resource_is_mapped", "cucore_graphics_resource_close",
-    "cucore_graphics_resource_handle", "cucore_graphics_array_release", "cucore_graphics_array_handle",
-    "cucore_graphics_array_level", "cucore_graphics_array_info", "cucore_graphics_array_copy_from_host",
-    "cucore_graphics_array_copy_to_host", "cucore_graphics_array_copy_from_buffer",
-    "cucore_graphics_array_copy_to_buffer", "cucore_gl_get_devices", "cucore_buffer_size")
-(_cucore_graphics_resource_retain, _cucore_graphics_array_retain, _cucore_graphics_resources_unmap,
- _cucore_report_release_error) = _lib.bind(
-    globals(), "cucore_graphics_resource_retain", "cucore_graphics_array_retain", "cucore_graphics_resources_unmap",
-    "cucore_report_release_error")
-(_fast_graphics_resource_release, _fast_graphics_array_release) = _lib.bind_unchecked(
-    globals(), "cucore_graphics_resource_release", "cucore_graphics_array_release")
+    "cucore_graphics_resource_handle", "cucore_gl_get_devices", "cucore_buffer_size")
+(_cucore_graphics_resource_retain, _cucore_graphics_resources_unmap, _cucore_report_release_error) = _lib.bind(
+    globals(), "cucore_graphics_resource_retain", "cucore_graphics_resources_unmap", "cucore_report_release_error")
+(_fast_graphics_resource_release,) = _lib.bind_unchecked(globals(), "cucore_graphics_resource_release")
 
 _c_void_p = ctypes.c_void_p
 _c_uint32 = ctypes.c_uint32
@@ -167,7 +160,7 @@ class GraphicsResource(HandleObject):
         obj._stream = stream
         obj._is_image = is_image
         obj._closed = False
-        obj._views = []    # weak references to the wrappers of live mappings (Buffers, GraphicsArrays)
+        obj._views = []    # weak references to the Buffers of live mappings
         obj._entered = None
         return obj
 
@@ -224,7 +217,8 @@ class GraphicsResource(HandleObject):
         return obj
 
     def _forget_views(self):
-        """After an unmap or close: the mapped wrappers read as closed (their C objects are)."""
+        """After an unmap or close: the mapped Buffers read as closed (their C objects are; mapped arrays
+        answer INVALID_STATE from libcucore itself)."""
         for r in self._views:
             obj = r()
             if isinstance(obj, Buffer):
@@ -271,10 +265,12 @@ class GraphicsResource(HandleObject):
             raise_error(st, self, s)
         return self._track(_mapped_buffer(out.value))
 
-    def map_array(self, stream: Any = None, *, array_index: int = 0, mip_level: int = 0, hint: Any = None) -> GraphicsArray:
+    def map_array(self, stream: Any = None, *, array_index: int = 0, mip_level: int = 0, hint: Any = None) -> OpaqueArray:
         """Map a registered GL image on `stream` and return sub-resource (`array_index`: cube face or
-        layer, `mip_level`) as a GraphicsArray, which holds the mapping: its release (or close, or the end
-        of its `with` block) unmaps on `stream`."""
+        layer, `mip_level`) as an OpaqueArray, usable everywhere an array is (copies, texture and surface
+        objects). It is not owned and holds the mapping: when it and every texture or surface object over it
+        are gone (or closed), the image is unmapped on `stream`. After the resource is unmapped or closed,
+        calls on the array raise InvalidStateError."""
         bits = _parse_hint(hint)
         s, sh = self._stream_or_default(stream)
         out = _c_void_p()
@@ -282,17 +278,18 @@ class GraphicsResource(HandleObject):
                                                  _c_uint32(mip_level), out)
         if st:
             raise_error(st, self, s)
-        return self._track(GraphicsArray._wrap(out.value, self))
+        return OpaqueArray._wrap(out.value, self)
 
-    def map_mipmapped_array(self, stream: Any = None, *, hint: Any = None) -> GraphicsArray:
-        """As map_array(), for the whole image as a mipmapped GraphicsArray (levels with level())."""
+    def map_mipmapped_array(self, stream: Any = None, *, hint: Any = None) -> MipmappedArray:
+        """As map_array(), for the whole image as a MipmappedArray (its levels, get_level() or level(), hold
+        the mapping too)."""
         bits = _parse_hint(hint)
         s, sh = self._stream_or_default(stream)
         out = _c_void_p()
         st = _cucore_graphics_resource_map_mipmapped_array(self._live(), sh, bits, out)
         if st:
             raise_error(st, self, s)
-        return self._track(GraphicsArray._wrap(out.value, self))
+        return MipmappedArray._wrap(out.value, self)
 
     def unmap(self, stream: Any = None) -> None:
         """Unmap now, on `stream` when given (the override), else on the stream it was mapped on. The
@@ -507,182 +504,6 @@ class MappedBuffers(list):
         return f"MappedBuffers({list.__repr__(self)})"
 
 
-class GraphicsArrayInfo:
-    """A mapped array's format and extent (cucore_graphics_array_info_t)."""
-    __slots__ = ("format", "channels", "element_size", "width", "height", "depth", "is_mipmapped")
-
-    def __init__(self, c: Any) -> None:
-        self.format = c.format
-        self.channels = c.channels
-        self.element_size = c.element_size
-        self.width = c.width
-        self.height = c.height
-        self.depth = c.depth
-        self.is_mipmapped = bool(c.is_mipmapped)
-
-    @property
-    def shape(self) -> Tuple[int, ...]:
-        """(width,), (height, width) or (depth, height, width), in elements (row-major order)."""
-        if self.depth:
-            return (self.depth, self.height, self.width)
-        if self.height:
-            return (self.height, self.width)
-        return (self.width,)
-
-    @property
-    def nbytes(self) -> int:
-        """The size of the array's tightly packed contents in bytes."""
-        return self.width * max(self.height, 1) * max(self.depth, 1) * self.element_size
-
-    def __repr__(self):
-        return (f"GraphicsArrayInfo(format={self.format}, channels={self.channels}, element_size={self.element_size}, "
-                f"shape={self.shape}, is_mipmapped={self.is_mipmapped})")
-
-
-_ArrayInfoC = _lib.STRUCTS["cucore_graphics_array_info_t"]
-
-
-class GraphicsArray(HandleObject):
-    """The CUDA array (or mipmapped array) of a mapped GL image. Not owned: it is valid while the mapping
-    lasts, and this object holds the mapping: its release or close() (or the end of its `with` block),
-    with those of its levels, unmaps on the mapping stream."""
-
-    __slots__ = ("_hv", "_resource")
-    _hv: int
-    _resource: GraphicsResource
-    _release = staticmethod(_fast_graphics_array_release)
-    _handle_fn = staticmethod(_cucore_graphics_array_handle)
-
-    def __new__(cls, *args, **kwargs):
-        raise TypeError("GraphicsArray cannot be instantiated directly: use GraphicsResource.map_array()")
-
-    @classmethod
-    def _wrap(cls, hv, resource):
-        obj = object.__new__(cls)
-        obj._h = _lib.handle_arg(hv)
-        obj._hv = hv
-        obj._raw = None
-        obj._resource = resource
-        return obj
-
-    @property
-    def handle(self) -> int:
-        """The raw CUarray (CUmipmappedArray for a mipmapped array) as an int."""
-        out = _c_void_p()
-        st = _cucore_graphics_array_handle(self._live(), out)
-        if st:
-            raise_error(st, self)
-        return out.value or 0
-
-    def _live(self):
-        h = self._h
-        if h is None:
-            raise closed_error(self)
-        return h
-
-    @property
-    def info(self) -> GraphicsArrayInfo:
-        """A GraphicsArrayInfo (for a mipmapped array: level 0's extent)."""
-        c = _ArrayInfoC()
-        c.struct_size = ctypes.sizeof(_ArrayInfoC)
-        st = _cucore_graphics_array_info(self._live(), c)
-        if st:
-            raise_error(st, self)
-        return GraphicsArrayInfo(c)
-
-    @property
-    def shape(self) -> Tuple[int, ...]:
-        """The extent in elements, as GraphicsArrayInfo.shape (for a mipmapped array: level 0's)."""
-        return self.info.shape
-
-    @property
-    def nbytes(self) -> int:
-        """The size of the array's tightly packed contents in bytes."""
-        return self.info.nbytes
-
-    @property
-    def is_mipmapped(self) -> bool:
-        """Whether this is a mipmapped array (its levels: level())."""
-        return self.info.is_mipmapped
-
-    @property
-    def resource(self) -> GraphicsResource:
-        """The GraphicsResource this array is a mapping of."""
-        return self._resource
-
-    def level(self, level: int) -> GraphicsArray:
-        """Level `level` of a mipmapped array, as a GraphicsArray holding the same mapping."""
-        out = _c_void_p()
-        st = _cucore_graphics_array_level(self._live(), _c_uint32(level), out)
-        if st:
-            raise_error(st, self)
-        return self._resource._track(GraphicsArray._wrap(out.value, self._resource))
-
-    get_level = level
-
-    def copy_from(self, src: Any, *, stream: Any) -> None:
-        """Fill the whole array from `src`: a Buffer holding it tightly packed, or host memory (bytes,
-        bytearray, NumPy array, ...) of exactly nbytes, ordered on `stream`. Pageable host memory has been
-        read when the call returns."""
-        s, sh = _open(stream)
-        if isinstance(src, Buffer):
-            st = _cucore_graphics_array_copy_from_buffer(self._live(), src._h, sh)
-            if st:
-                raise_error(st, self, src, s)
-            return
-        with _HostMemory(src, False) as m:
-            st = _cucore_graphics_array_copy_from_host(self._live(), _c_void_p(m.address), _c_uint64(m.nbytes), sh)
-            if st:
-                raise_error(st, self, s)
-
-    def copy_to(self, dst: Any, *, stream: Any) -> Any:
-        """Copy the whole array into `dst` (a Buffer of nbytes, or writable host memory of nbytes) on
-        `stream`, and return `dst`. Pageable host memory is filled when the call returns."""
-        s, sh = _open(stream)
-        if isinstance(dst, Buffer):
-            st = _cucore_graphics_array_copy_to_buffer(self._live(), dst._h, sh)
-            if st:
-                raise_error(st, self, dst, s)
-            return dst
-        with _HostMemory(dst, True) as m:
-            st = _cucore_graphics_array_copy_to_host(self._live(), _c_void_p(m.address), _c_uint64(m.nbytes), sh)
-            if st:
-                raise_error(st, self, s)
-        return dst
-
-    def to_bytes(self, *, stream: Any) -> bytes:
-        """The array's contents, tightly packed, as bytes (copied on `stream`, which is then synchronized)."""
-        s, _ = _open(stream)
-        out = bytearray(self.nbytes)
-        self.copy_to(out, stream=s)
-        s.sync()
-        return bytes(out)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, GraphicsArray):
-            return NotImplemented
-        return self._hv == other._hv
-
-    def __hash__(self) -> int:
-        return hash((GraphicsArray, self._hv))
-
-    def __copy__(self) -> GraphicsArray:
-        """A second wrapper of the same mapped array, holding its own reference to the mapping."""
-        h = self._live()
-        st = _cucore_graphics_array_retain(h)
-        if st:
-            raise_error(st, self)
-        return self._resource._track(GraphicsArray._wrap(self._hv, self._resource))
-
-    def __repr__(self):
-        if self._h is None:
-            return "<GraphicsArray (closed)>"
-        try:
-            return f"<GraphicsArray {self.info!r}>"
-        except Exception:  # unmapped: info raises
-            return "<GraphicsArray (unmapped)>"
-
-
 def gl_get_devices(device_list: str = "all") -> List[int]:
     """The CUDA device ordinals of the GL context current on this thread (cuGLGetDevices), as a list of
     ints. `device_list`: "all", "current_frame" or "next_frame" (SLI). No current NVIDIA GL context:
@@ -704,5 +525,5 @@ def gl_get_devices(device_list: str = "all") -> List[int]:
             return [ordinals[i] for i in range(count.value)]
 
 
-__all__ = ["GraphicsResource", "GraphicsArray", "GraphicsArrayInfo", "MappedBuffers", "gl_get_devices",
+__all__ = ["GraphicsResource", "MappedBuffers", "gl_get_devices",
            "parse_register_flags", "REGISTER_FLAGS", "MAP_HINTS"]

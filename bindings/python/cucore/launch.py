@@ -15,6 +15,8 @@ launch() packs each argument into the bytes the kernel's parameter takes:
   - ctypes scalars, ctypes.Structure/Union/Array: by value (structs by value, which cuda.core cannot).
   - Buffer: its address; anything with __cuda_array_interface__ (CuPy, PyTorch, Numba arrays): its data
     pointer; objects with getPtr() (cuda.bindings pointer types): that pointer.
+  - TextureObject, SurfaceObject: their 64-bit handle (a cudaTextureObject_t / cudaSurfaceObject_t
+    parameter); a closed one raises InvalidHandleError.
   - anything else: TypeError naming the argument's index and type.
 The stream is a Stream or any object with __cuda_stream__.
 
@@ -34,6 +36,7 @@ from .buffer import Buffer
 from .common import closed_error, raise_error
 from .kernel import Kernel, _device
 from .stream import Stream
+from .texture import SurfaceObject, TextureObject
 
 if TYPE_CHECKING:
     from .device import Device
@@ -187,6 +190,9 @@ def _buffer_address(b):
     return raw if raw is not None else b.handle
 
 
+_bound_handle = TextureObject._kernel_arg  # TextureObject and SurfaceObject share it
+
+
 def _cai_address(obj):
     return obj.__cuda_array_interface__["data"][0] or 0
 
@@ -249,6 +255,8 @@ def _describe(tp, value, param_size):
         return _Arg("16s", 16, 16, _complex128)
     if issubclass(tp, Buffer):
         return _Arg("Q", 8, 8, _buffer_address)
+    if issubclass(tp, (TextureObject, SurfaceObject)):
+        return _Arg("Q", 8, 8, _bound_handle)
     if issubclass(tp, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
         size = ctypes.sizeof(tp)
         return _Arg(f"{size}s", size, max(ctypes.alignment(tp), 1), _to_bytes)
@@ -348,7 +356,8 @@ def _new_packer(kernel, key, args, cache=True):
         if a is None:
             raise TypeError(f"launch argument {i} of type {tp.__module__}.{tp.__qualname__} is not supported: "
                             f"pass an int, float, bool, complex, a NumPy or ctypes scalar, a ctypes.Structure, "
-                            f"a NumPy structured scalar, a Buffer or an object with __cuda_array_interface__")
+                            f"a NumPy structured scalar, a Buffer, a TextureObject, a SurfaceObject or an object with "
+                            f"__cuda_array_interface__")
         desc.append(a)
     if cache:
         kernel._packers.setdefault(key, [])

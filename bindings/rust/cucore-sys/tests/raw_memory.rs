@@ -127,7 +127,7 @@ fn memory_resource_enum_values_match_header() {
     assert_eq!(CUCORE_OBJECT_MEMORY_RESOURCE, 5);
     assert_eq!(CUCORE_OBJECT_BUFFER, 6);
     assert_eq!(CUCORE_OBJECT_PROGRAM_CACHE, 11);
-    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 14);
+    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 17);
     assert_eq!(size_of::<cucore_memory_resource_kind_t>(), 4);
 }
 
@@ -212,7 +212,10 @@ fn options_structs_zero_is_default() {
         cucore_program_options_t,
         cucore_linker_options_t,
         cucore_program_cache_stats_t,
-        cucore_graphics_array_info_t,
+        cucore_opaque_array_options_t,
+        cucore_opaque_array_info_t,
+        cucore_resource_descriptor_t,
+        cucore_texture_object_options_t,
         cucore_device_properties_t,
     );
 }

@@ -32,18 +32,18 @@ fn dlpack_layout_init_is_a_compact_scalar_of_bytes() {
 }
 
 #[test]
-fn graphics_object_types_match_the_header() {
-    assert_eq!((CUCORE_OBJECT_GRAPHICS_RESOURCE, CUCORE_OBJECT_GRAPHICS_ARRAY), (12, 13));
-    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 14);
+fn graphics_and_array_object_types_match_the_header() {
+    assert_eq!(CUCORE_OBJECT_GRAPHICS_RESOURCE, 12);
+    assert_eq!((CUCORE_OBJECT_OPAQUE_ARRAY, CUCORE_OBJECT_MIPMAPPED_ARRAY), (13, 14));
+    assert_eq!((CUCORE_OBJECT_TEXTURE_OBJECT, CUCORE_OBJECT_SURFACE_OBJECT), (15, 16));
+    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 17);
 }
 
 #[test]
 fn null_graphics_handles() {
     unsafe {
         assert_eq!(cucore_graphics_resource_release(ptr::null_mut()), CUCORE_SUCCESS);
-        assert_eq!(cucore_graphics_array_release(ptr::null_mut()), CUCORE_SUCCESS);
         assert_eq!(cucore_graphics_resource_retain(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
-        assert_eq!(cucore_graphics_array_retain(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
         let mut mapped: c_int = 7;
         assert_eq!(cucore_graphics_resource_is_mapped(ptr::null(), &mut mapped), CUCORE_ERROR_INVALID_HANDLE);
         let mut res: *mut cucore_graphics_resource_t = 1 as *mut _;
@@ -91,4 +91,51 @@ fn kernel_attributes_are_the_driver_values_plus_one() {
     assert_eq!(CUCORE_KERNEL_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 8 + 1);
     assert_eq!(CUCORE_KERNEL_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, 15 + 1);
     assert_eq!(CUCORE_KERNEL_ATTRIBUTE_COUNT, 17);
+}
+
+#[test]
+fn null_array_and_texture_handles() {
+    unsafe {
+        assert_eq!(cucore_opaque_array_release(ptr::null_mut()), CUCORE_SUCCESS);
+        assert_eq!(cucore_mipmapped_array_release(ptr::null_mut()), CUCORE_SUCCESS);
+        assert_eq!(cucore_texture_object_release(ptr::null_mut()), CUCORE_SUCCESS);
+        assert_eq!(cucore_surface_object_release(ptr::null_mut()), CUCORE_SUCCESS);
+        assert_eq!(cucore_opaque_array_retain(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+        assert_eq!(cucore_mipmapped_array_retain(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+        assert_eq!(cucore_texture_object_retain(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+        assert_eq!(cucore_surface_object_retain(ptr::null_mut()), CUCORE_ERROR_INVALID_HANDLE);
+        let mut info = cucore_opaque_array_info_t::INIT;
+        assert_eq!(cucore_opaque_array_info(ptr::null(), &mut info), CUCORE_ERROR_INVALID_HANDLE);
+        let mut handle: u64 = 7;
+        assert_eq!(cucore_texture_object_handle(ptr::null(), &mut handle), CUCORE_ERROR_INVALID_HANDLE);
+        assert_eq!(cucore_surface_object_handle(ptr::null(), &mut handle), CUCORE_ERROR_INVALID_HANDLE);
+        // One fault each: a NULL device; a NULL resource (the device may be NULL, as options).
+        let mut options = cucore_opaque_array_options_t::INIT;
+        options.format = CUCORE_ARRAY_FORMAT_FLOAT32;
+        options.width = 16;
+        let mut array: *mut cucore_opaque_array_t = 1 as *mut _;
+        assert_eq!(cucore_opaque_array_create(ptr::null_mut(), &options, &mut array), CUCORE_ERROR_INVALID_HANDLE);
+        assert!(array.is_null(), "out-pointers are NULL on failure");
+        let mut texture: *mut cucore_texture_object_t = 1 as *mut _;
+        assert_eq!(
+            cucore_texture_object_create(ptr::null_mut(), ptr::null(), ptr::null(), &mut texture),
+            CUCORE_ERROR_INVALID_ARGUMENT
+        );
+        assert!(texture.is_null(), "out-pointers are NULL on failure");
+    }
+}
+
+#[test]
+fn array_and_texture_inits_are_the_defaults() {
+    let o = cucore_opaque_array_options_t::INIT;
+    assert_eq!(o.struct_size as usize, std::mem::size_of::<cucore_opaque_array_options_t>());
+    assert_eq!((o.format, o.num_channels, o.kind, o.flags), (CUCORE_ARRAY_FORMAT_UNSET, 0, CUCORE_ARRAY_KIND_PLAIN, 0));
+    let c = cucore_opaque_array_copy_t::INIT;
+    assert_eq!((c.width, c.height, c.depth), (0, 1, 1));
+    assert!(c.src_array.array.is_null() && c.dst_array.array.is_null());
+    let t = cucore_texture_object_options_t::INIT;
+    assert_eq!(t.address_mode, [CUCORE_ADDRESS_MODE_CLAMP; 3]);
+    assert_eq!((t.filter_mode, t.read_mode), (CUCORE_FILTER_MODE_POINT, CUCORE_READ_MODE_ELEMENT_TYPE));
+    let r = cucore_resource_descriptor_t::INIT;
+    assert_eq!(r.kind, CUCORE_RESOURCE_KIND_UNSET);
 }

@@ -3,7 +3,8 @@
 //! A [`GraphicsResource`] is the registration of a GL buffer, texture or renderbuffer with CUDA;
 //! its last reference (or [`GraphicsResource::close`]) unregisters. Mapping gives a guard that
 //! holds the mapping: [`MappedBuffer`] for a GL buffer (it dereferences to the [`Buffer`] of the
-//! mapped memory) and [`GraphicsArray`] for a GL image (a CUDA array, reached through copies).
+//! mapped memory) and an [`OpaqueArray`] (or [`MipmappedArray`]) for a GL image, the same array
+//! type the library creates, usable everywhere an array is.
 //! The last reference to a mapping unmaps on the stream it was mapped on, and the mapping holds
 //! the resource, so unregistration always follows the unmap, whatever order things are dropped
 //! in. A clone of the mapped `Buffer` (or a view of it) keeps the mapping alive too, as in
@@ -42,6 +43,7 @@ use cucore_sys as sys;
 use crate::buffer::Buffer;
 use crate::common::{c_bool, check, Error, Result, Status};
 use crate::device::Device;
+use crate::opaque_array::{MipmappedArray, OpaqueArray};
 use crate::stream::Stream;
 
 // ---- Flags and hints --------------------------------------------------------------------------------
@@ -323,10 +325,20 @@ impl GraphicsResource {
     }
 
     /// Maps a registered GL image on `stream` and gives the CUDA array of one sub-resource
-    /// (`array_index`: the cube face or layer; `mip_level`) (`cucore_graphics_resource_map_array`).
-    /// The array holds the mapping: its last reference unmaps on `stream`. Mapping a buffer this
-    /// way is `Status::InvalidState`; a sub-resource that does not exist is `Status::Cuda`.
-    pub fn map_array(&self, stream: &Stream, hint: GraphicsMapHint, array_index: u32, mip_level: u32) -> Result<GraphicsArray> {
+    /// (`array_index`: the cube face or layer; `mip_level`) (`cucore_graphics_resource_map_array`)
+    /// as an [`OpaqueArray`], usable everywhere an array is (copies, texture and surface
+    /// objects). It is not owned and holds the mapping: the last reference to it (and to the
+    /// texture or surface objects over it) unmaps on `stream`. After an explicit
+    /// [`GraphicsResource::unmap`] or [`GraphicsResource::close`] every call on it fails with
+    /// `Status::InvalidState`. Mapping a buffer this way is `Status::InvalidState`; a
+    /// sub-resource that does not exist is `Status::Cuda`.
+    pub fn map_array(
+        &self,
+        stream: &Stream,
+        hint: GraphicsMapHint,
+        array_index: u32,
+        mip_level: u32,
+    ) -> Result<OpaqueArray> {
         let mut raw = ptr::null_mut();
         // SAFETY: live handles and a valid out-pointer; we own the reference it gives.
         check(unsafe {
@@ -339,23 +351,25 @@ impl GraphicsResource {
                 &mut raw,
             )
         })?;
-        GraphicsArray::from_out(raw)
+        OpaqueArray::from_out(raw)
     }
 
-    /// Maps a registered GL image on `stream` as one mipmapped array whose levels come from
-    /// [`GraphicsArray::level`] (`cucore_graphics_resource_map_mipmapped_array`).
-    pub fn map_mipmapped_array(&self, stream: &Stream, hint: GraphicsMapHint) -> Result<GraphicsArray> {
+    /// Maps a registered GL image on `stream` as one [`MipmappedArray`]
+    /// (`cucore_graphics_resource_map_mipmapped_array`), which holds the mapping, as its levels
+    /// ([`MipmappedArray::level`]) do; the last of them unmaps on `stream`.
+    pub fn map_mipmapped_array(&self, stream: &Stream, hint: GraphicsMapHint) -> Result<MipmappedArray> {
         let mut raw = ptr::null_mut();
         // SAFETY: live handles and a valid out-pointer; we own the reference it gives.
         check(unsafe {
             sys::cucore_graphics_resource_map_mipmapped_array(self.as_raw(), stream.as_raw(), hint.raw(), &mut raw)
         })?;
-        GraphicsArray::from_out(raw)
+        MipmappedArray::from_out(raw)
     }
 
     /// Unmaps now, on `stream` when given, else on the mapping's stream
     /// (`cucore_graphics_resource_unmap`; cuda.core's `unmap(stream=None)`). The mapped buffer
-    /// is closed (size 0); its views and mapped arrays must not be used afterwards. Not mapped
+    /// is closed (size 0), its views must not be used afterwards, and every call on its mapped
+    /// arrays fails with `Status::InvalidState`. Not mapped
     /// is `Status::InvalidState`; after a `Status::Cuda` failure the resource counts as unmapped.
     pub fn unmap(&self, stream: Option<&Stream>) -> Result<()> {
         let stream = stream.map_or(ptr::null_mut(), |s| s.as_raw());
@@ -553,170 +567,5 @@ impl AsRef<[MappedBuffer]> for MappedBuffers {
 impl fmt::Debug for MappedBuffers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("MappedBuffers").field(&self.buffers).finish()
-    }
-}
-
-// ---- GraphicsArray ------------------------------------------------------------------------------------
-
-/// The format and extent of a mapped array (`cucore_graphics_array_info_t`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct GraphicsArrayInfo {
-    /// The driver's `CUarray_format` value.
-    pub format: u32,
-    /// 1, 2 or 4.
-    pub channels: u32,
-    /// Bytes per element (channels x channel size).
-    pub element_size: u32,
-    /// In elements.
-    pub width: u64,
-    /// 0 for a 1D array.
-    pub height: u64,
-    /// 0 for a 1D or 2D array.
-    pub depth: u64,
-    /// A mipmapped array (its levels come from [`GraphicsArray::level`]; these are level 0's).
-    pub is_mipmapped: bool,
-}
-
-impl GraphicsArrayInfo {
-    /// The bytes of the array tightly packed (width x element size per row, rows then slices):
-    /// the size the host and buffer copies take.
-    pub fn size_bytes(&self) -> u64 {
-        self.width * self.height.max(1) * self.depth.max(1) * u64::from(self.element_size)
-    }
-}
-
-/// A CUDA array of a mapped GL image (`cucore_graphics_array_t`): it holds the mapping, whose
-/// last reference unmaps on the mapping stream. The array itself belongs to the driver and
-/// goes with the mapping; after [`GraphicsResource::unmap`] every call fails with
-/// `Status::InvalidState`.
-pub struct GraphicsArray {
-    raw: std::ptr::NonNull<sys::cucore_graphics_array_t>,
-}
-
-handle_type!(GraphicsArray, sys::cucore_graphics_array_t);
-identity_eq!(GraphicsArray);
-
-fn len64(len: usize) -> u64 {
-    len as u64
-}
-
-impl GraphicsArray {
-    /// The raw `CUarray`, or `CUmipmappedArray` for a mipmapped array (borrowed; valid while the
-    /// mapping lasts) (`cucore_graphics_array_handle`).
-    pub fn handle(&self) -> Result<*mut c_void> {
-        let mut h = ptr::null_mut();
-        // SAFETY: a live handle and a valid out-pointer.
-        check(unsafe { sys::cucore_graphics_array_handle(self.as_raw(), &mut h) })?;
-        Ok(h)
-    }
-
-    /// Level `level` of a mipmapped array, holding the same mapping (`cucore_graphics_array_level`).
-    pub fn level(&self, level: u32) -> Result<GraphicsArray> {
-        let mut raw = ptr::null_mut();
-        // SAFETY: a live handle and a valid out-pointer; we own the reference it gives.
-        check(unsafe { sys::cucore_graphics_array_level(self.as_raw(), level, &mut raw) })?;
-        GraphicsArray::from_out(raw)
-    }
-
-    /// The format and extent (`cucore_graphics_array_info`; level 0's for a mipmapped array).
-    pub fn info(&self) -> Result<GraphicsArrayInfo> {
-        let mut info = sys::cucore_graphics_array_info_t::INIT;
-        // SAFETY: a live handle and an initialised struct of the size it states.
-        check(unsafe { sys::cucore_graphics_array_info(self.as_raw(), &mut info) })?;
-        Ok(GraphicsArrayInfo {
-            format: info.format,
-            channels: info.channels,
-            element_size: info.element_size,
-            width: info.width,
-            height: info.height,
-            depth: info.depth,
-            is_mipmapped: info.is_mipmapped != 0,
-        })
-    }
-
-    /// Copies the whole array from tightly packed host bytes (`src.len()` must be the array's
-    /// [`GraphicsArrayInfo::size_bytes`]) and waits until the copy has run
-    /// (`cucore_graphics_array_copy_from_host`, then [`Stream::synchronize`]).
-    pub fn copy_from_host(&self, src: &[u8], stream: &Stream) -> Result<()> {
-        // SAFETY: `src` stays borrowed until the stream is synchronized below.
-        unsafe { self.copy_from_host_async(src, stream) }?;
-        stream.synchronize()
-    }
-
-    /// Copies the whole array into tightly packed host bytes (`dst.len()` must be the array's
-    /// size) and waits until the copy has run (`cucore_graphics_array_copy_to_host`, then
-    /// [`Stream::synchronize`]).
-    pub fn copy_to_host(&self, dst: &mut [u8], stream: &Stream) -> Result<()> {
-        // SAFETY: `dst` stays mutably borrowed until the stream is synchronized below.
-        unsafe { self.copy_to_host_async(dst, stream) }?;
-        stream.synchronize()
-    }
-
-    /// Reads the whole array into a new `Vec` (waits for `stream`).
-    pub fn to_vec(&self, stream: &Stream) -> Result<Vec<u8>> {
-        let size = self.info()?.size_bytes();
-        let len = usize::try_from(size).map_err(|_| {
-            Error::binding(Status::InvalidArgument, format!("GraphicsArray::to_vec: {} bytes do not fit in memory", size))
-        })?;
-        let mut v = vec![0u8; len];
-        self.copy_to_host(&mut v, stream)?;
-        Ok(v)
-    }
-
-    /// Queues the copy of [`GraphicsArray::copy_from_host`] on `stream` and returns at once.
-    ///
-    /// # Safety
-    /// `src` must stay valid and unmodified until the copy has run (until `stream` has been
-    /// synchronized). If the call returns `Err`, nothing was queued.
-    pub unsafe fn copy_from_host_async(&self, src: &[u8], stream: &Stream) -> Result<()> {
-        // SAFETY: live handles; the caller keeps `src` valid until the copy has run.
-        check(unsafe {
-            sys::cucore_graphics_array_copy_from_host(
-                self.as_raw(),
-                src.as_ptr() as *const c_void,
-                len64(src.len()),
-                stream.as_raw(),
-            )
-        })
-    }
-
-    /// Queues the copy of [`GraphicsArray::copy_to_host`] on `stream` and returns at once.
-    ///
-    /// # Safety
-    /// `dst` must stay valid, and be neither read nor written, until the copy has run (until
-    /// `stream` has been synchronized). If the call returns `Err`, nothing was queued.
-    pub unsafe fn copy_to_host_async(&self, dst: &mut [u8], stream: &Stream) -> Result<()> {
-        // SAFETY: live handles; the caller keeps `dst` valid and untouched until the copy has run.
-        check(unsafe {
-            sys::cucore_graphics_array_copy_to_host(
-                self.as_raw(),
-                dst.as_mut_ptr() as *mut c_void,
-                len64(dst.len()),
-                stream.as_raw(),
-            )
-        })
-    }
-
-    /// Copies the whole array from a device buffer holding it tightly packed (the buffer's size
-    /// must be the array's), ordered on `stream` (`cucore_graphics_array_copy_from_buffer`).
-    pub fn copy_from(&self, buffer: &Buffer, stream: &Stream) -> Result<()> {
-        // SAFETY: live handles; both memories belong to the library.
-        check(unsafe { sys::cucore_graphics_array_copy_from_buffer(self.as_raw(), buffer.as_raw(), stream.as_raw()) })
-    }
-
-    /// Copies the whole array to a device buffer of the array's size, tightly packed, ordered on
-    /// `stream` (`cucore_graphics_array_copy_to_buffer`).
-    pub fn copy_to(&self, buffer: &Buffer, stream: &Stream) -> Result<()> {
-        // SAFETY: live handles; both memories belong to the library.
-        check(unsafe { sys::cucore_graphics_array_copy_to_buffer(self.as_raw(), buffer.as_raw(), stream.as_raw()) })
-    }
-}
-
-impl fmt::Debug for GraphicsArray {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.handle() {
-            Ok(h) => write!(f, "GraphicsArray({:p})", h),
-            Err(_) => write!(f, "GraphicsArray(<unmapped, library handle {:p}>)", self.as_raw()),
-        }
     }
 }

@@ -2,12 +2,15 @@
 //! on NVIDIA's Python `cuda.core`).
 //!
 //! Every handle type ([`Device`], [`Context`], [`Stream`], [`Event`], [`MemoryResource`],
-//! [`Buffer`], [`Program`], [`ObjectCode`], [`Linker`], [`Kernel`], [`ProgramCache`], [`GraphicsResource`], [`GraphicsArray`]) owns one reference to a library object: `Clone` adds one (`cucore_*_retain`),
-//! `Drop` gives it back (`cucore_*_release`). Objects hold references to what they depend on (a
-//! stream holds its context, which holds its device; a buffer holds its memory resource and its
-//! deallocation stream), so drop order never matters. The C ABI is thread safe, so
-//! every handle is `Send + Sync`. Every fallible call returns [`Result`], whose [`Error`] carries
-//! the library's status, the driver's `CUresult` and the message of
+//! [`Buffer`], [`Program`], [`ObjectCode`], [`Linker`], [`Kernel`], [`ProgramCache`],
+//! [`GraphicsResource`], [`OpaqueArray`], [`MipmappedArray`], [`TextureObject`],
+//! [`SurfaceObject`]) owns one reference to a library object: `Clone` adds one
+//! (`cucore_*_retain`), `Drop` gives it back (`cucore_*_release`). Objects hold references to
+//! what they depend on (a stream holds its context, which holds its device; a buffer holds its
+//! memory resource and its deallocation stream; a texture object its array or buffer), so drop
+//! order never matters. The C ABI is thread safe, so every handle is `Send + Sync`. Every
+//! fallible call returns [`Result`], whose [`Error`] carries the library's status, the
+//! driver's `CUresult` and the message of
 //! `cucore_last_error_message()`.
 //!
 //! ```no_run
@@ -170,6 +173,9 @@ pub mod linker;
 pub mod object_code;
 pub mod program;
 pub mod program_cache;
+// Arrays, textures and surfaces.
+pub mod opaque_array;
+pub mod texture;
 // Graphics interop.
 pub mod graphics;
 
@@ -199,9 +205,17 @@ pub use object_code::{GlobalInfo, ObjectCode};
 pub use program::{compiler_version, CodeType, CompilerBackend, Program, ProgramOptions};
 pub use program_cache::{ProgramCache, ProgramCacheStats};
 
+pub use opaque_array::{
+    ArrayCopyDst, ArrayCopySrc, ArrayFlags, ArrayFormat, ArrayKind, ArrayRegion, MipmappedArray, OpaqueArray,
+    OpaqueArrayInfo, OpaqueArrayOptions, PlainData,
+};
+pub use texture::{
+    AddressMode, FilterMode, ReadMode, ResourceDescriptor, SurfaceObject, TextureObject, TextureObjectOptions,
+};
+
 pub use graphics::{
-    gl_get_devices, GraphicsArrayInfo, GlDeviceList, GraphicsResource, GraphicsMapHint, GraphicsArray, MappedBuffers, MappedBuffer,
-    GraphicsRegisterFlags,
+    gl_get_devices, GlDeviceList, GraphicsMapHint, GraphicsRegisterFlags, GraphicsResource, MappedBuffer,
+    MappedBuffers,
 };
 
 #[cfg(test)]

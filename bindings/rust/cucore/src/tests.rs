@@ -22,6 +22,10 @@ const _: fn() = || {
     assert_send_sync::<Event>();
     assert_send_sync::<MemoryResource>();
     assert_send_sync::<Buffer>();
+    assert_send_sync::<OpaqueArray>();
+    assert_send_sync::<MipmappedArray>();
+    assert_send_sync::<TextureObject>();
+    assert_send_sync::<SurfaceObject>();
     assert_send_sync::<Error>();
 };
 
@@ -108,7 +112,14 @@ fn object_types() {
     assert_eq!(ObjectType::ProgramCache.name(), "program cache");
     assert_eq!(ObjectType::ProgramCache.raw(), 11);
     assert_eq!(ObjectType::GraphicsResource.raw(), 12);
-    assert_eq!(ObjectType::GraphicsArray.raw(), sys::CUCORE_OBJECT_TYPE_COUNT - 1);
+    assert_eq!(ObjectType::OpaqueArray.raw(), 13);
+    assert_eq!(ObjectType::MipmappedArray.raw(), 14);
+    assert_eq!(ObjectType::TextureObject.raw(), 15);
+    assert_eq!(ObjectType::SurfaceObject.raw(), sys::CUCORE_OBJECT_TYPE_COUNT - 1);
+    assert_eq!(ObjectType::OpaqueArray.name(), "opaque array");
+    assert_eq!(ObjectType::MipmappedArray.name(), "mipmapped array");
+    assert_eq!(ObjectType::TextureObject.name(), "texture object");
+    assert_eq!(ObjectType::SurfaceObject.name(), "surface object");
     for t in [
         ObjectType::Any,
         ObjectType::Device,
@@ -123,7 +134,10 @@ fn object_types() {
         ObjectType::Kernel,
         ObjectType::ProgramCache,
         ObjectType::GraphicsResource,
-        ObjectType::GraphicsArray,
+        ObjectType::OpaqueArray,
+        ObjectType::MipmappedArray,
+        ObjectType::TextureObject,
+        ObjectType::SurfaceObject,
     ] {
         live_object_count(t).expect("live_object_count");
     }
@@ -637,4 +651,194 @@ fn no_driver_memory_errors() {
     drop(buf);
     assert_eq!(ran.load(Ordering::SeqCst), 1);
     assert_eq!(host, [7u8; 8]);
+}
+
+// ---- Arrays, textures and surfaces (no driver needed) ----------------------------------------------
+
+#[test]
+fn array_options_to_raw() {
+    assert_eq!(OpaqueArrayOptions::default().to_raw(), sys::cucore_opaque_array_options_t::INIT);
+    let o = OpaqueArrayOptions::default()
+        .format(ArrayFormat::Float16)
+        .num_channels(4)
+        .kind(ArrayKind::LayeredCubemap)
+        .flags(ArrayFlags::SURFACE_LOAD_STORE | ArrayFlags::TEXTURE_GATHER)
+        .width(32)
+        .height(32)
+        .depth(0)
+        .layers(3)
+        .to_raw();
+    assert_eq!(o.struct_size as usize, std::mem::size_of::<sys::cucore_opaque_array_options_t>());
+    assert_eq!(o.format, sys::CUCORE_ARRAY_FORMAT_FLOAT16);
+    assert_eq!(o.num_channels, 4);
+    assert_eq!(o.kind, sys::CUCORE_ARRAY_KIND_LAYERED_CUBEMAP);
+    assert_eq!(o.flags, 3);
+    assert_eq!((o.width, o.height, o.depth, o.layers), (32, 32, 0, 3));
+    assert_eq!(o.reserved0, 0);
+    // Values the binding does not know go through as given (the library refuses them).
+    let o = OpaqueArrayOptions::default().format(ArrayFormat::Unknown(0x77)).kind(ArrayKind::Unknown(9)).to_raw();
+    assert_eq!((o.format, o.kind), (0x77, 9));
+}
+
+#[test]
+fn array_enums_are_the_header_values() {
+    assert_eq!(ArrayFormat::Uint8.raw(), 0x01);
+    assert_eq!(ArrayFormat::Int32.raw(), 0x0a);
+    assert_eq!(ArrayFormat::Float32.raw(), 0x20);
+    assert_eq!(ArrayFormat::UnormInt101010_2.raw(), 0x50);
+    assert_eq!(ArrayFormat::Bc6hUf16.raw(), 0x9b);
+    assert_eq!(ArrayFormat::SnormInt16x4.raw(), 0xcb);
+    assert_eq!(ArrayFormat::all().len(), 8 + 1 + 14 + 12);
+    assert_eq!(ArrayKind::default(), ArrayKind::Plain);
+    assert_eq!(ArrayKind::from_raw(3), ArrayKind::LayeredCubemap);
+    assert_eq!(ArrayKind::from_raw(7), ArrayKind::Unknown(7));
+    for k in [ArrayKind::Plain, ArrayKind::Layered, ArrayKind::Cubemap, ArrayKind::LayeredCubemap] {
+        assert_eq!(ArrayKind::from_raw(k.raw()), k);
+    }
+    assert_eq!(ArrayFlags::default(), ArrayFlags::NONE);
+    assert_eq!(
+        [ArrayFlags::SURFACE_LOAD_STORE, ArrayFlags::TEXTURE_GATHER, ArrayFlags::DEPTH_TEXTURE, ArrayFlags::SPARSE]
+            .map(ArrayFlags::bits),
+        [1, 2, 4, 8]
+    );
+    let all = ArrayFlags::SURFACE_LOAD_STORE
+        | ArrayFlags::TEXTURE_GATHER
+        | ArrayFlags::DEPTH_TEXTURE
+        | ArrayFlags::SPARSE;
+    assert_eq!(ArrayFlags::from_bits(15), Some(all));
+    assert_eq!(ArrayFlags::from_bits(0), Some(ArrayFlags::NONE));
+    assert_eq!(ArrayFlags::from_bits(16), None);
+    let mut f = ArrayFlags::SPARSE;
+    f |= ArrayFlags::DEPTH_TEXTURE;
+    assert!(f.contains(ArrayFlags::SPARSE) && f.contains(ArrayFlags::DEPTH_TEXTURE));
+    assert!(!f.contains(ArrayFlags::SURFACE_LOAD_STORE));
+    assert_eq!([AddressMode::Clamp, AddressMode::Wrap, AddressMode::Mirror, AddressMode::Border].map(AddressMode::raw), [0, 1, 2, 3]);
+    assert_eq!((FilterMode::Point.raw(), FilterMode::Linear.raw()), (0, 1));
+    assert_eq!((ReadMode::ElementType.raw(), ReadMode::NormalizedFloat.raw()), (0, 1));
+    assert_eq!(
+        (AddressMode::default(), FilterMode::default(), ReadMode::default()),
+        (AddressMode::Clamp, FilterMode::Point, ReadMode::ElementType)
+    );
+}
+
+#[test]
+fn array_info_from_raw() {
+    let mut raw = sys::cucore_opaque_array_info_t::INIT;
+    raw.format = sys::CUCORE_ARRAY_FORMAT_BC1_UNORM;
+    raw.num_channels = 4;
+    raw.element_size = 8;
+    raw.kind = sys::CUCORE_ARRAY_KIND_LAYERED;
+    raw.flags = sys::CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE as u32;
+    raw.width = 10;
+    raw.height = 6;
+    raw.layers = 2;
+    raw.row_bytes = 24;
+    raw.row_count = 2;
+    raw.slice_count = 2;
+    raw.size_bytes = 96;
+    raw.device_ordinal = 3;
+    raw.is_owned = 1;
+    raw.num_levels = 1;
+    let i = OpaqueArrayInfo::from_raw(&raw);
+    assert_eq!(i.format, ArrayFormat::Bc1Unorm);
+    assert_eq!((i.num_channels, i.element_size), (4, 8));
+    assert_eq!(i.kind, ArrayKind::Layered);
+    assert!(i.is_surface_load_store());
+    assert_eq!((i.width, i.height, i.depth, i.layers), (10, 6, 0, 2));
+    assert_eq!((i.row_bytes, i.row_count, i.slice_count, i.size_bytes), (24, 2, 2, 96));
+    assert_eq!((i.device_ordinal, i.is_owned, i.num_levels), (3, true, 1));
+}
+
+/// Garbage array and texture handles give InvalidHandle, never a crash (also when dropped);
+/// no host slice is touched and nothing is queued.
+#[test]
+fn garbage_array_and_texture_handles_fail_cleanly() {
+    let mut junk = [0x4d4d_4d4d_4d4d_4d4d_u64; 8];
+    let mut junk_stream = [0x3c3c_3c3c_3c3c_3c3c_u64; 8];
+    let stream = unsafe { Stream::adopt(garbage(&mut junk_stream)) };
+    let array = unsafe { OpaqueArray::adopt(garbage(&mut junk)) };
+    let invalid = |r: Result<()>| assert_eq!(r.unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(array.info().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(array.handle().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(array.to_vec(&stream).unwrap_err().status, Status::InvalidHandle);
+    invalid(array.close());
+    let src = [1.0f32, 2.0, 3.0, 4.0];
+    let mut dst = [7u16; 4];
+    invalid(array.copy_from_host(&src, &stream));
+    invalid(array.copy_to_host(&mut dst, &stream));
+    assert_eq!(dst, [7u16; 4], "a failed copy writes nothing");
+    invalid(array.copy_from_array(&array, &stream));
+    invalid(array.copy_to_array(&array, &stream));
+    // A region copy reads the array's layout first (to check the host side): InvalidHandle.
+    let mut host = [0u8; 64];
+    invalid(OpaqueArray::copy(MemoryRegion::host_mut(&mut host, 16), &array, Extent3D::new_2d(4, 4), &stream));
+    invalid(OpaqueArray::copy(&array, MemoryRegion::host(&[0u8; 64], 16), Extent3D::new_2d(4, 4), &stream));
+    invalid(OpaqueArray::copy(&array, ArrayRegion::new(&array).at(1, 2, 3), Extent3D::new_3d(1, 1, 1), &stream));
+    assert_eq!(host, [0u8; 64]);
+    assert!(format!("{:?}", array).starts_with("OpaqueArray("));
+
+    let mipmapped = unsafe { MipmappedArray::adopt(garbage(&mut junk)) };
+    assert_eq!(mipmapped.info().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(mipmapped.num_levels().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(mipmapped.handle().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(mipmapped.level(0).unwrap_err().status, Status::InvalidHandle);
+    invalid(mipmapped.close());
+    assert!(format!("{:?}", mipmapped).starts_with("MipmappedArray("));
+
+    let e = TextureObject::create(None, &array, TextureObjectOptions::default()).unwrap_err();
+    assert_eq!(e.status, Status::InvalidHandle, "{}", e);
+    assert_eq!(SurfaceObject::create(None, &array).unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(TextureObject::create(None, &mipmapped, TextureObjectOptions::default()).unwrap_err().status, Status::InvalidHandle);
+
+    let texture = unsafe { TextureObject::adopt(garbage(&mut junk)) };
+    assert_eq!(texture.handle().unwrap_err().status, Status::InvalidHandle);
+    invalid(texture.close());
+    let mut scratch = 0u64;
+    assert_eq!(texture.kernel_arg(&mut scratch).unwrap_err().status, Status::InvalidHandle);
+    let surface = unsafe { SurfaceObject::adopt(garbage(&mut junk)) };
+    assert_eq!(surface.handle().unwrap_err().status, Status::InvalidHandle);
+    invalid(surface.close());
+    assert_eq!((&surface).kernel_arg(&mut scratch).unwrap_err().status, Status::InvalidHandle);
+    assert!(format!("{:?}", texture).starts_with("TextureObject("));
+    assert!(format!("{:?}", surface).starts_with("SurfaceObject("));
+    drop((array, mipmapped, texture, surface));
+    let _ = stream.into_raw();
+}
+
+#[test]
+#[should_panic(expected = "cucore_opaque_array_retain failed")]
+fn clone_of_a_garbage_array_panics() {
+    let mut junk = [0x56_u64; 8];
+    let array = unsafe { OpaqueArray::adopt(garbage(&mut junk)) };
+    let _ = array.clone();
+}
+
+/// A region copy between two memory sides is refused before any call (there is no array to
+/// copy to or from), and nothing is written.
+#[test]
+fn region_copy_without_an_array_side_is_refused() {
+    let mut junk_stream = [0x3d_u64; 8];
+    let stream = unsafe { Stream::adopt(garbage(&mut junk_stream)) };
+    let src = [5u8; 32];
+    let mut dst = [0u8; 32];
+    let e = OpaqueArray::copy(MemoryRegion::host_mut(&mut dst, 8), MemoryRegion::host(&src, 8), Extent3D::new_2d(8, 4), &stream)
+        .unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{}", e);
+    assert!(e.message.contains("neither side is an array"), "{}", e);
+    assert_eq!(dst, [0u8; 32]);
+    let _ = stream.into_raw();
+}
+
+#[test]
+fn array_from_handle_rejects_bad_arguments_and_frees_the_owner_uncalled() {
+    let ran = tracker();
+    let mut junk = [0x22_u64; 8];
+    let dev = unsafe { Device::adopt(garbage(&mut junk)) };
+    let e = unsafe { OpaqueArray::from_handle(&dev, 0x1000 as *mut c_void, counting_owner(&ran)) }.unwrap_err();
+    assert_eq!(e.status, Status::InvalidHandle, "{}", e);
+    let e = unsafe { MipmappedArray::from_handle(&dev, 0x1000 as *mut c_void, counting_owner(&ran)) }.unwrap_err();
+    assert_eq!(e.status, Status::InvalidHandle, "{}", e);
+    let _ = dev.into_raw();
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+    assert_eq!(Arc::strong_count(&ran), 1, "owner callbacks freed");
 }

@@ -11,7 +11,7 @@ mod common;
 use common::*;
 
 use cucore::sys;
-use cucore::{gl_get_devices, GraphicsArrayInfo, GlDeviceList, GraphicsResource, GraphicsMapHint, GraphicsRegisterFlags};
+use cucore::{gl_get_devices, GlDeviceList, GraphicsMapHint, GraphicsRegisterFlags, GraphicsResource};
 
 /// `GL_TEXTURE_2D`.
 const GL_TEXTURE_2D: u32 = 0x0de1;
@@ -76,31 +76,26 @@ fn hints_and_device_lists_are_the_header_values() {
 }
 
 #[test]
-fn array_info_size_counts_missing_dimensions_as_one() {
-    let mut info = GraphicsArrayInfo { format: 0x01, channels: 4, element_size: 4, width: 16, ..GraphicsArrayInfo::default() };
-    assert_eq!(info.size_bytes(), 64, "1D");
-    info.height = 8;
-    assert_eq!(info.size_bytes(), 16 * 8 * 4, "2D");
-    info.depth = 3;
-    assert_eq!(info.size_bytes(), 16 * 8 * 3 * 4, "3D");
-}
-
-#[test]
 fn object_types_of_the_header() {
     assert_eq!(ObjectType::GraphicsResource.raw(), sys::CUCORE_OBJECT_GRAPHICS_RESOURCE);
-    assert_eq!(ObjectType::GraphicsArray.raw(), sys::CUCORE_OBJECT_GRAPHICS_ARRAY);
     assert_eq!(ObjectType::GraphicsResource.name(), "graphics resource");
-    assert_eq!(ObjectType::GraphicsArray.name(), "graphics array");
+    // A mapped GL image is an opaque array (or a mipmapped array): there is no graphics array.
+    assert_eq!(ObjectType::OpaqueArray.raw(), sys::CUCORE_OBJECT_OPAQUE_ARRAY);
+    assert_eq!(ObjectType::MipmappedArray.raw(), sys::CUCORE_OBJECT_MIPMAPPED_ARRAY);
     live_object_count(ObjectType::GraphicsResource).expect("live_object_count");
-    live_object_count(ObjectType::GraphicsArray).expect("live_object_count");
+    live_object_count(ObjectType::OpaqueArray).expect("live_object_count");
     assert_eq!(MemoryResourceKind::from_raw(sys::CUCORE_MEMORY_RESOURCE_GRAPHICS), MemoryResourceKind::Graphics);
     assert_eq!(MemoryResourceKind::Graphics.raw(), 8);
     assert!(!MemoryResourceKind::Graphics.is_stream_ordered());
 }
 
-/// Live graphics resources and arrays.
-fn live_graphics() -> (usize, usize) {
-    (live_object_count(ObjectType::GraphicsResource).unwrap(), live_object_count(ObjectType::GraphicsArray).unwrap())
+/// Live graphics resources and arrays (a mapped image is an opaque or mipmapped array).
+fn live_graphics() -> (usize, usize, usize) {
+    (
+        live_object_count(ObjectType::GraphicsResource).unwrap(),
+        live_object_count(ObjectType::OpaqueArray).unwrap(),
+        live_object_count(ObjectType::MipmappedArray).unwrap(),
+    )
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! batch mapped and unmapped in one call each (`MappedBuffers`, `GraphicsResource::unmap_all`),
 //! unmapping on another stream, the state errors (double map, unmap when not mapped, every call
 //! after close), registering and mapping on a second thread with its own GL context, and 10,000
-//! map/unmap cycles that leak nothing. The Rust twin of tests/gl/graphics_test.cpp.
+//! map/unmap cycles that leak nothing; a mapped texture sampled by a kernel through a texture
+//! object. The Rust twin of tests/gl/graphics_test.cpp.
 //!
 //! The GL context is headless EGL on CUDA device 0 (egl_context/mod.rs). GL is per thread, so
 //! each test makes its own context current on its thread. Without a CUDA device or an NVIDIA
@@ -19,10 +20,10 @@ mod egl_context;
 use common::*;
 use egl_context::{EglContext, GL_TEXTURE_2D};
 
-use cucore::{gl_get_devices, GlDeviceList, GraphicsResource, GraphicsMapHint, GraphicsRegisterFlags};
-
-/// `CU_AD_FORMAT_UNSIGNED_INT8`.
-const CU_AD_FORMAT_UNSIGNED_INT8: u32 = 0x01;
+use cucore::{
+    gl_get_devices, ArrayFlags, ArrayFormat, ArrayKind, GlDeviceList, GraphicsMapHint, GraphicsRegisterFlags,
+    GraphicsResource, TextureObjectOptions,
+};
 
 /// Whether a missing GL context fails the tests (CUCORE_GL_REQUIRED=1) rather than skips them.
 fn gl_required() -> bool {
@@ -179,13 +180,18 @@ fn rgba8_texture_round_trips_through_mapped_arrays() {
         let array = res.map_array(&stream, GraphicsMapHint::WriteDiscard, 0, 0).unwrap();
         assert!(res.is_mapped().unwrap());
         let info = array.info().unwrap();
-        assert_eq!(info.format, CU_AD_FORMAT_UNSIGNED_INT8);
-        assert_eq!((info.channels, info.element_size), (4, 4));
-        assert_eq!((info.width, info.height, info.depth), (W as u64, H as u64, 0));
-        assert!(!info.is_mipmapped);
-        assert_eq!(info.size_bytes(), bytes as u64);
+        assert_eq!(info.format, ArrayFormat::Uint8);
+        assert_eq!((info.num_channels, info.element_size), (4, 4));
+        assert_eq!((info.width, info.height, info.depth, info.layers), (W as u64, H as u64, 0, 0));
+        assert_eq!(info.kind, ArrayKind::Plain);
+        assert!(info.flags.contains(ArrayFlags::SURFACE_LOAD_STORE), "registered for surface load/store: {:?}", info);
+        assert!(!info.is_owned, "a mapped image belongs to GL");
+        assert_eq!(info.num_levels, 1);
+        assert_eq!((info.row_bytes, info.row_count, info.slice_count), (W as u64 * 4, H as u64, 1));
+        assert_eq!(info.size_bytes, bytes as u64);
+        assert_eq!(info.device_ordinal, 0);
         assert!(!array.handle().unwrap().is_null());
-        let e = array.copy_from_host(&texels[..bytes - 4], &stream).expect_err("a size that is not the array's");
+        let e = array.copy_from_host(&texels[..bytes - 4], &stream).expect_err("a slice shorter than the array");
         assert_eq!(e.status, Status::InvalidArgument, "{}", e);
         array.copy_from_host(&texels, &stream).unwrap();
     } // the array's drop unmaps
@@ -201,13 +207,89 @@ fn rgba8_texture_round_trips_through_mapped_arrays() {
         let mut out = vec![0u8; bytes];
         array.copy_to_host(&mut out, &stream).unwrap();
         assert_same(&out, &upload, "CUDA reads the texels GL uploaded");
-        assert_same(&array.to_vec(&stream).unwrap(), &upload, "GraphicsArray::to_vec");
+        assert_same(&array.to_vec(&stream).unwrap(), &upload, "OpaqueArray::to_vec");
+        // Through a buffer too: the mapped image is an array like any other.
+        let staging = dev.allocate(bytes as u64, &stream).unwrap();
+        array.copy_to_buffer(&staging, &stream).unwrap();
+        assert_same(&staging.to_vec(&stream).unwrap(), &upload, "OpaqueArray::copy_to_buffer");
     }
     assert!(!res.is_mapped().unwrap());
+
+    // An explicit unmap ends the mapping under a live array: every call on it is InvalidState.
+    let array = res.map_array(&stream, GraphicsMapHint::None, 0, 0).unwrap();
+    res.unmap(None).unwrap();
+    assert!(!res.is_mapped().unwrap());
+    assert_eq!(array.info().unwrap_err().status, Status::InvalidState);
+    assert_eq!(array.handle().unwrap_err().status, Status::InvalidState);
+    assert_eq!(array.to_vec(&stream).unwrap_err().status, Status::InvalidState);
+    drop(array); // its release unmaps nothing more
     // A texture maps as an array, never as a pointer.
     let e = res.map(&stream).expect_err("a texture has no pointer mapping");
     assert_eq!(e.status, Status::InvalidState, "{}", e);
     assert!(!res.is_mapped().unwrap());
+}
+
+/// Reads texel (xs[i], ys[i]) of a texture whose elements are read as integers: 4 words a texel.
+const SAMPLE_U32: &str = r#"
+extern "C" __global__ void sample_u32(unsigned long long tex, const float *xs, const float *ys, unsigned *out,
+                                      unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned r, g, b, a;
+    asm volatile("tex.2d.v4.u32.f32 {%0, %1, %2, %3}, [%4, {%5, %6}];"
+                 : "=r"(r), "=r"(g), "=r"(b), "=r"(a) : "l"(tex), "f"(xs[i]), "f"(ys[i]));
+    out[4 * i] = r; out[4 * i + 1] = g; out[4 * i + 2] = b; out[4 * i + 3] = a;
+}
+"#;
+
+/// A GL texture mapped as an array is an array like any other: a texture object over it is
+/// sampled by a kernel, which reads GL's texels; the texture object holds the mapping, so the
+/// resource unmaps only when the array and the texture object are both gone.
+#[test]
+fn mapped_gl_texture_sampled_through_a_texture_object() {
+    let _serial = serial();
+    let (dev, mut gl) = require_gl!("mapped_gl_texture_sampled_through_a_texture_object");
+    if !common::nvrtc("mapped_gl_texture_sampled_through_a_texture_object") {
+        return;
+    }
+    let kernel = gpu_kernel(&dev, SAMPLE_U32, "sample_u32");
+    let stream = new_stream(&dev);
+    const W: i32 = 64;
+    const H: i32 = 32;
+    let texels: Vec<u8> = (0..(W * H * 4) as usize).map(|i| (i * 11 + (i >> 8)) as u8).collect();
+    let tex = gl.make_texture(W, H, Some(&texels));
+    let res = GraphicsResource::from_gl_image(&dev, tex, GL_TEXTURE_2D, GraphicsRegisterFlags::READ_ONLY)
+        .unwrap_or_else(|e| panic!("registering texture {}: {}", tex, e));
+    let array = res.map_array(&stream, GraphicsMapHint::ReadOnly, 0, 0).unwrap();
+    let texture = dev.create_texture_object(&array, TextureObjectOptions::default()).unwrap();
+    drop(array); // the texture object holds the mapping now
+    assert!(res.is_mapped().unwrap());
+
+    // Every texel's centre, and two out of range (clamped to the edge).
+    let mut points: Vec<(f32, f32)> =
+        (0..H).flat_map(|y| (0..W).map(move |x| (x as f32 + 0.5, y as f32 + 0.5))).collect();
+    points.push((-5.0, 0.5));
+    points.push((W as f32 + 5.0, H as f32 - 0.5));
+    let n = points.len();
+    let xs: Vec<f32> = points.iter().map(|p| p.0).collect();
+    let ys: Vec<f32> = points.iter().map(|p| p.1).collect();
+    let xs_buffer = dev.allocate(4 * n as u64, &stream).unwrap();
+    xs_buffer.copy_from_host(0, &f32_bytes(&xs), &stream).unwrap();
+    let ys_buffer = dev.allocate(4 * n as u64, &stream).unwrap();
+    ys_buffer.copy_from_host(0, &f32_bytes(&ys), &stream).unwrap();
+    let out = dev.allocate(16 * n as u64, &stream).unwrap();
+    let config = LaunchConfig::new(((n + 127) / 128) as u32, 128);
+    launch(&stream, &config, &kernel, &[&texture, &xs_buffer, &ys_buffer, &out, &(n as u32)]).unwrap();
+    let got: Vec<u8> = u32s(&out.to_vec(&stream).unwrap()).iter().map(|&w| w as u8).collect();
+    let mut want = texels.clone();
+    want.extend_from_slice(&texels[..4]); // (0, 0)
+    let last = ((H * W - 1) * 4) as usize;
+    want.extend_from_slice(&texels[last..last + 4]); // (W - 1, H - 1)
+    assert_same(&got, &want, "the kernel reads GL's texels through the texture object");
+
+    drop(texture);
+    assert!(!res.is_mapped().unwrap(), "the last holder of the mapping unmapped");
+    res.close(None).unwrap();
 }
 
 // ---- 3. Batches ---------------------------------------------------------------------------------------
