@@ -236,8 +236,10 @@ void Linker::start_driver() {
     ScopedContext bind(context_->cu());
     error_buffer_.assign(kDriverLogBytes, '\0');
     info_buffer_.assign(kDriverLogBytes, '\0');
-    std::vector<CUjit_option> keys;
-    std::vector<void *> values;
+    std::vector<CUjit_option> &keys = driver_option_keys_;
+    std::vector<void *> &values = driver_option_values_;
+    keys.clear();
+    values.clear();
     auto option = [&](CUjit_option key, uintptr_t value) {
         keys.push_back(key);
         values.push_back(reinterpret_cast<void *>(value));

@@ -78,6 +78,10 @@ class Linker final : public Object {
     CUlinkState link_state_ = nullptr;  // driver backend
     Ref<Context> context_;            // driver backend: the context it links in
     std::vector<char> error_buffer_, info_buffer_;  // driver backend's log buffers
+    // The driver backend's options: cuLinkCreate keeps the values array and writes the logs' sizes back into it
+    // (the *_LOG_BUFFER_SIZE_BYTES options are in/out) as late as cuLinkComplete, so it lives with the link state.
+    std::vector<CUjit_option> driver_option_keys_;
+    std::vector<void *> driver_option_values_;
     std::string error_log_, info_log_;
     Ref<ObjectCode> result_;
     cucore_code_type_t result_target_ = CUCORE_CODE_UNSET;
