@@ -205,9 +205,10 @@ inline uint32_t check_switch(uint32_t value, const char *argument) {
 
 // An enum argument or field: its value read as the int32_t it is (core::enum_value: never as the enum before it
 // is known valid), INVALID_ARGUMENT naming it and its value unless `valid(raw)`; returns it as the enum.
-// `expected` says what it must be ("must be CUCORE_TOGGLE_DEFAULT, ...").
+// `expected` says what it must be ("must be CUCORE_TOGGLE_DEFAULT, ..."): a C string, so that a valid value costs
+// no allocation (these checks sit on create paths the benchmarks time).
 template <class Enum, class Valid>
-inline Enum check_enum(const Enum &value, Valid valid, const char *argument, const std::string &expected) {
+inline Enum check_enum(const Enum &value, Valid valid, const char *argument, const char *expected) {
     const int32_t raw = core::enum_value(value);
     if (!valid(raw))
         core::throw_invalid_argument(std::string("argument '") + argument + "' (" + std::to_string(raw) + ") " +
@@ -218,7 +219,7 @@ inline Enum check_enum(const Enum &value, Valid valid, const char *argument, con
 // An enum argument or field whose values are first..last.
 template <class Enum>
 inline Enum check_enum_range(const Enum &value, int32_t first, int32_t last, const char *argument,
-                             const std::string &expected) {
+                             const char *expected) {
     return check_enum(value, [first, last](int32_t raw) { return raw >= first && raw <= last; }, argument, expected);
 }
 
