@@ -28,7 +28,7 @@ per_call() {  # per_call BUILD CALL
 }
 for b in "$@"; do echo "$b: $(LD_LIBRARY_PATH="$b/lib" ldd "$program" | grep 'libcucore\.so' | grep -o '=> [^ ]*' | cut -c4-)"; done
 printf "%-8s" call; for i in $(seq $#); do printf " %14s" "build $i"; done; echo
-for call in event record stream pool launch glmap; do
+for call in event record stream pool launch glmap texture; do
     printf "%-8s" "$call"
     for b in "$@"; do printf " %14s" "$(per_call "$b" "$call")"; done
     echo

@@ -3,7 +3,7 @@
  * once with N calls and once with 3N, and the difference of libcucore's own instructions over 2N is the work
  * per call, exact and the same on every run (bench/host_cost/count.sh does that, for two library builds).
  * Timings on a GPU move by tens of percent between rounds on a shared machine; this does not.
- * Usage: cucore_host_cost event|record|stream|pool|launch|glmap N */
+ * Usage: cucore_host_cost event|record|stream|pool|launch|glmap|texture N */
 #include <cucore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #define CHECK(x) do { cucore_status_t s_ = (x); if (s_) { fprintf(stderr, "%s: %s\n", #x, cucore_last_error_message()); exit(1); } } while (0)
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: %s event|record|stream|pool|launch|glmap N\n", argv[0]);
+        fprintf(stderr, "usage: %s event|record|stream|pool|launch|glmap|texture N\n", argv[0]);
         return 2;
     }
     const char *what = argv[1];
@@ -44,6 +44,14 @@ int main(int argc, char **argv) {
         cucore_kernel_release(k); cucore_object_code_release(oc);
     } else if (!strcmp(what, "stream")) {
         for (int i = 0; i < n; ++i) { cucore_stream_t *t; CHECK(cucore_stream_create(dev, NULL, &t)); CHECK(cucore_stream_release(t)); }
+    } else if (!strcmp(what, "texture")) {
+        cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
+        o.format = CUCORE_ARRAY_FORMAT_FLOAT32; o.num_channels = 4; o.width = 256; o.height = 256;
+        cucore_opaque_array_t *a; CHECK(cucore_opaque_array_create(dev, &o, &a));
+        cucore_resource_descriptor_t r = CUCORE_RESOURCE_DESCRIPTOR_INIT;
+        r.kind = CUCORE_RESOURCE_KIND_OPAQUE_ARRAY; r.array = a;
+        for (int i = 0; i < n; ++i) { cucore_texture_object_t *t; CHECK(cucore_texture_object_create(NULL, &r, NULL, &t)); CHECK(cucore_texture_object_release(t)); }
+        CHECK(cucore_opaque_array_release(a));
     } else if (!strcmp(what, "record")) {
         cucore_event_t *e; CHECK(cucore_event_create(dev, NULL, &e));
         for (int i = 0; i < n; ++i) CHECK(cucore_event_record(e, s));
