@@ -463,7 +463,7 @@ def test_region_copies(gpu, s):
     arr.copy_from(base, stream=s)
     # a 5 x 3 block from a pitched host image (pitch 40 bytes, starting at byte 4 of row 1) to (x=6, y=2)
     host = bytes(range(40)) * 5
-    cucore.copy_array_region(cucore.ArrayRegion(arr, x=6, y=2), cucore.MemoryRegion(host, pitch=40, x=4, y=1),
+    cucore.OpaqueArray.copy(cucore.ArrayRegion(arr, x=6, y=2), cucore.MemoryRegion(host, pitch=40, x=4, y=1),
                              (5, 3), stream=s)
     want = bytearray(base)
     for r in range(3):
@@ -472,29 +472,29 @@ def test_region_copies(gpu, s):
     assert arr.to_bytes(stream=s) == bytes(want)
     # back out into a packed host block, and into a Buffer with a pitch
     out = bytearray(5 * 3 * 2)
-    cucore.copy_array_region(out, cucore.ArrayRegion(arr, x=6, y=2), (5, 3), stream=s)
+    cucore.OpaqueArray.copy(out, cucore.ArrayRegion(arr, x=6, y=2), (5, 3), stream=s)
     s.sync()
     assert out == b"".join(host[(1 + r) * 40 + 4:(1 + r) * 40 + 14] for r in range(3))
     buf = gpu.allocate(64 * 3, stream=s)
     buf.fill(0, stream=s)
-    cucore.copy_array_region(cucore.MemoryRegion(buf, pitch=64, x=2), cucore.ArrayRegion(arr, y=5), (w, 3), stream=s)
+    cucore.OpaqueArray.copy(cucore.MemoryRegion(buf, pitch=64, x=2), cucore.ArrayRegion(arr, y=5), (w, 3), stream=s)
     got = buf.to_bytes(stream=s)
     for r in range(3):
         assert got[r * 64 + 2:r * 64 + 2 + w * 2] == bytes(want[(5 + r) * w * 2:(6 + r) * w * 2])
     # array to array: rows 0-1 of `arr` to rows 6-7 of a second array
     other = make(gpu, (w, h), "int16", 1)
     other.copy_from(bytes(arr.size_bytes), stream=s)
-    cucore.copy_array_region(cucore.ArrayRegion(other, y=6), arr, (w, 2), stream=s)
+    cucore.OpaqueArray.copy(cucore.ArrayRegion(other, y=6), arr, (w, 2), stream=s)
     assert other.to_bytes(stream=s) == bytes(6 * w * 2) + bytes(want[:2 * w * 2])
     # checks: a host region beyond its memory, no array side, a region outside the array
     with pytest.raises(ValueError, match="beyond its host memory"):
-        cucore.copy_array_region(arr, cucore.MemoryRegion(bytes(40), pitch=40), (5, 3), stream=s)
+        cucore.OpaqueArray.copy(arr, cucore.MemoryRegion(bytes(40), pitch=40), (5, 3), stream=s)
     with pytest.raises(TypeError, match="one side at least"):
-        cucore.copy_array_region(bytearray(8), bytes(8), 8, stream=s)
+        cucore.OpaqueArray.copy(bytearray(8), bytes(8), 8, stream=s)
     with pytest.raises(ValueError):
-        cucore.copy_array_region(cucore.ArrayRegion(arr, x=12), bytes(100), (5, 1), stream=s)
+        cucore.OpaqueArray.copy(cucore.ArrayRegion(arr, x=12), bytes(100), (5, 1), stream=s)
     with pytest.raises(ValueError, match="extent"):
-        cucore.copy_array_region(arr, bytes(100), (5, 0), stream=s)
+        cucore.OpaqueArray.copy(arr, bytes(100), (5, 0), stream=s)
     arr.close()
     other.close()
 
@@ -503,14 +503,14 @@ def test_region_copies(gpu, s):
 def test_region_copies_per_layer_and_face(gpu, s):
     layered = make(gpu, (4, 4), "uint8", 1, kind="layered", num_layers=3)
     layered.copy_from(bytes(48), stream=s)
-    cucore.copy_array_region(cucore.ArrayRegion(layered, z=2), b"\x07" * 16, (4, 4), stream=s)
+    cucore.OpaqueArray.copy(cucore.ArrayRegion(layered, z=2), b"\x07" * 16, (4, 4), stream=s)
     assert layered.to_bytes(stream=s) == bytes(32) + b"\x07" * 16
     cube = make(gpu, (2, 2), "uint8", 1, kind="cubemap")
     cube.copy_from(bytes(24), stream=s)
     faces = bytes(f for f in range(1, 7) for _ in range(4))
-    cucore.copy_array_region(cube, faces, (2, 2, 6), stream=s)  # all six faces at once
+    cucore.OpaqueArray.copy(cube, faces, (2, 2, 6), stream=s)  # all six faces at once
     assert cube.to_bytes(stream=s) == faces
-    cucore.copy_array_region(cucore.ArrayRegion(cube, z=4), b"\x50\x51\x52\x53", (2, 2), stream=s)  # +Z
+    cucore.OpaqueArray.copy(cucore.ArrayRegion(cube, z=4), b"\x50\x51\x52\x53", (2, 2), stream=s)  # +Z
     assert cube.to_bytes(stream=s) == faces[:16] + b"\x50\x51\x52\x53" + faces[20:]
     layered.close()
     cube.close()

@@ -47,7 +47,7 @@ from .copy_3d import MemoryRegion, copy_3d
 from .ipc import IPCAllocationHandle, ImportedMemoryResource
 from .dlpack import DLDeviceType, from_dlpack
 from .opaque_array import (
-    ArrayRegion, MipmappedArray, MipmappedArrayOptions, OpaqueArray, OpaqueArrayOptions, copy_array_region,
+    ArrayRegion, MipmappedArray, MipmappedArrayOptions, OpaqueArray, OpaqueArrayOptions,
 )
 from .texture import ResourceDescriptor, SurfaceObject, TextureObject, TextureObjectOptions
 from . import texture, textures  # noqa: F401  (cucore.texture, as cuda.core's; cucore.textures, the seed's names)
@@ -92,7 +92,7 @@ __all__ = [
     "Kernel", "KernelAttributes", "KernelOccupancy", "MaxPotentialBlockSizeOccupancyResult", "ParamInfo",
     "LaunchConfig", "launch",
     # arrays, textures and surfaces (also in cucore.texture; their enums in cucore.typing)
-    "OpaqueArray", "OpaqueArrayOptions", "MipmappedArray", "MipmappedArrayOptions", "ArrayRegion", "copy_array_region",
+    "OpaqueArray", "OpaqueArrayOptions", "MipmappedArray", "MipmappedArrayOptions", "ArrayRegion",
     "ResourceDescriptor", "TextureObject", "TextureObjectOptions", "SurfaceObject",
     # graphics interop (OpenGL)
     "GraphicsResource", "MappedBuffers", "gl_get_devices",

@@ -13,7 +13,7 @@ them. The public names are in `cucore.texture` too, as cuda.core has them.
 
 An OpaqueArray is a hardware-laid-out allocation (CUarray) that kernels reach only through texture and
 surface objects (texture.py); it has no device address, so data moves by copies: whole-array copies
-(copy_from, copy_to) with Buffers, host memory and other arrays, and region copies (copy_array_region).
+(copy_from, copy_to) with Buffers, host memory and other arrays, and region copies (OpaqueArray.copy).
 Shapes are in elements, width first as in cuda.core: (width,), (width, height), (width, height, depth).
 
 Lifetimes: an array's storage is shared by the array, its levels (for a mipmapped array) and every texture or
@@ -517,7 +517,7 @@ def _short(what, have, need):
 
 class OpaqueArray(_Described, HandleObject):
     """An opaque, hardware-laid-out allocation (CUarray) that kernels reach through TextureObject and
-    SurfaceObject only; data moves in and out by copies (copy_from, copy_to, copy_array_region).
+    SurfaceObject only; data moves in and out by copies (copy_from, copy_to, OpaqueArray.copy).
 
     Made by Device.create_opaque_array(options), OpaqueArray.from_descriptor(...) (the seed's spelling),
     MipmappedArray.get_level(), GraphicsResource.map_array() or OpaqueArray.from_handle(). close() (or the
@@ -633,6 +633,19 @@ class OpaqueArray(_Described, HandleObject):
             st = _cucore_opaque_array_copy_from_host(h, _c_void_p(m.address), _c_uint64(m.nbytes), sh)
         if st:
             raise_error(st, self, s)
+
+    @staticmethod
+    def copy(dst: Any, src: Any, extent: Union[int, Tuple[int, ...]], *, stream: Any) -> None:
+        """Copy a region of `extent` = width, (width, height) or (width, height, depth) elements (for a BC
+        format: texels, multiples of 4 unless they reach the array's edge; depth counts slices, layers or
+        faces) from `src` to `dst`, in order on `stream` (cucore_opaque_array_copy; C++ and Rust
+        OpaqueArray::copy).
+
+        Each side is an ArrayRegion (or an OpaqueArray: its origin), or memory: a MemoryRegion of a Buffer or
+        host memory (x in bytes; pitch 0: the rows copied tightly; height 0: slices of the rows copied), or a
+        Buffer or host object alone (tightly packed from its start). At least one side is an array; between
+        two arrays the element sizes must agree."""
+        _copy_region(dst, src, extent, stream=stream)
 
     def copy_to(self, dst: Any, *, stream: Any) -> Any:
         """Copy the whole array into `dst` on `stream` and return `dst`: an OpaqueArray of the same packed
@@ -895,8 +908,8 @@ def _copy_extent(extent):
     return tuple(out) + (1,) * (3 - len(out))
 
 
-def copy_array_region(dst: Any, src: Any, extent: Union[int, Tuple[int, ...]], *, stream: Any) -> None:
-    """Copy a region of `extent` = width, (width, height) or (width, height, depth) elements (for a BC
+def _copy_region(dst: Any, src: Any, extent: Union[int, Tuple[int, ...]], *, stream: Any) -> None:
+    """OpaqueArray.copy: copy a region of `extent` = width, (width, height) or (width, height, depth) elements (for a BC
     format: texels, multiples of 4 unless they reach the array's edge; depth counts slices, layers or faces)
     from `src` to `dst`, in order on `stream` (cucore_opaque_array_copy).
 
@@ -916,7 +929,7 @@ def copy_array_region(dst: Any, src: Any, extent: Union[int, Tuple[int, ...]], *
     s_side, d_side = sides
     arrays = [x for x in sides if isinstance(x, ArrayRegion)]
     if not arrays:
-        raise TypeError("copy_array_region(): one side at least must be an OpaqueArray or an ArrayRegion "
+        raise TypeError("OpaqueArray.copy(): one side at least must be an OpaqueArray or an ArrayRegion "
                         "(copies between memory are copy_3d's)")
     info = arrays[0].array._described()
     blocks = _FORMAT_OF_VALUE.get(info.format) in _BC_FORMATS
@@ -945,12 +958,12 @@ def copy_array_region(dst: Any, src: Any, extent: Union[int, Tuple[int, ...]], *
                 cm.buffer = ctypes.cast(mem._h, _c_void_p).value  # the handle's value
                 used.append(mem)
                 continue
-            m = hosts.enter_context(_host(mem, writable, f"copy_array_region(): {what}"))
+            m = hosts.enter_context(_host(mem, writable, f"OpaqueArray.copy(): {what}"))
             pitch = side.pitch or row_bytes
             slice_rows = side.height or rows
             end = side.offset + ((side.z + depth - 1) * slice_rows + side.y + rows - 1) * pitch + side.x + row_bytes
             if end > m.nbytes:
-                raise _invalid(f"copy_array_region(): the {what} region ends at byte {end}, beyond its host memory "
+                raise _invalid(f"OpaqueArray.copy(): the {what} region ends at byte {end}, beyond its host memory "
                                f"of {m.nbytes} bytes")
             cm.host = m.address
         st = _cucore_opaque_array_copy(c, sh)

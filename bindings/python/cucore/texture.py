@@ -33,7 +33,7 @@ from .common import InvalidArgumentError, Status, _U64_MAX, closed_error, raise_
 from .device import Device
 from .opaque_array import (
     FORMAT_VALUES, ArrayRegion, MipmappedArray, MipmappedArrayOptions, OpaqueArray, OpaqueArrayOptions,
-    _PLAIN_SIZES, _channels_of, copy_array_region, format_of,
+    _PLAIN_SIZES, _channels_of, format_of,
 )
 from .typing import AddressModeType, ArrayFormatType, ArrayKindType, FilterModeType, ReadModeType  # noqa: F401
 
@@ -650,4 +650,4 @@ _lib.hand_down("device", _create_texture_object=_create_texture_object, _create_
 # cuda.core's names of cuda.core.texture, and the region copies; the enums are cucore.typing's (importable from
 # here by name too, as `from cucore.texture import ArrayFormatType`).
 __all__ = ["ArrayRegion", "MipmappedArray", "MipmappedArrayOptions", "OpaqueArray", "OpaqueArrayOptions",
-           "ResourceDescriptor", "SurfaceObject", "TextureObject", "TextureObjectOptions", "copy_array_region"]
+           "ResourceDescriptor", "SurfaceObject", "TextureObject", "TextureObjectOptions"]
