@@ -727,7 +727,12 @@ def test_normalized_float_reads_filter_linearly(gpu, k):
     with gpu.create_texture_object(resource=ResourceDescriptor.from_opaque_array(arr),
                                    options=TextureObjectOptions(read_mode="normalized_float",
                                                                 filter_mode="linear")) as tex:
-        assert sm.run("sample1d", tex, [0.5, 0.75, 1.0, 1.25, 1.5]) == [0.0, 0.25, 0.5, 0.75, 1.0]
+        got = sm.run("sample1d", tex, [0.5, 0.75, 1.0, 1.25, 1.5])
+    # The texture unit interpolates normalized values in its own fixed point: on the H100 the quarter point read
+    # 0.2500038 (4e-6 off), not 0.25. Within 2^-16 of the exact weights, and the ends exact.
+    want = [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert all(abs(g - w) <= 2 ** -16 for g, w in zip(got, want)), got
+    assert got[0] == 0.0 and got[-1] == 1.0
     arr.close()
 
 
