@@ -239,6 +239,45 @@ def options_of(options: Any, cls: Type[_T]) -> _T:
 # Versions and the last error
 # ---------------------------------------------------------------------------------------------
 
+class CachedStruct:
+    """Options whose C struct is made from their fields once and kept until one of those fields changes, so a
+    call that takes the same options again passes the same struct (the arrays' and textures' options).
+    `_make_struct()` builds (and checks) the struct; `_struct()` gives it and `_struct_ref()` it with a byref;
+    `_cached_fields` names the fields it is made from (None: every public attribute). Copies and pickles
+    carry the fields only."""
+
+    _cached_fields: Optional[Iterable[str]] = None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        fields = self._cached_fields
+        if (name in fields) if fields is not None else not name.startswith("_"):
+            object.__setattr__(self, "_c", None)  # made again from the changed fields
+
+    def __getstate__(self) -> Any:
+        state = dict(self.__dict__)
+        state.pop("_c", None)
+        return state
+
+    def __setstate__(self, state: Any) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_c", None)
+
+    def _make_struct(self) -> Any:
+        raise NotImplementedError
+
+    def _struct(self) -> Any:
+        return self._struct_ref()[0]
+
+    def _struct_ref(self) -> Any:
+        pair = self.__dict__.get("_c")
+        if pair is None:
+            c = self._make_struct()
+            pair = (c, ctypes.byref(c))
+            object.__setattr__(self, "_c", pair)
+        return pair
+
+
 class LibraryVersion(NamedTuple):
     """A libcucore version: (major, minor, patch)."""
     major: int

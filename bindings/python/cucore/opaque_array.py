@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Optional, Tuple, Union
 from . import _lib
 from ._handle import HandleObject, wrap_foreign
 from .buffer import Buffer, _HostMemory
-from .common import InvalidArgumentError, Status, _U64_MAX, closed_error, options_of, raise_error
+from .common import CachedStruct, InvalidArgumentError, Status, _U64_MAX, closed_error, options_of, raise_error
 from .copy_3d import MemoryRegion
 from .device import Device, _device
 from .stream import _open_stream_handle
@@ -199,7 +199,7 @@ def _count(value, name, low=0):
 
 # ---- options ----------------------------------------------------------------------------------------------
 
-class _ArrayOptionsBase:
+class _ArrayOptionsBase(CachedStruct):
     """The fields OpaqueArrayOptions and MipmappedArrayOptions share, checked when made."""
 
     shape: Tuple[int, ...]
@@ -224,34 +224,6 @@ class _ArrayOptionsBase:
         self.is_texture_gather = _bool(is_texture_gather, "is_texture_gather")
         self.is_depth_texture = _bool(is_depth_texture, "is_depth_texture")
         self.is_sparse = _bool(is_sparse, "is_sparse")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        if not name.startswith("_"):
-            object.__setattr__(self, "_c", None)  # the C struct is made again from the changed fields
-
-    def __getstate__(self) -> Any:
-        state = dict(self.__dict__)
-        state.pop("_c", None)
-        return state
-
-    def __setstate__(self, state: Any) -> None:
-        self.__dict__.update(state)
-        object.__setattr__(self, "_c", None)
-
-    def _struct(self):
-        """The options as a cucore_opaque_array_options_t (made once, until a field changes)."""
-        return self._struct_ref()[0]
-
-    def _struct_ref(self):
-        """(the cucore_opaque_array_options_t, a byref of it), made from the fields (checked again: they may
-        have been assigned since) once, until a field changes."""
-        pair = self.__dict__.get("_c")
-        if pair is None:
-            c = self._make_struct()
-            pair = (c, ctypes.byref(c))
-            object.__setattr__(self, "_c", pair)
-        return pair
 
     def _make_struct(self):
         fmt = format_of(self.format)
@@ -341,14 +313,74 @@ class MipmappedArrayOptions(_ArrayOptionsBase):
 
 class _Described:
     """What an array (or a mipmapped array: its level 0) is, read from libcucore once (cucore_opaque_array_info)
-    and kept: it never changes, and it still answers after close()."""
+    and kept: it never changes, and it still answers after close(). Also the handle behaviour both kinds share:
+    wrapping, wrapping a foreign driver object, the raw handle, the mapped GL resource, close()."""
 
     __slots__ = ()
     _info: Any
+    _hv: int
+    _resource: Optional[GraphicsResource]
     _info_fn: Any = None  # each class: staticmethod(the C info function)
 
     if TYPE_CHECKING:
         _h: Any
+        _raw: Any
+        _release: Any
+
+    @classmethod
+    def _wrap(cls, hv, resource=None):
+        a: Any = _new(cls)
+        a._h = _handle_arg(hv)
+        a._hv = hv
+        a._raw = None
+        a._info = None
+        a._resource = resource
+        return a
+
+    @classmethod
+    def _from_foreign(cls, from_handle_fn, handle, device, owner):
+        """cls wrapping the foreign driver object `handle` of `device` through `from_handle_fn`."""
+        dev = _device(device)
+        st, hv = wrap_foreign(from_handle_fn, owner, dev._h, _c_void_p(_raw_handle(handle)))
+        if st:
+            raise_error(st, dev)
+        return cls._wrap(hv)
+
+    def _live(self):
+        h = self._h
+        if h is None:
+            raise closed_error(self)
+        return h
+
+    @property
+    def handle(self) -> int:
+        """The raw CUarray (CUmipmappedArray for a MipmappedArray) as an int (0 after close())."""
+        if self._h is None:
+            return 0
+        return HandleObject.handle.fget(self)  # type: ignore[attr-defined]
+
+    @property
+    def resource(self) -> Optional[GraphicsResource]:
+        """The GraphicsResource whose mapping this is (None for arrays that are not a mapped GL image)."""
+        return self._resource
+
+    def _closing(self) -> Any:
+        """The first half of close(): the handle to close and release, or None when closed already. The
+        description is kept (it still answers), the GL resource let go."""
+        me: Any = self  # the slots are the subclasses'
+        h = me._h
+        if h is None:
+            return None
+        me._keep_description()
+        me._h = None
+        me._resource = None
+        return h
+
+    def _closed(self, h: Any, status: int) -> None:
+        """The second half of close(): release `h`, whose close answered `status`."""
+        self._release(h)
+        if status:
+            raise_error(status)
 
     def _described(self):
         info = self._info
@@ -526,25 +558,12 @@ class OpaqueArray(_Described, HandleObject):
     """
 
     __slots__ = ("_hv", "_info", "_resource")
-    _hv: int
-    _info: Any
-    _resource: Optional[GraphicsResource]
     _release = staticmethod(_fast_opaque_array_release)
     _handle_fn = staticmethod(_cucore_opaque_array_handle)
     _info_fn = staticmethod(_cucore_opaque_array_info)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> OpaqueArray:
         raise RuntimeError("OpaqueArray cannot be instantiated directly. Use Device.create_opaque_array().")
-
-    @classmethod
-    def _wrap(cls, hv, resource=None):
-        a = _new(cls)
-        a._h = _handle_arg(hv)
-        a._hv = hv
-        a._raw = None
-        a._info = None
-        a._resource = resource
-        return a
 
     @classmethod
     def from_descriptor(cls, *, shape: Any, format: Any, num_channels: Optional[int],
@@ -558,51 +577,22 @@ class OpaqueArray(_Described, HandleObject):
         """Wrap a foreign CUarray (an int, or anything int() takes) of `device` (default: the current one)
         without owning it: it is never destroyed here. `owner`, if given, is kept alive until libcucore lets go
         of the array (this object and every texture or surface object over it are gone)."""
-        dev = _device(device)
-        st, hv = wrap_foreign(_cucore_opaque_array_from_handle, owner, dev._h, _c_void_p(_raw_handle(handle)))
-        if st:
-            raise_error(st, dev)
-        return cls._wrap(hv)
+        return cls._from_foreign(_cucore_opaque_array_from_handle, handle, device, owner)
 
     # ---- state ---------------------------------------------------------------------------------------
-
-    def _live(self):
-        h = self._h
-        if h is None:
-            raise closed_error(self)
-        return h
-
-    @property
-    def handle(self) -> int:
-        """The raw CUarray as an int (0 after close())."""
-        if self._h is None:
-            return 0
-        return HandleObject.handle.fget(self)  # type: ignore[attr-defined]
 
     @property
     def is_mipmapped(self) -> bool:
         """False: an OpaqueArray is one array (MipmappedArray answers True)."""
         return False
 
-    @property
-    def resource(self) -> Optional[GraphicsResource]:
-        """The GraphicsResource whose mapping this array is (None for other arrays)."""
-        return self._resource
-
     def close(self) -> None:
         """Let go of the array now (idempotent): it is destroyed unless texture or surface objects (or, for a
         level, nothing: a level only holds its mipmapped array) still use it, then with the last of them; a
         mapped GL image is unmapped once nothing holds the mapping."""
-        h = self._h
-        if h is None:
-            return
-        self._keep_description()
-        self._h = None
-        self._resource = None
-        st = _fast_opaque_array_close(h)
-        _fast_opaque_array_release(h)
-        if st:
-            raise_error(st)
+        h = self._closing()
+        if h is not None:
+            self._closed(h, _fast_opaque_array_close(h))
 
     # ---- whole-array copies ----------------------------------------------------------------------------
 
@@ -744,9 +734,6 @@ class MipmappedArray(_Described, HandleObject):
     uses it. After close() `handle` reads 0."""
 
     __slots__ = ("_hv", "_info", "_resource")
-    _hv: int
-    _info: Any
-    _resource: Optional[GraphicsResource]
     _release = staticmethod(_fast_mipmapped_array_release)
     _handle_fn = staticmethod(_cucore_mipmapped_array_handle)
     _info_fn = staticmethod(_cucore_mipmapped_array_info)
@@ -755,38 +742,11 @@ class MipmappedArray(_Described, HandleObject):
         raise RuntimeError("MipmappedArray cannot be instantiated directly. Use Device.create_mipmapped_array().")
 
     @classmethod
-    def _wrap(cls, hv, resource=None):
-        a = _new(cls)
-        a._h = _handle_arg(hv)
-        a._hv = hv
-        a._raw = None
-        a._info = None
-        a._resource = resource
-        return a
-
-    @classmethod
     def from_handle(cls, handle: int, device: Union[Device, int, None] = None, *,
                     owner: Any = None) -> MipmappedArray:
         """Wrap a foreign CUmipmappedArray of `device` (default: the current one) without owning it, as
         OpaqueArray.from_handle; its level count is found by asking the driver."""
-        dev = _device(device)
-        st, hv = wrap_foreign(_cucore_mipmapped_array_from_handle, owner, dev._h, _c_void_p(_raw_handle(handle)))
-        if st:
-            raise_error(st, dev)
-        return cls._wrap(hv)
-
-    def _live(self):
-        h = self._h
-        if h is None:
-            raise closed_error(self)
-        return h
-
-    @property
-    def handle(self) -> int:
-        """The raw CUmipmappedArray as an int (0 after close())."""
-        if self._h is None:
-            return 0
-        return HandleObject.handle.fget(self)  # type: ignore[attr-defined]
+        return cls._from_foreign(_cucore_mipmapped_array_from_handle, handle, device, owner)
 
     @property
     def num_levels(self) -> int:
@@ -797,11 +757,6 @@ class MipmappedArray(_Described, HandleObject):
     def is_mipmapped(self) -> bool:
         """True (an OpaqueArray answers False)."""
         return True
-
-    @property
-    def resource(self) -> Optional[GraphicsResource]:
-        """The GraphicsResource whose mapping this is (None for other mipmapped arrays)."""
-        return self._resource
 
     def get_level(self, level: int) -> OpaqueArray:
         """Level `level` (0 is the largest) as an OpaqueArray that is not owned and keeps this mipmapped array
@@ -827,16 +782,9 @@ class MipmappedArray(_Described, HandleObject):
     def close(self) -> None:
         """Let go of the mipmapped array now (idempotent): destroyed unless levels or texture objects still use
         it, then with the last of them."""
-        h = self._h
-        if h is None:
-            return
-        self._keep_description()
-        self._h = None
-        self._resource = None
-        st = _fast_mipmapped_array_close(h)
-        _fast_mipmapped_array_release(h)
-        if st:
-            raise_error(st)
+        h = self._closing()
+        if h is not None:
+            self._closed(h, _fast_mipmapped_array_close(h))
 
     def __repr__(self) -> str:
         if self._info is None and self._h is None:

@@ -29,7 +29,7 @@ from typing import Any, Optional, Tuple
 from . import _lib
 from ._handle import HandleObject
 from .buffer import Buffer
-from .common import InvalidArgumentError, Status, _U64_MAX, closed_error, raise_error
+from .common import CachedStruct, InvalidArgumentError, Status, _U64_MAX, closed_error, raise_error
 from .device import Device
 from .opaque_array import (
     FORMAT_VALUES, ArrayRegion, MipmappedArray, MipmappedArrayOptions, OpaqueArray, OpaqueArrayOptions,
@@ -324,7 +324,7 @@ _TEXTURE_FIELDS = ("address_mode", "filter_mode", "read_mode", "normalized_coord
 
 
 @dataclass
-class TextureObjectOptions:
+class TextureObjectOptions(CachedStruct):
     """How a TextureObject samples (CUDA_TEXTURE_DESC), with cuda.core's fields and defaults.
 
     address_mode: an AddressModeType for every dimension, or a tuple of 1-3 (one per dimension, the last
@@ -359,31 +359,15 @@ class TextureObjectOptions:
         self.read_mode = _enum_of("read_mode", self.read_mode, ReadModeType)
         self.mipmap_filter_mode = _enum_of("mipmap_filter_mode", self.mipmap_filter_mode, FilterModeType)
 
+    _cached_fields = _TEXTURE_FIELDS
+
     def __setattr__(self, name: str, value: Any) -> None:
         if isinstance(value, list) and name in ("address_mode", "border_color"):
             value = tuple(value)  # a snapshot: the C struct made from these fields is kept until one changes
-        object.__setattr__(self, name, value)
-        if name in _TEXTURE_FIELDS:
-            object.__setattr__(self, "_c", None)
+        super().__setattr__(name, value)
 
-    def __getstate__(self) -> Any:
-        state = dict(self.__dict__)
-        state.pop("_c", None)
-        return state
-
-    def __setstate__(self, state: Any) -> None:
-        self.__dict__.update(state)
-        object.__setattr__(self, "_c", None)
-
-    def _struct(self):
-        """The cucore_texture_object_options_t of these fields (made once, until a field changes)."""
-        return self._struct_ref()[0]
-
-    def _struct_ref(self):
-        """(the cucore_texture_object_options_t, a byref of it), made once until a field changes."""
-        pair = self.__dict__.get("_c")
-        if pair is not None:
-            return pair
+    def _make_struct(self):
+        """The cucore_texture_object_options_t of these fields, checked."""
         c = TextureOptionsC()
         c.struct_size = _TEXTURE_OPTIONS_SIZE
         modes = _address_modes(self.address_mode)
@@ -425,9 +409,7 @@ class TextureObjectOptions:
                 if isinstance(v, bool) or not isinstance(v, (int, float)):
                     raise TypeError(f"border_color[{i}] must be a float, not {type(v).__name__}")
                 c.border_color[i] = float(v)
-        pair = (c, _byref(c))
-        object.__setattr__(self, "_c", pair)
-        return pair
+        return c
 
 
 def _texture_options_of(options, what):
