@@ -34,8 +34,9 @@ a texture object (default options) over one; a 64 MiB copy from a Buffer into a 
 one back, each ended by a stream synchronize every COPY_SYNC_EVERY copies. cuda.core's side is its
 cuda.core.texture API (Device.create_opaque_array, ResourceDescriptor, Device.create_texture_object,
 OpaqueArray.copy_from/copy_to), the driver's cuArray3DCreate, cuTexObjectCreate and cuMemcpy3DAsync through
-cuda.bindings. Targets: 1.00 for the array and copy rows (the driver's time: an allocation, or 64 MiB at the
-memory's bandwidth), the default for the texture row.
+cuda.bindings. Targets: the issue's bounds of the C ABI, since the driver's time dominates both sides (an
+allocation, or 64 MiB at the memory's bandwidth): array create + destroy <= 1.05x, the copies <= 1.02x in time
+(>= 0.98x bandwidth; a target of exactly 1.00 failed rows 0.01% apart); the default for the texture row.
 
 GL interop rows (the OpenGL issue): register + unregister of one 1 MiB GL buffer, and map + pointer + unmap of
 a registered one on one stream (synchronized every 64 maps, as bench/graphics_bench.cpp), in a headless NVIDIA
@@ -140,8 +141,8 @@ GL_ROWS = ("GL buffer register + unregister", "GL buffer map + pointer + unmap")
 ROW_TARGETS = {"program cache hit, in memory": 0.50, "program cache hit, on disk": 0.50,
                "compile one small kernel to cubin (cold)": 1.00,
                "GL buffer register + unregister": 1.00, "GL buffer map + pointer + unmap": 1.00,
-               "array create + destroy, 1024 x 1024 float32": 1.00, "buffer -> array copy, 64 MiB": 1.00,
-               "array -> buffer copy, 64 MiB": 1.00}
+               "array create + destroy, 1024 x 1024 float32": 1.05, "buffer -> array copy, 64 MiB": 1.02,
+               "array -> buffer copy, 64 MiB": 1.02}
 ARRAY_ROWS = ("array create + destroy, 1024 x 1024 float32", "texture object create + destroy",
               "buffer -> array copy, 64 MiB", "array -> buffer copy, 64 MiB")
 ARRAY_SHAPE = (1024, 1024)
