@@ -240,7 +240,7 @@ inline cucore_array_format_t check_array_format(const cucore_array_format_t &for
         format,
         [allow_unset](int32_t raw) {
             return (allow_unset && raw == CUCORE_ARRAY_FORMAT_UNSET) ||
-                   core::array_format_traits(static_cast<cucore_array_format_t>(raw)) != nullptr;
+                   core::array_format_traits(raw) != nullptr;
         },
         argument, "must be a cucore_array_format_t (CUCORE_ARRAY_FORMAT_UINT8, ..., CUCORE_ARRAY_FORMAT_FLOAT32, "
                   "the normalized, BC and 101010_2 formats)");

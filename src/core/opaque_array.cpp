@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/device.hpp"
+#include "core/enum_value.hpp"
 #include "core/error.hpp"
 #include "core/owned.hpp"
 #include "core/release.hpp"
@@ -163,9 +164,9 @@ uint64_t ceil_div(uint64_t value, uint64_t divisor) noexcept { return (value + d
 
 }  // namespace
 
-const ArrayFormatTraits *array_format_traits(cucore_array_format_t format) noexcept {
+const ArrayFormatTraits *array_format_traits(int32_t format) noexcept {
     for (const ArrayFormatTraits &traits : kFormats)
-        if (traits.format == format) return &traits;
+        if (static_cast<int32_t>(traits.format) == format) return &traits;
     return nullptr;
 }
 
@@ -173,7 +174,7 @@ const ArrayFormatTraits *array_format_traits(cucore_array_format_t format) noexc
 
 ArrayShape ArrayShape::from_options(const cucore_opaque_array_options_t &options) {
     ArrayShape shape;
-    shape.format = array_format_traits(options.format);
+    shape.format = array_format_traits(enum_value(options.format));
     if (!shape.format)  // capi refuses values that name no format; UNSET is the one left
         throw_invalid_argument("options.format is unset; name a cucore_array_format_t (CUCORE_ARRAY_FORMAT_FLOAT32, ...)");
     const ArrayFormatTraits &format = *shape.format;
@@ -251,7 +252,7 @@ ArrayShape ArrayShape::from_options(const cucore_opaque_array_options_t &options
 
 ArrayShape ArrayShape::from_descriptor(const CUDA_ARRAY3D_DESCRIPTOR &descriptor) {
     ArrayShape shape;
-    shape.format = array_format_traits(static_cast<cucore_array_format_t>(descriptor.Format));
+    shape.format = array_format_traits(static_cast<int32_t>(descriptor.Format));
     if (!shape.format) {
         char hex[16];
         std::snprintf(hex, sizeof hex, "%#x", static_cast<unsigned>(descriptor.Format));

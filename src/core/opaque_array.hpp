@@ -38,8 +38,9 @@ struct ArrayFormatTraits {
     bool srgb;                // *_SRGB: read only through an sRGB texture
 };
 
-// The traits of `format`, or null for a value this library does not offer.
-const ArrayFormatTraits *array_format_traits(cucore_array_format_t format) noexcept;
+// The traits of the format whose value is `format`, or null for a value this library does not offer. It takes the
+// value as an int: a caller's enum may hold any int32 (loading one outside the enum's range as the enum is UB).
+const ArrayFormatTraits *array_format_traits(int32_t format) noexcept;
 
 // The description of an array, validated: format, channels, kind, flags and extents.
 struct ArrayShape {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/device.hpp"
+#include "core/enum_value.hpp"
 #include "core/error.hpp"
 #include "core/owned.hpp"
 #include "core/release.hpp"
@@ -17,7 +18,7 @@ std::string format_name(const ArrayFormatTraits &format) { return std::string("C
 // A buffer's format and channels, checked as an array's are.
 ArrayShape buffer_shape(const ResourceRequest &request) {
     ArrayShape shape;
-    shape.format = array_format_traits(request.format);
+    shape.format = array_format_traits(enum_value(request.format));
     if (!shape.format) throw_invalid_argument("resource.format is unset; a buffer resource names its elements' format");
     if (shape.format->block_compressed)
         throw_invalid_argument("resource.format is " + format_name(*shape.format) +
