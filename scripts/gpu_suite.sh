@@ -23,6 +23,10 @@ cd "$(dirname "$0")/.."
 out="${1:-gpu-logs}"
 mkdir -p "$out"
 stage=.device
+# scripts/stage_gpu.sh's archive (.carry/stage.tar.xz: .device and .gl), when only it was carried.
+if [[ ! -d $stage && -f .carry/stage.tar.xz ]]; then
+    tar -xJf .carry/stage.tar.xz || { echo "gpu_suite: could not unpack .carry/stage.tar.xz" >&2; exit 1; }
+fi
 export LD_LIBRARY_PATH="$PWD/$stage/lib:$PWD/$stage/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CUCORE_LIBRARY="$PWD/$stage/lib/libcucore.so"
 # The Python suite also reruns its GPU tests on this fake driver.
