@@ -127,20 +127,11 @@ ArrayShape shape_of(CUarray array, CUcontext context) {
     return ArrayShape::from_descriptor(descriptor);
 }
 
-// One limit a shape's extent must stay within.
-struct Limit {
-    uint64_t value;
-    const char *field;
-    CUdevice_attribute attribute;
-    const char *attribute_name;
-    const char *what;
-};
+uint64_t ceil_div(uint64_t value, uint64_t divisor) noexcept { return (value + divisor - 1) / divisor; }
 
-#define CUCORE_LIMIT(value, field, attribute, what) \
-    Limit { value, field, CU_DEVICE_ATTRIBUTE_##attribute, "CU_DEVICE_ATTRIBUTE_" #attribute, what }
+}  // namespace
 
-// The first limit of `limits` that `device` does not meet, or null.
-const Limit *first_exceeded(const Device &device, const Limit *limits, size_t count, int *maximum) {
+const DeviceLimit *first_exceeded(const Device &device, const DeviceLimit *limits, size_t count, int *maximum) {
     for (size_t i = 0; i < count; ++i) {
         *maximum = device.attribute(limits[i].attribute);
         if (limits[i].value > static_cast<uint64_t>(*maximum)) return &limits[i];
@@ -148,21 +139,10 @@ const Limit *first_exceeded(const Device &device, const Limit *limits, size_t co
     return nullptr;
 }
 
-[[noreturn]] void throw_limit(const Limit &limit, int maximum) {
-    throw_invalid_argument(std::string("options.") + limit.field + " " + std::to_string(limit.value) +
-                           " exceeds the device's " + limit.what + " (" + limit.attribute_name + " = " +
-                           std::to_string(maximum) + ")");
+void throw_limit(const DeviceLimit &limit, int maximum) {
+    throw_invalid_argument(std::string(limit.field) + " " + std::to_string(limit.value) + " exceeds the device's " +
+                           limit.what + " (" + limit.attribute_name + " = " + std::to_string(maximum) + ")");
 }
-
-template <size_t N>
-void require_within(const Device &device, const Limit (&limits)[N]) {
-    int maximum = 0;
-    if (const Limit *exceeded = first_exceeded(device, limits, N, &maximum)) throw_limit(*exceeded, maximum);
-}
-
-uint64_t ceil_div(uint64_t value, uint64_t divisor) noexcept { return (value + divisor - 1) / divisor; }
-
-}  // namespace
 
 const ArrayFormatTraits *array_format_traits(int32_t format) noexcept {
     for (const ArrayFormatTraits &traits : kFormats)
@@ -172,24 +152,26 @@ const ArrayFormatTraits *array_format_traits(int32_t format) noexcept {
 
 // ---- ArrayShape ------------------------------------------------------------------------
 
+uint32_t channels_of(const ArrayFormatTraits &format, uint32_t requested, const char *field) {
+    if (format.fixed_channels) {
+        if (requested != 0 && requested != format.fixed_channels)
+            throw_invalid_argument(std::string(field) + " is " + std::to_string(requested) + "; CUCORE_ARRAY_FORMAT_" +
+                                   format.name + " has " + std::to_string(format.fixed_channels) + " (or leave it 0)");
+        return format.fixed_channels;
+    }
+    const uint32_t channels = requested == 0 ? 1 : requested;
+    if (channels != 1 && channels != 2 && channels != 4)
+        throw_invalid_argument(std::string(field) + " is " + std::to_string(requested) + "; it must be 1, 2 or 4");
+    return channels;
+}
+
 ArrayShape ArrayShape::from_options(const cucore_opaque_array_options_t &options) {
     ArrayShape shape;
     shape.format = array_format_traits(enum_value(options.format));
     if (!shape.format)  // capi refuses values that name no format; UNSET is the one left
         throw_invalid_argument("options.format is unset; name a cucore_array_format_t (CUCORE_ARRAY_FORMAT_FLOAT32, ...)");
     const ArrayFormatTraits &format = *shape.format;
-    if (format.fixed_channels) {
-        if (options.num_channels != 0 && options.num_channels != format.fixed_channels)
-            throw_invalid_argument("options.num_channels is " + std::to_string(options.num_channels) +
-                                   "; CUCORE_ARRAY_FORMAT_" + format.name + " has " +
-                                   std::to_string(format.fixed_channels) + " (or leave it 0)");
-        shape.num_channels = format.fixed_channels;
-    } else {
-        shape.num_channels = options.num_channels == 0 ? 1 : options.num_channels;
-        if (shape.num_channels != 1 && shape.num_channels != 2 && shape.num_channels != 4)
-            throw_invalid_argument("options.num_channels is " + std::to_string(options.num_channels) +
-                                   "; it must be 1, 2 or 4");
-    }
+    shape.num_channels = channels_of(format, options.num_channels, "options.num_channels");
     check_extent(options.width, "width");
     check_extent(options.height, "height");
     check_extent(options.depth, "depth");
@@ -302,107 +284,107 @@ void ArrayShape::check_limits(const Device &device, bool mipmapped) const {
         case CUCORE_ARRAY_KIND_PLAIN:
             if (is_1d()) {
                 if (mipmapped) {
-                    require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH,
+                    require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH,
                                                          "maximum mipmapped 1D texture width")});
                 } else {
                     require_within(device,
-                                   {CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURE1D_WIDTH, "maximum 1D texture width")});
+                                   {CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURE1D_WIDTH, "maximum 1D texture width")});
                 }
                 if (surface)
                     require_within(device,
-                                   {CUCORE_LIMIT(width, "width", MAXIMUM_SURFACE1D_WIDTH, "maximum 1D surface width")});
+                                   {CUCORE_LIMIT(width, "options.width", MAXIMUM_SURFACE1D_WIDTH, "maximum 1D surface width")});
             } else if (depth == 0) {
                 if (mipmapped) {
-                    require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH,
+                    require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH,
                                                          "maximum mipmapped 2D texture width"),
-                                            CUCORE_LIMIT(height, "height", MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT,
+                                            CUCORE_LIMIT(height, "options.height", MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT,
                                                          "maximum mipmapped 2D texture height")});
                 } else {
                     require_within(device,
-                                   {CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURE2D_WIDTH, "maximum 2D texture width"),
-                                    CUCORE_LIMIT(height, "height", MAXIMUM_TEXTURE2D_HEIGHT,
+                                   {CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURE2D_WIDTH, "maximum 2D texture width"),
+                                    CUCORE_LIMIT(height, "options.height", MAXIMUM_TEXTURE2D_HEIGHT,
                                                  "maximum 2D texture height")});
                 }
                 if (flags & CUCORE_ARRAY_FLAG_TEXTURE_GATHER)
-                    require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURE2D_GATHER_WIDTH,
+                    require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURE2D_GATHER_WIDTH,
                                                          "maximum 2D texture gather width"),
-                                            CUCORE_LIMIT(height, "height", MAXIMUM_TEXTURE2D_GATHER_HEIGHT,
+                                            CUCORE_LIMIT(height, "options.height", MAXIMUM_TEXTURE2D_GATHER_HEIGHT,
                                                          "maximum 2D texture gather height")});
                 if (surface)
                     require_within(device,
-                                   {CUCORE_LIMIT(width, "width", MAXIMUM_SURFACE2D_WIDTH, "maximum 2D surface width"),
-                                    CUCORE_LIMIT(height, "height", MAXIMUM_SURFACE2D_HEIGHT,
+                                   {CUCORE_LIMIT(width, "options.width", MAXIMUM_SURFACE2D_WIDTH, "maximum 2D surface width"),
+                                    CUCORE_LIMIT(height, "options.height", MAXIMUM_SURFACE2D_HEIGHT,
                                                  "maximum 2D surface height")});
             } else {
                 // 3D: the regular limits, or the alternate ones (narrower, deeper).
-                const Limit regular[] = {
-                    CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURE3D_WIDTH, "maximum 3D texture width"),
-                    CUCORE_LIMIT(height, "height", MAXIMUM_TEXTURE3D_HEIGHT, "maximum 3D texture height"),
-                    CUCORE_LIMIT(depth, "depth", MAXIMUM_TEXTURE3D_DEPTH, "maximum 3D texture depth")};
-                const Limit alternate[] = {
-                    CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE,
+                const DeviceLimit regular[] = {
+                    CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURE3D_WIDTH, "maximum 3D texture width"),
+                    CUCORE_LIMIT(height, "options.height", MAXIMUM_TEXTURE3D_HEIGHT, "maximum 3D texture height"),
+                    CUCORE_LIMIT(depth, "options.depth", MAXIMUM_TEXTURE3D_DEPTH, "maximum 3D texture depth")};
+                const DeviceLimit alternate[] = {
+                    CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE,
                                  "alternate maximum 3D texture width"),
-                    CUCORE_LIMIT(height, "height", MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE,
+                    CUCORE_LIMIT(height, "options.height", MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE,
                                  "alternate maximum 3D texture height"),
-                    CUCORE_LIMIT(depth, "depth", MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE,
+                    CUCORE_LIMIT(depth, "options.depth", MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE,
                                  "alternate maximum 3D texture depth")};
                 int maximum = 0, alternate_maximum = 0;
-                const Limit *exceeded = first_exceeded(device, regular, 3, &maximum);
+                const DeviceLimit *exceeded = first_exceeded(device, regular, 3, &maximum);
                 if (exceeded && !mipmapped && first_exceeded(device, alternate, 3, &alternate_maximum))
                     throw_limit(*exceeded, maximum);
                 if (exceeded && mipmapped) throw_limit(*exceeded, maximum);
                 if (surface)
                     require_within(device,
-                                   {CUCORE_LIMIT(width, "width", MAXIMUM_SURFACE3D_WIDTH, "maximum 3D surface width"),
-                                    CUCORE_LIMIT(height, "height", MAXIMUM_SURFACE3D_HEIGHT,
+                                   {CUCORE_LIMIT(width, "options.width", MAXIMUM_SURFACE3D_WIDTH, "maximum 3D surface width"),
+                                    CUCORE_LIMIT(height, "options.height", MAXIMUM_SURFACE3D_HEIGHT,
                                                  "maximum 3D surface height"),
-                                    CUCORE_LIMIT(depth, "depth", MAXIMUM_SURFACE3D_DEPTH,
+                                    CUCORE_LIMIT(depth, "options.depth", MAXIMUM_SURFACE3D_DEPTH,
                                                  "maximum 3D surface depth")});
             }
             break;
         case CUCORE_ARRAY_KIND_LAYERED:
             if (is_1d()) {
-                require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURE1D_LAYERED_WIDTH,
+                require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURE1D_LAYERED_WIDTH,
                                                      "maximum 1D layered texture width"),
-                                        CUCORE_LIMIT(layers, "layers", MAXIMUM_TEXTURE1D_LAYERED_LAYERS,
+                                        CUCORE_LIMIT(layers, "options.layers", MAXIMUM_TEXTURE1D_LAYERED_LAYERS,
                                                      "maximum 1D layered texture layers")});
                 if (surface)
-                    require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_SURFACE1D_LAYERED_WIDTH,
+                    require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_SURFACE1D_LAYERED_WIDTH,
                                                          "maximum 1D layered surface width"),
-                                            CUCORE_LIMIT(layers, "layers", MAXIMUM_SURFACE1D_LAYERED_LAYERS,
+                                            CUCORE_LIMIT(layers, "options.layers", MAXIMUM_SURFACE1D_LAYERED_LAYERS,
                                                          "maximum 1D layered surface layers")});
             } else {
-                require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURE2D_LAYERED_WIDTH,
+                require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURE2D_LAYERED_WIDTH,
                                                      "maximum 2D layered texture width"),
-                                        CUCORE_LIMIT(height, "height", MAXIMUM_TEXTURE2D_LAYERED_HEIGHT,
+                                        CUCORE_LIMIT(height, "options.height", MAXIMUM_TEXTURE2D_LAYERED_HEIGHT,
                                                      "maximum 2D layered texture height"),
-                                        CUCORE_LIMIT(layers, "layers", MAXIMUM_TEXTURE2D_LAYERED_LAYERS,
+                                        CUCORE_LIMIT(layers, "options.layers", MAXIMUM_TEXTURE2D_LAYERED_LAYERS,
                                                      "maximum 2D layered texture layers")});
                 if (surface)
-                    require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_SURFACE2D_LAYERED_WIDTH,
+                    require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_SURFACE2D_LAYERED_WIDTH,
                                                          "maximum 2D layered surface width"),
-                                            CUCORE_LIMIT(height, "height", MAXIMUM_SURFACE2D_LAYERED_HEIGHT,
+                                            CUCORE_LIMIT(height, "options.height", MAXIMUM_SURFACE2D_LAYERED_HEIGHT,
                                                          "maximum 2D layered surface height"),
-                                            CUCORE_LIMIT(layers, "layers", MAXIMUM_SURFACE2D_LAYERED_LAYERS,
+                                            CUCORE_LIMIT(layers, "options.layers", MAXIMUM_SURFACE2D_LAYERED_LAYERS,
                                                          "maximum 2D layered surface layers")});
             }
             break;
         case CUCORE_ARRAY_KIND_CUBEMAP:
-            require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURECUBEMAP_WIDTH,
+            require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURECUBEMAP_WIDTH,
                                                  "maximum cubemap texture width")});
             if (surface)
-                require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_SURFACECUBEMAP_WIDTH,
+                require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_SURFACECUBEMAP_WIDTH,
                                                      "maximum cubemap surface width")});
             break;
         case CUCORE_ARRAY_KIND_LAYERED_CUBEMAP:
-            require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH,
+            require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH,
                                                  "maximum layered cubemap texture width"),
-                                    CUCORE_LIMIT(layers, "layers", MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS,
+                                    CUCORE_LIMIT(layers, "options.layers", MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS,
                                                  "maximum layered cubemap texture layers")});
             if (surface)
-                require_within(device, {CUCORE_LIMIT(width, "width", MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH,
+                require_within(device, {CUCORE_LIMIT(width, "options.width", MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH,
                                                      "maximum layered cubemap surface width"),
-                                        CUCORE_LIMIT(layers, "layers", MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS,
+                                        CUCORE_LIMIT(layers, "options.layers", MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS,
                                                      "maximum layered cubemap surface layers")});
             break;
         default: break;
@@ -532,9 +514,14 @@ std::string packed_description(const ArrayShape &shape) {
            std::to_string(shape.row_count()) + " rows of " + std::to_string(shape.row_bytes()) + " bytes, packed)";
 }
 
-// A whole-array copy between `array` and packed linear memory.
-void copy_whole(OpaqueArray &array, const CopySide &memory, bool into_array, Stream &stream) {
+// A whole-array copy between `array` and packed linear memory of `have` bytes, which must hold the array
+// (`what` names the memory's size in the message: "the buffer has").
+void copy_whole(OpaqueArray &array, const CopySide &memory, uint64_t have, const char *what, bool into_array,
+                Stream &stream) {
     const ArrayShape &shape = array.shape();
+    if (have < shape.size_bytes())
+        throw_invalid_argument(std::string(what) + " " + std::to_string(have) + " bytes; the array holds " +
+                               packed_description(shape));
     ArrayCopySide array_side;
     array_side.array = &array;
     ArrayCopySide memory_side;
@@ -611,39 +598,25 @@ std::shared_ptr<ArrayStorage> OpaqueArray::storage() const {
 cucore_opaque_array_info_t OpaqueArray::info() const { return info_of(shape_, *storage(), 1); }
 
 void OpaqueArray::copy_from_host(const void *source, uint64_t size, Stream &stream) {
-    const uint64_t needed = shape_.size_bytes();
-    if (size < needed)
-        throw_invalid_argument("argument 'size' is " + std::to_string(size) + " bytes; the array holds " +
-                               packed_description(shape_));
     cucore_memory_region_t region = CUCORE_MEMORY_REGION_INIT;
     region.host = const_cast<void *>(source);
-    copy_whole(*this, CopySide{nullptr, region}, true, stream);
+    copy_whole(*this, CopySide{nullptr, region}, size, "argument 'size' is", true, stream);
 }
 
 void OpaqueArray::copy_to_host(void *destination, uint64_t size, Stream &stream) {
-    const uint64_t needed = shape_.size_bytes();
-    if (size < needed)
-        throw_invalid_argument("argument 'size' is " + std::to_string(size) + " bytes; the array holds " +
-                               packed_description(shape_));
     cucore_memory_region_t region = CUCORE_MEMORY_REGION_INIT;
     region.host = destination;
-    copy_whole(*this, CopySide{nullptr, region}, false, stream);
+    copy_whole(*this, CopySide{nullptr, region}, size, "argument 'size' is", false, stream);
 }
 
 void OpaqueArray::copy_from_buffer(Buffer &buffer, Stream &stream) {
     buffer.check_open("buffer");
-    if (buffer.size() < shape_.size_bytes())
-        throw_invalid_argument("the buffer has " + std::to_string(buffer.size()) + " bytes; the array holds " +
-                               packed_description(shape_));
-    copy_whole(*this, CopySide{&buffer, CUCORE_MEMORY_REGION_INIT}, true, stream);
+    copy_whole(*this, CopySide{&buffer, CUCORE_MEMORY_REGION_INIT}, buffer.size(), "the buffer has", true, stream);
 }
 
 void OpaqueArray::copy_to_buffer(Buffer &buffer, Stream &stream) {
     buffer.check_open("buffer");
-    if (buffer.size() < shape_.size_bytes())
-        throw_invalid_argument("the buffer has " + std::to_string(buffer.size()) + " bytes; the array holds " +
-                               packed_description(shape_));
-    copy_whole(*this, CopySide{&buffer, CUCORE_MEMORY_REGION_INIT}, false, stream);
+    copy_whole(*this, CopySide{&buffer, CUCORE_MEMORY_REGION_INIT}, buffer.size(), "the buffer has", false, stream);
 }
 
 void OpaqueArray::copy_from_array(OpaqueArray &source, Stream &stream) {

@@ -42,6 +42,34 @@ struct ArrayFormatTraits {
 // value as an int: a caller's enum may hold any int32 (loading one outside the enum's range as the enum is UB).
 const ArrayFormatTraits *array_format_traits(int32_t format) noexcept;
 
+// The channel count `requested` (0: the default) resolves to for `format`: the count the format names (a
+// requested count must be it), else 1, 2 or 4 (0 is 1). Throws INVALID_ARGUMENT naming `field`.
+uint32_t channels_of(const ArrayFormatTraits &format, uint32_t requested, const char *field);
+
+// One device limit a value must stay within (arrays' extents, textures' linear and pitched sizes): `field`
+// names the value in messages ("options.width"), `attribute_name` and `what` the limit.
+struct DeviceLimit {
+    uint64_t value;
+    const char *field;
+    CUdevice_attribute attribute;
+    const char *attribute_name;
+    const char *what;
+};
+
+#define CUCORE_LIMIT(value, field, attribute, what) \
+    ::cucore::core::DeviceLimit { value, field, CU_DEVICE_ATTRIBUTE_##attribute, "CU_DEVICE_ATTRIBUTE_" #attribute, what }
+
+// The first of `limits` that `device` does not meet (its maximum in `*maximum`), or null.
+const DeviceLimit *first_exceeded(const Device &device, const DeviceLimit *limits, size_t count, int *maximum);
+// Throws INVALID_ARGUMENT naming the value, the limit and the device's maximum.
+[[noreturn]] void throw_limit(const DeviceLimit &limit, int maximum);
+// Throws for the first of `limits` that `device` does not meet.
+template <size_t N>
+void require_within(const Device &device, const DeviceLimit (&limits)[N]) {
+    int maximum = 0;
+    if (const DeviceLimit *exceeded = first_exceeded(device, limits, N, &maximum)) throw_limit(*exceeded, maximum);
+}
+
 // The description of an array, validated: format, channels, kind, flags and extents.
 struct ArrayShape {
     const ArrayFormatTraits *format = nullptr;

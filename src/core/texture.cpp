@@ -23,32 +23,9 @@ ArrayShape buffer_shape(const ResourceRequest &request) {
     if (shape.format->block_compressed)
         throw_invalid_argument("resource.format is " + format_name(*shape.format) +
                                ", a block-compressed format: those are read from arrays only");
-    if (shape.format->fixed_channels) {
-        if (request.num_channels != 0 && request.num_channels != shape.format->fixed_channels)
-            throw_invalid_argument("resource.num_channels is " + std::to_string(request.num_channels) + "; " +
-                                   format_name(*shape.format) + " has " +
-                                   std::to_string(shape.format->fixed_channels) + " (or leave it 0)");
-        shape.num_channels = shape.format->fixed_channels;
-    } else {
-        shape.num_channels = request.num_channels == 0 ? 1 : request.num_channels;
-        if (shape.num_channels != 1 && shape.num_channels != 2 && shape.num_channels != 4)
-            throw_invalid_argument("resource.num_channels is " + std::to_string(request.num_channels) +
-                                   "; it must be 1, 2 or 4");
-    }
+    shape.num_channels = channels_of(*shape.format, request.num_channels, "resource.num_channels");
     return shape;
 }
-
-void require_limit(const Device &device, uint64_t value, CUdevice_attribute attribute, const char *field,
-                   const char *what, const char *attribute_name) {
-    const int maximum = device.attribute(attribute);
-    if (value > static_cast<uint64_t>(maximum))
-        throw_invalid_argument(std::string("resource.") + field + " " + std::to_string(value) +
-                               " exceeds the device's " + what + " (" + attribute_name + " = " +
-                               std::to_string(maximum) + ")");
-}
-
-#define CUCORE_REQUIRE_LIMIT(device, value, field, attribute, what) \
-    require_limit(device, value, CU_DEVICE_ATTRIBUTE_##attribute, field, what, "CU_DEVICE_ATTRIBUTE_" #attribute)
 
 CUaddress_mode driver_address_mode(cucore_address_mode_t mode) noexcept {
     switch (mode) {
@@ -125,8 +102,8 @@ TextureResource TextureResource::resolve(const ResourceRequest &request, const D
                                            ") must be a positive multiple of the element size (" +
                                            std::to_string(element) + " bytes: " + format_name(*resource.shape.format) +
                                            " x " + std::to_string(resource.shape.num_channels) + ")");
-                CUCORE_REQUIRE_LIMIT(*owner, size / element, "size_bytes / element size",
-                                     MAXIMUM_TEXTURE1D_LINEAR_WIDTH, "maximum linear texture width");
+                require_within(*owner, {CUCORE_LIMIT(size / element, "resource.size_bytes / element size",
+                                                     MAXIMUM_TEXTURE1D_LINEAR_WIDTH, "maximum linear texture width")});
                 resource.descriptor.resType = CU_RESOURCE_TYPE_LINEAR;
                 resource.descriptor.res.linear.devPtr = address;
                 resource.descriptor.res.linear.format = static_cast<CUarray_format>(request.format);
@@ -148,12 +125,12 @@ TextureResource TextureResource::resolve(const ResourceRequest &request, const D
                                            ") is not a multiple of the device's texture pitch alignment "
                                            "(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT = " +
                                            std::to_string(pitch_alignment) + ")");
-                CUCORE_REQUIRE_LIMIT(*owner, request.width, "width", MAXIMUM_TEXTURE2D_LINEAR_WIDTH,
-                                     "maximum pitched 2D texture width");
-                CUCORE_REQUIRE_LIMIT(*owner, request.height, "height", MAXIMUM_TEXTURE2D_LINEAR_HEIGHT,
-                                     "maximum pitched 2D texture height");
-                CUCORE_REQUIRE_LIMIT(*owner, request.pitch_bytes, "pitch_bytes", MAXIMUM_TEXTURE2D_LINEAR_PITCH,
-                                     "maximum pitched 2D texture pitch");
+                require_within(*owner, {CUCORE_LIMIT(request.width, "resource.width", MAXIMUM_TEXTURE2D_LINEAR_WIDTH,
+                                                     "maximum pitched 2D texture width"),
+                                        CUCORE_LIMIT(request.height, "resource.height", MAXIMUM_TEXTURE2D_LINEAR_HEIGHT,
+                                                     "maximum pitched 2D texture height"),
+                                        CUCORE_LIMIT(request.pitch_bytes, "resource.pitch_bytes",
+                                                     MAXIMUM_TEXTURE2D_LINEAR_PITCH, "maximum pitched 2D texture pitch")});
                 // The limits bound every factor, so the end cannot overflow.
                 const uint64_t end = (request.height - 1) * request.pitch_bytes + request.width * element;
                 if (end > buffer.size())
