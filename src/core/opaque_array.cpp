@@ -510,8 +510,8 @@ cucore_opaque_array_info_t info_of(const ArrayShape &shape, const ArrayStorage &
 }
 
 std::string packed_description(const ArrayShape &shape) {
-    return std::to_string(shape.size_bytes()) + " bytes (" + std::to_string(shape.slice_count()) + " x " +
-           std::to_string(shape.row_count()) + " rows of " + std::to_string(shape.row_bytes()) + " bytes, packed)";
+    return std::to_string(shape.size_bytes()) + " bytes: " + std::to_string(shape.slice_count()) + " x " +
+           std::to_string(shape.row_count()) + " rows of " + std::to_string(shape.row_bytes()) + " bytes, packed";
 }
 
 // A whole-array copy between `array` and packed linear memory of `have` bytes, which must hold the array
@@ -520,8 +520,8 @@ void copy_whole(OpaqueArray &array, const CopySide &memory, uint64_t have, const
                 Stream &stream) {
     const ArrayShape &shape = array.shape();
     if (have < shape.size_bytes())
-        throw_invalid_argument(std::string(what) + " " + std::to_string(have) + " bytes; the array holds " +
-                               packed_description(shape));
+        throw_invalid_argument(std::string(what) + " " + std::to_string(have) + " bytes, smaller than the array extent (" +
+                               packed_description(shape) + ")");
     ArrayCopySide array_side;
     array_side.array = &array;
     ArrayCopySide memory_side;

@@ -258,7 +258,7 @@ void TextureObject::close() {
 Ref<SurfaceObject> SurfaceObject::create(TextureResource resource) {
     if (!(resource.shape.flags & CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE))
         throw_invalid_argument("resource.array was not created with CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE "
-                               "(is_surface_load_store); a surface object needs it");
+                               "(is_surface_load_store=True); a surface object needs it");
     const CUcontext context = resource.context->cu();
     CUsurfObject raw = 0;
     {

@@ -318,9 +318,9 @@ def test_copies_with_buffers_and_other_arrays(gpu, s):
 def test_short_copies_name_both_sizes(gpu, s):
     arr = make(gpu, (16,), "uint32", 1)  # 64 bytes
     small = array.array("I", [0] * 8)
-    with pytest.raises(ValueError, match=r"32 bytes, smaller than the array extent \(64 bytes\)"):
+    with pytest.raises(ValueError, match=r"32 bytes, smaller than the array extent \(64 bytes"):
         arr.copy_from(small, stream=s)
-    with pytest.raises(ValueError, match=r"32 bytes, smaller than the array extent \(64 bytes\)"):
+    with pytest.raises(ValueError, match=r"32 bytes, smaller than the array extent \(64 bytes"):
         arr.copy_to(small, stream=s)
     small_buf = gpu.allocate(32, stream=s)
     with pytest.raises(ValueError, match="32 bytes.*64 bytes"):
@@ -394,7 +394,7 @@ def test_mipmapped_array_levels(gpu, s):
         assert lvl.shape == (max(1, 64 >> level), max(1, 32 >> level)) and lvl.format == "uint8"
         lvl.close()
     assert mip.level(0).shape == (64, 32)
-    with pytest.raises(ValueError, match="num_levels"):
+    with pytest.raises(ValueError, match=r"the mipmapped array has \d+ levels?"):
         mip.get_level(mip.num_levels)
     with pytest.raises(ValueError, match=">= 0"):
         mip.get_level(-1)

@@ -21,7 +21,6 @@ create_surface_object are handed down to device.py.
 from __future__ import annotations
 
 import ctypes
-import math
 import operator
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
@@ -383,20 +382,16 @@ class TextureObjectOptions(CachedStruct):
         aniso = self.max_anisotropy
         if isinstance(aniso, bool) or not isinstance(aniso, int):
             raise TypeError(f"max_anisotropy must be an int, not {type(aniso).__name__}")
-        if aniso < 0:
+        if aniso < 0:  # the C field is unsigned; libcucore checks the upper bound (16)
             raise _invalid(f"max_anisotropy must be >= 0, got {aniso}")
-        if aniso > 16:
-            raise _invalid(f"max_anisotropy must be <= 16, got {aniso}")
-        c.max_anisotropy = aniso
+        c.max_anisotropy = min(aniso, 0xFFFFFFFF)
         c.mipmap_filter_mode = FILTER_MODE_VALUES[_enum_of("mipmap_filter_mode", self.mipmap_filter_mode,
                                                            FilterModeType)]
         for name in ("mipmap_level_bias", "min_mipmap_level_clamp", "max_mipmap_level_clamp"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise TypeError(f"{name} must be a float, not {type(value).__name__}")
-            if not math.isfinite(value):
-                raise _invalid(f"{name} must be finite, got {value!r}")
-            setattr(c, name, float(value))
+            setattr(c, name, float(value))  # libcucore refuses what is not finite
         if self.border_color is not None:
             try:
                 bc = tuple(self.border_color)
@@ -614,10 +609,7 @@ def _create_surface_object(device, resource):
         raise TypeError(f"resource must be a ResourceDescriptor, got {type(resource).__name__}")
     if resource.kind != "array":
         raise _invalid(f"SurfaceObject requires an array-backed ResourceDescriptor, got kind={resource.kind!r}")
-    array = resource.source
-    if array._h is not None and not array.is_surface_load_store:
-        raise _invalid("OpaqueArray must be created with is_surface_load_store=True to be bound as a "
-                       "SurfaceObject (CUCORE_ARRAY_FLAG_SURFACE_LOAD_STORE)")
+    array = resource.source  # libcucore checks its surface load/store flag
     rc = resource._struct()
     out = _c_void_p()
     st = _cucore_surface_object_create(None if device is None else device._h, rc, out)
