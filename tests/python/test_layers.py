@@ -29,7 +29,7 @@ LAYERS = (
     "_lib", "common", "_handle",
     "device", "context", "event", "stream",
     "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "user_memory", "copy_3d",
-    "ipc", "dlpack", "opaque_array", "texture", "textures", "graphics",
+    "ipc", "dlpack", "_array_options", "opaque_array", "texture", "textures", "graphics",
     "kernel", "launch", "program", "object_code", "program_cache", "linker",
 )
 RANK = {m: i for i, m in enumerate(LAYERS)}

@@ -14,7 +14,7 @@ import pytest
 
 import cucore
 from cucore import _lib, texture, textures
-from cucore.opaque_array import FLAG_VALUES, FORMAT_VALUES, KIND_VALUES, format_of
+from cucore._array_options import FLAG_VALUES, FORMAT_VALUES, KIND_VALUES, format_of
 from cucore.typing import AddressModeType, ArrayFormatType, ArrayKindType, FilterModeType, ReadModeType
 
 PLAIN = {"uint8": 1, "uint16": 2, "uint32": 4, "int8": 1, "int16": 2, "int32": 4, "float16": 2, "float32": 4}

@@ -30,10 +30,8 @@ from ._handle import HandleObject
 from .buffer import Buffer
 from .common import CachedStruct, InvalidArgumentError, Status, _U64_MAX, closed_error, raise_error
 from .device import Device
-from .opaque_array import (
-    FORMAT_VALUES, ArrayRegion, MipmappedArray, MipmappedArrayOptions, OpaqueArray, OpaqueArrayOptions,
-    _PLAIN_SIZES, _channels_of, format_of,
-)
+from ._array_options import FORMAT_VALUES, _PLAIN_SIZES, _channels_of, format_of
+from .opaque_array import ArrayRegion, MipmappedArray, MipmappedArrayOptions, OpaqueArray, OpaqueArrayOptions
 from .typing import AddressModeType, ArrayFormatType, ArrayKindType, FilterModeType, ReadModeType  # noqa: F401
 
 (_cucore_texture_object_create, _cucore_texture_object_handle, _cucore_texture_object_retain,
