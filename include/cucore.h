@@ -29,6 +29,9 @@
 #include "cucore/launch.h"
 #include "cucore/opaque_array.h"
 #include "cucore/texture.h"
+#include "cucore/graph.h"
+#include "cucore/graph_builder.h"
+#include "cucore/graph_memory.h"
 #include "cucore/graphics.h"
 
 #endif /* CUCORE_H */

@@ -115,7 +115,11 @@ typedef enum cucore_object_type {
     CUCORE_OBJECT_MIPMAPPED_ARRAY = 14,
     CUCORE_OBJECT_TEXTURE_OBJECT = 15,
     CUCORE_OBJECT_SURFACE_OBJECT = 16,
-    CUCORE_OBJECT_TYPE_COUNT = 17, /* one past the last type; grows with the library */
+    CUCORE_OBJECT_GRAPH_DEFINITION = 17,
+    CUCORE_OBJECT_GRAPH_NODE = 18,
+    CUCORE_OBJECT_GRAPH = 19,
+    CUCORE_OBJECT_GRAPH_BUILDER = 20,
+    CUCORE_OBJECT_TYPE_COUNT = 21, /* one past the last type; grows with the library */
     CUCORE_OBJECT_TYPE_FORCE_INT32 = 0x7fffffff
 } cucore_object_type_t;
 
@@ -137,6 +141,10 @@ typedef struct cucore_opaque_array cucore_opaque_array_t;
 typedef struct cucore_mipmapped_array cucore_mipmapped_array_t;
 typedef struct cucore_texture_object cucore_texture_object_t;
 typedef struct cucore_surface_object cucore_surface_object_t;
+typedef struct cucore_graph_definition cucore_graph_definition_t;
+typedef struct cucore_graph_node cucore_graph_node_t;
+typedef struct cucore_graph cucore_graph_t;
+typedef struct cucore_graph_builder cucore_graph_builder_t;
 
 /* A switch whose default belongs to the tool (NVRTC, the linker): 0 leaves it
  * to the tool, ON and OFF set it either way. */

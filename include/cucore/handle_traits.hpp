@@ -15,6 +15,8 @@
 #include "kernel.h"
 #include "opaque_array.h"
 #include "texture.h"
+#include "graph.h"
+#include "graph_builder.h"
 #include "graphics.h"
 
 namespace cucore {
@@ -102,6 +104,26 @@ template <> struct HandleTraits<cucore_surface_object_t> {
     static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_SURFACE_OBJECT;
     static cucore_status_t retain(cucore_surface_object_t *h) noexcept { return cucore_surface_object_retain(h); }
     static cucore_status_t release(cucore_surface_object_t *h) noexcept { return cucore_surface_object_release(h); }
+};
+template <> struct HandleTraits<cucore_graph_definition_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_GRAPH_DEFINITION;
+    static cucore_status_t retain(cucore_graph_definition_t *h) noexcept { return cucore_graph_definition_retain(h); }
+    static cucore_status_t release(cucore_graph_definition_t *h) noexcept { return cucore_graph_definition_release(h); }
+};
+template <> struct HandleTraits<cucore_graph_node_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_GRAPH_NODE;
+    static cucore_status_t retain(cucore_graph_node_t *h) noexcept { return cucore_graph_node_retain(h); }
+    static cucore_status_t release(cucore_graph_node_t *h) noexcept { return cucore_graph_node_release(h); }
+};
+template <> struct HandleTraits<cucore_graph_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_GRAPH;
+    static cucore_status_t retain(cucore_graph_t *h) noexcept { return cucore_graph_retain(h); }
+    static cucore_status_t release(cucore_graph_t *h) noexcept { return cucore_graph_release(h); }
+};
+template <> struct HandleTraits<cucore_graph_builder_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_GRAPH_BUILDER;
+    static cucore_status_t retain(cucore_graph_builder_t *h) noexcept { return cucore_graph_builder_retain(h); }
+    static cucore_status_t release(cucore_graph_builder_t *h) noexcept { return cucore_graph_builder_release(h); }
 };
 
 } // namespace detail

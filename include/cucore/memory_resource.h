@@ -39,6 +39,9 @@ typedef enum cucore_memory_resource_kind {
      * (cucore_graphics_resource_map) is memory of no memory resource: cucore_buffer_memory_resource
      * gives NULL for it, as for foreign memory, and its release unmaps it. */
     CUCORE_MEMORY_RESOURCE_GRAPHICS = 8,
+    /* Graph memory (graph_memory.h): allocations on a capturing stream become
+     * allocation nodes of the graph being captured. */
+    CUCORE_MEMORY_RESOURCE_GRAPH = 9,
     CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32 = 0x7fffffff
 } cucore_memory_resource_kind_t;
 

@@ -31,6 +31,15 @@ typedef struct cucore_stream_options {
 
 #define CUCORE_STREAM_OPTIONS_INIT {(uint32_t)sizeof(cucore_stream_options_t), 0, 0}
 
+/* Whether a stream is being captured into a graph (the driver's CUstreamCaptureStatus). */
+typedef enum cucore_capture_status {
+    CUCORE_CAPTURE_STATUS_NONE = 0,
+    CUCORE_CAPTURE_STATUS_ACTIVE = 1,
+    /* Capturing, but a call that cannot be captured ended it: end the capture. */
+    CUCORE_CAPTURE_STATUS_INVALIDATED = 2,
+    CUCORE_CAPTURE_STATUS_FORCE_INT32 = 0x7fffffff
+} cucore_capture_status_t;
+
 /* A host function for cucore_stream_launch_host_func(). It must not call CUDA. */
 typedef void (*cucore_host_fn)(void *user_data);
 
@@ -125,6 +134,10 @@ CUCORE_API cucore_status_t cucore_stream_flags(const cucore_stream_t *stream, ui
 /* Whether the stream was created by the library (1) or wrapped (0).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
 CUCORE_API cucore_status_t cucore_stream_is_owned(const cucore_stream_t *stream, int *owned);
+
+/* Whether `stream` is being captured into a graph (by a graph builder or by
+ * foreign code), from the driver. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), CUDA. */
+CUCORE_API cucore_status_t cucore_stream_capture_status(cucore_stream_t *stream, cucore_capture_status_t *status);
 
 /* The raw CUstream (CU_STREAM_LEGACY is (void*)1, CU_STREAM_PER_THREAD (void*)2).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */

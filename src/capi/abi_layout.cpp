@@ -340,6 +340,17 @@ const FieldLayout k_cucore_texture_object_options_t[] = {
     {"max_mipmap_level_clamp", offsetof(cucore_texture_object_options_t, max_mipmap_level_clamp)},
     {"border_color", offsetof(cucore_texture_object_options_t, border_color)},
 };
+const FieldLayout k_cucore_graph_alloc_options_t[] = {
+    {"struct_size", offsetof(cucore_graph_alloc_options_t, struct_size)},
+    {"memory_type", offsetof(cucore_graph_alloc_options_t, memory_type)},
+    {"peer_access_count", offsetof(cucore_graph_alloc_options_t, peer_access_count)},
+    {"peer_access", offsetof(cucore_graph_alloc_options_t, peer_access)},
+};
+const FieldLayout k_cucore_graph_complete_options_t[] = {
+    {"struct_size", offsetof(cucore_graph_complete_options_t, struct_size)},
+    {"flags", offsetof(cucore_graph_complete_options_t, flags)},
+    {"upload_stream", offsetof(cucore_graph_complete_options_t, upload_stream)},
+};
 
 const StructLayout kStructs[] = {
     {"cucore_uuid_t", sizeof(cucore_uuid_t), k_cucore_uuid_t, 1},
@@ -372,6 +383,8 @@ const StructLayout kStructs[] = {
     {"cucore_opaque_array_copy_t", sizeof(cucore_opaque_array_copy_t), k_cucore_opaque_array_copy_t, 9},
     {"cucore_resource_descriptor_t", sizeof(cucore_resource_descriptor_t), k_cucore_resource_descriptor_t, 11},
     {"cucore_texture_object_options_t", sizeof(cucore_texture_object_options_t), k_cucore_texture_object_options_t, 14},
+    {"cucore_graph_alloc_options_t", sizeof(cucore_graph_alloc_options_t), k_cucore_graph_alloc_options_t, 4},
+    {"cucore_graph_complete_options_t", sizeof(cucore_graph_complete_options_t), k_cucore_graph_complete_options_t, 3},
 };
 
 }  // namespace

@@ -22,6 +22,10 @@ class OpaqueArray;
 class MipmappedArray;
 class TextureObject;
 class SurfaceObject;
+class GraphDefinition;
+class GraphNode;
+class Graph;
+class GraphBuilder;
 }  // namespace cucore::core
 
 namespace cucore::capi {
@@ -106,6 +110,26 @@ template <> struct CoreOf<cucore_surface_object_t> {
     using type = core::SurfaceObject;
     static constexpr cucore_object_type_t kind = CUCORE_OBJECT_SURFACE_OBJECT;
     static constexpr const char *argument = "surface";
+};
+template <> struct CoreOf<cucore_graph_definition_t> {
+    using type = core::GraphDefinition;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPH_DEFINITION;
+    static constexpr const char *argument = "definition";
+};
+template <> struct CoreOf<cucore_graph_node_t> {
+    using type = core::GraphNode;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPH_NODE;
+    static constexpr const char *argument = "node";
+};
+template <> struct CoreOf<cucore_graph_t> {
+    using type = core::Graph;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPH;
+    static constexpr const char *argument = "graph";
+};
+template <> struct CoreOf<cucore_graph_builder_t> {
+    using type = core::GraphBuilder;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPH_BUILDER;
+    static constexpr const char *argument = "builder";
 };
 
 }  // namespace cucore::capi

@@ -134,4 +134,36 @@ cucore_status_t cucore_surface_object_release(cucore_surface_object_t *surface) 
     return capi::guarded(__func__, [&] { capi::release(surface); });
 }
 
+cucore_status_t cucore_graph_definition_retain(cucore_graph_definition_t *definition) {
+    return capi::guarded(__func__, [&] { capi::retain(definition); });
+}
+
+cucore_status_t cucore_graph_definition_release(cucore_graph_definition_t *definition) {
+    return capi::guarded(__func__, [&] { capi::release(definition); });
+}
+
+cucore_status_t cucore_graph_node_retain(cucore_graph_node_t *node) {
+    return capi::guarded(__func__, [&] { capi::retain(node); });
+}
+
+cucore_status_t cucore_graph_node_release(cucore_graph_node_t *node) {
+    return capi::guarded(__func__, [&] { capi::release(node); });
+}
+
+cucore_status_t cucore_graph_retain(cucore_graph_t *graph) {
+    return capi::guarded(__func__, [&] { capi::retain(graph); });
+}
+
+cucore_status_t cucore_graph_release(cucore_graph_t *graph) {
+    return capi::guarded(__func__, [&] { capi::release(graph); });
+}
+
+cucore_status_t cucore_graph_builder_retain(cucore_graph_builder_t *builder) {
+    return capi::guarded(__func__, [&] { capi::retain(builder); });
+}
+
+cucore_status_t cucore_graph_builder_release(cucore_graph_builder_t *builder) {
+    return capi::guarded(__func__, [&] { capi::release(builder); });
+}
+
 }  // extern "C"

@@ -310,5 +310,20 @@ template <> struct FieldsOf<cucore_texture_object_options_t> {
         {"border_color", offsetof(cucore_texture_object_options_t, border_color), sizeof(cucore_texture_object_options_t::border_color)},
     };
 };
+template <> struct FieldsOf<cucore_graph_alloc_options_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_graph_alloc_options_t, struct_size), sizeof(cucore_graph_alloc_options_t::struct_size)},
+        {"memory_type", offsetof(cucore_graph_alloc_options_t, memory_type), sizeof(cucore_graph_alloc_options_t::memory_type)},
+        {"peer_access_count", offsetof(cucore_graph_alloc_options_t, peer_access_count), sizeof(cucore_graph_alloc_options_t::peer_access_count)},
+        {"peer_access", offsetof(cucore_graph_alloc_options_t, peer_access), sizeof(cucore_graph_alloc_options_t::peer_access)},
+    };
+};
+template <> struct FieldsOf<cucore_graph_complete_options_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_graph_complete_options_t, struct_size), sizeof(cucore_graph_complete_options_t::struct_size)},
+        {"flags", offsetof(cucore_graph_complete_options_t, flags), sizeof(cucore_graph_complete_options_t::flags)},
+        {"upload_stream", offsetof(cucore_graph_complete_options_t, upload_stream), sizeof(cucore_graph_complete_options_t::upload_stream)},
+    };
+};
 
 }  // namespace cucore::capi

@@ -134,4 +134,60 @@ typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v4010)(unsigned int *, CUdevice_v1 
     X(cuTexObjectCreate, 5000)                 \
     X(cuTexObjectDestroy, 5000)                \
     X(cuSurfObjectCreate, 5000)                \
-    X(cuSurfObjectDestroy, 5000)
+    X(cuSurfObjectDestroy, 5000)               \
+    X(cuStreamBeginCapture, 10010)             \
+    X(cuStreamBeginCaptureToGraph, 12030)      \
+    X(cuStreamEndCapture, 10000)               \
+    X(cuStreamIsCapturing, 10000)              \
+    X(cuStreamGetCaptureInfo, 12030)           \
+    X(cuStreamUpdateCaptureDependencies, 12030) \
+    X(cuGraphCreate, 10000)                    \
+    X(cuGraphDestroy, 10000)                   \
+    X(cuGraphClone, 10000)                     \
+    X(cuGraphAddNode, 12030)                   \
+    X(cuGraphAddKernelNode, 12000)             \
+    X(cuGraphAddMemcpyNode, 10000)             \
+    X(cuGraphAddMemsetNode, 10000)             \
+    X(cuGraphAddHostNode, 10000)               \
+    X(cuGraphAddChildGraphNode, 10000)         \
+    X(cuGraphAddEmptyNode, 10000)              \
+    X(cuGraphAddEventRecordNode, 11010)        \
+    X(cuGraphAddEventWaitNode, 11010)          \
+    X(cuGraphAddMemAllocNode, 11040)           \
+    X(cuGraphAddMemFreeNode, 11040)            \
+    X(cuGraphConditionalHandleCreate, 12030)   \
+    X(cuGraphNodeGetType, 10000)               \
+    X(cuGraphGetNodes, 10000)                  \
+    X(cuGraphGetEdges, 12030)                  \
+    X(cuGraphNodeGetDependencies, 12030)       \
+    X(cuGraphNodeGetDependentNodes, 12030)     \
+    X(cuGraphAddDependencies, 12030)           \
+    X(cuGraphRemoveDependencies, 12030)        \
+    X(cuGraphDestroyNode, 10000)               \
+    X(cuGraphNodeFindInClone, 10000)           \
+    X(cuGraphDebugDotPrint, 11030)             \
+    X(cuGraphKernelNodeGetParams, 12000)       \
+    X(cuGraphKernelNodeSetParams, 12000)       \
+    X(cuGraphMemcpyNodeSetParams, 10000)       \
+    X(cuGraphMemsetNodeSetParams, 10000)       \
+    X(cuGraphHostNodeSetParams, 10000)         \
+    X(cuGraphMemAllocNodeGetParams, 11040)     \
+    X(cuGraphChildGraphNodeGetGraph, 10000)    \
+    X(cuGraphInstantiateWithParams, 12000)     \
+    X(cuGraphExecDestroy, 10000)               \
+    X(cuGraphLaunch, 10000)                    \
+    X(cuGraphUpload, 11010)                    \
+    X(cuGraphExecUpdate, 12000)                \
+    X(cuGraphExecKernelNodeSetParams, 12000)   \
+    X(cuGraphExecMemcpyNodeSetParams, 10020)   \
+    X(cuGraphExecMemsetNodeSetParams, 10020)   \
+    X(cuGraphExecHostNodeSetParams, 10020)     \
+    X(cuGraphNodeSetEnabled, 11060)            \
+    X(cuGraphNodeGetEnabled, 11060)            \
+    X(cuUserObjectCreate, 11030)               \
+    X(cuUserObjectRelease, 11030)              \
+    X(cuGraphRetainUserObject, 11030)          \
+    X(cuDeviceGetGraphMemAttribute, 11040)     \
+    X(cuDeviceSetGraphMemAttribute, 11040)     \
+    X(cuDeviceGraphMemTrim, 11040)             \
+    X(cuMemAllocAsync, 11020)

@@ -143,6 +143,38 @@ pub struct cucore_surface_object {
 }
 pub type cucore_surface_object_t = cucore_surface_object;
 
+/// `struct cucore_graph_definition` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_graph_definition {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_graph_definition_t = cucore_graph_definition;
+
+/// `struct cucore_graph_node` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_graph_node {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_graph_node_t = cucore_graph_node;
+
+/// `struct cucore_graph` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_graph {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_graph_t = cucore_graph;
+
+/// `struct cucore_graph_builder` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_graph_builder {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_graph_builder_t = cucore_graph_builder;
+
 /// `cucore_status_t`.
 pub type cucore_status_t = c_int;
 pub const CUCORE_SUCCESS: cucore_status_t = 0;
@@ -193,8 +225,12 @@ pub const CUCORE_OBJECT_OPAQUE_ARRAY: cucore_object_type_t = 13;
 pub const CUCORE_OBJECT_MIPMAPPED_ARRAY: cucore_object_type_t = 14;
 pub const CUCORE_OBJECT_TEXTURE_OBJECT: cucore_object_type_t = 15;
 pub const CUCORE_OBJECT_SURFACE_OBJECT: cucore_object_type_t = 16;
+pub const CUCORE_OBJECT_GRAPH_DEFINITION: cucore_object_type_t = 17;
+pub const CUCORE_OBJECT_GRAPH_NODE: cucore_object_type_t = 18;
+pub const CUCORE_OBJECT_GRAPH: cucore_object_type_t = 19;
+pub const CUCORE_OBJECT_GRAPH_BUILDER: cucore_object_type_t = 20;
 /// one past the last type; grows with the library
-pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 17;
+pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 21;
 pub const CUCORE_OBJECT_TYPE_FORCE_INT32: cucore_object_type_t = 0x7fffffff;
 
 /// A switch whose default belongs to the tool (NVRTC, the linker): 0 leaves it

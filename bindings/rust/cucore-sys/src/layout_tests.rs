@@ -444,6 +444,25 @@ fn layout_cucore_texture_object_options_t() {
 }
 
 #[test]
+fn layout_cucore_graph_alloc_options_t() {
+    assert_eq!((size_of::<cucore_graph_alloc_options_t>(), align_of::<cucore_graph_alloc_options_t>()), (44, 4));
+    assert_eq!(offset!(cucore_graph_alloc_options_t, struct_size), 0);
+    assert_eq!(offset!(cucore_graph_alloc_options_t, memory_type), 4);
+    assert_eq!(offset!(cucore_graph_alloc_options_t, peer_access_count), 8);
+    assert_eq!(offset!(cucore_graph_alloc_options_t, peer_access), 12);
+    assert_eq!(cucore_graph_alloc_options_t::INIT.struct_size as usize, 44);
+}
+
+#[test]
+fn layout_cucore_graph_complete_options_t() {
+    assert_eq!((size_of::<cucore_graph_complete_options_t>(), align_of::<cucore_graph_complete_options_t>()), (16, 8));
+    assert_eq!(offset!(cucore_graph_complete_options_t, struct_size), 0);
+    assert_eq!(offset!(cucore_graph_complete_options_t, flags), 4);
+    assert_eq!(offset!(cucore_graph_complete_options_t, upload_stream), 8);
+    assert_eq!(cucore_graph_complete_options_t::INIT.struct_size as usize, 16);
+}
+
+#[test]
 fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_status_t>(), 4);
     assert_eq!(size_of::<cucore_object_type_t>(), 4);
@@ -451,6 +470,7 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_device_attribute_t>(), 4);
     assert_eq!(size_of::<cucore_event_flag_t>(), 4);
     assert_eq!(size_of::<cucore_stream_flag_t>(), 4);
+    assert_eq!(size_of::<cucore_capture_status_t>(), 4);
     assert_eq!(size_of::<cucore_memory_resource_kind_t>(), 4);
     assert_eq!(size_of::<cucore_location_type_t>(), 4);
     assert_eq!(size_of::<cucore_access_t>(), 4);
@@ -469,6 +489,15 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_address_mode_t>(), 4);
     assert_eq!(size_of::<cucore_filter_mode_t>(), 4);
     assert_eq!(size_of::<cucore_read_mode_t>(), 4);
+    assert_eq!(size_of::<cucore_graph_node_type_t>(), 4);
+    assert_eq!(size_of::<cucore_graph_conditional_type_t>(), 4);
+    assert_eq!(size_of::<cucore_graph_condition_flag_t>(), 4);
+    assert_eq!(size_of::<cucore_graph_memory_type_t>(), 4);
+    assert_eq!(size_of::<cucore_graph_complete_flag_t>(), 4);
+    assert_eq!(size_of::<cucore_graph_dot_flag_t>(), 4);
+    assert_eq!(size_of::<cucore_graph_update_result_t>(), 4);
+    assert_eq!(size_of::<cucore_capture_mode_t>(), 4);
+    assert_eq!(size_of::<cucore_graph_memory_attribute_t>(), 4);
     assert_eq!(size_of::<cucore_graphics_register_flag_t>(), 4);
     assert_eq!(size_of::<cucore_graphics_map_hint_t>(), 4);
     assert_eq!(size_of::<cucore_gl_device_list_t>(), 4);

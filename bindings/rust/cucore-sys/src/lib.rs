@@ -60,6 +60,12 @@ mod opaque_array;
 pub use opaque_array::*;
 mod texture;
 pub use texture::*;
+mod graph;
+pub use graph::*;
+mod graph_builder;
+pub use graph_builder::*;
+mod graph_memory;
+pub use graph_memory::*;
 mod graphics;
 pub use graphics::*;
 
@@ -289,5 +295,57 @@ impl Handle for cucore_surface_object_t {
     unsafe fn release(handle: *mut Self) -> cucore_status_t {
         // SAFETY: as above.
         unsafe { cucore_surface_object_release(handle) }
+    }
+}
+
+impl Handle for cucore_graph_definition_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_GRAPH_DEFINITION;
+    const NOUN: &'static str = "graph_definition";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_graph_definition_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_graph_definition_release(handle) }
+    }
+}
+
+impl Handle for cucore_graph_node_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_GRAPH_NODE;
+    const NOUN: &'static str = "graph_node";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_graph_node_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_graph_node_release(handle) }
+    }
+}
+
+impl Handle for cucore_graph_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_GRAPH;
+    const NOUN: &'static str = "graph";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_graph_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_graph_release(handle) }
+    }
+}
+
+impl Handle for cucore_graph_builder_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_GRAPH_BUILDER;
+    const NOUN: &'static str = "graph_builder";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_graph_builder_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_graph_builder_release(handle) }
     }
 }

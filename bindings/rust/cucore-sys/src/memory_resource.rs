@@ -35,6 +35,9 @@ pub const CUCORE_MEMORY_RESOURCE_IMPORTED: cucore_memory_resource_kind_t = 7;
 /// (cucore_graphics_resource_map) is memory of no memory resource: cucore_buffer_memory_resource
 /// gives NULL for it, as for foreign memory, and its release unmaps it.
 pub const CUCORE_MEMORY_RESOURCE_GRAPHICS: cucore_memory_resource_kind_t = 8;
+/// Graph memory (graph_memory.h): allocations on a capturing stream become
+/// allocation nodes of the graph being captured.
+pub const CUCORE_MEMORY_RESOURCE_GRAPH: cucore_memory_resource_kind_t = 9;
 pub const CUCORE_MEMORY_RESOURCE_KIND_FORCE_INT32: cucore_memory_resource_kind_t = 0x7fffffff;
 
 /// Where memory lives or is wanted (the driver's CUmemLocation).

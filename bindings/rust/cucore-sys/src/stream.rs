@@ -19,6 +19,14 @@ pub const CUCORE_STREAM_DEFAULT: cucore_stream_flag_t = 0;
 pub const CUCORE_STREAM_BLOCKING: cucore_stream_flag_t = 1;
 pub const CUCORE_STREAM_FLAG_FORCE_INT32: cucore_stream_flag_t = 0x7fffffff;
 
+/// Whether a stream is being captured into a graph (the driver's CUstreamCaptureStatus).
+pub type cucore_capture_status_t = c_int;
+pub const CUCORE_CAPTURE_STATUS_NONE: cucore_capture_status_t = 0;
+pub const CUCORE_CAPTURE_STATUS_ACTIVE: cucore_capture_status_t = 1;
+/// Capturing, but a call that cannot be captured ended it: end the capture.
+pub const CUCORE_CAPTURE_STATUS_INVALIDATED: cucore_capture_status_t = 2;
+pub const CUCORE_CAPTURE_STATUS_FORCE_INT32: cucore_capture_status_t = 0x7fffffff;
+
 /// A host function for cucore_stream_launch_host_func(). It must not call CUDA.
 pub type cucore_host_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
@@ -112,6 +120,9 @@ extern "C" {
     /// Whether the stream was created by the library (1) or wrapped (0).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_stream_is_owned(stream: *const cucore_stream_t, owned: *mut c_int) -> cucore_status_t;
+    /// Whether `stream` is being captured into a graph (by a graph builder or by
+    /// foreign code), from the driver. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), CUDA.
+    pub fn cucore_stream_capture_status(stream: *mut cucore_stream_t, status: *mut cucore_capture_status_t) -> cucore_status_t;
     /// The raw CUstream (CU_STREAM_LEGACY is (void*)1, CU_STREAM_PER_THREAD (void*)2).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_stream_handle(stream: *const cucore_stream_t, cu_stream: *mut *mut c_void) -> cucore_status_t;

@@ -40,6 +40,14 @@ pub enum ObjectType {
     TextureObject,
     /// [`SurfaceObject`](crate::SurfaceObject)
     SurfaceObject,
+    /// [`GraphDefinition`](crate::GraphDefinition)
+    GraphDefinition,
+    /// [`GraphNode`](crate::GraphNode)
+    GraphNode,
+    /// [`Graph`](crate::Graph)
+    Graph,
+    /// [`GraphBuilder`](crate::GraphBuilder)
+    GraphBuilder,
 }
 
 impl ObjectType {
@@ -63,6 +71,10 @@ impl ObjectType {
             ObjectType::MipmappedArray => sys::CUCORE_OBJECT_MIPMAPPED_ARRAY,
             ObjectType::TextureObject => sys::CUCORE_OBJECT_TEXTURE_OBJECT,
             ObjectType::SurfaceObject => sys::CUCORE_OBJECT_SURFACE_OBJECT,
+            ObjectType::GraphDefinition => sys::CUCORE_OBJECT_GRAPH_DEFINITION,
+            ObjectType::GraphNode => sys::CUCORE_OBJECT_GRAPH_NODE,
+            ObjectType::Graph => sys::CUCORE_OBJECT_GRAPH,
+            ObjectType::GraphBuilder => sys::CUCORE_OBJECT_GRAPH_BUILDER,
         }
     }
 }
