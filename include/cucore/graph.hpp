@@ -523,8 +523,8 @@ public:
     }
 
     // ---- Adding nodes: each returns the new node, after `dependencies` ----
-    // Each throws Error: INVALID_HANDLE (also a dependency of another
-    // definition), INVALID_ARGUMENT, CUDA, and what each one names.
+    // Each throws Error: INVALID_HANDLE, INVALID_ARGUMENT (also a dependency
+    // of another definition), CUDA, and what each one names.
 
     // A node that does nothing (a join point).
     GraphNode add_empty(const GraphDependencies &dependencies) const {
