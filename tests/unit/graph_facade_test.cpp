@@ -193,14 +193,18 @@ TEST_F(GraphFacadeTest, ExplicitDefinitionRunsInOrder) {
     const cucore::GraphNode launch =
         def.add_kernel(call, cucore::LaunchConfig(cucore::Dim3(2, 3), 64), k, dst, 2.5f, cond, Pair{-7, 0.5});
     const cucore::GraphNode after = def.add_host_callback(launch, [&order] { order.push_back(2); });
+    // The condition the kernel received decides a conditional node (its default, 1: the body runs).
+    const cucore::Buffer flag = zeros(4);
+    const cucore::GraphDefinition::Conditional branch = def.add_if(after, cond);
+    branch.bodies[0].add_memset({}, flag, std::uint8_t{0xF1}, 4);
     EXPECT_EQ(fill.type(), CUCORE_GRAPH_NODE_MEMSET);
     EXPECT_EQ(copy.type(), CUCORE_GRAPH_NODE_MEMCPY);
     EXPECT_EQ(call.type(), CUCORE_GRAPH_NODE_HOST_CALLBACK);
     EXPECT_EQ(launch.type(), CUCORE_GRAPH_NODE_KERNEL);
     EXPECT_EQ(launch.definition(), def);
-    EXPECT_EQ(def.nodes().size(), 5u);
+    EXPECT_EQ(def.nodes().size(), 6u);
     const std::vector<cucore::GraphEdge> edges = def.edges();
-    ASSERT_EQ(edges.size(), 4u);
+    ASSERT_EQ(edges.size(), 5u);
     EXPECT_NE(std::find_if(edges.begin(), edges.end(),
                            [&](const cucore::GraphEdge &e) { return e.from == copy && e.to == call; }),
               edges.end());
@@ -219,6 +223,7 @@ TEST_F(GraphFacadeTest, ExplicitDefinitionRunsInOrder) {
     graph.launch(s_);
     s_.synchronize();
     EXPECT_EQ(order, (std::vector<int>{1, 2, 1, 2}));
+    EXPECT_EQ(read(flag), Bytes(4, 0xF1));
     const Bytes out = read(dst);
     for (std::size_t i = 0; i < 256; ++i) {
         const std::uint8_t expected = i >= 16 && i < 144 ? static_cast<std::uint8_t>(0x44 - (i % 4) * 0x11) : 0;
