@@ -182,6 +182,7 @@ struct GraphAllocOptions {
 // GraphDebugPrintOptions; the driver's CU_GRAPH_DEBUG_DOT_FLAGS_*).
 struct GraphDebugPrintOptions {
     bool verbose = false;
+    bool runtime_types = false;
     bool kernel_node_params = false;
     bool memcpy_node_params = false;
     bool memset_node_params = false;
@@ -201,6 +202,7 @@ struct GraphDebugPrintOptions {
     std::uint32_t to_c() const noexcept {
         const std::pair<bool, cucore_graph_dot_flag_t> bits[] = {
             {verbose, CUCORE_GRAPH_DOT_VERBOSE},
+            {runtime_types, CUCORE_GRAPH_DOT_RUNTIME_TYPES},
             {kernel_node_params, CUCORE_GRAPH_DOT_KERNEL_NODE_PARAMS},
             {memcpy_node_params, CUCORE_GRAPH_DOT_MEMCPY_NODE_PARAMS},
             {memset_node_params, CUCORE_GRAPH_DOT_MEMSET_NODE_PARAMS},
@@ -474,6 +476,13 @@ public:
         void *h = nullptr;
         detail::check(cucore_graph_definition_handle(handle_, &h));
         return h;
+    }
+
+    // The device whose primary context the nodes run in. Throws Error: INVALID_HANDLE.
+    Device device() const {
+        cucore_device_t *raw = nullptr;
+        detail::check(cucore_graph_definition_device(handle_, &raw));
+        return Device::adopt(raw);
     }
 
     // Whether the CUgraph is the definition's own (false: a conditional body or

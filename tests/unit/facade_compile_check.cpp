@@ -395,10 +395,11 @@ int cucore_facade_graph_compile_check(const cucore::Device &dev, const cucore::S
     for (const cucore::GraphEdge &edge : def.edges()) sum += static_cast<int>(edge.from == edge.to);
     const cucore::GraphDefinition copy = def.clone();
     const cucore::GraphNode in_copy = n1.find_in_clone(copy);
-    sum += static_cast<int>(copy.is_owned()) + static_cast<int>(c1.bodies[0].is_owned()) +
+    sum += copy.device().ordinal() + static_cast<int>(copy.is_owned()) + static_cast<int>(c1.bodies[0].is_owned()) +
            static_cast<int>(copy.handle() != nullptr) + static_cast<int>(in_copy == n1);
     cucore::GraphDebugPrintOptions dot;
     dot.verbose = true;
+    dot.runtime_types = true;
     dot.kernel_node_params = true;
     dot.conditional_node_params = true;
     def.debug_dot_print("/tmp/graph.dot");

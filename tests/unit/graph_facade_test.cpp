@@ -111,6 +111,7 @@ TEST_F(GraphFacadeTest, OptionsConvertFieldByField) {
     cucore::GraphDebugPrintOptions all;
     using Field = bool cucore::GraphDebugPrintOptions::*;
     const Field fields[] = {&cucore::GraphDebugPrintOptions::verbose,
+                            &cucore::GraphDebugPrintOptions::runtime_types,
                             &cucore::GraphDebugPrintOptions::kernel_node_params,
                             &cucore::GraphDebugPrintOptions::memcpy_node_params,
                             &cucore::GraphDebugPrintOptions::memset_node_params,
@@ -137,8 +138,7 @@ TEST_F(GraphFacadeTest, OptionsConvertFieldByField) {
         all.*f = true;
     }
     EXPECT_EQ(all.to_c(), seen);
-    EXPECT_EQ(seen, static_cast<std::uint32_t>(0xFFFF & ~(1u << 1))) << "every CU_GRAPH_DEBUG_DOT_FLAGS_* but "
-                                                                        "RUNTIME_TYPES";
+    EXPECT_EQ(seen, 0xFFFFu) << "every CU_GRAPH_DEBUG_DOT_FLAGS_* the C header names";
 
     // A condition is a plain 8-byte kernel argument.
     static_assert(cucore::detail::KernelArg<cucore::GraphCondition>::size == 8);
@@ -648,6 +648,8 @@ TEST_F(GraphFacadeTest, HandlesFollowTheFacadeRules) {
     cucore::GraphDefinition back = cucore::GraphDefinition::adopt(raw);
     EXPECT_EQ(back, def);
     EXPECT_TRUE(def.is_owned());
+    EXPECT_EQ(def.device(), dev_);
+    EXPECT_EQ(cucore::GraphDefinition::create(dev1_).device().ordinal(), 1);
     EXPECT_NE(def.handle(), nullptr);
     void *cu_graph = nullptr;
     ASSERT_EQ(cucore_graph_definition_handle(def.get(), &cu_graph), CUCORE_SUCCESS);
