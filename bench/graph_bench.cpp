@@ -22,7 +22,8 @@
 //   graph launch, 1 / 100 nodes      launches queued back to back on one non-blocking stream; the
 //                                    stream is synchronized with the timer paused every 256
 //                                    (1 node) or 8 (100 nodes) launches, so no launch waits for
-//                                    the GPU: the host's cost of submitting one launch;
+//                                    the GPU: the host's cost of submitting one launch (100 nodes:
+//                                    2048 launches per repetition, fixed);
 //   100 launches + sync              100 kernel launches (cuLaunchKernel, cucore_launch,
 //                                    cucore::launch) then a stream synchronize, every iteration;
 //   100-node graph launch + sync     one launch of the 100-node graph then a stream synchronize:
@@ -57,6 +58,9 @@ namespace {
 constexpr int kNodes = 100;
 constexpr int kSyncEvery1 = 256;  // 1-node launches between paused synchronizations
 constexpr int kSyncEvery100 = 8;  // 100-node launches between paused synchronizations
+// 100-node launches per repetition, fixed: each costs the host microseconds but the GPU ~100 us or
+// more, so the paused synchronizations would otherwise take seconds per repetition.
+constexpr long long kLaunches100 = 2048;
 
 const char *const kSource = R"(
 extern "C" __global__ void tick(int *counter, int step) { atomicAdd(counter, step); }
@@ -701,7 +705,7 @@ const bool registered = [] {
                         launch1_c, launch1_cpp});
     register_operation({301, "graph_launch_100_nodes", "graph launch, 100 nodes", 1.03,
                         "issue 15: graph launch, C ABI <= 1.03x the raw driver (host submit time)", launch100_raw,
-                        launch100_c, launch100_cpp});
+                        launch100_c, launch100_cpp, 0, 0, kLaunches100});
     register_operation({302, "launch_100_kernels_sync", "100 launches + sync", 1.03,
                         "performance_anchors.md: kernel launch (C ABI <= 1.03x raw); see the graphs table",
                         one_by_one_raw, one_by_one_c, one_by_one_cpp});
