@@ -163,6 +163,8 @@ impl Stream {
     }
 
     /// Waits until all work queued on the stream has completed (cuda.core's `Stream.sync()`).
+    /// A stream being captured by a [`GraphBuilder`](crate::GraphBuilder) refuses it with
+    /// `Status::InvalidState`, and the capture goes on.
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: a live handle.
         check(unsafe { sys::cucore_stream_synchronize(self.as_raw()) })

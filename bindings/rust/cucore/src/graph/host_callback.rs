@@ -78,7 +78,11 @@ mod tests {
 
     /// A stand-in for the library: runs the callback `runs` times, then releases it (or, with
     /// `release` false, fails without taking it).
-    fn fake_call(runs: usize, release: bool, status: sys::cucore_status_t) -> impl FnOnce(sys::cucore_host_fn, *mut c_void, sys::cucore_release_fn) -> sys::cucore_status_t {
+    fn fake_call(
+        runs: usize,
+        release: bool,
+        status: sys::cucore_status_t,
+    ) -> impl FnOnce(sys::cucore_host_fn, *mut c_void, sys::cucore_release_fn) -> sys::cucore_status_t {
         move |f, data, r| {
             // SAFETY: the trampolines and data hand_over made, used as the library would.
             unsafe {
@@ -97,9 +101,12 @@ mod tests {
     fn the_closure_runs_each_time_and_is_dropped_once() {
         let count = Arc::new(AtomicUsize::new(0));
         let c = count.clone();
-        hand_over(move || {
-            c.fetch_add(1, Ordering::SeqCst);
-        }, fake_call(3, true, sys::CUCORE_SUCCESS))
+        hand_over(
+            move || {
+                c.fetch_add(1, Ordering::SeqCst);
+            },
+            fake_call(3, true, sys::CUCORE_SUCCESS),
+        )
         .unwrap();
         assert_eq!(count.load(Ordering::SeqCst), 3);
         assert_eq!(Arc::strong_count(&count), 1, "released: the closure and its capture are gone");
@@ -109,9 +116,12 @@ mod tests {
     fn a_failed_call_that_releases_drops_the_closure_once() {
         let count = Arc::new(AtomicUsize::new(0));
         let c = count.clone();
-        let e = hand_over(move || {
-            c.fetch_add(1, Ordering::SeqCst);
-        }, fake_call(0, true, sys::CUCORE_ERROR_INVALID_ARGUMENT));
+        let e = hand_over(
+            move || {
+                c.fetch_add(1, Ordering::SeqCst);
+            },
+            fake_call(0, true, sys::CUCORE_ERROR_INVALID_ARGUMENT),
+        );
         assert!(e.is_err());
         assert_eq!(count.load(Ordering::SeqCst), 0);
         assert_eq!(Arc::strong_count(&count), 1);
@@ -121,9 +131,12 @@ mod tests {
     fn a_failed_call_that_keeps_nothing_drops_the_closure_here() {
         let count = Arc::new(AtomicUsize::new(0));
         let c = count.clone();
-        let e = hand_over(move || {
-            c.fetch_add(1, Ordering::SeqCst);
-        }, fake_call(0, false, sys::CUCORE_ERROR_INVALID_HANDLE));
+        let e = hand_over(
+            move || {
+                c.fetch_add(1, Ordering::SeqCst);
+            },
+            fake_call(0, false, sys::CUCORE_ERROR_INVALID_HANDLE),
+        );
         assert!(e.is_err());
         assert_eq!(Arc::strong_count(&count), 1);
     }
@@ -133,12 +146,15 @@ mod tests {
         let count = Arc::new(AtomicUsize::new(0));
         let c = count.clone();
         let mut kept: Option<(sys::cucore_host_fn, *mut c_void, sys::cucore_release_fn)> = None;
-        hand_over(move || {
-            c.fetch_add(1, Ordering::SeqCst);
-        }, |f, d, r| {
-            kept = Some((f, d, r));
-            sys::CUCORE_SUCCESS
-        })
+        hand_over(
+            move || {
+                c.fetch_add(1, Ordering::SeqCst);
+            },
+            |f, d, r| {
+                kept = Some((f, d, r));
+                sys::CUCORE_SUCCESS
+            },
+        )
         .unwrap();
         assert_eq!(Arc::strong_count(&count), 2, "the library holds the closure");
         let (f, d, r) = kept.unwrap();

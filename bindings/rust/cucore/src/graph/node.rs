@@ -3,7 +3,7 @@
 //! which exports every name.
 
 use std::fmt;
-use std::os::raw::{c_void};
+use std::os::raw::c_void;
 use std::ptr::{self, NonNull};
 
 use cucore_sys as sys;

@@ -6,14 +6,15 @@
 //!
 //! The fake driver runs no device code: scenarios that check what kernels compute run on a real
 //! GPU only (and need NVRTC); kernel nodes' structure and parameters run on both, with a fake
-//! image's kernel on the fake driver.
+//! image's kernel on the fake driver, and so do the conditional scenarios, whose kernels the fake
+//! driver imitates (its "kernel behaviours" that set a condition).
 #![allow(dead_code)]
 
 use std::collections::HashSet;
 
 use cucore::{
-    CaptureMode, CaptureStatus, GraphAllocInfo, GraphAllocOptions, GraphCompleteOptions, GraphCondition,
-    GraphBuilder, GraphConditionalType, GraphDebugPrintOptions, GraphDefinition, GraphMemoryAttribute, GraphMemoryResource,
+    CaptureMode, CaptureStatus, GraphAllocInfo, GraphAllocOptions, GraphBuilder, GraphCompleteOptions, GraphCondition,
+    GraphConditionalType, GraphDebugPrintOptions, GraphDefinition, GraphMemoryAttribute, GraphMemoryResource,
     GraphNode, GraphNodeType, GraphUpdateResult, MemcpyParams, MemsetParams,
 };
 
@@ -53,6 +54,7 @@ macro_rules! graph_tests {
             conditional_nodes_structure,
             captured_kernel_chain_computes,
             kernel_argument_updates_reach_the_next_launch,
+            kernel_argument_updates_choose_the_branch,
             while_loop_counts_to_n,
             if_else_takes_the_chosen_branch,
         );
@@ -140,20 +142,26 @@ extern "C" __global__ void affine(unsigned *x, unsigned mul, unsigned add, unsig
 }
 "#;
 
-/// A fake image with `affine`'s parameter sizes (the fake driver checks arguments against them).
-const FAKE_AFFINE: &[u8] = b"FAKECUBIN\nkernel affine 8,4,4,4\nkernel set_condition 8,4\n\0";
+/// A fake image with `affine`'s parameter sizes (the fake driver checks arguments against them)
+/// and the fake driver's two kernels that set a condition when they run (fake_driver.hpp,
+/// "Kernel behaviours").
+const FAKE_IMAGE: &[u8] =
+    b"FAKECUBIN\nkernel affine 8,4,4,4\nkernel fake_set_condition 8,4\nkernel fake_count_condition 8,8,4\n\0";
 
-/// Conditional kernels: the condition handle is a `cudaGraphConditionalHandle` (8 bytes), set
-/// with `cudaGraphSetConditional`. NVRTC declares it in its builtin device runtime header; the
-/// second source declares it for NVRTC versions that do not.
+/// The conditional kernels, as the fake driver's behaviours do: `set_condition(handle, value)`
+/// sets the condition; `count_to(handle, counter, limit)` adds 1 to `*counter` and sets the
+/// condition to whether it is still below `limit` (a while body counting to `limit`). The
+/// handle is a `cudaGraphConditionalHandle` (8 bytes), set with `cudaGraphSetConditional`,
+/// which NVRTC declares in its builtin device runtime header; the second source declares it for
+/// NVRTC versions that do not.
 const CONDITIONAL_KERNELS: [&str; 2] = [
     r#"
 extern "C" __global__ void set_condition(cudaGraphConditionalHandle handle, unsigned value) {
     cudaGraphSetConditional(handle, value);
 }
-extern "C" __global__ void count_to(cudaGraphConditionalHandle handle, unsigned *counter, unsigned n) {
-    unsigned now = ++counter[0];
-    if (now >= n) cudaGraphSetConditional(handle, 0);
+extern "C" __global__ void count_to(cudaGraphConditionalHandle handle, int *counter, int limit) {
+    int now = ++counter[0];
+    cudaGraphSetConditional(handle, now < limit ? 1 : 0);
 }
 "#,
     r#"
@@ -162,9 +170,9 @@ extern "C" __device__ void cudaGraphSetConditional(cudaGraphConditionalHandle ha
 extern "C" __global__ void set_condition(cudaGraphConditionalHandle handle, unsigned value) {
     cudaGraphSetConditional(handle, value);
 }
-extern "C" __global__ void count_to(cudaGraphConditionalHandle handle, unsigned *counter, unsigned n) {
-    unsigned now = ++counter[0];
-    if (now >= n) cudaGraphSetConditional(handle, 0);
+extern "C" __global__ void count_to(cudaGraphConditionalHandle handle, int *counter, int limit) {
+    int now = ++counter[0];
+    cudaGraphSetConditional(handle, now < limit ? 1 : 0);
 }
 "#,
 ];
@@ -173,7 +181,7 @@ extern "C" __global__ void count_to(cudaGraphConditionalHandle handle, unsigned 
 /// (None after printing why the test is skipped).
 fn affine_kernel(test: &str, dev: &Device, env: Env) -> Option<Kernel> {
     if env.fake {
-        let code = ObjectCode::create(FAKE_AFFINE, CodeType::Cubin, Some("fake_affine")).unwrap();
+        let code = ObjectCode::create(FAKE_IMAGE, CodeType::Cubin, Some("fake_image")).unwrap();
         return Some(code.get_kernel("affine").unwrap());
     }
     if !nvrtc(test) {
@@ -191,14 +199,26 @@ fn real_gpu(test: &str, env: Env) -> bool {
     nvrtc(test)
 }
 
-/// The conditional kernels' object code (a failure to compile both sources fails the test).
-fn conditional_code(dev: &Device) -> ObjectCode {
+/// `(set_condition, count_to)`: the fake driver's on the fake driver, compiled with NVRTC
+/// elsewhere (None after printing why the test is skipped; a failure to compile both sources
+/// fails the test).
+fn conditional_kernels(test: &str, dev: &Device, env: Env) -> Option<(Kernel, Kernel)> {
+    if env.fake {
+        let code = ObjectCode::create(FAKE_IMAGE, CodeType::Cubin, Some("fake_image")).unwrap();
+        return Some((
+            code.get_kernel("fake_set_condition").unwrap(),
+            code.get_kernel("fake_count_condition").unwrap(),
+        ));
+    }
+    if !nvrtc(test) {
+        return None;
+    }
     let options = ProgramOptions::default().arch(&sm_arch(dev));
     let mut logs = Vec::new();
     for source in CONDITIONAL_KERNELS.iter() {
         let program = Program::create(source, CodeType::Cxx, &options).unwrap();
         match program.compile(CodeType::Cubin, &[], None) {
-            Ok(code) => return code,
+            Ok(code) => return Some((code.get_kernel("set_condition").unwrap(), code.get_kernel("count_to").unwrap())),
             Err(e) => logs.push(format!("{}\n{}", e, program.log().unwrap_or_default())),
         }
     }
@@ -311,7 +331,10 @@ pub fn definition_edges_clone_and_destroy(_test: &str, dev: &Device, _env: Env) 
     let d2 = d.find_in_clone(&clone).unwrap();
     assert_ne!(d2, d);
     assert_eq!(d2.definition().unwrap(), clone);
-    assert_eq!(set(d2.dependencies().unwrap()), set_of(&[&b.find_in_clone(&clone).unwrap(), &c.find_in_clone(&clone).unwrap()]));
+    assert_eq!(
+        set(d2.dependencies().unwrap()),
+        set_of(&[&b.find_in_clone(&clone).unwrap(), &c.find_in_clone(&clone).unwrap()])
+    );
     assert!(d.find_in_clone(&other).is_err(), "not a clone of d's definition");
 
     // Equal values hash alike: a node found again through a listing is the same node.
@@ -516,11 +539,11 @@ pub fn node_parameter_errors(_test: &str, dev: &Device, _env: Env) {
     let buf = buffer_of(dev, &s, 64, 0);
     let def = GraphDefinition::create(dev).unwrap();
     for params in [
-        MemsetParams::new(&buf, 1, 1, 65),                 // past the end
-        MemsetParams::new(&buf, 1, 3, 4),                  // element size
-        MemsetParams::new(&buf, 0x100, 1, 4),              // wider than the element
-        MemsetParams::new(&buf, 1, 1, 8).rows(2, 4),       // pitch below the row
-        MemsetParams::new(&buf, 1, 1, 8).offset(60),       // offset + width past the end
+        MemsetParams::new(&buf, 1, 1, 65),           // past the end
+        MemsetParams::new(&buf, 1, 3, 4),            // element size
+        MemsetParams::new(&buf, 0x100, 1, 4),        // wider than the element
+        MemsetParams::new(&buf, 1, 1, 8).rows(2, 4), // pitch below the row
+        MemsetParams::new(&buf, 1, 1, 8).offset(60), // offset + width past the end
     ] {
         let e = def.add_memset(&[], &params).unwrap_err();
         assert_eq!(e.status, Status::InvalidArgument, "{:?}: {}", params, e);
@@ -543,9 +566,11 @@ pub fn node_parameter_errors(_test: &str, dev: &Device, _env: Env) {
     let counter = DropCounter(drops.clone());
     let other = GraphDefinition::create(dev).unwrap();
     let foreign = other.add_empty(&[]).unwrap();
-    assert!(def.add_host_callback(&[&foreign], move || {
-        let _ = &counter;
-    }).is_err());
+    assert!(def
+        .add_host_callback(&[&foreign], move || {
+            let _ = &counter;
+        })
+        .is_err());
     assert!(eventually(|| drops.load(Ordering::SeqCst) == 1), "dropped once");
     s.synchronize().unwrap();
 }
@@ -727,9 +752,11 @@ pub fn closures_are_dropped_once_when_the_graphs_are_gone(_test: &str, dev: &Dev
         let builder = dev.create_graph_builder().unwrap();
         builder.begin_building(CaptureMode::Relaxed).unwrap();
         let counter = DropCounter(drops.clone());
-        builder.callback(move || {
-        let _ = &counter;
-    }).unwrap();
+        builder
+            .callback(move || {
+                let _ = &counter;
+            })
+            .unwrap();
         builder.end_building().unwrap();
         let graph = builder.complete(&GraphCompleteOptions::default()).unwrap();
         drop(builder);
@@ -847,10 +874,11 @@ pub fn graph_memory_inside_a_graph(test: &str, dev: &Device, _env: Env) {
 /// Explicit allocation and free nodes: the address is fixed, the info matches.
 pub fn allocation_nodes(test: &str, dev: &Device, _env: Env) {
     let def = GraphDefinition::create(dev).unwrap();
-    let (alloc, address) = match supported(test, "allocation nodes", def.add_alloc(&[], 4096, &GraphAllocOptions::default())) {
-        Some(v) => v,
-        None => return,
-    };
+    let (alloc, address) =
+        match supported(test, "allocation nodes", def.add_alloc(&[], 4096, &GraphAllocOptions::default())) {
+            Some(v) => v,
+            None => return,
+        };
     assert_ne!(address, 0);
     assert_eq!(alloc.node_type().unwrap(), GraphNodeType::Alloc);
     assert_eq!(alloc.alloc_info().unwrap(), GraphAllocInfo { address, size: 4096 });
@@ -903,7 +931,10 @@ pub fn dot_file_names_the_nodes(_test: &str, dev: &Device, _env: Env) {
     assert!(std::fs::read_to_string(&path).unwrap().to_lowercase().contains("memset"));
     let e = def.debug_dot_print(dir.path().join("no/such/dir/x.dot"), &GraphDebugPrintOptions::default()).unwrap_err();
     assert_eq!(e.status, Status::Cuda, "{}", e);
-    assert_eq!(def.debug_dot_print("", &GraphDebugPrintOptions::default()).unwrap_err().status, Status::InvalidArgument);
+    assert_eq!(
+        def.debug_dot_print("", &GraphDebugPrintOptions::default()).unwrap_err().status,
+        Status::InvalidArgument
+    );
 }
 
 // ---- Kernel nodes --------------------------------------------------------------------------------------------------------
@@ -939,10 +970,7 @@ pub fn kernel_nodes(test: &str, dev: &Device, env: Env) {
 
     let graph = def.instantiate(&GraphCompleteOptions::default()).unwrap();
     graph.set_kernel_node(&node, &LaunchConfig::new(4, 32), Some(&kernel), &[&x, &7u32, &9u32, &128u32]).unwrap();
-    assert_eq!(
-        graph.set_kernel_node(&node, &config, None, &[&x, &1u32]).unwrap_err().status,
-        Status::InvalidArgument
-    );
+    assert_eq!(graph.set_kernel_node(&node, &config, None, &[&x, &1u32]).unwrap_err().status, Status::InvalidArgument);
     assert!(graph.node_enabled(&node).unwrap());
     graph.set_node_enabled(&node, false).unwrap();
     assert!(!graph.node_enabled(&node).unwrap());
@@ -959,14 +987,12 @@ pub fn conditional_nodes_structure(test: &str, dev: &Device, _env: Env) {
         None => return,
     };
     assert_ne!(condition.handle(), 0);
-    let (node, bodies) = match supported(
-        test,
-        "conditional nodes",
-        def.add_conditional(&[], condition, GraphConditionalType::While, 1),
-    ) {
-        Some(v) => v,
-        None => return,
-    };
+    let (node, bodies) =
+        match supported(test, "conditional nodes", def.add_conditional(&[], condition, GraphConditionalType::While, 1))
+        {
+            Some(v) => v,
+            None => return,
+        };
     assert_eq!(node.node_type().unwrap(), GraphNodeType::Conditional);
     assert_eq!(bodies.len(), 1);
     assert!(!bodies[0].is_owned().unwrap());
@@ -974,7 +1000,9 @@ pub fn conditional_nodes_structure(test: &str, dev: &Device, _env: Env) {
     let inner = bodies[0].add_empty(&[]).unwrap();
     assert_eq!(inner.definition().unwrap(), bodies[0]);
     assert_eq!(node.bodies().unwrap()[0].nodes().unwrap().len(), 1);
-    for (kind, count) in [(GraphConditionalType::If, 3), (GraphConditionalType::While, 2), (GraphConditionalType::Switch, 0)] {
+    for (kind, count) in
+        [(GraphConditionalType::If, 3), (GraphConditionalType::While, 2), (GraphConditionalType::Switch, 0)]
+    {
         let e = def.add_conditional(&[], condition, kind, count).unwrap_err();
         assert_eq!(e.status, Status::InvalidArgument, "{:?} x {}: {}", kind, count, e);
     }
@@ -1067,13 +1095,52 @@ pub fn kernel_argument_updates_reach_the_next_launch(test: &str, dev: &Device, e
     assert_eq!(u32s(&bytes(&x, &s)), vec![60; n as usize], "the whole-graph update");
 }
 
+/// A kernel node's argument decides an if node's branch: updated per node and through the
+/// definition, the next launch takes the branch the new argument chooses (the fake driver runs
+/// this kernel too).
+pub fn kernel_argument_updates_choose_the_branch(test: &str, dev: &Device, env: Env) {
+    let (set_condition, _) = match conditional_kernels(test, dev, env) {
+        Some(k) => k,
+        None => return,
+    };
+    let s = stream(dev);
+    let out = buffer_of(dev, &s, 64, 0);
+    let def = GraphDefinition::create(dev).unwrap();
+    let condition = match supported(test, "graph conditions", def.create_condition(None)) {
+        Some(c) => c,
+        None => return,
+    };
+    let one = LaunchConfig::new(1, 1);
+    let choose = def.add_kernel(&[], &one, &set_condition, &[&condition, &1u32]).unwrap();
+    let (_, bodies) =
+        match supported(test, "if nodes", def.add_conditional(&[&choose], condition, GraphConditionalType::If, 1)) {
+            Some(v) => v,
+            None => return,
+        };
+    bodies[0].add_memset(&[], &MemsetParams::new(&out, 0x11, 1, 64)).unwrap();
+    let graph = def.instantiate(&GraphCompleteOptions::default()).unwrap();
+    graph.launch(&s).unwrap();
+    assert_eq!(bytes(&out, &s), vec![0x11; 64], "condition 1: the body ran");
+
+    out.copy_from_host(0, &[0u8; 64], &s).unwrap();
+    graph.set_kernel_node(&choose, &one, None, &[&condition, &0u32]).unwrap();
+    graph.launch(&s).unwrap();
+    assert_eq!(bytes(&out, &s), vec![0; 64], "the per-node update: condition 0, the body did not run");
+
+    choose.set_kernel(&one, None, &[&condition, &1u32]).unwrap();
+    graph.launch(&s).unwrap();
+    assert_eq!(bytes(&out, &s), vec![0; 64], "the definition changed, the graph not yet");
+    graph.update(&def).unwrap();
+    graph.launch(&s).unwrap();
+    assert_eq!(bytes(&out, &s), vec![0x11; 64], "the whole-graph update: condition 1 again");
+}
+
 /// A while node whose body counts: the loop ends when the body's kernel clears the condition.
 pub fn while_loop_counts_to_n(test: &str, dev: &Device, env: Env) {
-    if !real_gpu(test, env) {
-        return;
-    }
-    let code = conditional_code(dev);
-    let count_to = code.get_kernel("count_to").unwrap();
+    let (_, count_to) = match conditional_kernels(test, dev, env) {
+        Some(k) => k,
+        None => return,
+    };
     let setup = stream(dev);
     let counter = buffer_of(dev, &setup, 4, 0);
     setup.synchronize().unwrap();
@@ -1087,25 +1154,24 @@ pub fn while_loop_counts_to_n(test: &str, dev: &Device, env: Env) {
         Some(b) => b,
         None => return,
     };
-    let n = 37u32;
+    let n = 37i32;
     launch(&body.stream().unwrap(), &LaunchConfig::new(1, 1), &count_to, &[&condition, &counter, &n]).unwrap();
     body.end_building().unwrap();
     builder.end_building().unwrap();
     let graph = builder.complete(&GraphCompleteOptions::default()).unwrap();
     graph.launch(&setup).unwrap();
-    assert_eq!(u32s(&bytes(&counter, &setup)), vec![n]);
-    // The condition starts at its default (1) at every launch: the loop runs once more.
+    assert_eq!(u32s(&bytes(&counter, &setup)), vec![n as u32], "the body ran {} times", n);
+    // The condition starts at its default (1) at every launch: the body runs once more.
     graph.launch(&setup).unwrap();
-    assert_eq!(u32s(&bytes(&counter, &setup)), vec![n + 1]);
+    assert_eq!(u32s(&bytes(&counter, &setup)), vec![n as u32 + 1]);
 }
 
 /// An if/else node takes the branch a kernel chose.
 pub fn if_else_takes_the_chosen_branch(test: &str, dev: &Device, env: Env) {
-    if !real_gpu(test, env) {
-        return;
-    }
-    let code = conditional_code(dev);
-    let set_condition = code.get_kernel("set_condition").unwrap();
+    let (set_condition, _) = match conditional_kernels(test, dev, env) {
+        Some(k) => k,
+        None => return,
+    };
     let setup = stream(dev);
     let out = buffer_of(dev, &setup, 64, 0);
     setup.synchronize().unwrap();
