@@ -186,6 +186,15 @@ impl GraphDefinition {
         Ok(h)
     }
 
+    /// The device whose primary context the definition's nodes run in
+    /// (`cucore_graph_definition_device`).
+    pub fn device(&self) -> Result<Device> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer; we own the reference it gives.
+        check(unsafe { sys::cucore_graph_definition_device(self.as_raw(), &mut raw) })?;
+        Device::from_out(raw)
+    }
+
     /// Whether the `CUgraph` is the definition's own (true) or a body or child graph that
     /// belongs to a node of another definition (false) (`cucore_graph_definition_is_owned`).
     pub fn is_owned(&self) -> Result<bool> {

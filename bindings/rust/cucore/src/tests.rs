@@ -918,6 +918,7 @@ fn graph_options_to_raw() {
     );
     let every = GraphDebugPrintOptions {
         verbose: true,
+        runtime_types: true,
         kernel_node_params: true,
         memcpy_node_params: true,
         memset_node_params: true,
@@ -933,8 +934,9 @@ fn graph_options_to_raw() {
         extra_topo_info: true,
         conditional_node_params: true,
     };
-    // Every flag of the header but bit 1 (the runtime's type names, which the C ABI leaves out).
-    assert_eq!(every.flags(), 0xffff & !0b10);
+    // Every flag of the header: bits 0 to 15.
+    assert_eq!(every.flags(), 0xffff);
+    assert_eq!(GraphDebugPrintOptions::default().runtime_types(true).flags(), sys::CUCORE_GRAPH_DOT_RUNTIME_TYPES as u32);
 }
 
 #[test]
@@ -1032,6 +1034,7 @@ fn garbage_graph_handles_fail_cleanly() {
     let def = unsafe { GraphDefinition::adopt(garbage(&mut junk)) };
     assert_eq!(def.handle().unwrap_err().status, Status::InvalidHandle);
     assert_eq!(def.is_owned().unwrap_err().status, Status::InvalidHandle);
+    assert_eq!(def.device().unwrap_err().status, Status::InvalidHandle);
     assert_eq!(def.nodes().unwrap_err().status, Status::InvalidHandle);
     assert_eq!(def.edges().unwrap_err().status, Status::InvalidHandle);
     assert_eq!(def.clone_definition().unwrap_err().status, Status::InvalidHandle);

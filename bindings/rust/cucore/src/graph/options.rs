@@ -373,6 +373,8 @@ impl<'a> MemsetParams<'a> {
 pub struct GraphDebugPrintOptions {
     /// Everything below (`CUCORE_GRAPH_DOT_VERBOSE`).
     pub verbose: bool,
+    /// The CUDA runtime's type and value names instead of the driver's.
+    pub runtime_types: bool,
     /// Kernel nodes' parameters.
     pub kernel_node_params: bool,
     /// Copy nodes' parameters.
@@ -407,6 +409,8 @@ impl GraphDebugPrintOptions {
     setters! {
         /// Sets `verbose`.
         verbose: bool => |on: bool| on;
+        /// Sets `runtime_types`.
+        runtime_types: bool => |on: bool| on;
         /// Sets `kernel_node_params`.
         kernel_node_params: bool => |on: bool| on;
         /// Sets `memcpy_node_params`.
@@ -441,6 +445,7 @@ impl GraphDebugPrintOptions {
     pub fn flags(&self) -> u32 {
         [
             (self.verbose, sys::CUCORE_GRAPH_DOT_VERBOSE),
+            (self.runtime_types, sys::CUCORE_GRAPH_DOT_RUNTIME_TYPES),
             (self.kernel_node_params, sys::CUCORE_GRAPH_DOT_KERNEL_NODE_PARAMS),
             (self.memcpy_node_params, sys::CUCORE_GRAPH_DOT_MEMCPY_NODE_PARAMS),
             (self.memset_node_params, sys::CUCORE_GRAPH_DOT_MEMSET_NODE_PARAMS),

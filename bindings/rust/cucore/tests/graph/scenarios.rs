@@ -36,6 +36,7 @@ macro_rules! graph_tests {
             definition_edges_clone_and_destroy,
             host_callbacks_run_in_order,
             captured_host_callbacks_run_in_order,
+            disabling_other_kinds_is_refused,
             memcpy_and_memset_nodes_move_data,
             per_node_updates_and_enabling,
             whole_graph_update_takes_new_parameters,
@@ -239,6 +240,7 @@ pub fn definition_structure(_test: &str, dev: &Device, _env: Env) {
     let event = dev.create_event(EventOptions::default()).unwrap();
     let def = GraphDefinition::create(dev).unwrap();
     assert!(def.is_owned().unwrap());
+    assert_eq!(def.device().unwrap(), *dev);
     assert!(def.nodes().unwrap().is_empty());
     assert!(def.edges().unwrap().is_empty());
 
@@ -289,6 +291,7 @@ pub fn definition_structure(_test: &str, dev: &Device, _env: Env) {
     let bodies = child.bodies().unwrap();
     assert_eq!(bodies.len(), 1);
     assert!(!bodies[0].is_owned().unwrap());
+    assert_eq!(bodies[0].device().unwrap(), *dev);
     assert_ne!(bodies[0], child_def, "a copy, not the definition given");
     assert_eq!(bodies[0].nodes().unwrap().len(), 1);
     assert_eq!(bodies[0].nodes().unwrap()[0].node_type().unwrap(), GraphNodeType::Empty);
@@ -386,8 +389,20 @@ pub fn host_callbacks_run_in_order(_test: &str, dev: &Device, _env: Env) {
     newer.launch(&s).unwrap();
     s.synchronize().unwrap();
     assert_eq!(*order.lock().unwrap(), vec![1, 200, 3]);
-    // A host callback node cannot be disabled (kernel, copy and fill nodes only).
-    assert_eq!(graph.set_node_enabled(&first, false).unwrap_err().status, Status::InvalidArgument);
+}
+
+/// Only kernel, copy and fill nodes can be disabled; other kinds are refused as arguments.
+pub fn disabling_other_kinds_is_refused(_test: &str, dev: &Device, _env: Env) {
+    let def = GraphDefinition::create(dev).unwrap();
+    let host = def.add_host_callback(&[], || {}).unwrap();
+    let empty = def.add_empty(&[&host]).unwrap();
+    let graph = def.instantiate(&GraphCompleteOptions::default()).unwrap();
+    for node in [&host, &empty] {
+        let e = graph.set_node_enabled(node, false).unwrap_err();
+        assert_eq!(e.status, Status::InvalidArgument, "{:?}: {}", node, e);
+        let e = graph.node_enabled(node).unwrap_err();
+        assert_eq!(e.status, Status::InvalidArgument, "{:?}: {}", node, e);
+    }
 }
 
 /// Host functions captured from a stream run in stream order with the builder's callbacks.
@@ -977,6 +992,20 @@ pub fn kernel_nodes(test: &str, dev: &Device, env: Env) {
     graph.launch(&s).unwrap();
     s.synchronize().unwrap();
     assert_eq!(bytes(&x, &s), vec![0; 4 * 128], "a disabled kernel node does nothing");
+
+    // A captured launch is a kernel node that knows its kernel: its arguments can be replaced
+    // without naming the kernel again.
+    let builder = dev.create_graph_builder().unwrap();
+    builder.begin_building(CaptureMode::Relaxed).unwrap();
+    launch(&builder.stream().unwrap(), &config, &kernel, &[&x, &3u32, &1u32, &128u32]).unwrap();
+    builder.end_building().unwrap();
+    let nodes = builder.definition().unwrap().nodes().unwrap();
+    assert_eq!(nodes.len(), 1);
+    assert_eq!(nodes[0].node_type().unwrap(), GraphNodeType::Kernel);
+    let (read, k) = nodes[0].kernel_config().unwrap();
+    assert_eq!((read.grid, read.block), (config.grid, config.block));
+    assert_eq!(k.expect("the captured node's kernel").name().unwrap(), "affine");
+    nodes[0].set_kernel(&config, None, &[&x, &4u32, &2u32, &128u32]).unwrap();
 }
 
 /// Conditional nodes of a definition: kinds, bodies, counts.
