@@ -1,7 +1,10 @@
 // Strided copies (cuMemcpy3DAsync): checked as the driver does, then copied
 // row by row in stream order; an array side is its packed bytes in host
 // memory (arrays.cpp), region by region.
+#include <cstring>
+
 #include "entry_points.hpp"
+#include "graphs.hpp"
 #include "state.hpp"
 
 namespace fake::detail {
@@ -24,9 +27,8 @@ bool addressable(CUdeviceptr base, size_t x, size_t y, size_t z, size_t pitch, s
 
 }  // namespace
 
-CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *original, CUstream stream) {
+CUresult copy_3d(Lock *lock, const CUDA_MEMCPY3D *original, CUstream stream, Copy3D mode) {
     if (!original) return CUDA_ERROR_INVALID_VALUE;
-    Lock lock(state().mutex);
     CUDA_MEMCPY3D c = *original;
     const void *dst_host = c.dstHost;
     // An array side becomes its packed bytes (checked against its extent: x in
@@ -46,13 +48,21 @@ CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *original, CUstream stream) {
         return CUDA_ERROR_INVALID_VALUE;
     if (c.Depth > 1 && (c.srcY + c.Height > c.srcHeight || c.dstY + c.Height > c.dstHeight))
         return CUDA_ERROR_INVALID_VALUE;
+    if (mode == Copy3D::check) return CUDA_SUCCESS;  // a graph node's memory is checked when it runs
     if (c.WidthInBytes == 0 || c.Height == 0 || c.Depth == 0) return CUDA_SUCCESS;
     if (!addressable(src, c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch, c.srcHeight, c.WidthInBytes, c.Height, c.Depth) ||
         !addressable(dst, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch, c.dstHeight, c.WidthInBytes, c.Height, c.Depth))
         return CUDA_ERROR_INVALID_VALUE;
     CUresult error = CUDA_SUCCESS;
-    Stream *s = resolve_stream(stream, error);
-    if (!s) return error;
+    Stream *s = mode == Copy3D::now ? nullptr : resolve_stream(stream, error);
+    if (mode == Copy3D::queue && !s) return error;
+    if (s && capture_of(*s)) {  // the copy as the caller described it (arrays included) becomes a node
+        NodeParams params;
+        params.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+        params.copy = *original;
+        params.context = s->context;
+        return capture_node(*s, std::move(params));
+    }
     auto dst_row = [&](size_t y, size_t z) {
         return dst + ((c.dstZ + z) * c.dstHeight + c.dstY + y) * c.dstPitch + c.dstXInBytes;
     };
@@ -70,9 +80,17 @@ CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *original, CUstream stream) {
                 return CUDA_ERROR_INVALID_VALUE;
         }
     for (size_t z = 0; z < c.Depth; ++z)
-        for (size_t y = 0; y < c.Height; ++y)
-            copy_in_order(lock, *s, dst_row(y, z), src_row(y, z), c.WidthInBytes);
+        for (size_t y = 0; y < c.Height; ++y) {
+            if (s) copy_in_order(*lock, *s, dst_row(y, z), src_row(y, z), c.WidthInBytes);
+            else std::memmove(reinterpret_cast<void *>(dst_row(y, z)), reinterpret_cast<const void *>(src_row(y, z)),
+                              c.WidthInBytes);
+        }
     return CUDA_SUCCESS;
+}
+
+CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *original, CUstream stream) {
+    Lock lock(state().mutex);
+    return copy_3d(&lock, original, stream, Copy3D::queue);
 }
 
 }  // namespace fake::detail

@@ -1,4 +1,5 @@
 // What the fake holds now, for the tests' leak checks.
+#include "graphs.hpp"
 #include "state.hpp"
 
 namespace fake {
@@ -28,6 +29,9 @@ Counters counters() {
     c.mipmapped_arrays = g.live_mipmapped_arrays;
     c.texture_objects = static_cast<int>(g.live_textures.size());
     c.surface_objects = static_cast<int>(g.live_surfaces.size());
+    for (detail::Graph *graph : detail::graphs().graphs) c.graphs += graph->top_level ? 1 : 0;
+    c.graph_execs = static_cast<int>(detail::graphs().execs.size());
+    c.user_objects = static_cast<int>(detail::graphs().user_objects.size());
     return c;
 }
 

@@ -42,6 +42,9 @@ struct Counters {
     int mipmapped_arrays = 0;    // cuMipmappedArrayCreate arrays not destroyed
     int texture_objects = 0;     // cuTexObjectCreate objects not destroyed
     int surface_objects = 0;     // cuSurfObjectCreate objects not destroyed
+    int graphs = 0;              // graphs made by cuGraphCreate, cuGraphClone or a capture, not destroyed
+    int graph_execs = 0;         // cuGraphInstantiateWithParams executables not destroyed
+    int user_objects = 0;        // cuUserObjectCreate objects whose destructor has not run
 };
 
 // How stream operations run: at once on the calling thread (each call's
@@ -264,6 +267,17 @@ CUkernel make_kernel(const KernelSpec &spec = {});
 void set_kernel_spec(CUkernel kernel, const KernelSpec &spec);
 // The CUfunction of `kernel` in `context`, as cuKernelGetFunction would hand it out there.
 CUfunction make_function(CUkernel kernel, CUcontext context);
+// Kernel behaviours. Kernels are recorded, not run, except those named below
+// (KernelSpec::name, or an image's "kernel NAME" line) with exactly these
+// parameter sizes, which do this when they run: in stream order after a
+// cuLaunchKernelEx, and when their node runs in a graph.
+//  kSetConditionKernel (CUgraphConditionalHandle handle, unsigned value): sets
+//    the condition's value, as cudaGraphSetConditional does on a device;
+//  kCountConditionKernel (CUgraphConditionalHandle handle, int *counter, int limit):
+//    adds 1 to the int at `counter` (device memory) and sets the condition to
+//    1 while it is below `limit`, else 0 (a while node's body counting to limit).
+constexpr const char *kSetConditionKernel = "fake_set_condition";
+constexpr const char *kCountConditionKernel = "fake_count_condition";
 // What one cuLaunchKernelEx received (attrs copied out; the arguments' bytes per the spec's sizes).
 struct LaunchRecord {
     CUlaunchConfig config{};
@@ -291,5 +305,41 @@ struct OccupancyCall {
 OccupancyCall last_occupancy();
 // The value set for (kernel, attribute, device), or INT32_MIN if none was.
 int kernel_attribute_set(CUkernel kernel, CUfunction_attribute attribute, int device);
+
+// Graphs (graphs.cpp, graph_exec.cpp, capture.cpp). A graph is nodes (their
+// type and a copy of their parameters) and edges; clones, child graph nodes
+// and executables are deep copies. cuGraphLaunch runs the executable as one
+// operation of the stream, in a topological order (the earliest created node
+// first among those ready), each node doing what the matching stream
+// operation does (kernels as above, copies and fills on the fake's memory,
+// host functions, event records and waits); disabled nodes are skipped.
+// Conditional nodes read their condition when they run (its default first
+// at each launch with CU_GRAPH_COND_ASSIGN_DEFAULT); a while node stops after
+// 1,000,000 iterations and counts a run error. An allocation node's address
+// is reserved when the node is made; the memory is usable from the node's run
+// to its free (a free node, cuMemFreeAsync or cuMemFree). Graph memory
+// attributes count what allocation nodes hold now; a trim gives back what no
+// allocation uses. The DOT output labels each node with its index and type
+// in lower case ("kernel", "memcpy", "memset", "host", "graph", "empty",
+// "event_wait", "event_record", "mem_alloc", "mem_free", "conditional"),
+// kernels with their name, conditionals with "if", "while" or "switch".
+// While a stream captures, cuLaunchKernelEx, cuMemcpyAsync, cuMemcpyPeerAsync,
+// cuMemcpy3DAsync, cuMemsetD*Async, cuLaunchHostFunc, cuMemAllocAsync,
+// cuMemAllocFromPoolAsync, cuMemFreeAsync and cuGraphLaunch on it add nodes;
+// cuEventRecord marks a point a wait forks from or joins to; a prefetch or
+// discard, cuStreamSynchronize and cuStreamQuery on it (and cuEventQuery or
+// cuEventSynchronize of an event recorded in it) fail with
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture. While a
+// global capture goes on (or a thread-local one of the calling thread),
+// cuMemAlloc, cuMemFree, cuMemcpyHtoD/DtoH and cuCtxSynchronize fail with
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED.
+// Sets a condition's value now (what a kernel's cudaGraphSetConditional does;
+// a test may call it from a host function); false for an unknown handle.
+bool set_condition(CUgraphConditionalHandle handle, unsigned value);
+// A condition's value, or -1 for an unknown handle.
+long long condition_value(CUgraphConditionalHandle handle);
+// Graph nodes that could not run since install() (memory freed or outside its
+// allocation, a while node past its cap): where a device would fault.
+long graph_run_errors();
 
 }  // namespace fake

@@ -112,7 +112,10 @@ CUresult f_cuIpcOpenEventHandle(CUevent *event, CUipcEventHandle handle) {
     std::memcpy(&magic, handle.reserved, sizeof magic);
     std::memcpy(&source, handle.reserved + sizeof magic, sizeof source);
     if (magic != kExportMagic || !g.events.count(source)) return CUDA_ERROR_INVALID_VALUE;
-    g.event_storage.push_back(std::make_unique<Event>(Event{t_current, source->flags, source->timeline}));
+    g.event_storage.push_back(std::make_unique<Event>());
+    g.event_storage.back()->context = t_current;
+    g.event_storage.back()->flags = source->flags;
+    g.event_storage.back()->timeline = source->timeline;
     g.events.insert(g.event_storage.back().get());
     *event = reinterpret_cast<CUevent>(g.event_storage.back().get());
     return CUDA_SUCCESS;

@@ -2,7 +2,10 @@
 // library or from fake::make_kernel works; what it looks like (parameters,
 // attributes, occupancy answers) is its KernelSpec. A CUfunction is one
 // Function per (kernel, context), kept for the process.
+#include <cstring>
+
 #include "entry_points.hpp"
+#include "graphs.hpp"
 #include "state.hpp"
 
 namespace fake::detail {
@@ -96,7 +99,74 @@ CUresult cluster_query(const char *entry, int *answer, CUfunction function, cons
     return CUDA_SUCCESS;
 }
 
+// What a launch of `record`'s kernel does when it runs (fake_driver.hpp, "Kernel behaviours"), or
+// nothing: kernels are recorded, not run, except the behaviours chosen by name.
+std::function<void()> behaviour_of(const LaunchRecord &record) {
+    const KernelSpec *spec = spec_of(record.kernel);
+    if (!spec) return {};
+    auto sizes_are = [&](std::vector<size_t> sizes) { return spec->param_sizes == sizes && record.args.size() == sizes.size(); };
+    if (spec->name == kSetConditionKernel && sizes_are({8, 4})) {
+        CUgraphConditionalHandle handle;
+        unsigned value;
+        std::memcpy(&handle, record.args[0].data(), sizeof handle);
+        std::memcpy(&value, record.args[1].data(), sizeof value);
+        return [handle, value] {
+            if (Condition *c = condition(handle)) c->value = value;
+        };
+    }
+    if (spec->name == kCountConditionKernel && sizes_are({8, 8, 4})) {
+        CUgraphConditionalHandle handle;
+        CUdeviceptr counter;
+        int limit;
+        std::memcpy(&handle, record.args[0].data(), sizeof handle);
+        std::memcpy(&counter, record.args[1].data(), sizeof counter);
+        std::memcpy(&limit, record.args[2].data(), sizeof limit);
+        return [handle, counter, limit] {
+            if (classify(counter, sizeof(int)) != 1) return;  // a device would fault
+            int count;
+            std::memcpy(&count, reinterpret_cast<const void *>(counter), sizeof count);
+            ++count;
+            std::memcpy(reinterpret_cast<void *>(counter), &count, sizeof count);
+            if (Condition *c = condition(handle)) c->value = count < limit ? 1 : 0;
+        };
+    }
+    return {};
+}
+
 }  // namespace
+
+CUfunction function_handle(CUkernel kernel, CUcontext context) {
+    return reinterpret_cast<CUfunction>(function_of(kernel, context));
+}
+
+bool function_info(CUfunction function, CUkernel &kernel, CUcontext &context) {
+    Function *f = as_function(function);
+    if (!f || !spec_of(f->kernel)) return false;
+    kernel = f->kernel;
+    context = f->context;
+    return true;
+}
+
+const std::vector<size_t> *param_sizes(CUfunction function) {
+    Function *f = as_function(function);
+    KernelSpec *spec = f ? spec_of(f->kernel) : nullptr;
+    return spec ? &spec->param_sizes : nullptr;
+}
+
+const std::string *kernel_name(CUfunction function) {
+    Function *f = as_function(function);
+    KernelSpec *spec = f ? spec_of(f->kernel) : nullptr;
+    return spec ? &spec->name : nullptr;
+}
+
+bool kernel_known(CUkernel kernel) { return spec_of(kernel) != nullptr; }
+
+void run_launch(LaunchRecord record) {
+    std::function<void()> behaviour = behaviour_of(record);
+    state().launches.push_back(std::move(record));
+    ++state().launch_count;
+    if (behaviour) behaviour();
+}
 
 CUresult f_cuKernelGetFunction(CUfunction *function, CUkernel kernel) {
     if (!function) return CUDA_ERROR_INVALID_VALUE;
@@ -195,6 +265,24 @@ CUresult f_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, v
         const auto *bytes = static_cast<const unsigned char *>(params[i]);
         record.args.emplace_back(bytes, bytes + spec.param_sizes[i]);
     }
+    if (capture_of(*stream)) {  // a kernel node with the launch's configuration and a copy of its arguments
+        NodeParams node;
+        node.type = CU_GRAPH_NODE_TYPE_KERNEL;
+        node.kernel.func = function;
+        node.kernel.ctx = f->context;
+        node.kernel.gridDimX = config->gridDimX;
+        node.kernel.gridDimY = config->gridDimY;
+        node.kernel.gridDimZ = config->gridDimZ;
+        node.kernel.blockDimX = config->blockDimX;
+        node.kernel.blockDimY = config->blockDimY;
+        node.kernel.blockDimZ = config->blockDimZ;
+        node.kernel.sharedMemBytes = config->sharedMemBytes;
+        node.args = std::move(record.args);
+        node.attributes = std::move(record.attributes);
+        return capture_node(*stream, std::move(node));
+    }
+    // Recorded at the call; a behaviour runs in stream order.
+    if (std::function<void()> behaviour = behaviour_of(record)) enqueue_work(lock, *stream, std::move(behaviour));
     state().launches.push_back(std::move(record));
     ++state().launch_count;
     return CUDA_SUCCESS;

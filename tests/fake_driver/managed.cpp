@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "entry_points.hpp"
+#include "graphs.hpp"
 #include "state.hpp"
 
 namespace fake::detail {
@@ -34,6 +35,7 @@ CUresult discard(Lock &lock, CUdeviceptr *addresses, size_t *sizes, size_t count
     CUresult error = CUDA_SUCCESS;
     Stream *s = resolve_stream(stream, error);
     if (!s) return error;
+    if (capture_of(*s)) return refuse_in_capture(*s);  // no graph node does this
     for (size_t i = 0; i < count; ++i)
         if (!managed_range(addresses[i], sizes[i])) return CUDA_ERROR_INVALID_VALUE;
     for (size_t i = 0; i < count; ++i) {
@@ -99,6 +101,7 @@ CUresult f_cuMemPrefetchAsync(CUdeviceptr address, size_t size, CUmemLocation lo
     CUresult error = CUDA_SUCCESS;
     Stream *s = resolve_stream(stream, error);
     if (!s) return error;
+    if (capture_of(*s)) return refuse_in_capture(*s);  // no graph node does this
     if (!managed_range(address, size)) return CUDA_ERROR_INVALID_VALUE;
     if (!valid_location(location)) return CUDA_ERROR_INVALID_DEVICE;
     enqueue_work(lock, *s, [address, size, location] {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "entry_points.hpp"
+#include "graphs.hpp"
 #include "state.hpp"
 
 namespace fake::detail {
@@ -86,6 +87,36 @@ void free_allocation(CUdeviceptr base, bool checked) {
     if (checked) note_memory_gone(base, it->second.size);
     it->second.state = AllocationState::freed;
     if (it->second.pool) it->second.pool->used -= it->second.size;
+    if (it->second.graph) graph_memory_changed(it->second.device, it->second.size, false);
+}
+
+NodeParams linear_copy(CUdeviceptr dst, CUdeviceptr src, size_t n, CUcontext context) {
+    NodeParams params;
+    params.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+    params.context = context;
+    CUDA_MEMCPY3D &c = params.copy;
+    c.srcMemoryType = c.dstMemoryType = CU_MEMORYTYPE_UNIFIED;  // device or host, as the address says
+    c.srcDevice = src;
+    c.dstDevice = dst;
+    c.srcPitch = c.dstPitch = c.WidthInBytes = n;
+    c.srcHeight = c.dstHeight = c.Height = c.Depth = 1;
+    return params;
+}
+
+CUresult fill_rows(const CUDA_MEMSET_NODE_PARAMS_v1 &m, bool run) {
+    const size_t size = m.elementSize;
+    if (size != 1 && size != 2 && size != 4) return CUDA_ERROR_INVALID_VALUE;
+    if (!m.dst || m.width == 0 || m.height == 0 || m.dst % size != 0) return CUDA_ERROR_INVALID_VALUE;
+    if (m.width > SIZE_MAX / size || (m.height > 1 && (m.pitch < m.width * size || m.pitch % size != 0)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!run) return CUDA_SUCCESS;
+    for (size_t row = 0; row < m.height; ++row)
+        if (classify(m.dst + row * m.pitch, m.width * size) != 1) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t row = 0; row < m.height; ++row) {
+        auto *at = reinterpret_cast<unsigned char *>(m.dst + row * m.pitch);
+        for (size_t i = 0; i < m.width; ++i) std::memcpy(at + i * size, &m.value, size);  // little-endian: the low bytes
+    }
+    return CUDA_SUCCESS;
 }
 
 CUresult copy_in_order(Lock &lock, Stream &stream, CUdeviceptr dst, CUdeviceptr src, size_t n) {
@@ -135,6 +166,13 @@ CUresult fill(CUdeviceptr address, T value, size_t count, CUstream stream) {
     Stream *s = resolve_stream(stream, error);
     if (!s) return error;
     if (count == 0) return CUDA_SUCCESS;
+    if (capture_of(*s)) {
+        NodeParams params;
+        params.type = CU_GRAPH_NODE_TYPE_MEMSET;
+        params.memset = {address, 0, static_cast<unsigned>(value), sizeof(T), count, 1};
+        params.context = s->context;
+        return capture_node(*s, std::move(params));
+    }
     const int where = classify(address, count * sizeof(T));
     if (where < 0 || !address) return CUDA_ERROR_INVALID_VALUE;
     auto set = [address, value, count] {
@@ -259,13 +297,24 @@ CUresult f_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool pool, CUmem
     *flags = pool_access_of(*p, location->id);
     return CUDA_SUCCESS;
 }
-CUresult f_cuMemAllocFromPoolAsync(CUdeviceptr *address, size_t size, CUmemoryPool pool, CUstream stream) {
-    if (!address || size == 0) return CUDA_ERROR_INVALID_VALUE;
-    Lock lock(state().mutex);
-    Pool *p = as_pool(pool);
-    if (!p) return CUDA_ERROR_INVALID_VALUE;
-    CUresult error = CUDA_SUCCESS;
-    if (!resolve_stream(stream, error)) return error;
+namespace {
+// A stream-ordered allocation from `p`; on a capturing stream, an allocation node with the pool's properties.
+CUresult allocate_from(CUdeviceptr *address, size_t size, Pool *p, Stream &stream) {
+    if (capture_of(stream)) {
+        if (p->props.location.type != CU_MEM_LOCATION_TYPE_DEVICE || p->props.allocType != CU_MEM_ALLOCATION_TYPE_PINNED)
+            return refuse_in_capture(stream);  // graphs allocate device memory only
+        NodeParams params;
+        params.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+        params.alloc.poolProps = p->props;
+        params.alloc.bytesize = size;
+        for (auto &[device, flags] : p->access)
+            if (device != p->device && flags != CU_MEM_ACCESS_FLAGS_PROT_NONE)
+                params.access.push_back({{CU_MEM_LOCATION_TYPE_DEVICE, device}, flags});
+        Node *node = nullptr;
+        const CUresult result = capture_node(stream, std::move(params), &node);
+        if (result == CUDA_SUCCESS) *address = node->params.alloc.dptr;
+        return result;
+    }
     const size_t max = p->props.maxSize;
     if (max && (size > max || p->used > max - size)) return CUDA_ERROR_OUT_OF_MEMORY;
     const bool managed = p->props.allocType == CU_MEM_ALLOCATION_TYPE_MANAGED;
@@ -278,6 +327,26 @@ CUresult f_cuMemAllocFromPoolAsync(CUdeviceptr *address, size_t size, CUmemoryPo
     p->used += size;
     if (p->used > p->used_high) p->used_high = p->used;
     return CUDA_SUCCESS;
+}
+}  // namespace
+
+CUresult f_cuMemAllocFromPoolAsync(CUdeviceptr *address, size_t size, CUmemoryPool pool, CUstream stream) {
+    if (!address || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    Lock lock(state().mutex);
+    Pool *p = as_pool(pool);
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    CUresult error = CUDA_SUCCESS;
+    Stream *s = resolve_stream(stream, error);
+    return s ? allocate_from(address, size, p, *s) : error;
+}
+// From the default pool of the stream's device (the fake has no cuDeviceSetMemPool).
+CUresult f_cuMemAllocAsync(CUdeviceptr *address, size_t size, CUstream stream) {
+    if (!address || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    Lock lock(state().mutex);
+    CUresult error = CUDA_SUCCESS;
+    Stream *s = resolve_stream(stream, error);
+    if (!s) return error;
+    return allocate_from(address, size, state().default_pools[static_cast<size_t>(device_of(s->context))].get(), *s);
 }
 CUresult f_cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
     Lock lock(state().mutex);
@@ -292,7 +361,15 @@ CUresult f_cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
     Allocation *a = nullptr;
     auto it = g.allocations.find(address);
     if (it != g.allocations.end()) a = &it->second;
-    if (!a || a->state != AllocationState::live || !a->pool) return CUDA_ERROR_INVALID_VALUE;  // a double or bad free
+    if (capture_of(*s)) {  // a free node; of graph memory only (a graph's own or one live now)
+        if (!a || !a->graph) return refuse_in_capture(*s);
+        NodeParams params;
+        params.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+        params.free_address = address;
+        return capture_node(*s, std::move(params));
+    }
+    if (!a || a->state != AllocationState::live || (!a->pool && !a->graph))
+        return CUDA_ERROR_INVALID_VALUE;  // a double or bad free
     a->state = AllocationState::free_pending;
     enqueue_work(lock, *s, [address] { free_allocation(address); });
     return CUDA_SUCCESS;
@@ -334,6 +411,7 @@ CUresult f_cuMemAlloc(CUdeviceptr *address, size_t size) {
     Lock lock(state().mutex);
     Context *context = as_context(t_current);
     if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+    if (unsafe_call_prohibited()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     *address = new_allocation(size, MemoryKind::device, context->device, nullptr);
     return *address ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
@@ -342,6 +420,7 @@ CUresult f_cuMemAlloc(CUdeviceptr *address, size_t size) {
 CUresult f_cuMemFree(CUdeviceptr address) {
     Lock lock(state().mutex);
     if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (unsafe_call_prohibited()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     auto it = state().allocations.find(address);
     if (it == state().allocations.end()) return CUDA_ERROR_INVALID_VALUE;
     const Allocation &a = it->second;
@@ -355,6 +434,7 @@ CUresult f_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream
     Lock lock(state().mutex);
     CUresult error = CUDA_SUCCESS;
     Stream *s = resolve_stream(stream, error);
+    if (s && capture_of(*s)) return capture_node(*s, linear_copy(dst, src, size, s->context));
     return s ? copy_in_order(lock, *s, dst, src, size) : error;
 }
 CUresult f_cuMemsetD8Async(CUdeviceptr a, unsigned char v, size_t n, CUstream s) { return fill(a, v, n, s); }
@@ -375,6 +455,7 @@ CUresult f_cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr
         return CUDA_ERROR_INVALID_VALUE;
     CUresult error = CUDA_SUCCESS;
     Stream *s = resolve_stream(stream, error);
+    if (s && capture_of(*s)) return capture_node(*s, linear_copy(dst, src, size, s->context));
     return s ? copy_in_order(lock, *s, dst, src, size) : error;
 }
 // Synchronous copies: after every stream's queued work (the real ones order
@@ -384,6 +465,7 @@ CUresult copy_now(CUdeviceptr dst, CUdeviceptr src, size_t size) {
     Lock lock(state().mutex);
     if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
     if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
+    if (unsafe_call_prohibited()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     wait_all_streams(lock);
     if (classify(dst, size) < 0 || classify(src, size) < 0) return CUDA_ERROR_INVALID_VALUE;
     std::memmove(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), size);

@@ -179,6 +179,134 @@ CUresult export_cuMemAlloc(CUdeviceptr *address, size_t size) FAKE_CUDA_EXPORT_A
 CUresult export_cuMemFree(CUdeviceptr address) FAKE_CUDA_EXPORT_AS("cuMemFree_v2");
 CUresult export_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t size) FAKE_CUDA_EXPORT_AS("cuMemcpyHtoD_v2");
 CUresult export_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t size) FAKE_CUDA_EXPORT_AS("cuMemcpyDtoH_v2");
+// Graphs and stream capture, under the names cuda.h gives them.
+CUresult export_cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode)
+    FAKE_CUDA_EXPORT_AS("cuStreamBeginCapture_v2");
+CUresult export_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+                                            const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                            CUstreamCaptureMode mode)
+    FAKE_CUDA_EXPORT_AS("cuStreamBeginCaptureToGraph");
+CUresult export_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) FAKE_CUDA_EXPORT_AS("cuStreamEndCapture");
+CUresult export_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+    FAKE_CUDA_EXPORT_AS("cuStreamIsCapturing");
+CUresult export_cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                       CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                       const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
+    FAKE_CUDA_EXPORT_AS("cuStreamGetCaptureInfo_v3");
+CUresult export_cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies,
+                                                  const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                                  unsigned int flags)
+    FAKE_CUDA_EXPORT_AS("cuStreamUpdateCaptureDependencies_v2");
+CUresult export_cuGraphCreate(CUgraph *phGraph, unsigned int flags) FAKE_CUDA_EXPORT_AS("cuGraphCreate");
+CUresult export_cuGraphDestroy(CUgraph hGraph) FAKE_CUDA_EXPORT_AS("cuGraphDestroy");
+CUresult export_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph) FAKE_CUDA_EXPORT_AS("cuGraphClone");
+CUresult export_cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                               const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                               CUgraphNodeParams *nodeParams) FAKE_CUDA_EXPORT_AS("cuGraphAddNode_v2");
+CUresult export_cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                     size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphAddKernelNode_v2");
+CUresult export_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                     size_t numDependencies, const CUDA_MEMCPY3D_v2 *copyParams, CUcontext ctx)
+    FAKE_CUDA_EXPORT_AS("cuGraphAddMemcpyNode");
+CUresult export_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                     size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS_v1 *memsetParams,
+                                     CUcontext ctx) FAKE_CUDA_EXPORT_AS("cuGraphAddMemsetNode");
+CUresult export_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                   size_t numDependencies, const CUDA_HOST_NODE_PARAMS_v1 *nodeParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphAddHostNode");
+CUresult export_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                         size_t numDependencies, CUgraph childGraph)
+    FAKE_CUDA_EXPORT_AS("cuGraphAddChildGraphNode");
+CUresult export_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                    size_t numDependencies) FAKE_CUDA_EXPORT_AS("cuGraphAddEmptyNode");
+CUresult export_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                          size_t numDependencies, CUevent event)
+    FAKE_CUDA_EXPORT_AS("cuGraphAddEventRecordNode");
+CUresult export_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                        size_t numDependencies, CUevent event)
+    FAKE_CUDA_EXPORT_AS("cuGraphAddEventWaitNode");
+CUresult export_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                       size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphAddMemAllocNode");
+CUresult export_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                      size_t numDependencies, CUdeviceptr dptr)
+    FAKE_CUDA_EXPORT_AS("cuGraphAddMemFreeNode");
+CUresult export_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx,
+                                               unsigned int defaultLaunchValue, unsigned int flags)
+    FAKE_CUDA_EXPORT_AS("cuGraphConditionalHandleCreate");
+CUresult export_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type) FAKE_CUDA_EXPORT_AS("cuGraphNodeGetType");
+CUresult export_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+    FAKE_CUDA_EXPORT_AS("cuGraphGetNodes");
+CUresult export_cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData,
+                                size_t *numEdges) FAKE_CUDA_EXPORT_AS("cuGraphGetEdges_v2");
+CUresult export_cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData,
+                                           size_t *numDependencies)
+    FAKE_CUDA_EXPORT_AS("cuGraphNodeGetDependencies_v2");
+CUresult export_cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData,
+                                             size_t *numDependentNodes)
+    FAKE_CUDA_EXPORT_AS("cuGraphNodeGetDependentNodes_v2");
+CUresult export_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+                                       const CUgraphEdgeData *edgeData, size_t numDependencies)
+    FAKE_CUDA_EXPORT_AS("cuGraphAddDependencies_v2");
+CUresult export_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+                                          const CUgraphEdgeData *edgeData, size_t numDependencies)
+    FAKE_CUDA_EXPORT_AS("cuGraphRemoveDependencies_v2");
+CUresult export_cuGraphDestroyNode(CUgraphNode hNode) FAKE_CUDA_EXPORT_AS("cuGraphDestroyNode");
+CUresult export_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
+    FAKE_CUDA_EXPORT_AS("cuGraphNodeFindInClone");
+CUresult export_cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)
+    FAKE_CUDA_EXPORT_AS("cuGraphDebugDotPrint");
+CUresult export_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphKernelNodeGetParams_v2");
+CUresult export_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphKernelNodeSetParams_v2");
+CUresult export_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D_v2 *nodeParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphMemcpyNodeSetParams");
+CUresult export_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS_v1 *nodeParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphMemsetNodeSetParams");
+CUresult export_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS_v1 *nodeParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphHostNodeSetParams");
+CUresult export_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+    FAKE_CUDA_EXPORT_AS("cuGraphMemAllocNodeGetParams");
+CUresult export_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
+    FAKE_CUDA_EXPORT_AS("cuGraphChildGraphNodeGetGraph");
+CUresult export_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                             CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphInstantiateWithParams");
+CUresult export_cuGraphExecDestroy(CUgraphExec hGraphExec) FAKE_CUDA_EXPORT_AS("cuGraphExecDestroy");
+CUresult export_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream) FAKE_CUDA_EXPORT_AS("cuGraphLaunch");
+CUresult export_cuGraphUpload(CUgraphExec hGraph, CUstream hStream) FAKE_CUDA_EXPORT_AS("cuGraphUpload");
+CUresult export_cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
+    FAKE_CUDA_EXPORT_AS("cuGraphExecUpdate_v2");
+CUresult export_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                               const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphExecKernelNodeSetParams_v2");
+CUresult export_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                               const CUDA_MEMCPY3D_v2 *copyParams, CUcontext ctx)
+    FAKE_CUDA_EXPORT_AS("cuGraphExecMemcpyNodeSetParams");
+CUresult export_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                               const CUDA_MEMSET_NODE_PARAMS_v1 *memsetParams, CUcontext ctx)
+    FAKE_CUDA_EXPORT_AS("cuGraphExecMemsetNodeSetParams");
+CUresult export_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                             const CUDA_HOST_NODE_PARAMS_v1 *nodeParams)
+    FAKE_CUDA_EXPORT_AS("cuGraphExecHostNodeSetParams");
+CUresult export_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
+    FAKE_CUDA_EXPORT_AS("cuGraphNodeSetEnabled");
+CUresult export_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
+    FAKE_CUDA_EXPORT_AS("cuGraphNodeGetEnabled");
+CUresult export_cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount,
+                                   unsigned int flags) FAKE_CUDA_EXPORT_AS("cuUserObjectCreate");
+CUresult export_cuUserObjectRelease(CUuserObject object, unsigned int count) FAKE_CUDA_EXPORT_AS("cuUserObjectRelease");
+CUresult export_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
+    FAKE_CUDA_EXPORT_AS("cuGraphRetainUserObject");
+CUresult export_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+    FAKE_CUDA_EXPORT_AS("cuDeviceGetGraphMemAttribute");
+CUresult export_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+    FAKE_CUDA_EXPORT_AS("cuDeviceSetGraphMemAttribute");
+CUresult export_cuDeviceGraphMemTrim(CUdevice device) FAKE_CUDA_EXPORT_AS("cuDeviceGraphMemTrim");
+CUresult export_cuMemAllocAsync(CUdeviceptr_v2 *dptr, size_t bytesize, CUstream hStream)
+    FAKE_CUDA_EXPORT_AS("cuMemAllocAsync");
 
 CUresult export_cuInit(unsigned flags) { return table().cuInit(flags); }
 CUresult export_cuDriverGetVersion(int *version) { return table().cuDriverGetVersion(version); }
@@ -226,6 +354,192 @@ CUresult export_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t size) {
     return table().cuMemcpyHtoD(dst, src, size);
 }
 CUresult export_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t size) { return table().cuMemcpyDtoH(dst, src, size); }
+CUresult export_cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode) {
+    return table().cuStreamBeginCapture(hStream, mode);
+}
+CUresult export_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+                                            const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                            CUstreamCaptureMode mode) {
+    return table().cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+}
+CUresult export_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) {
+    return table().cuStreamEndCapture(hStream, phGraph);
+}
+CUresult export_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus) {
+    return table().cuStreamIsCapturing(hStream, captureStatus);
+}
+CUresult export_cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                       CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                       const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out) {
+    return table().cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                                          numDependencies_out);
+}
+CUresult export_cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies,
+                                                  const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                                  unsigned int flags) {
+    return table().cuStreamUpdateCaptureDependencies(hStream, dependencies, dependencyData, numDependencies, flags);
+}
+CUresult export_cuGraphCreate(CUgraph *phGraph, unsigned int flags) { return table().cuGraphCreate(phGraph, flags); }
+CUresult export_cuGraphDestroy(CUgraph hGraph) { return table().cuGraphDestroy(hGraph); }
+CUresult export_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph) {
+    return table().cuGraphClone(phGraphClone, originalGraph);
+}
+CUresult export_cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                               const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                               CUgraphNodeParams *nodeParams) {
+    return table().cuGraphAddNode(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+}
+CUresult export_cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                     size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams) {
+    return table().cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+CUresult export_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                     size_t numDependencies, const CUDA_MEMCPY3D_v2 *copyParams, CUcontext ctx) {
+    return table().cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+}
+CUresult export_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                     size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS_v1 *memsetParams,
+                                     CUcontext ctx) {
+    return table().cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+}
+CUresult export_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                   size_t numDependencies, const CUDA_HOST_NODE_PARAMS_v1 *nodeParams) {
+    return table().cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+CUresult export_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                         size_t numDependencies, CUgraph childGraph) {
+    return table().cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+}
+CUresult export_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                    size_t numDependencies) {
+    return table().cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+}
+CUresult export_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                          size_t numDependencies, CUevent event) {
+    return table().cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+}
+CUresult export_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                        size_t numDependencies, CUevent event) {
+    return table().cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+}
+CUresult export_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                       size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams) {
+    return table().cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+CUresult export_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                      size_t numDependencies, CUdeviceptr dptr) {
+    return table().cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+}
+CUresult export_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx,
+                                               unsigned int defaultLaunchValue, unsigned int flags) {
+    return table().cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+}
+CUresult export_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type) {
+    return table().cuGraphNodeGetType(hNode, type);
+}
+CUresult export_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes) {
+    return table().cuGraphGetNodes(hGraph, nodes, numNodes);
+}
+CUresult export_cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData,
+                                size_t *numEdges) {
+    return table().cuGraphGetEdges(hGraph, from, to, edgeData, numEdges);
+}
+CUresult export_cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData,
+                                           size_t *numDependencies) {
+    return table().cuGraphNodeGetDependencies(hNode, dependencies, edgeData, numDependencies);
+}
+CUresult export_cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData,
+                                             size_t *numDependentNodes) {
+    return table().cuGraphNodeGetDependentNodes(hNode, dependentNodes, edgeData, numDependentNodes);
+}
+CUresult export_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+                                       const CUgraphEdgeData *edgeData, size_t numDependencies) {
+    return table().cuGraphAddDependencies(hGraph, from, to, edgeData, numDependencies);
+}
+CUresult export_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+                                          const CUgraphEdgeData *edgeData, size_t numDependencies) {
+    return table().cuGraphRemoveDependencies(hGraph, from, to, edgeData, numDependencies);
+}
+CUresult export_cuGraphDestroyNode(CUgraphNode hNode) { return table().cuGraphDestroyNode(hNode); }
+CUresult export_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) {
+    return table().cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+}
+CUresult export_cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags) {
+    return table().cuGraphDebugDotPrint(hGraph, path, flags);
+}
+CUresult export_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams) {
+    return table().cuGraphKernelNodeGetParams(hNode, nodeParams);
+}
+CUresult export_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams) {
+    return table().cuGraphKernelNodeSetParams(hNode, nodeParams);
+}
+CUresult export_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D_v2 *nodeParams) {
+    return table().cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+}
+CUresult export_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS_v1 *nodeParams) {
+    return table().cuGraphMemsetNodeSetParams(hNode, nodeParams);
+}
+CUresult export_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS_v1 *nodeParams) {
+    return table().cuGraphHostNodeSetParams(hNode, nodeParams);
+}
+CUresult export_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out) {
+    return table().cuGraphMemAllocNodeGetParams(hNode, params_out);
+}
+CUresult export_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph) {
+    return table().cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+}
+CUresult export_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                             CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams) {
+    return table().cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+}
+CUresult export_cuGraphExecDestroy(CUgraphExec hGraphExec) { return table().cuGraphExecDestroy(hGraphExec); }
+CUresult export_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream) { return table().cuGraphLaunch(hGraph, hStream); }
+CUresult export_cuGraphUpload(CUgraphExec hGraph, CUstream hStream) { return table().cuGraphUpload(hGraph, hStream); }
+CUresult export_cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo) {
+    return table().cuGraphExecUpdate(hGraphExec, hGraph, resultInfo);
+}
+CUresult export_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                               const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams) {
+    return table().cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
+}
+CUresult export_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                               const CUDA_MEMCPY3D_v2 *copyParams, CUcontext ctx) {
+    return table().cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+}
+CUresult export_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                               const CUDA_MEMSET_NODE_PARAMS_v1 *memsetParams, CUcontext ctx) {
+    return table().cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+}
+CUresult export_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                             const CUDA_HOST_NODE_PARAMS_v1 *nodeParams) {
+    return table().cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+}
+CUresult export_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
+    return table().cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+}
+CUresult export_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled) {
+    return table().cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+}
+CUresult export_cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount,
+                                   unsigned int flags) {
+    return table().cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+}
+CUresult export_cuUserObjectRelease(CUuserObject object, unsigned int count) {
+    return table().cuUserObjectRelease(object, count);
+}
+CUresult export_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) {
+    return table().cuGraphRetainUserObject(graph, object, count, flags);
+}
+CUresult export_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value) {
+    return table().cuDeviceGetGraphMemAttribute(device, attr, value);
+}
+CUresult export_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value) {
+    return table().cuDeviceSetGraphMemAttribute(device, attr, value);
+}
+CUresult export_cuDeviceGraphMemTrim(CUdevice device) { return table().cuDeviceGraphMemTrim(device); }
+CUresult export_cuMemAllocAsync(CUdeviceptr_v2 *dptr, size_t bytesize, CUstream hStream) {
+    return table().cuMemAllocAsync(dptr, bytesize, hStream);
+}
 
 // ---- what the Python tests read (ctypes) ----
 

@@ -104,6 +104,7 @@ void reset(int devices, bool worker_streams) {
     for (Context *context : g.contexts) context->default_stream = nullptr;
     g.event_storage.clear();
     g.events.clear();
+    forget_graphs();    // before the memory: graph allocations are registered there
     forget_graphics();  // before the memory: GL buffers' storage is registered there
     forget_arrays();
     forget_kernels();

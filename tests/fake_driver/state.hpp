@@ -54,6 +54,8 @@ class Signal {
 // ---- contexts, streams, events (devices.cpp, streams.cpp) ----
 
 struct Stream;
+struct Capture;  // graphs.hpp
+struct Node;     // graphs.hpp
 struct Context {
     int device;
     bool primary;
@@ -69,16 +71,22 @@ struct Event {
     CUcontext context;
     unsigned flags;
     std::shared_ptr<Timeline> timeline;
+    // Last recorded on a capturing stream: that capture and the stream's
+    // capture dependencies then (what a wait on it forks or joins to).
+    Capture *captured_in = nullptr;
+    std::vector<Node *> captured_dependencies;
 };
 // One step of a stream. `host` runs without the lock (it may call the driver);
-// `work` runs with it held.
+// `work` runs with it held; `steps` (a graph launch) is called with it held
+// and may release it (host nodes, event waits).
 struct Operation {
-    enum Kind { host, record, wait, work } kind = work;
+    enum Kind { host, record, wait, work, steps } kind = work;
     CUhostFn fn = nullptr;
     void *data = nullptr;
     std::shared_ptr<Timeline> timeline;
     unsigned long long generation = 0;
     std::function<void()> run;
+    std::function<void(Lock &)> run_steps;
 };
 struct Stream {
     CUcontext context;
@@ -86,6 +94,11 @@ struct Stream {
     int priority;
     std::deque<Operation> queue;  // the front one runs; it leaves when done
     bool destroyed = false;
+    // Stream capture (capture.cpp): the capture it is in, or null, and where
+    // its next captured node goes (with the edge data cuStreamGetCaptureInfo hands out).
+    Capture *capture = nullptr;
+    std::vector<Node *> capture_dependencies;
+    std::vector<CUgraphEdgeData> capture_edges;
 };
 
 // ---- memory (memory.cpp, managed.cpp, virtual_memory.cpp, ipc.cpp) ----
@@ -117,6 +130,7 @@ struct Allocation {
     Pool *pool = nullptr;        // memory from a pool (cuMemAllocFromPoolAsync)
     unsigned attach_flags = 0;   // cuMemAllocManaged's flags (0: not from it)
     bool owns_storage = false;   // malloc'd here (else a GL buffer's or a global's storage)
+    bool graph = false;          // an allocation node's: live from its node's run to its free
     Advice advice;               // managed memory only
 };
 struct Physical {
@@ -367,6 +381,7 @@ CUresult array_as_host(CUmemorytype &type, const void *&host, CUarray array, siz
 void note_memory_gone(CUdeviceptr base, size_t size);
 void note_mipmapped_gone(const MipmappedArray &m);
 void forget_arrays();  // at reset
+void forget_graphs();  // at reset (graphs.cpp)
 int device_of(CUcontext context);
 // The graphics log as text, one line per call (graphics.cpp says how).
 std::string graphics_log_text();

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "entry_points.hpp"
+#include "graphs.hpp"
 #include "state.hpp"
 
 namespace fake::detail {
@@ -44,6 +45,7 @@ void run(Lock &lock, Operation &op) {
             if (g.worker_streams) g.changed.wait(lock, [&] { return op.timeline->completed >= op.generation; });
             break;
         case Operation::work: op.run(); break;
+        case Operation::steps: op.run_steps(lock); break;
     }
 }
 
@@ -124,6 +126,7 @@ void wait_all_streams(Lock &lock) {
 CUresult f_cuCtxSynchronize() {
     Lock lock(state().mutex);
     if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (unsafe_call_prohibited()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     const CUcontext context = t_current;
     state().changed.wait(lock, [&] { return !busy(context); });
     return CUDA_SUCCESS;
@@ -152,6 +155,7 @@ CUresult f_cuStreamSynchronize(CUstream stream) {
     Lock lock(state().mutex);
     CUresult error = CUDA_SUCCESS;
     Stream *s = resolve_stream(stream, error);
+    if (s && capture_of(*s)) return refuse_in_capture(*s);  // a capture cannot wait for itself
     if (s) state().changed.wait(lock, [&] { return s->queue.empty(); });
     return error;
 }
@@ -159,6 +163,7 @@ CUresult f_cuStreamQuery(CUstream stream) {
     Lock lock(state().mutex);
     CUresult error = CUDA_SUCCESS;
     Stream *s = resolve_stream(stream, error);
+    if (s && capture_of(*s)) return refuse_in_capture(*s);
     if (s && !s->queue.empty()) return CUDA_ERROR_NOT_READY;
     return error;
 }
@@ -169,6 +174,8 @@ CUresult f_cuStreamWaitEvent(CUstream stream, CUevent event, unsigned) {
     if (!s) return error;
     Event *e = as_event(event);
     if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    // In a capture: a fork (an idle stream joins the capture) or a join.
+    if (capture_of(*s) || captured_event(*e)) return capture_wait(*s, *e);
     if (e->timeline->recorded > e->timeline->completed) {
         Operation op;
         op.kind = Operation::wait;
@@ -208,6 +215,12 @@ CUresult f_cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data) {
     CUresult error = CUDA_SUCCESS;
     Stream *s = resolve_stream(stream, error);
     if (!s) return error;
+    if (capture_of(*s)) {
+        NodeParams params;
+        params.type = CU_GRAPH_NODE_TYPE_HOST;
+        params.host = {fn, data};
+        return capture_node(*s, std::move(params));
+    }
     Operation op;
     op.kind = Operation::host;
     op.fn = fn;
@@ -222,7 +235,10 @@ CUresult f_cuEventCreate(CUevent *event, unsigned flags) {
     Lock lock(state().mutex);
     if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
     State &g = state();
-    g.event_storage.push_back(std::make_unique<Event>(Event{t_current, flags, std::make_shared<Timeline>()}));
+    g.event_storage.push_back(std::make_unique<Event>());
+    g.event_storage.back()->context = t_current;
+    g.event_storage.back()->flags = flags;
+    g.event_storage.back()->timeline = std::make_shared<Timeline>();
     g.events.insert(g.event_storage.back().get());
     *event = reinterpret_cast<CUevent>(g.event_storage.back().get());
     return CUDA_SUCCESS;
@@ -241,6 +257,8 @@ CUresult f_cuEventRecord(CUevent event, CUstream stream) {
     CUresult error = CUDA_SUCCESS;
     Stream *s = resolve_stream(stream, error);
     if (!s) return error;
+    if (capture_of(*s)) return capture_record(*s, *e);  // marks a point of the capture, runs nothing
+    e->captured_in = nullptr;
     Operation op;
     op.kind = Operation::record;
     op.timeline = e->timeline;
@@ -252,6 +270,7 @@ CUresult f_cuEventSynchronize(CUevent event) {
     Lock lock(state().mutex);
     Event *e = as_event(event);
     if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    if (captured_event(*e)) return refuse_captured_event(*e);
     const std::shared_ptr<Timeline> timeline = e->timeline;
     state().changed.wait(lock, [&] { return timeline->completed >= timeline->recorded; });
     return CUDA_SUCCESS;
@@ -260,6 +279,7 @@ CUresult f_cuEventQuery(CUevent event) {
     Lock lock(state().mutex);
     Event *e = as_event(event);
     if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    if (captured_event(*e)) return refuse_captured_event(*e);
     return e->timeline->completed < e->timeline->recorded ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
 }
 CUresult f_cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
