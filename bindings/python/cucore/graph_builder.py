@@ -55,14 +55,15 @@ else:
  _cucore_graph_builder_is_building, _cucore_graph_builder_definition, _cucore_graph_builder_complete,
  _cucore_graph_builder_debug_dot_print, _cucore_graph_builder_split, _cucore_graph_builder_join,
  _cucore_graph_builder_create_condition, _cucore_graph_builder_add_conditional, _cucore_graph_builder_embed,
- _cucore_graph_builder_callback, _cucore_stream_retain, _cucore_stream_capture_status) = _lib.bind(
+ _cucore_graph_builder_callback, _cucore_graph_builder_release, _cucore_stream_retain,
+ _cucore_stream_capture_status) = _lib.bind(
     globals(), "cucore_graph_builder_create", "cucore_graph_builder_create_on_device",
     "cucore_graph_builder_retain", "cucore_graph_builder_stream", "cucore_graph_builder_begin_building",
     "cucore_graph_builder_end_building", "cucore_graph_builder_is_building", "cucore_graph_builder_definition",
     "cucore_graph_builder_complete", "cucore_graph_builder_debug_dot_print", "cucore_graph_builder_split",
     "cucore_graph_builder_join", "cucore_graph_builder_create_condition", "cucore_graph_builder_add_conditional",
-    "cucore_graph_builder_embed", "cucore_graph_builder_callback", "cucore_stream_retain",
-    "cucore_stream_capture_status")
+    "cucore_graph_builder_embed", "cucore_graph_builder_callback", "cucore_graph_builder_release",
+    "cucore_stream_retain", "cucore_stream_capture_status")
 (_fast_graph_builder_release,) = _lib.bind_unchecked(globals(), "cucore_graph_builder_release")
 
 _c_void_p = ctypes.c_void_p
