@@ -319,6 +319,79 @@ def test_callables_live_exactly_as_long_as_the_graphs_need_them(dev, stream):
 
 
 @pytest.mark.gpu
+def test_embedded_builders_and_graphs_launched_inside_a_capture(dev, stream):
+    a, b = dev.allocate(16, stream=stream), dev.allocate(16, stream=stream)
+    for buf in (a, b):
+        buf.fill(0, stream=stream)
+    stream.sync()
+    child = dev.create_graph_builder().begin_building()
+    a.fill(1, stream=child)
+    child.end_building()
+    inner = dev.create_graph_builder().begin_building()
+    b.fill(2, stream=inner)
+    inner_graph = inner.end_building().complete()
+    gb = dev.create_graph_builder().begin_building()
+    gb.embed(child)                  # a child graph node of what `child` captured
+    inner_graph.launch(gb)           # a graph launched on a capturing builder: captured as a child graph too
+    graph = gb.end_building().complete()
+    kinds = [n.type for n in gb.graph_definition.nodes()]
+    assert kinds.count(cg.GraphNodeType.CHILD_GRAPH) == 2
+    graph.launch(stream)
+    assert _bytes(a, stream) == bytes([1]) * 16 and _bytes(b, stream) == bytes([2]) * 16
+    with pytest.raises(TypeError, match="GraphBuilder"):
+        gb.embed(object())
+
+
+@pytest.mark.gpu
+def test_streams_taken_from_a_builder_capture_into_it(dev, stream):
+    buf = dev.allocate(16, stream=stream)
+    buf.fill(0, stream=stream)
+    stream.sync()
+    gb = dev.create_graph_builder().begin_building()
+    s = cucore.Stream.from_handle(gb)           # a new reference to the builder's own stream
+    assert s == gb.stream and s is not gb.stream
+    buf.fill(4, stream=s)
+    s.close()
+    assert gb.is_building                       # closing the other reference ends nothing
+    buf.view(0, 8).fill(5, stream=dev.create_stream(gb))   # Device.create_stream(obj) wraps it likewise
+    graph = gb.end_building().complete()
+    assert [n.type for n in gb.graph_definition.nodes()] == [cg.GraphNodeType.MEMSET] * 2
+    graph.launch(stream)
+    assert _bytes(buf, stream) == bytes([5]) * 8 + bytes([4]) * 8
+
+
+@pytest.mark.gpu
+def test_ctypes_callbacks_captured_by_a_builder(dev, stream):
+    got = []
+    fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda p: got.append(p))
+    gb = dev.create_graph_builder().begin_building()
+    gb.callback(fn, user_data=0x1234)          # an int: passed as the pointer
+    gb.callback(fn, user_data=bytearray(b"xy"))  # bytes-like: copied, kept with the graph
+    graph = gb.end_building().complete()
+    graph.launch(stream)
+    stream.sync()
+    assert got[0] == 0x1234 and ctypes.string_at(got[1], 2) == b"xy" and len(got) == 2
+
+
+@pytest.mark.gpu
+def test_strided_copy_nodes(dev, stream):
+    src, dst = dev.allocate(64, stream=stream), dev.allocate(64, stream=stream)
+    src.copy_from(bytes(range(64)), stream=stream)
+    dst.fill(0, stream=stream)
+    stream.sync()
+    d = cg.GraphDefinition(dev)
+    # rows 1..2 of an 8 x 8 image, columns 2..5, into the top-left corner of another 8 x 8 image
+    node = d.memcpy_3d(cucore.MemoryRegion(dst, pitch=8), cucore.MemoryRegion(src, pitch=8, x=2, y=1), (4, 2))
+    assert isinstance(node, cg.MemcpyNode) and node.type == cg.GraphNodeType.MEMCPY
+    d.instantiate().launch(stream)
+    out = _bytes(dst, stream)
+    assert out[0:4] == bytes([10, 11, 12, 13]) and out[8:12] == bytes([18, 19, 20, 21])
+    assert out[4:8] == bytes(4) and out[16:] == bytes(48)
+    with pytest.raises(TypeError, match="Buffer"):
+        d.memcpy_3d(bytearray(64), src, (8, 1))
+
+
+@pytest.mark.gpu
 def test_events_recorded_and_waited_in_a_graph(dev, stream):
     e = dev.create_event()
     d = cg.GraphDefinition(dev)
@@ -788,8 +861,12 @@ def test_graph_objects_are_counted_and_released(dev, stream):
 
 @pytest.fixture
 def fake_code(fake):
-    """A fake module: `put` takes (pointer, int), `cond` (a condition: 8 bytes, int)."""
-    return cucore.ObjectCode.from_cubin(fake_image("kernel put 8,4", "kernel cond 8,4", "kernel empty"))
+    """A fake module: `put` takes (pointer, int), `cond` (a condition: 8 bytes, int); the fake driver runs
+    `fake_set_condition` (condition, value: sets it) and `fake_count_condition` (condition, int *counter, limit:
+    adds 1 to *counter and sets the condition to counter < limit), as device code would."""
+    return cucore.ObjectCode.from_cubin(fake_image(
+        "kernel put 8,4", "kernel cond 8,4", "kernel empty", "kernel fake_set_condition 8,4",
+        "kernel fake_count_condition 8,8,4"))
 
 
 @pytest.mark.gpu
@@ -919,6 +996,58 @@ def test_switch_and_if_else_take_the_branch_of_the_condition(fake, stream, defau
     d.instantiate().launch(stream)
     assert _bytes(buf, stream) == (b"\x11" if default else b"\x22") * 4
     assert isinstance(node, cg.IfElseNode) and node.condition is not None and len(node.branches) == 2
+
+
+@pytest.mark.gpu
+def test_a_while_node_counts_to_n_under_the_fake_driver(fake, fake_code, stream):
+    count = fake_code.get_kernel("fake_count_condition")
+    counter = fake.allocate(4, stream=stream)
+    counter.fill(0, stream=stream)
+    stream.sync()
+    gb = fake.create_graph_builder().begin_building()
+    cond = gb.create_condition(default_value=1)
+    body = gb.while_loop(cond).begin_building()
+    cucore.launch(body, cucore.LaunchConfig(), count, cond, counter, 25)
+    body.end_building()
+    graph = gb.end_building().complete()
+    graph.launch(stream)
+    assert _i32(counter, stream) == [25]
+    graph.launch(stream)         # the default starts the loop again: one more round, 26 is past the limit
+    assert _i32(counter, stream) == [26]
+    # explicitly
+    counter.fill(0, stream=stream)
+    d = cg.GraphDefinition(fake)
+    c = d.create_condition(1)
+    loop = d.while_loop(c)
+    loop.body.launch(cucore.LaunchConfig(), count, c, counter, 9)
+    d.instantiate().launch(stream)
+    assert _i32(counter, stream) == [9]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("which", [0, 1])
+def test_if_else_takes_the_branch_the_kernel_chose_under_the_fake_driver(fake, fake_code, stream, which):
+    choose = fake_code.get_kernel("fake_set_condition")
+    out = fake.allocate(4, stream=stream)
+    out.fill(0, stream=stream)
+    stream.sync()
+    gb = fake.create_graph_builder().begin_building()
+    cond = gb.create_condition()
+    cucore.launch(gb, cucore.LaunchConfig(), choose, cond, which)
+    then, else_ = gb.if_else(cond)
+    out.fill(0xAA, stream=then)
+    out.fill(0xBB, stream=else_)
+    then.end_building()
+    else_.end_building()
+    gb.end_building().complete().launch(stream)
+    assert _bytes(out, stream) == (b"\xaa" if which else b"\xbb") * 4
+    d = cg.GraphDefinition(fake)
+    c = d.create_condition()
+    node = d.launch(cucore.LaunchConfig(), choose, c, 1 - which).if_else(c)
+    node.then.memset(out, 0x11, 4)
+    node.else_.memset(out, 0x22, 4)
+    d.instantiate().launch(stream)
+    assert _bytes(out, stream) == (b"\x11" if 1 - which else b"\x22") * 4
 
 
 # ---- device code (a real GPU) ---------------------------------------------------------------------------------
