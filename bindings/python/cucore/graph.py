@@ -49,7 +49,7 @@ from .device import Device, _device
 from .event import Event
 from .graph_builder import GraphBuilder, _is_ctypes_function, host_callback_args
 from .kernel import Kernel
-from .launch import LaunchConfig, _LayoutChanged, _new_packer
+from .launch import LaunchConfig, _new_packer
 from .stream import Stream, _stream_of
 from .typing import GraphConditionalType, GraphMemoryType
 
@@ -150,13 +150,10 @@ def _packed(kernel: Kernel, args: Tuple[Any, ...]) -> Any:
     node is made), or None without arguments."""
     if not args:
         return None
-    key = tuple(map(type, args))
-    try:
-        p = _new_packer(kernel, key, args, cache=False)
-        p.pack_checked(args)
-    except _LayoutChanged:  # a NumPy structured scalar's dtype differs from the first one's
-        p = _new_packer(kernel, key, args, cache=False)
-        p.pack_checked(args)
+    # A packer made for these very values (launch()'s cached packers serve repeated launches; a node is made
+    # once), so every value fits its slot: pack_checked converts and range-checks them.
+    p = _new_packer(kernel, tuple(map(type, args)), args, cache=False)
+    p.pack_checked(args)
     return p
 
 
@@ -401,8 +398,8 @@ class _NodeAdders:
         branches = []
         try:
             for i in range(count):
-                branches.append(GraphDefinition._from_owned(bodies[i], d._device))
-                bodies[i] = None
+                hv, bodies[i] = bodies[i], None  # its reference is the wrapper's (or released) from here
+                branches.append(GraphDefinition._from_owned(hv, d._device))
         finally:
             for i in range(count):
                 if bodies[i]:
@@ -1123,8 +1120,8 @@ def _bodies(node: GraphNode) -> Tuple[GraphDefinition, ...]:
     out = []
     try:
         for i in range(n):
-            out.append(GraphDefinition._from_owned(array[i], node._graph._device))
-            array[i] = None
+            hv, array[i] = array[i], None  # its reference is the wrapper's (or released) from here
+            out.append(GraphDefinition._from_owned(hv, node._graph._device))
     finally:
         for i in range(n):
             if array[i]:

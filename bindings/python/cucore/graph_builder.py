@@ -378,8 +378,8 @@ class GraphBuilder(HandleObject):
         made = [self]
         try:
             for i in range(1, count):
-                made.append(GraphBuilder._wrap(out[i], FORKED))
-                out[i] = None
+                hv, out[i] = out[i], None  # its reference is the wrapper's from here, even if _wrap fails
+                made.append(GraphBuilder._wrap(hv, FORKED))
         finally:
             for i in range(1, count):  # what a failure left unwrapped
                 if out[i]:
@@ -428,8 +428,8 @@ class GraphBuilder(HandleObject):
         made = []
         try:
             for i in range(count):
-                made.append(GraphBuilder._wrap(out[i], BODY))
-                out[i] = None
+                hv, out[i] = out[i], None
+                made.append(GraphBuilder._wrap(hv, BODY))
         finally:
             for i in range(count):
                 if out[i]:
