@@ -543,8 +543,10 @@ public:
     }
 
     // A kernel node: `kernel` with `config` and `args`, packed and checked as
-    // launch() packs and checks them (copied now). Cooperative and cluster
-    // configurations become the node's attributes.
+    // launch() packs and checks them (copied now). `config` gives the grid,
+    // the block and the dynamic shared memory: a cluster, cooperative,
+    // programmatic serialization or a priority are refused (INVALID_ARGUMENT;
+    // they would be node attributes): capture a launch that has them instead.
     template <typename... Args>
     GraphNode add_kernel(const GraphDependencies &dependencies, const LaunchConfig &config, const Kernel &kernel,
                          const Args &...args) const {
@@ -719,9 +721,13 @@ struct GraphDefinition::Conditional {
 // ---- Executable graphs ------------------------------------------------------------
 
 // An executable graph (cuda.core: Graph; a CUgraphExec): a definition
-// instantiated. It holds what its definition holds. Per-node updates name
-// nodes of the definition it was made from. Copies share the one library
-// object. A default-constructed Graph is empty.
+// instantiated. It holds what its definition holds, and launches in flight
+// keep that until they finish; what an update or a per-node set_* brought in
+// (another definition's objects, a new kernel or buffer) is held by the graph
+// object only: synchronize launches made after such an update before the
+// last copy goes. Per-node updates name nodes of the definition it was made
+// from. Copies share the one library object. A default-constructed Graph is
+// empty.
 class Graph : public Handle<Graph, cucore_graph_t> {
 public:
     Graph() noexcept = default;
