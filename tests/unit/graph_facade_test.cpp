@@ -308,6 +308,26 @@ TEST_F(GraphFacadeTest, PerNodeUpdatesReachTheNextLaunch) {
     expect_bytes(launches.back().args[1], 3, "the updated definition's int");
     EXPECT_EQ(launches.back().config.gridDimX, 8u);
     EXPECT_EQ(graph.try_update(def), CUCORE_GRAPH_UPDATE_SUCCESS);
+
+    // Copy nodes: the definition's copy replaced before instantiation, the graph's after.
+    const cucore::Buffer c = zeros(64);
+    c.fill(std::uint8_t{0xC3}, s_);
+    a.fill(std::uint8_t{0}, s_);
+    b.fill(std::uint8_t{0}, s_);
+    const cucore::GraphDefinition copies = cucore::GraphDefinition::create(dev_);
+    const cucore::GraphNode copy = copies.add_memcpy({}, a, c, 64);
+    copy.set_memcpy(b, 8, c, 0, 16);
+    const cucore::Graph copy_graph = copies.instantiate();
+    copy_graph.launch(s_);
+    s_.synchronize();
+    EXPECT_EQ(read(a), Bytes(64, 0)) << "the copy into a was replaced";
+    Bytes expected(64, 0);
+    std::fill(expected.begin() + 8, expected.begin() + 24, std::uint8_t{0xC3});
+    EXPECT_EQ(read(b), expected);
+    copy_graph.set_memcpy_node(copy, a, 0, c, 0, 64);
+    copy_graph.launch(s_);
+    s_.synchronize();
+    EXPECT_EQ(read(a), Bytes(64, 0xC3));
 }
 
 // The copy of a callable lives while a definition or graph needs it, and is
@@ -654,12 +674,28 @@ TEST_F(GraphFacadeTest, HandlesFollowTheFacadeRules) {
     void *cu_graph = nullptr;
     ASSERT_EQ(cucore_graph_definition_handle(def.get(), &cu_graph), CUCORE_SUCCESS);
     EXPECT_EQ(def.handle(), cu_graph);
+    // A reference the C side took is one the façade can adopt (and release), for every graph handle.
+    ASSERT_EQ(cucore_graph_definition_retain(def.get()), CUCORE_SUCCESS);
+    const cucore::GraphDefinition adopted = cucore::GraphDefinition::adopt(def.get());
+    const cucore::GraphNode node = def.add_empty({});
+    ASSERT_EQ(cucore_graph_node_retain(node.get()), CUCORE_SUCCESS);
+    const cucore::GraphNode adopted_node = cucore::GraphNode::adopt(node.get());
+    const cucore::Graph graph = def.instantiate();
+    ASSERT_EQ(cucore_graph_retain(graph.get()), CUCORE_SUCCESS);
+    const cucore::Graph adopted_graph = cucore::Graph::adopt(graph.get());
+    const cucore::GraphBuilder builder = s_.create_graph_builder();
+    ASSERT_EQ(cucore_graph_builder_retain(builder.get()), CUCORE_SUCCESS);
+    const cucore::GraphBuilder adopted_builder = cucore::GraphBuilder::adopt(builder.get());
+    EXPECT_EQ(adopted, def);
+    EXPECT_EQ(adopted_node, node);
+    EXPECT_EQ(adopted_graph, graph);
+    EXPECT_EQ(adopted_builder, builder);
+    EXPECT_EQ(live(CUCORE_OBJECT_GRAPH_DEFINITION), defs + 1) << "references, not objects";
     const cucore::GraphMemoryResource gm = cucore::GraphMemoryResource::create(dev_);
     const cucore::GraphMemoryResource borrowed = cucore::GraphMemoryResource::borrow(gm.get());
     EXPECT_EQ(borrowed, gm);
 
     // The DOT file is written where asked.
-    def.add_empty({});
     char path[] = "/tmp/cucore-graph-facade-XXXXXX";
     const int fd = mkstemp(path);
     ASSERT_GE(fd, 0);
