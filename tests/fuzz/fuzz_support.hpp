@@ -86,6 +86,9 @@ struct Balance {
         FUZZ_COUNTER(mipmapped_arrays);
         FUZZ_COUNTER(texture_objects);
         FUZZ_COUNTER(surface_objects);
+        FUZZ_COUNTER(graphs);
+        FUZZ_COUNTER(graph_execs);
+        FUZZ_COUNTER(user_objects);
 #undef FUZZ_COUNTER
         FUZZ_CHECK(release_errors == before.release_errors, "release errors: %llu before, %llu after",
                    static_cast<unsigned long long>(before.release_errors),
