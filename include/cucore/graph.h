@@ -12,10 +12,12 @@
  * their code, buffers, memory resources, events, the user data of host
  * callbacks through their release functions) until the definition, every clone
  * and child copy of it, every graph instantiated from it and every launch of
- * those graphs are done; the last of them releases them (a driver user object,
- * released by the library on its own thread). Release order never matters.
- * Kernel arguments are bytes: memory a kernel argument points at is the
- * caller's to keep alive, as with cucore_launch.
+ * those graphs are done (a graph released with launches in flight lets go of
+ * them when the streams it was launched on get past those launches). Release
+ * order never matters. Kernel arguments are bytes: memory a kernel argument
+ * points at is the caller's to keep alive, as with cucore_launch. Raw handles
+ * (cucore_graph_definition_handle, cucore_graph_handle) used by foreign code
+ * extend nothing: keep the library objects while foreign code uses them.
  *
  * Nodes: a node handle names one node of one definition and holds that
  * definition. Node-adding functions take the nodes the new node depends on
@@ -335,7 +337,7 @@ CUCORE_API cucore_status_t cucore_graph_definition_add_child_graph(cucore_graph_
  * frees it (in this graph or a later one), or the graph's next launch when it
  * was instantiated with CUCORE_GRAPH_COMPLETE_AUTO_FREE_ON_LAUNCH.
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, size 0, bad options,
- * more than 8 peers), CUDA, OUT_OF_MEMORY. */
+ * more than 8 peers, a peer that names no device), CUDA, OUT_OF_MEMORY. */
 CUCORE_API cucore_status_t cucore_graph_definition_add_alloc(cucore_graph_definition_t *definition,
                                                              cucore_graph_node_t *const *dependencies,
                                                              size_t dependency_count, uint64_t size,
@@ -466,11 +468,9 @@ CUCORE_API cucore_status_t cucore_graph_node_bodies(cucore_graph_node_t *node, c
 CUCORE_API cucore_status_t cucore_graph_retain(cucore_graph_t *graph);
 
 /* Drops a reference; NULL is a no-op. The CUgraphExec is destroyed with the
- * last one; launches in flight finish first and keep what the definition's
- * nodes use. What cucore_graph_update and the per-node cucore_graph_set_*
- * calls brought in (another definition's objects, a new kernel or buffer) is
- * held by the graph object only: synchronize launches made after such an
- * update before the last release. Errors: INVALID_HANDLE. */
+ * last one; launches in flight finish, and what the graph holds (its
+ * definition's objects and what updates brought in) is released once every
+ * stream it was launched on has run past them. Errors: INVALID_HANDLE. */
 CUCORE_API cucore_status_t cucore_graph_release(cucore_graph_t *graph);
 
 /* The raw CUgraphExec. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */

@@ -12,7 +12,7 @@ core::GraphMemoryResource &graph_resource(const cucore_memory_resource_t *resour
     return *graph;
 }
 
-cucore_graph_memory_attribute_t check_attribute(cucore_graph_memory_attribute_t attribute) {
+cucore_graph_memory_attribute_t check_attribute(const cucore_graph_memory_attribute_t &attribute) {
     return capi::check_enum_range(attribute, CUCORE_GRAPH_MEMORY_USED_CURRENT, CUCORE_GRAPH_MEMORY_RESERVED_HIGH,
                                   "attribute", "must be a cucore_graph_memory_attribute_t");
 }

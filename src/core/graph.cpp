@@ -217,7 +217,6 @@ Ref<GraphDefinition> GraphDefinition::adopt(Ref<Context> context, CUgraph graph,
                                             std::shared_ptr<GraphAttachments> attachments,
                                             std::shared_ptr<GraphHierarchy> hierarchy) {
     auto made = own(graph, [](CUgraph unmade) noexcept { destroy_graph(unmade, "destroying a graph that was not made"); });
-    attach_to_graph(graph, attachments);
     Ref<GraphDefinition> definition =
         make<GraphDefinition>(std::move(context), graph, Ref<GraphDefinition>(), std::move(attachments), std::move(hierarchy));
     made.release();  // the definition destroys it from here
@@ -241,8 +240,8 @@ GraphDefinition::GraphDefinition(Ref<Context> context, CUgraph graph, Ref<GraphD
       hierarchy_(std::move(hierarchy)) {}
 
 GraphDefinition::~GraphDefinition() {
-    // A borrowed graph belongs to its node; the driver drops the user object (and
-    // with it the attachments) when the last graph holding it goes.
+    // A borrowed graph belongs to its node. The attachments go with the last of
+    // this definition, its clones, copies and executables (graph_attachments.hpp).
     if (!owner_) destroy_graph(graph_, "destroying a graph definition");
 }
 
@@ -270,8 +269,7 @@ Ref<GraphDefinition> GraphDefinition::clone() {
         CUCORE_CALL(cuGraphClone, &raw, graph_);
     }
     auto made = own(raw, [](CUgraph unmade) noexcept { destroy_graph(unmade, "destroying a clone that was not made"); });
-    // The clone holds its source's user object (the driver's doing); it gets its own set for what is added to it
-    // and what the library knows of its nodes.
+    // The clone holds its source's attachments, and a set of its own for what is added to it.
     auto hierarchy = std::make_shared<GraphHierarchy>();
     auto attachments = std::make_shared<GraphAttachments>();
     attachments->keep_attachments(attachments_);
@@ -428,9 +426,12 @@ Ref<GraphNode> GraphDefinition::add_alloc(const std::vector<GraphNode *> &depend
         params.poolProps.location.id = context_->device().ordinal();
     }
     CUmemAccessDesc access[8]{};
+    const int devices = Device::count();
     for (uint32_t i = 0; i < options.peer_access_count; ++i) {
         const int peer = options.peer_access[i];
-        Device::get(peer);  // NO_DEVICE naming the ordinal if there is none
+        if (peer < 0 || peer >= devices)
+            throw_invalid_argument("argument 'options.peer_access[" + std::to_string(i) + "]' is " +
+                                   std::to_string(peer) + "; the devices are 0 to " + std::to_string(devices - 1));
         access[i].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
         access[i].location.id = peer;
         access[i].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;

@@ -18,6 +18,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -203,6 +204,7 @@ class Graph final : public Object, public Pooled<Graph> {
   private:
     void check_stream(const Stream &stream) const;
     void check_node(const GraphNode &node) const;
+    void note_launch_stream(Stream &stream);
 
     Ref<Context> context_;
     CUgraphExec exec_;
@@ -212,6 +214,10 @@ class Graph final : public Object, public Pooled<Graph> {
     // what per-node updates brought in (kept until the graph goes).
     std::vector<std::shared_ptr<GraphAttachments>> attachments_;
     std::shared_ptr<GraphAttachments> updates_;
+    // The streams it was launched on (held), so what it holds is released after
+    // their work (release_after); the last one is checked lock-free per launch.
+    std::atomic<const Stream *> last_stream_{nullptr};
+    std::vector<Ref<Stream>> launched_on_;
 };
 
 // The driver's name of a node type, for messages ("kernel", "memcpy", ...).

@@ -85,12 +85,13 @@ void hold_kernel_for_capture(Stream &stream, Object &kernel) {
 
 namespace {
 
-// The references the driver gave back (user objects' destructors), dropped on
-// the library's release thread. Leaked on purpose: the driver may call the
-// destructors while the process exits, after static destructors.
+// What graphs' launches no longer need (queued by host functions on the
+// launch streams), dropped on the library's release thread: a host function
+// runs on a driver thread, where CUDA must not be called. Leaked on purpose:
+// host functions may still run while the process exits, after static destructors.
 class ReleaseQueue {
   public:
-    void push(std::shared_ptr<GraphAttachments> *held) noexcept {
+    void push(std::shared_ptr<void> *held) noexcept {
         bool queued = false;
         {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -108,8 +109,8 @@ class ReleaseQueue {
         if (queued) {
             ready_.notify_all();
         } else {
-            // No memory or no thread: drop it here (user object destructors run
-            // outside the driver's API calls, where releasing works).
+            // No memory or no thread: drop it here, the one place it can go (a driver
+            // thread; only when the process is out of memory or threads).
             delete held;
         }
     }
@@ -118,7 +119,7 @@ class ReleaseQueue {
     void drain() noexcept {
         std::unique_lock<std::mutex> lock(mutex_);
         while (!queue_.empty()) {
-            std::shared_ptr<GraphAttachments> *held = queue_.front();
+            std::shared_ptr<void> *held = queue_.front();
             queue_.pop_front();
             lock.unlock();
             delete held;
@@ -133,7 +134,7 @@ class ReleaseQueue {
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
             ready_.wait(lock, [this] { return !queue_.empty(); });
-            std::shared_ptr<GraphAttachments> *held = queue_.front();
+            std::shared_ptr<void> *held = queue_.front();
             queue_.pop_front();
             lock.unlock();
             delete held;  // releases kernels, buffers, events and closures' data
@@ -144,7 +145,7 @@ class ReleaseQueue {
 
     std::mutex mutex_;
     std::condition_variable ready_, idle_;
-    std::deque<std::shared_ptr<GraphAttachments> *> queue_;
+    std::deque<std::shared_ptr<void> *> queue_;
     size_t pending_ = 0;  // queued or being dropped
     bool started_ = false;
 };
@@ -153,26 +154,28 @@ ReleaseQueue &release_queue() {
     static ReleaseQueue *queue = new ReleaseQueue;
     return *queue;
 }
-
-void CUDA_CB destroy_user_object(void *held) {
-    release_queue().push(static_cast<std::shared_ptr<GraphAttachments> *>(held));
-}
+// A host function: the stream has reached it, so the work before it no longer needs what it holds.
+void CUDA_CB release_on_host(void *held) { release_queue().push(static_cast<std::shared_ptr<void> *>(held)); }
 
 }  // namespace
 
-void attach_to_graph(CUgraph graph, const std::shared_ptr<GraphAttachments> &attachments) {
-    auto *held = new std::shared_ptr<GraphAttachments>(attachments);
-    auto owned_held = own(held, [](std::shared_ptr<GraphAttachments> *unused) noexcept { delete unused; });
-    CUuserObject object = nullptr;
-    CUCORE_CALL(cuUserObjectCreate, &object, held, &destroy_user_object, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC);
-    owned_held.release();  // the user object's destructor deletes it from here
-    // Moved into the graph: the graph's reference is then the only one.
-    const CUresult result = CUCORE_DRIVER(cuGraphRetainUserObject)(graph, object, 1, CU_GRAPH_USER_OBJECT_MOVE);
-    if (result != CUDA_SUCCESS) {
-        release_reported("cuUserObjectRelease", "releasing a graph's user object that could not be attached",
-                         [object](const driver::Table &api) { return api.cuUserObjectRelease(object, 1); });
-        throw_cuda(result, "cuGraphRetainUserObject");
+void release_after(const std::vector<Ref<Stream>> &streams, std::shared_ptr<void> held) noexcept {
+    for (const Ref<Stream> &stream : streams) {
+        auto *copy = new (std::nothrow) std::shared_ptr<void>(held);
+        bool queued = false;
+        if (copy) {
+            ScopedContext bind(stream->cu_context(), ScopedContext::ReleasePath{"releasing what a graph used"});
+            const driver::Table *api = driver::peek();
+            queued = api && api->cuLaunchHostFunc(stream->cu(), &release_on_host, copy) == CUDA_SUCCESS;
+        }
+        if (!queued) {
+            // No host function: wait for the stream instead, so nothing goes while the graph may still run.
+            delete copy;
+            release_reported("cuStreamSynchronize", "waiting for a graph's launches before releasing what it used",
+                             [&stream](const driver::Table &api) { return api.cuStreamSynchronize(stream->cu()); });
+        }
     }
+    // `held` goes here: the last of its copies (here or on the release thread) releases it.
 }
 
 void drain_graph_releases() noexcept { release_queue().drain(); }

@@ -1,18 +1,16 @@
-// What graph nodes use, kept alive for as long as the driver needs it.
+// What graph nodes use, kept alive for as long as the graphs' work needs it.
 //
 // A graph's nodes name library objects by their driver handles (a kernel's
 // CUfunction, a buffer's address, an event) and host callbacks carry user
-// data. The graph, its clones and child copies, the executable graphs made
-// from it and their launches in flight all need those to live. The driver
-// tracks exactly that set with user objects (cuUserObjectCreate +
-// cuGraphRetainUserObject): clones, child copies and instantiations retain the
-// user objects of their source, and a launch holds them until it completes.
-// So each graph gets one user object owning a reference to its
-// GraphAttachments; the driver's last release runs the user object's
-// destructor, which may be on a driver thread where CUDA must not be called,
-// so it only queues the reference, and the library's release thread drops it
-// (and with it the kernels, buffers and callbacks' data, each released in its
-// own context as usual).
+// data. Each definition holds one GraphAttachments; clones and definitions
+// that copied it as a child graph hold it too, and every executable graph made
+// from it holds it (with what its updates brought in). An executable released
+// while launches may be in flight does not drop these at once: a host
+// function queued on each stream it was launched on hands them to the
+// library's release thread when the stream reaches it (release_after), so they
+// outlive the work, and release order never matters. (Driver user objects
+// would do the same inside the driver, but measured on the H100 they made
+// every graph launch about 2 us slower; see docs/performance.md.)
 #pragma once
 
 #include <cuda.h>
@@ -73,10 +71,11 @@ class GraphAttachments {
 // captures it, the graph holds the kernel and knows it as its node's kernel.
 void hold_kernel_for_capture(Stream &stream, Object &kernel);
 
-// Makes a user object owning a reference to `attachments` and moves it into
-// `graph` (which then keeps the attachments for itself and everything made
-// from it).
-void attach_to_graph(CUgraph graph, const std::shared_ptr<GraphAttachments> &attachments);
+// Releases `held` once every stream in `streams` has reached this point (a
+// host function on each queues it for the release thread, which drops the
+// last copy): what launches of a graph used outlives the graph object until
+// they are done. Where a host function cannot be queued, waits for the stream.
+void release_after(const std::vector<Ref<Stream>> &streams, std::shared_ptr<void> held) noexcept;
 
 // Waits until every attachment reference the driver has given back so far is
 // dropped (the release thread's queue is empty), so counts of live objects are

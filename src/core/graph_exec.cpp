@@ -95,7 +95,34 @@ Graph::Graph(Ref<Context> context, CUgraphExec exec, std::shared_ptr<GraphAttach
       device_ordinal_(context_->device().ordinal()),
       attachments_{std::move(attachments)} {}
 
-Graph::~Graph() { destroy_exec(exec_, "destroying a graph"); }
+Graph::~Graph() {
+    destroy_exec(exec_, "destroying a graph");  // launches in flight go on in the driver
+    if (launched_on_.empty()) return;           // what it holds goes with the members
+    // Held until every stream it was launched on has run past its launches.
+    struct Held {
+        std::vector<std::shared_ptr<GraphAttachments>> attachments;
+        std::shared_ptr<GraphAttachments> updates;
+    };
+    std::shared_ptr<Held> held;
+    try {
+        held = std::make_shared<Held>(Held{std::move(attachments_), std::move(updates_)});
+    } catch (...) {
+        // No memory for the bundle: wait for the streams instead.
+        for (const Ref<Stream> &stream : launched_on_)
+            release_reported("cuStreamSynchronize", "waiting for a graph's launches before releasing what it used",
+                             [&stream](const driver::Table &api) { return api.cuStreamSynchronize(stream->cu()); });
+        return;
+    }
+    release_after(launched_on_, std::move(held));
+}
+
+void Graph::note_launch_stream(Stream &stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    bool known = false;
+    for (const Ref<Stream> &s : launched_on_) known = known || s.get() == &stream;
+    if (!known) launched_on_.push_back(Ref<Stream>(&stream));
+    last_stream_.store(&stream, std::memory_order_relaxed);
+}
 
 void Graph::check_stream(const Stream &stream) const {
     if (__builtin_expect(stream.device_ordinal() != device_ordinal_, 0))
@@ -115,6 +142,7 @@ void Graph::launch(Stream &stream) {
                                  "cucore_graph_builder_embed or cucore_graph_definition_add_child_graph)");
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuGraphLaunch, exec_, stream.cu());
+    if (__builtin_expect(last_stream_.load(std::memory_order_relaxed) != &stream, 0)) note_launch_stream(stream);
 }
 
 void Graph::upload(Stream &stream) {

@@ -226,7 +226,7 @@ void launch(Stream &stream, const cucore_launch_config_t &config, Kernel &kernel
     // A created stream names its context; the default streams mean "of the current one".
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuLaunchKernelEx, &launch, entry.function, const_cast<void **>(args), nullptr);
-    hold_kernel_for_capture(stream, kernel);
+    if (__builtin_expect(stream.capture_sink() != nullptr, 0)) hold_kernel_for_capture(stream, kernel);
 }
 
 CUDA_KERNEL_NODE_PARAMS kernel_node_params(const cucore_launch_config_t &config, Kernel &kernel, Context &context,

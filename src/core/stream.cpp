@@ -77,9 +77,8 @@ void Stream::refuse_during_capture(const char *call) const {
                         "building on it); the capture goes on: end it first to wait for the stream");
 }
 
-void hold_for_capture(Stream &stream, Object &object) {
-    if (GraphAttachments *sink = stream.capture_sink(); __builtin_expect(sink != nullptr, 0))
-        sink->keep(Ref<Object>(&object));
+void hold_for_capture_slow(Stream &stream, Object &object) {
+    if (GraphAttachments *sink = stream.capture_sink()) sink->keep(Ref<Object>(&object));
 }
 
 void Stream::synchronize() {

@@ -64,8 +64,12 @@ class Stream final : public Object, public Pooled<Stream> {
     std::atomic<GraphAttachments *> capture_sink_{nullptr};
 };
 
-// Keeps `object` alive for the graph `stream` is being captured into, if any.
-void hold_for_capture(Stream &stream, Object &object);
+// Keeps `object` alive for the graph `stream` is being captured into, if any
+// (inline: on the hot paths it is one load and a branch).
+void hold_for_capture_slow(Stream &stream, Object &object);
+inline void hold_for_capture(Stream &stream, Object &object) {
+    if (__builtin_expect(stream.capture_sink() != nullptr, 0)) hold_for_capture_slow(stream, object);
+}
 
 // Destroys a driver stream, reporting a failure as a release error.
 void destroy_stream(CUstream stream, const char *what) noexcept;

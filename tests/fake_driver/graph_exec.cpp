@@ -128,7 +128,9 @@ void run_node(Lock &lock, const Node &n, const Launch &launch) {
         case CU_GRAPH_NODE_TYPE_WAIT_EVENT: {
             auto it = launch.events.find(&n);
             if (it == launch.events.end()) break;
-            const auto [timeline, generation] = it->second;
+            // Named copies, not a structured binding: clang 14 cannot capture bindings in a lambda.
+            const auto timeline = it->second.first;
+            const auto generation = it->second.second;
             if (g.worker_streams) g.changed.wait(lock, [&] { return timeline->completed >= generation; });
             break;
         }

@@ -79,6 +79,18 @@ bool in_conditional_body(const Graph &graph) {
 }
 
 // Whether `handle` was created on `graph` or on a graph it is nested in.
+// Whether a conditional node of `graph` (or of its bodies and children) already uses `handle`: the driver
+// ties a condition to one conditional node (the H100 server's refused a second with CUDA_ERROR_INVALID_VALUE).
+bool condition_used(const Graph &graph, CUgraphConditionalHandle handle) {
+    for (const Node *n : graph.nodes) {
+        if (n->params.type == CU_GRAPH_NODE_TYPE_CONDITIONAL && n->params.condition == handle) return true;
+        for (const Graph *body : n->bodies)
+            if (condition_used(*body, handle)) return true;
+        if (n->child && condition_used(*n->child, handle)) return true;
+    }
+    return false;
+}
+
 bool condition_reaches(const Condition &c, const Graph &graph) {
     for (const Graph *g = &graph; g; g = g->owner ? g->owner->graph : nullptr)
         if (c.graph == g) return true;
@@ -207,7 +219,7 @@ Node *add_node(Graph &graph, NodeParams params, const CUgraphNode *dependencies,
         const Condition *c = condition(params.condition);
         const int kind = value_of(params.conditional_type);
         const unsigned size = params.conditional_size;
-        if (!c || !condition_reaches(*c, graph)) return nullptr;
+        if (!c || !condition_reaches(*c, graph) || condition_used(*c->graph, params.condition)) return nullptr;
         if (kind == CU_GRAPH_COND_TYPE_IF ? (size < 1 || size > 2)
             : kind == CU_GRAPH_COND_TYPE_WHILE ? size != 1
             : kind == CU_GRAPH_COND_TYPE_SWITCH ? size < 1

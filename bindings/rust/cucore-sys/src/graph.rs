@@ -261,7 +261,7 @@ extern "C" {
     /// frees it (in this graph or a later one), or the graph's next launch when it
     /// was instantiated with CUCORE_GRAPH_COMPLETE_AUTO_FREE_ON_LAUNCH.
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, size 0, bad options,
-    /// more than 8 peers), CUDA, OUT_OF_MEMORY.
+    /// more than 8 peers, a peer that names no device), CUDA, OUT_OF_MEMORY.
     pub fn cucore_graph_definition_add_alloc(definition: *mut cucore_graph_definition_t, dependencies: *const *mut cucore_graph_node_t, dependency_count: usize, size: u64, options: *const cucore_graph_alloc_options_t, node: *mut *mut cucore_graph_node_t, address: *mut u64) -> cucore_status_t;
     /// A node that frees `address`, memory of an allocation node of this
     /// definition (or graph memory allocated elsewhere).
@@ -336,11 +336,9 @@ extern "C" {
     /// Adds a reference. Errors: INVALID_HANDLE.
     pub fn cucore_graph_retain(graph: *mut cucore_graph_t) -> cucore_status_t;
     /// Drops a reference; NULL is a no-op. The CUgraphExec is destroyed with the
-    /// last one; launches in flight finish first and keep what the definition's
-    /// nodes use. What cucore_graph_update and the per-node cucore_graph_set_*
-    /// calls brought in (another definition's objects, a new kernel or buffer) is
-    /// held by the graph object only: synchronize launches made after such an
-    /// update before the last release. Errors: INVALID_HANDLE.
+    /// last one; launches in flight finish, and what the graph holds (its
+    /// definition's objects and what updates brought in) is released once every
+    /// stream it was launched on has run past them. Errors: INVALID_HANDLE.
     pub fn cucore_graph_release(graph: *mut cucore_graph_t) -> cucore_status_t;
     /// The raw CUgraphExec. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_graph_handle(graph: *const cucore_graph_t, cu_graph_exec: *mut *mut c_void) -> cucore_status_t;

@@ -1051,8 +1051,11 @@ pub fn conditional_nodes_structure(test: &str, dev: &Device, _env: Env) {
     }
     let e = def.add_conditional(&[], GraphCondition::from_raw(0), GraphConditionalType::If, 1).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{}", e);
-    // If with else, where the driver has it (CUDA 12.8).
-    match def.add_conditional(&[&node], condition, GraphConditionalType::If, 2) {
+    // A condition belongs to one conditional node: a second is the driver's to refuse.
+    assert!(def.add_conditional(&[&node], condition, GraphConditionalType::If, 1).is_err());
+    // If with else, where the driver has it (CUDA 12.8), on a condition of its own.
+    let second = def.create_condition(None).unwrap();
+    match def.add_conditional(&[&node], second, GraphConditionalType::If, 2) {
         Ok((_, bodies)) => {
             assert_eq!(bodies.len(), 2);
             assert_ne!(bodies[0], bodies[1]);
