@@ -296,6 +296,7 @@ CUresult f_cuGraphInstantiateWithParams(CUgraphExec *out, CUgraph graph, CUDA_GR
             params->result_out = CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED;
             return CUDA_ERROR_INVALID_VALUE;
         }
+    if (upload && capture_of(*upload)) return refuse_in_capture(*upload);
     Graph *copy = copy_graph(*g);
     if (!schedule(*copy)) {
         destroy_graph(*copy);
@@ -313,7 +314,6 @@ CUresult f_cuGraphInstantiateWithParams(CUgraphExec *out, CUgraph graph, CUDA_GR
     for (CUgraphConditionalHandle h : used) condition(h)->value = condition(h)->default_value;
     gs.execs.insert(exec);
     ++g->instantiations;
-    if (upload && capture_of(*upload)) return refuse_in_capture(*upload);
     params->result_out = CUDA_GRAPH_INSTANTIATE_SUCCESS;
     *out = reinterpret_cast<CUgraphExec>(exec);
     return CUDA_SUCCESS;
