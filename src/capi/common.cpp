@@ -1,5 +1,6 @@
 // C ABI: version, status strings, last error, diagnostics.
 #include "capi/capi.hpp"
+#include "core/graph_attachments.hpp"
 
 using namespace cucore;
 
@@ -51,6 +52,7 @@ cucore_status_t cucore_live_object_count(cucore_object_type_t type, size_t *coun
         size_t &result = capi::out(count, "count");
         const cucore_object_type_t known = capi::check_enum_range(type, CUCORE_OBJECT_ANY, CUCORE_OBJECT_TYPE_COUNT - 1,
                                                                   "type", "is not a cucore_object_type_t");
+        core::drain_graph_releases();  // what graphs the driver let go of is released first
         result = core::live_object_count(known);
     });
 }

@@ -139,6 +139,13 @@ cucore_status_t cucore_stream_is_owned(const cucore_stream_t *stream, int *owned
     });
 }
 
+cucore_status_t cucore_stream_capture_status(cucore_stream_t *stream, cucore_capture_status_t *status) {
+    return capi::guarded(__func__, [&] {
+        cucore_capture_status_t &result = capi::out(status, "status");
+        result = capi::get(stream, "stream").capture_status();
+    });
+}
+
 cucore_status_t cucore_stream_handle(const cucore_stream_t *stream, void **cu_stream) {
     return capi::guarded(__func__, [&] {
         void *&result = capi::out(cu_stream, "cu_stream");

@@ -5,6 +5,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/graph_attachments.hpp"
 #include "core/virtual_memory.hpp"
 #include "core/release.hpp"
 #include "driver/driver.hpp"
@@ -137,6 +138,15 @@ void Buffer::set_deallocation_stream(Stream &stream) {
     allocation_->set_deallocation_stream(Ref<Stream>(&stream));
 }
 
+bool Buffer::in_graph() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return allocation_ && allocation_->in_graph();
+}
+
+void hold_buffer_for_capture(Stream &stream, Buffer &buffer) {
+    if (GraphAttachments *sink = stream.capture_sink(); __builtin_expect(sink != nullptr, 0)) sink->keep_buffer(buffer);
+}
+
 void Buffer::copy_from(Buffer &source, Stream &stream) {
     check_open("dst");
     source.check_open("src");
@@ -153,9 +163,11 @@ void Buffer::copy_from(Buffer &source, Stream &stream) {
         Ref<Context> origin = Device::get(source.traits_.device_id)->primary_context();
         CUCORE_CALL(cuMemcpyPeerAsync, address_, destination->cu(), source.address_, origin->cu(),
                     static_cast<size_t>(size_), stream.cu());
-        return;
+    } else {
+        CUCORE_CALL(cuMemcpyAsync, address_, source.address_, static_cast<size_t>(size_), stream.cu());
     }
-    CUCORE_CALL(cuMemcpyAsync, address_, source.address_, static_cast<size_t>(size_), stream.cu());
+    hold_buffer_for_capture(stream, *this);
+    hold_buffer_for_capture(stream, source);
 }
 
 void Buffer::copy_from_host(uint64_t offset, const void *source, uint64_t size, Stream &stream) {
@@ -165,6 +177,7 @@ void Buffer::copy_from_host(uint64_t offset, const void *source, uint64_t size, 
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemcpyAsync, address_ + offset, reinterpret_cast<CUdeviceptr>(source), static_cast<size_t>(size),
                 stream.cu());
+    hold_buffer_for_capture(stream, *this);
 }
 
 void Buffer::copy_to_host(uint64_t offset, void *destination, uint64_t size, Stream &stream) {
@@ -174,6 +187,7 @@ void Buffer::copy_to_host(uint64_t offset, void *destination, uint64_t size, Str
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(destination), address_ + offset,
                 static_cast<size_t>(size), stream.cu());
+    hold_buffer_for_capture(stream, *this);
 }
 
 void Buffer::fill(uint32_t value, uint32_t value_size, Stream &stream) {
@@ -196,6 +210,7 @@ void Buffer::fill(uint32_t value, uint32_t value_size, Stream &stream) {
         case 2: CUCORE_CALL(cuMemsetD16Async, address_, static_cast<unsigned short>(value), count, stream.cu()); break;
         default: CUCORE_CALL(cuMemsetD32Async, address_, value, count, stream.cu()); break;
     }
+    hold_buffer_for_capture(stream, *this);
 }
 
 void Buffer::grow(uint64_t new_size) {

@@ -49,6 +49,10 @@ class Allocation {
     Allocation(const Allocation &) = delete;
     Allocation &operator=(const Allocation &) = delete;
 
+    // Graph memory: allocated on a stream being captured (an allocation node).
+    bool in_graph() const noexcept { return in_graph_; }
+    void mark_in_graph() noexcept { in_graph_ = true; }
+
     // The resource the memory comes from (null for memory of no resource).
     const Ref<MemoryResource> &resource() const noexcept { return resource_; }
     CUdeviceptr address() const noexcept { return address_; }
@@ -66,6 +70,7 @@ class Allocation {
     std::mutex mutex_;
     Ref<Stream> deallocation_stream_;
     Deleter deleter_;  // memory of no resource (or only reported as a resource's)
+    bool in_graph_ = false;
 };
 
 class Buffer final : public Object, public Pooled<Buffer> {
@@ -113,6 +118,9 @@ class Buffer final : public Object, public Pooled<Buffer> {
     // Whether this buffer covers its allocation from its start (not a view into it).
     bool is_whole_allocation() const;
 
+    // Whether the memory is graph memory allocated during a capture (see Allocation::in_graph).
+    bool in_graph() const;
+
     void check_open(const char *what) const;
     // `what` names the region in messages ("the buffer", "'src'").
     void check_range(uint64_t offset, uint64_t size, const char *what) const;
@@ -129,5 +137,9 @@ class Buffer final : public Object, public Pooled<Buffer> {
     bool is_view_ = false;
     std::atomic<bool> closed_{false};
 };
+
+// Keeps `buffer` alive for the graph `stream` is being captured into, if any
+// (not graph memory of that capture, whose free belongs in the graph).
+void hold_buffer_for_capture(Stream &stream, Buffer &buffer);
 
 }  // namespace cucore::core

@@ -97,18 +97,29 @@ void copy_3d(const CopySide &source, const CopySide &destination, uint64_t width
     if (source.buffer) source.buffer->check_open("copy.src.buffer");
     if (destination.buffer) destination.buffer->check_open("copy.dst.buffer");
     if (rows == 0 || depth == 0) throw_invalid_argument("'rows' and 'depth' must be at least 1");
+    if (width == 0) {
+        check_copy_side(source, width, rows, depth, "src");
+        check_copy_side(destination, width, rows, depth, "dst");
+        return;
+    }
+    const CUDA_MEMCPY3D params = copy_3d_params(source, destination, width, rows, depth);
+    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    CUCORE_CALL(cuMemcpy3DAsync, &params, stream.cu());
+    if (source.buffer) hold_buffer_for_capture(stream, *source.buffer);
+    if (destination.buffer) hold_buffer_for_capture(stream, *destination.buffer);
+}
+
+CUDA_MEMCPY3D copy_3d_params(const CopySide &source, const CopySide &destination, uint64_t width, uint64_t rows,
+                             uint64_t depth) {
     check_copy_side(source, width, rows, depth, "src");
     check_copy_side(destination, width, rows, depth, "dst");
-    if (width == 0) return;
-
     CUDA_MEMCPY3D params{};
     describe_copy_side(source, rows, depth, true, params);
     describe_copy_side(destination, rows, depth, false, params);
     params.WidthInBytes = static_cast<size_t>(width);
     params.Height = static_cast<size_t>(rows);
     params.Depth = static_cast<size_t>(depth);
-    ScopedContext bind(stream.cu_context(), stream.is_builtin());
-    CUCORE_CALL(cuMemcpy3DAsync, &params, stream.cu());
+    return params;
 }
 
 }  // namespace cucore::core

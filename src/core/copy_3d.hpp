@@ -19,6 +19,10 @@ void check_copy_side(const CopySide &side, uint64_t width, uint64_t rows, uint64
 // Writes one side into the source (`source`) or destination fields of `params`.
 void describe_copy_side(const CopySide &side, uint64_t rows, uint64_t depth, bool source, CUDA_MEMCPY3D &params);
 
+// The checked driver description of a copy (both sides checked as above).
+CUDA_MEMCPY3D copy_3d_params(const CopySide &source, const CopySide &destination, uint64_t width, uint64_t rows,
+                             uint64_t depth);
+
 // Copies `depth` slices of `rows` rows of `width` bytes, ordered on `stream`.
 void copy_3d(const CopySide &source, const CopySide &destination, uint64_t width, uint64_t rows, uint64_t depth,
              Stream &stream);

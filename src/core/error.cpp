@@ -16,12 +16,42 @@ cucore_status_t status_of(CUresult result) noexcept {
         case CUDA_ERROR_INVALID_DEVICE: return CUCORE_ERROR_NO_DEVICE;
         case CUDA_ERROR_NOT_READY: return CUCORE_ERROR_NOT_READY;
         case CUDA_ERROR_NOT_SUPPORTED: return CUCORE_ERROR_NOT_SUPPORTED;
+        case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+        case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
+        case CUDA_ERROR_STREAM_CAPTURE_MERGE:
+        case CUDA_ERROR_STREAM_CAPTURE_UNMATCHED:
+        case CUDA_ERROR_STREAM_CAPTURE_UNJOINED:
+        case CUDA_ERROR_STREAM_CAPTURE_ISOLATION:
+        case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT:
+        case CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD:
+        case CUDA_ERROR_CAPTURED_EVENT: return CUCORE_ERROR_INVALID_STATE;
         default: return CUCORE_ERROR_CUDA;
     }
 }
 
+namespace {
+// Why a call failed during a stream capture, in words (empty for other results).
+const char *capture_hint(CUresult result) noexcept {
+    switch (result) {
+        case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+        case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT:
+            return " (the call is not allowed while a stream is being captured into a graph; the capture is "
+                   "invalidated: end it to use the stream again)";
+        case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
+            return " (an earlier call that cannot be captured invalidated the capture; it has ended and the "
+                   "stream is usable again)";
+        case CUDA_ERROR_STREAM_CAPTURE_UNJOINED:
+            return " (streams forked from the capture were not joined back before it ended)";
+        case CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD:
+            return " (a capture in thread-local mode must be ended by the thread that began it)";
+        default: return "";
+    }
+}
+}  // namespace
+
 void throw_cuda(CUresult result, const char *entry_point) {
-    throw Error(status_of(result), std::string(entry_point) + " failed: " + cuda_error_name(result),
+    throw Error(status_of(result),
+                std::string(entry_point) + " failed: " + cuda_error_name(result) + capture_hint(result),
                 static_cast<int>(result));
 }
 

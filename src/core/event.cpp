@@ -64,6 +64,7 @@ void Event::record(Stream &stream) {
     ScopedContext bind(cu_context_, stream.is_builtin());
     CUCORE_CALL(cuEventRecord, event_, stream.cu());
     recorded_.store(true, std::memory_order_relaxed);
+    hold_for_capture(stream, *this);
 }
 
 void Event::synchronize() {

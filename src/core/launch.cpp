@@ -225,6 +225,39 @@ void launch(Stream &stream, const cucore_launch_config_t &config, Kernel &kernel
     // A created stream names its context; the default streams mean "of the current one".
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuLaunchKernelEx, &launch, entry.function, const_cast<void **>(args), nullptr);
+    hold_for_capture(stream, kernel);
+}
+
+CUDA_KERNEL_NODE_PARAMS kernel_node_params(const cucore_launch_config_t &config, Kernel &kernel, Context &context,
+                                           const void *const *args, const size_t *arg_sizes, size_t arg_count) {
+    if (config.flags != 0 || (config.cluster[0] | config.cluster[1] | config.cluster[2]) != 0)
+        throw_invalid_argument("argument 'config': a kernel node takes grid, block and shared memory only; "
+                               "cluster, cooperative, programmatic-serialization and priority configurations are "
+                               "not supported for explicit kernel nodes (capture a launch with them instead)");
+    Dims dims;
+    resolve(config, dims);
+    if (Context *own = kernel.function_context(); own && own->cu() != context.cu())
+        throw_invalid_argument("the graph's context is not the context of the wrapped CUfunction of " + label(kernel) +
+                               "; a CUfunction runs only in its own context");
+    const Kernel::ContextEntry &entry = kernel.entry(context);
+    if (const std::vector<Kernel::ParamInfo> *params = kernel.params(&context)) {
+        if (params->size() != arg_count) throw_count_mismatch(kernel, arg_count, params->size());
+        for (size_t i = 0; i < arg_count; ++i)
+            if (arg_sizes[i] != (*params)[i].size) throw_size_mismatch(kernel, i, arg_sizes[i], (*params)[i].size);
+    }
+    check_against_kernel(config, dims, kernel, entry);
+    CUDA_KERNEL_NODE_PARAMS params{};
+    params.func = entry.function;
+    params.gridDimX = dims.grid[0];
+    params.gridDimY = dims.grid[1];
+    params.gridDimZ = dims.grid[2];
+    params.blockDimX = dims.block[0];
+    params.blockDimY = dims.block[1];
+    params.blockDimZ = dims.block[2];
+    params.sharedMemBytes = config.shared_memory_bytes;
+    params.kernelParams = const_cast<void **>(args);
+    params.ctx = context.cu();
+    return params;
 }
 
 void validate_launch_config(const cucore_launch_config_t &config, Kernel &kernel, Device &device) {

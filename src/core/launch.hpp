@@ -7,12 +7,15 @@
 // context binding a legacy or per-thread default stream needs).
 #pragma once
 
+#include <cuda.h>
+
 #include <cstddef>
 
 #include "cucore/launch.h"
 
 namespace cucore::core {
 
+class Context;
 class Device;
 class Kernel;
 class Stream;
@@ -25,6 +28,14 @@ constexpr uint32_t kKnownLaunchFlags =
 // checked; argument arrays checked) with `arg_count` arguments; see cucore_launch.
 void launch(Stream &stream, const cucore_launch_config_t &config, Kernel &kernel, const void *const *args,
             const size_t *arg_sizes, size_t arg_count);
+
+// The driver's description of a kernel node of `kernel` in `context` with
+// `config` (flags, cluster: none; checked as a launch checks them) and the
+// arguments (referenced, not copied: the driver copies them when the node is
+// added or set). Cluster, cooperative and priority configurations are refused
+// (a kernel node would need them as node attributes; capture a launch instead).
+CUDA_KERNEL_NODE_PARAMS kernel_node_params(const cucore_launch_config_t &config, Kernel &kernel, Context &context,
+                                           const void *const *args, const size_t *arg_sizes, size_t arg_count);
 
 // Runs the checks of a launch on `device` (its primary context), plus the
 // device's grid and block limits and the cluster size, without launching.

@@ -95,6 +95,11 @@ Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
         std::allocate_shared<Allocation>(PooledAllocator<Allocation>(), std::move(self), address, size,
                                          std::move(deallocation));  // moved: no extra reference counting
     allocated.release();  // the allocation frees it from here
+    if (stream && stream_ordered_ && stream->capture_sink()) {
+        // An allocation node of the graph being captured: the graph holds the resource, not the buffer.
+        allocation->mark_in_graph();
+        hold_for_capture(*stream, *this);
+    }
     return make<Buffer>(std::move(allocation), address, size, traits_);
 }
 

@@ -846,6 +846,11 @@ void copy_array_region(const ArrayCopySide &source, const ArrayCopySide &destina
     params.Depth = static_cast<size_t>(depth);
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemcpy3DAsync, &params, stream.cu());
+    // A captured copy: the graph holds the arrays and buffers it names.
+    for (const ArrayCopySide *side : {&source, &destination}) {
+        if (side->array) hold_for_capture(stream, *side->array);
+        if (side->memory.buffer) hold_buffer_for_capture(stream, *side->memory.buffer);
+    }
 }
 
 }  // namespace cucore::core

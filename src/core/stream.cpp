@@ -3,6 +3,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/event.hpp"
+#include "core/graph_attachments.hpp"
 #include "core/owned.hpp"
 #include "core/release.hpp"
 #include "driver/driver.hpp"
@@ -68,12 +69,27 @@ Stream::~Stream() {
         owner_.notify();
 }
 
+void Stream::refuse_during_capture(const char *call) const {
+    if (__builtin_expect(capture_sink() != nullptr, 0))
+        throw Error(CUCORE_ERROR_INVALID_STATE,
+                    std::string(call) +
+                        " is not allowed while the stream is being captured into a graph (a graph builder is "
+                        "building on it); the capture goes on: end it first to wait for the stream");
+}
+
+void hold_for_capture(Stream &stream, Object &object) {
+    if (GraphAttachments *sink = stream.capture_sink(); __builtin_expect(sink != nullptr, 0))
+        sink->keep(Ref<Object>(&object));
+}
+
 void Stream::synchronize() {
+    refuse_during_capture("synchronizing a stream");
     ScopedContext bind(cu_context_, builtin_);
     CUCORE_CALL(cuStreamSynchronize, stream_);
 }
 
 bool Stream::query() {
+    refuse_during_capture("querying a stream");
     ScopedContext bind(cu_context_, builtin_);
     CUresult result = CUCORE_DRIVER(cuStreamQuery)(stream_);
     if (result == CUDA_ERROR_NOT_READY) return false;
@@ -84,6 +100,7 @@ bool Stream::query() {
 void Stream::wait(Event &event) {
     ScopedContext bind(cu_context_, builtin_);
     CUCORE_CALL(cuStreamWaitEvent, stream_, event.cu(), 0);
+    hold_for_capture(*this, event);
 }
 
 void Stream::wait(Stream &other) {
@@ -112,6 +129,14 @@ Ref<Event> Stream::record(uint32_t event_flags) {
 void Stream::launch_host_func(cucore_host_fn fn, void *user_data) {
     ScopedContext bind(cu_context_, builtin_);
     CUCORE_CALL(cuLaunchHostFunc, stream_, fn, user_data);
+}
+
+cucore_capture_status_t Stream::capture_status() {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    ScopedContext bind(cu_context_, builtin_);
+    CUCORE_CALL(cuStreamIsCapturing, stream_, &status);
+    static_assert(static_cast<int>(CUCORE_CAPTURE_STATUS_INVALIDATED) == CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+    return static_cast<cucore_capture_status_t>(status);
 }
 
 int Stream::priority() {

@@ -3,6 +3,8 @@
 
 #include <cuda.h>
 
+#include <atomic>
+
 #include "core/context.hpp"
 #include "core/handle.hpp"
 #include "core/thread_cache.hpp"
@@ -12,6 +14,7 @@
 namespace cucore::core {
 
 class Event;
+class GraphAttachments;
 
 class Stream final : public Object, public Pooled<Stream> {
   public:
@@ -32,6 +35,7 @@ class Stream final : public Object, public Pooled<Stream> {
     void launch_host_func(cucore_host_fn fn, void *user_data);
     int priority();
     uint32_t flags();
+    cucore_capture_status_t capture_status();
 
     CUstream cu() const noexcept { return stream_; }
     CUcontext cu_context() const noexcept { return cu_context_; }
@@ -42,6 +46,13 @@ class Stream final : public Object, public Pooled<Stream> {
     Context &context() const noexcept { return *context_; }
     const Ref<Context> &context_ref() const noexcept { return context_; }
 
+    // While a graph builder captures this stream: what the captured graph
+    // holds; work enqueued here adds the objects it uses (null otherwise).
+    GraphAttachments *capture_sink() const noexcept { return capture_sink_.load(std::memory_order_acquire); }
+    void set_capture_sink(GraphAttachments *sink) noexcept { capture_sink_.store(sink, std::memory_order_release); }
+    // Throws INVALID_STATE naming `call` while a graph builder captures this stream.
+    void refuse_during_capture(const char *call) const;
+
   private:
     Ref<Context> context_;
     CUcontext cu_context_;  // cached: no pointer chase on hot paths
@@ -50,7 +61,11 @@ class Stream final : public Object, public Pooled<Stream> {
     bool builtin_;
     bool owned_;
     ForeignOwner owner_;  // wrapped streams only
+    std::atomic<GraphAttachments *> capture_sink_{nullptr};
 };
+
+// Keeps `object` alive for the graph `stream` is being captured into, if any.
+void hold_for_capture(Stream &stream, Object &object);
 
 // Destroys a driver stream, reporting a failure as a release error.
 void destroy_stream(CUstream stream, const char *what) noexcept;

@@ -87,3 +87,27 @@ cucore_status_t enum_call_program_cache_key(const cucore_program_t *program, int
     AS_ENUM(cucore_code_type_t, target, raw);
     return cucore_program_cache_key(program, target, NULL, 0, key);
 }
+cucore_status_t enum_call_graph_builder_begin_building(cucore_graph_builder_t *builder, int32_t raw) {
+    AS_ENUM(cucore_capture_mode_t, mode, raw);
+    return cucore_graph_builder_begin_building(builder, mode);
+}
+cucore_status_t enum_call_graph_definition_add_conditional(cucore_graph_definition_t *definition, uint64_t condition,
+                                                           int32_t raw, cucore_graph_definition_t **body,
+                                                           cucore_graph_node_t **node) {
+    AS_ENUM(cucore_graph_conditional_type_t, type, raw);
+    return cucore_graph_definition_add_conditional(definition, NULL, 0, condition, type, 1, body, node);
+}
+cucore_status_t enum_call_graph_builder_add_conditional(cucore_graph_builder_t *builder, uint64_t condition,
+                                                        int32_t raw, cucore_graph_builder_t **body) {
+    AS_ENUM(cucore_graph_conditional_type_t, type, raw);
+    return cucore_graph_builder_add_conditional(builder, condition, type, 1, body);
+}
+cucore_status_t enum_call_graph_memory_resource_attribute(const cucore_memory_resource_t *resource, int32_t raw,
+                                                          uint64_t *value) {
+    AS_ENUM(cucore_graph_memory_attribute_t, attribute, raw);
+    return cucore_graph_memory_resource_attribute(resource, attribute, value);
+}
+cucore_status_t enum_call_graph_memory_resource_reset_attribute(cucore_memory_resource_t *resource, int32_t raw) {
+    AS_ENUM(cucore_graph_memory_attribute_t, attribute, raw);
+    return cucore_graph_memory_resource_reset_attribute(resource, attribute);
+}

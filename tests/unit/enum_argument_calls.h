@@ -36,6 +36,16 @@ cucore_status_t enum_call_program_compile(cucore_program_t *program, int32_t tar
                                           cucore_object_code_t **object_code);
 cucore_status_t enum_call_compiler_version(int32_t backend, int *version);
 cucore_status_t enum_call_program_cache_key(const cucore_program_t *program, int32_t target, uint8_t key[32]);
+cucore_status_t enum_call_graph_builder_begin_building(cucore_graph_builder_t *builder, int32_t mode);
+cucore_status_t enum_call_graph_definition_add_conditional(cucore_graph_definition_t *definition, uint64_t condition,
+                                                           int32_t type, cucore_graph_definition_t **body,
+                                                           cucore_graph_node_t **node);
+cucore_status_t enum_call_graph_builder_add_conditional(cucore_graph_builder_t *builder, uint64_t condition,
+                                                        int32_t type, cucore_graph_builder_t **body);
+cucore_status_t enum_call_graph_memory_resource_attribute(const cucore_memory_resource_t *resource,
+                                                          int32_t attribute, uint64_t *value);
+cucore_status_t enum_call_graph_memory_resource_reset_attribute(cucore_memory_resource_t *resource,
+                                                                int32_t attribute);
 
 #ifdef __cplusplus
 }

@@ -237,4 +237,45 @@ TEST_F(EnumArgumentTest, DlpackDeviceTypes) {
     }
 }
 
+TEST_F(EnumArgumentTest, GraphsBuildersAndGraphMemory) {
+    cucore_graph_definition_t *g = nullptr;
+    ASSERT_EQ(cucore_graph_definition_create(d0_, &g), CUCORE_SUCCESS) << message();
+    uint64_t condition = 0;
+    ASSERT_EQ(cucore_graph_definition_create_condition(g, 0, 0, &condition), CUCORE_SUCCESS) << message();
+    cucore_graph_builder_t *builder = nullptr;
+    ASSERT_EQ(cucore_graph_builder_create(s0_, &builder), CUCORE_SUCCESS) << message();
+    cucore_memory_resource_t *graph_memory = nullptr;
+    ASSERT_EQ(cucore_graph_memory_resource_create(d0_, &graph_memory), CUCORE_SUCCESS) << message();
+    for (int32_t raw : kBad) {
+        expect_refused(enum_call_graph_builder_begin_building(builder, raw), "mode", raw);
+        cucore_graph_definition_t *body = nullptr;
+        cucore_graph_node_t *node = nullptr;
+        expect_refused(enum_call_graph_definition_add_conditional(g, condition, raw, &body, &node), "type", raw);
+        EXPECT_EQ(node, nullptr);
+        uint64_t value = 0;
+        expect_refused(enum_call_graph_memory_resource_attribute(graph_memory, raw, &value), "attribute", raw);
+        expect_refused(enum_call_graph_memory_resource_reset_attribute(graph_memory, raw), "attribute", raw);
+        cucore_graph_alloc_options_t o = CUCORE_GRAPH_ALLOC_OPTIONS_INIT;
+        set_raw(o.memory_type, raw);
+        uint64_t address = 1;
+        node = reinterpret_cast<cucore_graph_node_t *>(0x1);
+        expect_refused(cucore_graph_definition_add_alloc(g, nullptr, 0, 64, &o, &node, &address),
+                       "options.memory_type", raw);
+        EXPECT_EQ(node, nullptr);
+        EXPECT_EQ(address, 0u);
+    }
+    ASSERT_EQ(cucore_graph_builder_begin_building(builder, CUCORE_CAPTURE_MODE_DEFAULT), CUCORE_SUCCESS) << message();
+    uint64_t captured_condition = 0;
+    ASSERT_EQ(cucore_graph_builder_create_condition(builder, 0, 0, &captured_condition), CUCORE_SUCCESS) << message();
+    for (int32_t raw : kBad) {
+        cucore_graph_builder_t *body = nullptr;
+        expect_refused(enum_call_graph_builder_add_conditional(builder, captured_condition, raw, &body), "type", raw);
+        EXPECT_EQ(body, nullptr);
+    }
+    ASSERT_EQ(cucore_graph_builder_end_building(builder), CUCORE_SUCCESS) << message();
+    cucore_memory_resource_release(graph_memory);
+    cucore_graph_builder_release(builder);
+    cucore_graph_definition_release(g);
+}
+
 }  // namespace
