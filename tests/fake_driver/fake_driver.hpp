@@ -332,7 +332,8 @@ int kernel_attribute_set(CUkernel kernel, CUfunction_attribute attribute, int de
 // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture. While a
 // global capture goes on (or a thread-local one of the calling thread),
 // cuMemAlloc, cuMemFree, cuMemcpyHtoD/DtoH and cuCtxSynchronize fail with
-// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED.
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate those captures; so
+// does cuCtxSynchronize while a stream of the context captures, in any mode.
 // Sets a condition's value now (what a kernel's cudaGraphSetConditional does;
 // a test may call it from a host function); false for an unknown handle.
 bool set_condition(CUgraphConditionalHandle handle, unsigned value);

@@ -183,9 +183,13 @@ inline Capture *capture_of(const Stream &stream) { return stream.capture; }
 CUresult capture_node(Stream &stream, NodeParams params, Node **added = nullptr, Graph *child = nullptr);
 // An operation the capture cannot take: the capture is invalidated (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED).
 CUresult refuse_in_capture(Stream &stream);
-// Whether an unsafe call (a synchronous copy, an allocation, a context synchronize) is prohibited on
-// this thread now: a global capture anywhere or a thread-local one of this thread (it is invalidated).
+// Whether an unsafe call (a synchronous copy, an allocation or free, a context synchronize) is
+// prohibited on this thread now: a global capture anywhere or a thread-local one of this thread. Those
+// captures are invalidated, as the driver invalidates them.
 bool unsafe_call_prohibited();
+// Invalidates the captures going on in `context`'s streams (a context synchronize would wait for them);
+// whether there was one.
+bool invalidate_captures_in(CUcontext context);
 // cuEventRecord on a capturing stream: the event remembers the capture and the stream's dependencies.
 CUresult capture_record(Stream &stream, Event &event);
 // cuStreamWaitEvent on a captured event or from a capturing stream: a fork or a join.
