@@ -124,6 +124,7 @@ typedef struct cucore_graph_complete_options {
 typedef enum cucore_graph_dot_flag {
     CUCORE_GRAPH_DOT_DEFAULT = 0,
     CUCORE_GRAPH_DOT_VERBOSE = 1 << 0,
+    CUCORE_GRAPH_DOT_RUNTIME_TYPES = 1 << 1,
     CUCORE_GRAPH_DOT_KERNEL_NODE_PARAMS = 1 << 2,
     CUCORE_GRAPH_DOT_MEMCPY_NODE_PARAMS = 1 << 3,
     CUCORE_GRAPH_DOT_MEMSET_NODE_PARAMS = 1 << 4,
@@ -178,6 +179,11 @@ CUCORE_API cucore_status_t cucore_graph_definition_release(cucore_graph_definiti
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
 CUCORE_API cucore_status_t cucore_graph_definition_handle(const cucore_graph_definition_t *definition,
                                                           void **cu_graph);
+
+/* The device whose primary context the definition's nodes run in (+1 reference).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
+CUCORE_API cucore_status_t cucore_graph_definition_device(const cucore_graph_definition_t *definition,
+                                                          cucore_device_t **device);
 
 /* Whether the definition's CUgraph is its own (1) or a body or child graph
  * that belongs to a node of another definition (0).

@@ -13,7 +13,7 @@ constexpr cucore_graph_complete_options_t kCompleteDefaults = CUCORE_GRAPH_COMPL
 constexpr cucore_graph_alloc_options_t kAllocDefaults = CUCORE_GRAPH_ALLOC_OPTIONS_INIT;
 constexpr uint32_t kKnownCompleteFlags = CUCORE_GRAPH_COMPLETE_AUTO_FREE_ON_LAUNCH |
                                          CUCORE_GRAPH_COMPLETE_DEVICE_LAUNCH | CUCORE_GRAPH_COMPLETE_USE_NODE_PRIORITY;
-constexpr uint32_t kKnownDotFlags = (1u << 16) - 1u - (1u << 1);  // bits 0 and 2..15
+constexpr uint32_t kKnownDotFlags = (1u << 16) - 1u;  // the driver's bits 0..15
 
 std::vector<core::GraphNode *> dependencies_of(cucore_graph_node_t *const *dependencies, size_t count) {
     return capi::get_all(dependencies, count, "dependencies");
@@ -98,6 +98,14 @@ cucore_status_t cucore_graph_definition_handle(const cucore_graph_definition_t *
     return capi::guarded(__func__, [&] {
         void *&result = capi::out(cu_graph, "cu_graph");
         result = capi::get(definition, "definition").cu();
+    });
+}
+
+cucore_status_t cucore_graph_definition_device(const cucore_graph_definition_t *definition,
+                                               cucore_device_t **device) {
+    return capi::guarded(__func__, [&] {
+        cucore_device_t *&result = capi::out(device, "device");
+        result = capi::give<cucore_device_t>(capi::get(definition, "definition").context().device_ref());
     });
 }
 
@@ -254,8 +262,8 @@ cucore_status_t cucore_graph_definition_add_host_callback(cucore_graph_definitio
     return capi::guarded(__func__, [&] {
         with_closure(closure, [&](bool &handed) {
             cucore_graph_node_t *&result = capi::out(node, "node");
-            if (!fn) core::throw_invalid_argument("argument 'fn' is NULL");
             core::GraphDefinition &object = capi::get(definition, "definition");
+            if (!fn) core::throw_invalid_argument("argument 'fn' is NULL");
             const auto deps = dependencies_of(dependencies, dependency_count);
             handed = true;  // the core releases it from here
             result = capi::give<cucore_graph_node_t>(object.add_host_callback(deps, closure));
@@ -455,8 +463,8 @@ cucore_status_t cucore_graph_node_set_host_callback(cucore_graph_node_t *node, c
     const core::HostClosure closure{fn, user_data, release};
     return capi::guarded(__func__, [&] {
         with_closure(closure, [&](bool &handed) {
-            if (!fn) core::throw_invalid_argument("argument 'fn' is NULL");
             core::GraphNode &object = capi::get(node, "node");
+            if (!fn) core::throw_invalid_argument("argument 'fn' is NULL");
             handed = true;
             object.set_host_callback(closure);
         });
@@ -549,9 +557,9 @@ cucore_status_t cucore_graph_set_host_callback_node(cucore_graph_t *graph, cucor
     const core::HostClosure closure{fn, user_data, release};
     return capi::guarded(__func__, [&] {
         with_closure(closure, [&](bool &handed) {
-            if (!fn) core::throw_invalid_argument("argument 'fn' is NULL");
             core::Graph &object = capi::get(graph, "graph");
             core::GraphNode &target = capi::get(node, "node");
+            if (!fn) core::throw_invalid_argument("argument 'fn' is NULL");
             handed = true;
             object.set_host_callback_node(target, closure);
         });

@@ -8,7 +8,7 @@ namespace {
 constexpr cucore_graph_complete_options_t kCompleteDefaults = CUCORE_GRAPH_COMPLETE_OPTIONS_INIT;
 constexpr uint32_t kKnownCompleteFlags = CUCORE_GRAPH_COMPLETE_AUTO_FREE_ON_LAUNCH |
                                          CUCORE_GRAPH_COMPLETE_DEVICE_LAUNCH | CUCORE_GRAPH_COMPLETE_USE_NODE_PRIORITY;
-constexpr uint32_t kKnownDotFlags = (1u << 16) - 1u - (1u << 1);
+constexpr uint32_t kKnownDotFlags = (1u << 16) - 1u;  // the driver's bits 0..15
 
 void give_builders(std::vector<core::Ref<core::GraphBuilder>> made, cucore_graph_builder_t **out) {
     for (size_t i = 0; i < made.size(); ++i) out[i] = capi::give<cucore_graph_builder_t>(std::move(made[i]));
@@ -144,8 +144,8 @@ cucore_status_t cucore_graph_builder_callback(cucore_graph_builder_t *builder, c
     const core::HostClosure closure{fn, user_data, release};
     bool handed = false;
     const cucore_status_t status = capi::guarded(__func__, [&] {
-        if (!fn) core::throw_invalid_argument("argument 'fn' is NULL");
         core::GraphBuilder &object = capi::get(builder, "builder");
+        if (!fn) core::throw_invalid_argument("argument 'fn' is NULL");
         handed = true;  // the core releases it from here, also when it fails
         object.callback(closure);
     });

@@ -171,6 +171,8 @@ void Buffer::copy_from(Buffer &source, Stream &stream) {
 }
 
 void Buffer::copy_from_host(uint64_t offset, const void *source, uint64_t size, Stream &stream) {
+    stream.refuse_during_capture("a copy from host memory (the graph would keep a host pointer it cannot own; copy "
+                                 "from a pinned buffer with cucore_buffer_copy)");
     check_open("buffer");
     check_range(offset, size, "the buffer");
     if (size == 0) return;
@@ -181,6 +183,8 @@ void Buffer::copy_from_host(uint64_t offset, const void *source, uint64_t size, 
 }
 
 void Buffer::copy_to_host(uint64_t offset, void *destination, uint64_t size, Stream &stream) {
+    stream.refuse_during_capture("a copy to host memory (the graph would keep a host pointer it cannot own; copy "
+                                 "to a pinned buffer with cucore_buffer_copy)");
     check_open("buffer");
     check_range(offset, size, "the buffer");
     if (size == 0) return;

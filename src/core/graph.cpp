@@ -125,6 +125,9 @@ CUDA_MEMCPY3D memcpy_params(const MemcpyRequest &request) {
     params.WidthInBytes = static_cast<size_t>(request.size);
     params.Height = 1;
     params.Depth = 1;
+    // One row: its pitch is its width (drivers check pitch >= width even for one row).
+    params.srcPitch = params.dstPitch = params.WidthInBytes;
+    params.srcHeight = params.dstHeight = 1;
     return params;
 }
 
@@ -270,16 +273,13 @@ Ref<GraphDefinition> GraphDefinition::clone() {
     // The clone holds its source's user object (the driver's doing); it gets its own set for what is added to it
     // and what the library knows of its nodes.
     auto hierarchy = std::make_shared<GraphHierarchy>();
-    {
-        std::lock_guard<std::mutex> lock(hierarchy_->mutex);
-        for (const auto &[original, kernel] : hierarchy_->kernels) {
-            CUgraphNode copy = nullptr;
-            if (CUCORE_DRIVER(cuGraphNodeFindInClone)(&copy, original, raw) == CUDA_SUCCESS)
-                hierarchy->kernels.emplace(copy, kernel);
-        }
-    }
     auto attachments = std::make_shared<GraphAttachments>();
     attachments->keep_attachments(attachments_);
+    for (auto &[original, kernel] : attachments_->kernel_nodes()) {
+        CUgraphNode copy = nullptr;
+        if (CUCORE_DRIVER(cuGraphNodeFindInClone)(&copy, original, raw) == CUDA_SUCCESS)
+            attachments->keep_kernel_node(copy, std::move(kernel));
+    }
     return adopt(context_, made.release(), std::move(attachments), std::move(hierarchy));  // adopt owns it now
 }
 
@@ -343,10 +343,7 @@ Ref<GraphNode> GraphDefinition::add_kernel(const std::vector<GraphNode *> &depen
     const CUDA_KERNEL_NODE_PARAMS params = kernel_params(request, kernel, *context_);
     CUCORE_ADD_NODE(cuGraphAddKernelNode, &params);
     attachments_->keep(Ref<Object>(&kernel));
-    {
-        std::lock_guard<std::mutex> lock(hierarchy_->mutex);
-        hierarchy_->kernels[added] = Ref<Kernel>(&kernel);
-    }
+    attachments_->keep_kernel_node(added, Ref<Object>(&kernel));
     return node(added);
 }
 
@@ -504,9 +501,9 @@ void GraphNode::destroy() {
     const CUgraphNode node = cu();
     CUCORE_CALL(cuGraphDestroyNode, node);
     node_registry().destroyed(node);
+    definition_->attachments().forget_node(node);
     GraphHierarchy &hierarchy = definition_->hierarchy();
     std::lock_guard<std::mutex> lock(hierarchy.mutex);
-    hierarchy.kernels.erase(node);
     hierarchy.bodies.erase(node);
 }
 
@@ -563,38 +560,33 @@ cucore_launch_config_t GraphNode::kernel_config(Ref<Kernel> &kernel) {
     config.block[1] = params.blockDimY;
     config.block[2] = params.blockDimZ;
     config.shared_memory_bytes = params.sharedMemBytes;
-    GraphHierarchy &hierarchy = definition_->hierarchy();
-    std::lock_guard<std::mutex> lock(hierarchy.mutex);
-    auto it = hierarchy.kernels.find(node_);
-    kernel = it == hierarchy.kernels.end() ? Ref<Kernel>() : it->second;
+    Ref<Object> known = definition_->attachments().kernel_of(node_);
+    kernel = Ref<Kernel>(static_cast<Kernel *>(known.get()));
     return config;
 }
 
 namespace {
 // The kernel a kernel-node update uses: the request's, else the one the library recorded for the node.
-Ref<Kernel> kernel_for_update(const KernelRequest &request, GraphHierarchy &hierarchy, CUgraphNode node) {
+Ref<Kernel> kernel_for_update(const KernelRequest &request, GraphAttachments &attachments, CUgraphNode node) {
     if (request.kernel) return Ref<Kernel>(request.kernel);
-    std::lock_guard<std::mutex> lock(hierarchy.mutex);
-    auto it = hierarchy.kernels.find(node);
-    if (it == hierarchy.kernels.end())
+    Ref<Object> known = attachments.kernel_of(node);
+    if (!known)
         throw_invalid_argument("argument 'kernel' is NULL, but the node's kernel was not set by this library; "
                                "pass the kernel");
-    return it->second;
+    return Ref<Kernel>(static_cast<Kernel *>(known.get()));
 }
 }  // namespace
 
 void GraphNode::set_kernel(const KernelRequest &request) {
     require_type(CU_GRAPH_NODE_TYPE_KERNEL, "setting a kernel");
-    Ref<Kernel> kernel = kernel_for_update(request, definition_->hierarchy(), node_);
+    Ref<Kernel> kernel = kernel_for_update(request, definition_->attachments(), node_);
     const CUDA_KERNEL_NODE_PARAMS params = kernel_params(request, *kernel, definition_->context());
     {
         ScopedContext bind(definition_->context().cu());
         CUCORE_CALL(cuGraphKernelNodeSetParams, cu(), &params);
     }
     definition_->attachments().keep(Ref<Object>(kernel.get()));
-    GraphHierarchy &hierarchy = definition_->hierarchy();
-    std::lock_guard<std::mutex> lock(hierarchy.mutex);
-    hierarchy.kernels[node_] = std::move(kernel);
+    definition_->attachments().keep_kernel_node(node_, Ref<Object>(kernel.get()));
 }
 
 void GraphNode::set_memcpy(const MemcpyRequest &request) {

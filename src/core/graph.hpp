@@ -40,10 +40,10 @@ class GraphNode;
 class Kernel;
 class Stream;
 
-// What the library knows about the nodes of one graph hierarchy.
+// What the library knows about the nodes of one graph hierarchy that the
+// driver cannot tell (kernel nodes' kernels are in GraphAttachments).
 struct GraphHierarchy {
     std::mutex mutex;
-    std::unordered_map<CUgraphNode, Ref<Kernel>> kernels;       // kernel nodes added by the library
     std::unordered_map<CUgraphNode, std::vector<CUgraph>> bodies;  // conditional nodes' bodies
 };
 

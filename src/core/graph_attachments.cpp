@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/buffer.hpp"
+#include "core/stream.hpp"
 #include "core/error.hpp"
 #include "core/owned.hpp"
 #include "core/release.hpp"
@@ -42,6 +43,44 @@ void GraphAttachments::keep_attachments(std::shared_ptr<GraphAttachments> other)
     if (!other || other.get() == this) return;
     std::lock_guard<std::mutex> lock(mutex_);
     others_.push_back(std::move(other));
+}
+
+void GraphAttachments::keep_kernel_node(CUgraphNode node, Ref<Object> kernel) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    kernel_nodes_[node] = std::move(kernel);
+}
+
+Ref<Object> GraphAttachments::kernel_of(CUgraphNode node) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = kernel_nodes_.find(node);
+    return it == kernel_nodes_.end() ? Ref<Object>() : it->second;
+}
+
+void GraphAttachments::forget_node(CUgraphNode node) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    kernel_nodes_.erase(node);
+}
+
+std::vector<std::pair<CUgraphNode, Ref<Object>>> GraphAttachments::kernel_nodes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {kernel_nodes_.begin(), kernel_nodes_.end()};
+}
+
+void hold_kernel_for_capture(Stream &stream, Object &kernel) {
+    GraphAttachments *sink = stream.capture_sink();
+    if (__builtin_expect(sink == nullptr, 1)) return;
+    sink->keep(Ref<Object>(&kernel));
+    // The launch is the stream's only capture dependency now: that is its node.
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    cuuint64_t id = 0;
+    CUgraph graph = nullptr;
+    const CUgraphNode *dependencies = nullptr;
+    const CUgraphEdgeData *edges = nullptr;
+    size_t count = 0;
+    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    CUCORE_CALL(cuStreamGetCaptureInfo, stream.cu(), &status, &id, &graph, &dependencies, &edges, &count);
+    if (status == CU_STREAM_CAPTURE_STATUS_ACTIVE && count == 1)
+        sink->keep_kernel_node(dependencies[0], Ref<Object>(&kernel));
 }
 
 namespace {

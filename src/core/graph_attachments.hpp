@@ -19,6 +19,8 @@
 
 #include <memory>
 #include <mutex>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/handle.hpp"
@@ -28,6 +30,7 @@
 namespace cucore::core {
 
 class Buffer;
+class Stream;
 
 // User data of a host callback and the function that releases it.
 struct HostClosure {
@@ -52,13 +55,23 @@ class GraphAttachments {
     void keep_closure(const HostClosure &closure);
     // Holds another graph's attachments (a child graph copied into this one).
     void keep_attachments(std::shared_ptr<GraphAttachments> other);
+    // Kernel nodes: the kernel object behind each (added or captured by the library).
+    void keep_kernel_node(CUgraphNode node, Ref<Object> kernel);
+    Ref<Object> kernel_of(CUgraphNode node);
+    void forget_node(CUgraphNode node);
+    std::vector<std::pair<CUgraphNode, Ref<Object>>> kernel_nodes();
 
   private:
     std::mutex mutex_;
     std::vector<Ref<Object>> objects_;
     std::vector<HostClosure> closures_;
     std::vector<std::shared_ptr<GraphAttachments>> others_;
+    std::unordered_map<CUgraphNode, Ref<Object>> kernel_nodes_;
 };
+
+// A launch of `kernel` just enqueued on `stream`: while a graph builder
+// captures it, the graph holds the kernel and knows it as its node's kernel.
+void hold_kernel_for_capture(Stream &stream, Object &kernel);
 
 // Makes a user object owning a reference to `attachments` and moves it into
 // `graph` (which then keeps the attachments for itself and everything made

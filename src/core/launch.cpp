@@ -7,6 +7,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/graph_attachments.hpp"
 #include "core/kernel.hpp"
 #include "core/stream.hpp"
 #include "driver/driver.hpp"
@@ -225,7 +226,7 @@ void launch(Stream &stream, const cucore_launch_config_t &config, Kernel &kernel
     // A created stream names its context; the default streams mean "of the current one".
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuLaunchKernelEx, &launch, entry.function, const_cast<void **>(args), nullptr);
-    hold_for_capture(stream, kernel);
+    hold_kernel_for_capture(stream, kernel);
 }
 
 CUDA_KERNEL_NODE_PARAMS kernel_node_params(const cucore_launch_config_t &config, Kernel &kernel, Context &context,

@@ -598,12 +598,14 @@ std::shared_ptr<ArrayStorage> OpaqueArray::storage() const {
 cucore_opaque_array_info_t OpaqueArray::info() const { return info_of(shape_, *storage(), 1); }
 
 void OpaqueArray::copy_from_host(const void *source, uint64_t size, Stream &stream) {
+    stream.refuse_during_capture("a copy from host memory into an array (copy from a pinned buffer instead)");
     cucore_memory_region_t region = CUCORE_MEMORY_REGION_INIT;
     region.host = const_cast<void *>(source);
     copy_whole(*this, CopySide{nullptr, region}, size, "argument 'size' is", true, stream);
 }
 
 void OpaqueArray::copy_to_host(void *destination, uint64_t size, Stream &stream) {
+    stream.refuse_during_capture("a copy from an array to host memory (copy to a pinned buffer instead)");
     cucore_memory_region_t region = CUCORE_MEMORY_REGION_INIT;
     region.host = destination;
     copy_whole(*this, CopySide{nullptr, region}, size, "argument 'size' is", false, stream);

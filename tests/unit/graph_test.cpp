@@ -305,18 +305,17 @@ TEST_F(GraphTest, CopyFillEventChildAllocAndFreeNodes) {
     cucore_buffer_t *a = buffer(256), *b = buffer(256);
     cucore_graph_definition_t *g = definition();
     // A 2D fill: 4 rows of 8 16-bit elements, rows 64 bytes apart.
-    cucore_graph_node_t *fill = nullptr;
-    ASSERT_EQ(cucore_graph_definition_add_memset(g, nullptr, 0, a, 0, 0xBEEF, 2, 8, 4, 64, &fill), CUCORE_SUCCESS)
-        << message();
-    EXPECT_EQ(cucore_graph_definition_add_memset(g, nullptr, 0, a, 0, 0x1FFFF, 2, 8, 1, 0, &fill),
+    cucore_graph_node_t *fill = nullptr, *refused = nullptr;
+    EXPECT_EQ(cucore_graph_definition_add_memset(g, nullptr, 0, a, 0, 0x1FFFF, 2, 8, 1, 0, &refused),
               CUCORE_ERROR_INVALID_ARGUMENT)
         << "a value wider than the element";
-    EXPECT_EQ(cucore_graph_definition_add_memset(g, nullptr, 0, a, 0, 1, 3, 8, 1, 0, &fill),
+    EXPECT_EQ(cucore_graph_definition_add_memset(g, nullptr, 0, a, 0, 1, 3, 8, 1, 0, &refused),
               CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(cucore_graph_definition_add_memset(g, nullptr, 0, a, 0, 1, 4, 8, 5, 64, &fill),
+    EXPECT_EQ(cucore_graph_definition_add_memset(g, nullptr, 0, a, 0, 1, 4, 8, 5, 64, &refused),
               CUCORE_ERROR_INVALID_ARGUMENT)
         << "4 rows of 64 bytes and a fifth run past the buffer";
-    ASSERT_EQ(cucore_graph_definition_add_memset(g, nullptr, 0, a, 0, 0xBEEF, 2, 8, 4, 64, &fill), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_graph_definition_add_memset(g, nullptr, 0, a, 0, 0xBEEF, 2, 8, 4, 64, &fill), CUCORE_SUCCESS)
+        << message();
     // A strided copy of those rows into b, packed.
     cucore_copy_3d_t copy = CUCORE_COPY_3D_INIT;
     copy.src.buffer = a;
@@ -327,9 +326,11 @@ TEST_F(GraphTest, CopyFillEventChildAllocAndFreeNodes) {
     copy.rows = 4;
     cucore_graph_node_t *strided = nullptr;
     ASSERT_EQ(cucore_graph_definition_add_memcpy_3d(g, &fill, 1, &copy, &strided), CUCORE_SUCCESS) << message();
-    EXPECT_EQ(cucore_graph_definition_add_memcpy(g, nullptr, 0, b, 200, a, 0, 100, &strided),
+    cucore_graph_node_t *outside = reinterpret_cast<cucore_graph_node_t *>(0x1);
+    EXPECT_EQ(cucore_graph_definition_add_memcpy(g, nullptr, 0, b, 200, a, 0, 100, &outside),
               CUCORE_ERROR_INVALID_ARGUMENT)
         << "outside 'dst'";
+    EXPECT_EQ(outside, nullptr);
 
     // Event record and wait nodes.
     cucore_event_t *e = nullptr;
@@ -346,7 +347,7 @@ TEST_F(GraphTest, CopyFillEventChildAllocAndFreeNodes) {
     cucore_graph_node_t *inner = nullptr, *embedded = nullptr;
     ASSERT_EQ(cucore_graph_definition_add_empty(child, nullptr, 0, &inner), CUCORE_SUCCESS);
     ASSERT_EQ(cucore_graph_definition_add_child_graph(g, &wait, 1, child, &embedded), CUCORE_SUCCESS) << message();
-    EXPECT_EQ(cucore_graph_definition_add_child_graph(g, nullptr, 0, g, &inner), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graph_definition_add_child_graph(g, nullptr, 0, g, &refused), CUCORE_ERROR_INVALID_ARGUMENT);
     cucore_graph_definition_t *body = nullptr;
     size_t count = 0;
     ASSERT_EQ(cucore_graph_node_bodies(embedded, &body, 1, &count), CUCORE_SUCCESS) << message();
@@ -361,7 +362,7 @@ TEST_F(GraphTest, CopyFillEventChildAllocAndFreeNodes) {
     // Allocation and free nodes.
     cucore_graph_node_t *alloc = nullptr, *free_node = nullptr;
     uint64_t address = 0, size = 0;
-    EXPECT_EQ(cucore_graph_definition_add_alloc(g, nullptr, 0, 0, nullptr, &alloc, &address),
+    EXPECT_EQ(cucore_graph_definition_add_alloc(g, nullptr, 0, 0, nullptr, &refused, &address),
               CUCORE_ERROR_INVALID_ARGUMENT);
     ASSERT_EQ(cucore_graph_definition_add_alloc(g, &embedded, 1, 4096, nullptr, &alloc, &address), CUCORE_SUCCESS)
         << message();
@@ -373,8 +374,9 @@ TEST_F(GraphTest, CopyFillEventChildAllocAndFreeNodes) {
     EXPECT_EQ(type_of(free_node), CUCORE_GRAPH_NODE_FREE);
     cucore_graph_alloc_options_t options = CUCORE_GRAPH_ALLOC_OPTIONS_INIT;
     options.peer_access_count = 9;
-    EXPECT_EQ(cucore_graph_definition_add_alloc(g, nullptr, 0, 64, &options, &alloc, &address),
+    EXPECT_EQ(cucore_graph_definition_add_alloc(g, nullptr, 0, 64, &options, &refused, &address),
               CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(refused, nullptr);
 
     cucore_graph_t *exec = nullptr;
     ASSERT_EQ(cucore_graph_definition_instantiate(g, nullptr, &exec), CUCORE_SUCCESS) << message();
@@ -418,7 +420,7 @@ TEST_F(GraphTest, ClonesFindTheirNodesAndTheDotFileNamesThem) {
     EXPECT_NE(text.str().find("memset"), std::string::npos) << text.str();
     std::remove(path.c_str());
     EXPECT_EQ(cucore_graph_definition_debug_dot_print(g, "", 0), CUCORE_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(cucore_graph_definition_debug_dot_print(g, path.c_str(), 1u << 1), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_graph_definition_debug_dot_print(g, path.c_str(), 1u << 16), CUCORE_ERROR_INVALID_ARGUMENT);
 
     release_all({fill, copy, extra});
     cucore_graph_definition_release(clone);
@@ -474,7 +476,9 @@ TEST_F(GraphTest, ConditionalNodesGetBodiesOfTheirKind) {
               CUCORE_SUCCESS)
         << message();
     EXPECT_NE(condition, 0u);
-    EXPECT_EQ(cucore_graph_definition_create_condition(g, 1, 2, &condition), CUCORE_ERROR_INVALID_ARGUMENT);
+    uint64_t refused_condition = 5;
+    EXPECT_EQ(cucore_graph_definition_create_condition(g, 1, 2, &refused_condition), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(refused_condition, 0u);
     cucore_graph_definition_t *bodies[3] = {};
     cucore_graph_node_t *node = nullptr;
     EXPECT_EQ(cucore_graph_definition_add_conditional(g, nullptr, 0, condition, CUCORE_GRAPH_CONDITIONAL_WHILE, 2,
@@ -684,12 +688,19 @@ TEST_F(GraphTest, AnInvalidatedCaptureEndsWithAClearErrorAndLeavesTheStreamUsabl
     cucore_graph_builder_t *builder = nullptr;
     ASSERT_EQ(cucore_graph_builder_create(s0_, &builder), CUCORE_SUCCESS);
     ASSERT_EQ(cucore_graph_builder_begin_building(builder, CUCORE_CAPTURE_MODE_GLOBAL), CUCORE_SUCCESS);
-    // A context synchronize is not something the library refuses up front: the driver invalidates the capture.
+    // A context synchronize in a global-mode capture is the driver's to refuse; the message says why.
     cucore_context_t *context = nullptr;
     ASSERT_EQ(cucore_context_get_primary(d0_, &context), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_context_synchronize(context), CUCORE_ERROR_INVALID_STATE) << message();
     EXPECT_NE(message().find("captured into a graph"), std::string::npos) << message();
     cucore_context_release(context);
+    // The same stream wrapped as a foreign stream is not known to capture: its synchronize reaches the
+    // driver, which invalidates the capture.
+    cucore_stream_t *foreign = nullptr;
+    ASSERT_EQ(cucore_stream_from_handle(cu_s0_, nullptr, nullptr, &foreign), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(cucore_stream_synchronize(foreign), CUCORE_ERROR_INVALID_STATE) << message();
+    EXPECT_NE(message().find("cuStreamSynchronize"), std::string::npos) << message();
+    cucore_stream_release(foreign);
     EXPECT_EQ(cucore_graph_builder_end_building(builder), CUCORE_ERROR_INVALID_STATE);
     EXPECT_NE(message().find("invalidated"), std::string::npos) << message();
     cucore_capture_status_t status = CUCORE_CAPTURE_STATUS_ACTIVE;
@@ -713,6 +724,50 @@ TEST_F(GraphTest, ABuilderReleasedWhileBuildingEndsItsCapture) {
     EXPECT_EQ(cucore_graph_builder_create(legacy, &builder), CUCORE_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(message().find("legacy"), std::string::npos) << message();
     cucore_stream_release(legacy);
+}
+
+TEST_F(GraphTest, CapturedLaunchesKnowTheirKernelAndHostCopiesAreRefused) {
+    cucore_kernel_t *k = kernel(spec({4}));
+    cucore_buffer_t *a = buffer(16);
+    cucore_graph_builder_t *builder = nullptr;
+    ASSERT_EQ(cucore_graph_builder_create(s0_, &builder), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_graph_builder_begin_building(builder, CUCORE_CAPTURE_MODE_DEFAULT), CUCORE_SUCCESS);
+    const uint32_t n = 3;
+    const void *args[] = {&n};
+    const size_t sizes[] = {4};
+    ASSERT_EQ(cucore_launch(s0_, nullptr, k, args, sizes, 1), CUCORE_SUCCESS) << message();
+    uint8_t host[16] = {};
+    EXPECT_EQ(cucore_buffer_copy_to_host(a, 0, host, 16, s0_), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("pinned buffer"), std::string::npos) << message();
+    EXPECT_EQ(cucore_buffer_copy_from_host(a, 0, host, 16, s0_), CUCORE_ERROR_INVALID_STATE);
+    ASSERT_EQ(cucore_graph_builder_end_building(builder), CUCORE_SUCCESS) << message();
+    cucore_graph_definition_t *captured = nullptr;
+    ASSERT_EQ(cucore_graph_builder_definition(builder, &captured), CUCORE_SUCCESS);
+    cucore_graph_node_t *node = nullptr;
+    size_t count = 0;
+    ASSERT_EQ(cucore_graph_definition_nodes(captured, &node, 1, &count), CUCORE_SUCCESS);
+    ASSERT_EQ(count, 1u) << "the refused copies left nothing in the graph";
+    cucore_launch_config_t config = CUCORE_LAUNCH_CONFIG_INIT;
+    cucore_kernel_t *found = nullptr;
+    ASSERT_EQ(cucore_graph_node_kernel_config(node, &config, &found), CUCORE_SUCCESS) << message();
+    EXPECT_NE(found, nullptr) << "a captured launch's node knows its kernel";
+    cucore_kernel_release(found);
+    // So its arguments can be set without naming the kernel again.
+    const uint32_t m = 4;
+    const void *args2[] = {&m};
+    EXPECT_EQ(cucore_graph_node_set_kernel(node, nullptr, nullptr, args2, sizes, 1), CUCORE_SUCCESS) << message();
+    cucore_device_t *owner = nullptr;
+    ASSERT_EQ(cucore_graph_definition_device(captured, &owner), CUCORE_SUCCESS) << message();
+    int ordinal = -1;
+    ASSERT_EQ(cucore_device_ordinal(owner, &ordinal), CUCORE_SUCCESS);
+    EXPECT_EQ(ordinal, 0);
+    cucore_device_release(owner);
+    // A bad handle is named before a NULL function.
+    EXPECT_EQ(cucore_graph_builder_callback(nullptr, nullptr, nullptr, nullptr), CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_EQ(cucore_graph_node_set_host_callback(nullptr, nullptr, nullptr, nullptr), CUCORE_ERROR_INVALID_HANDLE);
+    cucore_graph_node_release(node);
+    cucore_graph_definition_release(captured);
+    cucore_graph_builder_release(builder);
 }
 
 // ---- graph memory ------------------------------------------------------------------

@@ -693,6 +693,7 @@ ABI = {
     'cucore_graph_definition_retain': ('cucore_status_t', ('cucore_graph_definition_t*', )),
     'cucore_graph_definition_release': ('cucore_status_t', ('cucore_graph_definition_t*', )),
     'cucore_graph_definition_handle': ('cucore_status_t', ('cucore_graph_definition_t*', 'void**', )),
+    'cucore_graph_definition_device': ('cucore_status_t', ('cucore_graph_definition_t*', 'cucore_device_t**', )),
     'cucore_graph_definition_is_owned': ('cucore_status_t', ('cucore_graph_definition_t*', 'int*', )),
     'cucore_graph_definition_clone': ('cucore_status_t', ('cucore_graph_definition_t*', 'cucore_graph_definition_t**', )),
     'cucore_graph_definition_debug_dot_print': ('cucore_status_t', ('cucore_graph_definition_t*', 'char*', 'uint32_t', )),

@@ -485,6 +485,7 @@ ENUMS = {
     'cucore_graph_dot_flag_t': (
         ('CUCORE_GRAPH_DOT_DEFAULT', 0),
         ('CUCORE_GRAPH_DOT_VERBOSE', 1),
+        ('CUCORE_GRAPH_DOT_RUNTIME_TYPES', 2),
         ('CUCORE_GRAPH_DOT_KERNEL_NODE_PARAMS', 4),
         ('CUCORE_GRAPH_DOT_MEMCPY_NODE_PARAMS', 8),
         ('CUCORE_GRAPH_DOT_MEMSET_NODE_PARAMS', 16),

@@ -76,6 +76,7 @@ pub const CUCORE_GRAPH_COMPLETE_FLAG_FORCE_INT32: cucore_graph_complete_flag_t =
 pub type cucore_graph_dot_flag_t = c_int;
 pub const CUCORE_GRAPH_DOT_DEFAULT: cucore_graph_dot_flag_t = 0;
 pub const CUCORE_GRAPH_DOT_VERBOSE: cucore_graph_dot_flag_t = 1;
+pub const CUCORE_GRAPH_DOT_RUNTIME_TYPES: cucore_graph_dot_flag_t = 2;
 pub const CUCORE_GRAPH_DOT_KERNEL_NODE_PARAMS: cucore_graph_dot_flag_t = 4;
 pub const CUCORE_GRAPH_DOT_MEMCPY_NODE_PARAMS: cucore_graph_dot_flag_t = 8;
 pub const CUCORE_GRAPH_DOT_MEMSET_NODE_PARAMS: cucore_graph_dot_flag_t = 16;
@@ -176,6 +177,9 @@ extern "C" {
     /// The raw CUgraph (still owned by the definition).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_graph_definition_handle(definition: *const cucore_graph_definition_t, cu_graph: *mut *mut c_void) -> cucore_status_t;
+    /// The device whose primary context the definition's nodes run in (+1 reference).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
+    pub fn cucore_graph_definition_device(definition: *const cucore_graph_definition_t, device: *mut *mut cucore_device_t) -> cucore_status_t;
     /// Whether the definition's CUgraph is its own (1) or a body or child graph
     /// that belongs to a node of another definition (0).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
