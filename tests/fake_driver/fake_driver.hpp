@@ -313,6 +313,12 @@ int kernel_attribute_set(CUkernel kernel, CUfunction_attribute attribute, int de
 // first among those ready), each node doing what the matching stream
 // operation does (kernels as above, copies and fills on the fake's memory,
 // host functions, event records and waits); disabled nodes are skipped.
+// The driver's restrictions are kept: conditional bodies take kernel, copy,
+// fill, empty, child and conditional nodes only; a graph with conditional
+// nodes cannot be cloned or copied into a child node, and has one executable
+// at a time; a copied child graph holds no memory nodes; an executable for
+// device launch has no host, event or memory nodes; every condition of a
+// graph must be used by one of its conditional nodes.
 // Conditional nodes read their condition when they run (its default first
 // at each launch with CU_GRAPH_COND_ASSIGN_DEFAULT); a while node stops after
 // 1,000,000 iterations and counts a run error. An allocation node's address

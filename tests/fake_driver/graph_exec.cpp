@@ -61,6 +61,21 @@ Allocation *allocation_of(const Node &n) {
     return it == state().allocations.end() ? nullptr : &it->second;
 }
 
+// Whether every node of `graph` (nested graphs too) can run in a graph launched from the device:
+// kernels, copies, fills, empty, child and conditional nodes only.
+bool device_launchable(const Graph &graph) {
+    for (const Node *n : graph.nodes) {
+        const CUgraphNodeType t = n->params.type;
+        if (t != CU_GRAPH_NODE_TYPE_KERNEL && t != CU_GRAPH_NODE_TYPE_MEMCPY && t != CU_GRAPH_NODE_TYPE_MEMSET &&
+            t != CU_GRAPH_NODE_TYPE_EMPTY && t != CU_GRAPH_NODE_TYPE_GRAPH && t != CU_GRAPH_NODE_TYPE_CONDITIONAL)
+            return false;
+        if (n->child && !device_launchable(*n->child)) return false;
+        for (const Graph *body : n->bodies)
+            if (!device_launchable(*body)) return false;
+    }
+    return true;
+}
+
 // Event record and wait nodes outside conditional bodies (where they may be), for a launch.
 void event_nodes(const Graph &graph, std::vector<const Node *> &out) {
     for (const Node *n : graph.nodes) {
@@ -296,6 +311,10 @@ CUresult f_cuGraphInstantiateWithParams(CUgraphExec *out, CUgraph graph, CUDA_GR
             params->result_out = CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED;
             return CUDA_ERROR_INVALID_VALUE;
         }
+    if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) && !device_launchable(*g)) {
+        params->result_out = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED;
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     if (upload && capture_of(*upload)) return refuse_in_capture(*upload);
     Graph *copy = copy_graph(*g);
     if (!schedule(*copy)) {

@@ -197,6 +197,10 @@ Node *add_node(Graph &graph, NodeParams params, const CUgraphNode *dependencies,
     }
     if (type == CU_GRAPH_NODE_TYPE_GRAPH) {
         if (!child || contains(*child, CU_GRAPH_NODE_TYPE_CONDITIONAL)) return nullptr;  // the driver's restriction
+        // A copied child may hold no memory nodes (a moved one may).
+        if (!move_child && (contains(*child, CU_GRAPH_NODE_TYPE_MEM_ALLOC) ||
+                            contains(*child, CU_GRAPH_NODE_TYPE_MEM_FREE)))
+            return nullptr;
         for (const Graph *g = &graph; g; g = g->owner ? g->owner->graph : nullptr)
             if (g == child) return nullptr;  // into itself
         if (move_child && (child->owner || !child->top_level || child->instantiations)) return nullptr;

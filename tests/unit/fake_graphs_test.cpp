@@ -562,6 +562,17 @@ TEST_F(FakeGraphsTest, AGraphAllocationNotFreedRefusesTheNextLaunchUnlessAutoFre
     alloc.bytesize = 64;
     CUgraphNode node = nullptr;
     ASSERT_EQ(t().cuGraphAddMemAllocNode(&node, graph, nullptr, 0, &alloc), CUDA_SUCCESS);
+    CUgraph parent = nullptr;
+    ASSERT_EQ(t().cuGraphCreate(&parent, 0), CUDA_SUCCESS);
+    CUgraphNode child = nullptr;
+    EXPECT_EQ(t().cuGraphAddChildGraphNode(&child, parent, nullptr, 0, graph), CUDA_ERROR_INVALID_VALUE)
+        << "a copied child graph holds no memory nodes";
+    EXPECT_EQ(t().cuGraphDestroy(parent), CUDA_SUCCESS);
+    CUDA_GRAPH_INSTANTIATE_PARAMS device_launch{};
+    device_launch.flags = CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH;
+    CUgraphExec refused = nullptr;
+    EXPECT_EQ(t().cuGraphInstantiateWithParams(&refused, graph, &device_launch), CUDA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(device_launch.result_out, CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED);
     for (cuuint64_t flags : {cuuint64_t{0}, cuuint64_t{CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH}}) {
         CUgraphExec exec = instantiate(graph, flags);
         launch(exec);
