@@ -38,6 +38,13 @@ cuda.bindings. Targets: the issue's bounds of the C ABI, since the driver's time
 allocation, or 64 MiB at the memory's bandwidth): array create + destroy <= 1.05x, the copies <= 1.02x in time
 (>= 0.98x bandwidth; a target of exactly 1.00 failed rows 0.01% apart); the default for the texture row.
 
+Graph rows (issue 15): launch of an executable graph of 1 and of 100 kernel nodes (the empty kernel, captured
+one after the other by a GraphBuilder), n launches on one stream, drained every GRAPH_SYNC_EVERY launches and at
+the end. cuda.core's side captures the same graph with its GraphBuilder (launch(builder, ...), complete()) and
+calls Graph.launch; the driver's is cuGraphLaunch of cuda.core's graph through cuda.bindings. Target 1.0x (no
+slower): one cuGraphLaunch is microseconds of the driver's own time on both sides. Skipped under the fake
+driver (it cannot load real code).
+
 GL interop rows (the OpenGL issue): register + unregister of one 1 MiB GL buffer, and map + pointer + unmap of
 a registered one on one stream (synchronized every 64 maps, as bench/graphics_bench.cpp), in a headless NVIDIA
 GL context made current on the benchmark thread by tests/python/egl_context.py. cuda.core's side is its
@@ -123,6 +130,8 @@ ROWS = (
     "launch, 2 arguments (pointer, size_t)",
     "launch, 16 arguments (size_t)",
     "launch, one 64-byte struct by value",
+    "graph launch, 1 kernel node",
+    "graph launch, 100 kernel nodes",
     "compile one small kernel to cubin (cold)",
     "program cache hit, in memory",
     "program cache hit, on disk",
@@ -142,13 +151,16 @@ ROW_TARGETS = {"program cache hit, in memory": 0.50, "program cache hit, on disk
                "compile one small kernel to cubin (cold)": 1.00,
                "GL buffer register + unregister": 1.00, "GL buffer map + pointer + unmap": 1.00,
                "array create + destroy, 1024 x 1024 float32": 1.05, "buffer -> array copy, 64 MiB": 1.02,
-               "array -> buffer copy, 64 MiB": 1.02}
+               "array -> buffer copy, 64 MiB": 1.02,
+               "graph launch, 1 kernel node": 1.00, "graph launch, 100 kernel nodes": 1.00}
 ARRAY_ROWS = ("array create + destroy, 1024 x 1024 float32", "texture object create + destroy",
               "buffer -> array copy, 64 MiB", "array -> buffer copy, 64 MiB")
 ARRAY_SHAPE = (1024, 1024)
 COPY_SHAPE = (4096, 4096)  # float32: 64 MiB
 COPY_BYTES = COPY_SHAPE[0] * COPY_SHAPE[1] * 4
 COPY_SYNC_EVERY = 8
+# The graph rows: (row, kernel nodes in the graph, launches between two stream synchronizations)
+GRAPH_ROWS = (("graph launch, 1 kernel node", 1, 256), ("graph launch, 100 kernel nodes", 100, 16))
 # Rows whose one operation takes tens of milliseconds: one operation per repeat, at most 3 repeats.
 SLOW_ROWS = ("compile one small kernel to cubin (cold)",)
 
@@ -222,6 +234,31 @@ def _launch_loops(launch, s, config, kernels, two_args, extra=None):
     return ops
 
 
+def _capture_graph(dev, launch, config, kernel, nodes):
+    """A graph of `nodes` launches of `kernel`, captured by the device's GraphBuilder (cucore and cuda.core
+    read alike: begin_building, launch(builder, ...), end_building, complete)."""
+    gb = dev.create_graph_builder().begin_building()
+    for _ in range(nodes):
+        launch(gb, config, kernel)
+    return gb.end_building().complete()
+
+
+def _graph_loops(graphs, s):
+    """The graph rows' loops: n launches of each graph on `s` (graph.launch(s)), the stream drained every
+    GRAPH_ROWS' count of launches (a full queue would time the GPU) and at the end. Every side runs this loop."""
+    ops = {}
+    for (row, _, every), graph in zip(GRAPH_ROWS, graphs):
+        def loop(n, graph=graph, every=every):
+            launch, sync = graph.launch, s.sync
+            for i in range(n):
+                launch(s)
+                if i % every == every - 1:
+                    sync()
+            sync()
+        ops[row] = loop
+    return ops
+
+
 def _program_loops(make_program, options, caches):
     """The compile rows: a cold compile; a new Program compiled through each warm cache (a hit)."""
     def cold(n):
@@ -253,8 +290,9 @@ def cucore_compile_ops(dev, s, fake):
         ops["_keep"] = (tmp, caches)
     except cucore.CUDAError as e:
         why = f"cucore cannot compile here: {type(e).__name__}: {e}"
-        return {}, {row: why for row in ROWS if row.startswith(("launch,", "compile", "program cache"))}
-    launch_rows = [r for r in ROWS if r.startswith("launch,")]
+        return {}, {row: why for row in ROWS
+                    if row.startswith(("launch,", "graph launch", "compile", "program cache"))}
+    launch_rows = [r for r in ROWS if r.startswith(("launch,", "graph launch"))]
     if fake:
         skipped.update({r: "the fake driver cannot load real code" for r in launch_rows})
         return ops, skipped
@@ -267,7 +305,10 @@ def cucore_compile_ops(dev, s, fake):
 
     ops.update(_launch_loops(cucore.launch, s, cucore.LaunchConfig(grid=1, block=1), kernels, (buf, 64),
                              (code.get_kernel("by_value"), S64())))
-    ops["_keep"] = (ops["_keep"], code, kernels, buf)
+    graphs = [_capture_graph(dev, cucore.launch, cucore.LaunchConfig(grid=1, block=1), kernels[0], nodes)
+              for _, nodes, _ in GRAPH_ROWS]
+    ops.update(_graph_loops(graphs, s))
+    ops["_keep"] = (ops["_keep"], code, kernels, buf, graphs)
     return ops, skipped
 
 
@@ -295,6 +336,17 @@ def cuda_core_compile_ops(cc, dev, s, notes):
         for row in ROWS:
             if row.startswith("launch,"):
                 notes[row] = f"cuda.core column missing: {type(e).__name__}: {e}"
+    try:  # its GraphBuilder (cuda.core >= 0.3): the same graphs, captured the same way
+        graphs = [_capture_graph(dev, launch, LaunchConfig(grid=1, block=1), kernels[0], nodes)
+                  for _, nodes, _ in GRAPH_ROWS]
+        graph_ops = _graph_loops(graphs, s)
+        for fn in graph_ops.values():
+            fn(2)
+        ops.update(graph_ops)
+        ops["_keep_graphs"] = graphs
+    except Exception as e:
+        for row, _, _ in GRAPH_ROWS:
+            notes[row] = f"cuda.core column missing: {type(e).__name__}: {e}"
     notes["launch, one 64-byte struct by value"] = "cuda.core cannot pass structs by value (NVIDIA/cuda-python#2343)"
     caches = {}
     try:
@@ -875,6 +927,7 @@ def cuda_core_ops(gl=None, gl_closers=None):
         except Exception as e:
             notes[row] = f"cuda.core column missing: {type(e).__name__}: {e}"
 
+    their_graphs = None  # the graph rows' graphs, which the driver's column launches too
     host_launch = getattr(cc, "host_launch", None)
     if host_launch is not None:  # newer cuda.core: host_launch(stream, fn) runs a Python callable
         def noop():
@@ -891,7 +944,8 @@ def cuda_core_ops(gl=None, gl_closers=None):
 
     try:
         more = cuda_core_compile_ops(cc, dev, s, notes)
-        keep.append((more.pop("_keep", None), more.pop("_keep_cache", None)))
+        their_graphs = more.pop("_keep_graphs", None)
+        keep.append((more.pop("_keep", None), more.pop("_keep_cache", None), their_graphs))
         ops.update(more)
     except Exception as e:  # a cuda.core without NVRTC support or these APIs: no comparison for these rows
         for row in ROWS:
@@ -918,6 +972,12 @@ def cuda_core_ops(gl=None, gl_closers=None):
     except Exception as e:  # no cuda.bindings, or one that describes these structs otherwise
         for row in ARRAY_ROWS:
             _add_note(notes, row, f"no driver column: {type(e).__name__}: {e}")
+    if their_graphs:
+        try:  # cuGraphLaunch of cuda.core's graphs
+            driver_ops.update(_driver_graph_ops(s, their_graphs))
+        except Exception as e:
+            for row, _, _ in GRAPH_ROWS:
+                _add_note(notes, row, f"no driver column: {type(e).__name__}: {e}")
     if gl is not None:
         try:
             driver_ops.update(_driver_gl_ops(s, gl, gl_closers))
@@ -934,6 +994,29 @@ def cuda_core_ops(gl=None, gl_closers=None):
         ops["device attribute query (uncached)"] = driver_ops["device attribute query (uncached)"]
         notes["device attribute query (uncached)"] = "cuda.core column: cuda.bindings cuDeviceGetAttribute"
     return ops, driver_ops, notes, f"cuda.core {version}", keep
+
+
+def _driver_graph_ops(s, graphs):
+    """The graph rows' cuGraphLaunch through cuda.bindings, of cuda.core's graphs on cuda.core's stream."""
+    from cuda.bindings import driver
+
+    OK = driver.CUresult.CUDA_SUCCESS
+    s_h = s.handle
+
+    class RawGraph:
+        """cuda.core's CUgraphExec, launched by the driver alone."""
+
+        def __init__(self, graph):
+            self.exec = graph.handle
+
+        def launch(self, _s, launch=driver.cuGraphLaunch):
+            if launch(self.exec, s_h)[0] != OK:
+                raise RuntimeError("cuGraphLaunch failed")
+
+    ops = _graph_loops([RawGraph(g) for g in graphs], s)
+    for fn in ops.values():
+        fn(2)
+    return ops
 
 
 def _driver_ops(s, ev, keep):

@@ -248,9 +248,11 @@ CUCORE_API cucore_status_t cucore_graph_definition_add_empty(cucore_graph_defini
 
 /* A kernel node: `kernel` with `config` (NULL: one thread) and arguments as in
  * cucore_launch (copied now; the count and sizes are checked the same way).
- * Cooperative and cluster configurations become the node's attributes.
- * Errors: as cucore_launch, plus INVALID_HANDLE (a dependency of another
- * definition), CUDA. */
+ * `config` gives grid, block and dynamic shared memory; cluster, cooperative,
+ * programmatic-serialization and priority configurations are refused here
+ * (they would be node attributes): capture a launch that has them instead.
+ * Errors: as cucore_launch, plus INVALID_ARGUMENT (a dependency of another
+ * definition, a cluster or flags in config), CUDA. */
 CUCORE_API cucore_status_t cucore_graph_definition_add_kernel(cucore_graph_definition_t *definition,
                                                               cucore_graph_node_t *const *dependencies,
                                                               size_t dependency_count,
@@ -464,8 +466,11 @@ CUCORE_API cucore_status_t cucore_graph_node_bodies(cucore_graph_node_t *node, c
 CUCORE_API cucore_status_t cucore_graph_retain(cucore_graph_t *graph);
 
 /* Drops a reference; NULL is a no-op. The CUgraphExec is destroyed with the
- * last one (launches in flight finish first, holding what they use).
- * Errors: INVALID_HANDLE. */
+ * last one; launches in flight finish first and keep what the definition's
+ * nodes use. What cucore_graph_update and the per-node cucore_graph_set_*
+ * calls brought in (another definition's objects, a new kernel or buffer) is
+ * held by the graph object only: synchronize launches made after such an
+ * update before the last release. Errors: INVALID_HANDLE. */
 CUCORE_API cucore_status_t cucore_graph_release(cucore_graph_t *graph);
 
 /* The raw CUgraphExec. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */

@@ -380,10 +380,16 @@ Ref<GraphNode> GraphDefinition::add_host_callback(const std::vector<GraphNode *>
     params.fn = closure.fn;
     params.userData = closure.user_data;
     CUCORE_ADD_NODE(cuGraphAddHostNode, &params);
-    Ref<GraphNode> made = node(added);
-    attachments_->keep_closure(closure);
-    pending.release();
-    return made;
+    try {
+        attachments_->keep_closure(closure);
+    } catch (...) {
+        // The node must not outlive the data it calls with: take it out again.
+        release_reported("cuGraphDestroyNode", "removing a host node whose data could not be held",
+                         [added](const driver::Table &api) { return api.cuGraphDestroyNode(added); });
+        throw;
+    }
+    pending.release();  // the graph releases it from here
+    return node(added);
 }
 
 Ref<GraphNode> GraphDefinition::add_event_record(const std::vector<GraphNode *> &dependencies, Event &event) {

@@ -206,13 +206,25 @@ void Graph::set_host_callback_node(GraphNode &node, const HostClosure &closure) 
     pending.release();
 }
 
+namespace {
+// Only kernel, copy and fill nodes can be enabled and disabled.
+void require_switchable(const GraphNode &node) {
+    const CUgraphNodeType type = node.driver_type();
+    if (type != CU_GRAPH_NODE_TYPE_KERNEL && type != CU_GRAPH_NODE_TYPE_MEMCPY && type != CU_GRAPH_NODE_TYPE_MEMSET)
+        throw_invalid_argument(std::string("argument 'node' is a ") + node_type_name(type) +
+                               " node; only kernel, memcpy and memset nodes are enabled and disabled");
+}
+}  // namespace
+
 void Graph::set_node_enabled(GraphNode &node, bool enabled) {
     check_node(node);
+    require_switchable(node);
     CUCORE_CALL(cuGraphNodeSetEnabled, exec_, node.cu(), enabled ? 1u : 0u);
 }
 
 bool Graph::node_enabled(GraphNode &node) {
     check_node(node);
+    require_switchable(node);
     unsigned enabled = 0;
     CUCORE_CALL(cuGraphNodeGetEnabled, exec_, node.cu(), &enabled);
     return enabled != 0;

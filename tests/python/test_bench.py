@@ -36,6 +36,12 @@ def test_bench_quick_run(gpu, tmp_path):
         assert (f"| {op} |" in text) != bool(skipped), text
         if FAKE_DRIVER:
             assert f"| {op} |" in text, text  # the fake driver has arrays and texture objects
+    # The graph rows (issue 15): measured on a GPU, skipped with the reason under the fake driver (no real code).
+    for op in ("graph launch, 1 kernel node", "graph launch, 100 kernel nodes"):
+        skipped = re.search(rf"^- skipped: {re.escape(op)}: (.+)$", text, re.M)
+        assert (f"| {op} |" in text) != bool(skipped), text
+        if FAKE_DRIVER:
+            assert skipped and skipped.group(1).strip(), text
     # The GL rows: measured where an NVIDIA GL context can be made, else skipped with the reason, never
     # dropped silently; under the fake driver always skipped, saying so.
     for op in ("GL buffer register + unregister", "GL buffer map + pointer + unmap"):

@@ -28,9 +28,10 @@ LAYERS = (
     "_version", "_abi", "_abi_constants", "device_attributes", "typing",
     "_lib", "common", "_handle",
     "device", "context", "event", "stream",
-    "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "user_memory", "copy_3d",
-    "ipc", "dlpack", "_array_options", "opaque_array", "texture", "textures", "graphics",
-    "kernel", "launch", "program", "object_code", "program_cache", "linker",
+    "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "graph_memory", "user_memory",
+    "copy_3d", "ipc", "dlpack", "_array_options", "opaque_array", "texture", "textures", "graphics",
+    "_graph_options", "kernel", "launch", "program", "object_code", "program_cache", "linker",
+    "graph_builder", "graph",
 )
 RANK = {m: i for i, m in enumerate(LAYERS)}
 RANK["__init__"] = len(LAYERS)
@@ -59,6 +60,9 @@ HANDED_DOWN = {
     ("dlpack", "buffer"): {"dlpack"},                                      # __dlpack__, __cuda_array_interface__
     ("launch", "kernel"): {"LaunchConfig"},                                # Kernel's cluster queries
     ("object_code", "program"): {"_wrap_object_code"},                     # Program.compile
+    ("graph_builder", "device"): {"GraphBuilder"},                         # Device.create_graph_builder
+    ("graph_builder", "stream"): {"GraphBuilder"},                         # Stream.create_graph_builder, stream args
+    ("graph", "graph_builder"): {"Graph", "GraphDefinition"},              # GraphBuilder.complete, graph_definition
 }
 
 # Imports of the package's modules inside a function: (module, function) -> (imported module, why). None are

@@ -113,7 +113,7 @@ def test_every_resource_name_is_exported():
         assert name in cucore.__all__ and hasattr(cucore, name), name
     kinds = {k.name: int(k) for k in cucore.MemoryResourceKind}
     assert kinds == {"DEVICE": 1, "LEGACY_PINNED": 2, "PINNED": 3, "MANAGED": 4, "VIRTUAL": 5, "USER": 6,
-                     "IMPORTED": 7, "GRAPHICS": 8}
+                     "IMPORTED": 7, "GRAPHICS": 8, "GRAPH": 9}
 
 
 def test_every_kind_with_a_class_registers_it():
@@ -122,7 +122,8 @@ def test_every_kind_with_a_class_registers_it():
     K = cucore.MemoryResourceKind
     classes = {K.DEVICE: cucore.DeviceMemoryResource, K.LEGACY_PINNED: cucore.LegacyPinnedMemoryResource,
                K.PINNED: cucore.PinnedMemoryResource, K.MANAGED: cucore.ManagedMemoryResource,
-               K.VIRTUAL: cucore.VirtualMemoryResource, K.IMPORTED: cucore.ImportedMemoryResource}
+               K.VIRTUAL: cucore.VirtualMemoryResource, K.IMPORTED: cucore.ImportedMemoryResource,
+               K.GRAPH: cucore.GraphMemoryResource}
     assert memory_module._KIND_CLASSES == classes
     assert set(K) - set(classes) == {K.USER, K.GRAPHICS}  # answered as MemoryResource
 

@@ -86,6 +86,27 @@ def run(dev: cucore.Device) -> bytes:
 
 v: cucore.LibraryVersion = cucore.version()
 n: int = cucore.Device.count()
+
+from cucore.graph import Graph, GraphBuilder, GraphCondition, GraphDefinition, GraphNode, WhileNode
+
+def graphs(dev: cucore.Device, buf: cucore.Buffer, s: cucore.Stream) -> Graph:
+    gb: GraphBuilder = dev.create_graph_builder().begin_building()
+    buf.fill(1, stream=gb)
+    left, right = gb.split(2)
+    gb = GraphBuilder.join(left, right)
+    c: GraphCondition = gb.create_condition(default_value=1)
+    body: GraphBuilder = gb.while_loop(c)
+    body.end_building()
+    gb.callback(lambda: None)
+    d = GraphDefinition(dev)
+    node: GraphNode = d.memset(buf, 0, 16).join()
+    loop: WhileNode = node.while_loop(d.create_condition())
+    loop.body.empty()
+    edges: set[tuple[GraphNode, GraphNode]] = d.edges()
+    d.instantiate().launch(s)
+    mem = cucore.GraphMemoryResource(dev)
+    used: int = mem.attributes.used_mem_high
+    return gb.end_building().complete()
 '''
 
 

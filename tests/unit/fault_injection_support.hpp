@@ -10,7 +10,8 @@
 //    scenario's `tolerated` call), with no release error;
 // and in every case no library object and no driver object (stream, event,
 // pool, allocation, physical memory, reservation, mapping, primary-context
-// retain, array, mipmapped array, texture or surface object) was left behind,
+// retain, array, mipmapped array, texture or surface object, graph, graph
+// executable, user object) was left behind,
 // but the one temporary the driver refused to destroy.
 #pragma once
 
@@ -36,7 +37,8 @@ inline bool same_driver_state(const fake::Counters &a, const fake::Counters &b) 
            a.vmm_handles == b.vmm_handles && a.reservations == b.reservations && a.mappings == b.mappings &&
            a.primary_retained == b.primary_retained && a.arrays == b.arrays &&
            a.mipmapped_arrays == b.mipmapped_arrays && a.texture_objects == b.texture_objects &&
-           a.surface_objects == b.surface_objects;
+           a.surface_objects == b.surface_objects && a.graphs == b.graphs && a.graph_execs == b.graph_execs &&
+           a.user_objects == b.user_objects;
 }
 
 inline std::string describe(const fake::Counters &c) {
@@ -45,7 +47,9 @@ inline std::string describe(const fake::Counters &c) {
            std::to_string(c.vmm_handles) + ", reservations " + std::to_string(c.reservations) + ", mappings " +
            std::to_string(c.mappings) + ", primary retains " + std::to_string(c.primary_retained) + ", arrays " +
            std::to_string(c.arrays) + ", mipmapped arrays " + std::to_string(c.mipmapped_arrays) + ", textures " +
-           std::to_string(c.texture_objects) + ", surfaces " + std::to_string(c.surface_objects);
+           std::to_string(c.texture_objects) + ", surfaces " + std::to_string(c.surface_objects) + ", graphs " +
+           std::to_string(c.graphs) + ", graph executables " + std::to_string(c.graph_execs) + ", user objects " +
+           std::to_string(c.user_objects);
 }
 
 // `Fixture` (FakeDriverTest or one derived from it) with run(scenario).

@@ -116,6 +116,8 @@ TEST_F(GraphTest, AFillACopyAndCallbacksRunInDependencyOrder) {
     ASSERT_EQ(cucore_stream_synchronize(s0_), CUCORE_SUCCESS) << message();
     EXPECT_EQ(read(b, 64), std::vector<uint8_t>(64, 0x5A));
     EXPECT_EQ(order, (std::vector<int>{1, 2, 1, 2}));
+    EXPECT_EQ(cucore_graph_set_node_enabled(exec, host1, 0), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("host callback node"), std::string::npos) << message();
 
     release_all({fill, copy, host1, host2});
     ASSERT_EQ(cucore_graph_definition_release(g), CUCORE_SUCCESS);

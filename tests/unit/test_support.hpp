@@ -39,6 +39,9 @@ class FakeDriverTest : public ::testing::Test {
         EXPECT_EQ(after.mipmapped_arrays, driver_before_.mipmapped_arrays) << "driver mipmapped arrays leaked";
         EXPECT_EQ(after.texture_objects, driver_before_.texture_objects) << "driver texture objects leaked";
         EXPECT_EQ(after.surface_objects, driver_before_.surface_objects) << "driver surface objects leaked";
+        EXPECT_EQ(after.graphs, driver_before_.graphs) << "driver graphs leaked";
+        EXPECT_EQ(after.graph_execs, driver_before_.graph_execs) << "driver graph executables leaked";
+        EXPECT_EQ(after.user_objects, driver_before_.user_objects) << "driver user objects leaked";
         EXPECT_EQ(fake::resource_violations(), 0) << "an array, mipmapped array, memory or GL mapping went while a "
                                                      "texture or surface object read it";
         EXPECT_EQ(live(CUCORE_OBJECT_MEMORY_RESOURCE), resources_before_) << "leaked memory resources";

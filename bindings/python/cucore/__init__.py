@@ -42,6 +42,7 @@ from .memory_pool import (
 )
 from .managed_memory import ManagedBuffer, ManagedMemoryResource, ManagedMemoryResourceOptions
 from .virtual_memory import VirtualMemoryResource, VirtualMemoryResourceOptions
+from .graph_memory import GraphMemoryResource, GraphMemoryResourceAttributes
 from . import user_memory as _user_memory  # noqa: F401  (user-defined MemoryResource subclasses)
 from .copy_3d import MemoryRegion, copy_3d
 from .ipc import IPCAllocationHandle, ImportedMemoryResource
@@ -60,6 +61,8 @@ from .program_cache import (
     FileStreamProgramCache, InMemoryProgramCache, ProgramCache, ProgramCacheStats, make_program_cache_key,
 )
 from .linker import Linker, LinkerOptions
+from . import graph_builder as _graph_builder  # noqa: F401  (cucore.graph's GraphBuilder; hands it down)
+from . import graph  # noqa: F401  (cucore.graph, as cuda.core's: Graph, GraphBuilder, GraphDefinition, nodes)
 
 __all__ = [
     "__version__",
@@ -82,6 +85,7 @@ __all__ = [
     "LegacyPinnedMemoryResource", "PoolAttribute", "PoolAttributes", "PinnedMemoryResource",
     "PinnedMemoryResourceOptions", "ManagedMemoryResource", "ManagedMemoryResourceOptions", "ManagedBuffer",
     "VirtualMemoryResource", "VirtualMemoryResourceOptions", "PeerAccessSet", "MemoryRegion", "copy_3d",
+    "GraphMemoryResource", "GraphMemoryResourceAttributes",
     # IPC (cucore.ipc)
     "IPCAllocationHandle", "ImportedMemoryResource",
     # DLPack and the CUDA Array Interface

@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand 
                                _create_mipmapped_array, _create_opaque_array)
     from .texture import (ResourceDescriptor, SurfaceObject, TextureObject, TextureObjectOptions,
                           _create_surface_object, _create_texture_object)
+    from .graph_builder import GraphBuilder
 else:
     Context = None                                  # context.py: Device.context
     Event = _event_options_ref = None               # event.py: Device.create_event
@@ -65,6 +66,7 @@ else:
     user_memory = None                              # user_memory.py: a user-defined default resource is kept
     _create_opaque_array = _create_mipmapped_array = None    # opaque_array.py: Device.create_opaque_array, ...
     _create_texture_object = _create_surface_object = None   # texture.py: Device.create_texture_object, ...
+    GraphBuilder = None                             # graph_builder.py: Device.create_graph_builder
 
 
 class ComputeCapability(NamedTuple):
@@ -443,6 +445,12 @@ class Device:
         e._raw = None
         e._flags = None
         return e
+
+    def create_graph_builder(self) -> GraphBuilder:
+        """A new GraphBuilder capturing on a new non-blocking stream of the device's primary context (its
+        `stream`): begin_building(), enqueue work on it (launch(builder, ...), copies, allocations), then
+        end_building() and complete()."""
+        return GraphBuilder._create_on_device(self)
 
     @property
     def default_stream(self) -> Stream:

@@ -17,8 +17,9 @@ launch() packs each argument into the bytes the kernel's parameter takes:
     pointer; objects with getPtr() (cuda.bindings pointer types): that pointer.
   - TextureObject, SurfaceObject: their 64-bit handle (a cudaTextureObject_t / cudaSurfaceObject_t
     parameter); a closed one raises InvalidHandleError.
+  - GraphCondition: its 64-bit CUgraphConditionalHandle (a cudaGraphConditionalHandle parameter).
   - anything else: TypeError naming the argument's index and type.
-The stream is a Stream or any object with __cuda_stream__.
+The stream is a Stream or any object with __cuda_stream__; a GraphBuilder captures the launch into its graph.
 
 The hot path costs one ctypes call: each kernel keeps, per tuple of argument types, free lists of
 packers (a preallocated argument block, its pointer and size arrays and a compiled struct.Struct), and
@@ -32,6 +33,7 @@ import struct
 from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
 
 from . import _lib
+from ._graph_options import GraphCondition
 from .buffer import Buffer
 from .common import closed_error, raise_error
 from .kernel import Kernel, _device
@@ -193,6 +195,9 @@ def _buffer_address(b):
 _bound_handle = TextureObject._kernel_arg  # TextureObject and SurfaceObject share it
 
 
+_condition_value = GraphCondition._kernel_arg
+
+
 def _cai_address(obj):
     return obj.__cuda_array_interface__["data"][0] or 0
 
@@ -257,6 +262,8 @@ def _describe(tp, value, param_size):
         return _Arg("Q", 8, 8, _buffer_address)
     if issubclass(tp, (TextureObject, SurfaceObject)):
         return _Arg("Q", 8, 8, _bound_handle)
+    if issubclass(tp, GraphCondition):
+        return _Arg("Q", 8, 8, _condition_value)
     if issubclass(tp, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
         size = ctypes.sizeof(tp)
         return _Arg(f"{size}s", size, max(ctypes.alignment(tp), 1), _to_bytes)
@@ -356,8 +363,8 @@ def _new_packer(kernel, key, args, cache=True):
         if a is None:
             raise TypeError(f"launch argument {i} of type {tp.__module__}.{tp.__qualname__} is not supported: "
                             f"pass an int, float, bool, complex, a NumPy or ctypes scalar, a ctypes.Structure, "
-                            f"a NumPy structured scalar, a Buffer, a TextureObject, a SurfaceObject or an object with "
-                            f"__cuda_array_interface__")
+                            f"a NumPy structured scalar, a Buffer, a TextureObject, a SurfaceObject, a GraphCondition or "
+                            f"an object with __cuda_array_interface__")
         desc.append(a)
     if cache:
         kernel._packers.setdefault(key, [])

@@ -12,7 +12,7 @@ object per libcucore resource, the device's default resource (Device.allocate, D
 legacy pinned resource (LegacyPinnedMemoryResource), and the constructor helpers of every
 kind. The other kinds live in the module of their capability, above this one: memory_pool.py
 (DeviceMemoryResource, PinnedMemoryResource, pool attributes, trim, peer access), managed_memory.py,
-virtual_memory.py, user_memory.py (user-defined resources); Buffer lives in buffer.py, below.
+virtual_memory.py, graph_memory.py (GraphMemoryResource), user_memory.py (user-defined resources); Buffer lives in buffer.py, below.
 """
 from __future__ import annotations
 
@@ -72,6 +72,7 @@ MemoryResourceKind = _c_enum(
     USER           allocate/deallocate are the user's (a Python subclass of MemoryResource, ...)
     IMPORTED       a pool imported from another process (maps its buffers, cannot allocate)
     GRAPHICS       the mapping of a graphics resource (cucore.graphics): one range, cannot allocate
+    GRAPH          allocations inside graphs (GraphMemoryResource): only on a capturing stream
     """)
 
 

@@ -16,23 +16,26 @@ from .context import Context
 from .device import _device, _device_from_owned_handle
 from .event import Event, _options_ref as _event_options_ref
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for type checkers only: at run time graph_builder.py hands GraphBuilder down (else:)
     from .device import Device
     from .event import EventOptions
+    from .graph_builder import GraphBuilder
+else:
+    GraphBuilder = None  # graph_builder.py: Stream.create_graph_builder, a GraphBuilder where a stream is taken
 
 (_cucore_stream_create, _cucore_stream_create_in_context, _cucore_stream_get_legacy_default,
  _cucore_stream_get_per_thread_default, _cucore_stream_from_handle, _cucore_stream_retain,
  _cucore_stream_release, _cucore_stream_synchronize, _cucore_stream_query, _cucore_stream_wait_event,
  _cucore_stream_wait_stream, _cucore_stream_record, _cucore_stream_launch_host_func, _cucore_stream_device,
  _cucore_stream_context, _cucore_stream_priority, _cucore_stream_flags, _cucore_stream_is_owned,
- _cucore_stream_handle, _cucore_event_record) = _lib.bind(
+ _cucore_stream_handle, _cucore_stream_capture_status, _cucore_event_record) = _lib.bind(
     globals(), "cucore_stream_create", "cucore_stream_create_in_context",
     "cucore_stream_get_legacy_default", "cucore_stream_get_per_thread_default", "cucore_stream_from_handle",
     "cucore_stream_retain", "cucore_stream_release", "cucore_stream_synchronize", "cucore_stream_query",
     "cucore_stream_wait_event", "cucore_stream_wait_stream", "cucore_stream_record",
     "cucore_stream_launch_host_func", "cucore_stream_device", "cucore_stream_context",
     "cucore_stream_priority", "cucore_stream_flags", "cucore_stream_is_owned", "cucore_stream_handle",
-    "cucore_event_record")
+    "cucore_stream_capture_status", "cucore_event_record")
 (_fast_stream_create_in_context, _fast_stream_release, _fast_stream_synchronize, _fast_stream_query,
  _fast_stream_wait_event, _fast_stream_wait_stream, _fast_stream_record, _fast_stream_launch_host_func,
  _fast_event_record) = _lib.bind_unchecked(
@@ -50,6 +53,8 @@ _new_out = _lib.new_out
 _handle_arg = _lib.handle_arg
 
 STREAM_BLOCKING = _lib.C["CUCORE_STREAM_BLOCKING"]
+# cucore_capture_status_t -> Stream.capture_status's names
+_CAPTURE_STATUS_NAMES = {v: k for k, v in _lib.c_names("cucore_capture_status_t", "CUCORE_CAPTURE_STATUS_").items()}
 CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
 
@@ -207,8 +212,11 @@ class Stream(HandleObject):
         """Wrap a foreign stream without owning it: `obj` is a raw CUstream address (an int; 1 and 2
         are the legacy and per-thread default streams) or any object with `__cuda_stream__` (kept
         alive for as long as the wrapper lives). The handle is trusted: the driver dereferences it, so
-        a garbage address can crash the process."""
+        a garbage address can crash the process. A GraphBuilder gives a new reference to its own stream
+        (so that work enqueued through it is captured as the builder's)."""
         owner = None
+        if isinstance(obj, GraphBuilder):
+            return obj._new_stream_reference()
         if isinstance(obj, int) and not isinstance(obj, bool):
             raw = obj
         else:
@@ -370,6 +378,21 @@ class Stream(HandleObject):
         """A new (unrecorded) Event in this stream's context."""
         return self.context.create_event(options)
 
+    def create_graph_builder(self) -> GraphBuilder:
+        """A new GraphBuilder capturing the work enqueued on this stream (between its begin_building and
+        end_building); the builder holds the stream. The legacy default stream cannot capture."""
+        return GraphBuilder._create(self)
+
+    @property
+    def capture_status(self) -> str:
+        """Whether the stream is being captured into a graph (by a GraphBuilder or foreign code), from the
+        driver: "none", "active", or "invalidated" (a call that cannot be captured ended the capture: end it)."""
+        out = ctypes.c_int()
+        st = _cucore_stream_capture_status(self._h, out)
+        if st:
+            raise_error(st, self)
+        return _CAPTURE_STATUS_NAMES.get(out.value, str(out.value))
+
 # ---- the default streams ------------------------------------------------------------------------------
 
 def legacy_default_stream(device: Union[Device, int, None] = None) -> Stream:
@@ -402,10 +425,12 @@ def _cuda_stream_handle(obj):
 
 
 def _stream_of(stream):
-    """`stream` as a Stream: a Stream, or any object with __cuda_stream__ (wrapped; the caller keeps the
-    wrapper alive for the duration of its call)."""
+    """`stream` as a Stream: a Stream, a GraphBuilder (its stream), or any object with __cuda_stream__ (wrapped;
+    the caller keeps the wrapper alive for the duration of its call)."""
     if isinstance(stream, Stream):
         return stream
+    if isinstance(stream, GraphBuilder):
+        return stream.stream
     if stream is None:
         raise TypeError("a stream is required (a Stream or an object with __cuda_stream__)")
     if not hasattr(stream, "__cuda_stream__"):

@@ -1,4 +1,5 @@
-"""The enumerations of the array, texture and surface API (`cucore.typing`, as cuda.core's `cuda.core.typing`).
+"""The enumerations of the array, texture, surface and graph APIs (`cucore.typing`, as cuda.core's
+`cuda.core.typing`).
 
 They are string enumerations, as cuda.core's: each member equals its value (`ArrayFormatType.FLOAT32 ==
 "float32"`), so wherever a member is taken its value is taken too, and a cuda.core member (also a str)
@@ -7,13 +8,14 @@ works here unchanged. ArrayFormatType has cuda.core's eight formats and the othe
 the layered and cubemap arrays.
 
 Pure data: this module imports nothing of the package (bindings/python/README.md, "Layers"). The C values
-behind the names are read from the header by opaque_array.py and texture.py.
+behind the names are read from the header by opaque_array.py, texture.py and _graph_options.py.
 """
 from __future__ import annotations
 
 import enum
 
-__all__ = ["AddressModeType", "ArrayFormatType", "ArrayKindType", "FilterModeType", "ReadModeType"]
+__all__ = ["AddressModeType", "ArrayFormatType", "ArrayKindType", "FilterModeType", "GraphConditionalType",
+           "GraphMemoryType", "ReadModeType"]
 
 
 class _StrEnum(str, enum.Enum):
@@ -116,3 +118,28 @@ class ReadModeType(_StrEnum):
 
     ELEMENT_TYPE = "element_type"
     NORMALIZED_FLOAT = "normalized_float"
+
+
+class GraphConditionalType(_StrEnum):
+    """The kind of a conditional graph node (cuda.core's; the driver's CUgraphConditionalNodeType).
+
+    IF: the body runs once when the condition is non-zero (an if/else node has a second body, run when it is
+    zero). WHILE: the body runs again and again while the condition is non-zero, checked before each run.
+    SWITCH: body n runs when the condition is n, none when it is out of range.
+    """
+
+    IF = "if"
+    WHILE = "while"
+    SWITCH = "switch"
+
+
+class GraphMemoryType(_StrEnum):
+    """Where the memory of a graph allocation node lives (cuda.core's).
+
+    DEVICE: device memory of the graph's device (the default). HOST: page-locked host memory (where the
+    driver supports it). MANAGED: managed memory; libcucore's graphs do not offer it (NotSupportedError).
+    """
+
+    DEVICE = "device"
+    HOST = "host"
+    MANAGED = "managed"

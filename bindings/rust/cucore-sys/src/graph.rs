@@ -219,9 +219,11 @@ extern "C" {
     pub fn cucore_graph_definition_add_empty(definition: *mut cucore_graph_definition_t, dependencies: *const *mut cucore_graph_node_t, dependency_count: usize, node: *mut *mut cucore_graph_node_t) -> cucore_status_t;
     /// A kernel node: `kernel` with `config` (NULL: one thread) and arguments as in
     /// cucore_launch (copied now; the count and sizes are checked the same way).
-    /// Cooperative and cluster configurations become the node's attributes.
-    /// Errors: as cucore_launch, plus INVALID_HANDLE (a dependency of another
-    /// definition), CUDA.
+    /// `config` gives grid, block and dynamic shared memory; cluster, cooperative,
+    /// programmatic-serialization and priority configurations are refused here
+    /// (they would be node attributes): capture a launch that has them instead.
+    /// Errors: as cucore_launch, plus INVALID_ARGUMENT (a dependency of another
+    /// definition, a cluster or flags in config), CUDA.
     pub fn cucore_graph_definition_add_kernel(definition: *mut cucore_graph_definition_t, dependencies: *const *mut cucore_graph_node_t, dependency_count: usize, config: *const cucore_launch_config_t, kernel: *mut cucore_kernel_t, args: *const *const c_void, arg_sizes: *const usize, arg_count: usize, node: *mut *mut cucore_graph_node_t) -> cucore_status_t;
     /// A copy node of `size` bytes from `src` at `src_offset` to `dst` at
     /// `dst_offset` (both held by the definition).
@@ -334,8 +336,11 @@ extern "C" {
     /// Adds a reference. Errors: INVALID_HANDLE.
     pub fn cucore_graph_retain(graph: *mut cucore_graph_t) -> cucore_status_t;
     /// Drops a reference; NULL is a no-op. The CUgraphExec is destroyed with the
-    /// last one (launches in flight finish first, holding what they use).
-    /// Errors: INVALID_HANDLE.
+    /// last one; launches in flight finish first and keep what the definition's
+    /// nodes use. What cucore_graph_update and the per-node cucore_graph_set_*
+    /// calls brought in (another definition's objects, a new kernel or buffer) is
+    /// held by the graph object only: synchronize launches made after such an
+    /// update before the last release. Errors: INVALID_HANDLE.
     pub fn cucore_graph_release(graph: *mut cucore_graph_t) -> cucore_status_t;
     /// The raw CUgraphExec. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_graph_handle(graph: *const cucore_graph_t, cu_graph_exec: *mut *mut c_void) -> cucore_status_t;

@@ -36,7 +36,9 @@ fn graphics_and_array_object_types_match_the_header() {
     assert_eq!(CUCORE_OBJECT_GRAPHICS_RESOURCE, 12);
     assert_eq!((CUCORE_OBJECT_OPAQUE_ARRAY, CUCORE_OBJECT_MIPMAPPED_ARRAY), (13, 14));
     assert_eq!((CUCORE_OBJECT_TEXTURE_OBJECT, CUCORE_OBJECT_SURFACE_OBJECT), (15, 16));
-    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 17);
+    assert_eq!((CUCORE_OBJECT_GRAPH_DEFINITION, CUCORE_OBJECT_GRAPH_NODE), (17, 18));
+    assert_eq!((CUCORE_OBJECT_GRAPH, CUCORE_OBJECT_GRAPH_BUILDER), (19, 20));
+    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 21);
 }
 
 #[test]

@@ -197,7 +197,7 @@ fn raw_region(
 }
 
 /// Checks the host sides and makes the C struct; whether a side is host memory.
-fn prepare(dst: &mut MemoryRegion<DstMemory<'_>>, src: &MemoryRegion<SrcMemory<'_>>, extent: Extent3D) -> Result<(sys::cucore_copy_3d_t, bool)> {
+pub(crate) fn prepare(dst: &mut MemoryRegion<DstMemory<'_>>, src: &MemoryRegion<SrcMemory<'_>>, extent: Extent3D) -> Result<(sys::cucore_copy_3d_t, bool)> {
     let mut copy = sys::cucore_copy_3d_t::INIT;
     copy.width = extent.width;
     copy.rows = extent.rows;

@@ -212,6 +212,21 @@ impl LaunchConfig {
         }
     }
 
+    /// The configuration a C struct describes (as a graph's kernel node reports it): a cluster
+    /// of all zeros is none, and the priority counts only with `CUCORE_LAUNCH_PRIORITY`.
+    pub fn from_raw(raw: &sys::cucore_launch_config_t) -> LaunchConfig {
+        let flag = |f: sys::cucore_launch_flag_t| raw.flags & f as u32 != 0;
+        LaunchConfig {
+            grid: Dim3::from(raw.grid),
+            block: Dim3::from(raw.block),
+            cluster: if raw.cluster == [0, 0, 0] { None } else { Some(Dim3::from(raw.cluster)) },
+            shared_memory_bytes: raw.shared_memory_bytes,
+            cooperative: flag(sys::CUCORE_LAUNCH_COOPERATIVE),
+            programmatic_stream_serialization: flag(sys::CUCORE_LAUNCH_PROGRAMMATIC_STREAM_SERIALIZATION),
+            priority: if flag(sys::CUCORE_LAUNCH_PRIORITY) { Some(raw.priority) } else { None },
+        }
+    }
+
     /// Checks the configuration for `kernel` on `device` without launching, with the message a
     /// launch would fail with (`cucore_launch_config_validate`): a block larger than the
     /// kernel or device allows, a grid beyond the device's limits, too much dynamic shared
@@ -344,32 +359,55 @@ fn pack(
     Ok(())
 }
 
-/// Launches `kernel` into `stream` with `config` and `args` (`cucore_launch`; cuda.core's
-/// `launch`). The arguments are copied by the driver before this returns, so they may be
-/// temporaries. A count or size that does not match the kernel's parameters (where the driver
-/// reports them) and a configuration the kernel or device cannot run are
-/// `Status::InvalidArgument` with a message naming the problem. Raw pointers are refused at
-/// compile time ([`DevicePointer`] takes them, `unsafe`; see
-/// [the module's rule](mod@crate::launch#what-the-safe-launch-accepts)).
-pub fn launch(stream: &Stream, config: &LaunchConfig, kernel: &Kernel, args: &[&dyn KernelArg]) -> Result<()> {
-    let raw = config.to_raw();
+/// Packs `args` (on the stack up to [`MAX_STACK_ARGS`], on the heap beyond) and calls `f` with
+/// the argument pointers and sizes, which stay valid for that call: the launch and the graph
+/// calls that take kernel arguments share it.
+#[inline]
+pub(crate) fn with_packed_args<R>(
+    args: &[&dyn KernelArg],
+    f: impl FnOnce(&[*const c_void], &[usize]) -> Result<R>,
+) -> Result<R> {
     let n = args.len();
     if n <= MAX_STACK_ARGS {
         let mut scratch = [0u64; MAX_STACK_ARGS];
         let mut pointers = [ptr::null::<c_void>(); MAX_STACK_ARGS];
         let mut sizes = [0usize; MAX_STACK_ARGS];
         pack(args, &mut scratch[..n], &mut pointers[..n], &mut sizes[..n])?;
-        // SAFETY: every pointer names `sizes[i]` bytes inside an argument borrowed for this call
-        // or inside `scratch`, which lives until the call returns.
-        unsafe { launch_raw_unchecked(stream, &raw, kernel, &pointers[..n], &sizes[..n]) }
+        f(&pointers[..n], &sizes[..n])
     } else {
         let mut scratch = vec![0u64; n];
         let mut pointers = vec![ptr::null::<c_void>(); n];
         let mut sizes = vec![0usize; n];
         pack(args, &mut scratch, &mut pointers, &mut sizes)?;
-        // SAFETY: as above.
-        unsafe { launch_raw_unchecked(stream, &raw, kernel, &pointers, &sizes) }
+        f(&pointers, &sizes)
     }
+}
+
+/// The argument arrays as the C ABI takes them: NULL for both when there are no arguments.
+#[inline]
+pub(crate) fn arg_arrays(args: &[*const c_void], sizes: &[usize]) -> (*const *const c_void, *const usize) {
+    debug_assert_eq!(args.len(), sizes.len());
+    if args.is_empty() {
+        (ptr::null(), ptr::null())
+    } else {
+        (args.as_ptr(), sizes.as_ptr())
+    }
+}
+
+/// Launches `kernel` into `stream` with `config` and `args` (`cucore_launch`; cuda.core's
+/// `launch`). The arguments are copied by the driver before this returns, so they may be
+/// temporaries. A count or size that does not match the kernel's parameters (where the driver
+/// reports them) and a configuration the kernel or device cannot run are
+/// `Status::InvalidArgument` with a message naming the problem. Raw pointers are refused at
+/// compile time ([`DevicePointer`] takes them, `unsafe`; see
+/// [the module's rule](mod@crate::launch#what-the-safe-launch-accepts)). On the stream of a
+/// [`GraphBuilder`](crate::GraphBuilder) that is building, the launch becomes a kernel node of
+/// the graph instead of running.
+pub fn launch(stream: &Stream, config: &LaunchConfig, kernel: &Kernel, args: &[&dyn KernelArg]) -> Result<()> {
+    let raw = config.to_raw();
+    // SAFETY: every pointer names `sizes[i]` bytes inside an argument borrowed for this call or
+    // inside the packing's scratch storage, which lives until the call returns.
+    with_packed_args(args, |pointers, sizes| unsafe { launch_raw_unchecked(stream, &raw, kernel, pointers, sizes) })
 }
 
 /// Launches with argument pointers and sizes as `cucore_launch` takes them, for callers that
@@ -407,9 +445,8 @@ unsafe fn launch_raw_unchecked(
     args: &[*const c_void],
     sizes: &[usize],
 ) -> Result<()> {
-    debug_assert_eq!(args.len(), sizes.len());
     // With no arguments the library takes NULL arrays.
-    let (a, s) = if args.is_empty() { (ptr::null(), ptr::null()) } else { (args.as_ptr(), sizes.as_ptr()) };
+    let (a, s) = arg_arrays(args, sizes);
     // SAFETY: live handles, a valid config; the caller vouches for the argument bytes.
     check(unsafe { sys::cucore_launch(stream.as_raw(), config, kernel.as_raw(), a, s, args.len()) })
 }

@@ -4,7 +4,8 @@
 //! Every handle type ([`Device`], [`Context`], [`Stream`], [`Event`], [`MemoryResource`],
 //! [`Buffer`], [`Program`], [`ObjectCode`], [`Linker`], [`Kernel`], [`ProgramCache`],
 //! [`GraphicsResource`], [`OpaqueArray`], [`MipmappedArray`], [`TextureObject`],
-//! [`SurfaceObject`]) owns one reference to a library object: `Clone` adds one
+//! [`SurfaceObject`], [`GraphDefinition`], [`GraphNode`], [`Graph`], [`GraphBuilder`]) owns one
+//! reference to a library object: `Clone` adds one
 //! (`cucore_*_retain`), `Drop` gives it back (`cucore_*_release`). Objects hold references to
 //! what they depend on (a stream holds its context, which holds its device; a buffer holds its
 //! memory resource and its deallocation stream; a texture object its array or buffer), so drop
@@ -176,6 +177,10 @@ pub mod program_cache;
 // Arrays, textures and surfaces.
 pub mod opaque_array;
 pub mod texture;
+// Graphs: definitions, nodes and executable graphs; capture; graph memory.
+pub mod graph;
+pub mod graph_builder;
+pub mod graph_memory;
 // Graphics interop.
 pub mod graphics;
 
@@ -196,7 +201,7 @@ pub use memory_pool::{DeviceMemoryResourceOptions, PinnedMemoryResourceOptions, 
 pub use memory_resource::{Access, Accessibility, Location, MemoryResource, MemoryResourceKind};
 pub use user_memory::{StreamRef, UserMemoryResource};
 pub use virtual_memory::{Granularity, VirtualMemoryResourceOptions};
-pub use stream::{Stream, StreamOptions, StreamPriorityRange};
+pub use stream::{CaptureStatus, Stream, StreamOptions, StreamPriorityRange};
 
 pub use kernel::{Kernel, KernelAttribute, ParamInfo, PotentialBlockSize};
 pub use launch::{launch, launch_raw, DevicePointer, DeviceRepr, Dim3, KernelArg, LaunchConfig, MAX_STACK_ARGS};
@@ -212,6 +217,14 @@ pub use opaque_array::{
 pub use texture::{
     AddressMode, FilterMode, ReadMode, ResourceDescriptor, SurfaceObject, TextureObject, TextureObjectOptions,
 };
+
+pub use graph::{
+    Graph, GraphAllocInfo, GraphAllocOptions, GraphCompleteOptions, GraphCondition, GraphConditionalType,
+    GraphDebugPrintOptions, GraphDefinition, GraphMemoryType, GraphNode, GraphNodeType, GraphUpdateError,
+    GraphUpdateResult, MemcpyParams, MemsetParams, MAX_GRAPH_ALLOC_PEERS,
+};
+pub use graph_builder::{CaptureMode, GraphBuilder};
+pub use graph_memory::{GraphMemoryAttribute, GraphMemoryResource};
 
 pub use graphics::{
     gl_get_devices, GlDeviceList, GraphicsMapHint, GraphicsRegisterFlags, GraphicsResource, MappedBuffer,

@@ -7,8 +7,8 @@
 //! [`Access`].
 //!
 //! The other kinds of resources, one module each: `memory_pool` (device and pinned pools, pool
-//! attributes, peer access), `managed_memory`, `virtual_memory` and `user_memory` (resources
-//! written in Rust). What a resource allocates is a [`Buffer`] (`buffer`); strided copies are in
+//! attributes, peer access), `managed_memory`, `virtual_memory`, `user_memory` (resources
+//! written in Rust) and `graph_memory` (allocations inside graphs). What a resource allocates is a [`Buffer`] (`buffer`); strided copies are in
 //! `copy_3d`.
 //!
 //! A [`MemoryResource`] allocates [`Buffer`]s. A buffer holds its resource, its deallocation
@@ -50,6 +50,9 @@ pub enum MemoryResourceKind {
     /// The mapping of a GL buffer ([`GraphicsResource::map`](crate::GraphicsResource::map)): it
     /// owns the one mapped range, whose release unmaps it, and cannot allocate.
     Graphics,
+    /// Graph memory ([`GraphMemoryResource`](crate::GraphMemoryResource)): it allocates only on a
+    /// stream being captured into a graph.
+    Graph,
     /// A value this binding does not know (a newer library), or `CUCORE_MEMORY_RESOURCE_UNSET`.
     Unknown(i32),
 }
@@ -66,6 +69,7 @@ impl MemoryResourceKind {
             sys::CUCORE_MEMORY_RESOURCE_USER => MemoryResourceKind::User,
             sys::CUCORE_MEMORY_RESOURCE_IMPORTED => MemoryResourceKind::Imported,
             sys::CUCORE_MEMORY_RESOURCE_GRAPHICS => MemoryResourceKind::Graphics,
+            sys::CUCORE_MEMORY_RESOURCE_GRAPH => MemoryResourceKind::Graph,
             other => MemoryResourceKind::Unknown(other),
         }
     }
@@ -81,16 +85,24 @@ impl MemoryResourceKind {
             MemoryResourceKind::User => sys::CUCORE_MEMORY_RESOURCE_USER,
             MemoryResourceKind::Imported => sys::CUCORE_MEMORY_RESOURCE_IMPORTED,
             MemoryResourceKind::Graphics => sys::CUCORE_MEMORY_RESOURCE_GRAPHICS,
+            MemoryResourceKind::Graph => sys::CUCORE_MEMORY_RESOURCE_GRAPH,
             MemoryResourceKind::Unknown(raw) => raw,
         }
     }
 
     /// Whether every resource of this kind allocates and frees in stream order (a stream is
-    /// then required to allocate): the device, pinned and imported pools. `Managed` is not
+    /// then required to allocate): the device, pinned and imported pools, and graph memory (on
+    /// a capturing stream). `Managed` is not
     /// among them: a managed resource is stream-ordered only with a pool
     /// ([`MemoryResource::is_stream_ordered`] tells for a resource).
     pub fn is_stream_ordered(self) -> bool {
-        matches!(self, MemoryResourceKind::Device | MemoryResourceKind::Pinned | MemoryResourceKind::Imported)
+        matches!(
+            self,
+            MemoryResourceKind::Device
+                | MemoryResourceKind::Pinned
+                | MemoryResourceKind::Imported
+                | MemoryResourceKind::Graph
+        )
     }
 }
 

@@ -1,4 +1,5 @@
-//! What `include/cucore/stream.h` holds: CUDA streams.
+//! What `include/cucore/stream.h` holds: CUDA streams, and whether one is being captured into a
+//! graph ([`Stream::capture_status`]; capture itself is [`GraphBuilder`](crate::GraphBuilder)'s).
 
 use std::fmt;
 use std::os::raw::{c_int, c_void};
@@ -46,6 +47,44 @@ impl StreamOptions {
 pub struct StreamPriorityRange {
     pub least: i32,
     pub greatest: i32,
+}
+
+/// Whether a stream is being captured into a graph (`cucore_capture_status_t`, the driver's
+/// `CUstreamCaptureStatus`; [`Stream::capture_status`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaptureStatus {
+    /// Not capturing: work queued on the stream runs.
+    None,
+    /// Capturing: work queued on the stream becomes nodes of a graph.
+    Active,
+    /// Capturing, but a call that cannot be captured ended it: end the capture
+    /// ([`GraphBuilder::end_building`](crate::GraphBuilder::end_building) then fails and leaves
+    /// the stream usable).
+    Invalidated,
+    /// A value this binding does not know (a newer library).
+    Unknown(i32),
+}
+
+impl CaptureStatus {
+    /// The status of a raw `cucore_capture_status_t`.
+    pub fn from_raw(raw: sys::cucore_capture_status_t) -> CaptureStatus {
+        match raw {
+            sys::CUCORE_CAPTURE_STATUS_NONE => CaptureStatus::None,
+            sys::CUCORE_CAPTURE_STATUS_ACTIVE => CaptureStatus::Active,
+            sys::CUCORE_CAPTURE_STATUS_INVALIDATED => CaptureStatus::Invalidated,
+            other => CaptureStatus::Unknown(other),
+        }
+    }
+
+    /// The raw `cucore_capture_status_t`.
+    pub fn raw(self) -> sys::cucore_capture_status_t {
+        match self {
+            CaptureStatus::None => sys::CUCORE_CAPTURE_STATUS_NONE,
+            CaptureStatus::Active => sys::CUCORE_CAPTURE_STATUS_ACTIVE,
+            CaptureStatus::Invalidated => sys::CUCORE_CAPTURE_STATUS_INVALIDATED,
+            CaptureStatus::Unknown(raw) => raw,
+        }
+    }
 }
 
 /// A CUDA stream (`cucore_stream_t`). It holds its context (and through it its device), so it
@@ -124,6 +163,8 @@ impl Stream {
     }
 
     /// Waits until all work queued on the stream has completed (cuda.core's `Stream.sync()`).
+    /// A stream being captured by a [`GraphBuilder`](crate::GraphBuilder) refuses it with
+    /// `Status::InvalidState`, and the capture goes on.
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: a live handle.
         check(unsafe { sys::cucore_stream_synchronize(self.as_raw()) })
@@ -185,6 +226,16 @@ impl Stream {
             return Err(e);
         }
         Ok(())
+    }
+
+    /// Whether the stream is being captured into a graph, by a
+    /// [`GraphBuilder`](crate::GraphBuilder) or by foreign code, as the driver says
+    /// (`cucore_stream_capture_status`).
+    pub fn capture_status(&self) -> Result<CaptureStatus> {
+        let mut v: sys::cucore_capture_status_t = sys::CUCORE_CAPTURE_STATUS_NONE;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_stream_capture_status(self.as_raw(), &mut v) })?;
+        Ok(CaptureStatus::from_raw(v))
     }
 
     /// The stream's device.
