@@ -143,7 +143,8 @@ void run_node(Lock &lock, const Node &n, const Launch &launch) {
         case CU_GRAPH_NODE_TYPE_WAIT_EVENT: {
             auto it = launch.events.find(&n);
             if (it == launch.events.end()) break;
-            const auto [timeline, generation] = it->second;
+            const std::shared_ptr<Timeline> timeline = it->second.first;  // not a structured binding: C++17
+            const unsigned long long generation = it->second.second;     // lambdas cannot capture those
             if (g.worker_streams) g.changed.wait(lock, [&] { return timeline->completed >= generation; });
             break;
         }
