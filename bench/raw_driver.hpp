@@ -54,7 +54,14 @@ namespace cucore_bench {
     X(cuArrayDestroy)                    \
     X(cuTexObjectCreate)                 \
     X(cuTexObjectDestroy)                \
-    X(cuMemcpy3DAsync)
+    X(cuMemcpy3DAsync)                   \
+    X(cuGraphCreate)                     \
+    X(cuGraphDestroy)                    \
+    X(cuGraphAddKernelNode)              \
+    X(cuGraphInstantiateWithParams)      \
+    X(cuGraphExecDestroy)                \
+    X(cuGraphLaunch)                     \
+    X(cuGraphExecUpdate)
 
 struct RawDriver {
     // `#name` is not macro-expanded, so the table holds the base names ("cuStreamDestroy") that

@@ -3,7 +3,7 @@
  * once with N calls and once with 3N, and the difference of libcucore's own instructions over 2N is the work
  * per call, exact and the same on every run (bench/host_cost/count.sh does that, for two library builds).
  * Timings on a GPU move by tens of percent between rounds on a shared machine; this does not.
- * Usage: cucore_host_cost event|record|stream|pool|launch|glmap|texture N */
+ * Usage: cucore_host_cost event|record|stream|pool|launch|glmap|texture|graph N */
 #include <cucore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #define CHECK(x) do { cucore_status_t s_ = (x); if (s_) { fprintf(stderr, "%s: %s\n", #x, cucore_last_error_message()); exit(1); } } while (0)
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: %s event|record|stream|pool|launch|glmap|texture N\n", argv[0]);
+        fprintf(stderr, "usage: %s event|record|stream|pool|launch|glmap|texture|graph N\n", argv[0]);
         return 2;
     }
     const char *what = argv[1];
@@ -41,6 +41,22 @@ int main(int argc, char **argv) {
         cucore_launch_config_t cfg = CUCORE_LAUNCH_CONFIG_INIT; cfg.grid[0] = 4; cfg.block[0] = 128;
         uint64_t a = 1, b = 2; const void *args[2] = {&a, &b}; size_t sizes[2] = {8, 8};
         for (int i = 0; i < n; ++i) CHECK(cucore_launch(s, &cfg, k, args, sizes, 2));
+        cucore_kernel_release(k); cucore_object_code_release(oc);
+    } else if (!strcmp(what, "graph")) {
+        /* cucore_graph_launch of a 1-node graph (one kernel node), instantiated once. */
+        static const char image[] = "FAKECUBIN\nkernel k 8,8\n";
+        cucore_object_code_t *oc; cucore_kernel_t *k;
+        CHECK(cucore_object_code_create(image, sizeof image, CUCORE_CODE_CUBIN, "k", &oc));
+        CHECK(cucore_object_code_get_kernel(oc, "k", &k));
+        cucore_launch_config_t cfg = CUCORE_LAUNCH_CONFIG_INIT;
+        uint64_t a = 1, b = 2; const void *args[2] = {&a, &b}; size_t sizes[2] = {8, 8};
+        cucore_graph_definition_t *def; cucore_graph_node_t *node; cucore_graph_t *g;
+        CHECK(cucore_graph_definition_create(dev, &def));
+        CHECK(cucore_graph_definition_add_kernel(def, NULL, 0, &cfg, k, args, sizes, 2, &node));
+        CHECK(cucore_graph_definition_instantiate(def, NULL, &g));
+        for (int i = 0; i < n; ++i) CHECK(cucore_graph_launch(g, s));
+        CHECK(cucore_stream_synchronize(s));
+        cucore_graph_release(g); cucore_graph_node_release(node); cucore_graph_definition_release(def);
         cucore_kernel_release(k); cucore_object_code_release(oc);
     } else if (!strcmp(what, "stream")) {
         for (int i = 0; i < n; ++i) { cucore_stream_t *t; CHECK(cucore_stream_create(dev, NULL, &t)); CHECK(cucore_stream_release(t)); }

@@ -8,8 +8,8 @@
 // create_stream() in stream.hpp, the memory resource members in
 // memory_resource.hpp, allocate() in buffer.hpp, create_opaque_array() and
 // create_mipmapped_array() in opaque_array.hpp, create_texture_object() and
-// create_surface_object() in texture.hpp. Include the header of what you use
-// (or cucore.hpp).
+// create_surface_object() in texture.hpp, create_graph_builder() in
+// graph_builder.hpp. Include the header of what you use (or cucore.hpp).
 #ifndef CUCORE_DEVICE_HPP
 #define CUCORE_DEVICE_HPP
 
@@ -34,6 +34,7 @@ class MipmappedArray;
 class ResourceDescriptor;
 class TextureObject;
 class SurfaceObject;
+class GraphBuilder;
 struct StreamOptions;
 struct EventOptions;
 struct OpaqueArrayOptions;
@@ -283,6 +284,11 @@ public:
     // A surface object over an array of this device created with surface
     // load/store. Defined and documented in texture.hpp (SurfaceObject::create).
     SurfaceObject create_surface_object(const ResourceDescriptor &resource) const;
+
+    // A graph builder capturing on a new non-blocking stream of the primary
+    // context (cuda.core: Device.create_graph_builder). Defined and documented
+    // in graph_builder.hpp (GraphBuilder::create).
+    GraphBuilder create_graph_builder() const;
 
     // Two Device objects are equal when they name the same device (the library
     // may give distinct handles for one device). Never throws.

@@ -76,6 +76,19 @@ struct LaunchConfig {
         return c;
     }
 
+    // The configuration a C one stands for (e.g. what a graph kernel node
+    // reports, GraphNode::kernel_config).
+    static LaunchConfig from_c(const cucore_launch_config_t &c) noexcept {
+        LaunchConfig config(Dim3(c.grid[0], c.grid[1], c.grid[2]), Dim3(c.block[0], c.block[1], c.block[2]),
+                            c.shared_memory_bytes);
+        config.cluster = Dim3(c.cluster[0], c.cluster[1], c.cluster[2]);
+        config.cooperative = (c.flags & static_cast<std::uint32_t>(CUCORE_LAUNCH_COOPERATIVE)) != 0;
+        config.programmatic_stream_serialization =
+            (c.flags & static_cast<std::uint32_t>(CUCORE_LAUNCH_PROGRAMMATIC_STREAM_SERIALIZATION)) != 0;
+        if ((c.flags & static_cast<std::uint32_t>(CUCORE_LAUNCH_PRIORITY)) != 0) config.priority = c.priority;
+        return config;
+    }
+
     // Checks this configuration for `kernel` on `device` without launching
     // (cucore_launch_config_validate). Throws Error (INVALID_ARGUMENT with the
     // reason) when a launch would fail the same checks.
@@ -143,9 +156,12 @@ struct KernelArg<std::nullptr_t> {
     static const void *pointer(const stored &s) noexcept { return &s; }
 };
 
-template <typename... Args, std::size_t... I>
-inline void launch_packed(cucore_stream_t *stream, const cucore_launch_config_t &config, cucore_kernel_t *kernel,
-                          std::index_sequence<I...>, const Args &...args) {
+// Packs `args` on the stack and calls `call(pointers, sizes, count)` with the
+// C ABI's argument arrays (NULL arrays when there are none), which are valid
+// for the duration of the call. Every C function that takes kernel arguments
+// (launches, graph kernel nodes and their updates) is reached through it.
+template <typename Call, typename... Args, std::size_t... I>
+inline void with_packed_args(std::index_sequence<I...>, Call &&call, const Args &...args) {
     constexpr std::size_t count = sizeof...(Args);
     // What each argument needs kept (a pointer to it, or a converted value)...
     const std::tuple<typename KernelArg<Args>::stored...> stored{KernelArg<Args>::store(args)...};
@@ -153,8 +169,18 @@ inline void launch_packed(cucore_stream_t *stream, const cucore_launch_config_t 
     const std::array<const void *, count> pointers{{KernelArg<Args>::pointer(std::get<I>(stored))...}};
     static constexpr std::array<std::size_t, count> sizes{{KernelArg<Args>::size...}};
     (void)stored;
-    detail::check(cucore_launch(stream, &config, kernel, count ? pointers.data() : nullptr,
-                                count ? sizes.data() : nullptr, count));
+    call(count ? pointers.data() : nullptr, count ? sizes.data() : nullptr, count);
+}
+
+template <typename... Args>
+inline void launch_packed(cucore_stream_t *stream, const cucore_launch_config_t &config, cucore_kernel_t *kernel,
+                          const Args &...args) {
+    with_packed_args(
+        std::index_sequence_for<Args...>{},
+        [&](const void *const *pointers, const std::size_t *sizes, std::size_t count) {
+            detail::check(cucore_launch(stream, &config, kernel, pointers, sizes, count));
+        },
+        args...);
 }
 
 } // namespace detail
@@ -167,7 +193,7 @@ inline void launch_packed(cucore_stream_t *stream, const cucore_launch_config_t 
 template <typename... Args>
 inline void launch(const Stream &stream, const LaunchConfig &config, const Kernel &kernel, const Args &...args) {
     const cucore_launch_config_t c = config.to_c();
-    detail::launch_packed(stream.get(), c, kernel.get(), std::index_sequence_for<Args...>{}, args...);
+    detail::launch_packed(stream.get(), c, kernel.get(), args...);
 }
 
 inline int Kernel::max_potential_cluster_size(const LaunchConfig &config, const Device &device) const {

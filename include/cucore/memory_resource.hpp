@@ -13,7 +13,8 @@
 // [ManagedMemoryResource] in managed_memory.hpp, virtual memory
 // [VirtualMemoryResource] in virtual_memory.hpp, user resources in
 // user_memory.hpp, and page-locked host memory [LegacyPinnedMemoryResource]
-// here. MemoryResource declares every kind's factory and operations; each is
+// here; graph memory [GraphMemoryResource] is a MemoryResource of its own
+// type, with the attributes of graph memory, in graph_memory.hpp. MemoryResource declares every kind's factory and operations; each is
 // defined, with its options, in its kind's header, which includes this one
 // (the headers include each other in one direction only; see device.hpp).
 // Include the header of what you use, or cucore.hpp, which brings them all.

@@ -16,6 +16,8 @@
 
 namespace cucore {
 
+class GraphBuilder;
+
 namespace detail {
 
 // A callable small and trivial enough to travel inside the host function's
@@ -182,6 +184,11 @@ public:
     // The stream's device and context. Throw Error: INVALID_HANDLE.
     Device device() const;
     Context context() const;
+
+    // A graph builder capturing on this stream (cuda.core:
+    // Stream.create_graph_builder). Defined and documented in graph_builder.hpp
+    // (GraphBuilder::create).
+    GraphBuilder create_graph_builder() const;
 };
 
 static_assert(sizeof(Stream) == sizeof(void *), "a Stream is exactly one C handle");

@@ -110,9 +110,11 @@ void Graph::check_node(const GraphNode &node) const {
 
 void Graph::launch(Stream &stream) {
     check_stream(stream);
+    // The driver cannot capture a graph launch (it invalidates the capture): say so and keep the capture.
+    stream.refuse_during_capture("launching an executable graph (embed its definition instead: "
+                                 "cucore_graph_builder_embed or cucore_graph_definition_add_child_graph)");
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuGraphLaunch, exec_, stream.cu());
-    hold_for_capture(stream, *this);  // a graph launched into a capture (a child graph of it)
 }
 
 void Graph::upload(Stream &stream) {

@@ -187,9 +187,11 @@ Node *add_node(Graph &graph, NodeParams params, const CUgraphNode *dependencies,
     }
     const CUgraphNodeType type = params.type;
     if (in_conditional_body(graph)) {
+        // Host nodes too: the H100 server's driver (CUDA 13) takes them in a body.
         const bool allowed = type == CU_GRAPH_NODE_TYPE_KERNEL || type == CU_GRAPH_NODE_TYPE_EMPTY ||
                              type == CU_GRAPH_NODE_TYPE_GRAPH || type == CU_GRAPH_NODE_TYPE_MEMSET ||
-                             type == CU_GRAPH_NODE_TYPE_MEMCPY || type == CU_GRAPH_NODE_TYPE_CONDITIONAL;
+                             type == CU_GRAPH_NODE_TYPE_MEMCPY || type == CU_GRAPH_NODE_TYPE_CONDITIONAL ||
+                             type == CU_GRAPH_NODE_TYPE_HOST;
         if (!allowed) {
             error = CUDA_ERROR_NOT_SUPPORTED;
             return nullptr;

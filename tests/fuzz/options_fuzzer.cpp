@@ -5,24 +5,35 @@
 // NVRTC and nvJitLink of the unit tests; cucore_opaque_array_options_t with
 // cucore_opaque_array_create / cucore_mipmapped_array_create;
 // cucore_resource_descriptor_t and cucore_texture_object_options_t with
-// cucore_texture_object_create / cucore_surface_object_create; and
+// cucore_texture_object_create / cucore_surface_object_create;
 // cucore_opaque_array_copy_t with cucore_opaque_array_copy, over the fake
-// driver's arrays.
+// driver's arrays; and the graph options: cucore_graph_complete_options_t with
+// cucore_graph_definition_instantiate (a one-node definition made per input)
+// and cucore_graph_builder_complete (a builder that captured one fill), and
+// cucore_graph_alloc_options_t with cucore_graph_definition_add_alloc.
 //
 // The first byte taken (the input's last) chooses: odd, the linker; even,
-// bits 1-3: 5 arrays, 6 textures, 7 region copies, else a program (inputs of
-// before the arrays keep their meaning but for those three values).
+// bits 1-3: 4 graphs, 5 arrays, 6 textures, 7 region copies, else a program
+// (inputs of before the arrays keep their meaning but for those three values;
+// inputs whose selector was 4 were programs before the graphs).
 //
 // Oracles: every call answers a status its header documents for it (never
-// INTERNAL, never a crash or sanitizer report), a failure leaves NULL, the
-// cache key of a program is the same each time it is asked, and nothing
-// outlives an input. Enum-typed fields (toggles, backend, code type, array
-// format and kind, resource kind, address, filter and read modes) get any
-// 32-bit value, written as the bytes a C caller would store. Arrays: a
-// created array describes itself as asked, its packed size is its rows x
-// slices, and a small one round-trips bytes through host memory exactly.
-// Textures and region copies: the library checks every field and side
-// before the driver, so the (fake) driver never refuses one (no CUDA status).
+// INTERNAL, never a crash or sanitizer report), a failure leaves NULL (and 0
+// out-values), the cache key of a program is the same each time it is asked,
+// and nothing outlives an input (library objects and the fake's driver
+// objects, graphs, executables and user objects included). Enum-typed fields
+// (toggles, backend, code type, array format and kind, resource kind,
+// address, filter and read modes, graph memory type) get any 32-bit value,
+// written as the bytes a C caller would store. Arrays: a created array
+// describes itself as asked, its packed size is its rows x slices, and a small
+// one round-trips bytes through host memory exactly. Textures and region
+// copies: the library checks every field and side before the driver, so the
+// (fake) driver never refuses one (no CUDA status). Graphs: what the library
+// checks before the driver (a struct_size it cannot read, unknown complete
+// flags, an upload stream of another device, a memory type out of range, size
+// 0, more than 8 peers, a negative peer) is INVALID_ARGUMENT, never CUDA; a
+// graph instantiated with accepted options runs its fill; an allocation node
+// reports the address and size it was made with.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>

@@ -17,7 +17,7 @@ import pytest
 
 import cucore
 from cucore import graph as cg
-from cucore.graph_builder import callback_count
+from cucore import graph_builder
 from conftest import FAKE_DRIVER
 from test_launch import fake, fake_image, last_args, last_launch, real_gpu  # noqa: F401 (fixtures)
 
@@ -67,11 +67,9 @@ def test_debug_print_options_map_to_the_driver_flags():
     assert cg.GraphDebugPrintOptions()._to_flags() == 0
     o = cg.GraphDebugPrintOptions(verbose=True, memset_node_params=True, handles=True, conditional_node_params=True)
     assert o._to_flags() == 1 | (1 << 4) | (1 << 10) | (1 << 15)  # CU_GRAPH_DEBUG_DOT_FLAGS_*
-    every = cg.GraphDebugPrintOptions(**{f: True for f in cg.GraphDebugPrintOptions.__dataclass_fields__
-                                          if f != "runtime_types"})
-    assert every._to_flags() == 0xFFFD  # every bit but runtime types (1 << 1)
-    with pytest.raises(ValueError, match="runtime_types"):
-        cg.GraphDebugPrintOptions(runtime_types=True)._to_flags()
+    assert cg.GraphDebugPrintOptions(runtime_types=True)._to_flags() == 1 << 1  # CUCORE_GRAPH_DOT_RUNTIME_TYPES
+    every = cg.GraphDebugPrintOptions(**{f: True for f in cg.GraphDebugPrintOptions.__dataclass_fields__})
+    assert every._to_flags() == 0xFFFF  # one driver bit per field, none left out
     with pytest.raises(TypeError):
         cg.GraphDebugPrintOptions(verbose="yes")
 
@@ -286,10 +284,14 @@ def test_ctypes_host_callbacks_get_their_user_data(dev, stream):
         d.callback(5)
 
 
+def _registrations(obj):
+    """How many host callback registrations hold `obj` (graph_builder.callback_count(), the total, also moves
+    while other tests' graphs are released on the library's thread, so this test counts its own)."""
+    return sum(1 for held in graph_builder._callbacks.values() if held is obj)
+
+
 @pytest.mark.gpu
 def test_callables_live_exactly_as_long_as_the_graphs_need_them(dev, stream):
-    gc.collect()
-    before = callback_count()
     seen = []
 
     class Callback:
@@ -303,7 +305,7 @@ def test_callables_live_exactly_as_long_as_the_graphs_need_them(dev, stream):
     graph = d.instantiate()
     del cb
     gc.collect()
-    assert ref() is not None and callback_count() == before + 1
+    assert ref() is not None and _registrations(ref()) == 1
     d.close()                     # release order never matters: the graph still runs it
     graph.launch(stream)
     stream.sync()
@@ -315,7 +317,7 @@ def test_callables_live_exactly_as_long_as_the_graphs_need_them(dev, stream):
         if ref() is None:
             break
         threading.Event().wait(0.01)
-    assert ref() is None and callback_count() == before
+    assert ref() is None          # the registration, its last holder, is gone
 
 
 @pytest.mark.gpu
@@ -332,7 +334,11 @@ def test_embedded_builders_and_graphs_launched_inside_a_capture(dev, stream):
     inner_graph = inner.end_building().complete()
     gb = dev.create_graph_builder().begin_building()
     gb.embed(child)                  # a child graph node of what `child` captured
-    inner_graph.launch(gb)           # a graph launched on a capturing builder: captured as a child graph too
+    # The driver cannot capture a graph launch; the library says so before it invalidates the capture.
+    with pytest.raises(cucore.InvalidStateError, match="embed its definition"):
+        inner_graph.launch(gb)
+    assert gb.is_building
+    gb.embed(inner)
     graph = gb.end_building().complete()
     kinds = [n.type for n in gb.graph_definition.nodes()]
     assert kinds.count(cg.GraphNodeType.CHILD_GRAPH) == 2
@@ -543,6 +549,35 @@ def test_child_graphs_and_clones(dev, stream):
 
 
 @pytest.mark.gpu
+def test_every_definition_knows_its_device(dev):
+    # libcucore says which device a definition runs on, so the definitions this binding did not make itself
+    # (captured, cloned, a conditional's body, a child graph) know it as well as those it made.
+    for device in [cucore.Device(i) for i in range(min(cucore.Device.count(), 2))]:  # the fake driver has 2
+        d = cg.GraphDefinition(device)
+        child = d.embed(cg.GraphDefinition(device)).child_graph
+        clone = d.clone()                          # before the conditional node: those cannot be cloned
+        body = d.if_then(d.create_condition(0)).then
+        gb = device.create_graph_builder().begin_building()
+        then = gb.if_then(gb.create_condition(0))
+        then.end_building()
+        gb.end_building()
+        made = {"made": d, "clone": clone, "body": body, "child": child, "captured": gb.graph_definition,
+                "captured body": next(n for n in gb.graph_definition.nodes()
+                                      if isinstance(n, cg.ConditionalNode)).branches[0]}
+        assert {k: v.device for k, v in made.items()} == {k: device for k in made}
+        captured = made["captured"]
+        alloc = captured.allocate(16)              # allocation nodes are on the definition's device
+        assert alloc.device_id == device.device_id
+        if device != dev:
+            with pytest.raises(ValueError, match=rf"graph's device \({device.device_id}\), not {dev.device_id}"):
+                captured.allocate(16, device=dev)
+    dev.set_current()
+    d.close()
+    with pytest.raises(cucore.InvalidHandleError, match="closed"):
+        d.device
+
+
+@pytest.mark.gpu
 def test_dot_file_names_the_nodes(dev, stream, tmp_path):
     buf = dev.allocate(16, stream=stream)
     d = cg.GraphDefinition(dev)
@@ -551,6 +586,9 @@ def test_dot_file_names_the_nodes(dev, stream, tmp_path):
     d.debug_dot_print(path, cg.GraphDebugPrintOptions(memset_node_params=True, handles=True))
     text = path.read_text()
     assert "digraph" in text and "MEMSET" in text.upper() and "HOST" in text.upper()
+    path.unlink()
+    d.debug_dot_print(path, {"verbose": True, "runtime_types": True})  # every flag is the driver's
+    assert "MEMSET" in path.read_text().upper()
     gb = dev.create_graph_builder().begin_building()
     buf.fill(2, stream=gb)
     gb.end_building()
@@ -646,7 +684,11 @@ def test_disabled_nodes_do_nothing(dev, stream):
     stream.sync()
     d = cg.GraphDefinition(dev)
     fill = d.memset(buf, 7, 16)
+    cb = fill.callback(lambda: None)
     graph = d.instantiate()
+    for call in (lambda: graph.set_node_enabled(cb, False), lambda: graph.is_node_enabled(cb)):
+        with pytest.raises(cucore.InvalidArgumentError, match="host callback node; only kernel, memcpy and memset"):
+            call()                         # libcucore names the kinds the driver can switch
     assert graph.is_node_enabled(fill)
     graph.set_node_enabled(fill, False)
     assert not graph.is_node_enabled(fill)
@@ -674,17 +716,25 @@ def test_upload_and_instantiate_options(dev, stream):
 # ---- errors ---------------------------------------------------------------------------------------------------
 
 @pytest.mark.gpu
-def test_synchronize_during_capture_is_refused_and_the_capture_goes_on(dev, stream):
+def test_synchronize_and_host_copies_during_capture_are_refused_and_the_capture_goes_on(dev, stream):
     buf = dev.allocate(16, stream=stream)
+    arr = dev.create_opaque_array(cucore.OpaqueArrayOptions(shape=(16,), format="uint8", num_channels=1))
     gb = dev.create_graph_builder().begin_building()
     buf.fill(3, stream=gb)
     with pytest.raises(cucore.InvalidStateError, match="synchroni"):
         gb.stream.sync()
     assert gb.is_building
+    # A graph cannot own host memory, so libcucore refuses every copy to or from it (page-locked or not) on a
+    # capturing stream, before the driver sees it: the capture is not invalidated and goes on.
     host = bytearray(16)  # kept alive to the end: a copy captured by mistake would write into it at launch
-    with pytest.raises(cucore.InvalidStateError, match="copy"):
-        buf.copy_to_host(host, stream=gb)   # into pageable memory: synchronous, so not capturable
-    assert gb.is_building
+    refused = {"a copy to host memory": lambda: buf.copy_to_host(host, stream=gb),
+               "a copy from host memory": lambda: buf.copy_from(bytes(16), stream=gb),
+               "a copy from an array to host memory": lambda: arr.copy_to(host, stream=gb),
+               "a copy from host memory into an array": lambda: arr.copy_from(bytes(16), stream=gb)}
+    for what, call in refused.items():
+        with pytest.raises(cucore.InvalidStateError, match=f"{what}.* while the stream is being captured"):
+            call()
+        assert gb.is_building and gb.stream.capture_status == "active", what
     graph = gb.end_building().complete()
     assert [n.type for n in gb.graph_definition.nodes()] == [cg.GraphNodeType.MEMSET]
     graph.launch(stream)

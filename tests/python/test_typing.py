@@ -99,6 +99,7 @@ def graphs(dev: cucore.Device, buf: cucore.Buffer, s: cucore.Stream) -> Graph:
     body.end_building()
     gb.callback(lambda: None)
     d = GraphDefinition(dev)
+    where: cucore.Device = d.device
     node: GraphNode = d.memset(buf, 0, 16).join()
     loop: WhileNode = node.while_loop(d.create_condition())
     loop.body.empty()

@@ -11,6 +11,9 @@
 #include <cucore/dlpack.hpp>
 #include <cucore/copy_3d.hpp>
 #include <cucore/launch.hpp>
+#include <cucore/graph.hpp>
+#include <cucore/graph_builder.hpp>
+#include <cucore/graph_memory.hpp>
 #include <cucore/kernel.hpp>
 #include <cucore/linker.hpp>
 #include <cucore/program.hpp>
@@ -317,6 +320,170 @@ int cucore_facade_texture_compile_check(const cucore::Device &dev, const cucore:
     return sum + static_cast<int>(static_cast<bool>(t7)) + static_cast<int>(static_cast<bool>(s4));
 }
 
+// Graphs: definitions and every node adder, nodes, executable graphs and their
+// per-node updates, builders (capture, forks, conditionals, callbacks), graph memory.
+int cucore_facade_graph_compile_check(const cucore::Device &dev, const cucore::Stream &s, const cucore::Buffer &b);
+
+int cucore_facade_graph_compile_check(const cucore::Device &dev, const cucore::Stream &s, const cucore::Buffer &b) {
+    static_assert(sizeof(cucore::GraphDefinition) == sizeof(void *) && sizeof(cucore::GraphNode) == sizeof(void *) &&
+                  sizeof(cucore::Graph) == sizeof(void *) && sizeof(cucore::GraphBuilder) == sizeof(void *) &&
+                  sizeof(cucore::GraphMemoryResource) == sizeof(void *));
+    const cucore::Kernel k = cucore::Kernel::from_handle(reinterpret_cast<void *>(1));
+    const cucore::LaunchConfig config(4, 128);
+    const Plain64 plain{};
+    const cucore::Event e = dev.create_event();
+    int calls = 0;
+    const cucore::GraphDefinition def = cucore::GraphDefinition::create(dev);
+    const cucore::GraphCondition cond = def.create_condition();
+    const cucore::GraphCondition cond1 = def.create_condition(1u);
+    const cucore::GraphNode n0 = def.add_empty({});
+    const cucore::GraphNode n1 = def.add_kernel(n0, config, k, b, 2.0f, plain, cond, nullptr);
+    const cucore::GraphNode n2 = def.add_kernel({n0, n1}, config, k);
+    const std::vector<cucore::GraphNode> both{n1, n2};
+    const cucore::GraphNode n3 = def.add_memcpy(both, b, 16, b, 0, 16);
+    const cucore::GraphNode n4 = def.add_memcpy(n3, b, b, 64);
+    std::vector<std::uint8_t> tile(16 * 8);
+    const cucore::GraphNode n5 = def.add_memcpy_3d(n4, cucore::MemoryRegion::host(tile.data(), 16),
+                                                   cucore::MemoryRegion(b, 64).at(4, 2), {16, 8, 1});
+    const cucore::GraphNode n6 = def.add_memset(n5, b, std::uint8_t{1}, 64);
+    const cucore::GraphNode n7 = def.add_memset(n6, b, std::uint16_t{2}, 8, 4, 64, 16);
+    const cucore::GraphNode n8 = def.add_memset(n7, b, std::uint32_t{3}, 16);
+    const cucore::GraphNode n9 = def.add_host_callback(n8, [&calls] { ++calls; });          // in the pointer
+    const cucore::GraphNode n10 = def.add_host_callback(n9, BigCallable{{1, 2}});            // boxed
+    const cucore::GraphNode n11 = def.add_host_callback(n10, &host_fn, nullptr, &release_cb); // raw
+    const cucore::GraphNode n12 = def.add_event_record(n11, e);
+    const cucore::GraphNode n13 = def.add_event_wait(n12, e);
+    const cucore::GraphDefinition child = cucore::GraphDefinition::create(dev);
+    const cucore::GraphNode n14 = def.add_child_graph(n13, child);
+    cucore::GraphAllocOptions ao;
+    ao.memory_type = CUCORE_GRAPH_MEMORY_DEVICE;
+    ao.peer_access = {1};
+    const cucore::GraphAllocation alloc = def.add_alloc(n14, 4096, ao);
+    const cucore::GraphAllocation alloc2 = def.add_alloc(alloc.node, 64);
+    const cucore::GraphNode n15 = def.add_free(alloc2.node, alloc2.address);
+    const cucore::GraphDefinition::Conditional c1 = def.add_conditional(n15, cond, CUCORE_GRAPH_CONDITIONAL_WHILE, 1);
+    const cucore::GraphDefinition::Conditional c2 = def.add_if(c1.node, cond1);
+    const cucore::GraphDefinition::Conditional c3 = def.add_if_else(c2.node, cond1);
+    const cucore::GraphDefinition::Conditional c4 = def.add_while({c2.node, c3.node}, cond);
+    const cucore::GraphDefinition::Conditional c5 = def.add_switch(c4.node, cond, 3);
+    (void)c5.bodies[2].add_kernel({}, config, k, 1);
+    int sum = static_cast<int>(alloc.data() != nullptr) + static_cast<int>(c3.bodies.size()) +
+              static_cast<int>(static_cast<bool>(cond)) + static_cast<int>(cond != cond1) +
+              static_cast<int>(cond.handle() == cucore::GraphCondition(cond.handle()).handle());
+
+    // Nodes: queries, edges, per-node parameters.
+    sum += static_cast<int>(n1.type()) + static_cast<int>(n1.handle() != nullptr) +
+           static_cast<int>(n1.definition() == def) + static_cast<int>(n1.dependencies().size()) +
+           static_cast<int>(n1.dependents().size()) + static_cast<int>(n1 == n2) + static_cast<int>(n1 != n2);
+    n0.add_dependent(n4);
+    n0.remove_dependent(n4);
+    const cucore::GraphKernelNodeConfig kc = n1.kernel_config();
+    sum += static_cast<int>(kc.config.grid.x) + static_cast<int>(static_cast<bool>(kc.kernel));
+    n1.set_kernel(config, k, b, 3.0f, plain, cond, nullptr);
+    n2.set_kernel(cucore::LaunchConfig(1, 1), cucore::Kernel());
+    n3.set_memcpy(b, 0, b, 16, 16);
+    n6.set_memset(b, std::uint8_t{5}, 64);
+    n7.set_memset(b, std::uint16_t{6}, 8, 4, 64, 16);
+    n8.set_memset(b, std::uint32_t{7}, 16);
+    n9.set_host_callback([&sum] { ++sum; });
+    n10.set_host_callback(BigCallable{{3}});
+    n11.set_host_callback(&host_fn, nullptr);
+    const cucore::GraphAllocInfo ai = alloc.node.alloc_info();
+    sum += static_cast<int>(ai.address + ai.size) + static_cast<int>(c1.node.bodies().size()) +
+           static_cast<int>(n14.bodies().size());
+    for (const cucore::GraphNode &n : def.nodes()) sum += static_cast<int>(n.type());
+    for (const cucore::GraphEdge &edge : def.edges()) sum += static_cast<int>(edge.from == edge.to);
+    const cucore::GraphDefinition copy = def.clone();
+    const cucore::GraphNode in_copy = n1.find_in_clone(copy);
+    sum += copy.device().ordinal() + static_cast<int>(copy.is_owned()) + static_cast<int>(c1.bodies[0].is_owned()) +
+           static_cast<int>(copy.handle() != nullptr) + static_cast<int>(in_copy == n1);
+    cucore::GraphDebugPrintOptions dot;
+    dot.verbose = true;
+    dot.runtime_types = true;
+    dot.kernel_node_params = true;
+    dot.conditional_node_params = true;
+    def.debug_dot_print("/tmp/graph.dot");
+    def.debug_dot_print(std::string("/tmp/graph.dot"), dot);
+    n13.destroy();
+
+    // Executable graphs.
+    cucore::GraphCompleteOptions co;
+    co.auto_free_on_launch = true;
+    co.device_launch = false;
+    co.use_node_priority = true;
+    co.upload_stream = s;
+    const cucore_graph_complete_options_t coc = co.to_c();
+    const cucore::Graph g1 = def.instantiate();
+    const cucore::Graph g2 = def.instantiate(co);
+    g1.upload(s);
+    g1.launch(s);
+    g1.update(copy);
+    const cucore_graph_update_result_t verdict = g1.try_update(copy);
+    g1.set_kernel_node(n1, config, k, b, 4.0f, plain, cond, nullptr);
+    g1.set_kernel_node(n2, config, cucore::Kernel());
+    g1.set_memcpy_node(n3, b, 0, b, 32, 16);
+    g1.set_memset_node(n6, b, std::uint8_t{8}, 64);
+    g1.set_memset_node(n7, b, std::uint16_t{9}, 8, 4, 64, 16);
+    g1.set_memset_node(n8, b, std::uint32_t{10}, 16);
+    g1.set_host_callback_node(n9, [&calls] { calls += 2; });
+    g1.set_host_callback_node(n10, BigCallable{{4}});
+    g1.set_host_callback_node(n11, &host_fn, nullptr, &release_cb);
+    g1.set_node_enabled(n1, false);
+    sum += static_cast<int>(g1.node_enabled(n1)) + static_cast<int>(verdict) + static_cast<int>(coc.flags) +
+           static_cast<int>(g1.handle() != nullptr) + static_cast<int>(g1 == g2);
+
+    // Builders: capture, forks, conditionals, embedding, callbacks, graph memory.
+    const cucore::GraphBuilder builder = s.create_graph_builder();
+    const cucore::GraphBuilder on_device = dev.create_graph_builder();
+    const cucore::GraphBuilder made = cucore::GraphBuilder::create(s);
+    builder.begin_building().is_building();
+    on_device.begin_building(CUCORE_CAPTURE_MODE_THREAD_LOCAL);
+    cucore::launch(builder, config, k, b, 1.0f, plain, builder.create_condition(0u));
+    b.fill(std::uint32_t{0}, builder.stream());
+    std::vector<cucore::GraphBuilder> forks = builder.split(3);
+    cucore::launch(forks[1], config, k);
+    builder.join({forks[1], forks[2]});
+    builder.join(std::vector<cucore::GraphBuilder>{});
+    const cucore::GraphCondition bc = builder.create_condition();
+    const cucore::GraphBuilder then = builder.add_if(bc);
+    const std::pair<cucore::GraphBuilder, cucore::GraphBuilder> then_else = builder.add_if_else(bc);
+    const cucore::GraphBuilder body = builder.add_while(bc);
+    const std::vector<cucore::GraphBuilder> cases = builder.add_switch(bc, 2);
+    const std::vector<cucore::GraphBuilder> any = builder.add_conditional(bc, CUCORE_GRAPH_CONDITIONAL_IF, 1);
+    then.end_building();
+    then_else.first.end_building();
+    body.end_building();
+    sum += static_cast<int>(cases.size() + any.size());
+    on_device.end_building();
+    builder.embed(on_device);
+    builder.callback([&calls] { ++calls; });
+    builder.callback(BigCallable{{5}});
+    builder.callback(&host_fn, &sum, &release_cb);
+    cucore::GraphMemoryResource gm = cucore::GraphMemoryResource::create(dev); // trim() is not const
+    const cucore::GraphMemoryResource gm2 = cucore::GraphMemoryResource::borrow(gm.get());
+    const cucore::MemoryResource as_resource = gm;
+    {
+        const cucore::Buffer scratch = gm.allocate(4096, builder.stream());
+        scratch.close(builder.stream());
+    }
+    builder.end_building();
+    const cucore::GraphDefinition captured = builder.definition();
+    const cucore::Graph g3 = builder.complete();
+    const cucore::Graph g4 = made.complete(co);
+    builder.debug_dot_print("/tmp/builder.dot");
+    builder.debug_dot_print("/tmp/builder.dot", dot);
+    g3.update(builder);
+    sum += static_cast<int>(gm.used_mem_current() + gm.used_mem_high() + gm.reserved_mem_current() +
+                            gm.reserved_mem_high() + gm.attribute(CUCORE_GRAPH_MEMORY_USED_HIGH)) +
+           static_cast<int>(as_resource.kind()) + static_cast<int>(gm2 == gm) + static_cast<int>(g3 != g4) +
+           static_cast<int>(captured.nodes().size());
+    gm.reset_used_mem_high();
+    gm.reset_reserved_mem_high();
+    gm.reset_attribute(CUCORE_GRAPH_MEMORY_RESERVED_HIGH);
+    gm.trim();
+    return sum + calls;
+}
+
 // Referenced from nowhere: the point is that it compiles cleanly.
 int cucore_facade_compile_check();
 
@@ -592,6 +759,7 @@ int cucore_facade_compile_check() {
            static_cast<int>(cucore::gl_get_devices().size()) + static_cast<int>(gr.is_mapped());
 
     sum += cucore_facade_texture_compile_check(dev, s1, b1);
+    sum += cucore_facade_graph_compile_check(dev, s1, b1);
 
     try {
         (void)cucore::live_object_count(CUCORE_OBJECT_STREAM);

@@ -6,6 +6,7 @@
 // its handles; host callback data released exactly once) and every argument
 // check.
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -119,12 +120,28 @@ TEST_F(GraphTest, AFillACopyAndCallbacksRunInDependencyOrder) {
     EXPECT_EQ(cucore_graph_set_node_enabled(exec, host1, 0), CUCORE_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(message().find("host callback node"), std::string::npos) << message();
 
+    // The definition's copy node changed to copy only the first half: instantiations made after it copy less.
+    ASSERT_EQ(cucore_graph_node_set_memcpy(copy, b, 0, a, 0, 32), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(cucore_graph_node_set_memcpy(fill, b, 0, a, 0, 32), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_buffer_fill(b, 0, 1, s0_);
+    cucore_graph_t *halved = nullptr;
+    ASSERT_EQ(cucore_graph_definition_instantiate(g, nullptr, &halved), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_graph_launch(halved, s0_), CUCORE_SUCCESS) << message();
+    std::vector<uint8_t> expected(64, 0);
+    std::fill(expected.begin(), expected.begin() + 32, 0x5A);
+    EXPECT_EQ(read(b, 64), expected);
+    cucore_graph_release(halved);
+    order.clear();
+    ASSERT_EQ(cucore_graph_launch(exec, s0_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(read(b, 64), std::vector<uint8_t>(64, 0x5A)) << "the earlier executable keeps the whole copy";
+    order.clear();
+
     release_all({fill, copy, host1, host2});
     ASSERT_EQ(cucore_graph_definition_release(g), CUCORE_SUCCESS);
     live(CUCORE_OBJECT_ANY);  // drains what the driver let go of
     EXPECT_EQ(released, 0) << "the executable graph still needs the callbacks' data";
     ASSERT_EQ(cucore_graph_launch(exec, s0_), CUCORE_SUCCESS) << message();
-    EXPECT_EQ(order.size(), 6u) << "the graph runs after its definition is gone";
+    EXPECT_EQ(order.size(), 2u) << "the graph runs after its definition is gone";
     ASSERT_EQ(cucore_graph_release(exec), CUCORE_SUCCESS);
     live(CUCORE_OBJECT_ANY);
     EXPECT_EQ(released, 2) << "each callback's data released exactly once, once nothing needs it";

@@ -119,8 +119,7 @@ def complete_options_struct(options: Any) -> Tuple[Any, Any]:
     return c, keep
 
 
-# GraphDebugPrintOptions' fields -> cucore_graph_dot_flag_t bits (runtime_types has no bit in libcucore: it
-# asks for the CUDA Runtime's structure names, and libcucore is the driver API's).
+# GraphDebugPrintOptions' fields -> cucore_graph_dot_flag_t bits (one per field, same names).
 DOT_FLAGS: Dict[str, int] = _lib.c_names("cucore_graph_dot_flag_t", "CUCORE_GRAPH_DOT_", skip=("default",))
 
 
@@ -128,7 +127,7 @@ DOT_FLAGS: Dict[str, int] = _lib.c_names("cucore_graph_dot_flag_t", "CUCORE_GRAP
 class GraphDebugPrintOptions:
     """What debug_dot_print writes beside the nodes and edges (cuda.core's; the driver's
     CU_GRAPH_DEBUG_DOT_FLAGS_*). Every field is a bool, False by default: verbose (everything),
-    runtime_types (CUDA Runtime structure names; not offered by libcucore: ValueError), kernel_node_params,
+    runtime_types (CUDA Runtime structure names), kernel_node_params,
     memcpy_node_params, memset_node_params, host_node_params, event_node_params,
     ext_semas_signal_node_params, ext_semas_wait_node_params, kernel_node_attributes, handles,
     mem_alloc_node_params, mem_free_node_params, batch_mem_op_node_params, extra_topo_info,
@@ -155,9 +154,6 @@ class GraphDebugPrintOptions:
 
     def _to_flags(self) -> int:
         """The cucore_graph_dot_flag_t bits of the options."""
-        if self.runtime_types:
-            raise ValueError("GraphDebugPrintOptions.runtime_types is not supported: libcucore prints the driver's "
-                             "structures (the CUDA Runtime's names are cuda.core's, through cudart)")
         return sum(bit for name, bit in DOT_FLAGS.items() if getattr(self, name))
 
 

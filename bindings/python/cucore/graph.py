@@ -45,7 +45,7 @@ from .buffer import Buffer
 from .common import (InvalidStateError, NotSupportedError, Status, _u64, closed_error, error_from_status,
                      raise_error)
 from .copy_3d import Copy3dC, MemoryRegion, _check_layout, _extent, _region
-from .device import Device, _device
+from .device import Device, _device, _device_from_owned_handle
 from .event import Event
 from .graph_builder import GraphBuilder, _is_ctypes_function, host_callback_args
 from .kernel import Kernel
@@ -61,11 +61,11 @@ __all__ = [
     "IfElseNode", "WhileNode", "SwitchNode", "GraphConditionalType", "GraphMemoryType",
 ]
 
-(_cucore_graph_definition_create, _cucore_graph_definition_handle, _cucore_graph_definition_is_owned,
- _cucore_graph_definition_clone, _cucore_graph_definition_debug_dot_print, _cucore_graph_definition_nodes,
- _cucore_graph_definition_edges, _cucore_graph_definition_instantiate, _cucore_graph_definition_create_condition,
- _cucore_graph_definition_add_empty, _cucore_graph_definition_add_kernel, _cucore_graph_definition_add_memcpy,
- _cucore_graph_definition_add_memcpy_3d, _cucore_graph_definition_add_memset,
+(_cucore_graph_definition_create, _cucore_graph_definition_handle, _cucore_graph_definition_device,
+ _cucore_graph_definition_is_owned, _cucore_graph_definition_clone, _cucore_graph_definition_debug_dot_print,
+ _cucore_graph_definition_nodes, _cucore_graph_definition_edges, _cucore_graph_definition_instantiate,
+ _cucore_graph_definition_create_condition, _cucore_graph_definition_add_empty, _cucore_graph_definition_add_kernel,
+ _cucore_graph_definition_add_memcpy, _cucore_graph_definition_add_memcpy_3d, _cucore_graph_definition_add_memset,
  _cucore_graph_definition_add_host_callback, _cucore_graph_definition_add_event_record,
  _cucore_graph_definition_add_event_wait, _cucore_graph_definition_add_child_graph,
  _cucore_graph_definition_add_alloc, _cucore_graph_definition_add_free, _cucore_graph_definition_add_conditional,
@@ -73,13 +73,13 @@ __all__ = [
  _cucore_graph_node_dependencies, _cucore_graph_node_dependents, _cucore_graph_node_add_dependent,
  _cucore_graph_node_remove_dependent, _cucore_graph_node_find_in_clone, _cucore_graph_node_kernel_config,
  _cucore_graph_node_set_kernel, _cucore_graph_node_set_memcpy, _cucore_graph_node_set_memset,
- _cucore_graph_node_set_host_callback, _cucore_graph_node_alloc_info, _cucore_graph_node_bodies,
- _cucore_graph_handle, _cucore_graph_upload, _cucore_graph_update, _cucore_graph_set_kernel_node,
- _cucore_graph_set_memcpy_node, _cucore_graph_set_memset_node, _cucore_graph_set_host_callback_node,
- _cucore_graph_set_node_enabled, _cucore_graph_node_enabled, _cucore_graph_definition_retain,
- _cucore_graph_definition_release, _cucore_graph_node_retain, _cucore_graph_node_release, _cucore_graph_retain,
- _cucore_graph_release, _cucore_graph_launch) = _lib.bind(
-    globals(), "cucore_graph_definition_create", "cucore_graph_definition_handle",
+ _cucore_graph_node_set_host_callback, _cucore_graph_node_alloc_info, _cucore_graph_node_bodies, _cucore_graph_handle,
+ _cucore_graph_upload, _cucore_graph_update, _cucore_graph_set_kernel_node, _cucore_graph_set_memcpy_node,
+ _cucore_graph_set_memset_node, _cucore_graph_set_host_callback_node, _cucore_graph_set_node_enabled,
+ _cucore_graph_node_enabled, _cucore_graph_definition_retain, _cucore_graph_definition_release,
+ _cucore_graph_node_retain, _cucore_graph_node_release, _cucore_graph_retain, _cucore_graph_release,
+ _cucore_graph_launch) = _lib.bind(
+    globals(), "cucore_graph_definition_create", "cucore_graph_definition_handle", "cucore_graph_definition_device",
     "cucore_graph_definition_is_owned", "cucore_graph_definition_clone", "cucore_graph_definition_debug_dot_print",
     "cucore_graph_definition_nodes", "cucore_graph_definition_edges", "cucore_graph_definition_instantiate",
     "cucore_graph_definition_create_condition", "cucore_graph_definition_add_empty",
@@ -178,9 +178,9 @@ def _check_kernel(kernel: Any) -> Kernel:
     return kernel
 
 
-def _operand(operand: Any, owner: Any, side: str, size: int, device: Optional[Device]) -> Buffer:
+def _operand(operand: Any, owner: Any, side: str, size: int, definition: GraphDefinition) -> Buffer:
     """A copy's or fill's side as a Buffer: a Buffer as it is, or a raw address (an int) wrapped without owning
-    the memory, `size` bytes on the definition's device, with `owner` kept alive by libcucore for as long as
+    the memory, `size` bytes on `definition`'s device, with `owner` kept alive by libcucore for as long as
     the graphs need the memory (cuda.core's dst_owner / src_owner)."""
     if isinstance(operand, Buffer):
         if owner is not None:
@@ -190,7 +190,7 @@ def _operand(operand: Any, owner: Any, side: str, size: int, device: Optional[De
         return operand
     if isinstance(operand, bool) or not isinstance(operand, int):
         raise TypeError(f"{side} must be a Buffer or an address (int), not {type(operand).__name__}")
-    return Buffer.from_handle(operand, size, device if device is not None else Device(), owner=owner)
+    return Buffer.from_handle(operand, size, definition.device, owner=owner)
 
 
 def _fill_value(value: Any) -> Tuple[int, int]:
@@ -279,7 +279,7 @@ class _NodeAdders:
         val, element_size = _fill_value(value)
         width, height, pitch = _u64(width, "width"), _u64(height, "height"), _u64(pitch, "pitch")
         d = self._deps()[0]
-        buf = _operand(dst, dst_owner, "dst", _memset_extent(width, height, pitch, element_size), d._device)
+        buf = _operand(dst, dst_owner, "dst", _memset_extent(width, height, pitch, element_size), d)
         params = {"dptr": buf.handle, "value": val, "element_size": element_size, "width": width,
                   "height": height, "pitch": pitch}
         return self._add(MemsetNode, params, _cucore_graph_definition_add_memset, buf._h, 0, val, element_size,
@@ -291,8 +291,8 @@ class _NodeAdders:
         (device or page-locked host memory) with an optional owner kept alive while the graphs need it."""
         size = _u64(size, "size")
         d = self._deps()[0]
-        dbuf = _operand(dst, dst_owner, "dst", size, d._device)
-        sbuf = _operand(src, src_owner, "src", size, d._device)
+        dbuf = _operand(dst, dst_owner, "dst", size, d)
+        sbuf = _operand(src, src_owner, "src", size, d)
         params = {"dst": dbuf.handle, "src": sbuf.handle, "size": size}
         return self._add(MemcpyNode, params, _cucore_graph_definition_add_memcpy, dbuf._h, 0, sbuf._h, 0, size,
                          uses=(dbuf, sbuf))
@@ -368,17 +368,18 @@ class _NodeAdders:
                                     "supported by libcucore (memory_type 'device' or 'host')", 0)
         size = _u64(size, "size")
         d, deps, count = self._deps()
-        if device is not None and d._device is not None and _device(device) != d._device:
-            raise ValueError(f"allocation nodes allocate on the graph's device ({d._device.device_id}), not "
-                             f"{_device(device).device_id}")
+        if device is not None:
+            wanted, own = _device(device), d.device
+            if wanted != own:
+                raise ValueError(f"allocation nodes allocate on the graph's device ({own.device_id}), not "
+                                 f"{wanted.device_id}")
         node, address = _c_void_p(), ctypes.c_uint64()
         st = _cucore_graph_definition_add_alloc(d._check_open(), deps, count, size, alloc_options_struct(options),
                                                 node, address)
         if st:
             raise_error(st, d, self)
-        params = {"dptr": address.value, "bytesize": size,
-                  "device_id": d._device.device_id if d._device is not None else None,
-                  "memory_type": GraphMemoryType(options.memory_type), "peer_access": tuple(options.peer_access)}
+        params = {"dptr": address.value, "bytesize": size, "memory_type": GraphMemoryType(options.memory_type),
+                  "peer_access": tuple(options.peer_access)}
         return d._adopt(node.value, AllocNode, params)
 
     def deallocate(self, dptr: int) -> FreeNode:
@@ -399,7 +400,7 @@ class _NodeAdders:
         try:
             for i in range(count):
                 hv, bodies[i] = bodies[i], None  # its reference is the wrapper's (or released) from here
-                branches.append(GraphDefinition._from_owned(hv, d._device))
+                branches.append(GraphDefinition._from_owned(hv))
         finally:
             for i in range(count):
                 if bodies[i]:
@@ -466,10 +467,9 @@ class GraphDefinition(HandleObject, _NodeAdders):
     GraphBuilder (GraphBuilder.graph_definition). `instantiate()` gives the executable Graph.
     `GraphDefinition(device=None)` makes an empty one whose nodes run on `device` (None: the current device)."""
 
-    __slots__ = ("_nodes", "_info", "_device")
+    __slots__ = ("_nodes", "_info")
     _nodes: Any
     _info: Dict[int, Tuple[type, Optional[Dict[str, Any]]]]
-    _device: Optional[Device]
     _release = staticmethod(_fast_graph_definition_release)
     _handle_fn = staticmethod(_cucore_graph_definition_handle)
 
@@ -479,15 +479,15 @@ class GraphDefinition(HandleObject, _NodeAdders):
         st = _cucore_graph_definition_create(dev._h, out)
         if st:
             raise_error(st, dev)
-        return cls._from_owned(out.value, dev)
+        return cls._from_owned(out.value)
 
     def __init__(self, device: Union[Device, int, None] = None) -> None:
         pass  # made by __new__
 
     @classmethod
-    def _from_owned(cls, hv: Any, device: Optional[Device]) -> GraphDefinition:
+    def _from_owned(cls, hv: Any) -> GraphDefinition:
         """The wrapper of the +1 definition handle `hv` (an int): the live wrapper of the same CUgraph if there
-        is one (the extra reference dropped), else a new one on `device`."""
+        is one (the extra reference dropped), else a new one (libcucore knows its device: `device`)."""
         h = _handle_arg(hv)
         raw = _c_void_p()
         st = _cucore_graph_definition_handle(h, raw)
@@ -503,7 +503,6 @@ class GraphDefinition(HandleObject, _NodeAdders):
         d._raw = raw.value or 0
         d._nodes = weakref.WeakValueDictionary()
         d._info = {}
-        d._device = device
         _definitions[d._raw] = d
         return d
 
@@ -590,6 +589,16 @@ class GraphDefinition(HandleObject, _NodeAdders):
         return self._h is not None
 
     @property
+    def device(self) -> Device:
+        """The Device whose primary context the nodes run in (beyond cuda.core), asked of libcucore, so a
+        definition captured by a builder, a clone, a conditional's body or a child graph knows it too."""
+        out = _c_void_p()
+        st = _cucore_graph_definition_device(self._check_open(), out)
+        if st:
+            raise_error(st, self)
+        return _device_from_owned_handle(out)
+
+    @property
     def is_owned(self) -> bool:
         """Whether the CUgraph is this definition's own (False: a body or child graph belonging to a node of
         another definition)."""
@@ -627,7 +636,7 @@ class GraphDefinition(HandleObject, _NodeAdders):
         st = _cucore_graph_definition_clone(self._check_open(), out)
         if st:
             raise_error(st, self)
-        return GraphDefinition._from_owned(out.value, self._device)
+        return GraphDefinition._from_owned(out.value)
 
     def debug_dot_print(self, path: Any, options: Union[GraphDebugPrintOptions, Dict[str, Any], None] = None) -> None:
         """Write the graph to `path` as a Graphviz DOT file, with what `options` (GraphDebugPrintOptions) adds."""
@@ -952,8 +961,8 @@ class KernelNode(GraphNode):
 
 
 class AllocNode(GraphNode):
-    """An allocation node: `dptr` (the memory's address in every launch) and `bytesize` from libcucore;
-    `device_id`, `memory_type` and `peer_access` as it was made."""
+    """An allocation node: `dptr` (the memory's address in every launch), `bytesize` and
+    `device_id` from libcucore; `memory_type` and `peer_access` as it was made."""
 
     __slots__ = ()
 
@@ -975,12 +984,9 @@ class AllocNode(GraphNode):
         return self._info_pair()[1]
 
     @property
-    def device_id(self) -> Optional[int]:
-        """The ordinal of the graph's device (None when not known to this binding)."""
-        d = self._params().get("device_id")
-        if d is None and self._graph._device is not None:
-            d = self._graph._device.device_id
-        return d
+    def device_id(self) -> int:
+        """The ordinal of the graph's device (libcucore allocates on the definition's device)."""
+        return self._graph.device.device_id
 
     @property
     def memory_type(self) -> GraphMemoryType:
@@ -1022,7 +1028,7 @@ class MemsetNode(GraphNode):
         """Replace the node's fill in the definition, with memset()'s arguments."""
         val, element_size = _fill_value(value)
         width, height, pitch = _u64(width, "width"), _u64(height, "height"), _u64(pitch, "pitch")
-        buf = _operand(dst, dst_owner, "dst", _memset_extent(width, height, pitch, element_size), self._graph._device)
+        buf = _operand(dst, dst_owner, "dst", _memset_extent(width, height, pitch, element_size), self._graph)
         st = _cucore_graph_node_set_memset(self._check_open(), buf._h, 0, val, element_size, width, height, pitch)
         if st:
             raise_error(st, self, buf)
@@ -1044,8 +1050,8 @@ class MemcpyNode(GraphNode):
                    src_owner: Any = None) -> None:
         """Replace the node's copy in the definition, with memcpy()'s arguments."""
         size = _u64(size, "size")
-        dbuf = _operand(dst, dst_owner, "dst", size, self._graph._device)
-        sbuf = _operand(src, src_owner, "src", size, self._graph._device)
+        dbuf = _operand(dst, dst_owner, "dst", size, self._graph)
+        sbuf = _operand(src, src_owner, "src", size, self._graph)
         st = _cucore_graph_node_set_memcpy(self._check_open(), dbuf._h, 0, sbuf._h, 0, size)
         if st:
             raise_error(st, self, dbuf, sbuf)
@@ -1121,7 +1127,7 @@ def _bodies(node: GraphNode) -> Tuple[GraphDefinition, ...]:
     try:
         for i in range(n):
             hv, array[i] = array[i], None  # its reference is the wrapper's (or released) from here
-            out.append(GraphDefinition._from_owned(hv, node._graph._device))
+            out.append(GraphDefinition._from_owned(hv))
     finally:
         for i in range(n):
             if array[i]:
@@ -1302,8 +1308,8 @@ class Graph(HandleObject):
         """Give the graph's copy of `node` a new copy (memcpy()'s arguments)."""
         h = _node_of(node, MemcpyNode)
         size = _u64(size, "size")
-        dbuf = _operand(dst, dst_owner, "dst", size, node._graph._device)
-        sbuf = _operand(src, src_owner, "src", size, node._graph._device)
+        dbuf = _operand(dst, dst_owner, "dst", size, node._graph)
+        sbuf = _operand(src, src_owner, "src", size, node._graph)
         st = _cucore_graph_set_memcpy_node(self._h, h, dbuf._h, 0, sbuf._h, 0, size)
         if st:
             raise_error(st, self, node, dbuf, sbuf)
@@ -1314,7 +1320,7 @@ class Graph(HandleObject):
         h = _node_of(node, MemsetNode)
         val, element_size = _fill_value(value)
         width, height, pitch = _u64(width, "width"), _u64(height, "height"), _u64(pitch, "pitch")
-        buf = _operand(dst, dst_owner, "dst", _memset_extent(width, height, pitch, element_size), node._graph._device)
+        buf = _operand(dst, dst_owner, "dst", _memset_extent(width, height, pitch, element_size), node._graph)
         st = _cucore_graph_set_memset_node(self._h, h, buf._h, 0, val, element_size, width, height, pitch)
         if st:
             raise_error(st, self, node, buf)
@@ -1329,14 +1335,15 @@ class Graph(HandleObject):
 
     def set_node_enabled(self, node: GraphNode, enabled: bool) -> None:
         """Enable or disable the graph's copy of a kernel, memcpy or memset node (a disabled node does nothing
-        when the graph runs, its dependencies still hold)."""
+        when the graph runs, its dependencies still hold); InvalidArgumentError names any other kind."""
         h = _node_of(node, GraphNode)
         st = _cucore_graph_set_node_enabled(self._h, h, 1 if enabled else 0)
         if st:
             raise_error(st, self, node)
 
     def is_node_enabled(self, node: GraphNode) -> bool:
-        """Whether the graph's copy of a kernel, memcpy or memset node is enabled."""
+        """Whether the graph's copy of a kernel, memcpy or memset node is enabled (InvalidArgumentError for
+        any other kind)."""
         h = _node_of(node, GraphNode)
         out = _c_int()
         st = _cucore_graph_node_enabled(self._h, h, out)

@@ -339,7 +339,7 @@ class GraphBuilder(HandleObject):
         st = _cucore_graph_builder_definition(h, out)
         if st:
             raise_error(st, self)
-        return GraphDefinition._from_owned(out.value, self._stream.device)
+        return GraphDefinition._from_owned(out.value)
 
     def complete(self, options: Union[GraphCompleteOptions, Dict[str, Any], None] = None) -> Graph:
         """The executable Graph of what was captured (GraphCompleteOptions: auto free on launch, upload,
