@@ -314,7 +314,8 @@ int kernel_attribute_set(CUkernel kernel, CUfunction_attribute attribute, int de
 // operation does (kernels as above, copies and fills on the fake's memory,
 // host functions, event records and waits); disabled nodes are skipped.
 // The driver's restrictions are kept: conditional bodies take kernel, copy,
-// fill, empty, child and conditional nodes only; a graph with conditional
+// fill, empty, child, conditional and host nodes only (the H100 server's
+// CUDA 13 driver takes host nodes there); a graph with conditional
 // nodes cannot be cloned or copied into a child node, and has one executable
 // at a time; a copied child graph holds no memory nodes; an executable for
 // device launch has no host, event or memory nodes; every condition of a
@@ -324,8 +325,10 @@ int kernel_attribute_set(CUkernel kernel, CUfunction_attribute attribute, int de
 // 1,000,000 iterations and counts a run error. An allocation node's address
 // is reserved when the node is made; the memory is usable from the node's run
 // to its free (a free node, cuMemFreeAsync or cuMemFree). Graph memory
-// attributes count what allocation nodes hold now; a trim gives back what no
-// allocation uses. The DOT output labels each node with its index and type
+// attributes count what executables took through their allocation nodes: it
+// stays with the executable after a free (for its next launch, as the driver
+// keeps it) until the executable is destroyed; a trim gives back the reserved
+// memory no executable holds. The DOT output labels each node with its index and type
 // in lower case ("kernel", "memcpy", "memset", "host", "graph", "empty",
 // "event_wait", "event_record", "mem_alloc", "mem_free", "conditional"),
 // kernels with their name, conditionals with "if", "while" or "switch".

@@ -166,7 +166,8 @@ void run_node(Lock &lock, const Node &n, const Launch &launch) {
                 return;
             }
             a->state = AllocationState::live;
-            graph_memory_changed(a->device, a->size, true);
+            if (launch.exec->graph_memory.emplace(&n, std::make_pair(a->device, a->size)).second)
+                graph_memory_changed(a->device, a->size, true);
             break;
         }
         case CU_GRAPH_NODE_TYPE_MEM_FREE: {
@@ -208,7 +209,10 @@ void run_graph(Lock &lock, const Graph &graph, const Launch &launch) {
 
 // Destroys an executable's copy once it is destroyed and no launch of it is left.
 void retire(Exec &exec) {
-    if (exec.destroyed && exec.in_flight == 0) destroy_graph(*exec.graph);
+    if (!exec.destroyed || exec.in_flight) return;
+    destroy_graph(*exec.graph);
+    for (auto &[node, memory] : exec.graph_memory) graph_memory_changed(memory.first, memory.second, false);
+    exec.graph_memory.clear();
 }
 
 // The executable's copy of `node` (a node of the graph it was instantiated from), or null.

@@ -71,7 +71,7 @@ Node *new_node(Graph &graph) {
 }
 
 // Whether `graph` is a conditional node's body or nested in one (the driver takes
-// kernel, empty, child graph, memset, memcpy and conditional nodes there only).
+// kernel, empty, child graph, memset, memcpy, conditional and host nodes there only).
 bool in_conditional_body(const Graph &graph) {
     for (const Graph *g = &graph; g->owner; g = g->owner->graph)
         if (g->owner->params.type == CU_GRAPH_NODE_TYPE_CONDITIONAL) return true;

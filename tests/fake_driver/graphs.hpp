@@ -93,6 +93,9 @@ struct Exec {
     int in_flight = 0;      // launches queued and not finished
     bool destroyed = false;
     std::vector<CUgraphConditionalHandle> conditions;  // those its conditional nodes read
+    // Graph memory its allocation nodes took (device, bytes), kept after an in-graph free for the
+    // next launch, as the driver keeps it, until the executable goes.
+    std::map<const Node *, std::pair<int, size_t>> graph_memory;
 };
 
 // A condition (cuGraphConditionalHandleCreate). Its value is one per handle:
@@ -170,7 +173,7 @@ bool contains(const Graph &graph, CUgraphNodeType type);
 CUresult check_params(NodeParams &params);
 // A kernel node's parameters from the driver's struct (arguments copied per the kernel's sizes).
 CUresult kernel_params(const CUDA_KERNEL_NODE_PARAMS_v2 &in, NodeParams &out);
-// Graph memory: an allocation node's memory became live (true) or was freed.
+// Graph memory of `device`: an executable took `size` bytes (true) or gave them back.
 void graph_memory_changed(int device, size_t size, bool allocated);
 
 // ---- capture (capture.cpp) ----

@@ -320,19 +320,26 @@ TEST_F(FakeGraphsTest, AnIfNodeTakesTheBranchAKernelChose) {
     const CUDA_MEMSET_NODE_PARAMS one = memset_node(flag, 1, 1), two = memset_node(flag, 2, 1);
     ASSERT_EQ(t().cuGraphAddMemsetNode(&fill, then_body, nullptr, 0, &one, context_), CUDA_SUCCESS);
     ASSERT_EQ(t().cuGraphAddMemsetNode(&fill, else_body, nullptr, 0, &two, context_), CUDA_SUCCESS);
-    Step step{nullptr, 0};
-    CUDA_HOST_NODE_PARAMS host{&Step::run, &step};
-    EXPECT_EQ(t().cuGraphAddHostNode(&fill, then_body, nullptr, 0, &host), CUDA_ERROR_NOT_SUPPORTED)
-        << "bodies take no host nodes";
+    std::vector<int> order;
+    Step taken{&order, 1};
+    CUDA_HOST_NODE_PARAMS host{&Step::run, &taken};
+    ASSERT_EQ(t().cuGraphAddHostNode(&fill, then_body, nullptr, 0, &host), CUDA_SUCCESS) << "as CUDA 13 takes it";
+    CUevent event = nullptr;
+    ASSERT_EQ(t().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+    EXPECT_EQ(t().cuGraphAddEventRecordNode(&fill, then_body, nullptr, 0, event), CUDA_ERROR_NOT_SUPPORTED)
+        << "bodies take no event nodes";
+    EXPECT_EQ(t().cuEventDestroy(event), CUDA_SUCCESS);
     EXPECT_EQ(t().cuGraphDestroy(then_body), CUDA_ERROR_INVALID_VALUE) << "a body goes with its node";
 
     CUgraphExec exec = instantiate(graph);
     launch(exec);
     EXPECT_EQ(byte_at(flag), 1);
+    EXPECT_EQ(order, std::vector<int>{1});
     choice = 0;
     ASSERT_EQ(t().cuGraphExecKernelNodeSetParams(exec, decide, &chooser), CUDA_SUCCESS);
     launch(exec);
     EXPECT_EQ(byte_at(flag), 2);
+    EXPECT_EQ(order, std::vector<int>{1}) << "the other branch ran";
     EXPECT_EQ(fake::condition_value(handle), 0);
     EXPECT_EQ(t().cuGraphExecDestroy(exec), CUDA_SUCCESS);
     EXPECT_EQ(t().cuGraphDestroy(graph), CUDA_SUCCESS);
@@ -527,13 +534,19 @@ TEST_F(FakeGraphsTest, GraphMemoryIsLiveBetweenItsAllocationAndFreeNodes) {
     CUgraphExec exec = instantiate(graph);
     launch(exec);
     EXPECT_EQ(result, std::vector<unsigned char>(16, 0x5A));
-    cuuint64_t value = 1;
+    launch(exec);  // again: the same memory, kept by the executable
+    EXPECT_EQ(result, std::vector<unsigned char>(16, 0x5A));
+    cuuint64_t value = 0;
     ASSERT_EQ(t().cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &value), CUDA_SUCCESS);
-    EXPECT_EQ(value, 0u);
+    EXPECT_EQ(value, 16u) << "freed in the graph, still the executable's";
     ASSERT_EQ(t().cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &value), CUDA_SUCCESS);
     EXPECT_EQ(value, 16u);
+    ASSERT_EQ(t().cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
     ASSERT_EQ(t().cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &value), CUDA_SUCCESS);
-    EXPECT_EQ(value, 16u);
+    EXPECT_EQ(value, 16u) << "a trim keeps what an executable holds";
+    EXPECT_EQ(t().cuGraphExecDestroy(exec), CUDA_SUCCESS);
+    ASSERT_EQ(t().cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &value), CUDA_SUCCESS);
+    EXPECT_EQ(value, 0u);
     ASSERT_EQ(t().cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
     ASSERT_EQ(t().cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &value), CUDA_SUCCESS);
     EXPECT_EQ(value, 0u);
@@ -544,7 +557,6 @@ TEST_F(FakeGraphsTest, GraphMemoryIsLiveBetweenItsAllocationAndFreeNodes) {
     cuuint64_t one = 1;
     EXPECT_EQ(t().cuDeviceSetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &one), CUDA_ERROR_INVALID_VALUE);
     EXPECT_EQ(t().cuDeviceSetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &zero), CUDA_ERROR_INVALID_VALUE);
-    EXPECT_EQ(t().cuGraphExecDestroy(exec), CUDA_SUCCESS);
     EXPECT_EQ(t().cuGraphDestroy(graph), CUDA_SUCCESS);
 
     // Outside a capture, cuMemAllocAsync allocates from the device's default pool.
