@@ -106,12 +106,26 @@ CUresult refuse_in_capture(Stream &stream) {
 }
 
 bool unsafe_call_prohibited() {
+    bool prohibited = false;
     for (auto &c : graphs().capture_storage) {
         if (c->ended) continue;
-        if (c->mode == CU_STREAM_CAPTURE_MODE_GLOBAL) return true;
-        if (c->mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && pthread_equal(c->thread, pthread_self())) return true;
+        if (c->mode == CU_STREAM_CAPTURE_MODE_GLOBAL ||
+            (c->mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && pthread_equal(c->thread, pthread_self()))) {
+            invalidate(*c);
+            prohibited = true;
+        }
     }
-    return false;
+    return prohibited;
+}
+
+bool invalidate_captures_in(CUcontext context) {
+    bool found = false;
+    for (auto &c : graphs().capture_storage)
+        if (!c->ended && c->streams.front()->context == context) {
+            invalidate(*c);
+            found = true;
+        }
+    return found;
 }
 
 CUresult capture_record(Stream &stream, Event &event) {

@@ -44,7 +44,9 @@ CUresult copy_3d(Lock *lock, const CUDA_MEMCPY3D *original, CUstream stream, Cop
     const CUdeviceptr src = base_of(c.srcMemoryType, c.srcHost, c.srcDevice);
     const CUdeviceptr dst = base_of(c.dstMemoryType, dst_host, c.dstDevice);
     if (!src || !dst || c.srcLOD != 0 || c.dstLOD != 0 || c.reserved0 || c.reserved1) return CUDA_ERROR_INVALID_VALUE;
-    if (c.srcXInBytes + c.WidthInBytes > c.srcPitch || c.dstXInBytes + c.WidthInBytes > c.dstPitch)
+    // A single row needs no pitch (the driver takes 0 there, as XLA's 1D memcpy nodes pass it).
+    const bool one_row = c.Height == 1 && c.Depth == 1;
+    if (!one_row && (c.srcXInBytes + c.WidthInBytes > c.srcPitch || c.dstXInBytes + c.WidthInBytes > c.dstPitch))
         return CUDA_ERROR_INVALID_VALUE;
     if (c.Depth > 1 && (c.srcY + c.Height > c.srcHeight || c.dstY + c.Height > c.dstHeight))
         return CUDA_ERROR_INVALID_VALUE;

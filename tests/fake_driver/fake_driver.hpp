@@ -313,13 +313,22 @@ int kernel_attribute_set(CUkernel kernel, CUfunction_attribute attribute, int de
 // first among those ready), each node doing what the matching stream
 // operation does (kernels as above, copies and fills on the fake's memory,
 // host functions, event records and waits); disabled nodes are skipped.
+// The driver's restrictions are kept: conditional bodies take kernel, copy,
+// fill, empty, child, conditional and host nodes only (the H100 server's
+// CUDA 13 driver takes host nodes there); a graph with conditional
+// nodes cannot be cloned or copied into a child node, and has one executable
+// at a time; a copied child graph holds no memory nodes; an executable for
+// device launch has no host, event or memory nodes; every condition of a
+// graph must be used by one of its conditional nodes.
 // Conditional nodes read their condition when they run (its default first
 // at each launch with CU_GRAPH_COND_ASSIGN_DEFAULT); a while node stops after
 // 1,000,000 iterations and counts a run error. An allocation node's address
 // is reserved when the node is made; the memory is usable from the node's run
 // to its free (a free node, cuMemFreeAsync or cuMemFree). Graph memory
-// attributes count what allocation nodes hold now; a trim gives back what no
-// allocation uses. The DOT output labels each node with its index and type
+// attributes count what executables took through their allocation nodes: it
+// stays with the executable after a free (for its next launch, as the driver
+// keeps it) until the executable is destroyed; a trim gives back the reserved
+// memory no executable holds. The DOT output labels each node with its index and type
 // in lower case ("kernel", "memcpy", "memset", "host", "graph", "empty",
 // "event_wait", "event_record", "mem_alloc", "mem_free", "conditional"),
 // kernels with their name, conditionals with "if", "while" or "switch".
@@ -332,7 +341,8 @@ int kernel_attribute_set(CUkernel kernel, CUfunction_attribute attribute, int de
 // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture. While a
 // global capture goes on (or a thread-local one of the calling thread),
 // cuMemAlloc, cuMemFree, cuMemcpyHtoD/DtoH and cuCtxSynchronize fail with
-// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED.
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate those captures; so
+// does cuCtxSynchronize while a stream of the context captures, in any mode.
 // Sets a condition's value now (what a kernel's cudaGraphSetConditional does;
 // a test may call it from a host function); false for an unknown handle.
 bool set_condition(CUgraphConditionalHandle handle, unsigned value);

@@ -61,6 +61,21 @@ Allocation *allocation_of(const Node &n) {
     return it == state().allocations.end() ? nullptr : &it->second;
 }
 
+// Whether every node of `graph` (nested graphs too) can run in a graph launched from the device:
+// kernels, copies, fills, empty, child and conditional nodes only.
+bool device_launchable(const Graph &graph) {
+    for (const Node *n : graph.nodes) {
+        const CUgraphNodeType t = n->params.type;
+        if (t != CU_GRAPH_NODE_TYPE_KERNEL && t != CU_GRAPH_NODE_TYPE_MEMCPY && t != CU_GRAPH_NODE_TYPE_MEMSET &&
+            t != CU_GRAPH_NODE_TYPE_EMPTY && t != CU_GRAPH_NODE_TYPE_GRAPH && t != CU_GRAPH_NODE_TYPE_CONDITIONAL)
+            return false;
+        if (n->child && !device_launchable(*n->child)) return false;
+        for (const Graph *body : n->bodies)
+            if (!device_launchable(*body)) return false;
+    }
+    return true;
+}
+
 // Event record and wait nodes outside conditional bodies (where they may be), for a launch.
 void event_nodes(const Graph &graph, std::vector<const Node *> &out) {
     for (const Node *n : graph.nodes) {
@@ -128,9 +143,8 @@ void run_node(Lock &lock, const Node &n, const Launch &launch) {
         case CU_GRAPH_NODE_TYPE_WAIT_EVENT: {
             auto it = launch.events.find(&n);
             if (it == launch.events.end()) break;
-            // Named copies, not a structured binding: clang 14 cannot capture bindings in a lambda.
-            const auto timeline = it->second.first;
-            const auto generation = it->second.second;
+            const std::shared_ptr<Timeline> timeline = it->second.first;  // not a structured binding: C++17
+            const unsigned long long generation = it->second.second;     // lambdas cannot capture those
             if (g.worker_streams) g.changed.wait(lock, [&] { return timeline->completed >= generation; });
             break;
         }
@@ -152,7 +166,8 @@ void run_node(Lock &lock, const Node &n, const Launch &launch) {
                 return;
             }
             a->state = AllocationState::live;
-            graph_memory_changed(a->device, a->size, true);
+            if (launch.exec->graph_memory.emplace(&n, std::make_pair(a->device, a->size)).second)
+                graph_memory_changed(a->device, a->size, true);
             break;
         }
         case CU_GRAPH_NODE_TYPE_MEM_FREE: {
@@ -194,7 +209,10 @@ void run_graph(Lock &lock, const Graph &graph, const Launch &launch) {
 
 // Destroys an executable's copy once it is destroyed and no launch of it is left.
 void retire(Exec &exec) {
-    if (exec.destroyed && exec.in_flight == 0) destroy_graph(*exec.graph);
+    if (!exec.destroyed || exec.in_flight) return;
+    destroy_graph(*exec.graph);
+    for (auto &[node, memory] : exec.graph_memory) graph_memory_changed(memory.first, memory.second, false);
+    exec.graph_memory.clear();
 }
 
 // The executable's copy of `node` (a node of the graph it was instantiated from), or null.
@@ -298,6 +316,11 @@ CUresult f_cuGraphInstantiateWithParams(CUgraphExec *out, CUgraph graph, CUDA_GR
             params->result_out = CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED;
             return CUDA_ERROR_INVALID_VALUE;
         }
+    if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) && !device_launchable(*g)) {
+        params->result_out = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED;
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (upload && capture_of(*upload)) return refuse_in_capture(*upload);
     Graph *copy = copy_graph(*g);
     if (!schedule(*copy)) {
         destroy_graph(*copy);
@@ -315,7 +338,6 @@ CUresult f_cuGraphInstantiateWithParams(CUgraphExec *out, CUgraph graph, CUDA_GR
     for (CUgraphConditionalHandle h : used) condition(h)->value = condition(h)->default_value;
     gs.execs.insert(exec);
     ++g->instantiations;
-    if (upload && capture_of(*upload)) return refuse_in_capture(*upload);
     params->result_out = CUDA_GRAPH_INSTANTIATE_SUCCESS;
     *out = reinterpret_cast<CUgraphExec>(exec);
     return CUDA_SUCCESS;

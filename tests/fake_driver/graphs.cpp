@@ -71,7 +71,7 @@ Node *new_node(Graph &graph) {
 }
 
 // Whether `graph` is a conditional node's body or nested in one (the driver takes
-// kernel, empty, child graph, memset, memcpy and conditional nodes there only).
+// kernel, empty, child graph, memset, memcpy, conditional and host nodes there only).
 bool in_conditional_body(const Graph &graph) {
     for (const Graph *g = &graph; g->owner; g = g->owner->graph)
         if (g->owner->params.type == CU_GRAPH_NODE_TYPE_CONDITIONAL) return true;
@@ -211,6 +211,10 @@ Node *add_node(Graph &graph, NodeParams params, const CUgraphNode *dependencies,
     }
     if (type == CU_GRAPH_NODE_TYPE_GRAPH) {
         if (!child || contains(*child, CU_GRAPH_NODE_TYPE_CONDITIONAL)) return nullptr;  // the driver's restriction
+        // A copied child may hold no memory nodes (a moved one may).
+        if (!move_child && (contains(*child, CU_GRAPH_NODE_TYPE_MEM_ALLOC) ||
+                            contains(*child, CU_GRAPH_NODE_TYPE_MEM_FREE)))
+            return nullptr;
         for (const Graph *g = &graph; g; g = g->owner ? g->owner->graph : nullptr)
             if (g == child) return nullptr;  // into itself
         if (move_child && (child->owner || !child->top_level || child->instantiations)) return nullptr;
@@ -456,10 +460,10 @@ CUresult f_cuGraphAddNode(CUgraphNode *out, CUgraph graph, const CUgraphNode *de
     Graph *g = as_graph(graph);
     if (!g) return CUDA_ERROR_INVALID_VALUE;
     NodeParams p;
-    p.type = static_cast<CUgraphNodeType>(value_of(in->type));
     Graph *child = nullptr;
     bool move_child = false;
-    switch (value_of(in->type)) {
+    const int type = value_of(in->type);
+    switch (type) {
         case CU_GRAPH_NODE_TYPE_KERNEL: {
             const CUDA_KERNEL_NODE_PARAMS_v3 &k = in->kernel;
             const CUDA_KERNEL_NODE_PARAMS_v2 v2{k.func,      k.gridDimX,  k.gridDimY,      k.gridDimZ,
@@ -498,11 +502,13 @@ CUresult f_cuGraphAddNode(CUgraphNode *out, CUgraph graph, const CUgraphNode *de
         case CU_GRAPH_NODE_TYPE_MEM_FREE: p.free_address = in->free.dptr; break;
         case CU_GRAPH_NODE_TYPE_CONDITIONAL:
             p.condition = in->conditional.handle;
-            p.conditional_type = in->conditional.type;
+            // Copied as an int: checked by add_node before it is read as the enum.
+            std::memcpy(&p.conditional_type, &in->conditional.type, sizeof(int));
             p.conditional_size = in->conditional.size;
             break;
         default: return CUDA_ERROR_NOT_SUPPORTED;  // external semaphores, batch memory operations: not modelled
     }
+    p.type = static_cast<CUgraphNodeType>(type);
     CUresult error = CUDA_SUCCESS;
     Node *node = add_node(*g, std::move(p), dependencies, edges, count, error, child, move_child);
     if (!node) return error;

@@ -93,6 +93,9 @@ struct Exec {
     int in_flight = 0;      // launches queued and not finished
     bool destroyed = false;
     std::vector<CUgraphConditionalHandle> conditions;  // those its conditional nodes read
+    // Graph memory its allocation nodes took (device, bytes), kept after an in-graph free for the
+    // next launch, as the driver keeps it, until the executable goes.
+    std::map<const Node *, std::pair<int, size_t>> graph_memory;
 };
 
 // A condition (cuGraphConditionalHandleCreate). Its value is one per handle:
@@ -170,7 +173,7 @@ bool contains(const Graph &graph, CUgraphNodeType type);
 CUresult check_params(NodeParams &params);
 // A kernel node's parameters from the driver's struct (arguments copied per the kernel's sizes).
 CUresult kernel_params(const CUDA_KERNEL_NODE_PARAMS_v2 &in, NodeParams &out);
-// Graph memory: an allocation node's memory became live (true) or was freed.
+// Graph memory of `device`: an executable took `size` bytes (true) or gave them back.
 void graph_memory_changed(int device, size_t size, bool allocated);
 
 // ---- capture (capture.cpp) ----
@@ -183,9 +186,13 @@ inline Capture *capture_of(const Stream &stream) { return stream.capture; }
 CUresult capture_node(Stream &stream, NodeParams params, Node **added = nullptr, Graph *child = nullptr);
 // An operation the capture cannot take: the capture is invalidated (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED).
 CUresult refuse_in_capture(Stream &stream);
-// Whether an unsafe call (a synchronous copy, an allocation, a context synchronize) is prohibited on
-// this thread now: a global capture anywhere or a thread-local one of this thread (it is invalidated).
+// Whether an unsafe call (a synchronous copy, an allocation or free, a context synchronize) is
+// prohibited on this thread now: a global capture anywhere or a thread-local one of this thread. Those
+// captures are invalidated, as the driver invalidates them.
 bool unsafe_call_prohibited();
+// Invalidates the captures going on in `context`'s streams (a context synchronize would wait for them);
+// whether there was one.
+bool invalidate_captures_in(CUcontext context);
 // cuEventRecord on a capturing stream: the event remembers the capture and the stream's dependencies.
 CUresult capture_record(Stream &stream, Event &event);
 // cuStreamWaitEvent on a captured event or from a capturing stream: a fork or a join.

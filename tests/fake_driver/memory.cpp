@@ -87,7 +87,7 @@ void free_allocation(CUdeviceptr base, bool checked) {
     if (checked) note_memory_gone(base, it->second.size);
     it->second.state = AllocationState::freed;
     if (it->second.pool) it->second.pool->used -= it->second.size;
-    if (it->second.graph) graph_memory_changed(it->second.device, it->second.size, false);
+    // A graph allocation's memory stays with its executable (graph_exec.cpp).
 }
 
 NodeParams linear_copy(CUdeviceptr dst, CUdeviceptr src, size_t n, CUcontext context) {

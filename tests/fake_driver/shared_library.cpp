@@ -549,6 +549,18 @@ FAKE_CUDA_EXPORT int fake_cuda_live_allocations(void) { return fake::counters().
 FAKE_CUDA_EXPORT int fake_cuda_live_libraries(void) { return fake::counters().libraries; }
 // Graphics registrations not unregistered.
 FAKE_CUDA_EXPORT int fake_cuda_live_graphics_resources(void) { return fake::counters().graphics_resources; }
+// Graphs (made by cuGraphCreate, cuGraphClone or a capture), executables and user objects not destroyed.
+FAKE_CUDA_EXPORT int fake_cuda_live_graphs(void) { return fake::counters().graphs; }
+FAKE_CUDA_EXPORT int fake_cuda_live_graph_execs(void) { return fake::counters().graph_execs; }
+FAKE_CUDA_EXPORT int fake_cuda_live_user_objects(void) { return fake::counters().user_objects; }
+// Sets a graph condition's value (what a kernel's cudaGraphSetConditional does); 0 for an unknown handle.
+FAKE_CUDA_EXPORT int fake_cuda_set_condition(unsigned long long handle, unsigned value) {
+    return fake::set_condition(handle, value);
+}
+// A graph condition's value, or -1 for an unknown handle.
+FAKE_CUDA_EXPORT long long fake_cuda_condition_value(unsigned long long handle) { return fake::condition_value(handle); }
+// Graph nodes that could not run (where a device would fault), since the library was loaded.
+FAKE_CUDA_EXPORT long fake_cuda_graph_run_errors(void) { return fake::graph_run_errors(); }
 // Arrays (cuArray3DCreate), mipmapped arrays, texture and surface objects not destroyed.
 FAKE_CUDA_EXPORT int fake_cuda_live_arrays(void) { return fake::counters().arrays; }
 FAKE_CUDA_EXPORT int fake_cuda_live_mipmapped_arrays(void) { return fake::counters().mipmapped_arrays; }

@@ -126,7 +126,8 @@ void wait_all_streams(Lock &lock) {
 CUresult f_cuCtxSynchronize() {
     Lock lock(state().mutex);
     if (!as_context(t_current)) return CUDA_ERROR_INVALID_CONTEXT;
-    if (unsafe_call_prohibited()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    // It would wait for the context's capturing streams: their captures are invalidated.
+    if (invalidate_captures_in(t_current) || unsafe_call_prohibited()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     const CUcontext context = t_current;
     state().changed.wait(lock, [&] { return !busy(context); });
     return CUDA_SUCCESS;
