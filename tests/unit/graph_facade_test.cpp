@@ -467,10 +467,12 @@ TEST_F(GraphFacadeTest, ConditionalBodiesTakeTheirBranch) {
     }
     // The other kinds' body counts.
     const cucore::GraphDefinition def = cucore::GraphDefinition::create(dev_);
+    // A condition drives one conditional node (the driver refuses a second): one each.
     const cucore::GraphCondition cond = def.create_condition(0u);
     EXPECT_EQ(def.add_if({}, cond).bodies.size(), 1u);
-    EXPECT_EQ(def.add_while({}, cond).bodies.size(), 1u);
-    EXPECT_EQ(def.add_switch({}, cond, 3).bodies.size(), 3u);
+    EXPECT_EQ(def.add_while({}, def.create_condition(0u)).bodies.size(), 1u);
+    EXPECT_EQ(def.add_switch({}, def.create_condition(0u), 3).bodies.size(), 3u);
+    EXPECT_THROWS_STATUS(def.add_while({}, cond), CUCORE_ERROR_CUDA);
     EXPECT_THROWS_STATUS(def.add_conditional({}, cond, CUCORE_GRAPH_CONDITIONAL_WHILE, 2),
                          CUCORE_ERROR_INVALID_ARGUMENT);
     EXPECT_THROWS_STATUS(def.add_if({}, cucore::GraphCondition()), CUCORE_ERROR_INVALID_ARGUMENT);
