@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole suite on a GPU machine from a build made elsewhere
 # (scripts/stage_gpu.sh): unit, loader, GPU and example binaries (device_info
-# and compile_and_launch, each in C and C++; texture_upscale in C++ and
+# and compile_and_launch, each in C and C++; graph_pipeline; texture_upscale in C++ and
 # examples/texture_upscale.py, whose PNGs go to the logs folder), the Python and Rust tests, the
 # benchmarks (C/C++ beside the raw driver, Python beside
 # cuda.core when installed), and the GPU tests once more under
@@ -124,7 +124,7 @@ run_gtest loader_forced_absent "$stage/bin/cucore_loader_tests" \
     CUCORE_CUDA_DRIVER_PATH=/nonexistent/cucore-test/libcuda.so.1 CUCORE_TEST_DRIVER_EXPECT=absent
 run_gtest gpu "$stage/bin/cucore_gpu_tests"
 
-for example in device_info device_info_cpp compile_and_launch compile_and_launch_cpp; do
+for example in device_info device_info_cpp compile_and_launch compile_and_launch_cpp graph_pipeline; do
     echo "== example $example" >>"$log"
     timeout 60 "$stage/bin/$example" >>"$log" 2>&1
     rc=$?
