@@ -194,13 +194,18 @@ void Buffer::copy_to_host(uint64_t offset, void *destination, uint64_t size, Str
     hold_buffer_for_capture(stream, *this);
 }
 
-void Buffer::fill(uint32_t value, uint32_t value_size, Stream &stream) {
-    check_open("buffer");
+void check_fill_value(uint32_t value, uint32_t value_size, const char *size_argument) {
     if (value_size != 1 && value_size != 2 && value_size != 4)
-        throw_invalid_argument("argument 'value_size' is " + std::to_string(value_size) + "; it must be 1, 2 or 4");
+        throw_invalid_argument(std::string("argument '") + size_argument + "' is " + std::to_string(value_size) +
+                               "; it must be 1, 2 or 4");
     if (value_size < 4 && (value >> (8 * value_size)) != 0)
         throw_invalid_argument("argument 'value' (" + std::to_string(value) + ") does not fit in " +
                                std::to_string(value_size) + " byte" + (value_size == 1 ? "" : "s"));
+}
+
+void Buffer::fill(uint32_t value, uint32_t value_size, Stream &stream) {
+    check_open("buffer");
+    check_fill_value(value, value_size, "value_size");
     if (size_ % value_size != 0)
         throw_invalid_argument("the buffer's size (" + std::to_string(size_) + ") is not a multiple of " +
                                std::to_string(value_size));

@@ -138,6 +138,9 @@ class Buffer final : public Object, public Pooled<Buffer> {
     std::atomic<bool> closed_{false};
 };
 
+// The one check of a fill's element: 1, 2 or 4 bytes (`size_argument` names it), and a value that fits.
+void check_fill_value(uint32_t value, uint32_t value_size, const char *size_argument);
+
 // Keeps `buffer` alive for the graph `stream` is being captured into, if any
 // (not graph memory of that capture, whose free belongs in the graph).
 void hold_buffer_for_capture(Stream &stream, Buffer &buffer);

@@ -89,6 +89,35 @@ std::vector<CUgraphNode> node_list(Query query) {
     return nodes;
 }
 
+CUgraphConditionalNodeType driver_conditional_type(cucore_graph_conditional_type_t type) noexcept {
+    switch (type) {
+        case CUCORE_GRAPH_CONDITIONAL_WHILE: return CU_GRAPH_COND_TYPE_WHILE;
+        case CUCORE_GRAPH_CONDITIONAL_SWITCH: return CU_GRAPH_COND_TYPE_SWITCH;
+        default: return CU_GRAPH_COND_TYPE_IF;
+    }
+}
+
+void check_conditional(cucore_graph_conditional_type_t type, size_t body_count) {
+    const bool fits = type == CUCORE_GRAPH_CONDITIONAL_IF       ? (body_count == 1 || body_count == 2)
+                      : type == CUCORE_GRAPH_CONDITIONAL_WHILE ? body_count == 1
+                                                                : body_count >= 1;
+    if (!fits)
+        throw_invalid_argument("argument 'body_count' is " + std::to_string(body_count) +
+                               (type == CUCORE_GRAPH_CONDITIONAL_IF      ? "; an IF node has 1 body (then) or 2 (then, else)"
+                                : type == CUCORE_GRAPH_CONDITIONAL_WHILE ? "; a WHILE node has 1 body"
+                                                                         : "; a SWITCH node has at least 1 body"));
+    const bool newer = (type == CUCORE_GRAPH_CONDITIONAL_IF && body_count == 2) ||
+                       type == CUCORE_GRAPH_CONDITIONAL_SWITCH;
+    if (newer) {
+        const int version = Device::driver_version();
+        if (version < 12080)
+            throw Error(CUCORE_ERROR_NOT_SUPPORTED,
+                        std::string(type == CUCORE_GRAPH_CONDITIONAL_SWITCH ? "SWITCH nodes" : "IF nodes with an else body") +
+                            " need a driver of CUDA 12.8 or newer; this one is " + std::to_string(version / 1000) +
+                            "." + std::to_string(version % 1000 / 10));
+    }
+}
+
 }  // namespace
 
 const char *node_type_name(CUgraphNodeType type) noexcept {
@@ -133,11 +162,7 @@ CUDA_MEMCPY3D memcpy_params(const MemcpyRequest &request) {
 
 CUDA_MEMSET_NODE_PARAMS memset_params(const MemsetRequest &request) {
     const uint32_t element = request.element_size;
-    if (element != 1 && element != 2 && element != 4)
-        throw_invalid_argument("argument 'element_size' is " + std::to_string(element) + "; it must be 1, 2 or 4");
-    if (element < 4 && (request.value >> (8 * element)) != 0)
-        throw_invalid_argument("argument 'value' (" + std::to_string(request.value) + ") does not fit in " +
-                               std::to_string(element) + " byte" + (element == 1 ? "" : "s"));
+    check_fill_value(request.value, element, "element_size");
     if (request.width == 0 || request.height == 0)
         throw_invalid_argument("a memset node sets at least one element (width " + std::to_string(request.width) +
                                ", height " + std::to_string(request.height) + ")");
@@ -171,35 +196,6 @@ CUDA_MEMSET_NODE_PARAMS memset_params(const MemsetRequest &request) {
 CUDA_KERNEL_NODE_PARAMS kernel_params(const KernelRequest &request, Kernel &kernel, Context &context) {
     const cucore_launch_config_t config = request.config ? *request.config : cucore_launch_config_t CUCORE_LAUNCH_CONFIG_INIT;
     return kernel_node_params(config, kernel, context, request.args, request.arg_sizes, request.arg_count);
-}
-
-CUgraphConditionalNodeType driver_conditional_type(cucore_graph_conditional_type_t type) noexcept {
-    switch (type) {
-        case CUCORE_GRAPH_CONDITIONAL_WHILE: return CU_GRAPH_COND_TYPE_WHILE;
-        case CUCORE_GRAPH_CONDITIONAL_SWITCH: return CU_GRAPH_COND_TYPE_SWITCH;
-        default: return CU_GRAPH_COND_TYPE_IF;
-    }
-}
-
-void check_conditional(cucore_graph_conditional_type_t type, size_t body_count) {
-    const bool fits = type == CUCORE_GRAPH_CONDITIONAL_IF       ? (body_count == 1 || body_count == 2)
-                      : type == CUCORE_GRAPH_CONDITIONAL_WHILE ? body_count == 1
-                                                                : body_count >= 1;
-    if (!fits)
-        throw_invalid_argument("argument 'body_count' is " + std::to_string(body_count) +
-                               (type == CUCORE_GRAPH_CONDITIONAL_IF      ? "; an IF node has 1 body (then) or 2 (then, else)"
-                                : type == CUCORE_GRAPH_CONDITIONAL_WHILE ? "; a WHILE node has 1 body"
-                                                                         : "; a SWITCH node has at least 1 body"));
-    const bool newer = (type == CUCORE_GRAPH_CONDITIONAL_IF && body_count == 2) ||
-                       type == CUCORE_GRAPH_CONDITIONAL_SWITCH;
-    if (newer) {
-        const int version = Device::driver_version();
-        if (version < 12080)
-            throw Error(CUCORE_ERROR_NOT_SUPPORTED,
-                        std::string(type == CUCORE_GRAPH_CONDITIONAL_SWITCH ? "SWITCH nodes" : "IF nodes with an else body") +
-                            " need a driver of CUDA 12.8 or newer; this one is " + std::to_string(version / 1000) +
-                            "." + std::to_string(version % 1000 / 10));
-    }
 }
 
 // ---- definitions ------------------------------------------------------------------
@@ -309,12 +305,36 @@ void GraphDefinition::edges(std::vector<Ref<GraphNode>> &from, std::vector<Ref<G
     }
 }
 
-uint64_t GraphDefinition::create_condition(uint32_t default_value, uint32_t flags) {
+uint64_t make_condition(CUgraph graph, CUcontext context, uint32_t default_value, uint32_t flags) {
     CUgraphConditionalHandle handle = 0;
-    ScopedContext bind(context_->cu());
-    CUCORE_CALL(cuGraphConditionalHandleCreate, &handle, graph_, context_->cu(), default_value,
+    ScopedContext bind(context);
+    CUCORE_CALL(cuGraphConditionalHandleCreate, &handle, graph, context, default_value,
                 (flags & CUCORE_GRAPH_CONDITION_SET_DEFAULT) ? CU_GRAPH_COND_ASSIGN_DEFAULT : 0u);
     return handle;
+}
+
+CUgraphNode add_conditional_node(CUgraph graph, CUcontext context, const CUgraphNode *dependencies,
+                                 const CUgraphEdgeData *edges, size_t count, uint64_t condition,
+                                 cucore_graph_conditional_type_t type, size_t body_count, std::vector<CUgraph> &bodies) {
+    if (condition == 0) throw_invalid_argument("argument 'condition' is 0; make one with create_condition");
+    check_conditional(type, body_count);
+    CUgraphNodeParams params{};
+    params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    params.conditional.handle = condition;
+    params.conditional.type = driver_conditional_type(type);
+    params.conditional.size = static_cast<unsigned>(body_count);
+    params.conditional.ctx = context;
+    CUgraphNode added = nullptr;
+    {
+        ScopedContext bind(context);
+        CUCORE_CALL(cuGraphAddNode, &added, graph, dependencies, edges, count, &params);
+    }
+    bodies.assign(params.conditional.phGraph_out, params.conditional.phGraph_out + body_count);
+    return added;
+}
+
+uint64_t GraphDefinition::create_condition(uint32_t default_value, uint32_t flags) {
+    return make_condition(graph_, context_->cu(), default_value, flags);
 }
 
 // Every adder: dependencies checked, the context bound, the driver's adder called, the node handed out.
@@ -453,21 +473,10 @@ Ref<GraphNode> GraphDefinition::add_free(const std::vector<GraphNode *> &depende
 Ref<GraphNode> GraphDefinition::add_conditional(const std::vector<GraphNode *> &dependencies, uint64_t condition,
                                                 cucore_graph_conditional_type_t type, size_t body_count,
                                                 std::vector<Ref<GraphDefinition>> &bodies) {
-    if (condition == 0) throw_invalid_argument("argument 'condition' is 0; make one with create_condition");
-    check_conditional(type, body_count);
-    CUgraphNodeParams params{};
-    params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
-    params.conditional.handle = condition;
-    params.conditional.type = driver_conditional_type(type);
-    params.conditional.size = static_cast<unsigned>(body_count);
-    params.conditional.ctx = context_->cu();
     const std::vector<CUgraphNode> deps = dependency_handles(dependencies);
-    CUgraphNode added = nullptr;
-    {
-        ScopedContext bind(context_->cu());
-        CUCORE_CALL(cuGraphAddNode, &added, graph_, deps.data(), nullptr, deps.size(), &params);
-    }
-    std::vector<CUgraph> graphs(params.conditional.phGraph_out, params.conditional.phGraph_out + body_count);
+    std::vector<CUgraph> graphs;
+    const CUgraphNode added = add_conditional_node(graph_, context_->cu(), deps.data(), nullptr, deps.size(),
+                                                   condition, type, body_count, graphs);
     {
         std::lock_guard<std::mutex> lock(hierarchy_->mutex);
         hierarchy_->bodies[added] = graphs;

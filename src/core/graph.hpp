@@ -81,9 +81,14 @@ struct KernelRequest {
 CUDA_MEMCPY3D memcpy_params(const MemcpyRequest &request);
 CUDA_MEMSET_NODE_PARAMS memset_params(const MemsetRequest &request);
 CUDA_KERNEL_NODE_PARAMS kernel_params(const KernelRequest &request, Kernel &kernel, Context &context);
-// Checks a conditional node's type and body count against each other and the driver.
-void check_conditional(cucore_graph_conditional_type_t type, size_t body_count);
-CUgraphConditionalNodeType driver_conditional_type(cucore_graph_conditional_type_t type) noexcept;
+// The one making of conditions and conditional nodes, for definitions and captures alike.
+// A condition of `graph` in `context` (flags: cucore_graph_condition_flag_t).
+uint64_t make_condition(CUgraph graph, CUcontext context, uint32_t default_value, uint32_t flags);
+// A conditional node of `graph` after `dependencies` (`edges` may be null), its type and body count checked
+// first; `bodies` gets the body graphs the node owns.
+CUgraphNode add_conditional_node(CUgraph graph, CUcontext context, const CUgraphNode *dependencies,
+                                 const CUgraphEdgeData *edges, size_t count, uint64_t condition,
+                                 cucore_graph_conditional_type_t type, size_t body_count, std::vector<CUgraph> &bodies);
 
 class GraphDefinition final : public Object, public Pooled<GraphDefinition> {
   public:

@@ -224,33 +224,17 @@ void GraphBuilder::join(const std::vector<GraphBuilder *> &others) {
 uint64_t GraphBuilder::create_condition(uint32_t default_value, uint32_t flags) {
     std::lock_guard<std::mutex> lock(mutex_);
     require_building("creating a condition");
-    const CapturePoint point = capture_point();
-    CUgraphConditionalHandle handle = 0;
-    ScopedContext bind(stream_->cu_context());
-    CUCORE_CALL(cuGraphConditionalHandleCreate, &handle, point.graph, stream_->cu_context(), default_value,
-                (flags & CUCORE_GRAPH_CONDITION_SET_DEFAULT) ? CU_GRAPH_COND_ASSIGN_DEFAULT : 0u);
-    return handle;
+    return make_condition(capture_point().graph, stream_->cu_context(), default_value, flags);
 }
 
 std::vector<Ref<GraphBuilder>> GraphBuilder::add_conditional(uint64_t condition, cucore_graph_conditional_type_t type,
                                                              size_t body_count) {
     std::lock_guard<std::mutex> lock(mutex_);
     require_building("adding a conditional node");
-    if (condition == 0) throw_invalid_argument("argument 'condition' is 0; make one with create_condition");
-    check_conditional(type, body_count);
     const CapturePoint point = capture_point();
-    CUgraphNodeParams params{};
-    params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
-    params.conditional.handle = condition;
-    params.conditional.type = driver_conditional_type(type);
-    params.conditional.size = static_cast<unsigned>(body_count);
-    params.conditional.ctx = stream_->cu_context();
-    CUgraphNode node = nullptr;
-    {
-        ScopedContext bind(stream_->cu_context());
-        CUCORE_CALL(cuGraphAddNode, &node, point.graph, point.dependencies, point.edges, point.count, &params);
-    }
-    const std::vector<CUgraph> graphs(params.conditional.phGraph_out, params.conditional.phGraph_out + body_count);
+    std::vector<CUgraph> graphs;
+    const CUgraphNode node = add_conditional_node(point.graph, stream_->cu_context(), point.dependencies, point.edges,
+                                                  point.count, condition, type, body_count, graphs);
     advance_to(node);
     {
         std::lock_guard<std::mutex> hierarchy_lock(capture_->hierarchy->mutex);

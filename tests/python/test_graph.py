@@ -10,7 +10,6 @@ import gc
 import pickle
 import struct
 import sys
-import threading
 import weakref
 
 import pytest
@@ -311,12 +310,9 @@ def test_callables_live_exactly_as_long_as_the_graphs_need_them(dev, stream):
     stream.sync()
     assert seen == [1]
     graph.close()
-    stream.sync()
+    stream.sync()                 # past the host function the release queued behind the launch
+    cucore.live_object_count()    # waits for the library's release thread: what it was handed is gone
     gc.collect()
-    for _ in range(100):          # the library releases on its own thread once the launches are done
-        if ref() is None:
-            break
-        threading.Event().wait(0.01)
     assert ref() is None          # the registration, its last holder, is gone
 
 
@@ -502,11 +498,8 @@ def test_raw_addresses_with_owners(dev, stream):
     d.close()
     graph.close()
     stream.sync()
+    cucore.live_object_count()    # waits for the library's release thread
     gc.collect()
-    for _ in range(100):
-        if ref() is None:
-            break
-        threading.Event().wait(0.01)
     assert ref() is None
 
 
@@ -899,11 +892,9 @@ def test_graph_objects_are_counted_and_released(dev, stream):
     assert [cucore.live_object_count(t) for t in ("graph_definition", "graph_node", "graph", "graph_builder")] > counts
     del gb, d, nodes, graph
     gc.collect()
-    for _ in range(100):  # the library lets go of what launches held on its own thread
-        now = [cucore.live_object_count(t) for t in ("graph_definition", "graph_node", "graph", "graph_builder")]
-        if now == counts:
-            break
-        threading.Event().wait(0.01)
+    stream.sync()  # past the host function each released graph queued behind its launches
+    # Counting waits for the library's release thread, so the counts are exact at once.
+    now = [cucore.live_object_count(t) for t in ("graph_definition", "graph_node", "graph", "graph_builder")]
     assert now == counts
 
 
