@@ -31,7 +31,7 @@ LAYERS = (
     "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "graph_memory", "user_memory",
     "copy_3d", "ipc", "dlpack", "_array_options", "opaque_array", "texture", "textures", "graphics",
     "_graph_options", "kernel", "launch", "program", "object_code", "program_cache", "linker",
-    "graph_builder", "graph",
+    "graph_builder", "graph", "_graph_node",
 )
 RANK = {m: i for i, m in enumerate(LAYERS)}
 RANK["__init__"] = len(LAYERS)
@@ -63,6 +63,10 @@ HANDED_DOWN = {
     ("graph_builder", "device"): {"GraphBuilder"},                         # Device.create_graph_builder
     ("graph_builder", "stream"): {"GraphBuilder"},                         # Stream.create_graph_builder, stream args
     ("graph", "graph_builder"): {"Graph", "GraphDefinition"},              # GraphBuilder.complete, graph_definition
+    ("_graph_node", "graph"): {                                            # the adders and listings make nodes
+        "GraphNode", "AdjacencySetProxy", "EmptyNode", "KernelNode", "AllocNode", "FreeNode", "MemsetNode",
+        "MemcpyNode", "ChildGraphNode", "EventRecordNode", "EventWaitNode", "HostCallbackNode", "ConditionalNode",
+        "IfNode", "IfElseNode", "WhileNode", "SwitchNode", "_NODE_CLASSES"},
 }
 
 # Imports of the package's modules inside a function: (module, function) -> (imported module, why). None are

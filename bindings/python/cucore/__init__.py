@@ -63,6 +63,7 @@ from .program_cache import (
 from .linker import Linker, LinkerOptions
 from . import graph_builder as _graph_builder  # noqa: F401  (cucore.graph's GraphBuilder; hands it down)
 from . import graph  # noqa: F401  (cucore.graph, as cuda.core's: Graph, GraphBuilder, GraphDefinition, nodes)
+from . import _graph_node  # noqa: F401  (cucore.graph's node classes; hands them down to it)
 
 __all__ = [
     "__version__",
