@@ -38,6 +38,7 @@
 #include "cucore/dlpack.hpp"
 #include "cucore/kernel.hpp"
 #include "cucore/launch.hpp"
+#include "cucore/graph_options.hpp"
 #include "cucore/graph.hpp"
 #include "cucore/graph_builder.hpp"
 #include "cucore/graph_memory.hpp"
