@@ -1,5 +1,6 @@
 // C ABI: graph definitions, graph nodes and executable graphs.
 #include "capi/capi.hpp"
+#include "capi/graph_args.hpp"
 #include "capi/copy_side.hpp"
 #include "capi/launch_args.hpp"
 #include "core/graph.hpp"
@@ -9,11 +10,7 @@ using namespace cucore;
 
 namespace {
 
-constexpr cucore_graph_complete_options_t kCompleteDefaults = CUCORE_GRAPH_COMPLETE_OPTIONS_INIT;
 constexpr cucore_graph_alloc_options_t kAllocDefaults = CUCORE_GRAPH_ALLOC_OPTIONS_INIT;
-constexpr uint32_t kKnownCompleteFlags = CUCORE_GRAPH_COMPLETE_AUTO_FREE_ON_LAUNCH |
-                                         CUCORE_GRAPH_COMPLETE_DEVICE_LAUNCH | CUCORE_GRAPH_COMPLETE_USE_NODE_PRIORITY;
-constexpr uint32_t kKnownDotFlags = (1u << 16) - 1u;  // the driver's bits 0..15
 
 std::vector<core::GraphNode *> dependencies_of(cucore_graph_node_t *const *dependencies, size_t count) {
     return capi::get_all(dependencies, count, "dependencies");
@@ -128,8 +125,7 @@ cucore_status_t cucore_graph_definition_debug_dot_print(cucore_graph_definition_
                                                         uint32_t flags) {
     return capi::guarded(__func__, [&] {
         core::GraphDefinition &object = capi::get(definition, "definition");
-        if (!path || !*path) core::throw_invalid_argument("argument 'path' is NULL or empty");
-        capi::check_flags(flags, kKnownDotFlags, "flags");
+        capi::check_dot_arguments(path, flags);
         object.debug_dot_print(path, flags);
     });
 }
@@ -166,9 +162,8 @@ cucore_status_t cucore_graph_definition_instantiate(cucore_graph_definition_t *d
     return capi::guarded(__func__, [&] {
         cucore_graph_t *&result = capi::out(graph, "graph");
         core::GraphDefinition &object = capi::get(definition, "definition");
-        const cucore_graph_complete_options_t resolved = capi::read_options(options, kCompleteDefaults, "options");
-        capi::check_flags(resolved.flags, kKnownCompleteFlags, "options.flags");
-        core::Stream *upload = capi::get_optional(resolved.upload_stream, "options.upload_stream");
+        core::Stream *upload = nullptr;
+        const cucore_graph_complete_options_t resolved = capi::read_complete_options(options, upload);
         result = capi::give<cucore_graph_t>(object.instantiate(resolved.flags, upload));
     });
 }

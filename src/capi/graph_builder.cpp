@@ -1,14 +1,11 @@
 // C ABI: graph builders (stream capture).
 #include "capi/capi.hpp"
+#include "capi/graph_args.hpp"
 #include "core/graph_builder.hpp"
 
 using namespace cucore;
 
 namespace {
-constexpr cucore_graph_complete_options_t kCompleteDefaults = CUCORE_GRAPH_COMPLETE_OPTIONS_INIT;
-constexpr uint32_t kKnownCompleteFlags = CUCORE_GRAPH_COMPLETE_AUTO_FREE_ON_LAUNCH |
-                                         CUCORE_GRAPH_COMPLETE_DEVICE_LAUNCH | CUCORE_GRAPH_COMPLETE_USE_NODE_PRIORITY;
-constexpr uint32_t kKnownDotFlags = (1u << 16) - 1u;  // the driver's bits 0..15
 
 void give_builders(std::vector<core::Ref<core::GraphBuilder>> made, cucore_graph_builder_t **out) {
     for (size_t i = 0; i < made.size(); ++i) out[i] = capi::give<cucore_graph_builder_t>(std::move(made[i]));
@@ -78,9 +75,8 @@ cucore_status_t cucore_graph_builder_complete(cucore_graph_builder_t *builder,
     return capi::guarded(__func__, [&] {
         cucore_graph_t *&result = capi::out(graph, "graph");
         core::GraphBuilder &object = capi::get(builder, "builder");
-        const cucore_graph_complete_options_t resolved = capi::read_options(options, kCompleteDefaults, "options");
-        capi::check_flags(resolved.flags, kKnownCompleteFlags, "options.flags");
-        core::Stream *upload = capi::get_optional(resolved.upload_stream, "options.upload_stream");
+        core::Stream *upload = nullptr;
+        const cucore_graph_complete_options_t resolved = capi::read_complete_options(options, upload);
         result = capi::give<cucore_graph_t>(object.definition()->instantiate(resolved.flags, upload));
     });
 }
@@ -89,8 +85,7 @@ cucore_status_t cucore_graph_builder_debug_dot_print(cucore_graph_builder_t *bui
                                                      uint32_t flags) {
     return capi::guarded(__func__, [&] {
         core::GraphBuilder &object = capi::get(builder, "builder");
-        if (!path || !*path) core::throw_invalid_argument("argument 'path' is NULL or empty");
-        capi::check_flags(flags, kKnownDotFlags, "flags");
+        capi::check_dot_arguments(path, flags);
         object.definition()->debug_dot_print(path, flags);
     });
 }
