@@ -10,6 +10,7 @@
 #include "cucore/common.h"
 #include "cucore/device.h"
 #include "cucore/context.h"
+#include "cucore/device_resources.h"
 #include "cucore/event.h"
 #include "cucore/stream.h"
 #include "cucore/memory_resource.h"
@@ -33,5 +34,7 @@
 #include "cucore/graph_builder.h"
 #include "cucore/graph_memory.h"
 #include "cucore/graphics.h"
+#include "cucore/tensor_map.h"
+#include "cucore/system.h"
 
 #endif /* CUCORE_H */

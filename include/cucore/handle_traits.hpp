@@ -4,6 +4,7 @@
 
 #include "device.h"
 #include "context.h"
+#include "device_resources.h"
 #include "event.h"
 #include "stream.h"
 #include "memory_resource.h"
@@ -18,6 +19,8 @@
 #include "graph.h"
 #include "graph_builder.h"
 #include "graphics.h"
+#include "tensor_map.h"
+#include "system.h"
 
 namespace cucore {
 namespace detail {
@@ -124,6 +127,26 @@ template <> struct HandleTraits<cucore_graph_builder_t> {
     static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_GRAPH_BUILDER;
     static cucore_status_t retain(cucore_graph_builder_t *h) noexcept { return cucore_graph_builder_retain(h); }
     static cucore_status_t release(cucore_graph_builder_t *h) noexcept { return cucore_graph_builder_release(h); }
+};
+template <> struct HandleTraits<cucore_sm_resource_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_SM_RESOURCE;
+    static cucore_status_t retain(cucore_sm_resource_t *h) noexcept { return cucore_sm_resource_retain(h); }
+    static cucore_status_t release(cucore_sm_resource_t *h) noexcept { return cucore_sm_resource_release(h); }
+};
+template <> struct HandleTraits<cucore_workqueue_resource_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_WORKQUEUE_RESOURCE;
+    static cucore_status_t retain(cucore_workqueue_resource_t *h) noexcept { return cucore_workqueue_resource_retain(h); }
+    static cucore_status_t release(cucore_workqueue_resource_t *h) noexcept { return cucore_workqueue_resource_release(h); }
+};
+template <> struct HandleTraits<cucore_tensor_map_descriptor_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR;
+    static cucore_status_t retain(cucore_tensor_map_descriptor_t *h) noexcept { return cucore_tensor_map_descriptor_retain(h); }
+    static cucore_status_t release(cucore_tensor_map_descriptor_t *h) noexcept { return cucore_tensor_map_descriptor_release(h); }
+};
+template <> struct HandleTraits<cucore_system_device_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_SYSTEM_DEVICE;
+    static cucore_status_t retain(cucore_system_device_t *h) noexcept { return cucore_system_device_retain(h); }
+    static cucore_status_t release(cucore_system_device_t *h) noexcept { return cucore_system_device_release(h); }
 };
 
 } // namespace detail

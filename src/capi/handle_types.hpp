@@ -26,6 +26,10 @@ class GraphDefinition;
 class GraphNode;
 class Graph;
 class GraphBuilder;
+class SmResource;
+class WorkqueueResource;
+class TensorMapDescriptor;
+class SystemDevice;
 }  // namespace cucore::core
 
 namespace cucore::capi {
@@ -130,6 +134,26 @@ template <> struct CoreOf<cucore_graph_builder_t> {
     using type = core::GraphBuilder;
     static constexpr cucore_object_type_t kind = CUCORE_OBJECT_GRAPH_BUILDER;
     static constexpr const char *argument = "builder";
+};
+template <> struct CoreOf<cucore_sm_resource_t> {
+    using type = core::SmResource;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_SM_RESOURCE;
+    static constexpr const char *argument = "resource";
+};
+template <> struct CoreOf<cucore_workqueue_resource_t> {
+    using type = core::WorkqueueResource;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_WORKQUEUE_RESOURCE;
+    static constexpr const char *argument = "resource";
+};
+template <> struct CoreOf<cucore_tensor_map_descriptor_t> {
+    using type = core::TensorMapDescriptor;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR;
+    static constexpr const char *argument = "descriptor";
+};
+template <> struct CoreOf<cucore_system_device_t> {
+    using type = core::SystemDevice;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_SYSTEM_DEVICE;
+    static constexpr const char *argument = "device";
 };
 
 }  // namespace cucore::capi

@@ -166,4 +166,36 @@ cucore_status_t cucore_graph_builder_release(cucore_graph_builder_t *builder) {
     return capi::guarded(__func__, [&] { capi::release(builder); });
 }
 
+cucore_status_t cucore_sm_resource_retain(cucore_sm_resource_t *resource) {
+    return capi::guarded(__func__, [&] { capi::retain(resource); });
+}
+
+cucore_status_t cucore_sm_resource_release(cucore_sm_resource_t *resource) {
+    return capi::guarded(__func__, [&] { capi::release(resource); });
+}
+
+cucore_status_t cucore_workqueue_resource_retain(cucore_workqueue_resource_t *resource) {
+    return capi::guarded(__func__, [&] { capi::retain(resource); });
+}
+
+cucore_status_t cucore_workqueue_resource_release(cucore_workqueue_resource_t *resource) {
+    return capi::guarded(__func__, [&] { capi::release(resource); });
+}
+
+cucore_status_t cucore_tensor_map_descriptor_retain(cucore_tensor_map_descriptor_t *descriptor) {
+    return capi::guarded(__func__, [&] { capi::retain(descriptor); });
+}
+
+cucore_status_t cucore_tensor_map_descriptor_release(cucore_tensor_map_descriptor_t *descriptor) {
+    return capi::guarded(__func__, [&] { capi::release(descriptor); });
+}
+
+cucore_status_t cucore_system_device_retain(cucore_system_device_t *device) {
+    return capi::guarded(__func__, [&] { capi::retain(device); });
+}
+
+cucore_status_t cucore_system_device_release(cucore_system_device_t *device) {
+    return capi::guarded(__func__, [&] { capi::release(device); });
+}
+
 }  // extern "C"

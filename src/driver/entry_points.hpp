@@ -190,4 +190,34 @@ typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v4010)(unsigned int *, CUdevice_v1 
     X(cuDeviceGetGraphMemAttribute, 11040)     \
     X(cuDeviceSetGraphMemAttribute, 11040)     \
     X(cuDeviceGraphMemTrim, 11040)             \
-    X(cuMemAllocAsync, 11020)
+    X(cuMemAllocAsync, 11020)                  \
+    X(cuDeviceGetDevResource, 12040)           \
+    X(cuCtxGetDevResource, 12040)              \
+    X(cuGreenCtxGetDevResource, 12040)         \
+    X(cuDevSmResourceSplitByCount, 12040)      \
+    X(cuDevResourceGenerateDesc, 12040)        \
+    X(cuGreenCtxCreate, 12040)                 \
+    X(cuGreenCtxDestroy, 12040)                \
+    X(cuCtxFromGreenCtx, 12040)                \
+    X(cuGreenCtxStreamCreate, 12050)           \
+    X(cuStreamGetGreenCtx, 12040)              \
+    X(cuGreenCtxRecordEvent, 12040)            \
+    X(cuGreenCtxWaitEvent, 12040)              \
+    X(cuTensorMapEncodeTiled, 12000)           \
+    X(cuTensorMapEncodeIm2col, 12000)          \
+    X(cuTensorMapEncodeIm2colWide, 12080)      \
+    X(cuTensorMapReplaceAddress, 12000)        \
+    X(cuCheckpointProcessLock, 12080)          \
+    X(cuCheckpointProcessCheckpoint, 12080)    \
+    X(cuCheckpointProcessRestore, 12080)       \
+    X(cuCheckpointProcessUnlock, 12080)        \
+    X(cuCheckpointProcessGetState, 12080)      \
+    X(cuCheckpointProcessGetRestoreThreadId, 12080) \
+    X(cuMemcpyBatchAsync, 13000)               \
+    X(cuMemcpy3DBatchAsync, 13000)             \
+    X(cuMemPrefetchBatchAsync, 13000)          \
+    X(cuStreamWriteValue32, 11070)             \
+    X(cuStreamWriteValue64, 11070)             \
+    X(cuStreamWaitValue32, 11070)              \
+    X(cuStreamWaitValue64, 11070)              \
+    X(cuStreamBatchMemOp, 11070)

@@ -29,6 +29,10 @@ HANDLE_TYPES = {
     'cucore_graph_node_t': ('graph_node', 18),
     'cucore_graph_t': ('graph', 19),
     'cucore_graph_builder_t': ('graph_builder', 20),
+    'cucore_sm_resource_t': ('sm_resource', 21),
+    'cucore_workqueue_resource_t': ('workqueue_resource', 22),
+    'cucore_tensor_map_descriptor_t': ('tensor_map_descriptor', 23),
+    'cucore_system_device_t': ('system_device', 24),
 }
 
 # Structs: name -> ((field, C type), ...), in declaration order; a struct used as a field comes first.
@@ -485,6 +489,11 @@ ABI = {
     'cucore_context_is_primary': ('cucore_status_t', ('cucore_context_t*', 'int*', )),
     'cucore_context_set_current': ('cucore_status_t', ('cucore_context_t*', )),
     'cucore_context_synchronize': ('cucore_status_t', ('cucore_context_t*', )),
+    # ---- include/cucore/device_resources.h ----
+    'cucore_sm_resource_retain': ('cucore_status_t', ('cucore_sm_resource_t*', )),
+    'cucore_sm_resource_release': ('cucore_status_t', ('cucore_sm_resource_t*', )),
+    'cucore_workqueue_resource_retain': ('cucore_status_t', ('cucore_workqueue_resource_t*', )),
+    'cucore_workqueue_resource_release': ('cucore_status_t', ('cucore_workqueue_resource_t*', )),
     # ---- include/cucore/event.h ----
     'cucore_event_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_event_options_t*', 'cucore_event_t**', )),
     'cucore_event_create_in_context': ('cucore_status_t', ('cucore_context_t*', 'cucore_event_options_t*', 'cucore_event_t**', )),
@@ -780,4 +789,10 @@ ABI = {
     'cucore_graphics_resource_close': ('cucore_status_t', ('cucore_graphics_resource_t*', 'cucore_stream_t*', )),
     'cucore_graphics_resource_handle': ('cucore_status_t', ('cucore_graphics_resource_t*', 'void**', )),
     'cucore_gl_get_devices': ('cucore_status_t', ('uint32_t', 'int*', 'uint32_t', 'uint32_t*', )),
+    # ---- include/cucore/tensor_map.h ----
+    'cucore_tensor_map_descriptor_retain': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', )),
+    'cucore_tensor_map_descriptor_release': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', )),
+    # ---- include/cucore/system.h ----
+    'cucore_system_device_retain': ('cucore_status_t', ('cucore_system_device_t*', )),
+    'cucore_system_device_release': ('cucore_status_t', ('cucore_system_device_t*', )),
 }

@@ -175,6 +175,38 @@ pub struct cucore_graph_builder {
 }
 pub type cucore_graph_builder_t = cucore_graph_builder;
 
+/// `struct cucore_sm_resource` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_sm_resource {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_sm_resource_t = cucore_sm_resource;
+
+/// `struct cucore_workqueue_resource` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_workqueue_resource {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_workqueue_resource_t = cucore_workqueue_resource;
+
+/// `struct cucore_tensor_map_descriptor` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_tensor_map_descriptor {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_tensor_map_descriptor_t = cucore_tensor_map_descriptor;
+
+/// `struct cucore_system_device` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_system_device {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_system_device_t = cucore_system_device;
+
 /// `cucore_status_t`.
 pub type cucore_status_t = c_int;
 pub const CUCORE_SUCCESS: cucore_status_t = 0;
@@ -229,8 +261,12 @@ pub const CUCORE_OBJECT_GRAPH_DEFINITION: cucore_object_type_t = 17;
 pub const CUCORE_OBJECT_GRAPH_NODE: cucore_object_type_t = 18;
 pub const CUCORE_OBJECT_GRAPH: cucore_object_type_t = 19;
 pub const CUCORE_OBJECT_GRAPH_BUILDER: cucore_object_type_t = 20;
+pub const CUCORE_OBJECT_SM_RESOURCE: cucore_object_type_t = 21;
+pub const CUCORE_OBJECT_WORKQUEUE_RESOURCE: cucore_object_type_t = 22;
+pub const CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR: cucore_object_type_t = 23;
+pub const CUCORE_OBJECT_SYSTEM_DEVICE: cucore_object_type_t = 24;
 /// one past the last type; grows with the library
-pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 21;
+pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 25;
 pub const CUCORE_OBJECT_TYPE_FORCE_INT32: cucore_object_type_t = 0x7fffffff;
 
 /// A switch whose default belongs to the tool (NVRTC, the linker): 0 leaves it

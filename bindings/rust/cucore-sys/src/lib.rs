@@ -22,6 +22,8 @@ mod device_attributes;
 pub use device_attributes::*;
 mod context;
 pub use context::*;
+mod device_resources;
+pub use device_resources::*;
 mod event;
 pub use event::*;
 mod stream;
@@ -68,6 +70,10 @@ mod graph_memory;
 pub use graph_memory::*;
 mod graphics;
 pub use graphics::*;
+mod tensor_map;
+pub use tensor_map::*;
+mod system;
+pub use system::*;
 
 #[cfg(test)]
 mod layout_tests;
@@ -347,5 +353,57 @@ impl Handle for cucore_graph_builder_t {
     unsafe fn release(handle: *mut Self) -> cucore_status_t {
         // SAFETY: as above.
         unsafe { cucore_graph_builder_release(handle) }
+    }
+}
+
+impl Handle for cucore_sm_resource_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_SM_RESOURCE;
+    const NOUN: &'static str = "sm_resource";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_sm_resource_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_sm_resource_release(handle) }
+    }
+}
+
+impl Handle for cucore_workqueue_resource_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_WORKQUEUE_RESOURCE;
+    const NOUN: &'static str = "workqueue_resource";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_workqueue_resource_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_workqueue_resource_release(handle) }
+    }
+}
+
+impl Handle for cucore_tensor_map_descriptor_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR;
+    const NOUN: &'static str = "tensor_map_descriptor";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_tensor_map_descriptor_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_tensor_map_descriptor_release(handle) }
+    }
+}
+
+impl Handle for cucore_system_device_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_SYSTEM_DEVICE;
+    const NOUN: &'static str = "system_device";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_system_device_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_system_device_release(handle) }
     }
 }

@@ -48,6 +48,14 @@ pub enum ObjectType {
     Graph,
     /// [`GraphBuilder`](crate::GraphBuilder)
     GraphBuilder,
+    /// [`SmResource`](crate::SmResource)
+    SmResource,
+    /// [`WorkqueueResource`](crate::WorkqueueResource)
+    WorkqueueResource,
+    /// [`TensorMapDescriptor`](crate::TensorMapDescriptor)
+    TensorMapDescriptor,
+    /// [`SystemDevice`](crate::SystemDevice)
+    SystemDevice,
 }
 
 impl ObjectType {
@@ -75,6 +83,10 @@ impl ObjectType {
             ObjectType::GraphNode => sys::CUCORE_OBJECT_GRAPH_NODE,
             ObjectType::Graph => sys::CUCORE_OBJECT_GRAPH,
             ObjectType::GraphBuilder => sys::CUCORE_OBJECT_GRAPH_BUILDER,
+            ObjectType::SmResource => sys::CUCORE_OBJECT_SM_RESOURCE,
+            ObjectType::WorkqueueResource => sys::CUCORE_OBJECT_WORKQUEUE_RESOURCE,
+            ObjectType::TensorMapDescriptor => sys::CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR,
+            ObjectType::SystemDevice => sys::CUCORE_OBJECT_SYSTEM_DEVICE,
         }
     }
 }
