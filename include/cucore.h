@@ -36,5 +36,6 @@
 #include "cucore/graphics.h"
 #include "cucore/tensor_map.h"
 #include "cucore/system.h"
+#include "cucore/checkpoint.h"
 
 #endif /* CUCORE_H */

@@ -47,5 +47,7 @@
 #include "cucore/program.hpp"
 #include "cucore/linker.hpp"
 #include "cucore/graphics.hpp"
+#include "cucore/system.hpp"
+#include "cucore/checkpoint.hpp"
 
 #endif // CUCORE_HPP

@@ -35,6 +35,7 @@ class ResourceDescriptor;
 class TextureObject;
 class SurfaceObject;
 class GraphBuilder;
+class SystemDevice;
 struct StreamOptions;
 struct EventOptions;
 struct OpaqueArrayOptions;
@@ -289,6 +290,9 @@ public:
     // context (cuda.core: Device.create_graph_builder). Defined and documented
     // in graph_builder.hpp (GraphBuilder::create).
     GraphBuilder create_graph_builder() const;
+
+    // The NVML view of this GPU (cuda.core: Device.to_system_device); defined in system.hpp.
+    SystemDevice to_system_device() const;
 
     // Two Device objects are equal when they name the same device (the library
     // may give distinct handles for one device). Never throws.

@@ -351,6 +351,29 @@ const FieldLayout k_cucore_graph_complete_options_t[] = {
     {"flags", offsetof(cucore_graph_complete_options_t, flags)},
     {"upload_stream", offsetof(cucore_graph_complete_options_t, upload_stream)},
 };
+const FieldLayout k_cucore_system_pci_info_t[] = {
+    {"struct_size", offsetof(cucore_system_pci_info_t, struct_size)},
+    {"domain", offsetof(cucore_system_pci_info_t, domain)},
+    {"bus", offsetof(cucore_system_pci_info_t, bus)},
+    {"device", offsetof(cucore_system_pci_info_t, device)},
+    {"pci_device_id", offsetof(cucore_system_pci_info_t, pci_device_id)},
+    {"pci_subsystem_id", offsetof(cucore_system_pci_info_t, pci_subsystem_id)},
+};
+const FieldLayout k_cucore_system_memory_info_t[] = {
+    {"struct_size", offsetof(cucore_system_memory_info_t, struct_size)},
+    {"reserved", offsetof(cucore_system_memory_info_t, reserved)},
+    {"total", offsetof(cucore_system_memory_info_t, total)},
+    {"used", offsetof(cucore_system_memory_info_t, used)},
+    {"free", offsetof(cucore_system_memory_info_t, free)},
+};
+const FieldLayout k_cucore_process_lock_options_t[] = {
+    {"struct_size", offsetof(cucore_process_lock_options_t, struct_size)},
+    {"timeout_ms", offsetof(cucore_process_lock_options_t, timeout_ms)},
+};
+const FieldLayout k_cucore_gpu_mapping_t[] = {
+    {"old_uuid", offsetof(cucore_gpu_mapping_t, old_uuid)},
+    {"new_uuid", offsetof(cucore_gpu_mapping_t, new_uuid)},
+};
 
 const StructLayout kStructs[] = {
     {"cucore_uuid_t", sizeof(cucore_uuid_t), k_cucore_uuid_t, 1},
@@ -385,6 +408,10 @@ const StructLayout kStructs[] = {
     {"cucore_texture_object_options_t", sizeof(cucore_texture_object_options_t), k_cucore_texture_object_options_t, 14},
     {"cucore_graph_alloc_options_t", sizeof(cucore_graph_alloc_options_t), k_cucore_graph_alloc_options_t, 4},
     {"cucore_graph_complete_options_t", sizeof(cucore_graph_complete_options_t), k_cucore_graph_complete_options_t, 3},
+    {"cucore_system_pci_info_t", sizeof(cucore_system_pci_info_t), k_cucore_system_pci_info_t, 6},
+    {"cucore_system_memory_info_t", sizeof(cucore_system_memory_info_t), k_cucore_system_memory_info_t, 5},
+    {"cucore_process_lock_options_t", sizeof(cucore_process_lock_options_t), k_cucore_process_lock_options_t, 2},
+    {"cucore_gpu_mapping_t", sizeof(cucore_gpu_mapping_t), k_cucore_gpu_mapping_t, 2},
 };
 
 }  // namespace

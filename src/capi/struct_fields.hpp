@@ -325,5 +325,30 @@ template <> struct FieldsOf<cucore_graph_complete_options_t> {
         {"upload_stream", offsetof(cucore_graph_complete_options_t, upload_stream), sizeof(cucore_graph_complete_options_t::upload_stream)},
     };
 };
+template <> struct FieldsOf<cucore_system_pci_info_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_system_pci_info_t, struct_size), sizeof(cucore_system_pci_info_t::struct_size)},
+        {"domain", offsetof(cucore_system_pci_info_t, domain), sizeof(cucore_system_pci_info_t::domain)},
+        {"bus", offsetof(cucore_system_pci_info_t, bus), sizeof(cucore_system_pci_info_t::bus)},
+        {"device", offsetof(cucore_system_pci_info_t, device), sizeof(cucore_system_pci_info_t::device)},
+        {"pci_device_id", offsetof(cucore_system_pci_info_t, pci_device_id), sizeof(cucore_system_pci_info_t::pci_device_id)},
+        {"pci_subsystem_id", offsetof(cucore_system_pci_info_t, pci_subsystem_id), sizeof(cucore_system_pci_info_t::pci_subsystem_id)},
+    };
+};
+template <> struct FieldsOf<cucore_system_memory_info_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_system_memory_info_t, struct_size), sizeof(cucore_system_memory_info_t::struct_size)},
+        {"reserved", offsetof(cucore_system_memory_info_t, reserved), sizeof(cucore_system_memory_info_t::reserved)},
+        {"total", offsetof(cucore_system_memory_info_t, total), sizeof(cucore_system_memory_info_t::total)},
+        {"used", offsetof(cucore_system_memory_info_t, used), sizeof(cucore_system_memory_info_t::used)},
+        {"free", offsetof(cucore_system_memory_info_t, free), sizeof(cucore_system_memory_info_t::free)},
+    };
+};
+template <> struct FieldsOf<cucore_process_lock_options_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_process_lock_options_t, struct_size), sizeof(cucore_process_lock_options_t::struct_size)},
+        {"timeout_ms", offsetof(cucore_process_lock_options_t, timeout_ms), sizeof(cucore_process_lock_options_t::timeout_ms)},
+    };
+};
 
 }  // namespace cucore::capi

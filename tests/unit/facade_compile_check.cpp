@@ -10,6 +10,8 @@
 #include <cucore/virtual_memory.hpp>
 #include <cucore/dlpack.hpp>
 #include <cucore/copy_3d.hpp>
+#include <cucore/system.hpp>
+#include <cucore/checkpoint.hpp>
 #include <cucore/launch.hpp>
 #include <cucore/graph.hpp>
 #include <cucore/graph_builder.hpp>

@@ -366,6 +366,29 @@ STRUCTS = {
         ('flags', 'uint32_t'),
         ('upload_stream', 'cucore_stream_t*'),
     ),
+    'cucore_system_pci_info_t': (
+        ('struct_size', 'uint32_t'),
+        ('domain', 'uint32_t'),
+        ('bus', 'uint32_t'),
+        ('device', 'uint32_t'),
+        ('pci_device_id', 'uint32_t'),
+        ('pci_subsystem_id', 'uint32_t'),
+    ),
+    'cucore_system_memory_info_t': (
+        ('struct_size', 'uint32_t'),
+        ('reserved', 'uint32_t'),
+        ('total', 'uint64_t'),
+        ('used', 'uint64_t'),
+        ('free', 'uint64_t'),
+    ),
+    'cucore_process_lock_options_t': (
+        ('struct_size', 'uint32_t'),
+        ('timeout_ms', 'uint32_t'),
+    ),
+    'cucore_gpu_mapping_t': (
+        ('old_uuid', 'cucore_uuid_t'),
+        ('new_uuid', 'cucore_uuid_t'),
+    ),
 }
 
 # Struct layouts as the C compiler gives them: name -> (size, alignment, (offset of each field, ...)).
@@ -402,6 +425,10 @@ LAYOUTS = {
     'cucore_texture_object_options_t': (76, 4, (0, 4, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60)),
     'cucore_graph_alloc_options_t': (44, 4, (0, 4, 8, 12)),
     'cucore_graph_complete_options_t': (16, 8, (0, 4, 8)),
+    'cucore_system_pci_info_t': (24, 4, (0, 4, 8, 12, 16, 20)),
+    'cucore_system_memory_info_t': (32, 8, (0, 4, 8, 16, 24)),
+    'cucore_process_lock_options_t': (8, 4, (0, 4)),
+    'cucore_gpu_mapping_t': (32, 1, (0, 16)),
 }
 
 # The non-zero values of each struct's _INIT macro but struct_size: name -> {field path: value}.
@@ -429,6 +456,9 @@ INITS = {
     'cucore_texture_object_options_t': {},
     'cucore_graph_alloc_options_t': {},
     'cucore_graph_complete_options_t': {},
+    'cucore_system_pci_info_t': {},
+    'cucore_system_memory_info_t': {},
+    'cucore_process_lock_options_t': {},
 }
 
 # Function-pointer types: name -> (return type, (parameter type, ...)); an unnamed function pointer
@@ -793,6 +823,36 @@ ABI = {
     'cucore_tensor_map_descriptor_retain': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', )),
     'cucore_tensor_map_descriptor_release': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', )),
     # ---- include/cucore/system.h ----
+    'cucore_system_driver_version': ('cucore_status_t', ('char*', 'size_t', 'size_t*', )),
+    'cucore_system_nvml_version': ('cucore_status_t', ('char*', 'size_t', 'size_t*', )),
+    'cucore_system_cuda_driver_version': ('cucore_status_t', ('int*', )),
+    'cucore_system_device_count': ('cucore_status_t', ('unsigned int*', )),
+    'cucore_system_device_get': ('cucore_status_t', ('unsigned int', 'cucore_system_device_t**', )),
+    'cucore_system_device_get_by_uuid': ('cucore_status_t', ('char*', 'cucore_system_device_t**', )),
+    'cucore_system_device_get_by_pci_bus_id': ('cucore_status_t', ('char*', 'cucore_system_device_t**', )),
+    'cucore_system_device_get_for_device': ('cucore_status_t', ('cucore_device_t*', 'cucore_system_device_t**', )),
     'cucore_system_device_retain': ('cucore_status_t', ('cucore_system_device_t*', )),
     'cucore_system_device_release': ('cucore_status_t', ('cucore_system_device_t*', )),
+    'cucore_system_device_to_device': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_device_t**', )),
+    'cucore_system_device_index': ('cucore_status_t', ('cucore_system_device_t*', 'unsigned int*', )),
+    'cucore_system_device_name': ('cucore_status_t', ('cucore_system_device_t*', 'char**', )),
+    'cucore_system_device_uuid': ('cucore_status_t', ('cucore_system_device_t*', 'char**', )),
+    'cucore_system_device_pci_bus_id': ('cucore_status_t', ('cucore_system_device_t*', 'char**', )),
+    'cucore_system_device_pci_info': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_system_pci_info_t*', )),
+    'cucore_system_device_memory_info': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_system_memory_info_t*', )),
+    'cucore_system_device_utilization': ('cucore_status_t', ('cucore_system_device_t*', 'unsigned int*', 'unsigned int*', )),
+    'cucore_system_device_temperature': ('cucore_status_t', ('cucore_system_device_t*', 'unsigned int*', )),
+    'cucore_system_device_power_usage': ('cucore_status_t', ('cucore_system_device_t*', 'unsigned int*', )),
+    'cucore_system_device_power_limit': ('cucore_status_t', ('cucore_system_device_t*', 'unsigned int*', )),
+    'cucore_system_device_clock': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_system_clock_t', 'unsigned int*', )),
+    'cucore_system_device_max_clock': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_system_clock_t', 'unsigned int*', )),
+    'cucore_system_device_compute_mode': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_compute_mode_t*', )),
+    'cucore_system_device_processes': ('cucore_status_t', ('cucore_system_device_t*', 'uint32_t*', 'uint64_t*', 'size_t', 'size_t*', )),
+    # ---- include/cucore/checkpoint.h ----
+    'cucore_process_get_state': ('cucore_status_t', ('int', 'cucore_process_state_t*', )),
+    'cucore_process_restore_thread_id': ('cucore_status_t', ('int', 'int*', )),
+    'cucore_process_lock': ('cucore_status_t', ('int', 'cucore_process_lock_options_t*', )),
+    'cucore_process_checkpoint': ('cucore_status_t', ('int', )),
+    'cucore_process_restore': ('cucore_status_t', ('int', 'cucore_gpu_mapping_t*', 'size_t', )),
+    'cucore_process_unlock': ('cucore_status_t', ('int', )),
 }

@@ -553,8 +553,32 @@ ENUMS = {
         ('CUCORE_GL_DEVICES_NEXT_FRAME', 3),
         ('CUCORE_GL_DEVICE_LIST_FORCE_INT32', 2147483647),
     ),
+    'cucore_system_clock_t': (
+        ('CUCORE_SYSTEM_CLOCK_UNSET', 0),
+        ('CUCORE_SYSTEM_CLOCK_GRAPHICS', 1),
+        ('CUCORE_SYSTEM_CLOCK_SM', 2),
+        ('CUCORE_SYSTEM_CLOCK_MEMORY', 3),
+        ('CUCORE_SYSTEM_CLOCK_VIDEO', 4),
+        ('CUCORE_SYSTEM_CLOCK_FORCE_INT32', 2147483647),
+    ),
+    'cucore_compute_mode_t': (
+        ('CUCORE_COMPUTE_MODE_UNSET', 0),
+        ('CUCORE_COMPUTE_MODE_DEFAULT', 1),
+        ('CUCORE_COMPUTE_MODE_EXCLUSIVE_THREAD', 2),
+        ('CUCORE_COMPUTE_MODE_PROHIBITED', 3),
+        ('CUCORE_COMPUTE_MODE_EXCLUSIVE_PROCESS', 4),
+        ('CUCORE_COMPUTE_MODE_FORCE_INT32', 2147483647),
+    ),
+    'cucore_process_state_t': (
+        ('CUCORE_PROCESS_STATE_UNSET', 0),
+        ('CUCORE_PROCESS_STATE_RUNNING', 1),
+        ('CUCORE_PROCESS_STATE_LOCKED', 2),
+        ('CUCORE_PROCESS_STATE_CHECKPOINTED', 3),
+        ('CUCORE_PROCESS_STATE_FAILED', 4),
+        ('CUCORE_PROCESS_STATE_FORCE_INT32', 2147483647),
+    ),
 }
-ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_capture_status_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_array_format_t', 'cucore_array_kind_t', 'cucore_array_flag_t', 'cucore_resource_kind_t', 'cucore_address_mode_t', 'cucore_filter_mode_t', 'cucore_read_mode_t', 'cucore_graph_node_type_t', 'cucore_graph_conditional_type_t', 'cucore_graph_condition_flag_t', 'cucore_graph_memory_type_t', 'cucore_graph_complete_flag_t', 'cucore_graph_dot_flag_t', 'cucore_graph_update_result_t', 'cucore_capture_mode_t', 'cucore_graph_memory_attribute_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t',)
+ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_capture_status_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_array_format_t', 'cucore_array_kind_t', 'cucore_array_flag_t', 'cucore_resource_kind_t', 'cucore_address_mode_t', 'cucore_filter_mode_t', 'cucore_read_mode_t', 'cucore_graph_node_type_t', 'cucore_graph_conditional_type_t', 'cucore_graph_condition_flag_t', 'cucore_graph_memory_type_t', 'cucore_graph_complete_flag_t', 'cucore_graph_dot_flag_t', 'cucore_graph_update_result_t', 'cucore_capture_mode_t', 'cucore_graph_memory_attribute_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t', 'cucore_system_clock_t', 'cucore_compute_mode_t', 'cucore_process_state_t',)
 
 # Integer macros: name -> value.
 CONSTANTS = {
@@ -571,4 +595,5 @@ CONSTANTS = {
     'DLPACK_FLAG_BITMASK_IS_COPIED': 2,
     'DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED': 4,
     'CUCORE_DLPACK_MAX_NDIM': 32,
+    'CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE': -1,
 }

@@ -463,6 +463,44 @@ fn layout_cucore_graph_complete_options_t() {
 }
 
 #[test]
+fn layout_cucore_system_pci_info_t() {
+    assert_eq!((size_of::<cucore_system_pci_info_t>(), align_of::<cucore_system_pci_info_t>()), (24, 4));
+    assert_eq!(offset!(cucore_system_pci_info_t, struct_size), 0);
+    assert_eq!(offset!(cucore_system_pci_info_t, domain), 4);
+    assert_eq!(offset!(cucore_system_pci_info_t, bus), 8);
+    assert_eq!(offset!(cucore_system_pci_info_t, device), 12);
+    assert_eq!(offset!(cucore_system_pci_info_t, pci_device_id), 16);
+    assert_eq!(offset!(cucore_system_pci_info_t, pci_subsystem_id), 20);
+    assert_eq!(cucore_system_pci_info_t::INIT.struct_size as usize, 24);
+}
+
+#[test]
+fn layout_cucore_system_memory_info_t() {
+    assert_eq!((size_of::<cucore_system_memory_info_t>(), align_of::<cucore_system_memory_info_t>()), (32, 8));
+    assert_eq!(offset!(cucore_system_memory_info_t, struct_size), 0);
+    assert_eq!(offset!(cucore_system_memory_info_t, reserved), 4);
+    assert_eq!(offset!(cucore_system_memory_info_t, total), 8);
+    assert_eq!(offset!(cucore_system_memory_info_t, used), 16);
+    assert_eq!(offset!(cucore_system_memory_info_t, free), 24);
+    assert_eq!(cucore_system_memory_info_t::INIT.struct_size as usize, 32);
+}
+
+#[test]
+fn layout_cucore_process_lock_options_t() {
+    assert_eq!((size_of::<cucore_process_lock_options_t>(), align_of::<cucore_process_lock_options_t>()), (8, 4));
+    assert_eq!(offset!(cucore_process_lock_options_t, struct_size), 0);
+    assert_eq!(offset!(cucore_process_lock_options_t, timeout_ms), 4);
+    assert_eq!(cucore_process_lock_options_t::INIT.struct_size as usize, 8);
+}
+
+#[test]
+fn layout_cucore_gpu_mapping_t() {
+    assert_eq!((size_of::<cucore_gpu_mapping_t>(), align_of::<cucore_gpu_mapping_t>()), (32, 1));
+    assert_eq!(offset!(cucore_gpu_mapping_t, old_uuid), 0);
+    assert_eq!(offset!(cucore_gpu_mapping_t, new_uuid), 16);
+}
+
+#[test]
 fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_status_t>(), 4);
     assert_eq!(size_of::<cucore_object_type_t>(), 4);
@@ -501,6 +539,9 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_graphics_register_flag_t>(), 4);
     assert_eq!(size_of::<cucore_graphics_map_hint_t>(), 4);
     assert_eq!(size_of::<cucore_gl_device_list_t>(), 4);
+    assert_eq!(size_of::<cucore_system_clock_t>(), 4);
+    assert_eq!(size_of::<cucore_compute_mode_t>(), 4);
+    assert_eq!(size_of::<cucore_process_state_t>(), 4);
     assert_eq!(size_of::<cucore_release_fn>(), size_of::<*mut std::os::raw::c_void>());
     assert_eq!(size_of::<cucore_release_error_fn>(), size_of::<*mut std::os::raw::c_void>());
     assert_eq!(size_of::<cucore_host_fn>(), size_of::<*mut std::os::raw::c_void>());

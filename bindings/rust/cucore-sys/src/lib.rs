@@ -74,6 +74,8 @@ mod tensor_map;
 pub use tensor_map::*;
 mod system;
 pub use system::*;
+mod checkpoint;
+pub use checkpoint::*;
 
 #[cfg(test)]
 mod layout_tests;

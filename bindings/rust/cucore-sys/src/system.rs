@@ -9,9 +9,196 @@ use std::ptr;
 
 use crate::*;
 
+/// What `used_memory` reads for a process whose memory NVML cannot see (e.g. in
+/// a container without the host's process namespace).
+pub const CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE: i64 = -1;
+
+/// A clock of a device (NVML's clock types).
+pub type cucore_system_clock_t = c_int;
+pub const CUCORE_SYSTEM_CLOCK_UNSET: cucore_system_clock_t = 0;
+/// the graphics clock
+pub const CUCORE_SYSTEM_CLOCK_GRAPHICS: cucore_system_clock_t = 1;
+/// the streaming multiprocessors' clock
+pub const CUCORE_SYSTEM_CLOCK_SM: cucore_system_clock_t = 2;
+/// the memory clock
+pub const CUCORE_SYSTEM_CLOCK_MEMORY: cucore_system_clock_t = 3;
+/// the video encoder/decoder clock
+pub const CUCORE_SYSTEM_CLOCK_VIDEO: cucore_system_clock_t = 4;
+pub const CUCORE_SYSTEM_CLOCK_FORCE_INT32: cucore_system_clock_t = 0x7fffffff;
+
+/// Which processes may make contexts on a device (NVML's compute modes).
+pub type cucore_compute_mode_t = c_int;
+pub const CUCORE_COMPUTE_MODE_UNSET: cucore_compute_mode_t = 0;
+/// any number of processes and contexts
+pub const CUCORE_COMPUTE_MODE_DEFAULT: cucore_compute_mode_t = 1;
+/// one context, one thread (deprecated by NVIDIA)
+pub const CUCORE_COMPUTE_MODE_EXCLUSIVE_THREAD: cucore_compute_mode_t = 2;
+/// no contexts
+pub const CUCORE_COMPUTE_MODE_PROHIBITED: cucore_compute_mode_t = 3;
+/// one process
+pub const CUCORE_COMPUTE_MODE_EXCLUSIVE_PROCESS: cucore_compute_mode_t = 4;
+pub const CUCORE_COMPUTE_MODE_FORCE_INT32: cucore_compute_mode_t = 0x7fffffff;
+
+/// A device's PCI location and identifiers, as NVML reports them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_system_pci_info_t {
+    /// set by CUCORE_SYSTEM_PCI_INFO_INIT
+    pub struct_size: u32,
+    /// PCI domain
+    pub domain: u32,
+    /// PCI bus
+    pub bus: u32,
+    /// PCI device (slot)
+    pub device: u32,
+    /// the combined 16-bit device id and 16-bit vendor id
+    pub pci_device_id: u32,
+    /// the 32-bit subsystem id
+    pub pci_subsystem_id: u32,
+}
+
+impl cucore_system_pci_info_t {
+    /// `CUCORE_SYSTEM_PCI_INFO_INIT`.
+    pub const INIT: cucore_system_pci_info_t = cucore_system_pci_info_t {
+        struct_size: size_of::<cucore_system_pci_info_t>() as u32,
+        domain: 0,
+        bus: 0,
+        device: 0,
+        pci_device_id: 0,
+        pci_subsystem_id: 0,
+    };
+}
+
+impl Default for cucore_system_pci_info_t {
+    /// `CUCORE_SYSTEM_PCI_INFO_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
+/// A device's memory in bytes, as NVML reports it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_system_memory_info_t {
+    /// set by CUCORE_SYSTEM_MEMORY_INFO_INIT
+    pub struct_size: u32,
+    /// 0
+    pub reserved: u32,
+    /// installed memory
+    pub total: u64,
+    /// allocated (includes what the driver reserves)
+    pub used: u64,
+    /// total - used
+    pub free: u64,
+}
+
+impl cucore_system_memory_info_t {
+    /// `CUCORE_SYSTEM_MEMORY_INFO_INIT`.
+    pub const INIT: cucore_system_memory_info_t = cucore_system_memory_info_t {
+        struct_size: size_of::<cucore_system_memory_info_t>() as u32,
+        reserved: 0,
+        total: 0,
+        used: 0,
+        free: 0,
+    };
+}
+
+impl Default for cucore_system_memory_info_t {
+    /// `CUCORE_SYSTEM_MEMORY_INFO_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
 extern "C" {
+    /// The kernel-mode driver's version text (e.g. "580.65.06"), copied into
+    /// (buffer, capacity) truncated and NUL-terminated; *length (if not NULL) gets
+    /// the whole length without the NUL, so a caller can size a second call.
+    /// Errors: INVALID_ARGUMENT (NULL buffer with a capacity), NOT_SUPPORTED (no NVML),
+    /// the NVML statuses above.
+    pub fn cucore_system_driver_version(buffer: *mut c_char, capacity: usize, length: *mut usize) -> cucore_status_t;
+    /// NVML's version text (e.g. "13.580.65.06"), like cucore_system_driver_version.
+    /// Errors: as cucore_system_driver_version.
+    pub fn cucore_system_nvml_version(buffer: *mut c_char, capacity: usize, length: *mut usize) -> cucore_status_t;
+    /// The newest CUDA version the installed driver supports, as NVML reports it
+    /// (e.g. 13000 for 13.0; the same number as cucore_driver_version, read without
+    /// loading libcuda). Errors: INVALID_ARGUMENT (NULL), NOT_SUPPORTED (no NVML), NVML.
+    pub fn cucore_system_cuda_driver_version(version: *mut c_int) -> cucore_status_t;
+    /// The number of GPUs NVML sees in *count (every GPU of the machine, whatever
+    /// CUDA_VISIBLE_DEVICES says). Errors: INVALID_ARGUMENT (NULL), NOT_SUPPORTED (no NVML), NVML.
+    pub fn cucore_system_device_count(count: *mut c_uint) -> cucore_status_t;
+    /// The GPU of NVML index `index` in *device (new handle, caller owns it).
+    /// Errors: INVALID_ARGUMENT (NULL out; `index` not below the count),
+    /// NOT_SUPPORTED (no NVML), NVML.
+    pub fn cucore_system_device_get(index: c_uint, device: *mut *mut cucore_system_device_t) -> cucore_status_t;
+    /// The GPU whose UUID is `uuid` ("GPU-8e9c3a6b-...", as cucore_system_device_uuid
+    /// gives it) in *device (new handle, caller owns it).
+    /// Errors: INVALID_ARGUMENT (NULL; empty; no such GPU), NOT_SUPPORTED (no NVML), NVML.
+    pub fn cucore_system_device_get_by_uuid(uuid: *const c_char, device: *mut *mut cucore_system_device_t) -> cucore_status_t;
+    /// The GPU at PCI bus id `pci_bus_id` ("0000:65:00.0"; "65:00.0" is taken too)
+    /// in *device (new handle, caller owns it).
+    /// Errors: INVALID_ARGUMENT (NULL; empty; no such GPU), NOT_SUPPORTED (no NVML), NVML.
+    pub fn cucore_system_device_get_by_pci_bus_id(pci_bus_id: *const c_char, device: *mut *mut cucore_system_device_t) -> cucore_status_t;
+    /// The NVML view of a CUDA device (matched by UUID) in *system_device (new
+    /// handle, caller owns it; `device` is only read).
+    /// Errors: INVALID_ARGUMENT (NULL out), INVALID_HANDLE, NOT_SUPPORTED (no NVML),
+    /// INVALID_ARGUMENT (NVML does not see that GPU), NVML.
+    pub fn cucore_system_device_get_for_device(device: *const cucore_device_t, system_device: *mut *mut cucore_system_device_t) -> cucore_status_t;
     /// Adds a reference to a system device. Errors: INVALID_HANDLE.
     pub fn cucore_system_device_retain(device: *mut cucore_system_device_t) -> cucore_status_t;
     /// Drops a reference (NULL is a no-op). Errors: INVALID_HANDLE.
     pub fn cucore_system_device_release(device: *mut cucore_system_device_t) -> cucore_status_t;
+    /// The CUDA device of the same GPU (matched by UUID) in *cuda_device (new handle,
+    /// caller owns it). Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE, NO_DRIVER,
+    /// INVALID_ARGUMENT (the GPU is not visible to CUDA, e.g. hidden by
+    /// CUDA_VISIBLE_DEVICES), CUDA.
+    pub fn cucore_system_device_to_device(device: *const cucore_system_device_t, cuda_device: *mut *mut cucore_device_t) -> cucore_status_t;
+    /// The device's NVML index in *index. Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE.
+    pub fn cucore_system_device_index(device: *const cucore_system_device_t, index: *mut c_uint) -> cucore_status_t;
+    /// The device's name (e.g. "NVIDIA H100 80GB HBM3") in *name: owned by the
+    /// handle, valid while it lives. Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE.
+    pub fn cucore_system_device_name(device: *const cucore_system_device_t, name: *mut *const c_char) -> cucore_status_t;
+    /// The device's UUID text ("GPU-" and 32 hex digits in groups) in *uuid: owned
+    /// by the handle, valid while it lives. Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE.
+    pub fn cucore_system_device_uuid(device: *const cucore_system_device_t, uuid: *mut *const c_char) -> cucore_status_t;
+    /// The device's PCI bus id ("00000000:65:00.0": NVML writes an 8-digit domain)
+    /// in *pci_bus_id: owned by the handle, valid while it lives.
+    /// Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE.
+    pub fn cucore_system_device_pci_bus_id(device: *const cucore_system_device_t, pci_bus_id: *mut *const c_char) -> cucore_status_t;
+    /// The device's PCI location and identifiers into *info (its struct_size set
+    /// by CUCORE_SYSTEM_PCI_INFO_INIT; an older, smaller struct gets the fields it has).
+    /// Errors: INVALID_ARGUMENT (NULL; struct_size unset), INVALID_HANDLE, NVML.
+    pub fn cucore_system_device_pci_info(device: *const cucore_system_device_t, info: *mut cucore_system_pci_info_t) -> cucore_status_t;
+    /// The device's memory now into *info (struct_size set by CUCORE_SYSTEM_MEMORY_INFO_INIT).
+    /// Errors: INVALID_ARGUMENT (NULL; struct_size unset), INVALID_HANDLE, NVML.
+    pub fn cucore_system_device_memory_info(device: *const cucore_system_device_t, info: *mut cucore_system_memory_info_t) -> cucore_status_t;
+    /// The percentage of the last sample period (1/6 s to 1 s, by product) in which
+    /// a kernel ran (*gpu_percent) and device memory was read or written
+    /// (*memory_percent). Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE, NVML.
+    pub fn cucore_system_device_utilization(device: *const cucore_system_device_t, gpu_percent: *mut c_uint, memory_percent: *mut c_uint) -> cucore_status_t;
+    /// The GPU die's temperature in degrees Celsius in *celsius.
+    /// Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE, NVML.
+    pub fn cucore_system_device_temperature(device: *const cucore_system_device_t, celsius: *mut c_uint) -> cucore_status_t;
+    /// The board's power draw now in milliwatts in *milliwatts.
+    /// Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE, NOT_SUPPORTED (no power
+    /// readings on this product), NVML.
+    pub fn cucore_system_device_power_usage(device: *const cucore_system_device_t, milliwatts: *mut c_uint) -> cucore_status_t;
+    /// The power limit the driver enforces now, in milliwatts, in *milliwatts.
+    /// Errors: as cucore_system_device_power_usage.
+    pub fn cucore_system_device_power_limit(device: *const cucore_system_device_t, milliwatts: *mut c_uint) -> cucore_status_t;
+    /// The current frequency of clock `clock` in MHz in *mhz.
+    /// Errors: INVALID_ARGUMENT (NULL; `clock` not a cucore_system_clock_t), INVALID_HANDLE, NVML.
+    pub fn cucore_system_device_clock(device: *const cucore_system_device_t, clock: cucore_system_clock_t, mhz: *mut c_uint) -> cucore_status_t;
+    /// The highest frequency of clock `clock` in MHz in *mhz.
+    /// Errors: as cucore_system_device_clock.
+    pub fn cucore_system_device_max_clock(device: *const cucore_system_device_t, clock: cucore_system_clock_t, mhz: *mut c_uint) -> cucore_status_t;
+    /// The device's compute mode in *mode. Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE, NVML.
+    pub fn cucore_system_device_compute_mode(device: *const cucore_system_device_t, mode: *mut cucore_compute_mode_t) -> cucore_status_t;
+    /// The processes with a compute context on the device now: *count (required)
+    /// gets how many there are; the first min(count, capacity) go into pids\[\] and
+    /// used_memory\[\] (bytes each uses on the device, or
+    /// CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE), which may be NULL when capacity is 0,
+    /// so a caller can size a second call (the list may change in between).
+    /// Errors: INVALID_ARGUMENT (NULL count; NULL array with a capacity), INVALID_HANDLE, NVML.
+    pub fn cucore_system_device_processes(device: *const cucore_system_device_t, pids: *mut u32, used_memory: *mut u64, capacity: usize, count: *mut usize) -> cucore_status_t;
 }

@@ -1,0 +1,192 @@
+// libcucore C++ façade: system information through NVML (over cucore/system.h;
+// cuda.core: cuda.core.system). Where NVML is absent every call throws Error
+// with NOT_SUPPORTED; nothing else in the library depends on it.
+#ifndef CUCORE_SYSTEM_HPP
+#define CUCORE_SYSTEM_HPP
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "device.hpp"
+#include "system.h"
+
+namespace cucore {
+
+namespace detail {
+// Copies a (buffer, capacity, length) text of NVML.
+template <typename Fn>
+std::string read_system_text(Fn fn) {
+    std::size_t length = 0;
+    check(fn(nullptr, 0, &length));
+    std::string text(length + 1, '\0');
+    check(fn(&text[0], text.size(), &length));
+    text.resize(length < text.size() - 1 ? length : text.size() - 1);
+    return text;
+}
+} // namespace detail
+
+namespace system {
+
+// The kernel-mode driver's version, e.g. "580.65.06". Throws Error: NOT_SUPPORTED (no NVML), NVML.
+inline std::string driver_version() { return detail::read_system_text(cucore_system_driver_version); }
+
+// NVML's version, e.g. "13.580.65.06". Throws as driver_version().
+inline std::string nvml_version() { return detail::read_system_text(cucore_system_nvml_version); }
+
+// The newest CUDA version the driver supports (e.g. 13000), as NVML reports it. Throws as driver_version().
+inline int cuda_driver_version() {
+    int v = 0;
+    detail::check(cucore_system_cuda_driver_version(&v));
+    return v;
+}
+
+// The number of GPUs NVML sees (all of the machine's). Throws as driver_version().
+inline unsigned device_count() {
+    unsigned n = 0;
+    detail::check(cucore_system_device_count(&n));
+    return n;
+}
+
+} // namespace system
+
+using SystemPciInfo = cucore_system_pci_info_t;
+using SystemMemoryInfo = cucore_system_memory_info_t;
+
+// The share of the last sample period a kernel ran and memory was accessed, in percent.
+struct SystemUtilization {
+    unsigned gpu_percent = 0;
+    unsigned memory_percent = 0;
+};
+
+// A process with a compute context on a GPU and the device memory it uses
+// (CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE where NVML cannot see it).
+struct SystemProcess {
+    uint32_t pid = 0;
+    uint64_t used_memory = 0;
+};
+
+// One GPU as NVML sees it (cuda.core: system.Device), by NVML index, UUID or PCI
+// bus id. Name, UUID and PCI bus id are read once; the other members read the
+// GPU's state now. Throws Error with NVML's status and text.
+class SystemDevice : public Handle<SystemDevice, cucore_system_device_t> {
+public:
+    SystemDevice() noexcept = default;
+
+    // The GPU of NVML index `index`. Throws Error: INVALID_ARGUMENT (no such GPU), NOT_SUPPORTED (no NVML), NVML.
+    explicit SystemDevice(unsigned index) : SystemDevice(from_index(index)) {}
+    // The same as SystemDevice(index).
+    static SystemDevice from_index(unsigned index) {
+        cucore_system_device_t *raw = nullptr;
+        detail::check(cucore_system_device_get(index, &raw));
+        return adopt(raw);
+    }
+    // The GPU whose UUID is `uuid` ("GPU-..."). Throws as SystemDevice(unsigned).
+    static SystemDevice by_uuid(const std::string &uuid) {
+        cucore_system_device_t *raw = nullptr;
+        detail::check(cucore_system_device_get_by_uuid(uuid.c_str(), &raw));
+        return adopt(raw);
+    }
+    // The GPU at PCI bus id `pci_bus_id`. Throws as SystemDevice(unsigned).
+    static SystemDevice by_pci_bus_id(const std::string &pci_bus_id) {
+        cucore_system_device_t *raw = nullptr;
+        detail::check(cucore_system_device_get_by_pci_bus_id(pci_bus_id.c_str(), &raw));
+        return adopt(raw);
+    }
+    // The NVML view of CUDA device `device` (matched by UUID). Throws as SystemDevice(unsigned).
+    static SystemDevice of(const Device &device) {
+        cucore_system_device_t *raw = nullptr;
+        detail::check(cucore_system_device_get_for_device(device.get(), &raw));
+        return adopt(raw);
+    }
+
+    // The CUDA device of this GPU (cuda.core: to_cuda_device). Throws Error:
+    // INVALID_ARGUMENT (CUDA does not see it), NO_DRIVER, CUDA.
+    Device to_device() const {
+        cucore_device_t *raw = nullptr;
+        detail::check(cucore_system_device_to_device(get(), &raw));
+        return Device::adopt(raw);
+    }
+
+    unsigned index() const {
+        unsigned v = 0;
+        detail::check(cucore_system_device_index(get(), &v));
+        return v;
+    }
+    std::string name() const { return text(cucore_system_device_name); }
+    std::string uuid() const { return text(cucore_system_device_uuid); }
+    std::string pci_bus_id() const { return text(cucore_system_device_pci_bus_id); }
+
+    SystemPciInfo pci_info() const {
+        SystemPciInfo v = CUCORE_SYSTEM_PCI_INFO_INIT;
+        detail::check(cucore_system_device_pci_info(get(), &v));
+        return v;
+    }
+    SystemMemoryInfo memory_info() const {
+        SystemMemoryInfo v = CUCORE_SYSTEM_MEMORY_INFO_INIT;
+        detail::check(cucore_system_device_memory_info(get(), &v));
+        return v;
+    }
+    SystemUtilization utilization() const {
+        SystemUtilization v;
+        detail::check(cucore_system_device_utilization(get(), &v.gpu_percent, &v.memory_percent));
+        return v;
+    }
+    // Degrees Celsius.
+    unsigned temperature() const { return reading(cucore_system_device_temperature); }
+    // Milliwatts drawn now.
+    unsigned power_usage() const { return reading(cucore_system_device_power_usage); }
+    // The enforced power limit in milliwatts.
+    unsigned power_limit() const { return reading(cucore_system_device_power_limit); }
+    // MHz now, and at most.
+    unsigned clock(cucore_system_clock_t which) const {
+        unsigned v = 0;
+        detail::check(cucore_system_device_clock(get(), which, &v));
+        return v;
+    }
+    unsigned max_clock(cucore_system_clock_t which) const {
+        unsigned v = 0;
+        detail::check(cucore_system_device_max_clock(get(), which, &v));
+        return v;
+    }
+    cucore_compute_mode_t compute_mode() const {
+        cucore_compute_mode_t v = CUCORE_COMPUTE_MODE_UNSET;
+        detail::check(cucore_system_device_compute_mode(get(), &v));
+        return v;
+    }
+    // The processes with a compute context on this GPU now.
+    std::vector<SystemProcess> processes() const {
+        for (;;) {  // the list may grow between the sizing call and the reading one
+            std::size_t count = 0;
+            detail::check(cucore_system_device_processes(get(), nullptr, nullptr, 0, &count));
+            std::vector<uint32_t> pids(count + 4);
+            std::vector<uint64_t> used(count + 4);
+            detail::check(cucore_system_device_processes(get(), pids.data(), used.data(), pids.size(), &count));
+            if (count > pids.size()) continue;
+            std::vector<SystemProcess> out(count);
+            for (std::size_t i = 0; i < count; ++i) out[i] = SystemProcess{pids[i], used[i]};
+            return out;
+        }
+    }
+
+private:
+    template <typename Fn>
+    std::string text(Fn fn) const {
+        const char *v = nullptr;
+        detail::check(fn(get(), &v));
+        return v;
+    }
+    template <typename Fn>
+    unsigned reading(Fn fn) const {
+        unsigned v = 0;
+        detail::check(fn(get(), &v));
+        return v;
+    }
+};
+
+inline SystemDevice Device::to_system_device() const { return SystemDevice::of(*this); }
+
+} // namespace cucore
+
+#endif // CUCORE_SYSTEM_HPP

@@ -1,0 +1,73 @@
+// System information through NVML (driver/nvml.hpp): the system-wide versions
+// and counts, and SystemDevice, one GPU as NVML sees it. A SystemDevice holds
+// the NVML handle (valid for the process: NVML stays initialised) and what does
+// not change (index, name, UUID, PCI bus id), read when it is made; the other
+// queries ask NVML at the time of the call.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/handle.hpp"
+#include "core/thread_cache.hpp"
+#include "cucore/system.h"
+#include "driver/nvml.hpp"
+
+namespace cucore::core {
+
+class Device;
+
+class SystemDevice final : public Object, public Pooled<SystemDevice> {
+  public:
+    static std::string driver_version();
+    static std::string nvml_version();
+    static int cuda_driver_version();
+    static unsigned count();
+
+    // New handle objects, by NVML index, UUID text or PCI bus id.
+    static Ref<SystemDevice> get(unsigned index);
+    static Ref<SystemDevice> by_uuid(const std::string &uuid);
+    static Ref<SystemDevice> by_pci_bus_id(const std::string &pci_bus_id);
+    // The NVML view of a CUDA device (matched by UUID).
+    static Ref<SystemDevice> for_device(const Device &device);
+    // The CUDA device of the same GPU (throws INVALID_ARGUMENT when CUDA does not see it).
+    Ref<Device> to_device() const;
+
+    SystemDevice(driver::nvml::Device handle, unsigned index, std::string name, std::string uuid,
+                 std::string pci_bus_id) noexcept;
+
+    unsigned index() const noexcept { return index_; }
+    const std::string &name() const noexcept { return name_; }
+    const std::string &uuid() const noexcept { return uuid_; }
+    const std::string &pci_bus_id() const noexcept { return pci_bus_id_; }
+
+    cucore_system_pci_info_t pci_info() const;
+    cucore_system_memory_info_t memory_info() const;
+    void utilization(unsigned &gpu_percent, unsigned &memory_percent) const;
+    unsigned temperature() const;
+    unsigned power_usage() const;
+    unsigned power_limit() const;
+    unsigned clock(cucore_system_clock_t clock) const;
+    unsigned max_clock(cucore_system_clock_t clock) const;
+    cucore_compute_mode_t compute_mode() const;
+    struct Process {
+        uint32_t pid;
+        uint64_t used_memory;  // CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE where NVML cannot see it
+    };
+    std::vector<Process> processes() const;
+
+  private:
+    static Ref<SystemDevice> from_handle(driver::nvml::Device handle);
+
+    driver::nvml::Device handle_;
+    unsigned index_;
+    std::string name_;
+    std::string uuid_;
+    std::string pci_bus_id_;
+};
+
+// A CUDA UUID as NVML writes it: "GPU-" and the 16 bytes in hex, grouped 4-2-2-2-6.
+std::string nvml_uuid_text(const unsigned char (&bytes)[16]);
+
+}  // namespace cucore::core

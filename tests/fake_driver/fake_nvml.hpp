@@ -1,0 +1,41 @@
+// The substitute NVML of the tests (src/driver/nvml.hpp's table): `devices`
+// GPUs that agree with the fake driver's (device d: name "Fake GPU d", the
+// UUID of the fake's cuDeviceGetUuid, bus id "00000000:<d + 1>:00.0", memory
+// kDeviceMemory + d with 1 GiB used), readings that name the device (utilization
+// 10 + d / 20 + d percent, 40 + d degrees, 100000 + d mW drawn of a 700000 mW
+// limit, clocks of an H100: graphics 1755 + d, SM 1755 + d, memory 2619,
+// video 1545 MHz; the maxima 1980, 1980, 2619, 1710), compute mode DEFAULT
+// and no process until set_processes(). Every call but nvmlErrorString is
+// counted, logged and can be made to fail, as the fake driver's calls are.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "driver/nvml.hpp"
+
+namespace fake::nvml {
+
+// The fake's table, reset to `devices` GPUs and the defaults above.
+const cucore::driver::NvmlTable &table(unsigned devices = 2);
+// In-process: resets the fake and installs it as libcucore's NVML (fake_nvml_in_process.cpp).
+void install(unsigned devices = 2);
+// Back to the real NVML (loaded on next use).
+void uninstall();
+
+// Fails the `n`-th counted call from now (1-based) with `result`; 0 disables.
+void fail_call(long n, int result = cucore::driver::nvml::kErrorUnknown);
+// Makes every call of `name` fail with `result` ("" clears).
+void fail_entry(const std::string &name, int result = cucore::driver::nvml::kErrorUnknown);
+long calls();
+void reset_calls();
+std::vector<std::string> call_log();
+
+// What nvmlDeviceGetComputeRunningProcesses_v3 lists for every device: (pid, used bytes).
+void set_processes(const std::vector<std::pair<uint32_t, unsigned long long>> &processes);
+// What nvmlDeviceGetComputeMode answers (NVML's value).
+void set_compute_mode(int mode);
+
+}  // namespace fake::nvml
