@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "fake_nvml.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -833,6 +834,59 @@ TEST_F(ArrayArgumentTest, BadEnumsAndFlagsAreRefused) {
     EXPECT_EQ(cucore_texture_object_release(nullptr), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_surface_object_release(nullptr), CUCORE_SUCCESS);
     EXPECT_EQ(fake::calls(), 0);
+}
+
+// System information and checkpointing (issue 16): NULL outs before any NVML or driver call.
+TEST_F(ArgumentTest, SystemAndCheckpointNullOuts) {
+    fake::nvml::install(2);
+    cucore_system_device_t *sd = nullptr;
+    ASSERT_EQ(cucore_system_device_get(0, &sd), CUCORE_SUCCESS) << message();
+    fake::nvml::reset_calls();
+    unsigned u = 0;
+    expect(cucore_system_cuda_driver_version(nullptr), "cucore_system_cuda_driver_version", "'version'");
+    expect(cucore_system_device_count(nullptr), "cucore_system_device_count", "'count'");
+    expect(cucore_system_device_get(0, nullptr), "cucore_system_device_get", "'device'");
+    expect(cucore_system_device_get_by_uuid("GPU-x", nullptr), "cucore_system_device_get_by_uuid", "'device'");
+    expect(cucore_system_device_get_by_pci_bus_id("01:00.0", nullptr), "cucore_system_device_get_by_pci_bus_id",
+           "'device'");
+    expect(cucore_system_device_get_for_device(d_, nullptr), "cucore_system_device_get_for_device",
+           "'system_device'");
+    expect(cucore_system_device_to_device(sd, nullptr), "cucore_system_device_to_device", "'cuda_device'");
+    expect(cucore_system_device_index(sd, nullptr), "cucore_system_device_index", "'index'");
+    expect(cucore_system_device_name(sd, nullptr), "cucore_system_device_name", "'name'");
+    expect(cucore_system_device_uuid(sd, nullptr), "cucore_system_device_uuid", "'uuid'");
+    expect(cucore_system_device_pci_bus_id(sd, nullptr), "cucore_system_device_pci_bus_id", "'pci_bus_id'");
+    expect(cucore_system_device_pci_info(sd, nullptr), "cucore_system_device_pci_info", "'info'");
+    expect(cucore_system_device_memory_info(sd, nullptr), "cucore_system_device_memory_info", "'info'");
+    expect(cucore_system_device_utilization(sd, nullptr, &u), "cucore_system_device_utilization", "'gpu_percent'");
+    expect(cucore_system_device_utilization(sd, &u, nullptr), "cucore_system_device_utilization",
+           "'memory_percent'");
+    expect(cucore_system_device_temperature(sd, nullptr), "cucore_system_device_temperature", "'celsius'");
+    expect(cucore_system_device_power_usage(sd, nullptr), "cucore_system_device_power_usage", "'milliwatts'");
+    expect(cucore_system_device_power_limit(sd, nullptr), "cucore_system_device_power_limit", "'milliwatts'");
+    expect(cucore_system_device_clock(sd, CUCORE_SYSTEM_CLOCK_SM, nullptr), "cucore_system_device_clock", "'mhz'");
+    expect(cucore_system_device_max_clock(sd, CUCORE_SYSTEM_CLOCK_SM, nullptr), "cucore_system_device_max_clock",
+           "'mhz'");
+    expect(cucore_system_device_clock(sd, static_cast<cucore_system_clock_t>(5), &u), "cucore_system_device_clock",
+           "'clock' (5)");
+    expect(cucore_system_device_compute_mode(sd, nullptr), "cucore_system_device_compute_mode", "'mode'");
+    expect(cucore_system_device_processes(sd, nullptr, nullptr, 0, nullptr), "cucore_system_device_processes",
+           "'count'");
+    char buffer[8];
+    expect(cucore_system_driver_version(nullptr, sizeof buffer, nullptr), "cucore_system_driver_version",
+           "'buffer'");
+    expect(cucore_system_nvml_version(nullptr, sizeof buffer, nullptr), "cucore_system_nvml_version", "'buffer'");
+    EXPECT_EQ(fake::nvml::calls(), 0) << "arguments are checked before any NVML call";
+    cucore_system_device_release(sd);
+    fake::nvml::uninstall();
+    expect(cucore_process_get_state(1, nullptr), "cucore_process_get_state", "'state'");
+    expect(cucore_process_restore_thread_id(1, nullptr), "cucore_process_restore_thread_id", "'thread_id'");
+    cucore_process_lock_options_t o = CUCORE_PROCESS_LOCK_OPTIONS_INIT;
+    o.struct_size = 0;
+    expect(cucore_process_lock(1, &o), "cucore_process_lock", "'options'");
+    expect(cucore_process_checkpoint(-1), "cucore_process_checkpoint", "'pid'");
+    expect(cucore_process_restore(1, nullptr, 2), "cucore_process_restore", "'mappings'");
+    expect(cucore_process_unlock(0), "cucore_process_unlock", "'pid'");
 }
 
 }  // namespace

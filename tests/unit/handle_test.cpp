@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_nvml.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -658,6 +659,58 @@ TEST_F(HandleTest, ASlotReusedByANewObjectDoesNotReviveAnOldHandle) {
     EXPECT_EQ(cucore_event_synchronize(second), CUCORE_SUCCESS);
     cucore_event_release(second);
     cucore_device_release(d);
+}
+
+// System devices (issue 16), against the fake NVML: NULL, garbage, released
+// and wrong-type handles on every function that takes one, before any driver
+// or NVML call.
+TEST_F(HandleTest, SystemDeviceArgumentsAreChecked) {
+    fake::nvml::install(2);
+    World w;
+    using SD = cucore_system_device_t;
+    const cucore_object_type_t S = CUCORE_OBJECT_SYSTEM_DEVICE;
+    const std::vector<Call> calls = {
+        {"cucore_system_device_to_device", "device", S, [](void *h, const World &, bool &c) { cucore_device_t *v = reinterpret_cast<cucore_device_t *>(1); auto s = cucore_system_device_to_device(as<SD>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_system_device_index", "device", S, [](void *h, const World &, bool &c) { unsigned v = 9; auto s = cucore_system_device_index(as<SD>(h), &v); c = v == 0; return s; }},
+        {"cucore_system_device_name", "device", S, [](void *h, const World &, bool &c) { const char *v = "x"; auto s = cucore_system_device_name(as<SD>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_system_device_uuid", "device", S, [](void *h, const World &, bool &c) { const char *v = "x"; auto s = cucore_system_device_uuid(as<SD>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_system_device_pci_bus_id", "device", S, [](void *h, const World &, bool &c) { const char *v = "x"; auto s = cucore_system_device_pci_bus_id(as<SD>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_system_device_pci_info", "device", S, [](void *h, const World &, bool &c) { cucore_system_pci_info_t v = CUCORE_SYSTEM_PCI_INFO_INIT; v.bus = 9; auto s = cucore_system_device_pci_info(as<SD>(h), &v); c = v.bus == 0; return s; }},
+        {"cucore_system_device_memory_info", "device", S, [](void *h, const World &, bool &c) { cucore_system_memory_info_t v = CUCORE_SYSTEM_MEMORY_INFO_INIT; v.total = 9; auto s = cucore_system_device_memory_info(as<SD>(h), &v); c = v.total == 0; return s; }},
+        {"cucore_system_device_utilization", "device", S, [](void *h, const World &, bool &c) { unsigned a = 9, b = 9; auto s = cucore_system_device_utilization(as<SD>(h), &a, &b); c = a == 0 && b == 0; return s; }},
+        {"cucore_system_device_temperature", "device", S, [](void *h, const World &, bool &c) { unsigned v = 9; auto s = cucore_system_device_temperature(as<SD>(h), &v); c = v == 0; return s; }},
+        {"cucore_system_device_power_usage", "device", S, [](void *h, const World &, bool &c) { unsigned v = 9; auto s = cucore_system_device_power_usage(as<SD>(h), &v); c = v == 0; return s; }},
+        {"cucore_system_device_power_limit", "device", S, [](void *h, const World &, bool &c) { unsigned v = 9; auto s = cucore_system_device_power_limit(as<SD>(h), &v); c = v == 0; return s; }},
+        {"cucore_system_device_clock", "device", S, [](void *h, const World &, bool &c) { unsigned v = 9; auto s = cucore_system_device_clock(as<SD>(h), CUCORE_SYSTEM_CLOCK_SM, &v); c = v == 0; return s; }},
+        {"cucore_system_device_max_clock", "device", S, [](void *h, const World &, bool &c) { unsigned v = 9; auto s = cucore_system_device_max_clock(as<SD>(h), CUCORE_SYSTEM_CLOCK_SM, &v); c = v == 0; return s; }},
+        {"cucore_system_device_compute_mode", "device", S, [](void *h, const World &, bool &c) { cucore_compute_mode_t v = CUCORE_COMPUTE_MODE_DEFAULT; auto s = cucore_system_device_compute_mode(as<SD>(h), &v); c = v == CUCORE_COMPUTE_MODE_UNSET; return s; }},
+        {"cucore_system_device_processes", "device", S, [](void *h, const World &, bool &c) { size_t v = 9; auto s = cucore_system_device_processes(as<SD>(h), nullptr, nullptr, 0, &v); c = v == 0; return s; }},
+        {"cucore_system_device_retain", "device", S, [](void *h, const World &, bool &c) { c = true; return cucore_system_device_retain(as<SD>(h)); }},
+        {"cucore_system_device_get_for_device", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { SD *v = reinterpret_cast<SD *>(1); auto s = cucore_system_device_get_for_device(as<cucore_device_t>(h), &v); c = v == nullptr; return s; }},
+    };
+    SD *system = nullptr, *released = nullptr;
+    ASSERT_EQ(cucore_system_device_get(0, &system), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_system_device_get(1, &released), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_system_device_release(released), CUCORE_SUCCESS);
+    void *released_device = released_handle(CUCORE_OBJECT_DEVICE, w.device);
+    for (const Call &call : calls) {
+        const bool takes_system = call.type == S;
+        fake::nvml::reset_calls();
+        expect_rejected(call, nullptr, w, "NULL");
+        expect_rejected(call, reinterpret_cast<void *>(0xdeadbeef), w, "0xdeadbeef");
+        expect_rejected(call, takes_system ? static_cast<void *>(released) : released_device, w, "released");
+        void *other = takes_system ? static_cast<void *>(w.device) : static_cast<void *>(system);
+        expect_rejected(call, other, w, "wrong type");
+        EXPECT_NE(message().find(std::string("is a ") +
+                                 cucore_object_type_name(takes_system ? CUCORE_OBJECT_DEVICE : S) + " handle"),
+                  std::string::npos)
+            << message();
+        EXPECT_EQ(fake::nvml::calls(), 0) << call.name << ": a handle is validated before any NVML call";
+    }
+    EXPECT_EQ(cucore_system_device_release(nullptr), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_system_device_release(released), CUCORE_ERROR_INVALID_HANDLE);
+    cucore_system_device_release(system);
+    fake::nvml::uninstall();
 }
 
 }  // namespace
