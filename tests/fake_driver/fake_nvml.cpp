@@ -282,8 +282,13 @@ NvmlTable make_table() {
 
 }  // namespace
 
-const NvmlTable &table(unsigned devices) {
+const NvmlTable &current_table() {
     static const NvmlTable t = make_table();
+    return t;
+}
+
+const NvmlTable &table(unsigned devices) {
+    const NvmlTable &t = current_table();
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
     s.devices = devices;

@@ -20,10 +20,14 @@ namespace fake::nvml {
 
 // The fake's table, reset to `devices` GPUs and the defaults above.
 const cucore::driver::NvmlTable &table(unsigned devices = 2);
-// In-process: resets the fake and installs it as libcucore's NVML (fake_nvml_in_process.cpp).
-void install(unsigned devices = 2);
+// The fake's table as it is (the shared library's exports call through it).
+const cucore::driver::NvmlTable &current_table();
+// In-process (unit tests, linked with libcucore's internals): resets the fake
+// and installs it as libcucore's NVML. Inline, so that fake_nvml.cpp needs
+// nothing of libcucore and builds into the shared fakes too.
+inline void install(unsigned devices = 2) { cucore::driver::install_nvml_substitute(&table(devices)); }
 // Back to the real NVML (loaded on next use).
-void uninstall();
+inline void uninstall() { cucore::driver::install_nvml_substitute(nullptr); }
 
 // Fails the `n`-th counted call from now (1-based) with `result`; 0 disables.
 void fail_call(long n, int result = cucore::driver::nvml::kErrorUnknown);

@@ -32,6 +32,7 @@ LAYERS = (
     "copy_3d", "ipc", "dlpack", "_array_options", "opaque_array", "texture", "textures", "graphics",
     "_graph_options", "kernel", "launch", "program", "object_code", "program_cache", "linker",
     "graph_builder", "graph", "_graph_node",
+    "system", "checkpoint",
 )
 RANK = {m: i for i, m in enumerate(LAYERS)}
 RANK["__init__"] = len(LAYERS)
@@ -57,7 +58,8 @@ HANDED_DOWN = {
     ("ipc", "event"): {"ipc"},                                             # the IPC methods
     ("ipc", "buffer"): {"ipc"},
     ("ipc", "memory_resource"): {"ipc"},
-    ("dlpack", "buffer"): {"dlpack"},                                      # __dlpack__, __cuda_array_interface__
+    ("dlpack", "buffer"): {"dlpack"},
+    ("system", "device"): {"_system_device_of"},                          # Device.to_system_device                                      # __dlpack__, __cuda_array_interface__
     ("launch", "kernel"): {"LaunchConfig"},                                # Kernel's cluster queries
     ("object_code", "program"): {"_wrap_object_code"},                     # Program.compile
     ("graph_builder", "device"): {"GraphBuilder"},                         # Device.create_graph_builder

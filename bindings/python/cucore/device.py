@@ -58,6 +58,8 @@ if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand 
     from .texture import (ResourceDescriptor, SurfaceObject, TextureObject, TextureObjectOptions,
                           _create_surface_object, _create_texture_object)
     from .graph_builder import GraphBuilder
+    from .system import Device as _SystemDevice
+    _system_device_of = _SystemDevice._of
 else:
     Context = None                                  # context.py: Device.context
     Event = _event_options_ref = None               # event.py: Device.create_event
@@ -67,6 +69,7 @@ else:
     _create_opaque_array = _create_mipmapped_array = None    # opaque_array.py: Device.create_opaque_array, ...
     _create_texture_object = _create_surface_object = None   # texture.py: Device.create_texture_object, ...
     GraphBuilder = None                             # graph_builder.py: Device.create_graph_builder
+    _system_device_of = None                        # system.py: Device.to_system_device
 
 
 class ComputeCapability(NamedTuple):
@@ -451,6 +454,10 @@ class Device:
         `stream`): begin_building(), enqueue work on it (launch(builder, ...), copies, allocations), then
         end_building() and complete()."""
         return GraphBuilder._create_on_device(self)
+
+    def to_system_device(self) -> "_SystemDevice":
+        """This GPU as NVML sees it (cucore.system.Device), matched by UUID. NotSupportedError without NVML."""
+        return _system_device_of(self)
 
     @property
     def default_stream(self) -> Stream:
