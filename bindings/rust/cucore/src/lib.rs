@@ -184,6 +184,9 @@ pub mod graph_memory;
 // Graphics interop.
 pub mod graphics;
 
+pub mod checkpoint;
+pub mod system;
+
 pub use common::{
     live_object_count, release_error_count, set_release_error_handler, version, version_string, Error, ObjectType,
     OwnerCallback, ReleaseErrorHandler, Result, Status, BINDING_VERSION,
@@ -226,6 +229,8 @@ pub use graph::{
 pub use graph_builder::{CaptureMode, GraphBuilder};
 pub use graph_memory::{GraphMemoryAttribute, GraphMemoryResource};
 
+pub use checkpoint::{Process, ProcessState};
+pub use system::SystemDevice;
 pub use graphics::{
     gl_get_devices, GlDeviceList, GraphicsMapHint, GraphicsRegisterFlags, GraphicsResource, MappedBuffer,
     MappedBuffers,

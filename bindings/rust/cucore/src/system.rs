@@ -1,0 +1,335 @@
+//! What `include/cucore/system.h` holds: system information through NVML (cuda.core's
+//! `cuda.core.system`). NVML (`libnvidia-ml.so.1`, or `CUCORE_NVML_PATH`) is loaded by libcucore on
+//! first use; without it every call fails with `Status::NotSupported` ("libnvidia-ml.so.1 could
+//! not be loaded: ...") and the rest of the crate works.
+
+use std::os::raw::{c_char, c_int, c_uint};
+use std::ptr::{self, NonNull};
+
+use cucore_sys as sys;
+
+use crate::common::{c_string, check, owned_str, read_text, Result};
+use crate::device::Device;
+
+/// What [`ProcessInfo::used_gpu_memory`] reads where NVML cannot see a process's memory.
+pub const MEMORY_NOT_AVAILABLE: u64 = u64::MAX;
+
+/// The kernel-mode driver's version text, e.g. `"580.65.06"` (`cucore_system_driver_version`).
+pub fn driver_version() -> Result<String> {
+    // SAFETY: the closure passes the buffer triple through unchanged.
+    read_text(|b, c, l| unsafe { sys::cucore_system_driver_version(b, c, l) })
+}
+
+/// The kernel-mode driver's version as numbers, e.g. `[580, 65, 6]` (cuda.core's
+/// `get_kernel_mode_driver_version`).
+pub fn kernel_mode_driver_version() -> Result<Vec<u32>> {
+    Ok(numbers(&driver_version()?))
+}
+
+/// NVML's version text, e.g. `"13.580.65.06"` (`cucore_system_nvml_version`).
+pub fn nvml_version() -> Result<String> {
+    // SAFETY: as in `driver_version`.
+    read_text(|b, c, l| unsafe { sys::cucore_system_nvml_version(b, c, l) })
+}
+
+/// The newest CUDA version the driver supports as NVML reports it, e.g. 13000.
+pub fn cuda_driver_version() -> Result<i32> {
+    let mut v: c_int = 0;
+    // SAFETY: a valid out-pointer.
+    check(unsafe { sys::cucore_system_cuda_driver_version(&mut v) })?;
+    Ok(v)
+}
+
+/// The number of GPUs NVML sees (every GPU of the machine) (cuda.core's `get_num_devices`).
+pub fn device_count() -> Result<u32> {
+    let mut v: c_uint = 0;
+    // SAFETY: a valid out-pointer.
+    check(unsafe { sys::cucore_system_device_count(&mut v) })?;
+    Ok(v)
+}
+
+fn numbers(text: &str) -> Vec<u32> {
+    text.split('.').filter_map(|p| p.parse().ok()).collect()
+}
+
+/// A clock of a GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Clock {
+    Graphics,
+    Sm,
+    Memory,
+    Video,
+}
+
+impl Clock {
+    fn raw(self) -> sys::cucore_system_clock_t {
+        match self {
+            Clock::Graphics => sys::CUCORE_SYSTEM_CLOCK_GRAPHICS,
+            Clock::Sm => sys::CUCORE_SYSTEM_CLOCK_SM,
+            Clock::Memory => sys::CUCORE_SYSTEM_CLOCK_MEMORY,
+            Clock::Video => sys::CUCORE_SYSTEM_CLOCK_VIDEO,
+        }
+    }
+}
+
+/// Which processes may make contexts on a GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ComputeMode {
+    Default,
+    ExclusiveThread,
+    Prohibited,
+    ExclusiveProcess,
+}
+
+/// A GPU's PCI location and identifiers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PciInfo {
+    pub bus_id: String,
+    pub domain: u32,
+    pub bus: u32,
+    pub device: u32,
+    /// The device id (high 16 bits) and vendor id (low 16 bits).
+    pub pci_device_id: u32,
+    pub pci_subsystem_id: u32,
+}
+
+/// A GPU's memory now, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemoryInfo {
+    pub total: u64,
+    pub used: u64,
+    pub free: u64,
+}
+
+/// The percentage of the last sample period a kernel ran (`gpu`) and memory was accessed (`memory`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Utilization {
+    pub gpu: u32,
+    pub memory: u32,
+}
+
+/// A process with a compute context on a GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProcessInfo {
+    pub pid: u32,
+    /// Bytes of device memory it uses, or [`MEMORY_NOT_AVAILABLE`].
+    pub used_gpu_memory: u64,
+}
+
+/// One GPU as NVML sees it (`cucore_system_device_t`; cuda.core's `system.Device`), by NVML index,
+/// UUID or PCI bus id. Name, UUID and PCI bus id are read once; the rest reads the GPU's state now.
+pub struct SystemDevice {
+    raw: NonNull<sys::cucore_system_device_t>,
+}
+
+handle_type!(SystemDevice, sys::cucore_system_device_t);
+
+impl PartialEq for SystemDevice {
+    /// The same GPU: equal UUIDs.
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw || matches!((self.uuid(), other.uuid()), (Ok(a), Ok(b)) if a == b)
+    }
+}
+impl Eq for SystemDevice {}
+
+impl std::fmt::Debug for SystemDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SystemDevice({:?})", self.uuid().unwrap_or_default())
+    }
+}
+
+impl SystemDevice {
+    /// The GPU of NVML index `index` (`cucore_system_device_get`).
+    pub fn get(index: u32) -> Result<SystemDevice> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a valid out-pointer; on success we own the reference.
+        check(unsafe { sys::cucore_system_device_get(index, &mut raw) })?;
+        SystemDevice::from_out(raw)
+    }
+
+    /// The GPU whose UUID is `uuid` (`"GPU-..."`).
+    pub fn by_uuid(uuid: &str) -> Result<SystemDevice> {
+        let text = c_string(uuid, "uuid")?;
+        let mut raw = ptr::null_mut();
+        // SAFETY: a NUL-terminated string and a valid out-pointer.
+        check(unsafe { sys::cucore_system_device_get_by_uuid(text.as_ptr(), &mut raw) })?;
+        SystemDevice::from_out(raw)
+    }
+
+    /// The GPU at PCI bus id `pci_bus_id` (`"0000:65:00.0"`).
+    pub fn by_pci_bus_id(pci_bus_id: &str) -> Result<SystemDevice> {
+        let text = c_string(pci_bus_id, "pci_bus_id")?;
+        let mut raw = ptr::null_mut();
+        // SAFETY: as in `by_uuid`.
+        check(unsafe { sys::cucore_system_device_get_by_pci_bus_id(text.as_ptr(), &mut raw) })?;
+        SystemDevice::from_out(raw)
+    }
+
+    /// The NVML view of CUDA device `device` (matched by UUID).
+    pub fn of(device: &Device) -> Result<SystemDevice> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_system_device_get_for_device(device.as_raw(), &mut raw) })?;
+        SystemDevice::from_out(raw)
+    }
+
+    /// The CUDA device of this GPU (cuda.core's `to_cuda_device`); `Status::InvalidArgument`
+    /// where CUDA does not see it (`CUDA_VISIBLE_DEVICES`).
+    pub fn to_cuda_device(&self) -> Result<Device> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_system_device_to_device(self.as_raw(), &mut raw) })?;
+        // SAFETY: the call succeeded, so `raw` is a device handle we own.
+        Ok(unsafe { Device::adopt(raw) })
+    }
+
+    /// The NVML index.
+    pub fn index(&self) -> Result<u32> {
+        self.reading(sys::cucore_system_device_index)
+    }
+
+    /// The product name.
+    pub fn name(&self) -> Result<String> {
+        self.text(sys::cucore_system_device_name)
+    }
+
+    /// The UUID as NVML writes it: `"GPU-"` and 32 hex digits in groups.
+    pub fn uuid(&self) -> Result<String> {
+        self.text(sys::cucore_system_device_uuid)
+    }
+
+    /// The PCI bus id as NVML writes it, `"00000000:65:00.0"`.
+    pub fn pci_bus_id(&self) -> Result<String> {
+        self.text(sys::cucore_system_device_pci_bus_id)
+    }
+
+    /// The PCI location and identifiers.
+    pub fn pci_info(&self) -> Result<PciInfo> {
+        let mut c = sys::cucore_system_pci_info_t::INIT;
+        // SAFETY: a live handle and an initialised struct.
+        check(unsafe { sys::cucore_system_device_pci_info(self.as_raw(), &mut c) })?;
+        Ok(PciInfo {
+            bus_id: self.pci_bus_id()?,
+            domain: c.domain,
+            bus: c.bus,
+            device: c.device,
+            pci_device_id: c.pci_device_id,
+            pci_subsystem_id: c.pci_subsystem_id,
+        })
+    }
+
+    /// Total, used and free device memory now.
+    pub fn memory_info(&self) -> Result<MemoryInfo> {
+        let mut c = sys::cucore_system_memory_info_t::INIT;
+        // SAFETY: a live handle and an initialised struct.
+        check(unsafe { sys::cucore_system_device_memory_info(self.as_raw(), &mut c) })?;
+        Ok(MemoryInfo { total: c.total, used: c.used, free: c.free })
+    }
+
+    /// GPU and memory utilization over the last sample period.
+    pub fn utilization(&self) -> Result<Utilization> {
+        let (mut gpu, mut memory): (c_uint, c_uint) = (0, 0);
+        // SAFETY: a live handle and valid out-pointers.
+        check(unsafe { sys::cucore_system_device_utilization(self.as_raw(), &mut gpu, &mut memory) })?;
+        Ok(Utilization { gpu, memory })
+    }
+
+    /// The GPU die's temperature in degrees Celsius.
+    pub fn temperature(&self) -> Result<u32> {
+        self.reading(sys::cucore_system_device_temperature)
+    }
+
+    /// The board's power draw now, in milliwatts.
+    pub fn power_usage(&self) -> Result<u32> {
+        self.reading(sys::cucore_system_device_power_usage)
+    }
+
+    /// The enforced power limit, in milliwatts.
+    pub fn power_limit(&self) -> Result<u32> {
+        self.reading(sys::cucore_system_device_power_limit)
+    }
+
+    /// The current frequency of `clock` in MHz.
+    pub fn clock(&self, clock: Clock) -> Result<u32> {
+        let mut v: c_uint = 0;
+        // SAFETY: a live handle, a valid enum value and out-pointer.
+        check(unsafe { sys::cucore_system_device_clock(self.as_raw(), clock.raw(), &mut v) })?;
+        Ok(v)
+    }
+
+    /// The highest frequency of `clock` in MHz.
+    pub fn max_clock(&self, clock: Clock) -> Result<u32> {
+        let mut v: c_uint = 0;
+        // SAFETY: as in `clock`.
+        check(unsafe { sys::cucore_system_device_max_clock(self.as_raw(), clock.raw(), &mut v) })?;
+        Ok(v)
+    }
+
+    /// The compute mode.
+    pub fn compute_mode(&self) -> Result<ComputeMode> {
+        let mut v: sys::cucore_compute_mode_t = 0;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_system_device_compute_mode(self.as_raw(), &mut v) })?;
+        Ok(match v {
+            sys::CUCORE_COMPUTE_MODE_EXCLUSIVE_THREAD => ComputeMode::ExclusiveThread,
+            sys::CUCORE_COMPUTE_MODE_PROHIBITED => ComputeMode::Prohibited,
+            sys::CUCORE_COMPUTE_MODE_EXCLUSIVE_PROCESS => ComputeMode::ExclusiveProcess,
+            _ => ComputeMode::Default,
+        })
+    }
+
+    /// The processes with a compute context on this GPU now.
+    pub fn compute_running_processes(&self) -> Result<Vec<ProcessInfo>> {
+        loop {
+            // The list may grow between the sizing call and the reading one.
+            let mut count: usize = 0;
+            // SAFETY: a live handle; no arrays with a capacity of 0.
+            check(unsafe {
+                sys::cucore_system_device_processes(self.as_raw(), ptr::null_mut(), ptr::null_mut(), 0, &mut count)
+            })?;
+            let capacity = count + 4;
+            let (mut pids, mut used) = (vec![0u32; capacity], vec![0u64; capacity]);
+            // SAFETY: arrays of `capacity` elements.
+            check(unsafe {
+                sys::cucore_system_device_processes(
+                    self.as_raw(),
+                    pids.as_mut_ptr(),
+                    used.as_mut_ptr(),
+                    capacity,
+                    &mut count,
+                )
+            })?;
+            if count <= capacity {
+                return Ok((0..count).map(|i| ProcessInfo { pid: pids[i], used_gpu_memory: used[i] }).collect());
+            }
+        }
+    }
+
+    fn text(
+        &self,
+        f: unsafe extern "C" fn(*const sys::cucore_system_device_t, *mut *const c_char) -> sys::cucore_status_t,
+    ) -> Result<String> {
+        let mut p: *const c_char = ptr::null();
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { f(self.as_raw(), &mut p) })?;
+        // SAFETY: NUL-terminated, owned by the handle (which `self` keeps alive during the copy).
+        Ok(unsafe { owned_str(p) })
+    }
+
+    fn reading(
+        &self,
+        f: unsafe extern "C" fn(*const sys::cucore_system_device_t, *mut c_uint) -> sys::cucore_status_t,
+    ) -> Result<u32> {
+        let mut v: c_uint = 0;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { f(self.as_raw(), &mut v) })?;
+        Ok(v)
+    }
+}
+
+impl Device {
+    /// This GPU as NVML sees it (cuda.core's `Device.to_system_device`), matched by UUID.
+    pub fn to_system_device(&self) -> Result<SystemDevice> {
+        SystemDevice::of(self)
+    }
+}

@@ -1,0 +1,113 @@
+//! System information and checkpointing against the tests' fakes: the fake driver
+//! (CUCORE_TEST_FAKE_CUDA, tests/fake_driver) and the fake NVML beside it
+//! (libcucore_fake_nvml.so, tests/fake_nvml), so the binding's paths run on machines without a GPU.
+//! libcucore loads each once per process, from CUCORE_CUDA_DRIVER_PATH and CUCORE_NVML_PATH, which
+//! this binary sets before its first call. Without them every test skips with the reason.
+//! (Helpers and skip rules: common/mod.rs.)
+
+#[macro_use]
+mod common;
+
+use std::sync::Once;
+
+use common::*;
+use cucore::checkpoint::{Process, ProcessState};
+use cucore::system::{self, Clock, ComputeMode, MemoryInfo, SystemDevice, Utilization};
+use cucore::Status;
+
+fn fakes(test: &str) -> Option<Device> {
+    static LOAD: Once = Once::new();
+    let cuda = match std::env::var_os("CUCORE_TEST_FAKE_CUDA") {
+        Some(p) if std::path::Path::new(&p).is_file() => std::path::PathBuf::from(p),
+        _ => {
+            skip(test, "CUCORE_TEST_FAKE_CUDA names no fake driver library (CTest's `rust` test sets it)");
+            return None;
+        }
+    };
+    let nvml = cuda.with_file_name("libcucore_fake_nvml.so");
+    if !nvml.is_file() {
+        skip(test, &format!("no fake NVML at {} (tests/fake_nvml builds it)", nvml.display()));
+        return None;
+    }
+    // Before any library call of this process, under the tests' lock.
+    LOAD.call_once(|| {
+        std::env::set_var("CUCORE_CUDA_DRIVER_PATH", &cuda);
+        std::env::set_var("CUCORE_NVML_PATH", &nvml);
+        std::env::set_var("FAKE_CUDA_DEVICES", "2");
+        std::env::set_var("FAKE_NVML_DEVICES", "2");
+    });
+    gpu(test)
+}
+
+#[test]
+fn system_information_from_the_fake_nvml() {
+    let _serial = serial();
+    let Some(cuda0) = fakes("system_information_from_the_fake_nvml") else { return };
+    assert_eq!(system::driver_version().unwrap(), "580.65.06");
+    assert_eq!(system::kernel_mode_driver_version().unwrap(), vec![580, 65, 6]);
+    assert_eq!(system::nvml_version().unwrap(), "13.580.65.06");
+    assert_eq!(system::cuda_driver_version().unwrap(), 13000);
+    assert_eq!(system::device_count().unwrap(), 2);
+
+    let d = SystemDevice::get(1).unwrap();
+    assert_eq!(d.index().unwrap(), 1);
+    assert_eq!(d.name().unwrap(), "Fake GPU 1");
+    assert_eq!(d.uuid().unwrap(), "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f");
+    let pci = d.pci_info().unwrap();
+    assert_eq!((pci.bus_id.as_str(), pci.domain, pci.bus, pci.device), ("00000000:02:00.0", 0, 2, 0));
+    assert_eq!(pci.pci_device_id, 0x233010de);
+    let total = (80u64 << 30) + 1;
+    assert_eq!(d.memory_info().unwrap(), MemoryInfo { total, used: 1 << 30, free: total - (1 << 30) });
+    assert_eq!(d.utilization().unwrap(), Utilization { gpu: 11, memory: 21 });
+    assert_eq!(d.temperature().unwrap(), 41);
+    assert_eq!(d.power_usage().unwrap(), 100001);
+    assert_eq!(d.power_limit().unwrap(), 700000);
+    assert_eq!(d.clock(Clock::Sm).unwrap(), 1756);
+    assert_eq!(d.max_clock(Clock::Video).unwrap(), 1710);
+    assert_eq!(d.compute_mode().unwrap(), ComputeMode::Default);
+    assert!(d.compute_running_processes().unwrap().is_empty());
+
+    assert_eq!(SystemDevice::by_uuid(&d.uuid().unwrap()).unwrap(), d);
+    assert_eq!(SystemDevice::by_pci_bus_id("0000:02:00.0").unwrap(), d);
+    assert_eq!(d.to_cuda_device().unwrap().ordinal().unwrap(), 1);
+    assert_eq!(cuda0.to_system_device().unwrap().index().unwrap(), 0);
+    assert_eq!(d.clone(), d);
+
+    let e = SystemDevice::get(7).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument);
+    assert!(e.message.contains("not below the number of GPUs NVML sees (2)"), "{}", e.message);
+    let e = SystemDevice::by_uuid("GPU-ffffffff-0000-0000-0000-000000000000").unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument);
+    assert!(e.message.contains("NVML_ERROR_NOT_FOUND"), "{}", e.message);
+    assert_eq!(SystemDevice::by_uuid("a\0b").unwrap_err().status, Status::InvalidArgument);
+}
+
+#[test]
+fn the_checkpoint_cycle_against_the_fake_driver() {
+    let _serial = serial();
+    let Some(dev) = fakes("the_checkpoint_cycle_against_the_fake_driver") else { return };
+    // The parent (cargo) is a live process that is not this one: the fake treats it as a CUDA process.
+    let parent = std::os::unix::process::parent_id() as i32;
+    let p = Process::new(parent);
+    assert_eq!(p.pid(), parent);
+    assert_eq!(p.state().unwrap(), ProcessState::Running);
+    assert_eq!(p.restore_thread_id().unwrap(), parent + 1);
+    p.lock(1000).unwrap();
+    assert_eq!(p.state().unwrap(), ProcessState::Locked);
+    assert_eq!(p.lock(1000).unwrap_err().status, Status::InvalidState);
+    p.checkpoint().unwrap();
+    assert_eq!(p.state().unwrap(), ProcessState::Checkpointed);
+    let uuid = dev.uuid().unwrap();
+    let e = p.restore(&[(cucore::Uuid([0xff; 16]), uuid)]).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{}", e.message);
+    p.restore(&[(uuid, Device::get(1).unwrap().uuid().unwrap())]).unwrap();
+    assert_eq!(p.state().unwrap(), ProcessState::Locked);
+    p.unlock().unwrap();
+    assert_eq!(p.state().unwrap(), ProcessState::Running);
+
+    let me = Process::new(std::process::id() as i32);
+    let e = me.lock(1000).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument);
+    assert!(e.message.contains("is this process"), "{}", e.message);
+    assert_eq!(Process::new(0).state().unwrap_err().status, Status::InvalidArgument);
+}
