@@ -366,6 +366,22 @@ STRUCTS = {
         ('flags', 'uint32_t'),
         ('upload_stream', 'cucore_stream_t*'),
     ),
+    'cucore_tensor_map_layout_t': (
+        ('struct_size', 'uint32_t'),
+        ('data_type', 'cucore_tensor_map_data_type_t'),
+        ('rank', 'uint32_t'),
+        ('global_dim', 'uint64_t[5]'),
+        ('global_strides', 'uint64_t[4]'),
+    ),
+    'cucore_tensor_map_descriptor_options_t': (
+        ('struct_size', 'uint32_t'),
+        ('element_strides', 'uint32_t[5]'),
+        ('interleave', 'cucore_tensor_map_interleave_t'),
+        ('swizzle', 'cucore_tensor_map_swizzle_t'),
+        ('l2_promotion', 'cucore_tensor_map_l2_promotion_t'),
+        ('oob_fill', 'cucore_tensor_map_oob_fill_t'),
+        ('im2col_wide_mode', 'cucore_tensor_map_im2col_wide_mode_t'),
+    ),
 }
 
 # Struct layouts as the C compiler gives them: name -> (size, alignment, (offset of each field, ...)).
@@ -402,6 +418,8 @@ LAYOUTS = {
     'cucore_texture_object_options_t': (76, 4, (0, 4, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60)),
     'cucore_graph_alloc_options_t': (44, 4, (0, 4, 8, 12)),
     'cucore_graph_complete_options_t': (16, 8, (0, 4, 8)),
+    'cucore_tensor_map_layout_t': (88, 8, (0, 4, 8, 16, 56)),
+    'cucore_tensor_map_descriptor_options_t': (44, 4, (0, 4, 24, 28, 32, 36, 40)),
 }
 
 # The non-zero values of each struct's _INIT macro but struct_size: name -> {field path: value}.
@@ -429,6 +447,8 @@ INITS = {
     'cucore_texture_object_options_t': {},
     'cucore_graph_alloc_options_t': {},
     'cucore_graph_complete_options_t': {},
+    'cucore_tensor_map_layout_t': {},
+    'cucore_tensor_map_descriptor_options_t': {},
 }
 
 # Function-pointer types: name -> (return type, (parameter type, ...)); an unnamed function pointer
@@ -790,8 +810,16 @@ ABI = {
     'cucore_graphics_resource_handle': ('cucore_status_t', ('cucore_graphics_resource_t*', 'void**', )),
     'cucore_gl_get_devices': ('cucore_status_t', ('uint32_t', 'int*', 'uint32_t', 'uint32_t*', )),
     # ---- include/cucore/tensor_map.h ----
+    'cucore_tensor_map_descriptor_create_tiled': ('cucore_status_t', ('cucore_buffer_t*', 'uint64_t', 'cucore_tensor_map_layout_t*', 'uint32_t*', 'cucore_tensor_map_descriptor_options_t*', 'cucore_tensor_map_descriptor_t**', )),
+    'cucore_tensor_map_descriptor_create_im2col': ('cucore_status_t', ('cucore_buffer_t*', 'uint64_t', 'cucore_tensor_map_layout_t*', 'int32_t*', 'int32_t*', 'uint32_t', 'uint32_t', 'cucore_tensor_map_descriptor_options_t*', 'cucore_tensor_map_descriptor_t**', )),
+    'cucore_tensor_map_descriptor_create_im2col_wide': ('cucore_status_t', ('cucore_buffer_t*', 'uint64_t', 'cucore_tensor_map_layout_t*', 'int32_t', 'int32_t', 'uint32_t', 'uint32_t', 'cucore_tensor_map_descriptor_options_t*', 'cucore_tensor_map_descriptor_t**', )),
     'cucore_tensor_map_descriptor_retain': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', )),
     'cucore_tensor_map_descriptor_release': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', )),
+    'cucore_tensor_map_descriptor_replace_address': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', 'cucore_buffer_t*', 'uint64_t', )),
+    'cucore_tensor_map_descriptor_data': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', 'void**', )),
+    'cucore_tensor_map_descriptor_copy': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', 'void*', 'size_t', )),
+    'cucore_tensor_map_descriptor_address': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', 'uint64_t*', )),
+    'cucore_tensor_map_descriptor_kind': ('cucore_status_t', ('cucore_tensor_map_descriptor_t*', 'cucore_tensor_map_kind_t*', )),
     # ---- include/cucore/system.h ----
     'cucore_system_device_retain': ('cucore_status_t', ('cucore_system_device_t*', )),
     'cucore_system_device_release': ('cucore_status_t', ('cucore_system_device_t*', )),
