@@ -58,6 +58,14 @@ const char *encode_name(cucore_tensor_map_kind_t kind) {
     }
 }
 
+void check_alignment(uint64_t address, const TensorMapRequest &request) {
+    const uint64_t alignment = tensor_map_address_alignment(request);
+    if (address % alignment != 0)
+        throw_invalid_argument("address " + hex(address) + " is not " + std::to_string(alignment) +
+                               "-byte aligned; global address must be 16-byte aligned (32 with interleave 32B or "
+                               "the 16U4_ALIGN16B/16U6_ALIGN16B types)");
+}
+
 [[noreturn]] void throw_refused(CUresult result, const char *entry_point) {
     throw Error(status_of(result),
                 std::string("the driver refused the tensor map (") + entry_point + ": " + cuda_error_name(result) + ")",
@@ -79,6 +87,7 @@ TensorMapTarget TensorMapTarget::resolve(Buffer *buffer, uint64_t address, const
         if (address < start || address - start >= size)
             throw_invalid_argument("address " + hex(address) + " is outside the buffer [" + hex(start) + ", " +
                                    hex(start + size) + ")");
+        check_alignment(address, request);  // the driver's rule first
         const uint64_t extent = tensor_map_extent(request);
         if (extent > size - (address - start))
             throw_invalid_argument("the tensor spans " + std::to_string(extent) + " bytes from address " +
@@ -90,11 +99,7 @@ TensorMapTarget TensorMapTarget::resolve(Buffer *buffer, uint64_t address, const
     } else if (address == 0) {
         throw_invalid_argument("address is 0 and no buffer is given; name a buffer or a device address");
     }
-    const uint64_t alignment = tensor_map_address_alignment(request);
-    if (address % alignment != 0)
-        throw_invalid_argument("address " + hex(address) + " is not " + std::to_string(alignment) +
-                               "-byte aligned; global address must be 16-byte aligned (32 with interleave 32B or "
-                               "the 16U4_ALIGN16B/16U6_ALIGN16B types)");
+    check_alignment(address, request);
     target.address = address;
     return target;
 }
