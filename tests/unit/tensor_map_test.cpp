@@ -346,7 +346,7 @@ TEST_F(TensorMapTest, UnknownEnumValuesAndBadStructsAreRefused) {
     o.swizzle = static_cast<cucore_tensor_map_swizzle_t>(7);
     expect_tiled_refused(good, {8, 8, 1}, o, "options.swizzle");
     o = kDefaults;
-    o.l2_promotion = static_cast<cucore_tensor_map_l2_promotion_t>(-1);
+    o.l2_promotion = static_cast<cucore_tensor_map_l2_promotion_t>(4);
     expect_tiled_refused(good, {8, 8, 1}, o, "options.l2_promotion");
     o = kDefaults;
     o.oob_fill = static_cast<cucore_tensor_map_oob_fill_t>(2);
