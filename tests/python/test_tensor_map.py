@@ -93,7 +93,7 @@ def test_a_tiled_descriptor_reaches_the_driver_in_its_order(fake):
     d = TensorMapDescriptor.from_tiled(buf, (4, 32, 64), box_dim=(2, 16, 32), data_type="float32",
                                        element_strides=(1, 2, 1), swizzle=TensorMapSwizzle.SWIZZLE_128B,
                                        l2_promotion="l2_256b", oob_fill=TensorMapOOBFill.NAN_REQUEST_ZERO_FMA)
-    assert d.kind == "tiled" and d.tensor is buf and d.address == buf.handle
+    assert d.kind == "tiled" and d.tensor is buf and d.address == buf.handle and d.device == fake
     r = record(bytes(d))
     assert r["kind"] == 1 and r["address"] == buf.handle and r["rank"] == 3
     assert r["data_type"] == TensorMapDataType.FLOAT32
@@ -108,7 +108,7 @@ def test_a_tiled_descriptor_reaches_the_driver_in_its_order(fake):
                                        data_type="float32")
     assert record(bytes(e))["global_strides"][:2] == [256, 8192]
     raw = TensorMapDescriptor.from_tiled(buf.handle + 256, (8, 16), box_dim=(8, 8), data_type=TensorMapDataType.UINT16)
-    assert raw.tensor is None and record(bytes(raw))["address"] == buf.handle + 256
+    assert raw.tensor is None and raw.device is None and record(bytes(raw))["address"] == buf.handle + 256
     for x in (d, e, raw):
         x.close()
     buf.close(s)

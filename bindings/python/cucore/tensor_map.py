@@ -28,6 +28,7 @@ from . import _lib
 from ._handle import HandleObject
 from .buffer import Buffer
 from .common import InvalidArgumentError, Status, closed_error, raise_error
+from .device import Device
 
 (_cucore_tensor_map_descriptor_create_tiled, _cucore_tensor_map_descriptor_create_im2col,
  _cucore_tensor_map_descriptor_create_im2col_wide, _cucore_tensor_map_descriptor_replace_address,
@@ -282,8 +283,9 @@ class TensorMapDescriptor(HandleObject):
     Made by from_tiled(), from_im2col() or from_im2col_wide() over a Buffer (held: release order never
     matters) or an int device address. close() (or the end of a `with` block) releases it."""
 
-    __slots__ = ("_tensor", "_data", "_kind_name")
+    __slots__ = ("_tensor", "_data", "_kind_name", "_device_id")
     _tensor: Optional[Buffer]
+    _device_id: Optional[int]
     _data: int
     _kind_name: str
     _release = staticmethod(_fast_release)
@@ -302,6 +304,7 @@ class TensorMapDescriptor(HandleObject):
         d._h = _lib.handle_arg(out.value)
         d._raw = None
         d._tensor = tensor if isinstance(tensor, Buffer) else None
+        d._device_id = tensor.device_id if isinstance(tensor, Buffer) else None
         d._kind_name = kind
         data = ctypes.c_void_p()
         st = _cucore_tensor_map_descriptor_data(d._h, ctypes.byref(data))
@@ -381,6 +384,7 @@ class TensorMapDescriptor(HandleObject):
         if st:
             raise_error(st, self)
         self._tensor = tensor if isinstance(tensor, Buffer) else None
+        self._device_id = tensor.device_id if isinstance(tensor, Buffer) else None
 
     def _kernel_arg(self) -> bytes:
         """The 128 bytes launch() passes (a closed descriptor: InvalidHandleError)."""
@@ -415,6 +419,11 @@ class TensorMapDescriptor(HandleObject):
     def kind(self) -> str:
         """"tiled", "im2col" or "im2col_wide"."""
         return self._kind_name
+
+    @property
+    def device(self) -> Optional[Device]:
+        """The Device of the buffer it describes (cuda.core's `device`); None over a raw address."""
+        return None if self._device_id is None or self._device_id < 0 else Device(self._device_id)
 
     @property
     def tensor(self) -> Optional[Buffer]:
