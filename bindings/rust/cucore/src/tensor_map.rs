@@ -28,7 +28,7 @@
 //! ```
 //!
 //! Every rule the driver documents is checked before the driver is asked; a refusal is
-//! `Status::InvalidArgument` whose message names the rule ("boxDim[i] must be in 1..256", ...).
+//! `Status::InvalidArgument` whose message names the rule ("boxDim\[i\] must be in 1..256", ...).
 
 use std::fmt;
 use std::os::raw::c_void;
