@@ -34,6 +34,7 @@
 #include "cucore/copy_3d.hpp"
 #include "cucore/opaque_array.hpp"
 #include "cucore/texture.hpp"
+#include "cucore/tensor_map.hpp"
 #include "cucore/ipc.hpp"
 #include "cucore/dlpack.hpp"
 #include "cucore/kernel.hpp"

@@ -9,8 +9,9 @@
 // the stack (argument pointers and sizes) and makes one C call: arithmetic
 // values, enums and pointers by value, a cucore::Buffer as its device address
 // (a pointer-sized argument), a cucore::TextureObject or SurfaceObject as its
-// 64-bit handle (the kernel's cudaTextureObject_t / cudaSurfaceObject_t), and
-// any other trivially copyable struct by value. Other types do not compile.
+// 64-bit handle (the kernel's cudaTextureObject_t / cudaSurfaceObject_t), a
+// cucore::TensorMapDescriptor as its 128 bytes (a __grid_constant__ CUtensorMap),
+// and any other trivially copyable struct by value. Other types do not compile.
 #ifndef CUCORE_LAUNCH_HPP
 #define CUCORE_LAUNCH_HPP
 
@@ -28,6 +29,7 @@
 #include "buffer.hpp"
 #include "stream.hpp"
 #include "texture.hpp"
+#include "tensor_map.hpp"
 
 namespace cucore {
 
@@ -145,6 +147,17 @@ struct KernelArg<SurfaceObject> {
     static constexpr std::size_t size = sizeof(std::uint64_t);
     static stored store(const SurfaceObject &surface) { return surface.handle(); }
     static const void *pointer(const stored &s) noexcept { return &s; }
+};
+
+// A TensorMapDescriptor travels as its 128 bytes (a `const __grid_constant__
+// CUtensorMap` parameter), read by the driver from the descriptor's own
+// 64-byte aligned storage.
+template <>
+struct KernelArg<TensorMapDescriptor> {
+    using stored = const void *;
+    static constexpr std::size_t size = CUCORE_TENSOR_MAP_SIZE;
+    static stored store(const TensorMapDescriptor &descriptor) { return descriptor.data(); }
+    static const void *pointer(const stored &s) noexcept { return s; }
 };
 
 // nullptr travels as a null pointer.

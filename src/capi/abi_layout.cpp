@@ -351,6 +351,22 @@ const FieldLayout k_cucore_graph_complete_options_t[] = {
     {"flags", offsetof(cucore_graph_complete_options_t, flags)},
     {"upload_stream", offsetof(cucore_graph_complete_options_t, upload_stream)},
 };
+const FieldLayout k_cucore_tensor_map_layout_t[] = {
+    {"struct_size", offsetof(cucore_tensor_map_layout_t, struct_size)},
+    {"data_type", offsetof(cucore_tensor_map_layout_t, data_type)},
+    {"rank", offsetof(cucore_tensor_map_layout_t, rank)},
+    {"global_dim", offsetof(cucore_tensor_map_layout_t, global_dim)},
+    {"global_strides", offsetof(cucore_tensor_map_layout_t, global_strides)},
+};
+const FieldLayout k_cucore_tensor_map_descriptor_options_t[] = {
+    {"struct_size", offsetof(cucore_tensor_map_descriptor_options_t, struct_size)},
+    {"element_strides", offsetof(cucore_tensor_map_descriptor_options_t, element_strides)},
+    {"interleave", offsetof(cucore_tensor_map_descriptor_options_t, interleave)},
+    {"swizzle", offsetof(cucore_tensor_map_descriptor_options_t, swizzle)},
+    {"l2_promotion", offsetof(cucore_tensor_map_descriptor_options_t, l2_promotion)},
+    {"oob_fill", offsetof(cucore_tensor_map_descriptor_options_t, oob_fill)},
+    {"im2col_wide_mode", offsetof(cucore_tensor_map_descriptor_options_t, im2col_wide_mode)},
+};
 const FieldLayout k_cucore_system_pci_info_t[] = {
     {"struct_size", offsetof(cucore_system_pci_info_t, struct_size)},
     {"domain", offsetof(cucore_system_pci_info_t, domain)},
@@ -408,6 +424,8 @@ const StructLayout kStructs[] = {
     {"cucore_texture_object_options_t", sizeof(cucore_texture_object_options_t), k_cucore_texture_object_options_t, 14},
     {"cucore_graph_alloc_options_t", sizeof(cucore_graph_alloc_options_t), k_cucore_graph_alloc_options_t, 4},
     {"cucore_graph_complete_options_t", sizeof(cucore_graph_complete_options_t), k_cucore_graph_complete_options_t, 3},
+    {"cucore_tensor_map_layout_t", sizeof(cucore_tensor_map_layout_t), k_cucore_tensor_map_layout_t, 5},
+    {"cucore_tensor_map_descriptor_options_t", sizeof(cucore_tensor_map_descriptor_options_t), k_cucore_tensor_map_descriptor_options_t, 7},
     {"cucore_system_pci_info_t", sizeof(cucore_system_pci_info_t), k_cucore_system_pci_info_t, 6},
     {"cucore_system_memory_info_t", sizeof(cucore_system_memory_info_t), k_cucore_system_memory_info_t, 5},
     {"cucore_process_lock_options_t", sizeof(cucore_process_lock_options_t), k_cucore_process_lock_options_t, 2},

@@ -325,6 +325,26 @@ template <> struct FieldsOf<cucore_graph_complete_options_t> {
         {"upload_stream", offsetof(cucore_graph_complete_options_t, upload_stream), sizeof(cucore_graph_complete_options_t::upload_stream)},
     };
 };
+template <> struct FieldsOf<cucore_tensor_map_layout_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_tensor_map_layout_t, struct_size), sizeof(cucore_tensor_map_layout_t::struct_size)},
+        {"data_type", offsetof(cucore_tensor_map_layout_t, data_type), sizeof(cucore_tensor_map_layout_t::data_type)},
+        {"rank", offsetof(cucore_tensor_map_layout_t, rank), sizeof(cucore_tensor_map_layout_t::rank)},
+        {"global_dim", offsetof(cucore_tensor_map_layout_t, global_dim), sizeof(cucore_tensor_map_layout_t::global_dim)},
+        {"global_strides", offsetof(cucore_tensor_map_layout_t, global_strides), sizeof(cucore_tensor_map_layout_t::global_strides)},
+    };
+};
+template <> struct FieldsOf<cucore_tensor_map_descriptor_options_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_tensor_map_descriptor_options_t, struct_size), sizeof(cucore_tensor_map_descriptor_options_t::struct_size)},
+        {"element_strides", offsetof(cucore_tensor_map_descriptor_options_t, element_strides), sizeof(cucore_tensor_map_descriptor_options_t::element_strides)},
+        {"interleave", offsetof(cucore_tensor_map_descriptor_options_t, interleave), sizeof(cucore_tensor_map_descriptor_options_t::interleave)},
+        {"swizzle", offsetof(cucore_tensor_map_descriptor_options_t, swizzle), sizeof(cucore_tensor_map_descriptor_options_t::swizzle)},
+        {"l2_promotion", offsetof(cucore_tensor_map_descriptor_options_t, l2_promotion), sizeof(cucore_tensor_map_descriptor_options_t::l2_promotion)},
+        {"oob_fill", offsetof(cucore_tensor_map_descriptor_options_t, oob_fill), sizeof(cucore_tensor_map_descriptor_options_t::oob_fill)},
+        {"im2col_wide_mode", offsetof(cucore_tensor_map_descriptor_options_t, im2col_wide_mode), sizeof(cucore_tensor_map_descriptor_options_t::im2col_wide_mode)},
+    };
+};
 template <> struct FieldsOf<cucore_system_pci_info_t> {
     static constexpr FieldSpan fields[] = {
         {"struct_size", offsetof(cucore_system_pci_info_t, struct_size), sizeof(cucore_system_pci_info_t::struct_size)},

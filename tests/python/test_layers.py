@@ -29,7 +29,7 @@ LAYERS = (
     "_lib", "common", "_handle",
     "device", "context", "event", "stream",
     "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "graph_memory", "user_memory",
-    "copy_3d", "ipc", "dlpack", "_array_options", "opaque_array", "texture", "textures", "graphics",
+    "copy_3d", "ipc", "dlpack", "_array_options", "opaque_array", "texture", "textures", "tensor_map", "graphics",
     "_graph_options", "kernel", "launch", "program", "object_code", "program_cache", "linker",
     "graph_builder", "graph", "_graph_node",
     "system", "checkpoint",

@@ -889,4 +889,65 @@ TEST_F(ArgumentTest, SystemAndCheckpointNullOuts) {
     expect(cucore_process_unlock(0), "cucore_process_unlock", "'pid'");
 }
 
+// TensorMap descriptors: NULL outs and inputs, bad struct sizes (the rules themselves: tensor_map_test.cpp).
+TEST_F(ArgumentTest, TensorMapNullPointersAndStructSizes) {
+    cucore_buffer_t *b = nullptr;  // wrapped memory: no driver call
+    ASSERT_EQ(cucore_buffer_from_handle(0x10000, 256, d_, nullptr, nullptr, &b), CUCORE_SUCCESS) << message();
+    cucore_tensor_map_layout_t l = CUCORE_TENSOR_MAP_LAYOUT_INIT;
+    l.data_type = CUCORE_TENSOR_MAP_DATA_TYPE_UINT8;
+    l.rank = 1;
+    l.global_dim[0] = 256;
+    const uint32_t box[1] = {16};
+    const int32_t corner[3] = {};
+    cucore_tensor_map_descriptor_t *d = nullptr;
+    {
+        fake::Uncounted setup;
+        ASSERT_EQ(cucore_tensor_map_descriptor_create_tiled(b, 0, &l, box, nullptr, &d), CUCORE_SUCCESS) << message();
+    }
+    fake::reset_calls();
+    expect(cucore_tensor_map_descriptor_create_tiled(b, 0, &l, box, nullptr, nullptr),
+           "cucore_tensor_map_descriptor_create_tiled", "'descriptor'");
+    cucore_tensor_map_descriptor_t *out = reinterpret_cast<cucore_tensor_map_descriptor_t *>(0x1);
+    expect(cucore_tensor_map_descriptor_create_tiled(b, 0, nullptr, box, nullptr, &out),
+           "cucore_tensor_map_descriptor_create_tiled", "'layout'");
+    EXPECT_EQ(out, nullptr);
+    expect(cucore_tensor_map_descriptor_create_tiled(b, 0, &l, nullptr, nullptr, &out),
+           "cucore_tensor_map_descriptor_create_tiled", "'box_dim'");
+    expect(cucore_tensor_map_descriptor_create_im2col(b, 0, &l, corner, corner, 1, 1, nullptr, nullptr),
+           "cucore_tensor_map_descriptor_create_im2col", "'descriptor'");
+    expect(cucore_tensor_map_descriptor_create_im2col(b, 0, &l, corner, nullptr, 1, 1, nullptr, &out),
+           "cucore_tensor_map_descriptor_create_im2col", "'pixel_box_upper_corner'");
+    expect(cucore_tensor_map_descriptor_create_im2col_wide(b, 0, &l, 0, 0, 1, 1, nullptr, nullptr),
+           "cucore_tensor_map_descriptor_create_im2col_wide", "'descriptor'");
+    expect(cucore_tensor_map_descriptor_create_im2col_wide(b, 0, nullptr, 0, 0, 1, 1, nullptr, &out),
+           "cucore_tensor_map_descriptor_create_im2col_wide", "'layout'");
+    expect(cucore_tensor_map_descriptor_data(d, nullptr), "cucore_tensor_map_descriptor_data", "'data'");
+    expect(cucore_tensor_map_descriptor_copy(d, nullptr, 128), "cucore_tensor_map_descriptor_copy", "'bytes'");
+    expect(cucore_tensor_map_descriptor_address(d, nullptr), "cucore_tensor_map_descriptor_address", "'address'");
+    expect(cucore_tensor_map_descriptor_kind(d, nullptr), "cucore_tensor_map_descriptor_kind", "'kind'");
+    // Struct sizes: too small, ending inside a field, and a larger struct with unknown fields set.
+    cucore_tensor_map_layout_t small = l;
+    small.struct_size = 2;
+    expect(cucore_tensor_map_descriptor_create_tiled(b, 0, &small, box, nullptr, &out),
+           "cucore_tensor_map_descriptor_create_tiled", "struct_size");
+    small.struct_size = 10;
+    expect(cucore_tensor_map_descriptor_create_tiled(b, 0, &small, box, nullptr, &out),
+           "cucore_tensor_map_descriptor_create_tiled", "ends inside its field");
+    struct {
+        cucore_tensor_map_descriptor_options_t o;
+        uint32_t extra;
+    } larger{};
+    larger.o = CUCORE_TENSOR_MAP_DESCRIPTOR_OPTIONS_INIT;
+    larger.o.struct_size = sizeof larger;
+    larger.extra = 1;
+    expect(cucore_tensor_map_descriptor_create_tiled(b, 0, &l, box, &larger.o, &out),
+           "cucore_tensor_map_descriptor_create_tiled", "does not know", CUCORE_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(cucore_tensor_map_descriptor_retain(d), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_tensor_map_descriptor_release(d), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_tensor_map_descriptor_release(nullptr), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::calls(), 0);
+    cucore_tensor_map_descriptor_release(d);
+    cucore_buffer_release(b);
+}
+
 }  // namespace

@@ -23,6 +23,7 @@
 #include <cucore/program_cache.hpp>
 #include <cucore/graphics.hpp>
 #include <cucore/texture.hpp>
+#include <cucore/tensor_map.hpp>
 #include <cucore/opaque_array.hpp>
 #include <cucore/user_memory.hpp>
 #include <cucore/ipc.hpp>
@@ -213,6 +214,26 @@ int cucore_facade_compile_side_check(const cucore::Device &dev) {
     const cucore::ProgramCacheStats st = disk.stats();
     disk.clear();
     return sum + static_cast<int>(st.hits + memory.stats().entries);
+}
+
+// TensorMap descriptors: every member, and launch() taking one.
+int cucore_facade_tensor_map_compile_check(const cucore::Stream &s, const cucore::Buffer &b, const cucore::Kernel &k);
+
+int cucore_facade_tensor_map_compile_check(const cucore::Stream &s, const cucore::Buffer &b, const cucore::Kernel &k) {
+    const cucore::TensorMapLayout layout(CUCORE_TENSOR_MAP_DATA_TYPE_FLOAT32, {64, 64}, {256});
+    cucore::TensorMapDescriptorOptions o;
+    o.swizzle = CUCORE_TENSOR_MAP_SWIZZLE_128B;
+    const cucore_tensor_map_descriptor_options_t oc = o.to_c();
+    const cucore::TensorMapDescriptor t = cucore::TensorMapDescriptor::tiled(b, layout, {32, 8}, o);
+    const cucore::TensorMapDescriptor r = cucore::TensorMapDescriptor::tiled(b.address(), layout, {32, 8});
+    const cucore::TensorMapDescriptor i = cucore::TensorMapDescriptor::im2col(b, layout, {0}, {0}, 8, 8);
+    const cucore::TensorMapDescriptor w = cucore::TensorMapDescriptor::im2col_wide(b, layout, 0, 0, 8, 8, o);
+    t.replace_address(b);
+    r.replace_address(b.address());
+    cucore::launch(s, cucore::LaunchConfig(1, 1), k, t, b, 1);
+    return static_cast<int>(t.kind()) + static_cast<int>(t.address() != 0) + static_cast<int>(t.data() != nullptr) +
+           static_cast<int>(t.bytes()[0]) + static_cast<int>(oc.swizzle) + static_cast<int>(i.kind()) +
+           static_cast<int>(w.kind());
 }
 
 // Arrays, mipmapped arrays, texture and surface objects: every member.
@@ -761,6 +782,7 @@ int cucore_facade_compile_check() {
            static_cast<int>(cucore::gl_get_devices().size()) + static_cast<int>(gr.is_mapped());
 
     sum += cucore_facade_texture_compile_check(dev, s1, b1);
+    sum += cucore_facade_tensor_map_compile_check(s1, b1, cucore::Kernel::from_handle(reinterpret_cast<void *>(1)));
     sum += cucore_facade_graph_compile_check(dev, s1, b1);
 
     try {

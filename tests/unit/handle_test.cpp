@@ -33,6 +33,7 @@ struct World {
     void *cu_mipmapped = nullptr;
     cucore_texture_object_t *texture = nullptr;  // over `array`
     cucore_surface_object_t *surface = nullptr;  // over `array`
+    cucore_tensor_map_descriptor_t *tensor_map = nullptr;  // over `buffer`
     World() {
         EXPECT_EQ(cucore_device_get(0, &device), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_context_get_primary(device, &context), CUCORE_SUCCESS);
@@ -52,6 +53,23 @@ struct World {
         const cucore_resource_descriptor_t r = array_resource(array);
         EXPECT_EQ(cucore_texture_object_create(nullptr, &r, nullptr, &texture), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_surface_object_create(nullptr, &r, &surface), CUCORE_SUCCESS);
+        tensor_map = make_tensor_map(buffer);
+    }
+    // A 64-byte tensor of bytes over `b`, boxes of 16.
+    static cucore_tensor_map_layout_t tensor_map_layout() {
+        cucore_tensor_map_layout_t l = CUCORE_TENSOR_MAP_LAYOUT_INIT;
+        l.data_type = CUCORE_TENSOR_MAP_DATA_TYPE_UINT8;
+        l.rank = 1;
+        l.global_dim[0] = 64;
+        return l;
+    }
+    static cucore_tensor_map_descriptor_t *make_tensor_map(cucore_buffer_t *b) {
+        const cucore_tensor_map_layout_t l = tensor_map_layout();
+        const uint32_t box[1] = {16};
+        cucore_tensor_map_descriptor_t *d = nullptr;
+        EXPECT_EQ(cucore_tensor_map_descriptor_create_tiled(b, 0, &l, box, nullptr, &d), CUCORE_SUCCESS)
+            << cucore_last_error_message();
+        return d;
     }
     static cucore_opaque_array_t *make_array(cucore_device_t *d, uint32_t flags = 0) {
         cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
@@ -101,6 +119,7 @@ struct World {
         return l;
     }
     ~World() {
+        cucore_tensor_map_descriptor_release(tensor_map);
         cucore_surface_object_release(surface);
         cucore_texture_object_release(texture);
         cucore_mipmapped_array_release(mipmapped);
@@ -147,6 +166,7 @@ std::vector<Call> all_calls() {
     using MA = cucore_mipmapped_array_t;
     using T = cucore_texture_object_t;
     using SO = cucore_surface_object_t;
+    using TM = cucore_tensor_map_descriptor_t;
     // A region copy of one element between host memory and `w.array` (or, with `buffer_side`, a buffer).
     auto region = [](const World &w, bool array_is_source) {
         static char x[64];
@@ -407,6 +427,17 @@ std::vector<Call> all_calls() {
         {"cucore_surface_object_release", "surface", CUCORE_OBJECT_SURFACE_OBJECT, [](void *h, const World &, bool &c) { c = true; return cucore_surface_object_release(as<SO>(h)); }},
         {"cucore_surface_object_close", "surface", CUCORE_OBJECT_SURFACE_OBJECT, [](void *h, const World &, bool &c) { c = true; return cucore_surface_object_close(as<SO>(h)); }},
         {"cucore_surface_object_handle", "surface", CUCORE_OBJECT_SURFACE_OBJECT, [](void *h, const World &, bool &c) { uint64_t v = 9; auto s = cucore_surface_object_handle(as<SO>(h), &v); c = v == 0; return s; }},
+        {"cucore_tensor_map_descriptor_create_tiled", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { const cucore_tensor_map_layout_t l = World::tensor_map_layout(); const uint32_t box[1] = {16}; TM *v = as<TM>(h); auto s = cucore_tensor_map_descriptor_create_tiled(as<B>(h), 0, &l, box, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_tensor_map_descriptor_create_im2col", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { const cucore_tensor_map_layout_t l = World::tensor_map_layout(); const int32_t k[3] = {}; TM *v = as<TM>(h); auto s = cucore_tensor_map_descriptor_create_im2col(as<B>(h), 0, &l, k, k, 4, 4, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_tensor_map_descriptor_create_im2col_wide", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { const cucore_tensor_map_layout_t l = World::tensor_map_layout(); TM *v = as<TM>(h); auto s = cucore_tensor_map_descriptor_create_im2col_wide(as<B>(h), 0, &l, 0, 0, 4, 4, nullptr, &v); c = v == nullptr; return s; }},
+        {"cucore_tensor_map_descriptor_retain", "descriptor", CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR, [](void *h, const World &, bool &c) { c = true; return cucore_tensor_map_descriptor_retain(as<TM>(h)); }},
+        {"cucore_tensor_map_descriptor_release", "descriptor", CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR, [](void *h, const World &, bool &c) { c = true; return cucore_tensor_map_descriptor_release(as<TM>(h)); }},
+        {"cucore_tensor_map_descriptor_replace_address", "descriptor", CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR, [](void *h, const World &w, bool &c) { c = true; return cucore_tensor_map_descriptor_replace_address(as<TM>(h), w.buffer, 0); }},
+        {"cucore_tensor_map_descriptor_replace_address", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_tensor_map_descriptor_replace_address(w.tensor_map, as<B>(h), 0); }},
+        {"cucore_tensor_map_descriptor_data", "descriptor", CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR, [](void *h, const World &, bool &c) { const void *v = &c; auto s = cucore_tensor_map_descriptor_data(as<TM>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_tensor_map_descriptor_copy", "descriptor", CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR, [](void *h, const World &, bool &c) { unsigned char v[128]; c = true; return cucore_tensor_map_descriptor_copy(as<TM>(h), v, sizeof v); }},
+        {"cucore_tensor_map_descriptor_address", "descriptor", CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR, [](void *h, const World &, bool &c) { uint64_t v = 9; auto s = cucore_tensor_map_descriptor_address(as<TM>(h), &v); c = v == 0; return s; }},
+        {"cucore_tensor_map_descriptor_kind", "descriptor", CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR, [](void *h, const World &, bool &c) { cucore_tensor_map_kind_t v = CUCORE_TENSOR_MAP_KIND_TILED; auto s = cucore_tensor_map_descriptor_kind(as<TM>(h), &v); c = v == 0; return s; }},
     };
     return calls;
 }
@@ -423,7 +454,9 @@ bool null_allowed(const Call &call) {
            (call.name == "cucore_copy_3d" && call.argument != "stream") ||  // NULL buffer: the host side
            (call.name == "cucore_opaque_array_copy" && call.argument != "stream") ||  // NULL: the other kind of side
            (call.name == "cucore_texture_object_create" && call.argument == "device") ||  // the resource's device
-           (call.name == "cucore_surface_object_create" && call.argument == "device");
+           (call.name == "cucore_surface_object_create" && call.argument == "device") ||
+           // NULL buffer: a raw address (0 is then refused as INVALID_ARGUMENT, tensor_map_test.cpp)
+           (call.name.rfind("cucore_tensor_map_descriptor_", 0) == 0 && call.argument == "buffer");
 }
 
 bool is_release(const Call &call) { return call.name.size() > 8 && call.name.rfind("_release") == call.name.size() - 8; }
@@ -534,6 +567,15 @@ void *released_handle(cucore_object_type_t type, cucore_device_t *device) {
             handle = so;
             break;
         }
+        case CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR: {
+            cucore_buffer_t *b = nullptr;
+            cucore_buffer_from_handle(0x1000, 64, device, nullptr, nullptr, &b);  // wrapped: nothing to free
+            cucore_tensor_map_descriptor_t *d = World::make_tensor_map(b);
+            cucore_tensor_map_descriptor_release(d);
+            cucore_buffer_release(b);
+            handle = d;
+            break;
+        }
         default: {
             cucore_event_t *e = nullptr;
             cucore_event_create(device, nullptr, &e);
@@ -561,6 +603,7 @@ void *handle_of_type(cucore_object_type_t type, const World &w) {
         case CUCORE_OBJECT_MIPMAPPED_ARRAY: return w.mipmapped;
         case CUCORE_OBJECT_TEXTURE_OBJECT: return w.texture;
         case CUCORE_OBJECT_SURFACE_OBJECT: return w.surface;
+        case CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR: return w.tensor_map;
         default: return w.event;
     }
 }
@@ -623,7 +666,7 @@ TEST_F(HandleTest, WrongTypeHandlesAreRejectedAndNamed) {
                                           CUCORE_OBJECT_OBJECT_CODE,     CUCORE_OBJECT_LINKER,
                                           CUCORE_OBJECT_PROGRAM_CACHE,   CUCORE_OBJECT_OPAQUE_ARRAY,
                                           CUCORE_OBJECT_MIPMAPPED_ARRAY, CUCORE_OBJECT_TEXTURE_OBJECT,
-                                          CUCORE_OBJECT_SURFACE_OBJECT};
+                                          CUCORE_OBJECT_SURFACE_OBJECT,  CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR};
     for (const Call &call : all_calls()) {
         for (cucore_object_type_t other : types) {
             if (other == call.type) continue;

@@ -52,6 +52,8 @@ from .opaque_array import (
 )
 from .texture import ResourceDescriptor, SurfaceObject, TextureObject, TextureObjectOptions
 from . import texture, textures  # noqa: F401  (cucore.texture, as cuda.core's; cucore.textures, the seed's names)
+from .tensor_map import (TensorMapDataType, TensorMapDescriptor, TensorMapDescriptorOptions, TensorMapIm2ColWideMode,
+                         TensorMapInterleave, TensorMapL2Promotion, TensorMapOOBFill, TensorMapSwizzle)
 from .graphics import GraphicsResource, MappedBuffers, gl_get_devices
 from .kernel import Kernel, KernelAttributes, KernelOccupancy, MaxPotentialBlockSizeOccupancyResult, ParamInfo
 from .launch import LaunchConfig, launch
@@ -101,6 +103,9 @@ __all__ = [
     # arrays, textures and surfaces (also in cucore.texture; their enums in cucore.typing)
     "OpaqueArray", "OpaqueArrayOptions", "MipmappedArray", "MipmappedArrayOptions", "ArrayRegion",
     "ResourceDescriptor", "TextureObject", "TextureObjectOptions", "SurfaceObject",
+    # TensorMap (TMA) descriptors
+    "TensorMapDescriptor", "TensorMapDescriptorOptions", "TensorMapDataType", "TensorMapInterleave",
+    "TensorMapSwizzle", "TensorMapL2Promotion", "TensorMapOOBFill", "TensorMapIm2ColWideMode",
     # graphics interop (OpenGL)
     "GraphicsResource", "MappedBuffers", "gl_get_devices",
 ]

@@ -553,6 +553,65 @@ ENUMS = {
         ('CUCORE_GL_DEVICES_NEXT_FRAME', 3),
         ('CUCORE_GL_DEVICE_LIST_FORCE_INT32', 2147483647),
     ),
+    'cucore_tensor_map_data_type_t': (
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_UNSET', 0),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_UINT8', 1),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_UINT16', 2),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_UINT32', 3),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_INT32', 4),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_UINT64', 5),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_INT64', 6),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_FLOAT16', 7),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_FLOAT32', 8),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_FLOAT64', 9),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_BFLOAT16', 10),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ', 11),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_TFLOAT32', 12),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ', 13),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B', 14),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B', 15),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B', 16),
+        ('CUCORE_TENSOR_MAP_DATA_TYPE_FORCE_INT32', 2147483647),
+    ),
+    'cucore_tensor_map_interleave_t': (
+        ('CUCORE_TENSOR_MAP_INTERLEAVE_NONE', 0),
+        ('CUCORE_TENSOR_MAP_INTERLEAVE_16B', 1),
+        ('CUCORE_TENSOR_MAP_INTERLEAVE_32B', 2),
+        ('CUCORE_TENSOR_MAP_INTERLEAVE_FORCE_INT32', 2147483647),
+    ),
+    'cucore_tensor_map_swizzle_t': (
+        ('CUCORE_TENSOR_MAP_SWIZZLE_NONE', 0),
+        ('CUCORE_TENSOR_MAP_SWIZZLE_32B', 1),
+        ('CUCORE_TENSOR_MAP_SWIZZLE_64B', 2),
+        ('CUCORE_TENSOR_MAP_SWIZZLE_128B', 3),
+        ('CUCORE_TENSOR_MAP_SWIZZLE_128B_ATOM_32B', 4),
+        ('CUCORE_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B', 5),
+        ('CUCORE_TENSOR_MAP_SWIZZLE_128B_ATOM_64B', 6),
+        ('CUCORE_TENSOR_MAP_SWIZZLE_FORCE_INT32', 2147483647),
+    ),
+    'cucore_tensor_map_l2_promotion_t': (
+        ('CUCORE_TENSOR_MAP_L2_PROMOTION_NONE', 0),
+        ('CUCORE_TENSOR_MAP_L2_PROMOTION_L2_64B', 1),
+        ('CUCORE_TENSOR_MAP_L2_PROMOTION_L2_128B', 2),
+        ('CUCORE_TENSOR_MAP_L2_PROMOTION_L2_256B', 3),
+        ('CUCORE_TENSOR_MAP_L2_PROMOTION_FORCE_INT32', 2147483647),
+    ),
+    'cucore_tensor_map_oob_fill_t': (
+        ('CUCORE_TENSOR_MAP_OOB_FILL_NONE', 0),
+        ('CUCORE_TENSOR_MAP_OOB_FILL_NAN_REQUEST_ZERO_FMA', 1),
+        ('CUCORE_TENSOR_MAP_OOB_FILL_FORCE_INT32', 2147483647),
+    ),
+    'cucore_tensor_map_im2col_wide_mode_t': (
+        ('CUCORE_TENSOR_MAP_IM2COL_WIDE_MODE_W', 0),
+        ('CUCORE_TENSOR_MAP_IM2COL_WIDE_MODE_W128', 1),
+        ('CUCORE_TENSOR_MAP_IM2COL_WIDE_MODE_FORCE_INT32', 2147483647),
+    ),
+    'cucore_tensor_map_kind_t': (
+        ('CUCORE_TENSOR_MAP_KIND_TILED', 1),
+        ('CUCORE_TENSOR_MAP_KIND_IM2COL', 2),
+        ('CUCORE_TENSOR_MAP_KIND_IM2COL_WIDE', 3),
+        ('CUCORE_TENSOR_MAP_KIND_FORCE_INT32', 2147483647),
+    ),
     'cucore_system_clock_t': (
         ('CUCORE_SYSTEM_CLOCK_UNSET', 0),
         ('CUCORE_SYSTEM_CLOCK_GRAPHICS', 1),
@@ -578,7 +637,7 @@ ENUMS = {
         ('CUCORE_PROCESS_STATE_FORCE_INT32', 2147483647),
     ),
 }
-ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_capture_status_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_array_format_t', 'cucore_array_kind_t', 'cucore_array_flag_t', 'cucore_resource_kind_t', 'cucore_address_mode_t', 'cucore_filter_mode_t', 'cucore_read_mode_t', 'cucore_graph_node_type_t', 'cucore_graph_conditional_type_t', 'cucore_graph_condition_flag_t', 'cucore_graph_memory_type_t', 'cucore_graph_complete_flag_t', 'cucore_graph_dot_flag_t', 'cucore_graph_update_result_t', 'cucore_capture_mode_t', 'cucore_graph_memory_attribute_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t', 'cucore_system_clock_t', 'cucore_compute_mode_t', 'cucore_process_state_t',)
+ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_capture_status_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_array_format_t', 'cucore_array_kind_t', 'cucore_array_flag_t', 'cucore_resource_kind_t', 'cucore_address_mode_t', 'cucore_filter_mode_t', 'cucore_read_mode_t', 'cucore_graph_node_type_t', 'cucore_graph_conditional_type_t', 'cucore_graph_condition_flag_t', 'cucore_graph_memory_type_t', 'cucore_graph_complete_flag_t', 'cucore_graph_dot_flag_t', 'cucore_graph_update_result_t', 'cucore_capture_mode_t', 'cucore_graph_memory_attribute_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t', 'cucore_tensor_map_data_type_t', 'cucore_tensor_map_interleave_t', 'cucore_tensor_map_swizzle_t', 'cucore_tensor_map_l2_promotion_t', 'cucore_tensor_map_oob_fill_t', 'cucore_tensor_map_im2col_wide_mode_t', 'cucore_tensor_map_kind_t', 'cucore_system_clock_t', 'cucore_compute_mode_t', 'cucore_process_state_t',)
 
 # Integer macros: name -> value.
 CONSTANTS = {
@@ -595,5 +654,8 @@ CONSTANTS = {
     'DLPACK_FLAG_BITMASK_IS_COPIED': 2,
     'DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED': 4,
     'CUCORE_DLPACK_MAX_NDIM': 32,
+    'CUCORE_TENSOR_MAP_MAX_RANK': 5,
+    'CUCORE_TENSOR_MAP_SIZE': 128,
+    'CUCORE_TENSOR_MAP_ALIGNMENT': 64,
     'CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE': -1,
 }

@@ -18,6 +18,8 @@ launch() packs each argument into the bytes the kernel's parameter takes:
   - TextureObject, SurfaceObject: their 64-bit handle (a cudaTextureObject_t / cudaSurfaceObject_t
     parameter); a closed one raises InvalidHandleError.
   - GraphCondition: its 64-bit CUgraphConditionalHandle (a cudaGraphConditionalHandle parameter).
+  - TensorMapDescriptor: its 128 bytes, by value (a `const __grid_constant__ CUtensorMap` parameter); a
+    closed one raises InvalidHandleError.
   - anything else: TypeError naming the argument's index and type.
 The stream is a Stream or any object with __cuda_stream__; a GraphBuilder captures the launch into its graph.
 
@@ -38,6 +40,7 @@ from .buffer import Buffer
 from .common import closed_error, raise_error
 from .kernel import Kernel, _device
 from .stream import Stream
+from .tensor_map import SIZE, TensorMapDescriptor
 from .texture import SurfaceObject, TextureObject
 
 if TYPE_CHECKING:
@@ -197,6 +200,8 @@ _bound_handle = TextureObject._kernel_arg  # TextureObject and SurfaceObject sha
 
 _condition_value = GraphCondition._kernel_arg
 
+_tensor_map_bytes = TensorMapDescriptor._kernel_arg
+
 
 def _cai_address(obj):
     return obj.__cuda_array_interface__["data"][0] or 0
@@ -264,6 +269,8 @@ def _describe(tp, value, param_size):
         return _Arg("Q", 8, 8, _bound_handle)
     if issubclass(tp, GraphCondition):
         return _Arg("Q", 8, 8, _condition_value)
+    if issubclass(tp, TensorMapDescriptor):  # a __grid_constant__ CUtensorMap, by value
+        return _Arg(f"{SIZE}s", SIZE, 64, _tensor_map_bytes)
     if issubclass(tp, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
         size = ctypes.sizeof(tp)
         return _Arg(f"{size}s", size, max(ctypes.alignment(tp), 1), _to_bytes)
@@ -363,7 +370,8 @@ def _new_packer(kernel, key, args, cache=True):
         if a is None:
             raise TypeError(f"launch argument {i} of type {tp.__module__}.{tp.__qualname__} is not supported: "
                             f"pass an int, float, bool, complex, a NumPy or ctypes scalar, a ctypes.Structure, "
-                            f"a NumPy structured scalar, a Buffer, a TextureObject, a SurfaceObject, a GraphCondition or "
+                            f"a NumPy structured scalar, a Buffer, a TextureObject, a SurfaceObject, a GraphCondition, "
+                            f"a TensorMapDescriptor or "
                             f"an object with __cuda_array_interface__")
         desc.append(a)
     if cache:

@@ -463,6 +463,30 @@ fn layout_cucore_graph_complete_options_t() {
 }
 
 #[test]
+fn layout_cucore_tensor_map_layout_t() {
+    assert_eq!((size_of::<cucore_tensor_map_layout_t>(), align_of::<cucore_tensor_map_layout_t>()), (88, 8));
+    assert_eq!(offset!(cucore_tensor_map_layout_t, struct_size), 0);
+    assert_eq!(offset!(cucore_tensor_map_layout_t, data_type), 4);
+    assert_eq!(offset!(cucore_tensor_map_layout_t, rank), 8);
+    assert_eq!(offset!(cucore_tensor_map_layout_t, global_dim), 16);
+    assert_eq!(offset!(cucore_tensor_map_layout_t, global_strides), 56);
+    assert_eq!(cucore_tensor_map_layout_t::INIT.struct_size as usize, 88);
+}
+
+#[test]
+fn layout_cucore_tensor_map_descriptor_options_t() {
+    assert_eq!((size_of::<cucore_tensor_map_descriptor_options_t>(), align_of::<cucore_tensor_map_descriptor_options_t>()), (44, 4));
+    assert_eq!(offset!(cucore_tensor_map_descriptor_options_t, struct_size), 0);
+    assert_eq!(offset!(cucore_tensor_map_descriptor_options_t, element_strides), 4);
+    assert_eq!(offset!(cucore_tensor_map_descriptor_options_t, interleave), 24);
+    assert_eq!(offset!(cucore_tensor_map_descriptor_options_t, swizzle), 28);
+    assert_eq!(offset!(cucore_tensor_map_descriptor_options_t, l2_promotion), 32);
+    assert_eq!(offset!(cucore_tensor_map_descriptor_options_t, oob_fill), 36);
+    assert_eq!(offset!(cucore_tensor_map_descriptor_options_t, im2col_wide_mode), 40);
+    assert_eq!(cucore_tensor_map_descriptor_options_t::INIT.struct_size as usize, 44);
+}
+
+#[test]
 fn layout_cucore_system_pci_info_t() {
     assert_eq!((size_of::<cucore_system_pci_info_t>(), align_of::<cucore_system_pci_info_t>()), (24, 4));
     assert_eq!(offset!(cucore_system_pci_info_t, struct_size), 0);
@@ -539,6 +563,13 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_graphics_register_flag_t>(), 4);
     assert_eq!(size_of::<cucore_graphics_map_hint_t>(), 4);
     assert_eq!(size_of::<cucore_gl_device_list_t>(), 4);
+    assert_eq!(size_of::<cucore_tensor_map_data_type_t>(), 4);
+    assert_eq!(size_of::<cucore_tensor_map_interleave_t>(), 4);
+    assert_eq!(size_of::<cucore_tensor_map_swizzle_t>(), 4);
+    assert_eq!(size_of::<cucore_tensor_map_l2_promotion_t>(), 4);
+    assert_eq!(size_of::<cucore_tensor_map_oob_fill_t>(), 4);
+    assert_eq!(size_of::<cucore_tensor_map_im2col_wide_mode_t>(), 4);
+    assert_eq!(size_of::<cucore_tensor_map_kind_t>(), 4);
     assert_eq!(size_of::<cucore_system_clock_t>(), 4);
     assert_eq!(size_of::<cucore_compute_mode_t>(), 4);
     assert_eq!(size_of::<cucore_process_state_t>(), 4);

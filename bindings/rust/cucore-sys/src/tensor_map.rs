@@ -9,9 +9,217 @@ use std::ptr;
 
 use crate::*;
 
+/// The most dimensions a tensor map describes.
+pub const CUCORE_TENSOR_MAP_MAX_RANK: u32 = 5;
+/// The size of a descriptor (a CUtensorMap) and the alignment it needs.
+pub const CUCORE_TENSOR_MAP_SIZE: u32 = 128;
+pub const CUCORE_TENSOR_MAP_ALIGNMENT: u32 = 64;
+
+/// The element type (CUtensorMapDataType; the value is the driver's + 1, since
+/// 0 means unset here).
+pub type cucore_tensor_map_data_type_t = c_int;
+/// not a type: a descriptor must name one
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_UNSET: cucore_tensor_map_data_type_t = 0;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_UINT8: cucore_tensor_map_data_type_t = 1;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_UINT16: cucore_tensor_map_data_type_t = 2;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_UINT32: cucore_tensor_map_data_type_t = 3;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_INT32: cucore_tensor_map_data_type_t = 4;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_UINT64: cucore_tensor_map_data_type_t = 5;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_INT64: cucore_tensor_map_data_type_t = 6;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_FLOAT16: cucore_tensor_map_data_type_t = 7;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_FLOAT32: cucore_tensor_map_data_type_t = 8;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_FLOAT64: cucore_tensor_map_data_type_t = 9;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_BFLOAT16: cucore_tensor_map_data_type_t = 10;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ: cucore_tensor_map_data_type_t = 11;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_TFLOAT32: cucore_tensor_map_data_type_t = 12;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: cucore_tensor_map_data_type_t = 13;
+/// 16 x 4 bits in 8 bytes
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B: cucore_tensor_map_data_type_t = 14;
+/// 16 x 4 bits in 16 bytes (8-byte gaps)
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B: cucore_tensor_map_data_type_t = 15;
+/// 16 x 6 bits in 16 bytes (4-byte gaps)
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B: cucore_tensor_map_data_type_t = 16;
+pub const CUCORE_TENSOR_MAP_DATA_TYPE_FORCE_INT32: cucore_tensor_map_data_type_t = 0x7fffffff;
+
+/// Interleaved layouts (NC/8HWC8: 16 bytes, NC/16HWC16: 32 bytes).
+pub type cucore_tensor_map_interleave_t = c_int;
+/// the default
+pub const CUCORE_TENSOR_MAP_INTERLEAVE_NONE: cucore_tensor_map_interleave_t = 0;
+pub const CUCORE_TENSOR_MAP_INTERLEAVE_16B: cucore_tensor_map_interleave_t = 1;
+pub const CUCORE_TENSOR_MAP_INTERLEAVE_32B: cucore_tensor_map_interleave_t = 2;
+pub const CUCORE_TENSOR_MAP_INTERLEAVE_FORCE_INT32: cucore_tensor_map_interleave_t = 0x7fffffff;
+
+/// Shared-memory bank swizzling of the box.
+pub type cucore_tensor_map_swizzle_t = c_int;
+/// the default
+pub const CUCORE_TENSOR_MAP_SWIZZLE_NONE: cucore_tensor_map_swizzle_t = 0;
+/// 16-byte chunks within a 32-byte span
+pub const CUCORE_TENSOR_MAP_SWIZZLE_32B: cucore_tensor_map_swizzle_t = 1;
+/// 16-byte chunks within a 64-byte span
+pub const CUCORE_TENSOR_MAP_SWIZZLE_64B: cucore_tensor_map_swizzle_t = 2;
+/// 16-byte chunks within a 128-byte span
+pub const CUCORE_TENSOR_MAP_SWIZZLE_128B: cucore_tensor_map_swizzle_t = 3;
+/// 32-byte chunks within 128 bytes
+pub const CUCORE_TENSOR_MAP_SWIZZLE_128B_ATOM_32B: cucore_tensor_map_swizzle_t = 4;
+/// as ATOM_32B, 8-byte halves swapped every other row
+pub const CUCORE_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B: cucore_tensor_map_swizzle_t = 5;
+/// 64-byte chunks within 128 bytes
+pub const CUCORE_TENSOR_MAP_SWIZZLE_128B_ATOM_64B: cucore_tensor_map_swizzle_t = 6;
+pub const CUCORE_TENSOR_MAP_SWIZZLE_FORCE_INT32: cucore_tensor_map_swizzle_t = 0x7fffffff;
+
+/// The granularity at which L2 fills requests from DRAM.
+pub type cucore_tensor_map_l2_promotion_t = c_int;
+/// the default
+pub const CUCORE_TENSOR_MAP_L2_PROMOTION_NONE: cucore_tensor_map_l2_promotion_t = 0;
+pub const CUCORE_TENSOR_MAP_L2_PROMOTION_L2_64B: cucore_tensor_map_l2_promotion_t = 1;
+pub const CUCORE_TENSOR_MAP_L2_PROMOTION_L2_128B: cucore_tensor_map_l2_promotion_t = 2;
+pub const CUCORE_TENSOR_MAP_L2_PROMOTION_L2_256B: cucore_tensor_map_l2_promotion_t = 3;
+pub const CUCORE_TENSOR_MAP_L2_PROMOTION_FORCE_INT32: cucore_tensor_map_l2_promotion_t = 0x7fffffff;
+
+/// What an element outside the tensor reads.
+pub type cucore_tensor_map_oob_fill_t = c_int;
+/// zero: the default
+pub const CUCORE_TENSOR_MAP_OOB_FILL_NONE: cucore_tensor_map_oob_fill_t = 0;
+/// A NaN that FMA instructions treat as zero (floating-point types only, not the packed ones).
+pub const CUCORE_TENSOR_MAP_OOB_FILL_NAN_REQUEST_ZERO_FMA: cucore_tensor_map_oob_fill_t = 1;
+pub const CUCORE_TENSOR_MAP_OOB_FILL_FORCE_INT32: cucore_tensor_map_oob_fill_t = 0x7fffffff;
+
+/// How an im2col-wide descriptor loads along W.
+pub type cucore_tensor_map_im2col_wide_mode_t = c_int;
+/// pixels_per_column elements: the default
+pub const CUCORE_TENSOR_MAP_IM2COL_WIDE_MODE_W: cucore_tensor_map_im2col_wide_mode_t = 0;
+/// 128 elements (pixels_per_column ignored)
+pub const CUCORE_TENSOR_MAP_IM2COL_WIDE_MODE_W128: cucore_tensor_map_im2col_wide_mode_t = 1;
+pub const CUCORE_TENSOR_MAP_IM2COL_WIDE_MODE_FORCE_INT32: cucore_tensor_map_im2col_wide_mode_t = 0x7fffffff;
+
+/// The kind of a descriptor (which encode made it).
+pub type cucore_tensor_map_kind_t = c_int;
+pub const CUCORE_TENSOR_MAP_KIND_TILED: cucore_tensor_map_kind_t = 1;
+pub const CUCORE_TENSOR_MAP_KIND_IM2COL: cucore_tensor_map_kind_t = 2;
+pub const CUCORE_TENSOR_MAP_KIND_IM2COL_WIDE: cucore_tensor_map_kind_t = 3;
+pub const CUCORE_TENSOR_MAP_KIND_FORCE_INT32: cucore_tensor_map_kind_t = 0x7fffffff;
+
+/// What a tensor is: its element type and shape. Required (no defaults but
+/// where a field says so). Dimension 0 is the innermost (contiguous) one.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_tensor_map_layout_t {
+    pub struct_size: u32,
+    pub data_type: cucore_tensor_map_data_type_t,
+    /// 1..5 (3..5 for im2col)
+    pub rank: u32,
+    /// elements per dimension, 1..2^32
+    pub global_dim: [u64; 5],
+    /// bytes from one index of dimension i+1 to the next
+    pub global_strides: [u64; 4],
+}
+
+impl cucore_tensor_map_layout_t {
+    /// `CUCORE_TENSOR_MAP_LAYOUT_INIT`.
+    pub const INIT: cucore_tensor_map_layout_t = cucore_tensor_map_layout_t {
+        struct_size: size_of::<cucore_tensor_map_layout_t>() as u32,
+        data_type: 0,
+        rank: 0,
+        global_dim: [0; 5],
+        global_strides: [0; 4],
+    };
+}
+
+impl Default for cucore_tensor_map_layout_t {
+    /// `CUCORE_TENSOR_MAP_LAYOUT_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
+/// How a descriptor traverses and lays out what it copies. Zero is the default
+/// of every field.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_tensor_map_descriptor_options_t {
+    pub struct_size: u32,
+    /// traversal step per dimension, 1..8; 0: 1
+    pub element_strides: [u32; 5],
+    pub interleave: cucore_tensor_map_interleave_t,
+    pub swizzle: cucore_tensor_map_swizzle_t,
+    pub l2_promotion: cucore_tensor_map_l2_promotion_t,
+    pub oob_fill: cucore_tensor_map_oob_fill_t,
+    /// im2col-wide only
+    pub im2col_wide_mode: cucore_tensor_map_im2col_wide_mode_t,
+}
+
+impl cucore_tensor_map_descriptor_options_t {
+    /// `CUCORE_TENSOR_MAP_DESCRIPTOR_OPTIONS_INIT`.
+    pub const INIT: cucore_tensor_map_descriptor_options_t = cucore_tensor_map_descriptor_options_t {
+        struct_size: size_of::<cucore_tensor_map_descriptor_options_t>() as u32,
+        element_strides: [0; 5],
+        interleave: 0,
+        swizzle: 0,
+        l2_promotion: 0,
+        oob_fill: 0,
+        im2col_wide_mode: 0,
+    };
+}
+
+impl Default for cucore_tensor_map_descriptor_options_t {
+    /// `CUCORE_TENSOR_MAP_DESCRIPTOR_OPTIONS_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
 extern "C" {
+    /// Creates a tiled descriptor (cuTensorMapEncodeTiled): boxes of `box_dim`
+    /// elements (`layout-\>rank` of them, each 1..256) of the tensor `layout`
+    /// describes, at `buffer`/`address` (above). NULL options: defaults. The result
+    /// is yours (+1).
+    /// Errors: INVALID_HANDLE (buffer), INVALID_ARGUMENT (NULL layout, box_dim or
+    /// out, bad struct_size, unknown enum values, each rule of this file's header
+    /// naming it, an address outside the buffer), INVALID_STATE (a closed buffer),
+    /// CUDA (the driver refused).
+    pub fn cucore_tensor_map_descriptor_create_tiled(buffer: *mut cucore_buffer_t, address: u64, layout: *const cucore_tensor_map_layout_t, box_dim: *const u32, options: *const cucore_tensor_map_descriptor_options_t, descriptor: *mut *mut cucore_tensor_map_descriptor_t) -> cucore_status_t;
+    /// Creates an im2col descriptor (cuTensorMapEncodeIm2col) over an NWC, NHWC or
+    /// NDHWC tensor (rank 3, 4 or 5; dimension 0 is C). The pixel box corners are
+    /// `rank - 2` offsets each, in {D, H, W} order (the outermost spatial
+    /// dimension first): within \[-32768, 32767\] for rank 3, \[-128, 127\] for rank 4,
+    /// \[-16, 15\] for rank 5, and the box they bound must not be empty.
+    /// `channels_per_pixel` is 1..256 (128 for the ALIGN16B types),
+    /// `pixels_per_column` 1..1024. The result is yours (+1).
+    /// Errors: as cucore_tensor_map_descriptor_create_tiled (NULL corners too).
+    pub fn cucore_tensor_map_descriptor_create_im2col(buffer: *mut cucore_buffer_t, address: u64, layout: *const cucore_tensor_map_layout_t, pixel_box_lower_corner: *const i32, pixel_box_upper_corner: *const i32, channels_per_pixel: u32, pixels_per_column: u32, options: *const cucore_tensor_map_descriptor_options_t, descriptor: *mut *mut cucore_tensor_map_descriptor_t) -> cucore_status_t;
+    /// Creates an im2col-wide descriptor (cuTensorMapEncodeIm2colWide, compute
+    /// capability 10.0; CUDA 12.8 drivers): as im2col, with the box bounded along
+    /// W only (offsets within \[-32768, 32767\]), options-\>im2col_wide_mode, and a
+    /// swizzle of 64B, 128B or 128B_ATOM_32B. The result is yours (+1).
+    /// Errors: as cucore_tensor_map_descriptor_create_im2col; NOT_SUPPORTED (a
+    /// driver without cuTensorMapEncodeIm2colWide).
+    pub fn cucore_tensor_map_descriptor_create_im2col_wide(buffer: *mut cucore_buffer_t, address: u64, layout: *const cucore_tensor_map_layout_t, pixel_box_lower_corner_width: i32, pixel_box_upper_corner_width: i32, channels_per_pixel: u32, pixels_per_column: u32, options: *const cucore_tensor_map_descriptor_options_t, descriptor: *mut *mut cucore_tensor_map_descriptor_t) -> cucore_status_t;
     /// Adds a reference to a descriptor. Errors: INVALID_HANDLE.
     pub fn cucore_tensor_map_descriptor_retain(descriptor: *mut cucore_tensor_map_descriptor_t) -> cucore_status_t;
-    /// Drops a reference (NULL is a no-op). Errors: INVALID_HANDLE.
+    /// Drops a reference (NULL is a no-op); the last one lets go of the buffer's
+    /// memory. Errors: INVALID_HANDLE.
     pub fn cucore_tensor_map_descriptor_release(descriptor: *mut cucore_tensor_map_descriptor_t) -> cucore_status_t;
+    /// Points the descriptor at another global address (cuTensorMapReplaceAddress),
+    /// `buffer`/`address` as at create, under the same alignment rule and, with a
+    /// buffer, the same fit; the descriptor then holds the new buffer (or none) and
+    /// lets go of the old. Do not replace while another thread launches with the
+    /// descriptor: the launch copies its bytes. `buffer` is borrowed.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (alignment, outside the buffer, a
+    /// tensor that does not fit), INVALID_STATE (a closed buffer), CUDA.
+    pub fn cucore_tensor_map_descriptor_replace_address(descriptor: *mut cucore_tensor_map_descriptor_t, buffer: *mut cucore_buffer_t, address: u64) -> cucore_status_t;
+    /// The descriptor's 128 bytes, 64-byte aligned (CUCORE_TENSOR_MAP_SIZE,
+    /// CUCORE_TENSOR_MAP_ALIGNMENT): the kernel argument, passed to cucore_launch
+    /// as args\[i\] = *data, arg_sizes\[i\] = 128. Valid while the descriptor lives;
+    /// replace_address rewrites them in place.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out).
+    pub fn cucore_tensor_map_descriptor_data(descriptor: *const cucore_tensor_map_descriptor_t, data: *mut *const c_void) -> cucore_status_t;
+    /// Copies the descriptor's 128 bytes into `bytes` (`size` must be at least
+    /// 128; any alignment). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, size
+    /// below 128).
+    pub fn cucore_tensor_map_descriptor_copy(descriptor: *const cucore_tensor_map_descriptor_t, bytes: *mut c_void, size: usize) -> cucore_status_t;
+    /// The global address the descriptor reads and writes now.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out).
+    pub fn cucore_tensor_map_descriptor_address(descriptor: *const cucore_tensor_map_descriptor_t, address: *mut u64) -> cucore_status_t;
+    /// Which encode made the descriptor. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out).
+    pub fn cucore_tensor_map_descriptor_kind(descriptor: *const cucore_tensor_map_descriptor_t, kind: *mut cucore_tensor_map_kind_t) -> cucore_status_t;
 }

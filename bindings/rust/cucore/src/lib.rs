@@ -177,6 +177,8 @@ pub mod program_cache;
 // Arrays, textures and surfaces.
 pub mod opaque_array;
 pub mod texture;
+// TensorMap (TMA) descriptors.
+pub mod tensor_map;
 // Graphs: definitions, nodes and executable graphs; capture; graph memory.
 pub mod graph;
 pub mod graph_builder;
@@ -219,6 +221,11 @@ pub use opaque_array::{
 };
 pub use texture::{
     AddressMode, FilterMode, ReadMode, ResourceDescriptor, SurfaceObject, TextureObject, TextureObjectOptions,
+};
+
+pub use tensor_map::{
+    TensorMapDataType, TensorMapDescriptor, TensorMapDescriptorOptions, TensorMapIm2ColWideMode, TensorMapInterleave,
+    TensorMapKind, TensorMapL2Promotion, TensorMapOOBFill, TensorMapSwizzle, TensorMapTarget, TENSOR_MAP_SIZE,
 };
 
 pub use graph::{
