@@ -79,6 +79,13 @@ CUmemcpyAttributes to_attributes(const cucore_copy_options_t &options) noexcept 
     return attributes;
 }
 
+// The batched entry points refuse the legacy default stream (CU_STREAM_LEGACY, or 0 meaning it).
+void refuse_legacy_stream(const Stream &stream, const char *entry_point) {
+    if (stream.cu() == nullptr || stream.cu() == CU_STREAM_LEGACY)
+        throw_invalid_argument(std::string("argument 'stream' is the legacy default stream, which ") + entry_point +
+                               " refuses; use a created stream or the per-thread default stream");
+}
+
 bool same_location(const CUmemLocation &a, const CUmemLocation &b) noexcept { return a.type == b.type && a.id == b.id; }
 
 // The ranges of managed buffers a batched prefetch or discard names, with their
@@ -127,9 +134,7 @@ void copy_batch(Stream &stream, const std::vector<CopyItem> &items,
                 const std::vector<cucore_copy_options_t> &options) {
     stream.refuse_during_capture("a batched copy (the driver has no graph node for cuMemcpyBatchAsync; capture "
                                  "single copies instead)");
-    if (stream.cu() == nullptr || stream.cu() == CU_STREAM_LEGACY)
-        throw_invalid_argument("argument 'stream' is the legacy default stream, which cuMemcpyBatchAsync refuses; "
-                               "use a created stream or the per-thread default stream");
+    refuse_legacy_stream(stream, "cuMemcpyBatchAsync");
     require_cuda_13(driver::api().cuMemcpyBatchAsync, "cuMemcpyBatchAsync", "batched copies");
     std::vector<CUdeviceptr> dsts, srcs;
     std::vector<size_t> sizes;
@@ -163,6 +168,7 @@ void copy_batch(Stream &stream, const std::vector<CopyItem> &items,
 
 void prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers,
                     const std::vector<cucore_location_t> &locations) {
+    refuse_legacy_stream(stream, "cuMemPrefetchBatchAsync");
     require_cuda_13(driver::api().cuMemPrefetchBatchAsync, "cuMemPrefetchBatchAsync", "batched prefetches");
     ManagedRanges r = managed_ranges(buffers, &locations, "prefetch");
     if (r.addresses.empty()) return;
@@ -172,6 +178,7 @@ void prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers,
 }
 
 void discard_batch(Stream &stream, const std::vector<Buffer *> &buffers) {
+    refuse_legacy_stream(stream, "cuMemDiscardBatchAsync");
     require_cuda_13(driver::api().cuMemDiscardBatchAsync, "cuMemDiscardBatchAsync", "batched discards");
     ManagedRanges r = managed_ranges(buffers, nullptr, "discard");
     if (r.addresses.empty()) return;
@@ -181,6 +188,7 @@ void discard_batch(Stream &stream, const std::vector<Buffer *> &buffers) {
 
 void discard_prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers,
                             const std::vector<cucore_location_t> &locations) {
+    refuse_legacy_stream(stream, "cuMemDiscardAndPrefetchBatchAsync");
     require_cuda_13(driver::api().cuMemDiscardAndPrefetchBatchAsync, "cuMemDiscardAndPrefetchBatchAsync",
                     "batched discards with prefetches");
     ManagedRanges r = managed_ranges(buffers, &locations, "discard");
@@ -285,8 +293,8 @@ void stream_memory_op(Stream &stream, const MemoryOp &op) {
         stream_batch_memory_ops(stream, {op});
         return;
     }
+    const CUdeviceptr address = value_address(op, [] { return std::string("buffer"); });  // arguments first
     check_needs(stream, needs_of(op));
-    const CUdeviceptr address = value_address(op, [] { return std::string("buffer"); });
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     switch (op.type) {
         case CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_32:
@@ -311,7 +319,6 @@ void stream_batch_memory_ops(Stream &stream, const std::vector<MemoryOp> &ops) {
         needs.nor |= one.nor;
         needs.flush |= one.flush;
     }
-    check_needs(stream, needs);
     std::vector<CUstreamBatchMemOpParams> params;
     params.reserve(ops.size());
     for (size_t i = 0; i < ops.size(); ++i) {
@@ -321,6 +328,7 @@ void stream_batch_memory_ops(Stream &stream, const std::vector<MemoryOp> &ops) {
             address = value_address(op, [i] { return "ops[" + std::to_string(i) + "]"; });
         params.push_back(to_params(op, address));
     }
+    check_needs(stream, needs);  // after the arguments: it asks the driver
     if (params.empty()) return;
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuStreamBatchMemOp, stream.cu(), static_cast<unsigned>(params.size()), params.data(), 0);

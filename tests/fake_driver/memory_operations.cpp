@@ -225,7 +225,7 @@ CUresult f_cuMemPrefetchBatchAsync(CUdeviceptr_v2 *addresses, size_t *sizes, siz
                                    size_t *location_starts, size_t location_count, unsigned long long flags,
                                    CUstream stream) {
     if (!addresses || !sizes || count == 0 || flags != 0 || !locations ||
-        !valid_starts(location_starts, location_count, count))
+        !valid_starts(location_starts, location_count, count) || is_legacy(stream))
         return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);
     for (size_t k = 0; k < location_count; ++k)

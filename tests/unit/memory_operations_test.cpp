@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../fake_driver/memory_operations.hpp"
+#include "enum_argument_calls.h"
 #include "memory_support.hpp"
 
 namespace {
@@ -16,7 +17,7 @@ constexpr cucore_location_t kHost{CUCORE_LOCATION_HOST, 0};
 constexpr cucore_location_t kDevice0{CUCORE_LOCATION_DEVICE, 0};
 constexpr cucore_location_t kDevice1{CUCORE_LOCATION_DEVICE, 1};
 
-bool contains(const std::string &text, const char *part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 
 // Device 0's default pool, with three device buffers of 1024 bytes and three
 // managed buffers of 4096 bytes.
@@ -347,6 +348,14 @@ TEST_F(MemoryOperationsTest, ValueOperationsRefuseBadMemoryAndFlags) {
     EXPECT_TRUE(contains(message(), "scope")) << message();
     ASSERT_EQ(cucore_buffer_close(dev_[2], nullptr), CUCORE_SUCCESS);
     EXPECT_EQ(cucore_stream_write_value_32(s0_, dev_[2], 0, 1u, 0), CUCORE_ERROR_INVALID_STATE);
+}
+
+TEST_F(MemoryOperationsTest, AnyIntAsTheBarrierScopeIsReadSafely) {
+    for (int32_t raw : {-1, 2, 0x7fffffff, INT32_MIN}) {
+        EXPECT_EQ(enum_call_stream_memory_barrier(s0_, raw), CUCORE_ERROR_INVALID_ARGUMENT) << raw;
+        EXPECT_TRUE(contains(message(), "'scope' (" + std::to_string(raw) + ")")) << message();
+    }
+    EXPECT_EQ(enum_call_stream_memory_barrier(s0_, CUCORE_MEMORY_BARRIER_SCOPE_DEVICE), CUCORE_SUCCESS) << message();
 }
 
 TEST_F(MemoryOperationsTest, DeviceAttributesGateSixtyFourBitNorAndFlush) {

@@ -178,14 +178,16 @@ extern "C" {
     pub fn cucore_copy_batch(stream: *mut cucore_stream_t, items: *const cucore_copy_batch_item_t, count: usize, options: *const *const cucore_copy_options_t, options_count: usize) -> cucore_status_t;
     /// Prefetches `count` managed buffers (cuMemPrefetchBatchAsync) ordered on `stream`: to
     /// `locations\[0\]` when location_count is 1, else buffer i to locations\[i\] (location_count == count).
-    /// Zero-size buffers are skipped.
+    /// Zero-size buffers are skipped. The driver wants every device to have concurrent managed access
+    /// and refuses the legacy default stream (so does this function, for all three batched calls).
     /// Errors: INVALID_HANDLE (stream, buffers\[i\]), INVALID_ARGUMENT (NULL arrays with count \> 0, a
-    /// buffer not managed, location_count neither 1 nor count, a bad location), INVALID_STATE (closed),
+    /// buffer not managed, location_count neither 1 nor count, a bad location, the legacy default
+    /// stream), INVALID_STATE (closed),
     /// NOT_SUPPORTED (driver before CUDA 13.0), CUDA.
     pub fn cucore_prefetch_batch(stream: *mut cucore_stream_t, buffers: *const *mut cucore_buffer_t, count: usize, locations: *const cucore_location_t, location_count: usize) -> cucore_status_t;
     /// Discards the contents of `count` managed buffers (cuMemDiscardBatchAsync) ordered on `stream`:
     /// reading them before writing gives unspecified values. Zero-size buffers are skipped.
-    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL array with count \> 0, not managed), INVALID_STATE,
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL array with count \> 0, not managed, the legacy default stream), INVALID_STATE,
     /// NOT_SUPPORTED (driver before CUDA 13.0), CUDA.
     pub fn cucore_discard_batch(stream: *mut cucore_stream_t, buffers: *const *mut cucore_buffer_t, count: usize) -> cucore_status_t;
     /// Discards the contents of `count` managed buffers and makes their pages resident at the locations
