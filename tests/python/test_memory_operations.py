@@ -33,7 +33,7 @@ def test_host_is_a_location(lib):
     with pytest.raises(TypeError):
         Host(True)
     with pytest.raises(AttributeError):
-        Host(1).numa_id = 2
+        Host(1).numa_id = 2  # frozen
     assert Host.current_numa_id() >= 0
     # Wherever a location is taken: pinned pool options (a node), managed options (any location).
     assert cucore.PinnedMemoryResourceOptions(numa_id=Host(0)).numa_id == 0

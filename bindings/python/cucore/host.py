@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import operator
+from dataclasses import dataclass
 from typing import Optional
 
 from . import _lib
@@ -21,13 +22,19 @@ from .common import raise_error
 (_cucore_host_numa_current,) = _lib.bind(globals(), "cucore_host_numa_current")
 
 
+@dataclass(frozen=True, repr=False)
 class Host:
     """Host memory as a location: any host memory (`Host()`), a NUMA node (`Host(numa_id)`), or the calling
-    thread's node (`Host.numa_current()`). Immutable and hashable; equal when they name the same location."""
+    thread's node (`Host.numa_current()`). Immutable and hashable; equal when they name the same location.
 
-    __slots__ = ("_numa_id", "_is_numa_current")
+    numa_id: the NUMA node named, or None (any node, or the current one).
+    is_numa_current: whether this is Host.numa_current().
+    """
+    numa_id: Optional[int] = None
+    is_numa_current: bool = False
 
-    def __init__(self, numa_id: Optional[int] = None) -> None:
+    def __post_init__(self) -> None:
+        numa_id = self.numa_id
         if numa_id is not None:
             if isinstance(numa_id, bool):
                 raise TypeError("Host numa_id must be an int or None, not bool")
@@ -37,16 +44,17 @@ class Host:
                 raise TypeError(f"Host numa_id must be an int or None, not {type(numa_id).__name__}") from None
             if not 0 <= numa_id < 2**31:
                 raise ValueError(f"Host numa_id must be a NUMA node (>= 0), not {numa_id}")
-        object.__setattr__(self, "_numa_id", numa_id)
-        object.__setattr__(self, "_is_numa_current", False)
+            if self.is_numa_current:
+                raise ValueError("Host: a numa_id and is_numa_current exclude each other")
+            object.__setattr__(self, "numa_id", numa_id)
+        if not isinstance(self.is_numa_current, bool):
+            raise TypeError(f"Host is_numa_current must be a bool, not {type(self.is_numa_current).__name__}")
 
     @classmethod
     def numa_current(cls) -> Host:
         """The NUMA node of the calling thread (CUCORE_LOCATION_HOST_NUMA_CURRENT): the driver resolves it when
         it acts, so a thread that moves between nodes gets the node it is on then."""
-        h = cls()
-        object.__setattr__(h, "_is_numa_current", True)
-        return h
+        return cls(None, True)
 
     @staticmethod
     def current_numa_id() -> int:
@@ -58,28 +66,7 @@ class Host:
             raise_error(st)
         return out.value
 
-    @property
-    def numa_id(self) -> Optional[int]:
-        """The NUMA node named at construction, or None (any node, or the current one)."""
-        return self._numa_id
-
-    @property
-    def is_numa_current(self) -> bool:
-        """Whether this is Host.numa_current()."""
-        return self._is_numa_current
-
-    def __setattr__(self, name, value):
-        raise AttributeError("Host is immutable")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Host):
-            return NotImplemented
-        return (self._numa_id, self._is_numa_current) == (other._numa_id, other._is_numa_current)
-
-    def __hash__(self) -> int:
-        return hash((Host, self._numa_id, self._is_numa_current))
-
     def __repr__(self) -> str:
-        if self._is_numa_current:
+        if self.is_numa_current:
             return "Host.numa_current()"
-        return "Host()" if self._numa_id is None else f"Host({self._numa_id})"
+        return "Host()" if self.numa_id is None else f"Host({self.numa_id})"

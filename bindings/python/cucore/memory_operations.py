@@ -26,7 +26,7 @@ import operator
 import sys
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Dict, Sequence, Union
 
 from . import _lib
 from .buffer import Buffer
@@ -186,7 +186,7 @@ def copy_batch(stream: Any, srcs: Sequence[Buffer], dsts: Sequence[Buffer], *,
                 raise TypeError(f"options[{i}] must be a CopyOptions, not {type(o).__name__}")
     s = _stream_of(stream)
     items = (_ItemC * n)()
-    unique = {}
+    unique: Dict[CopyOptions, int] = {}
     for i, (src, dst) in enumerate(zip(srcs, dsts)):
         size = src.size
         if dst.size != size:
@@ -364,7 +364,9 @@ class StreamMemoryOp:
 
     __slots__ = ("_c", "_buffer")
 
-    def __init__(self, kind, flags=0, target=None, offset=0, value=0):
+    def __init__(self, kind: str, flags: int = 0, target: Union[Buffer, int, None] = None, offset: int = 0,
+                 value: int = 0) -> None:
+        """Prefer the constructors; `kind` is a cucore_stream_memory_op_type_t name without its prefix."""
         self._c = _OpC(_OP[kind], flags, None, 0, value)
         self._buffer = None
         if target is not None:
