@@ -136,7 +136,10 @@ def test_prefetch_and_discard_batches(gpu, streams, managed):
     assert [b.last_prefetch_location for b in bufs] == [gpu] * 3
     utils.prefetch_batch(s, bufs, [Host(), gpu, "host"])
     s.sync()
-    assert [b.last_prefetch_location for b in bufs] == ["host", gpu, "host"]
+    where = [b.last_prefetch_location for b in bufs]
+    assert where[1] == gpu
+    for w in (where[0], where[2]):  # host memory: the driver may name its NUMA node
+        assert w in ("host", "host_numa_current") or (isinstance(w, tuple) and w[0] == "host_numa"), where
     # Discarded contents are unspecified; new data then reads back.
     bufs[0].copy_from(b"\x11" * (1 << 16), stream=s)
     utils.discard_batch(s, bufs[:2])

@@ -105,7 +105,12 @@ fn prefetch_and_discard_batches() {
     prefetch_batch(&s, &refs, &[Host::any().into(), Location::Device(0), Location::Host]).unwrap();
     s.synchronize().unwrap();
     assert_eq!(bufs[1].last_prefetch_location().unwrap(), Some(Location::Device(0)));
-    assert_eq!(bufs[2].last_prefetch_location().unwrap(), Some(Location::Host));
+    let host = bufs[2].last_prefetch_location().unwrap();
+    assert!(
+        matches!(host, Some(Location::Host) | Some(Location::HostNuma(_)) | Some(Location::HostNumaCurrent)),
+        "host memory (the driver may name its NUMA node): {:?}",
+        host
+    );
     // Discarded contents are unspecified; new data then reads back.
     discard_batch(&s, &refs[..2]).unwrap();
     bufs[0].copy_from_host(0, &pattern(1 << 16, 9), &s).unwrap();
