@@ -3,9 +3,9 @@
 //!
 //! ```no_run
 //! # fn main() -> cucore::Result<()> {
-//! use cucore::{copy_batch, BatchCopy, CopyOptions, CopySide, Device, Host, Location, WaitCondition};
+//! use cucore::{copy_batch, BatchCopy, CopySide, Device, Host, Location, StreamOptions, WaitCondition};
 //! let dev = Device::get(0)?;
-//! let (a, b) = (dev.create_stream()?, dev.create_stream()?);
+//! let (a, b) = (dev.create_stream(StreamOptions::default())?, dev.create_stream(StreamOptions::default())?);
 //! let (src, dst, flag) = (dev.allocate(256, &a)?, dev.allocate(256, &a)?, dev.allocate(64, &a)?);
 //! copy_batch(&a, &[BatchCopy::new(CopySide::buffer(&src, 0), CopySide::buffer(&dst, 0), 256)], &[])?;
 //! b.write_value_32(&flag, 0, 1, false)?; // after b's earlier work
