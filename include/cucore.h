@@ -20,6 +20,7 @@
 #include "cucore/virtual_memory.h"
 #include "cucore/user_memory.h"
 #include "cucore/copy_3d.h"
+#include "cucore/memory_operations.h"
 #include "cucore/ipc.h"
 #include "cucore/dlpack.h"
 #include "cucore/program.h"

@@ -32,6 +32,7 @@
 #include "cucore/virtual_memory.hpp"
 #include "cucore/user_memory.hpp"
 #include "cucore/copy_3d.hpp"
+#include "cucore/memory_operations.hpp"
 #include "cucore/opaque_array.hpp"
 #include "cucore/texture.hpp"
 #include "cucore/tensor_map.hpp"

@@ -141,6 +141,7 @@ ROWS = (
     "array -> buffer copy, 64 MiB",
     "GL buffer register + unregister",
     "GL buffer map + pointer + unmap",
+    "copy batch, 64 x 256 B (one call)",
 )
 GL_ROWS = ("GL buffer register + unregister", "GL buffer map + pointer + unmap")
 # Targets per row (cucore/cuda.core, minima): the issues' anchors; every other row TARGET_RATIO.
@@ -181,6 +182,9 @@ extern "C" __global__ void saxpy(float a, const float *x, const float *y, float 
 }
 """
 SIXTEEN = tuple(range(16))
+# The batched-copy row: one utils.copy_batch of COPY_BATCH device-to-device copies of COPY_BATCH_BYTES each,
+# synchronized every COPY_BATCH_SYNC_EVERY batches (cucore: a CUDA 13.0 driver, else the row is skipped).
+COPY_BATCH, COPY_BATCH_BYTES, COPY_BATCH_SYNC_EVERY = 64, 256, 256
 
 
 def _arch(dev):
@@ -442,11 +446,34 @@ def cucore_ops(dev):
             continue
         ops[row] = _pool_alloc_free(pool, s)
         keep.append(pool)
+    row = "copy batch, 64 x 256 B (one call)"
+    try:  # a driver before CUDA 13.0: the row is skipped, saying why
+        ops[row] = _copy_batch_loop(cucore.utils.copy_batch, dev, s, keep)
+    except cucore.CUDAError as e:
+        skipped[row] = f"cucore.utils.copy_batch: {type(e).__name__}: {e}"
     more, more_skipped = cucore_compile_ops(dev, s, bool(os.environ.get("CUCORE_CUDA_DRIVER_PATH")))
     keep.append(more.pop("_keep", None))
     ops.update(more)
     skipped.update(more_skipped)
     return ops, keep, skipped
+
+
+def _copy_batch_loop(copy_batch, dev, s, keep):
+    """The batched-copy row on either side: COPY_BATCH buffers copied in one copy_batch(s, srcs, dsts) call
+    (tried once here, so that a side without it is skipped or noted before timing)."""
+    srcs = [dev.allocate(COPY_BATCH_BYTES, stream=s) for _ in range(COPY_BATCH)]
+    dsts = [dev.allocate(COPY_BATCH_BYTES, stream=s) for _ in range(COPY_BATCH)]
+    keep.extend(srcs + dsts)
+    copy_batch(s, srcs, dsts)
+    s.sync()
+
+    def copy_batch_64(n):
+        for i in range(n):
+            copy_batch(s, srcs, dsts)
+            if i % COPY_BATCH_SYNC_EVERY == COPY_BATCH_SYNC_EVERY - 1:
+                s.sync()
+        s.sync()
+    return copy_batch_64
 
 
 def _pool_alloc_free(mr, s):
@@ -962,6 +989,12 @@ def cuda_core_ops(gl=None, gl_closers=None):
         except Exception as e:
             for row in GL_ROWS:
                 _add_note(notes, row, f"cuda.core column missing: {type(e).__name__}: {e}")
+    row = "copy batch, 64 x 256 B (one call)"
+    try:  # cuda.core 1.2's utils.copy_batch (its notes say why where it is missing)
+        from cuda.core import utils as cc_utils
+        ops[row] = _copy_batch_loop(cc_utils.copy_batch, dev, s, keep)
+    except Exception as e:
+        _add_note(notes, row, f"cuda.core column missing: {type(e).__name__}: {e}")
     try:
         driver_ops = _driver_ops(s, ev, keep)
     except Exception as e:  # no (or an incompatible) cuda.bindings: no driver columns

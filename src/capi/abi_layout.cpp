@@ -128,6 +128,31 @@ const FieldLayout k_cucore_copy_3d_t[] = {
     {"rows", offsetof(cucore_copy_3d_t, rows)},
     {"depth", offsetof(cucore_copy_3d_t, depth)},
 };
+const FieldLayout k_cucore_copy_options_t[] = {
+    {"struct_size", offsetof(cucore_copy_options_t, struct_size)},
+    {"src_access_order", offsetof(cucore_copy_options_t, src_access_order)},
+    {"overlap_mode", offsetof(cucore_copy_options_t, overlap_mode)},
+    {"src_location_hint", offsetof(cucore_copy_options_t, src_location_hint)},
+    {"dst_location_hint", offsetof(cucore_copy_options_t, dst_location_hint)},
+};
+const FieldLayout k_cucore_copy_batch_item_t[] = {
+    {"src", offsetof(cucore_copy_batch_item_t, src)},
+    {"src_pointer", offsetof(cucore_copy_batch_item_t, src_pointer)},
+    {"src_offset", offsetof(cucore_copy_batch_item_t, src_offset)},
+    {"dst", offsetof(cucore_copy_batch_item_t, dst)},
+    {"dst_pointer", offsetof(cucore_copy_batch_item_t, dst_pointer)},
+    {"dst_offset", offsetof(cucore_copy_batch_item_t, dst_offset)},
+    {"size", offsetof(cucore_copy_batch_item_t, size)},
+    {"options_index", offsetof(cucore_copy_batch_item_t, options_index)},
+    {"reserved", offsetof(cucore_copy_batch_item_t, reserved)},
+};
+const FieldLayout k_cucore_stream_memory_op_t[] = {
+    {"type", offsetof(cucore_stream_memory_op_t, type)},
+    {"flags", offsetof(cucore_stream_memory_op_t, flags)},
+    {"buffer", offsetof(cucore_stream_memory_op_t, buffer)},
+    {"offset", offsetof(cucore_stream_memory_op_t, offset)},
+    {"value", offsetof(cucore_stream_memory_op_t, value)},
+};
 const FieldLayout k_cucore_ipc_pool_handle_t[] = {
     {"fd", offsetof(cucore_ipc_pool_handle_t, fd)},
     {"kind", offsetof(cucore_ipc_pool_handle_t, kind)},
@@ -404,6 +429,9 @@ const StructLayout kStructs[] = {
     {"cucore_memory_resource_callbacks_t", sizeof(cucore_memory_resource_callbacks_t), k_cucore_memory_resource_callbacks_t, 10},
     {"cucore_memory_region_t", sizeof(cucore_memory_region_t), k_cucore_memory_region_t, 8},
     {"cucore_copy_3d_t", sizeof(cucore_copy_3d_t), k_cucore_copy_3d_t, 7},
+    {"cucore_copy_options_t", sizeof(cucore_copy_options_t), k_cucore_copy_options_t, 5},
+    {"cucore_copy_batch_item_t", sizeof(cucore_copy_batch_item_t), k_cucore_copy_batch_item_t, 9},
+    {"cucore_stream_memory_op_t", sizeof(cucore_stream_memory_op_t), k_cucore_stream_memory_op_t, 5},
     {"cucore_ipc_pool_handle_t", sizeof(cucore_ipc_pool_handle_t), k_cucore_ipc_pool_handle_t, 3},
     {"DLPackVersion", sizeof(DLPackVersion), k_DLPackVersion, 2},
     {"DLDevice", sizeof(DLDevice), k_DLDevice, 2},

@@ -123,6 +123,15 @@ template <> struct FieldsOf<cucore_copy_3d_t> {
         {"depth", offsetof(cucore_copy_3d_t, depth), sizeof(cucore_copy_3d_t::depth)},
     };
 };
+template <> struct FieldsOf<cucore_copy_options_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_copy_options_t, struct_size), sizeof(cucore_copy_options_t::struct_size)},
+        {"src_access_order", offsetof(cucore_copy_options_t, src_access_order), sizeof(cucore_copy_options_t::src_access_order)},
+        {"overlap_mode", offsetof(cucore_copy_options_t, overlap_mode), sizeof(cucore_copy_options_t::overlap_mode)},
+        {"src_location_hint", offsetof(cucore_copy_options_t, src_location_hint), sizeof(cucore_copy_options_t::src_location_hint)},
+        {"dst_location_hint", offsetof(cucore_copy_options_t, dst_location_hint), sizeof(cucore_copy_options_t::dst_location_hint)},
+    };
+};
 template <> struct FieldsOf<cucore_dlpack_layout_t> {
     static constexpr FieldSpan fields[] = {
         {"struct_size", offsetof(cucore_dlpack_layout_t, struct_size), sizeof(cucore_dlpack_layout_t::struct_size)},

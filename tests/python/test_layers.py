@@ -26,10 +26,11 @@ PACKAGE = REPO / "bindings" / "python" / "cucore"
 # import nothing of the package; __init__ is above them all.
 LAYERS = (
     "_version", "_abi", "_abi_constants", "device_attributes", "typing",
-    "_lib", "common", "_handle",
+    "_lib", "common", "_handle", "host",
     "device", "context", "event", "stream",
     "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "graph_memory", "user_memory",
-    "copy_3d", "ipc", "dlpack", "_array_options", "opaque_array", "texture", "textures", "tensor_map", "graphics",
+    "copy_3d", "memory_operations", "utils", "ipc", "dlpack", "_array_options", "opaque_array", "texture",
+    "textures", "tensor_map", "graphics",
     "_graph_options", "kernel", "launch", "program", "object_code", "program_cache", "linker",
     "graph_builder", "graph", "_graph_node",
     "system", "checkpoint",
@@ -55,6 +56,7 @@ HANDED_DOWN = {
     ("memory_pool", "memory_resource"): {"memory_pool"},                   # pool attributes, trim
     ("user_memory", "memory_resource"): {"user_memory"},                   # making user-defined resources
     ("user_memory", "device"): {"user_memory"},                            # Device.memory_resource = a user's
+    ("memory_operations", "stream"): {"memory_operations"},                # the stream memory operations
     ("ipc", "event"): {"ipc"},                                             # the IPC methods
     ("ipc", "buffer"): {"ipc"},
     ("ipc", "memory_resource"): {"ipc"},

@@ -227,6 +227,7 @@ TEST_F(ArgumentTest, MemoryNullOutPointers) {
            "cucore_buffer_is_accessed_by", "'accessed_by'");
     expect(cucore_buffer_last_prefetch_location(b, nullptr), "cucore_buffer_last_prefetch_location", "'location'");
     expect(cucore_copy_3d(nullptr, s_), "cucore_copy_3d", "'copy'");
+    expect(cucore_host_numa_current(nullptr), "cucore_host_numa_current", "'numa_id'");
     // The accessibility outs may each be NULL.
     EXPECT_EQ(cucore_buffer_accessibility(b, nullptr, nullptr, nullptr), CUCORE_SUCCESS) << message();
     int device_ok = 9;
@@ -421,6 +422,63 @@ TEST_F(ArgumentTest, PeerAccessAndManagedArgumentsAreValidated) {
     cucore_memory_resource_release(managed);
     cucore_memory_resource_release(pool);
     cucore_device_release(d1);
+}
+
+TEST_F(ArgumentTest, MemoryOperationsArgumentsAreValidated) {
+    cucore_memory_resource_t *pool = nullptr;
+    cucore_buffer_t *b = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource_get_default(d_, &pool), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_memory_resource_allocate(pool, 64, s_, &b), CUCORE_SUCCESS);
+    fake::reset_calls();
+    cucore_copy_batch_item_t item{};
+    item.src = b;
+    item.dst = b;
+    item.dst_offset = 32;
+    item.size = 16;
+    const char *copy = "cucore_copy_batch";
+    expect(cucore_copy_batch(s_, nullptr, 1, nullptr, 0), copy, "'items'");
+    expect(cucore_copy_batch(s_, &item, 1, nullptr, 1), copy, "'options'");
+    cucore_copy_options_t o = CUCORE_COPY_OPTIONS_INIT;
+    const cucore_copy_options_t *options[] = {&o};
+    o.struct_size = 0;
+    expect(cucore_copy_batch(s_, &item, 1, options, 1), copy, "options[0]");
+    o = CUCORE_COPY_OPTIONS_INIT;
+    o.src_access_order = static_cast<cucore_memcpy_src_access_order_t>(99);
+    expect(cucore_copy_batch(s_, &item, 1, options, 1), copy, "options[0].src_access_order");
+    o = CUCORE_COPY_OPTIONS_INIT;
+    o.dst_location_hint = cucore_location_t{static_cast<cucore_location_type_t>(42), 0};
+    expect(cucore_copy_batch(s_, &item, 1, options, 1), copy, "options[0].dst_location_hint");
+    o = CUCORE_COPY_OPTIONS_INIT;
+    item.options_index = 3;
+    expect(cucore_copy_batch(s_, &item, 1, options, 1), copy, "items[0].options_index");
+    item.options_index = 0;
+    item.dst_offset = 60;  // past the end: judged before any driver call
+    expect(cucore_copy_batch(s_, &item, 1, nullptr, 0), copy, "items[0].dst");
+    cucore_buffer_t *buffers[] = {b};
+    const cucore_location_t bad{CUCORE_LOCATION_HOST_NUMA, -2};
+    expect(cucore_prefetch_batch(s_, nullptr, 1, &bad, 1), "cucore_prefetch_batch", "'buffers'");
+    expect(cucore_prefetch_batch(s_, buffers, 1, &bad, 1), "cucore_prefetch_batch", "locations[0]");
+    expect(cucore_prefetch_batch(s_, buffers, 1, nullptr, 1), "cucore_prefetch_batch", "'locations'");
+    expect(cucore_discard_prefetch_batch(s_, buffers, 1, &bad, 0), "cucore_discard_prefetch_batch", "'location_count'");
+    expect(cucore_discard_batch(s_, nullptr, 2), "cucore_discard_batch", "'buffers'");
+    expect(cucore_discard_batch(s_, buffers, 1), "cucore_discard_batch", "not managed");
+    expect(cucore_stream_write_value_32(s_, b, 0, 1, 4), "cucore_stream_write_value_32", "'flags'");
+    expect(cucore_stream_write_value_32(s_, b, 2, 1, 0), "cucore_stream_write_value_32", "aligned");
+    expect(cucore_stream_wait_value_32(s_, b, 0, 1, 0x10), "cucore_stream_wait_value_32", "'flags'");
+    expect(cucore_stream_wait_value_64(s_, b, 60, 1, 0), "cucore_stream_wait_value_64", "'buffer'");
+    expect(cucore_stream_memory_barrier(s_, static_cast<cucore_memory_barrier_scope_t>(7)),
+           "cucore_stream_memory_barrier", "'scope'");
+    cucore_stream_memory_op_t op{CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_32, 0, b, 0, uint64_t{1} << 33};
+    const char *batch = "cucore_stream_batch_memory_ops";
+    expect(cucore_stream_batch_memory_ops(s_, &op, 1), batch, "ops[0].value");
+    op = {static_cast<cucore_stream_memory_op_type_t>(9), 0, b, 0, 0};
+    expect(cucore_stream_batch_memory_ops(s_, &op, 1), batch, "ops[0].type");
+    op = {CUCORE_STREAM_MEMORY_OP_BARRIER, 0, nullptr, 8, 0};
+    expect(cucore_stream_batch_memory_ops(s_, &op, 1), batch, "ops[0]");
+    expect(cucore_stream_batch_memory_ops(s_, nullptr, 1), batch, "'ops'");
+    expect(cucore_stream_batch_memory_ops(s_, &op, 300), batch, "'count'");
+    cucore_buffer_release(b);
+    cucore_memory_resource_release(pool);
 }
 
 TEST_F(ArgumentTest, IpcNullPointers) {

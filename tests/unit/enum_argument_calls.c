@@ -111,3 +111,7 @@ cucore_status_t enum_call_graph_memory_resource_reset_attribute(cucore_memory_re
     AS_ENUM(cucore_graph_memory_attribute_t, attribute, raw);
     return cucore_graph_memory_resource_reset_attribute(resource, attribute);
 }
+cucore_status_t enum_call_stream_memory_barrier(cucore_stream_t *stream, int32_t raw) {
+    AS_ENUM(cucore_memory_barrier_scope_t, scope, raw);
+    return cucore_stream_memory_barrier(stream, scope);
+}

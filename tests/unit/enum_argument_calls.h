@@ -46,6 +46,7 @@ cucore_status_t enum_call_graph_memory_resource_attribute(const cucore_memory_re
                                                           int32_t attribute, uint64_t *value);
 cucore_status_t enum_call_graph_memory_resource_reset_attribute(cucore_memory_resource_t *resource,
                                                                 int32_t attribute);
+cucore_status_t enum_call_stream_memory_barrier(cucore_stream_t *stream, int32_t scope);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #include <cucore/copy_3d.hpp>
 #include <cucore/system.hpp>
 #include <cucore/checkpoint.hpp>
+#include <cucore/memory_operations.hpp>
 #include <cucore/launch.hpp>
 #include <cucore/graph.hpp>
 #include <cucore/graph_builder.hpp>
@@ -718,6 +719,34 @@ int cucore_facade_compile_check() {
                     cucore::Extent3D{16, 4, 2}, s1);
     const cucore_copy_3d_t c3 = cucore::to_c(cucore::MemoryRegion(v1, 32), cucore::MemoryRegion(m1, 32), {8, 2, 1});
     sum += static_cast<int>(c3.width);
+
+    // Host locations, batched and stream memory operations.
+    m1.prefetch(cucore::Host(), s1);
+    m1.prefetch(cucore::Host(1), s1);
+    m1.set_preferred_location(cucore::Host::numa_current());
+    sum += cucore::Host::current_numa_id() + static_cast<int>(cucore::Host(2) == cucore::Host(2));
+    const std::vector<std::uint8_t> pageable(256);
+    cucore::copy_batch(s1, {cucore::BatchCopy{cucore::CopySide(b1), cucore::CopySide(v1, 16), 64, 0},
+                            cucore::BatchCopy{cucore::CopySide::pointer(pageable.data()), cucore::CopySide(b1), 256, 1}},
+                       {cucore::CopyOptions{}, cucore::CopyOptions{cucore::MemcpySrcAccessOrder::during_api_call,
+                                                                   cucore::Host(), cucore::Location::device(0),
+                                                                   cucore::MemcpyOverlapMode::prefer_overlap_with_compute}});
+    cucore::copy_batch(s1, std::vector<cucore::Buffer>{b1}, std::vector<cucore::Buffer>{v1});
+    const std::vector<cucore::Buffer> managed{m1};
+    cucore::prefetch_batch(s1, managed, cucore::Location::device(0));
+    cucore::prefetch_batch(s1, managed, std::vector<cucore::Location>{cucore::Host()});
+    cucore::discard_batch(s1, managed);
+    cucore::discard_prefetch_batch(s1, managed, cucore::Host::numa_current());
+    cucore::write_value_32(s1, b1, 0, 1u);
+    cucore::write_value_64(s1, b1, 8, 2u, true);
+    cucore::wait_value_32(s1, b1, 0, 1u, cucore::WaitCondition::eq);
+    cucore::wait_value_64(s1, b1, 8, 2u, cucore::WaitCondition::geq, true);
+    cucore::flush_remote_writes(s1);
+    cucore::memory_barrier(s1, cucore::MemoryBarrierScope::device);
+    cucore::batch_memory_ops(s1, {cucore::StreamMemoryOp::write_value_32(b1, 0, 3u),
+                                  cucore::StreamMemoryOp::wait_value_64(b1, 8, 2u, cucore::WaitCondition::nor),
+                                  cucore::StreamMemoryOp::flush_remote_writes(),
+                                  cucore::StreamMemoryOp::memory_barrier()});
 
     // DLPack: export (versioned, legacy), the owners, import, the device.
     namespace dl = cucore::dlpack;

@@ -248,6 +248,28 @@ std::vector<Call> all_calls() {
         {"cucore_buffer_prefetch", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_prefetch(w.buffer, cucore_location_t{CUCORE_LOCATION_DEVICE, 0}, as<S>(h)); }},
         {"cucore_buffer_discard", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_discard(as<B>(h), nullptr, w.stream); }},
         {"cucore_buffer_discard", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_discard(w.buffer, nullptr, as<S>(h)); }},
+        // Batched and stream memory operations (memory_operations.h).
+        {"cucore_copy_batch", "items[0].src", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { cucore_copy_batch_item_t i{}; i.src = as<B>(h); i.dst = w.buffer; i.size = 8; c = true; return cucore_copy_batch(w.stream, &i, 1, nullptr, 0); }},
+        {"cucore_copy_batch", "items[0].dst", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { cucore_copy_batch_item_t i{}; i.src = w.buffer; i.dst = as<B>(h); i.size = 8; c = true; return cucore_copy_batch(w.stream, &i, 1, nullptr, 0); }},
+        {"cucore_copy_batch", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { cucore_copy_batch_item_t i{}; i.src = w.buffer; i.dst = w.buffer; i.size = 8; c = true; return cucore_copy_batch(as<S>(h), &i, 1, nullptr, 0); }},
+        {"cucore_prefetch_batch", "buffers[0]", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { B *b = as<B>(h); const cucore_location_t l{CUCORE_LOCATION_HOST, 0}; c = true; return cucore_prefetch_batch(w.stream, &b, 1, &l, 1); }},
+        {"cucore_prefetch_batch", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { B *b = w.buffer; const cucore_location_t l{CUCORE_LOCATION_HOST, 0}; c = true; return cucore_prefetch_batch(as<S>(h), &b, 1, &l, 1); }},
+        {"cucore_discard_batch", "buffers[0]", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { B *b = as<B>(h); c = true; return cucore_discard_batch(w.stream, &b, 1); }},
+        {"cucore_discard_batch", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { B *b = w.buffer; c = true; return cucore_discard_batch(as<S>(h), &b, 1); }},
+        {"cucore_discard_prefetch_batch", "buffers[0]", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { B *b = as<B>(h); const cucore_location_t l{CUCORE_LOCATION_HOST, 0}; c = true; return cucore_discard_prefetch_batch(w.stream, &b, 1, &l, 1); }},
+        {"cucore_discard_prefetch_batch", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { B *b = w.buffer; const cucore_location_t l{CUCORE_LOCATION_HOST, 0}; c = true; return cucore_discard_prefetch_batch(as<S>(h), &b, 1, &l, 1); }},
+        {"cucore_stream_write_value_32", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_write_value_32(w.stream, as<B>(h), 0, 1, 0); }},
+        {"cucore_stream_write_value_32", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_write_value_32(as<S>(h), w.buffer, 0, 1, 0); }},
+        {"cucore_stream_write_value_64", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_write_value_64(w.stream, as<B>(h), 0, 1, 0); }},
+        {"cucore_stream_write_value_64", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_write_value_64(as<S>(h), w.buffer, 0, 1, 0); }},
+        {"cucore_stream_wait_value_32", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_wait_value_32(w.stream, as<B>(h), 0, 0, 0); }},
+        {"cucore_stream_wait_value_32", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_wait_value_32(as<S>(h), w.buffer, 0, 0, 0); }},
+        {"cucore_stream_wait_value_64", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_wait_value_64(w.stream, as<B>(h), 0, 0, 0); }},
+        {"cucore_stream_wait_value_64", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_stream_wait_value_64(as<S>(h), w.buffer, 0, 0, 0); }},
+        {"cucore_stream_flush_remote_writes", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { c = true; return cucore_stream_flush_remote_writes(as<S>(h)); }},
+        {"cucore_stream_memory_barrier", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { c = true; return cucore_stream_memory_barrier(as<S>(h), CUCORE_MEMORY_BARRIER_SCOPE_SYSTEM); }},
+        {"cucore_stream_batch_memory_ops", "ops[0].buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { const cucore_stream_memory_op_t op{CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_32, 0, as<B>(h), 0, 1}; c = true; return cucore_stream_batch_memory_ops(w.stream, &op, 1); }},
+        {"cucore_stream_batch_memory_ops", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { const cucore_stream_memory_op_t op{CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_32, 0, w.buffer, 0, 1}; c = true; return cucore_stream_batch_memory_ops(as<S>(h), &op, 1); }},
         {"cucore_device_retain", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { c = true; return cucore_device_retain(as<D>(h)); }},
         {"cucore_device_release", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { c = true; return cucore_device_release(as<D>(h)); }},
         {"cucore_device_ordinal", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_device_ordinal(as<D>(h), &v); c = v == 0; return s; }},
@@ -452,6 +474,9 @@ bool null_allowed(const Call &call) {
            (call.name == "cucore_device_allocate" && call.argument == "stream") ||
            (call.name == "cucore_program_compile" && call.argument == "cache") ||  // no cache
            (call.name == "cucore_copy_3d" && call.argument != "stream") ||  // NULL buffer: the host side
+           (call.name == "cucore_copy_batch" && call.argument != "stream") ||  // NULL buffer: a pointer side
+           (call.name.rfind("cucore_stream_w", 0) == 0 && call.argument == "buffer") ||  // NULL: an address
+           (call.name == "cucore_stream_batch_memory_ops" && call.argument != "stream") ||  // NULL: an address
            (call.name == "cucore_opaque_array_copy" && call.argument != "stream") ||  // NULL: the other kind of side
            (call.name == "cucore_texture_object_create" && call.argument == "device") ||  // the resource's device
            (call.name == "cucore_surface_object_create" && call.argument == "device") ||

@@ -35,6 +35,7 @@ from .context import Context
 from .event import Event, EventOptions
 from .stream import Stream, StreamOptions, legacy_default_stream, per_thread_default_stream
 from .buffer import Buffer
+from .host import Host
 from .memory_resource import LegacyPinnedMemoryResource, MemoryResource, MemoryResourceKind
 from .memory_pool import (
     DeviceMemoryResource, DeviceMemoryResourceOptions, PeerAccessSet, PinnedMemoryResource,
@@ -45,6 +46,8 @@ from .virtual_memory import VirtualMemoryResource, VirtualMemoryResourceOptions
 from .graph_memory import GraphMemoryResource, GraphMemoryResourceAttributes
 from . import user_memory as _user_memory  # noqa: F401  (user-defined MemoryResource subclasses)
 from .copy_3d import MemoryRegion, copy_3d
+from .memory_operations import StreamMemoryOp
+from . import utils  # noqa: F401  (cucore.utils, as cuda.core's: copy_batch, CopyOptions, prefetch_batch, ...)
 from .ipc import IPCAllocationHandle, ImportedMemoryResource
 from .dlpack import DLDeviceType, from_dlpack
 from .opaque_array import (
@@ -90,6 +93,7 @@ __all__ = [
     "LegacyPinnedMemoryResource", "PoolAttribute", "PoolAttributes", "PinnedMemoryResource",
     "PinnedMemoryResourceOptions", "ManagedMemoryResource", "ManagedMemoryResourceOptions", "ManagedBuffer",
     "VirtualMemoryResource", "VirtualMemoryResourceOptions", "PeerAccessSet", "MemoryRegion", "copy_3d",
+    "Host", "StreamMemoryOp", "utils",
     "GraphMemoryResource", "GraphMemoryResourceAttributes",
     # IPC (cucore.ipc)
     "IPCAllocationHandle", "ImportedMemoryResource",

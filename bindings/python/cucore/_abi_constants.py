@@ -278,6 +278,33 @@ ENUMS = {
         ('CUCORE_ADVICE_UNSET_ACCESSED_BY', 6),
         ('CUCORE_ADVICE_FORCE_INT32', 2147483647),
     ),
+    'cucore_memcpy_src_access_order_t': (
+        ('CUCORE_MEMCPY_SRC_ACCESS_ORDER_DEFAULT', 0),
+        ('CUCORE_MEMCPY_SRC_ACCESS_ORDER_STREAM', 1),
+        ('CUCORE_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL', 2),
+        ('CUCORE_MEMCPY_SRC_ACCESS_ORDER_ANY', 3),
+        ('CUCORE_MEMCPY_SRC_ACCESS_ORDER_FORCE_INT32', 2147483647),
+    ),
+    'cucore_memcpy_overlap_mode_t': (
+        ('CUCORE_MEMCPY_OVERLAP_MODE_DEFAULT', 0),
+        ('CUCORE_MEMCPY_OVERLAP_MODE_PREFER_OVERLAP_WITH_COMPUTE', 1),
+        ('CUCORE_MEMCPY_OVERLAP_MODE_FORCE_INT32', 2147483647),
+    ),
+    'cucore_memory_barrier_scope_t': (
+        ('CUCORE_MEMORY_BARRIER_SCOPE_SYSTEM', 0),
+        ('CUCORE_MEMORY_BARRIER_SCOPE_DEVICE', 1),
+        ('CUCORE_MEMORY_BARRIER_SCOPE_FORCE_INT32', 2147483647),
+    ),
+    'cucore_stream_memory_op_type_t': (
+        ('CUCORE_STREAM_MEMORY_OP_UNSET', 0),
+        ('CUCORE_STREAM_MEMORY_OP_WAIT_VALUE_32', 1),
+        ('CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_32', 2),
+        ('CUCORE_STREAM_MEMORY_OP_FLUSH_REMOTE_WRITES', 3),
+        ('CUCORE_STREAM_MEMORY_OP_WAIT_VALUE_64', 4),
+        ('CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_64', 5),
+        ('CUCORE_STREAM_MEMORY_OP_BARRIER', 6),
+        ('CUCORE_STREAM_MEMORY_OP_TYPE_FORCE_INT32', 2147483647),
+    ),
     'DLDeviceType': (
         ('kDLCPU', 1),
         ('kDLCUDA', 2),
@@ -637,7 +664,7 @@ ENUMS = {
         ('CUCORE_PROCESS_STATE_FORCE_INT32', 2147483647),
     ),
 }
-ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_capture_status_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_array_format_t', 'cucore_array_kind_t', 'cucore_array_flag_t', 'cucore_resource_kind_t', 'cucore_address_mode_t', 'cucore_filter_mode_t', 'cucore_read_mode_t', 'cucore_graph_node_type_t', 'cucore_graph_conditional_type_t', 'cucore_graph_condition_flag_t', 'cucore_graph_memory_type_t', 'cucore_graph_complete_flag_t', 'cucore_graph_dot_flag_t', 'cucore_graph_update_result_t', 'cucore_capture_mode_t', 'cucore_graph_memory_attribute_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t', 'cucore_tensor_map_data_type_t', 'cucore_tensor_map_interleave_t', 'cucore_tensor_map_swizzle_t', 'cucore_tensor_map_l2_promotion_t', 'cucore_tensor_map_oob_fill_t', 'cucore_tensor_map_im2col_wide_mode_t', 'cucore_tensor_map_kind_t', 'cucore_system_clock_t', 'cucore_compute_mode_t', 'cucore_process_state_t',)
+ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_capture_status_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'cucore_memcpy_src_access_order_t', 'cucore_memcpy_overlap_mode_t', 'cucore_memory_barrier_scope_t', 'cucore_stream_memory_op_type_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_array_format_t', 'cucore_array_kind_t', 'cucore_array_flag_t', 'cucore_resource_kind_t', 'cucore_address_mode_t', 'cucore_filter_mode_t', 'cucore_read_mode_t', 'cucore_graph_node_type_t', 'cucore_graph_conditional_type_t', 'cucore_graph_condition_flag_t', 'cucore_graph_memory_type_t', 'cucore_graph_complete_flag_t', 'cucore_graph_dot_flag_t', 'cucore_graph_update_result_t', 'cucore_capture_mode_t', 'cucore_graph_memory_attribute_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t', 'cucore_tensor_map_data_type_t', 'cucore_tensor_map_interleave_t', 'cucore_tensor_map_swizzle_t', 'cucore_tensor_map_l2_promotion_t', 'cucore_tensor_map_oob_fill_t', 'cucore_tensor_map_im2col_wide_mode_t', 'cucore_tensor_map_kind_t', 'cucore_system_clock_t', 'cucore_compute_mode_t', 'cucore_process_state_t',)
 
 # Integer macros: name -> value.
 CONSTANTS = {
@@ -645,6 +672,13 @@ CONSTANTS = {
     'CUCORE_VERSION_MINOR': 1,
     'CUCORE_VERSION_PATCH': 0,
     'CUCORE_VERSION': 100,
+    'CUCORE_STREAM_WAIT_VALUE_GEQ': 0,
+    'CUCORE_STREAM_WAIT_VALUE_EQ': 1,
+    'CUCORE_STREAM_WAIT_VALUE_AND': 2,
+    'CUCORE_STREAM_WAIT_VALUE_NOR': 3,
+    'CUCORE_STREAM_WAIT_VALUE_FLUSH': 1073741824,
+    'CUCORE_STREAM_WRITE_VALUE_DEFAULT': 0,
+    'CUCORE_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER': 1,
     'CUCORE_IPC_POOL_ID_SIZE': 16,
     'CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE': 128,
     'CUCORE_IPC_EVENT_DESCRIPTOR_SIZE': 72,

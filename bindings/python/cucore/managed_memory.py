@@ -10,7 +10,8 @@
     buf.prefetch(dev, stream=s)                   # migrate the pages to the device, in stream order
     buf.discard(stream=s)                         # contents no longer needed (CUDA 13 drivers)
 
-A location is a Device or a device ordinal, "host" (or -1), ("host_numa", node) or "host_numa_current".
+A location is a Device or a device ordinal, a Host (Host(), Host(node), Host.numa_current()), "host" (or -1),
+("host_numa", node) or "host_numa_current".
 """
 from __future__ import annotations
 
@@ -24,12 +25,13 @@ from . import _lib
 from .buffer import Buffer
 from .common import check_options, raise_error
 from .device import Device
+from .host import Host
 from .memory_resource import MemoryResource, MemoryResourceKind, _create, _device_and_options
 from .stream import _stream_of
 
-# A memory location (managed memory advice and prefetch): a Device or its ordinal, "host", or
+# A memory location (managed memory advice and prefetch): a Device or its ordinal, a Host, "host", or
 # ("host_numa", node).
-Location = Union[Device, int, str, Tuple[str, int]]
+Location = Union[Device, Host, int, str, Tuple[str, int]]
 
 (_cucore_managed_memory_resource_create, _cucore_buffer_advise, _cucore_buffer_advice,
  _cucore_buffer_is_accessed_by, _cucore_buffer_last_prefetch_location, _cucore_buffer_prefetch,
@@ -50,14 +52,20 @@ LOCATION_NONE, LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST
     "SET_READ_MOSTLY", "UNSET_READ_MOSTLY", "SET_PREFERRED_LOCATION", "UNSET_PREFERRED_LOCATION", "SET_ACCESSED_BY",
     "UNSET_ACCESSED_BY"))
 
-_LOCATION_HELP = "a Device, a device ordinal, 'host', ('host_numa', node) or 'host_numa_current'"
+_LOCATION_HELP = "a Device, a device ordinal, a Host, 'host', ('host_numa', node) or 'host_numa_current'"
 
 
 def to_location(value, what="location"):
-    """`value` as a cucore_location_t: a Device or ordinal, "host" or -1, ("host_numa", node),
+    """`value` as a cucore_location_t: a Device or ordinal, a Host, "host" or -1, ("host_numa", node),
     "host_numa_current"; ValueError/TypeError otherwise (None is not a location here)."""
     if isinstance(value, Device):
         return LocationC(LOCATION_DEVICE, value.device_id)
+    if isinstance(value, Host):
+        if value.is_numa_current:
+            return LocationC(LOCATION_HOST_NUMA_CURRENT, 0)
+        if value.numa_id is None:
+            return LocationC(LOCATION_HOST, 0)
+        return LocationC(LOCATION_HOST_NUMA, value.numa_id)
     if isinstance(value, str):
         if value == "host":
             return LocationC(LOCATION_HOST, 0)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, Optional, Union
 from . import _lib
 from .common import _c_enum, _u64, check_options, options_of, raise_error
 from .device import Device, _device
+from .host import Host
 from .memory_resource import MemoryResource, MemoryResourceKind, _create, _device_and_options
 
 (_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
@@ -241,15 +242,18 @@ class PinnedMemoryResourceOptions:
         means node 0).
     max_size: the most bytes the pool may reserve; 0 for no limit.
     release_threshold: bytes kept reserved after a synchronization; 0 for the driver's default.
-    numa_id: the host NUMA node the memory comes from; None for any.
+    numa_id: the host NUMA node the memory comes from; None for any. A Host is taken too: Host(node) is that
+        node, Host() any, Host.numa_current() the calling thread's node now (a pool lives on one node).
     """
     ipc_enabled: bool = False
     max_size: int = 0
     release_threshold: int = 0
-    numa_id: Optional[int] = None
+    numa_id: Union[int, Host, None] = None
 
     def __post_init__(self) -> None:
         check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
+        if isinstance(self.numa_id, Host):
+            self.numa_id = Host.current_numa_id() if self.numa_id.is_numa_current else self.numa_id.numa_id
         if self.numa_id is not None:
             if isinstance(self.numa_id, bool) or not isinstance(self.numa_id, int):
                 raise TypeError(f"PinnedMemoryResourceOptions.numa_id must be an int or None, not "

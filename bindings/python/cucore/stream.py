@@ -19,9 +19,11 @@ from .event import Event, _options_ref as _event_options_ref
 if TYPE_CHECKING:  # for type checkers only: at run time graph_builder.py hands GraphBuilder down (else:)
     from .device import Device
     from .event import EventOptions
+    from . import memory_operations
     from .graph_builder import GraphBuilder
 else:
     GraphBuilder = None  # graph_builder.py: Stream.create_graph_builder, a GraphBuilder where a stream is taken
+    memory_operations = None  # memory_operations.py: the work of the stream memory operations
 
 (_cucore_stream_create, _cucore_stream_create_in_context, _cucore_stream_get_legacy_default,
  _cucore_stream_get_per_thread_default, _cucore_stream_from_handle, _cucore_stream_retain,
@@ -392,6 +394,37 @@ class Stream(HandleObject):
         if st:
             raise_error(st, self)
         return _CAPTURE_STATUS_NAMES.get(out.value, str(out.value))
+
+    # ---- stream memory operations (the work is in memory_operations.py) ---------------------------------
+
+    def write_value(self, target: Any, value: int, *, offset: int = 0, width: int = 32,
+                    no_memory_barrier: bool = False) -> None:
+        """Write `value` (`width` 32 or 64 bits) at byte `offset` of `target` (a Buffer, or an int device
+        address; not managed memory; 4-/8-byte aligned) after this stream's earlier work (cuStreamWriteValue32/64).
+        The write is fenced after the stream's earlier writes unless `no_memory_barrier`."""
+        memory_operations.write_value(self, target, value, offset=offset, width=width,
+                                      no_memory_barrier=no_memory_barrier)
+
+    def wait_value(self, target: Any, value: int, *, offset: int = 0, width: int = 32, condition: str = "geq",
+                   flush: bool = False) -> None:
+        """Make this stream's later work wait until the value at byte `offset` of `target` meets `condition`
+        against `value`: "geq" (a cyclic >=, the default), "eq", "and" or "nor" (cuStreamWaitValue32/64); then
+        flush remote writes if `flush`. What writes the value must not itself wait behind this stream."""
+        memory_operations.wait_value(self, target, value, offset=offset, width=width, condition=condition,
+                                     flush=flush)
+
+    def flush_remote_writes(self) -> None:
+        """Flush outstanding remote writes before this stream's later work (NotSupportedError where the
+        device cannot)."""
+        memory_operations.flush_remote_writes(self)
+
+    def memory_barrier(self, scope: str = "system") -> None:
+        """A memory barrier in this stream's order, of `scope` "system" (the default) or "device"."""
+        memory_operations.memory_barrier(self, scope)
+
+    def batch_memory_ops(self, ops: Any) -> None:
+        """Enqueue memory_operations.StreamMemoryOp operations in one cuStreamBatchMemOp, in order."""
+        memory_operations.batch_memory_ops(self, ops)
 
 # ---- the default streams ------------------------------------------------------------------------------
 

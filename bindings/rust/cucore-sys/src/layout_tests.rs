@@ -168,6 +168,41 @@ fn layout_cucore_copy_3d_t() {
 }
 
 #[test]
+fn layout_cucore_copy_options_t() {
+    assert_eq!((size_of::<cucore_copy_options_t>(), align_of::<cucore_copy_options_t>()), (28, 4));
+    assert_eq!(offset!(cucore_copy_options_t, struct_size), 0);
+    assert_eq!(offset!(cucore_copy_options_t, src_access_order), 4);
+    assert_eq!(offset!(cucore_copy_options_t, overlap_mode), 8);
+    assert_eq!(offset!(cucore_copy_options_t, src_location_hint), 12);
+    assert_eq!(offset!(cucore_copy_options_t, dst_location_hint), 20);
+    assert_eq!(cucore_copy_options_t::INIT.struct_size as usize, 28);
+}
+
+#[test]
+fn layout_cucore_copy_batch_item_t() {
+    assert_eq!((size_of::<cucore_copy_batch_item_t>(), align_of::<cucore_copy_batch_item_t>()), (64, 8));
+    assert_eq!(offset!(cucore_copy_batch_item_t, src), 0);
+    assert_eq!(offset!(cucore_copy_batch_item_t, src_pointer), 8);
+    assert_eq!(offset!(cucore_copy_batch_item_t, src_offset), 16);
+    assert_eq!(offset!(cucore_copy_batch_item_t, dst), 24);
+    assert_eq!(offset!(cucore_copy_batch_item_t, dst_pointer), 32);
+    assert_eq!(offset!(cucore_copy_batch_item_t, dst_offset), 40);
+    assert_eq!(offset!(cucore_copy_batch_item_t, size), 48);
+    assert_eq!(offset!(cucore_copy_batch_item_t, options_index), 56);
+    assert_eq!(offset!(cucore_copy_batch_item_t, reserved), 60);
+}
+
+#[test]
+fn layout_cucore_stream_memory_op_t() {
+    assert_eq!((size_of::<cucore_stream_memory_op_t>(), align_of::<cucore_stream_memory_op_t>()), (32, 8));
+    assert_eq!(offset!(cucore_stream_memory_op_t, type_), 0);
+    assert_eq!(offset!(cucore_stream_memory_op_t, flags), 4);
+    assert_eq!(offset!(cucore_stream_memory_op_t, buffer), 8);
+    assert_eq!(offset!(cucore_stream_memory_op_t, offset), 16);
+    assert_eq!(offset!(cucore_stream_memory_op_t, value), 24);
+}
+
+#[test]
 fn layout_cucore_ipc_pool_handle_t() {
     assert_eq!((size_of::<cucore_ipc_pool_handle_t>(), align_of::<cucore_ipc_pool_handle_t>()), (24, 4));
     assert_eq!(offset!(cucore_ipc_pool_handle_t, fd), 0);
@@ -538,6 +573,10 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_access_t>(), 4);
     assert_eq!(size_of::<cucore_pool_attribute_t>(), 4);
     assert_eq!(size_of::<cucore_memory_advice_t>(), 4);
+    assert_eq!(size_of::<cucore_memcpy_src_access_order_t>(), 4);
+    assert_eq!(size_of::<cucore_memcpy_overlap_mode_t>(), 4);
+    assert_eq!(size_of::<cucore_memory_barrier_scope_t>(), 4);
+    assert_eq!(size_of::<cucore_stream_memory_op_type_t>(), 4);
     assert_eq!(size_of::<DLDeviceType>(), 4);
     assert_eq!(size_of::<DLDataTypeCode>(), 4);
     assert_eq!(size_of::<cucore_code_type_t>(), 4);

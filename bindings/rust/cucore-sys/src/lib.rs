@@ -42,6 +42,8 @@ mod user_memory;
 pub use user_memory::*;
 mod copy_3d;
 pub use copy_3d::*;
+mod memory_operations;
+pub use memory_operations::*;
 mod ipc;
 pub use ipc::*;
 mod dlpack;

@@ -163,6 +163,7 @@ pub mod stream;
 pub mod buffer;
 pub mod copy_3d;
 pub mod managed_memory;
+pub mod memory_operations;
 pub mod memory_pool;
 pub mod memory_resource;
 pub mod user_memory;
@@ -202,6 +203,10 @@ pub use event::{Event, EventOptions};
 pub use buffer::Buffer;
 pub use copy_3d::{copy_3d, copy_3d_async, DstMemory, Extent3D, MemoryRegion, RegionLayout, SrcMemory};
 pub use managed_memory::{ManagedAdvice, ManagedMemoryResourceOptions, MemoryAdvice};
+pub use memory_operations::{
+    copy_batch, copy_batch_buffers, discard_batch, discard_prefetch_batch, prefetch_batch, BatchCopy, CopyOptions,
+    CopySide, Host, MemcpyOverlapMode, MemcpySrcAccessOrder, MemoryBarrierScope, StreamMemoryOp, WaitCondition,
+};
 pub use memory_pool::{DeviceMemoryResourceOptions, PinnedMemoryResourceOptions, PoolAttribute};
 pub use memory_resource::{Access, Accessibility, Location, MemoryResource, MemoryResourceKind};
 pub use user_memory::{StreamRef, UserMemoryResource};
