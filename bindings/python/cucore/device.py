@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand 
     from .texture import (ResourceDescriptor, SurfaceObject, TextureObject, TextureObjectOptions,
                           _create_surface_object, _create_texture_object)
     from .graph_builder import GraphBuilder
+    from .device_resources import ContextOptions, DeviceResources, _create_context
 else:
     Context = None                                  # context.py: Device.context
     Event = _event_options_ref = None               # event.py: Device.create_event
@@ -67,6 +68,7 @@ else:
     _create_opaque_array = _create_mipmapped_array = None    # opaque_array.py: Device.create_opaque_array, ...
     _create_texture_object = _create_surface_object = None   # texture.py: Device.create_texture_object, ...
     GraphBuilder = None                             # graph_builder.py: Device.create_graph_builder
+    DeviceResources = _create_context = None        # device_resources.py: Device.resources, create_context
 
 
 class ComputeCapability(NamedTuple):
@@ -407,6 +409,15 @@ class Device:
     def context(self) -> Context:
         """The device's primary Context (retained while the returned object lives)."""
         return Context._primary(self)
+
+    @property
+    def resources(self) -> DeviceResources:
+        """The device's SM and workqueue resources (DeviceResources: .sm, .workqueue)."""
+        return DeviceResources(self)
+
+    def create_context(self, options: Union[ContextOptions, Dict[str, Any]]) -> Context:
+        """A green context made of `options.resources` (ContextOptions): its streams run only on those SMs."""
+        return _create_context(self, options)
 
     def create_stream(self, obj: Any = None, options: Union[StreamOptions, Dict[str, Any], None] = None) -> Stream:
         """A new Stream in the device's primary context; with `obj` (anything with __cuda_stream__, or
