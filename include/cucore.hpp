@@ -25,6 +25,7 @@
 #include "cucore/context.hpp"
 #include "cucore/event.hpp"
 #include "cucore/stream.hpp"
+#include "cucore/device_resources.hpp"
 #include "cucore/memory_resource.hpp"
 #include "cucore/buffer.hpp"
 #include "cucore/memory_pool.hpp"

@@ -14,10 +14,13 @@ namespace cucore {
 
 class Stream;
 class Event;
+class DeviceResources;
 struct StreamOptions;
 struct EventOptions;
+struct ContextOptions;
 
-// A CUDA context (cuda.core: Context): a device's primary context, or a foreign
+// A CUDA context (cuda.core: Context): a device's primary context, a green
+// context made of device resources (device_resources.hpp), or a foreign
 // CUcontext wrapped without ownership. A default-constructed Context is empty.
 class Context : public Handle<Context, cucore_context_t> {
 public:
@@ -26,6 +29,10 @@ public:
     // The primary context of `device` (retained while this object or anything
     // made in it lives). Throws Error: INVALID_HANDLE, CUDA.
     static Context primary(const Device &device);
+
+    // A green context of `device` made of `options`' resources; it runs its
+    // work only on them. Defined and documented in device_resources.hpp.
+    static Context create(const Device &device, const ContextOptions &options);
 
     // Wraps a foreign CUcontext without owning it. When the last reference goes,
     // `on_release(user_data)` runs (if given) and nothing else is done to the
@@ -50,6 +57,23 @@ public:
         detail::check(cucore_context_is_primary(handle_, &v));
         return v != 0;
     }
+
+    // Whether this is a green context. Throws Error: INVALID_HANDLE.
+    bool is_green() const {
+        int v = 0;
+        detail::check(cucore_context_is_green(handle_, &v));
+        return v != 0;
+    }
+
+    // The raw CUgreenCtx of a green context (nullptr for others). Throws Error: INVALID_HANDLE.
+    void *green_handle() const {
+        void *h = nullptr;
+        detail::check(cucore_context_green_handle(handle_, &h));
+        return h;
+    }
+
+    // Its SM and workqueue resources (a green context's own). Defined in device_resources.hpp.
+    DeviceResources resources() const;
 
     // The context's device. Throws Error: INVALID_HANDLE.
     Device device() const;

@@ -36,6 +36,8 @@ class TextureObject;
 class SurfaceObject;
 class GraphBuilder;
 class SystemDevice;
+class DeviceResources;
+struct ContextOptions;
 struct StreamOptions;
 struct EventOptions;
 struct OpaqueArrayOptions;
@@ -236,6 +238,11 @@ public:
     // The primary context, retained while the result or any object made in it
     // lives. Throws Error: INVALID_HANDLE, CUDA.
     Context primary_context() const;
+
+    // The device's SM and workqueue resources, and a green context made of some
+    // of them. Defined and documented in device_resources.hpp.
+    DeviceResources resources() const;
+    Context create_context(const ContextOptions &options) const;
 
     // A new stream in the primary context (defaults: non-blocking, priority 0).
     // Throws Error: INVALID_HANDLE, INVALID_ARGUMENT, CUDA, OUT_OF_MEMORY.

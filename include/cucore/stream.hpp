@@ -17,6 +17,7 @@
 namespace cucore {
 
 class GraphBuilder;
+class DeviceResources;
 
 namespace detail {
 
@@ -184,6 +185,8 @@ public:
     // The stream's device and context. Throw Error: INVALID_HANDLE.
     Device device() const;
     Context context() const;
+    // Its context's SM and workqueue resources. Defined in device_resources.hpp.
+    DeviceResources resources() const;
 
     // A graph builder capturing on this stream (cuda.core:
     // Stream.create_graph_builder). Defined and documented in graph_builder.hpp

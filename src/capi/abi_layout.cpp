@@ -50,6 +50,43 @@ const FieldLayout k_cucore_device_properties_t[] = {
     {"unified_addressing", offsetof(cucore_device_properties_t, unified_addressing)},
     {"total_memory", offsetof(cucore_device_properties_t, total_memory)},
 };
+const FieldLayout k_cucore_context_options_t[] = {
+    {"struct_size", offsetof(cucore_context_options_t, struct_size)},
+    {"sm_resource_count", offsetof(cucore_context_options_t, sm_resource_count)},
+    {"sm_resources", offsetof(cucore_context_options_t, sm_resources)},
+    {"workqueue_resource_count", offsetof(cucore_context_options_t, workqueue_resource_count)},
+    {"reserved", offsetof(cucore_context_options_t, reserved)},
+    {"workqueue_resources", offsetof(cucore_context_options_t, workqueue_resources)},
+};
+const FieldLayout k_cucore_sm_resource_info_t[] = {
+    {"struct_size", offsetof(cucore_sm_resource_info_t, struct_size)},
+    {"sm_count", offsetof(cucore_sm_resource_info_t, sm_count)},
+    {"min_partition_size", offsetof(cucore_sm_resource_info_t, min_partition_size)},
+    {"coscheduled_alignment", offsetof(cucore_sm_resource_info_t, coscheduled_alignment)},
+    {"flags", offsetof(cucore_sm_resource_info_t, flags)},
+};
+const FieldLayout k_cucore_sm_resource_split_options_t[] = {
+    {"struct_size", offsetof(cucore_sm_resource_split_options_t, struct_size)},
+    {"sm_count", offsetof(cucore_sm_resource_split_options_t, sm_count)},
+    {"group_count", offsetof(cucore_sm_resource_split_options_t, group_count)},
+    {"flags", offsetof(cucore_sm_resource_split_options_t, flags)},
+};
+const FieldLayout k_cucore_sm_resource_split_info_t[] = {
+    {"struct_size", offsetof(cucore_sm_resource_split_info_t, struct_size)},
+    {"group_count", offsetof(cucore_sm_resource_split_info_t, group_count)},
+    {"group_sm_count", offsetof(cucore_sm_resource_split_info_t, group_sm_count)},
+    {"remainder_sm_count", offsetof(cucore_sm_resource_split_info_t, remainder_sm_count)},
+};
+const FieldLayout k_cucore_workqueue_resource_info_t[] = {
+    {"struct_size", offsetof(cucore_workqueue_resource_info_t, struct_size)},
+    {"sharing_scope", offsetof(cucore_workqueue_resource_info_t, sharing_scope)},
+    {"concurrency_limit", offsetof(cucore_workqueue_resource_info_t, concurrency_limit)},
+};
+const FieldLayout k_cucore_workqueue_resource_options_t[] = {
+    {"struct_size", offsetof(cucore_workqueue_resource_options_t, struct_size)},
+    {"sharing_scope", offsetof(cucore_workqueue_resource_options_t, sharing_scope)},
+    {"concurrency_limit", offsetof(cucore_workqueue_resource_options_t, concurrency_limit)},
+};
 const FieldLayout k_cucore_event_options_t[] = {
     {"struct_size", offsetof(cucore_event_options_t, struct_size)},
     {"flags", offsetof(cucore_event_options_t, flags)},
@@ -419,6 +456,12 @@ const FieldLayout k_cucore_gpu_mapping_t[] = {
 const StructLayout kStructs[] = {
     {"cucore_uuid_t", sizeof(cucore_uuid_t), k_cucore_uuid_t, 1},
     {"cucore_device_properties_t", sizeof(cucore_device_properties_t), k_cucore_device_properties_t, 23},
+    {"cucore_context_options_t", sizeof(cucore_context_options_t), k_cucore_context_options_t, 6},
+    {"cucore_sm_resource_info_t", sizeof(cucore_sm_resource_info_t), k_cucore_sm_resource_info_t, 5},
+    {"cucore_sm_resource_split_options_t", sizeof(cucore_sm_resource_split_options_t), k_cucore_sm_resource_split_options_t, 4},
+    {"cucore_sm_resource_split_info_t", sizeof(cucore_sm_resource_split_info_t), k_cucore_sm_resource_split_info_t, 4},
+    {"cucore_workqueue_resource_info_t", sizeof(cucore_workqueue_resource_info_t), k_cucore_workqueue_resource_info_t, 3},
+    {"cucore_workqueue_resource_options_t", sizeof(cucore_workqueue_resource_options_t), k_cucore_workqueue_resource_options_t, 3},
     {"cucore_event_options_t", sizeof(cucore_event_options_t), k_cucore_event_options_t, 2},
     {"cucore_stream_options_t", sizeof(cucore_stream_options_t), k_cucore_stream_options_t, 3},
     {"cucore_location_t", sizeof(cucore_location_t), k_cucore_location_t, 2},

@@ -1,7 +1,12 @@
 // C ABI: contexts.
 #include "capi/capi.hpp"
+#include "core/device_resources.hpp"
 
 using namespace cucore;
+
+namespace {
+constexpr cucore_context_options_t kContextDefaults = CUCORE_CONTEXT_OPTIONS_INIT;
+}  // namespace
 
 extern "C" {
 
@@ -10,6 +15,36 @@ cucore_status_t cucore_context_get_primary(cucore_device_t *device, cucore_conte
         cucore_context_t *&result = capi::out(context, "context");
         core::Device &object = capi::get(device, "device");
         result = capi::give<cucore_context_t>(object.primary_context());
+    });
+}
+
+cucore_status_t cucore_context_create(cucore_device_t *device, const cucore_context_options_t *options,
+                                      cucore_context_t **context) {
+    return capi::guarded(__func__, [&] {
+        cucore_context_t *&result = capi::out(context, "context");
+        core::Device &object = capi::get(device, "device");
+        capi::require(options, "options");  // a green context needs resources: no defaults
+        const cucore_context_options_t resolved = capi::read_options(options, kContextDefaults, "options");
+        capi::require_zero(resolved.reserved, "options.reserved");
+        const std::vector<core::SmResource *> sm =
+            capi::get_all(resolved.sm_resources, resolved.sm_resource_count, "options.sm_resources");
+        const std::vector<core::WorkqueueResource *> workqueues = capi::get_all(
+            resolved.workqueue_resources, resolved.workqueue_resource_count, "options.workqueue_resources");
+        result = capi::give<cucore_context_t>(core::Context::create_green(object, sm, workqueues));
+    });
+}
+
+cucore_status_t cucore_context_is_green(const cucore_context_t *context, int *is_green) {
+    return capi::guarded(__func__, [&] {
+        int &result = capi::out(is_green, "is_green");
+        result = capi::get(context, "context").is_green() ? 1 : 0;
+    });
+}
+
+cucore_status_t cucore_context_green_handle(const cucore_context_t *context, void **cu_green_context) {
+    return capi::guarded(__func__, [&] {
+        void *&result = capi::out(cu_green_context, "cu_green_context");
+        result = capi::get(context, "context").green();
     });
 }
 

@@ -43,6 +43,55 @@ template <> struct FieldsOf<cucore_device_properties_t> {
         {"total_memory", offsetof(cucore_device_properties_t, total_memory), sizeof(cucore_device_properties_t::total_memory)},
     };
 };
+template <> struct FieldsOf<cucore_context_options_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_context_options_t, struct_size), sizeof(cucore_context_options_t::struct_size)},
+        {"sm_resource_count", offsetof(cucore_context_options_t, sm_resource_count), sizeof(cucore_context_options_t::sm_resource_count)},
+        {"sm_resources", offsetof(cucore_context_options_t, sm_resources), sizeof(cucore_context_options_t::sm_resources)},
+        {"workqueue_resource_count", offsetof(cucore_context_options_t, workqueue_resource_count), sizeof(cucore_context_options_t::workqueue_resource_count)},
+        {"reserved", offsetof(cucore_context_options_t, reserved), sizeof(cucore_context_options_t::reserved)},
+        {"workqueue_resources", offsetof(cucore_context_options_t, workqueue_resources), sizeof(cucore_context_options_t::workqueue_resources)},
+    };
+};
+template <> struct FieldsOf<cucore_sm_resource_info_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_sm_resource_info_t, struct_size), sizeof(cucore_sm_resource_info_t::struct_size)},
+        {"sm_count", offsetof(cucore_sm_resource_info_t, sm_count), sizeof(cucore_sm_resource_info_t::sm_count)},
+        {"min_partition_size", offsetof(cucore_sm_resource_info_t, min_partition_size), sizeof(cucore_sm_resource_info_t::min_partition_size)},
+        {"coscheduled_alignment", offsetof(cucore_sm_resource_info_t, coscheduled_alignment), sizeof(cucore_sm_resource_info_t::coscheduled_alignment)},
+        {"flags", offsetof(cucore_sm_resource_info_t, flags), sizeof(cucore_sm_resource_info_t::flags)},
+    };
+};
+template <> struct FieldsOf<cucore_sm_resource_split_options_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_sm_resource_split_options_t, struct_size), sizeof(cucore_sm_resource_split_options_t::struct_size)},
+        {"sm_count", offsetof(cucore_sm_resource_split_options_t, sm_count), sizeof(cucore_sm_resource_split_options_t::sm_count)},
+        {"group_count", offsetof(cucore_sm_resource_split_options_t, group_count), sizeof(cucore_sm_resource_split_options_t::group_count)},
+        {"flags", offsetof(cucore_sm_resource_split_options_t, flags), sizeof(cucore_sm_resource_split_options_t::flags)},
+    };
+};
+template <> struct FieldsOf<cucore_sm_resource_split_info_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_sm_resource_split_info_t, struct_size), sizeof(cucore_sm_resource_split_info_t::struct_size)},
+        {"group_count", offsetof(cucore_sm_resource_split_info_t, group_count), sizeof(cucore_sm_resource_split_info_t::group_count)},
+        {"group_sm_count", offsetof(cucore_sm_resource_split_info_t, group_sm_count), sizeof(cucore_sm_resource_split_info_t::group_sm_count)},
+        {"remainder_sm_count", offsetof(cucore_sm_resource_split_info_t, remainder_sm_count), sizeof(cucore_sm_resource_split_info_t::remainder_sm_count)},
+    };
+};
+template <> struct FieldsOf<cucore_workqueue_resource_info_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_workqueue_resource_info_t, struct_size), sizeof(cucore_workqueue_resource_info_t::struct_size)},
+        {"sharing_scope", offsetof(cucore_workqueue_resource_info_t, sharing_scope), sizeof(cucore_workqueue_resource_info_t::sharing_scope)},
+        {"concurrency_limit", offsetof(cucore_workqueue_resource_info_t, concurrency_limit), sizeof(cucore_workqueue_resource_info_t::concurrency_limit)},
+    };
+};
+template <> struct FieldsOf<cucore_workqueue_resource_options_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_workqueue_resource_options_t, struct_size), sizeof(cucore_workqueue_resource_options_t::struct_size)},
+        {"sharing_scope", offsetof(cucore_workqueue_resource_options_t, sharing_scope), sizeof(cucore_workqueue_resource_options_t::sharing_scope)},
+        {"concurrency_limit", offsetof(cucore_workqueue_resource_options_t, concurrency_limit), sizeof(cucore_workqueue_resource_options_t::concurrency_limit)},
+    };
+};
 template <> struct FieldsOf<cucore_event_options_t> {
     static constexpr FieldSpan fields[] = {
         {"struct_size", offsetof(cucore_event_options_t, struct_size), sizeof(cucore_event_options_t::struct_size)},

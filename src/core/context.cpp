@@ -1,7 +1,11 @@
 #include "core/context.hpp"
 
+#include <string>
+
 #include "core/device.hpp"
+#include "core/device_resources.hpp"
 #include "core/error.hpp"
+#include "core/owned.hpp"
 #include "core/release.hpp"
 #include "driver/driver.hpp"
 
@@ -59,8 +63,80 @@ void release_primary_context(CUdevice device, const char *what) noexcept {
 Context::Context(Ref<Device> device, CUcontext context, bool primary) noexcept
     : Object(CUCORE_OBJECT_CONTEXT), device_(std::move(device)), context_(context), primary_(primary) {}
 
+namespace {
+
+void destroy_green_context(CUgreenCtx green, const char *what) noexcept {
+    // cuGreenCtxDestroy names its green context, so no context is bound (see ScopedContext).
+    release_reported("cuGreenCtxDestroy", what, [green](const driver::Table &api) {
+        return api.cuGreenCtxDestroy ? api.cuGreenCtxDestroy(green) : CUDA_ERROR_NOT_INITIALIZED;
+    });
+}
+
+// The driver's rules for the resources of one green context, checked before
+// any call so that a refusal names the rule (the driver answers
+// INVALID_RESOURCE_CONFIGURATION for all of them).
+void check_green_resources(Device &device, const std::vector<SmResource *> &sm,
+                           const std::vector<WorkqueueResource *> &workqueues) {
+    if (sm.empty() && workqueues.empty())
+        throw_invalid_argument("argument 'options' names no resource: a green context is made of SM and/or "
+                               "workqueue resources");
+    if (workqueues.size() > 1)
+        throw_invalid_argument("argument 'options' names " + std::to_string(workqueues.size()) +
+                               " workqueue resources; a green context takes at most one");
+    for (size_t i = 0; i < sm.size(); ++i) {
+        const std::string name = "options.sm_resources[" + std::to_string(i) + "]";
+        if (sm[i]->device().ordinal() != device.ordinal())
+            throw_invalid_argument(name + " is of device " + std::to_string(sm[i]->device().ordinal()) +
+                                   ", not of device " + std::to_string(device.ordinal()));
+        if (sm[i]->info().sm_count == 0) throw_invalid_argument(name + " has no SMs");
+        if (sm.size() > 1 && (sm[i]->split_id() == 0 || sm[i]->split_id() != sm[0]->split_id()))
+            throw_invalid_argument("options.sm_resources: several SM resources must be groups or the remainder of "
+                                   "one split (" + name + " is not of the split of options.sm_resources[0])");
+        for (size_t j = 0; j < i; ++j)
+            if (sm[j] == sm[i])
+                throw_invalid_argument(name + " is options.sm_resources[" + std::to_string(j) +
+                                       " again; each SM resource may be named once");
+    }
+    for (size_t i = 0; i < workqueues.size(); ++i)
+        if (workqueues[i]->device().ordinal() != device.ordinal())
+            throw_invalid_argument("options.workqueue_resources[" + std::to_string(i) + "] is of device " +
+                                   std::to_string(workqueues[i]->device().ordinal()) + ", not of device " +
+                                   std::to_string(device.ordinal()));
+}
+
+}  // namespace
+
+Ref<Context> Context::create_green(Device &device, const std::vector<SmResource *> &sm,
+                                   const std::vector<WorkqueueResource *> &workqueues) {
+    check_green_resources(device, sm, workqueues);
+    std::vector<CUdevResource> resources;
+    resources.reserve(sm.size() + workqueues.size());
+    for (SmResource *resource : sm) resources.push_back(resource->cu());
+    for (WorkqueueResource *resource : workqueues) resources.push_back(resource->cu());
+    // A descriptor is plain data for the driver (there is no call to destroy one).
+    CUdevResourceDesc desc = nullptr;
+    CUCORE_CALL(cuDevResourceGenerateDesc, &desc, resources.data(), static_cast<unsigned>(resources.size()));
+    CUgreenCtx raw = nullptr;
+    CUCORE_CALL(cuGreenCtxCreate, &raw, desc, device.cu(), CU_GREEN_CTX_DEFAULT_STREAM);
+    auto created = own(raw, [](CUgreenCtx unmade) noexcept {
+        destroy_green_context(unmade, "destroying a green context that was not made");
+    });
+    CUcontext converted = nullptr;
+    CUCORE_CALL(cuCtxFromGreenCtx, &converted, created.get());
+    std::vector<Ref<Object>> held;
+    held.reserve(sm.size() + workqueues.size());
+    for (SmResource *resource : sm) held.emplace_back(resource);
+    for (WorkqueueResource *resource : workqueues) held.emplace_back(resource);
+    Ref<Context> context = make<Context>(Ref<Device>(&device), converted, false);
+    context->resources_ = std::move(held);
+    context->green_ = created.release();  // the Context destroys it from here
+    return context;
+}
+
 Context::~Context() {
-    if (primary_) {
+    if (green_) {
+        destroy_green_context(green_, "destroying a green context");
+    } else if (primary_) {
         device_->forget_primary(this);
         release_primary_context(device_->cu(), "releasing a primary context");
     } else {

@@ -3,6 +3,8 @@
 
 #include <cuda.h>
 
+#include <vector>
+
 #include "core/handle.hpp"
 #include "core/owner.hpp"
 #include "cucore/common.h"
@@ -10,6 +12,8 @@
 namespace cucore::core {
 
 class Device;
+class SmResource;
+class WorkqueueResource;
 
 class Context final : public Object {
   public:
@@ -20,6 +24,11 @@ class Context final : public Object {
     // The context current on this thread wrapped (a primary one is recognised);
     // throws INVALID_STATE when none is current.
     static Ref<Context> current();
+    // A green context of `device` made of `sm` and `workqueues` (the driver's
+    // rules checked first and named); it holds them and destroys the green
+    // context (cuGreenCtxDestroy) when it goes.
+    static Ref<Context> create_green(Device &device, const std::vector<SmResource *> &sm,
+                                     const std::vector<WorkqueueResource *> &workqueues);
 
     Context(Ref<Device> device, CUcontext context, bool primary) noexcept;
     ~Context() override;
@@ -28,6 +37,9 @@ class Context final : public Object {
     Device &device() const noexcept { return *device_; }
     const Ref<Device> &device_ref() const noexcept { return device_; }
     bool is_primary() const noexcept { return primary_; }
+    bool is_green() const noexcept { return green_ != nullptr; }
+    // The green context behind cu() (null for other contexts).
+    CUgreenCtx green() const noexcept { return green_; }
     void set_current();
     void synchronize();
 
@@ -36,6 +48,8 @@ class Context final : public Object {
     CUcontext context_;
     bool primary_;
     ForeignOwner owner_;  // wrapped contexts only
+    CUgreenCtx green_ = nullptr;         // green contexts only (owned)
+    std::vector<Ref<Object>> resources_;  // green contexts only: what they were made of
 };
 
 // Makes `context` current for the lifetime of the guard and restores the

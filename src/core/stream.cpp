@@ -13,7 +13,13 @@ namespace cucore::core {
 Ref<Stream> Stream::create(Ref<Context> context, uint32_t flags, int priority) {
     CUstream raw = nullptr;
     unsigned driver_flags = (flags & CUCORE_STREAM_BLOCKING) ? CU_STREAM_DEFAULT : CU_STREAM_NON_BLOCKING;
-    {
+    if (context->is_green()) {  // the driver takes only non-blocking streams of a green context
+        if (flags & CUCORE_STREAM_BLOCKING)
+            throw_invalid_argument("options.flags: a stream of a green context cannot be blocking (the driver's "
+                                   "cuGreenCtxStreamCreate requires CU_STREAM_NON_BLOCKING)");
+        ScopedContext bind(context->cu());
+        CUCORE_CALL(cuGreenCtxStreamCreate, &raw, context->green(), CU_STREAM_NON_BLOCKING, priority);
+    } else {
         ScopedContext bind(context->cu());
         CUCORE_CALL(cuStreamCreateWithPriority, &raw, driver_flags, priority);
     }

@@ -352,4 +352,12 @@ long long condition_value(CUgraphConditionalHandle handle);
 // allocation, a while node past its cap): where a device would fault.
 long graph_run_errors();
 
+// Green contexts (green_contexts.cpp): each device has 16 SMs, a minimum
+// partition of 2 and an alignment of 2; workqueue resources exist while the
+// driver version is 13010 or more (set_driver_version). Green contexts made and
+// not destroyed, and the streams and events a green context still had when it
+// was destroyed (the driver leaks them; never expected).
+int green_contexts();
+int green_context_violations();
+
 }  // namespace fake

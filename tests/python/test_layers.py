@@ -27,7 +27,7 @@ PACKAGE = REPO / "bindings" / "python" / "cucore"
 LAYERS = (
     "_version", "_abi", "_abi_constants", "device_attributes", "typing",
     "_lib", "common", "_handle", "host",
-    "device", "context", "event", "stream",
+    "device", "context", "event", "stream", "device_resources",
     "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "graph_memory", "user_memory",
     "copy_3d", "memory_operations", "utils", "ipc", "dlpack", "_array_options", "opaque_array", "texture",
     "textures", "tensor_map", "graphics",
@@ -49,6 +49,9 @@ HANDED_DOWN = {
     ("stream", "device"): {"Stream", "_stream_options_ref"},                # Device.create_stream, default streams
     ("stream", "context"): {"Stream"},                                     # Context.create_stream
     ("stream", "event"): {"Stream"},                                       # Event.record(stream)
+    ("device_resources", "device"): {"DeviceResources", "_create_context"},  # Device.resources, create_context
+    ("device_resources", "context"): {"DeviceResources"},                  # Context.resources
+    ("device_resources", "stream"): {"DeviceResources"},                   # Stream.resources
     ("memory_resource", "device"): {"MemoryResource", "_allocate_from_device"},  # Device.memory_resource, allocate
     ("memory_resource", "buffer"): {"MemoryResource"},                     # Buffer.memory_resource
     ("opaque_array", "device"): {"_create_opaque_array", "_create_mipmapped_array"},  # Device.create_opaque_array, ...

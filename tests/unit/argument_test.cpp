@@ -1008,4 +1008,69 @@ TEST_F(ArgumentTest, TensorMapNullPointersAndStructSizes) {
     cucore_buffer_release(b);
 }
 
+// Device resources and green contexts (device_resources.h, context.h).
+TEST_F(ArgumentTest, DeviceResourcesNullOutsAndBadOptions) {
+    cucore_sm_resource_t *sm = nullptr;
+    ASSERT_EQ(cucore_sm_resource_of_device(d_, &sm), CUCORE_SUCCESS) << message();
+    fake::set_driver_version(13010);
+    cucore_workqueue_resource_t *wq = nullptr;
+    ASSERT_EQ(cucore_workqueue_resource_of_device(d_, &wq), CUCORE_SUCCESS) << message();
+    fake::reset_calls();
+    expect(cucore_sm_resource_of_device(d_, nullptr), "cucore_sm_resource_of_device", "'resource'");
+    expect(cucore_sm_resource_of_context(c_, nullptr), "cucore_sm_resource_of_context", "'resource'");
+    expect(cucore_sm_resource_of_stream(s_, nullptr), "cucore_sm_resource_of_stream", "'resource'");
+    expect(cucore_sm_resource_info(sm, nullptr), "cucore_sm_resource_info", "'info'");
+    cucore_sm_resource_info_t info = CUCORE_SM_RESOURCE_INFO_INIT;
+    info.struct_size = 0;
+    expect(cucore_sm_resource_info(sm, &info), "cucore_sm_resource_info", "struct_size");
+    cucore_sm_resource_t *groups[2] = {nullptr, nullptr};
+    cucore_sm_resource_t *rest = nullptr;
+    uint32_t count = 9;
+    expect(cucore_sm_resource_split(sm, nullptr, groups, 2, nullptr, &rest), "cucore_sm_resource_split", "'group_count'");
+    expect(cucore_sm_resource_split(sm, nullptr, nullptr, 2, &count, &rest), "cucore_sm_resource_split", "'groups'");
+    expect(cucore_sm_resource_split(sm, nullptr, groups, 0, &count, &rest), "cucore_sm_resource_split", "'capacity'");
+    cucore_sm_resource_split_options_t split = CUCORE_SM_RESOURCE_SPLIT_OPTIONS_INIT;
+    split.flags = 0x10;
+    expect(cucore_sm_resource_split(sm, &split, groups, 2, &count, &rest), "cucore_sm_resource_split", "options.flags");
+    EXPECT_EQ(count, 0u);
+    EXPECT_EQ(rest, nullptr);
+    split.flags = 0;
+    split.struct_size = 2;
+    expect(cucore_sm_resource_split(sm, &split, groups, 2, &count, &rest), "cucore_sm_resource_split", "struct_size");
+    expect(cucore_sm_resource_split_dry_run(sm, nullptr, nullptr), "cucore_sm_resource_split_dry_run", "'info'");
+    cucore_sm_resource_split_info_t planned = CUCORE_SM_RESOURCE_SPLIT_INFO_INIT;
+    expect(cucore_sm_resource_split_dry_run(sm, &split, &planned), "cucore_sm_resource_split_dry_run", "struct_size");
+    expect(cucore_workqueue_resource_of_device(d_, nullptr), "cucore_workqueue_resource_of_device", "'resource'");
+    expect(cucore_workqueue_resource_of_context(c_, nullptr), "cucore_workqueue_resource_of_context", "'resource'");
+    expect(cucore_workqueue_resource_of_stream(s_, nullptr), "cucore_workqueue_resource_of_stream", "'resource'");
+    expect(cucore_workqueue_resource_info(wq, nullptr), "cucore_workqueue_resource_info", "'info'");
+    expect(cucore_workqueue_resource_device(wq, nullptr), "cucore_workqueue_resource_device", "'device'");
+    cucore_workqueue_resource_options_t configure = CUCORE_WORKQUEUE_RESOURCE_OPTIONS_INIT;
+    const int32_t bad_scope = 3;
+    std::memcpy(&configure.sharing_scope, &bad_scope, sizeof bad_scope);
+    expect(cucore_workqueue_resource_configure(wq, &configure), "cucore_workqueue_resource_configure",
+           "options.sharing_scope");
+    cucore_context_t *context = reinterpret_cast<cucore_context_t *>(0x1);
+    cucore_context_options_t options = CUCORE_CONTEXT_OPTIONS_INIT;
+    expect(cucore_context_create(d_, nullptr, &context), "cucore_context_create", "'options'");
+    EXPECT_EQ(context, nullptr);
+    options.sm_resource_count = 1;
+    expect(cucore_context_create(d_, &options, &context), "cucore_context_create", "options.sm_resources");
+    options.sm_resource_count = 0;
+    options.workqueue_resource_count = 2;
+    expect(cucore_context_create(d_, &options, &context), "cucore_context_create", "options.workqueue_resources");
+    options.workqueue_resource_count = 0;
+    options.reserved = 1;
+    expect(cucore_context_create(d_, &options, &context), "cucore_context_create", "options.reserved");
+    options.reserved = 0;
+    expect(cucore_context_create(d_, &options, &context), "cucore_context_create", "names no resource");
+    options.sm_resource_count = 1;
+    options.sm_resources = &sm;
+    expect(cucore_context_create(d_, &options, nullptr), "cucore_context_create", "'context'");
+    expect(cucore_context_is_green(c_, nullptr), "cucore_context_is_green", "'is_green'");
+    expect(cucore_context_green_handle(c_, nullptr), "cucore_context_green_handle", "'cu_green_context'");
+    cucore_workqueue_resource_release(wq);
+    cucore_sm_resource_release(sm);
+}
+
 }  // namespace

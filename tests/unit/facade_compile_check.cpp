@@ -28,6 +28,7 @@
 #include <cucore/opaque_array.hpp>
 #include <cucore/user_memory.hpp>
 #include <cucore/ipc.hpp>
+#include <cucore/device_resources.hpp>
 #include <cucore/stream.hpp>
 #include <cucore/event.hpp>
 #include <cucore/context.hpp>
@@ -238,6 +239,30 @@ int cucore_facade_tensor_map_compile_check(const cucore::Stream &s, const cucore
 }
 
 // Arrays, mipmapped arrays, texture and surface objects: every member.
+// Device resources and green contexts (device_resources.hpp).
+int cucore_facade_green_compile_check(const cucore::Device &dev);
+int cucore_facade_green_compile_check(const cucore::Device &dev) {
+    static_assert(sizeof(cucore::SMResource) == sizeof(void *) && sizeof(cucore::WorkqueueResource) == sizeof(void *));
+    const cucore::DeviceResources resources = dev.resources();
+    const cucore::SMResource all = resources.sm();
+    const cucore::SMResourceOptions options{8, 2, CUCORE_SM_SPLIT_IGNORE_SM_COSCHEDULING};
+    const cucore_sm_resource_split_info_t planned = all.dry_run(options);
+    cucore::SMResourceSplit split = all.split(options);
+    const cucore::WorkqueueResource wq = resources.workqueue();
+    wq.configure({CUCORE_WORKQUEUE_SHARING_SCOPE_GREEN_CTX_BALANCED, 4});
+    const cucore::Context green = dev.create_context({{split.groups[0], split.remainder}, {wq}});
+    const cucore::Context green2 = cucore::Context::create(dev, {{all}, {}});
+    const cucore::Stream s = green.create_stream();
+    const cucore::SMResource mine = s.resources().sm();
+    const cucore::SMResource theirs = cucore::SMResource::of(green2);
+    return static_cast<int>(planned.group_count + all.sm_count() + all.min_partition_size() +
+                            all.coscheduled_alignment() + all.flags() + mine.info().sm_count + theirs.sm_count() +
+                            wq.concurrency_limit() + static_cast<std::uint32_t>(wq.sharing_scope())) +
+           static_cast<int>(green.is_green()) + static_cast<int>(green.green_handle() != nullptr) +
+           static_cast<int>(green.resources().sm().sm_count()) + wq.device().ordinal() +
+           static_cast<int>(cucore::WorkqueueResource::of(s).info().concurrency_limit);
+}
+
 int cucore_facade_texture_compile_check(const cucore::Device &dev, const cucore::Stream &s, const cucore::Buffer &b);
 
 int cucore_facade_texture_compile_check(const cucore::Device &dev, const cucore::Stream &s, const cucore::Buffer &b) {
@@ -812,6 +837,7 @@ int cucore_facade_compile_check() {
 
     sum += cucore_facade_texture_compile_check(dev, s1, b1);
     sum += cucore_facade_tensor_map_compile_check(s1, b1, cucore::Kernel::from_handle(reinterpret_cast<void *>(1)));
+    sum += cucore_facade_green_compile_check(dev);
     sum += cucore_facade_graph_compile_check(dev, s1, b1);
 
     try {

@@ -34,6 +34,8 @@ struct World {
     cucore_texture_object_t *texture = nullptr;  // over `array`
     cucore_surface_object_t *surface = nullptr;  // over `array`
     cucore_tensor_map_descriptor_t *tensor_map = nullptr;  // over `buffer`
+    cucore_sm_resource_t *sm_resource = nullptr;
+    cucore_workqueue_resource_t *workqueue = nullptr;  // made while the fake is a CUDA 13.1 driver
     World() {
         EXPECT_EQ(cucore_device_get(0, &device), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_context_get_primary(device, &context), CUCORE_SUCCESS);
@@ -54,6 +56,8 @@ struct World {
         EXPECT_EQ(cucore_texture_object_create(nullptr, &r, nullptr, &texture), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_surface_object_create(nullptr, &r, &surface), CUCORE_SUCCESS);
         tensor_map = make_tensor_map(buffer);
+        EXPECT_EQ(cucore_sm_resource_of_device(device, &sm_resource), CUCORE_SUCCESS);
+        workqueue = make_workqueue(device);
     }
     // A 64-byte tensor of bytes over `b`, boxes of 16.
     static cucore_tensor_map_layout_t tensor_map_layout() {
@@ -70,6 +74,13 @@ struct World {
         EXPECT_EQ(cucore_tensor_map_descriptor_create_tiled(b, 0, &l, box, nullptr, &d), CUCORE_SUCCESS)
             << cucore_last_error_message();
         return d;
+    }
+    static cucore_workqueue_resource_t *make_workqueue(cucore_device_t *d) {
+        fake::set_driver_version(13010);
+        cucore_workqueue_resource_t *q = nullptr;
+        EXPECT_EQ(cucore_workqueue_resource_of_device(d, &q), CUCORE_SUCCESS);
+        fake::set_driver_version(13000);
+        return q;
     }
     static cucore_opaque_array_t *make_array(cucore_device_t *d, uint32_t flags = 0) {
         cucore_opaque_array_options_t o = CUCORE_OPAQUE_ARRAY_OPTIONS_INIT;
@@ -120,6 +131,8 @@ struct World {
     }
     ~World() {
         cucore_tensor_map_descriptor_release(tensor_map);
+        cucore_workqueue_resource_release(workqueue);
+        cucore_sm_resource_release(sm_resource);
         cucore_surface_object_release(surface);
         cucore_texture_object_release(texture);
         cucore_mipmapped_array_release(mipmapped);
@@ -167,6 +180,8 @@ std::vector<Call> all_calls() {
     using T = cucore_texture_object_t;
     using SO = cucore_surface_object_t;
     using TM = cucore_tensor_map_descriptor_t;
+    using SM = cucore_sm_resource_t;
+    using WQ = cucore_workqueue_resource_t;
     // A region copy of one element between host memory and `w.array` (or, with `buffer_side`, a buffer).
     auto region = [](const World &w, bool array_is_source) {
         static char x[64];
@@ -460,6 +475,28 @@ std::vector<Call> all_calls() {
         {"cucore_tensor_map_descriptor_copy", "descriptor", CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR, [](void *h, const World &, bool &c) { unsigned char v[128]; c = true; return cucore_tensor_map_descriptor_copy(as<TM>(h), v, sizeof v); }},
         {"cucore_tensor_map_descriptor_address", "descriptor", CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR, [](void *h, const World &, bool &c) { uint64_t v = 9; auto s = cucore_tensor_map_descriptor_address(as<TM>(h), &v); c = v == 0; return s; }},
         {"cucore_tensor_map_descriptor_kind", "descriptor", CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR, [](void *h, const World &, bool &c) { cucore_tensor_map_kind_t v = CUCORE_TENSOR_MAP_KIND_TILED; auto s = cucore_tensor_map_descriptor_kind(as<TM>(h), &v); c = v == 0; return s; }},
+        // device resources and green contexts (device_resources.h, context.h)
+        {"cucore_sm_resource_of_device", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { SM *v = as<SM>(h); auto s = cucore_sm_resource_of_device(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_sm_resource_of_context", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { SM *v = as<SM>(h); auto s = cucore_sm_resource_of_context(as<C>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_sm_resource_of_stream", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { SM *v = as<SM>(h); auto s = cucore_sm_resource_of_stream(as<S>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_sm_resource_info", "resource", CUCORE_OBJECT_SM_RESOURCE, [](void *h, const World &, bool &c) { cucore_sm_resource_info_t v = CUCORE_SM_RESOURCE_INFO_INIT; auto s = cucore_sm_resource_info(as<SM>(h), &v); c = v.sm_count == 0; return s; }},
+        {"cucore_sm_resource_split", "resource", CUCORE_OBJECT_SM_RESOURCE, [](void *h, const World &, bool &c) { SM *g[2] = {as<SM>(h), as<SM>(h)}; SM *r = as<SM>(h); uint32_t n = 9; auto s = cucore_sm_resource_split(as<SM>(h), nullptr, g, 2, &n, &r); c = g[0] == nullptr && g[1] == nullptr && r == nullptr && n == 0; return s; }},
+        {"cucore_sm_resource_split_dry_run", "resource", CUCORE_OBJECT_SM_RESOURCE, [](void *h, const World &, bool &c) { cucore_sm_resource_split_info_t v = CUCORE_SM_RESOURCE_SPLIT_INFO_INIT; auto s = cucore_sm_resource_split_dry_run(as<SM>(h), nullptr, &v); c = v.group_count == 0; return s; }},
+        {"cucore_sm_resource_retain", "resource", CUCORE_OBJECT_SM_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_sm_resource_retain(as<SM>(h)); }},
+        {"cucore_sm_resource_release", "resource", CUCORE_OBJECT_SM_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_sm_resource_release(as<SM>(h)); }},
+        {"cucore_workqueue_resource_of_device", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { WQ *v = as<WQ>(h); auto s = cucore_workqueue_resource_of_device(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_workqueue_resource_of_context", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { WQ *v = as<WQ>(h); auto s = cucore_workqueue_resource_of_context(as<C>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_workqueue_resource_of_stream", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &, bool &c) { WQ *v = as<WQ>(h); auto s = cucore_workqueue_resource_of_stream(as<S>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_workqueue_resource_info", "resource", CUCORE_OBJECT_WORKQUEUE_RESOURCE, [](void *h, const World &, bool &c) { cucore_workqueue_resource_info_t v = CUCORE_WORKQUEUE_RESOURCE_INFO_INIT; auto s = cucore_workqueue_resource_info(as<WQ>(h), &v); c = v.concurrency_limit == 0; return s; }},
+        {"cucore_workqueue_resource_configure", "resource", CUCORE_OBJECT_WORKQUEUE_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_workqueue_resource_configure(as<WQ>(h), nullptr); }},
+        {"cucore_workqueue_resource_device", "resource", CUCORE_OBJECT_WORKQUEUE_RESOURCE, [](void *h, const World &, bool &c) { D *v = as<D>(h); auto s = cucore_workqueue_resource_device(as<WQ>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_workqueue_resource_retain", "resource", CUCORE_OBJECT_WORKQUEUE_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_workqueue_resource_retain(as<WQ>(h)); }},
+        {"cucore_workqueue_resource_release", "resource", CUCORE_OBJECT_WORKQUEUE_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_workqueue_resource_release(as<WQ>(h)); }},
+        {"cucore_context_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { cucore_context_options_t o = CUCORE_CONTEXT_OPTIONS_INIT; o.sm_resource_count = 1; o.sm_resources = &w.sm_resource; C *v = as<C>(h); auto s = cucore_context_create(as<D>(h), &o, &v); c = v == nullptr; return s; }},
+        {"cucore_context_create", "options.sm_resources[0]", CUCORE_OBJECT_SM_RESOURCE, [](void *h, const World &w, bool &c) { SM *r = as<SM>(h); cucore_context_options_t o = CUCORE_CONTEXT_OPTIONS_INIT; o.sm_resource_count = 1; o.sm_resources = &r; C *v = as<C>(h); auto s = cucore_context_create(w.device, &o, &v); c = v == nullptr; return s; }},
+        {"cucore_context_create", "options.workqueue_resources[0]", CUCORE_OBJECT_WORKQUEUE_RESOURCE, [](void *h, const World &w, bool &c) { WQ *q = as<WQ>(h); cucore_context_options_t o = CUCORE_CONTEXT_OPTIONS_INIT; o.workqueue_resource_count = 1; o.workqueue_resources = &q; C *v = as<C>(h); auto s = cucore_context_create(w.device, &o, &v); c = v == nullptr; return s; }},
+        {"cucore_context_is_green", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_context_is_green(as<C>(h), &v); c = v == 0; return s; }},
+        {"cucore_context_green_handle", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_context_green_handle(as<C>(h), &v); c = v == nullptr; return s; }},
     };
     return calls;
 }
@@ -601,6 +638,19 @@ void *released_handle(cucore_object_type_t type, cucore_device_t *device) {
             handle = d;
             break;
         }
+        case CUCORE_OBJECT_SM_RESOURCE: {
+            cucore_sm_resource_t *r = nullptr;
+            cucore_sm_resource_of_device(device, &r);
+            cucore_sm_resource_release(r);
+            handle = r;
+            break;
+        }
+        case CUCORE_OBJECT_WORKQUEUE_RESOURCE: {
+            cucore_workqueue_resource_t *q = World::make_workqueue(device);
+            cucore_workqueue_resource_release(q);
+            handle = q;
+            break;
+        }
         default: {
             cucore_event_t *e = nullptr;
             cucore_event_create(device, nullptr, &e);
@@ -629,6 +679,8 @@ void *handle_of_type(cucore_object_type_t type, const World &w) {
         case CUCORE_OBJECT_TEXTURE_OBJECT: return w.texture;
         case CUCORE_OBJECT_SURFACE_OBJECT: return w.surface;
         case CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR: return w.tensor_map;
+        case CUCORE_OBJECT_SM_RESOURCE: return w.sm_resource;
+        case CUCORE_OBJECT_WORKQUEUE_RESOURCE: return w.workqueue;
         default: return w.event;
     }
 }
@@ -691,7 +743,8 @@ TEST_F(HandleTest, WrongTypeHandlesAreRejectedAndNamed) {
                                           CUCORE_OBJECT_OBJECT_CODE,     CUCORE_OBJECT_LINKER,
                                           CUCORE_OBJECT_PROGRAM_CACHE,   CUCORE_OBJECT_OPAQUE_ARRAY,
                                           CUCORE_OBJECT_MIPMAPPED_ARRAY, CUCORE_OBJECT_TEXTURE_OBJECT,
-                                          CUCORE_OBJECT_SURFACE_OBJECT,  CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR};
+                                          CUCORE_OBJECT_SURFACE_OBJECT,  CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR,
+                                          CUCORE_OBJECT_SM_RESOURCE,     CUCORE_OBJECT_WORKQUEUE_RESOURCE};
     for (const Call &call : all_calls()) {
         for (cucore_object_type_t other : types) {
             if (other == call.type) continue;

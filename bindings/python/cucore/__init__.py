@@ -34,6 +34,10 @@ from .device import ComputeCapability, Device, DeviceProperties, StreamPriorityR
 from .context import Context
 from .event import Event, EventOptions
 from .stream import Stream, StreamOptions, legacy_default_stream, per_thread_default_stream
+from .device_resources import (
+    ContextOptions, DeviceResources, SMResource, SMResourceInfo, SMResourceOptions, WorkqueueResource,
+    WorkqueueResourceOptions, WorkqueueSharingScopeType,
+)
 from .buffer import Buffer
 from .host import Host
 from .memory_resource import LegacyPinnedMemoryResource, MemoryResource, MemoryResourceKind
@@ -88,6 +92,9 @@ __all__ = [
     # contexts, streams, events
     "Context", "Stream", "StreamOptions", "Event", "EventOptions", "legacy_default_stream",
     "per_thread_default_stream",
+    # device resources and green contexts
+    "ContextOptions", "DeviceResources", "SMResource", "SMResourceInfo", "SMResourceOptions", "WorkqueueResource",
+    "WorkqueueResourceOptions", "WorkqueueSharingScopeType",
     # memory
     "Buffer", "MemoryResource", "MemoryResourceKind", "DeviceMemoryResource", "DeviceMemoryResourceOptions",
     "LegacyPinnedMemoryResource", "PoolAttribute", "PoolAttributes", "PinnedMemoryResource",

@@ -11,10 +11,11 @@ from .device import _device_from_owned_handle
 
 (_cucore_context_get_primary, _cucore_context_from_handle, _cucore_context_retain, _cucore_context_release,
  _cucore_context_handle, _cucore_context_device, _cucore_context_is_primary, _cucore_context_set_current,
- _cucore_context_synchronize) = _lib.bind(
+ _cucore_context_synchronize, _cucore_context_is_green, _cucore_context_green_handle) = _lib.bind(
     globals(), "cucore_context_get_primary", "cucore_context_from_handle", "cucore_context_retain",
     "cucore_context_release", "cucore_context_handle", "cucore_context_device", "cucore_context_is_primary",
-    "cucore_context_set_current", "cucore_context_synchronize")
+    "cucore_context_set_current", "cucore_context_synchronize", "cucore_context_is_green",
+    "cucore_context_green_handle")
 (_fast_context_release, _fast_context_set_current, _fast_context_synchronize) = _lib.bind_unchecked(
     globals(), "cucore_context_release", "cucore_context_set_current", "cucore_context_synchronize")
 
@@ -26,15 +27,18 @@ if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand 
     from .device import Device
     from .event import Event, EventOptions
     from .stream import Stream, StreamOptions
+    from .device_resources import DeviceResources
 else:
     Event = None   # event.py: Context.create_event
     Stream = None  # stream.py: Context.create_stream
+    DeviceResources = None  # device_resources.py: Context.resources
 
 
 class Context(HandleObject):
-    """A CUDA context: a device's primary context (Device.context) or a foreign CUcontext wrapped
-    without ownership (Context.from_handle). Holding a Context keeps the context retained; close()
-    (or garbage collection) drops that reference."""
+    """A CUDA context: a device's primary context (Device.context), a green context made of device resources
+    (Device.create_context) or a foreign CUcontext wrapped without ownership (Context.from_handle). Holding a
+    Context keeps the context retained; close() (or garbage collection) drops that reference (a green context
+    is destroyed when it and every stream, event and buffer made on it are gone)."""
 
     __slots__ = ()
     _release = staticmethod(_fast_context_release)
@@ -91,6 +95,29 @@ class Context(HandleObject):
             raise_error(st, self)
         return bool(out.value)
 
+    @property
+    def is_green(self) -> bool:
+        """Whether this is a green context (made by Device.create_context)."""
+        out = ctypes.c_int()
+        st = _cucore_context_is_green(self._h, out)
+        if st:
+            raise_error(st, self)
+        return bool(out.value)
+
+    @property
+    def green_handle(self) -> int:
+        """The raw CUgreenCtx of a green context as an int address (0 for other contexts)."""
+        out = _c_void_p()
+        st = _cucore_context_green_handle(self._h, out)
+        if st:
+            raise_error(st, self)
+        return out.value or 0
+
+    @property
+    def resources(self) -> DeviceResources:
+        """The context's SM and workqueue resources (a green context's own)."""
+        return DeviceResources(self)
+
     def set_current(self) -> None:
         """Make the context current on the calling thread (cuCtxSetCurrent)."""
         st = _fast_context_set_current(self._h)
@@ -115,8 +142,8 @@ class Context(HandleObject):
         if self._h is None:
             return "<Context (closed)>"
         try:
-            return f"<Context 0x{self.handle:x} of device {self.device.device_id}" \
-                   f"{' (primary)' if self.is_primary else ''}>"
+            kind = " (primary)" if self.is_primary else " (green)" if self.is_green else ""
+            return f"<Context 0x{self.handle:x} of device {self.device.device_id}{kind}>"
         except Exception:
             return "<Context>"
 

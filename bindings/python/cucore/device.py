@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand 
     from .graph_builder import GraphBuilder
     from .system import Device as _SystemDevice
     _system_device_of = _SystemDevice._of
+    from .device_resources import ContextOptions, DeviceResources, _create_context
 else:
     Context = None                                  # context.py: Device.context
     Event = _event_options_ref = None               # event.py: Device.create_event
@@ -70,6 +71,7 @@ else:
     _create_texture_object = _create_surface_object = None   # texture.py: Device.create_texture_object, ...
     GraphBuilder = None                             # graph_builder.py: Device.create_graph_builder
     _system_device_of = None                        # system.py: Device.to_system_device
+    DeviceResources = _create_context = None        # device_resources.py: Device.resources, create_context
 
 
 class ComputeCapability(NamedTuple):
@@ -410,6 +412,15 @@ class Device:
     def context(self) -> Context:
         """The device's primary Context (retained while the returned object lives)."""
         return Context._primary(self)
+
+    @property
+    def resources(self) -> DeviceResources:
+        """The device's SM and workqueue resources (DeviceResources: .sm, .workqueue)."""
+        return DeviceResources(self)
+
+    def create_context(self, options: Union[ContextOptions, Dict[str, Any]]) -> Context:
+        """A green context made of `options.resources` (ContextOptions): its streams run only on those SMs."""
+        return _create_context(self, options)
 
     def create_stream(self, obj: Any = None, options: Union[StreamOptions, Dict[str, Any], None] = None) -> Stream:
         """A new Stream in the device's primary context; with `obj` (anything with __cuda_stream__, or

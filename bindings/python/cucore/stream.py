@@ -21,9 +21,11 @@ if TYPE_CHECKING:  # for type checkers only: at run time graph_builder.py hands 
     from .event import EventOptions
     from . import memory_operations
     from .graph_builder import GraphBuilder
+    from .device_resources import DeviceResources
 else:
     GraphBuilder = None  # graph_builder.py: Stream.create_graph_builder, a GraphBuilder where a stream is taken
     memory_operations = None  # memory_operations.py: the work of the stream memory operations
+    DeviceResources = None  # device_resources.py: Stream.resources
 
 (_cucore_stream_create, _cucore_stream_create_in_context, _cucore_stream_get_legacy_default,
  _cucore_stream_get_per_thread_default, _cucore_stream_from_handle, _cucore_stream_retain,
@@ -295,6 +297,11 @@ class Stream(HandleObject):
         if st:
             raise_error(st, self)
         return Context._wrap(out)
+
+    @property
+    def resources(self) -> DeviceResources:
+        """The SM and workqueue resources of the stream's context (a green context's own)."""
+        return DeviceResources(self)
 
     # ---- operations -------------------------------------------------------------------------
 

@@ -9,7 +9,61 @@ use std::ptr;
 
 use crate::*;
 
+/// What a green context is made from (cuda.core's ContextOptions): SM resources
+/// (groups and remainder of one split, or one resource as it came) and
+/// workqueue resources, all of the one device.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_context_options_t {
+    pub struct_size: u32,
+    pub sm_resource_count: u32,
+    /// sm_resource_count handles
+    pub sm_resources: *const *mut cucore_sm_resource_t,
+    pub workqueue_resource_count: u32,
+    /// 0
+    pub reserved: u32,
+    /// workqueue_resource_count handles
+    pub workqueue_resources: *const *mut cucore_workqueue_resource_t,
+}
+
+impl cucore_context_options_t {
+    /// `CUCORE_CONTEXT_OPTIONS_INIT`.
+    pub const INIT: cucore_context_options_t = cucore_context_options_t {
+        struct_size: size_of::<cucore_context_options_t>() as u32,
+        sm_resource_count: 0,
+        sm_resources: ptr::null(),
+        workqueue_resource_count: 0,
+        reserved: 0,
+        workqueue_resources: ptr::null(),
+    };
+}
+
+impl Default for cucore_context_options_t {
+    /// `CUCORE_CONTEXT_OPTIONS_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
 extern "C" {
+    /// Creates a green context on `device` from the resources of `options`
+    /// (cuDevResourceGenerateDesc, cuGreenCtxCreate with CU_GREEN_CTX_DEFAULT_STREAM,
+    /// cuCtxFromGreenCtx; +1 reference). The context holds its resources and device;
+    /// streams, events, buffers and kernels made on it hold the context, and the
+    /// green context is destroyed when the last of them goes. Its streams are made
+    /// with cuGreenCtxStreamCreate and are always non-blocking. The resources are
+    /// the caller's still (the context keeps its own references).
+    /// Errors: INVALID_HANDLE (device, a resource), INVALID_ARGUMENT (NULL, bad
+    /// options: no resource, more than one workqueue resource, resources of another
+    /// device, SM resources of different splits, an SM resource of no SMs; the rule
+    /// named), NOT_SUPPORTED (a driver without green contexts), CUDA, OUT_OF_MEMORY.
+    pub fn cucore_context_create(device: *mut cucore_device_t, options: *const cucore_context_options_t, context: *mut *mut cucore_context_t) -> cucore_status_t;
+    /// Whether this is a green context (1) or not (0).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
+    pub fn cucore_context_is_green(context: *const cucore_context_t, is_green: *mut c_int) -> cucore_status_t;
+    /// The raw CUgreenCtx of a green context (NULL for another context).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
+    pub fn cucore_context_green_handle(context: *const cucore_context_t, cu_green_context: *mut *mut c_void) -> cucore_status_t;
     /// The primary context of `device`, retained (cuDevicePrimaryCtxRetain) for as
     /// long as the returned handle or any object made in it lives (+1 reference).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), CUDA.
@@ -27,7 +81,7 @@ extern "C" {
     pub fn cucore_context_handle(context: *const cucore_context_t, cu_context: *mut *mut c_void) -> cucore_status_t;
     /// The context's device (+1 reference). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_context_device(context: *const cucore_context_t, device: *mut *mut cucore_device_t) -> cucore_status_t;
-    /// Whether this is the device's primary context (1) or a foreign one (0).
+    /// Whether this is the device's primary context (1) or another one (0).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_context_is_primary(context: *const cucore_context_t, is_primary: *mut c_int) -> cucore_status_t;
     /// Makes the context current on the calling thread (cuCtxSetCurrent). The

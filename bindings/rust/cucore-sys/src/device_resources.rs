@@ -9,11 +9,237 @@ use std::ptr;
 
 use crate::*;
 
+/// Flags for cucore_sm_resource_split_options_t.flags (the driver's CUdevSmResourceSplit_flags).
+pub type cucore_sm_split_flag_t = c_int;
+pub const CUCORE_SM_SPLIT_DEFAULT: cucore_sm_split_flag_t = 0;
+/// Treat every SM on its own, ignoring the GPU's processing clusters: smaller
+/// groups (the minimum partition size and alignment no longer apply), at the
+/// cost of large thread clusters.
+pub const CUCORE_SM_SPLIT_IGNORE_SM_COSCHEDULING: cucore_sm_split_flag_t = 1;
+/// Compute capability 9.0+: groups that allow the largest thread clusters.
+pub const CUCORE_SM_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE: cucore_sm_split_flag_t = 2;
+pub const CUCORE_SM_SPLIT_FLAG_FORCE_INT32: cucore_sm_split_flag_t = 0x7fffffff;
+
+/// How the workqueues of a green context are shared (the driver's
+/// CUdevWorkqueueConfigScope; cuda.core's WorkqueueSharingScopeType).
+pub type cucore_workqueue_sharing_scope_t = c_int;
+/// options: leave it as it is
+pub const CUCORE_WORKQUEUE_SHARING_SCOPE_UNSET: cucore_workqueue_sharing_scope_t = 0;
+/// All contexts of the device share the workqueues (the driver's default).
+pub const CUCORE_WORKQUEUE_SHARING_SCOPE_DEVICE_CTX: cucore_workqueue_sharing_scope_t = 1;
+/// Where possible, workqueues not shared with other balanced green contexts.
+pub const CUCORE_WORKQUEUE_SHARING_SCOPE_GREEN_CTX_BALANCED: cucore_workqueue_sharing_scope_t = 2;
+pub const CUCORE_WORKQUEUE_SHARING_SCOPE_FORCE_INT32: cucore_workqueue_sharing_scope_t = 0x7fffffff;
+
+/// What an SM resource holds (cuda.core's SMResource properties).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_sm_resource_info_t {
+    /// set by CUCORE_SM_RESOURCE_INFO_INIT
+    pub struct_size: u32,
+    /// streaming multiprocessors in the resource
+    pub sm_count: u32,
+    /// the fewest SMs a group split from it may have
+    pub min_partition_size: u32,
+    /// a group's SM count is a multiple of this
+    pub coscheduled_alignment: u32,
+    /// the driver's flags of the resource (0 before CUDA 13.1)
+    pub flags: u32,
+}
+
+impl cucore_sm_resource_info_t {
+    /// `CUCORE_SM_RESOURCE_INFO_INIT`.
+    pub const INIT: cucore_sm_resource_info_t = cucore_sm_resource_info_t {
+        struct_size: size_of::<cucore_sm_resource_info_t>() as u32,
+        sm_count: 0,
+        min_partition_size: 0,
+        coscheduled_alignment: 0,
+        flags: 0,
+    };
+}
+
+impl Default for cucore_sm_resource_info_t {
+    /// `CUCORE_SM_RESOURCE_INFO_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
+/// How cucore_sm_resource_split divides an SM resource: `group_count` groups of
+/// `sm_count` SMs each, the rest going to the remainder.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_sm_resource_split_options_t {
+    pub struct_size: u32,
+    /// SMs in each group; 0: the resource's min_partition_size. It must be at
+    /// least min_partition_size and a multiple of coscheduled_alignment (unless
+    /// CUCORE_SM_SPLIT_IGNORE_SM_COSCHEDULING), and no more than the resource has.
+    pub sm_count: u32,
+    /// Groups to make; 0: as many as fit (up to the caller's capacity).
+    pub group_count: u32,
+    /// cucore_sm_split_flag_t bits
+    pub flags: u32,
+}
+
+impl cucore_sm_resource_split_options_t {
+    /// `CUCORE_SM_RESOURCE_SPLIT_OPTIONS_INIT`.
+    pub const INIT: cucore_sm_resource_split_options_t = cucore_sm_resource_split_options_t {
+        struct_size: size_of::<cucore_sm_resource_split_options_t>() as u32,
+        sm_count: 0,
+        group_count: 0,
+        flags: 0,
+    };
+}
+
+impl Default for cucore_sm_resource_split_options_t {
+    /// `CUCORE_SM_RESOURCE_SPLIT_OPTIONS_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
+/// What a split makes (cucore_sm_resource_split_dry_run): every group has the same SM count.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_sm_resource_split_info_t {
+    /// set by CUCORE_SM_RESOURCE_SPLIT_INFO_INIT
+    pub struct_size: u32,
+    pub group_count: u32,
+    /// SMs in each group
+    pub group_sm_count: u32,
+    /// SMs left to the remainder
+    pub remainder_sm_count: u32,
+}
+
+impl cucore_sm_resource_split_info_t {
+    /// `CUCORE_SM_RESOURCE_SPLIT_INFO_INIT`.
+    pub const INIT: cucore_sm_resource_split_info_t = cucore_sm_resource_split_info_t {
+        struct_size: size_of::<cucore_sm_resource_split_info_t>() as u32,
+        group_count: 0,
+        group_sm_count: 0,
+        remainder_sm_count: 0,
+    };
+}
+
+impl Default for cucore_sm_resource_split_info_t {
+    /// `CUCORE_SM_RESOURCE_SPLIT_INFO_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
+/// What a workqueue resource holds (cuda.core's WorkqueueResource properties).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_workqueue_resource_info_t {
+    /// set by CUCORE_WORKQUEUE_RESOURCE_INFO_INIT
+    pub struct_size: u32,
+    pub sharing_scope: cucore_workqueue_sharing_scope_t,
+    /// The expected most stream-ordered workloads at once (the driver's cap is
+    /// CUDA_DEVICE_MAX_CONNECTIONS).
+    pub concurrency_limit: u32,
+}
+
+impl cucore_workqueue_resource_info_t {
+    /// `CUCORE_WORKQUEUE_RESOURCE_INFO_INIT`.
+    pub const INIT: cucore_workqueue_resource_info_t = cucore_workqueue_resource_info_t {
+        struct_size: size_of::<cucore_workqueue_resource_info_t>() as u32,
+        sharing_scope: 0,
+        concurrency_limit: 0,
+    };
+}
+
+impl Default for cucore_workqueue_resource_info_t {
+    /// `CUCORE_WORKQUEUE_RESOURCE_INFO_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
+/// What cucore_workqueue_resource_configure changes; a zero field leaves its value.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_workqueue_resource_options_t {
+    pub struct_size: u32,
+    pub sharing_scope: cucore_workqueue_sharing_scope_t,
+    /// at least 1 when set
+    pub concurrency_limit: u32,
+}
+
+impl cucore_workqueue_resource_options_t {
+    /// `CUCORE_WORKQUEUE_RESOURCE_OPTIONS_INIT`.
+    pub const INIT: cucore_workqueue_resource_options_t = cucore_workqueue_resource_options_t {
+        struct_size: size_of::<cucore_workqueue_resource_options_t>() as u32,
+        sharing_scope: 0,
+        concurrency_limit: 0,
+    };
+}
+
+impl Default for cucore_workqueue_resource_options_t {
+    /// `CUCORE_WORKQUEUE_RESOURCE_OPTIONS_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
 extern "C" {
+    /// The SM resource of `device`: all its SMs (cuDeviceGetDevResource; +1
+    /// reference). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out),
+    /// NOT_SUPPORTED (a driver before CUDA 12.4), CUDA.
+    pub fn cucore_sm_resource_of_device(device: *mut cucore_device_t, resource: *mut *mut cucore_sm_resource_t) -> cucore_status_t;
+    /// The SM resource of `context`: its green context's SMs for a green context
+    /// (cuGreenCtxGetDevResource), else the device's (cuCtxGetDevResource; +1
+    /// reference). Errors: as cucore_sm_resource_of_device.
+    pub fn cucore_sm_resource_of_context(context: *mut cucore_context_t, resource: *mut *mut cucore_sm_resource_t) -> cucore_status_t;
+    /// The SM resource of `stream`'s context (+1 reference). Errors: as cucore_sm_resource_of_device.
+    pub fn cucore_sm_resource_of_stream(stream: *mut cucore_stream_t, resource: *mut *mut cucore_sm_resource_t) -> cucore_status_t;
+    /// Fills `info` (whose struct_size the caller sets with
+    /// CUCORE_SM_RESOURCE_INFO_INIT; an older, smaller struct gets the fields it
+    /// has). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, bad struct_size).
+    pub fn cucore_sm_resource_info(resource: *const cucore_sm_resource_t, info: *mut cucore_sm_resource_info_t) -> cucore_status_t;
+    /// Splits `resource` into disjoint groups of options-\>sm_count SMs
+    /// (cuDevSmResourceSplitByCount). Writes up to `capacity` new group handles to
+    /// `groups` (each +1 reference) and their number to `group_count`; the SMs left
+    /// over go to `*remainder` (+1 reference, possibly of 0 SMs; NULL: not wanted).
+    /// With options-\>group_count set, exactly that many groups are made (it must not
+    /// exceed `capacity`), else as many as fit, up to `capacity`. Groups and a
+    /// remainder of one split may make one green context together; a group cannot
+    /// be split again (make a green context of it and split its resources).
+    /// On failure nothing is made and the outs read NULL/0.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, bad options, capacity 0, a
+    /// group count that does not fit in `capacity`, a group or remainder of an
+    /// earlier split, SM counts below the minimum partition size, not a multiple of
+    /// the alignment or more than the resource has, the rule named), CUDA.
+    pub fn cucore_sm_resource_split(resource: *const cucore_sm_resource_t, options: *const cucore_sm_resource_split_options_t, groups: *mut *mut cucore_sm_resource_t, capacity: u32, group_count: *mut u32, remainder: *mut *mut cucore_sm_resource_t) -> cucore_status_t;
+    /// What cucore_sm_resource_split would make with `options` (without limit of
+    /// capacity when options-\>group_count is 0), without making any handle.
+    /// Errors: as cucore_sm_resource_split.
+    pub fn cucore_sm_resource_split_dry_run(resource: *const cucore_sm_resource_t, options: *const cucore_sm_resource_split_options_t, info: *mut cucore_sm_resource_split_info_t) -> cucore_status_t;
     /// Adds a reference to an SM resource. Errors: INVALID_HANDLE.
     pub fn cucore_sm_resource_retain(resource: *mut cucore_sm_resource_t) -> cucore_status_t;
     /// Drops a reference (NULL is a no-op). Errors: INVALID_HANDLE.
     pub fn cucore_sm_resource_release(resource: *mut cucore_sm_resource_t) -> cucore_status_t;
+    /// The workqueue configuration resource of `device` (cuDeviceGetDevResource with
+    /// CU_DEV_RESOURCE_TYPE_WORKQUEUE_CONFIG; +1 reference). Errors: INVALID_HANDLE,
+    /// INVALID_ARGUMENT (NULL out), NOT_SUPPORTED (a driver before CUDA 13.1, the
+    /// reason said), CUDA.
+    pub fn cucore_workqueue_resource_of_device(device: *mut cucore_device_t, resource: *mut *mut cucore_workqueue_resource_t) -> cucore_status_t;
+    /// The workqueue configuration resource of `context` (its green context's for a
+    /// green context; +1 reference). Errors: as cucore_workqueue_resource_of_device.
+    pub fn cucore_workqueue_resource_of_context(context: *mut cucore_context_t, resource: *mut *mut cucore_workqueue_resource_t) -> cucore_status_t;
+    /// The workqueue configuration resource of `stream`'s context (+1 reference).
+    /// Errors: as cucore_workqueue_resource_of_device.
+    pub fn cucore_workqueue_resource_of_stream(stream: *mut cucore_stream_t, resource: *mut *mut cucore_workqueue_resource_t) -> cucore_status_t;
+    /// Fills `info` (struct_size set with CUCORE_WORKQUEUE_RESOURCE_INFO_INIT).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, bad struct_size).
+    pub fn cucore_workqueue_resource_info(resource: *const cucore_workqueue_resource_t, info: *mut cucore_workqueue_resource_info_t) -> cucore_status_t;
+    /// Changes the resource's sharing scope and concurrency limit in place (what a
+    /// green context made from it afterwards gets; contexts made before keep
+    /// theirs). NULL options change nothing. Errors: INVALID_HANDLE,
+    /// INVALID_ARGUMENT (bad struct_size, unknown scope).
+    pub fn cucore_workqueue_resource_configure(resource: *mut cucore_workqueue_resource_t, options: *const cucore_workqueue_resource_options_t) -> cucore_status_t;
+    /// The device the resource is of (+1 reference). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
+    pub fn cucore_workqueue_resource_device(resource: *const cucore_workqueue_resource_t, device: *mut *mut cucore_device_t) -> cucore_status_t;
     /// Adds a reference to a workqueue resource. Errors: INVALID_HANDLE.
     pub fn cucore_workqueue_resource_retain(resource: *mut cucore_workqueue_resource_t) -> cucore_status_t;
     /// Drops a reference (NULL is a no-op). Errors: INVALID_HANDLE.

@@ -52,6 +52,67 @@ fn layout_cucore_device_properties_t() {
 }
 
 #[test]
+fn layout_cucore_context_options_t() {
+    assert_eq!((size_of::<cucore_context_options_t>(), align_of::<cucore_context_options_t>()), (32, 8));
+    assert_eq!(offset!(cucore_context_options_t, struct_size), 0);
+    assert_eq!(offset!(cucore_context_options_t, sm_resource_count), 4);
+    assert_eq!(offset!(cucore_context_options_t, sm_resources), 8);
+    assert_eq!(offset!(cucore_context_options_t, workqueue_resource_count), 16);
+    assert_eq!(offset!(cucore_context_options_t, reserved), 20);
+    assert_eq!(offset!(cucore_context_options_t, workqueue_resources), 24);
+    assert_eq!(cucore_context_options_t::INIT.struct_size as usize, 32);
+}
+
+#[test]
+fn layout_cucore_sm_resource_info_t() {
+    assert_eq!((size_of::<cucore_sm_resource_info_t>(), align_of::<cucore_sm_resource_info_t>()), (20, 4));
+    assert_eq!(offset!(cucore_sm_resource_info_t, struct_size), 0);
+    assert_eq!(offset!(cucore_sm_resource_info_t, sm_count), 4);
+    assert_eq!(offset!(cucore_sm_resource_info_t, min_partition_size), 8);
+    assert_eq!(offset!(cucore_sm_resource_info_t, coscheduled_alignment), 12);
+    assert_eq!(offset!(cucore_sm_resource_info_t, flags), 16);
+    assert_eq!(cucore_sm_resource_info_t::INIT.struct_size as usize, 20);
+}
+
+#[test]
+fn layout_cucore_sm_resource_split_options_t() {
+    assert_eq!((size_of::<cucore_sm_resource_split_options_t>(), align_of::<cucore_sm_resource_split_options_t>()), (16, 4));
+    assert_eq!(offset!(cucore_sm_resource_split_options_t, struct_size), 0);
+    assert_eq!(offset!(cucore_sm_resource_split_options_t, sm_count), 4);
+    assert_eq!(offset!(cucore_sm_resource_split_options_t, group_count), 8);
+    assert_eq!(offset!(cucore_sm_resource_split_options_t, flags), 12);
+    assert_eq!(cucore_sm_resource_split_options_t::INIT.struct_size as usize, 16);
+}
+
+#[test]
+fn layout_cucore_sm_resource_split_info_t() {
+    assert_eq!((size_of::<cucore_sm_resource_split_info_t>(), align_of::<cucore_sm_resource_split_info_t>()), (16, 4));
+    assert_eq!(offset!(cucore_sm_resource_split_info_t, struct_size), 0);
+    assert_eq!(offset!(cucore_sm_resource_split_info_t, group_count), 4);
+    assert_eq!(offset!(cucore_sm_resource_split_info_t, group_sm_count), 8);
+    assert_eq!(offset!(cucore_sm_resource_split_info_t, remainder_sm_count), 12);
+    assert_eq!(cucore_sm_resource_split_info_t::INIT.struct_size as usize, 16);
+}
+
+#[test]
+fn layout_cucore_workqueue_resource_info_t() {
+    assert_eq!((size_of::<cucore_workqueue_resource_info_t>(), align_of::<cucore_workqueue_resource_info_t>()), (12, 4));
+    assert_eq!(offset!(cucore_workqueue_resource_info_t, struct_size), 0);
+    assert_eq!(offset!(cucore_workqueue_resource_info_t, sharing_scope), 4);
+    assert_eq!(offset!(cucore_workqueue_resource_info_t, concurrency_limit), 8);
+    assert_eq!(cucore_workqueue_resource_info_t::INIT.struct_size as usize, 12);
+}
+
+#[test]
+fn layout_cucore_workqueue_resource_options_t() {
+    assert_eq!((size_of::<cucore_workqueue_resource_options_t>(), align_of::<cucore_workqueue_resource_options_t>()), (12, 4));
+    assert_eq!(offset!(cucore_workqueue_resource_options_t, struct_size), 0);
+    assert_eq!(offset!(cucore_workqueue_resource_options_t, sharing_scope), 4);
+    assert_eq!(offset!(cucore_workqueue_resource_options_t, concurrency_limit), 8);
+    assert_eq!(cucore_workqueue_resource_options_t::INIT.struct_size as usize, 12);
+}
+
+#[test]
 fn layout_cucore_event_options_t() {
     assert_eq!((size_of::<cucore_event_options_t>(), align_of::<cucore_event_options_t>()), (8, 4));
     assert_eq!(offset!(cucore_event_options_t, struct_size), 0);
@@ -565,6 +626,8 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_object_type_t>(), 4);
     assert_eq!(size_of::<cucore_toggle_t>(), 4);
     assert_eq!(size_of::<cucore_device_attribute_t>(), 4);
+    assert_eq!(size_of::<cucore_sm_split_flag_t>(), 4);
+    assert_eq!(size_of::<cucore_workqueue_sharing_scope_t>(), 4);
     assert_eq!(size_of::<cucore_event_flag_t>(), 4);
     assert_eq!(size_of::<cucore_stream_flag_t>(), 4);
     assert_eq!(size_of::<cucore_capture_status_t>(), 4);

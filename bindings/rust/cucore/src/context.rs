@@ -1,4 +1,5 @@
-//! What `include/cucore/context.h` holds: CUDA contexts (primary, or foreign ones wrapped).
+//! What `include/cucore/context.h` holds: CUDA contexts (primary, green ones made of device
+//! resources: see [`crate::device_resources`], or foreign ones wrapped).
 
 use std::fmt;
 use std::os::raw::{c_int, c_void};
@@ -11,8 +12,8 @@ use crate::device::Device;
 use crate::event::{Event, EventOptions};
 use crate::stream::{Stream, StreamOptions};
 
-/// A CUDA context (`cucore_context_t`): a device's primary context, or a foreign `CUcontext`
-/// wrapped without taking ownership.
+/// A CUDA context (`cucore_context_t`): a device's primary context, a green context
+/// ([`Context::create`]), or a foreign `CUcontext` wrapped without taking ownership.
 pub struct Context {
     raw: NonNull<sys::cucore_context_t>,
 }
@@ -72,6 +73,22 @@ impl Context {
         // SAFETY: a live handle and a valid out-pointer.
         check(unsafe { sys::cucore_context_is_primary(self.as_raw(), &mut v) })?;
         Ok(c_bool(v))
+    }
+
+    /// Whether this is a green context.
+    pub fn is_green(&self) -> Result<bool> {
+        let mut v: c_int = 0;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_context_is_green(self.as_raw(), &mut v) })?;
+        Ok(c_bool(v))
+    }
+
+    /// The raw `CUgreenCtx` of a green context (NULL for other contexts).
+    pub fn green_handle(&self) -> Result<*mut c_void> {
+        let mut h = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_context_green_handle(self.as_raw(), &mut h) })?;
+        Ok(h)
     }
 
     /// Makes the context current on the calling thread (`cuCtxSetCurrent`); what is current

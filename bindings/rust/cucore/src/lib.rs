@@ -152,6 +152,7 @@ macro_rules! identity_eq {
 pub mod common;
 pub mod context;
 pub mod device;
+pub mod device_resources;
 mod device_attributes;
 mod object_type; // generated: ObjectType
 pub mod dlpack;
@@ -198,6 +199,10 @@ pub use context::Context;
 pub use device::{driver_version, ComputeCapability, Device, DeviceAttribute, DeviceProperties, Uuid};
 pub use dlpack::{
     DLDevice, DLDeviceType, DLPackElement, DLPackLayout, DLPackTensor, LegacyDLPackTensor,
+};
+pub use device_resources::{
+    ContextOptions, DeviceResources, SmResource, SmResourceInfo, SmResourceOptions, SmSplitInfo, WorkqueueResource,
+    WorkqueueResourceOptions, WorkqueueSharingScope,
 };
 pub use event::{Event, EventOptions};
 pub use buffer::Buffer;
