@@ -10,6 +10,7 @@
 #include "cucore.hpp"
 #include "driver/nvml.hpp"
 #include "fake_nvml.hpp"
+#include "fault_injection_support.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -388,6 +389,20 @@ TEST_F(SystemTest, EveryCreatePathUnderFaultInjection) {
         }
     }
     cucore_device_release(cuda);
+}
+
+// The CUDA side of to_device (the driver's calls failing in turn, FaultInjection):
+// a clear error, nothing left behind.
+class SystemDriverFaults : public FaultInjection<SystemTest> {};
+
+TEST_F(SystemDriverFaults, ToDeviceUnderDriverFaultInjection) {
+    cucore_system_device_t *system = system_device(1);
+    run({"cucore_system_device_to_device",
+         [system](void **h) {
+             return cucore_system_device_to_device(system, reinterpret_cast<cucore_device_t **>(h));
+         },
+         [](void *h) { cucore_device_release(static_cast<cucore_device_t *>(h)); }, 1});
+    cucore_system_device_release(system);
 }
 
 // The readings under fault injection: each fails with the failure's status and
