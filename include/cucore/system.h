@@ -125,6 +125,11 @@ CUCORE_API cucore_status_t cucore_system_device_release(cucore_system_device_t *
 CUCORE_API cucore_status_t cucore_system_device_to_device(const cucore_system_device_t *device,
                                                           cucore_device_t **cuda_device);
 
+/* The device's NVML handle (nvmlDevice_t) in *nvml_device, for calls of NVML
+ * this library does not wrap; valid for the life of the process (libcucore keeps
+ * NVML initialised). Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE. */
+CUCORE_API cucore_status_t cucore_system_device_handle(const cucore_system_device_t *device, void **nvml_device);
+
 /* The device's NVML index in *index. Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE. */
 CUCORE_API cucore_status_t cucore_system_device_index(const cucore_system_device_t *device, unsigned int *index);
 

@@ -88,6 +88,13 @@ cucore_status_t cucore_system_device_to_device(const cucore_system_device_t *dev
     });
 }
 
+cucore_status_t cucore_system_device_handle(const cucore_system_device_t *device, void **nvml_device) {
+    return capi::guarded(__func__, [&] {
+        void *&result = capi::out(nvml_device, "nvml_device");
+        result = capi::get(device, "device").handle();
+    });
+}
+
 cucore_status_t cucore_system_device_index(const cucore_system_device_t *device, unsigned *index) {
     return capi::guarded(__func__, [&] {
         unsigned &result = capi::out(index, "index");

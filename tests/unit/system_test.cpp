@@ -68,6 +68,9 @@ TEST_F(SystemTest, EachDeviceAnswersItsOwnReadings) {
         unsigned index = 99;
         ASSERT_EQ(cucore_system_device_index(device, &index), CUCORE_SUCCESS);
         EXPECT_EQ(index, d);
+        void *nvml_device = nullptr;
+        ASSERT_EQ(cucore_system_device_handle(device, &nvml_device), CUCORE_SUCCESS);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(nvml_device), d + 1) << "the fake's nvmlDevice_t";
         const char *name = nullptr, *uuid = nullptr, *bus = nullptr;
         ASSERT_EQ(cucore_system_device_name(device, &name), CUCORE_SUCCESS);
         EXPECT_EQ(std::string(name), "Fake GPU " + std::to_string(d));
@@ -465,6 +468,7 @@ TEST_F(SystemTest, Facade) {
     EXPECT_EQ(cucore::system::device_count(), 2u);
     cucore::SystemDevice device(1);
     EXPECT_EQ(device.index(), 1u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(device.handle()), 2u);
     EXPECT_EQ(device.name(), "Fake GPU 1");
     EXPECT_EQ(device.uuid(), "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f");
     EXPECT_EQ(device.pci_bus_id(), "00000000:02:00.0");
