@@ -18,7 +18,8 @@ rm -rf .device && mkdir -p .device/bin .device/lib .device/rust
 cp -a build/default/bin/. .device/bin/
 cp -a build/default/lib/libcucore.so* .device/lib/
 # The loader tests' stand-in drivers live beside the library in the build tree.
-cp -a build/default/lib/libstandin_cuda_*.so build/default/lib/libcucore_fake_cuda.so .device/lib/
+cp -a build/default/lib/libstandin_cuda_*.so build/default/lib/libcucore_fake_cuda.so build/default/lib/libcucore_fake_nvml.so \
+  .device/lib/
 CUCORE_LIB_DIR="$PWD/build/default/lib" python3 bindings/rust/test_binaries.py --copy .device/rust >/dev/null
 # Symbols and debug info stay in the build tree; the staged copies travel (64 MiB limit with the tree).
 find .device -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-unneeded {} + 2>/dev/null || true

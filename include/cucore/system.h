@@ -87,12 +87,12 @@ CUCORE_API cucore_status_t cucore_system_cuda_driver_version(int *version);
 
 /* The number of GPUs NVML sees in *count (every GPU of the machine, whatever
  * CUDA_VISIBLE_DEVICES says). Errors: INVALID_ARGUMENT (NULL), NOT_SUPPORTED (no NVML), NVML. */
-CUCORE_API cucore_status_t cucore_system_device_count(unsigned *count);
+CUCORE_API cucore_status_t cucore_system_device_count(unsigned int *count);
 
 /* The GPU of NVML index `index` in *device (new handle, caller owns it).
  * Errors: INVALID_ARGUMENT (NULL out; `index` not below the count),
  * NOT_SUPPORTED (no NVML), NVML. */
-CUCORE_API cucore_status_t cucore_system_device_get(unsigned index, cucore_system_device_t **device);
+CUCORE_API cucore_status_t cucore_system_device_get(unsigned int index, cucore_system_device_t **device);
 
 /* The GPU whose UUID is `uuid` ("GPU-8e9c3a6b-...", as cucore_system_device_uuid
  * gives it) in *device (new handle, caller owns it).
@@ -125,8 +125,13 @@ CUCORE_API cucore_status_t cucore_system_device_release(cucore_system_device_t *
 CUCORE_API cucore_status_t cucore_system_device_to_device(const cucore_system_device_t *device,
                                                           cucore_device_t **cuda_device);
 
+/* The device's NVML handle (nvmlDevice_t) in *nvml_device, for calls of NVML
+ * this library does not wrap; valid for the life of the process (libcucore keeps
+ * NVML initialised). Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE. */
+CUCORE_API cucore_status_t cucore_system_device_handle(const cucore_system_device_t *device, void **nvml_device);
+
 /* The device's NVML index in *index. Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE. */
-CUCORE_API cucore_status_t cucore_system_device_index(const cucore_system_device_t *device, unsigned *index);
+CUCORE_API cucore_status_t cucore_system_device_index(const cucore_system_device_t *device, unsigned int *index);
 
 /* The device's name (e.g. "NVIDIA H100 80GB HBM3") in *name: owned by the
  * handle, valid while it lives. Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE. */
@@ -157,33 +162,33 @@ CUCORE_API cucore_status_t cucore_system_device_memory_info(const cucore_system_
  * a kernel ran (*gpu_percent) and device memory was read or written
  * (*memory_percent). Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE, NVML. */
 CUCORE_API cucore_status_t cucore_system_device_utilization(const cucore_system_device_t *device,
-                                                            unsigned *gpu_percent, unsigned *memory_percent);
+                                                            unsigned int *gpu_percent, unsigned int *memory_percent);
 
 /* The GPU die's temperature in degrees Celsius in *celsius.
  * Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE, NVML. */
 CUCORE_API cucore_status_t cucore_system_device_temperature(const cucore_system_device_t *device,
-                                                            unsigned *celsius);
+                                                            unsigned int *celsius);
 
 /* The board's power draw now in milliwatts in *milliwatts.
  * Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE, NOT_SUPPORTED (no power
  * readings on this product), NVML. */
 CUCORE_API cucore_status_t cucore_system_device_power_usage(const cucore_system_device_t *device,
-                                                            unsigned *milliwatts);
+                                                            unsigned int *milliwatts);
 
 /* The power limit the driver enforces now, in milliwatts, in *milliwatts.
  * Errors: as cucore_system_device_power_usage. */
 CUCORE_API cucore_status_t cucore_system_device_power_limit(const cucore_system_device_t *device,
-                                                            unsigned *milliwatts);
+                                                            unsigned int *milliwatts);
 
 /* The current frequency of clock `clock` in MHz in *mhz.
  * Errors: INVALID_ARGUMENT (NULL; `clock` not a cucore_system_clock_t), INVALID_HANDLE, NVML. */
 CUCORE_API cucore_status_t cucore_system_device_clock(const cucore_system_device_t *device,
-                                                      cucore_system_clock_t clock, unsigned *mhz);
+                                                      cucore_system_clock_t clock, unsigned int *mhz);
 
 /* The highest frequency of clock `clock` in MHz in *mhz.
  * Errors: as cucore_system_device_clock. */
 CUCORE_API cucore_status_t cucore_system_device_max_clock(const cucore_system_device_t *device,
-                                                          cucore_system_clock_t clock, unsigned *mhz);
+                                                          cucore_system_clock_t clock, unsigned int *mhz);
 
 /* The device's compute mode in *mode. Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE, NVML. */
 CUCORE_API cucore_status_t cucore_system_device_compute_mode(const cucore_system_device_t *device,

@@ -109,6 +109,12 @@ public:
         return Device::adopt(raw);
     }
 
+    // The NVML handle (nvmlDevice_t), for NVML calls this library does not wrap.
+    void *handle() const {
+        void *v = nullptr;
+        detail::check(cucore_system_device_handle(get(), &v));
+        return v;
+    }
     unsigned index() const {
         unsigned v = 0;
         detail::check(cucore_system_device_index(get(), &v));

@@ -19,6 +19,13 @@ const char *check_text(const char *text, const char *argument) {
     return text;
 }
 
+// Clears a versioned out struct whose struct_size is set, so that it reads zeros if the call fails; one
+// whose struct_size is not is refused by write_versioned after the handle (a bad handle is named first).
+template <class Struct>
+void clear_versioned(Struct *out, const Struct &init) {
+    if (out && out->struct_size >= sizeof(uint32_t)) capi::write_versioned(out, init, "info", "");
+}
+
 }  // namespace
 
 extern "C" {
@@ -88,6 +95,13 @@ cucore_status_t cucore_system_device_to_device(const cucore_system_device_t *dev
     });
 }
 
+cucore_status_t cucore_system_device_handle(const cucore_system_device_t *device, void **nvml_device) {
+    return capi::guarded(__func__, [&] {
+        void *&result = capi::out(nvml_device, "nvml_device");
+        result = capi::get(device, "device").handle();
+    });
+}
+
 cucore_status_t cucore_system_device_index(const cucore_system_device_t *device, unsigned *index) {
     return capi::guarded(__func__, [&] {
         unsigned &result = capi::out(index, "index");
@@ -118,19 +132,20 @@ cucore_status_t cucore_system_device_pci_bus_id(const cucore_system_device_t *de
 
 cucore_status_t cucore_system_device_pci_info(const cucore_system_device_t *device, cucore_system_pci_info_t *info) {
     return capi::guarded(__func__, [&] {
-        capi::write_versioned(info, cucore_system_pci_info_t(CUCORE_SYSTEM_PCI_INFO_INIT), "info",
-                              "CUCORE_SYSTEM_PCI_INFO_INIT");  // cleared first, so a failure leaves zeros
-        capi::write_versioned(info, capi::get(device, "device").pci_info(), "info", "CUCORE_SYSTEM_PCI_INFO_INIT");
+        clear_versioned(info, cucore_system_pci_info_t(CUCORE_SYSTEM_PCI_INFO_INIT));
+        core::SystemDevice &object = capi::get(device, "device");
+        capi::write_versioned(info, cucore_system_pci_info_t(CUCORE_SYSTEM_PCI_INFO_INIT), "info", "CUCORE_SYSTEM_PCI_INFO_INIT");  // checked before NVML is asked
+        capi::write_versioned(info, object.pci_info(), "info", "CUCORE_SYSTEM_PCI_INFO_INIT");
     });
 }
 
 cucore_status_t cucore_system_device_memory_info(const cucore_system_device_t *device,
                                                  cucore_system_memory_info_t *info) {
     return capi::guarded(__func__, [&] {
-        capi::write_versioned(info, cucore_system_memory_info_t(CUCORE_SYSTEM_MEMORY_INFO_INIT), "info",
-                              "CUCORE_SYSTEM_MEMORY_INFO_INIT");  // cleared first, so a failure leaves zeros
-        capi::write_versioned(info, capi::get(device, "device").memory_info(), "info",
-                              "CUCORE_SYSTEM_MEMORY_INFO_INIT");
+        clear_versioned(info, cucore_system_memory_info_t(CUCORE_SYSTEM_MEMORY_INFO_INIT));
+        core::SystemDevice &object = capi::get(device, "device");
+        capi::write_versioned(info, cucore_system_memory_info_t(CUCORE_SYSTEM_MEMORY_INFO_INIT), "info", "CUCORE_SYSTEM_MEMORY_INFO_INIT");  // checked before NVML is asked
+        capi::write_versioned(info, object.memory_info(), "info", "CUCORE_SYSTEM_MEMORY_INFO_INIT");
     });
 }
 

@@ -37,6 +37,7 @@ class SystemDevice final : public Object, public Pooled<SystemDevice> {
     SystemDevice(driver::nvml::Device handle, unsigned index, std::string name, std::string uuid,
                  std::string pci_bus_id) noexcept;
 
+    void *handle() const noexcept { return handle_; }
     unsigned index() const noexcept { return index_; }
     const std::string &name() const noexcept { return name_; }
     const std::string &uuid() const noexcept { return uuid_; }

@@ -94,6 +94,12 @@ def test_everything_against_the_fake_nvml(fakes):
         assert cucore.Device(1).to_system_device() == d
         assert cucore.Device(0).to_system_device().index == 0
         assert "system.Device 1: Fake GPU 1" in repr(d)
+        assert d.handle == 2  # the fake's nvmlDevice_t of GPU 1
+        import copy
+        twin = copy.copy(d)
+        assert twin == d and twin is not d
+        twin.close()
+        assert d.name == "Fake GPU 1"  # its own reference
         for bad in ({}, {"index": 0, "uuid": "x"}):
             try:
                 system.Device(**bad)

@@ -910,6 +910,7 @@ TEST_F(ArgumentTest, SystemAndCheckpointNullOuts) {
     expect(cucore_system_device_get_for_device(d_, nullptr), "cucore_system_device_get_for_device",
            "'system_device'");
     expect(cucore_system_device_to_device(sd, nullptr), "cucore_system_device_to_device", "'cuda_device'");
+    expect(cucore_system_device_handle(sd, nullptr), "cucore_system_device_handle", "'nvml_device'");
     expect(cucore_system_device_index(sd, nullptr), "cucore_system_device_index", "'index'");
     expect(cucore_system_device_name(sd, nullptr), "cucore_system_device_name", "'name'");
     expect(cucore_system_device_uuid(sd, nullptr), "cucore_system_device_uuid", "'uuid'");

@@ -792,6 +792,7 @@ TEST_F(HandleTest, SystemDeviceArgumentsAreChecked) {
     const cucore_object_type_t S = CUCORE_OBJECT_SYSTEM_DEVICE;
     const std::vector<Call> calls = {
         {"cucore_system_device_to_device", "device", S, [](void *h, const World &, bool &c) { cucore_device_t *v = reinterpret_cast<cucore_device_t *>(1); auto s = cucore_system_device_to_device(as<SD>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_system_device_handle", "device", S, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_system_device_handle(as<SD>(h), &v); c = v == nullptr; return s; }},
         {"cucore_system_device_index", "device", S, [](void *h, const World &, bool &c) { unsigned v = 9; auto s = cucore_system_device_index(as<SD>(h), &v); c = v == 0; return s; }},
         {"cucore_system_device_name", "device", S, [](void *h, const World &, bool &c) { const char *v = "x"; auto s = cucore_system_device_name(as<SD>(h), &v); c = v == nullptr; return s; }},
         {"cucore_system_device_uuid", "device", S, [](void *h, const World &, bool &c) { const char *v = "x"; auto s = cucore_system_device_uuid(as<SD>(h), &v); c = v == nullptr; return s; }},

@@ -10,6 +10,7 @@
 #include "cucore.hpp"
 #include "driver/nvml.hpp"
 #include "fake_nvml.hpp"
+#include "fault_injection_support.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -67,6 +68,9 @@ TEST_F(SystemTest, EachDeviceAnswersItsOwnReadings) {
         unsigned index = 99;
         ASSERT_EQ(cucore_system_device_index(device, &index), CUCORE_SUCCESS);
         EXPECT_EQ(index, d);
+        void *nvml_device = nullptr;
+        ASSERT_EQ(cucore_system_device_handle(device, &nvml_device), CUCORE_SUCCESS);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(nvml_device), d + 1) << "the fake's nvmlDevice_t";
         const char *name = nullptr, *uuid = nullptr, *bus = nullptr;
         ASSERT_EQ(cucore_system_device_name(device, &name), CUCORE_SUCCESS);
         EXPECT_EQ(std::string(name), "Fake GPU " + std::to_string(d));
@@ -390,6 +394,20 @@ TEST_F(SystemTest, EveryCreatePathUnderFaultInjection) {
     cucore_device_release(cuda);
 }
 
+// The CUDA side of to_device (the driver's calls failing in turn, FaultInjection):
+// a clear error, nothing left behind.
+class SystemDriverFaults : public FaultInjection<SystemTest> {};
+
+TEST_F(SystemDriverFaults, ToDeviceUnderDriverFaultInjection) {
+    cucore_system_device_t *system = system_device(1);
+    run({"cucore_system_device_to_device",
+         [system](void **h) {
+             return cucore_system_device_to_device(system, reinterpret_cast<cucore_device_t **>(h));
+         },
+         [](void *h) { cucore_device_release(static_cast<cucore_device_t *>(h)); }, 1});
+    cucore_system_device_release(system);
+}
+
 // The readings under fault injection: each fails with the failure's status and
 // clears its outs.
 TEST_F(SystemTest, EveryReadingUnderFaultInjection) {
@@ -450,6 +468,7 @@ TEST_F(SystemTest, Facade) {
     EXPECT_EQ(cucore::system::device_count(), 2u);
     cucore::SystemDevice device(1);
     EXPECT_EQ(device.index(), 1u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(device.handle()), 2u);
     EXPECT_EQ(device.name(), "Fake GPU 1");
     EXPECT_EQ(device.uuid(), "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f");
     EXPECT_EQ(device.pci_bus_id(), "00000000:02:00.0");

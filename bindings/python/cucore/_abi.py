@@ -968,6 +968,7 @@ ABI = {
     'cucore_system_device_retain': ('cucore_status_t', ('cucore_system_device_t*', )),
     'cucore_system_device_release': ('cucore_status_t', ('cucore_system_device_t*', )),
     'cucore_system_device_to_device': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_device_t**', )),
+    'cucore_system_device_handle': ('cucore_status_t', ('cucore_system_device_t*', 'void**', )),
     'cucore_system_device_index': ('cucore_status_t', ('cucore_system_device_t*', 'unsigned int*', )),
     'cucore_system_device_name': ('cucore_status_t', ('cucore_system_device_t*', 'char**', )),
     'cucore_system_device_uuid': ('cucore_status_t', ('cucore_system_device_t*', 'char**', )),

@@ -23,19 +23,22 @@ __all__ = ["Device", "MemoryInfo", "PciInfo", "ProcessInfo", "Utilization", "get
 (_cucore_system_driver_version, _cucore_system_nvml_version, _cucore_system_cuda_driver_version,
  _cucore_system_device_count, _cucore_system_device_get, _cucore_system_device_get_by_uuid,
  _cucore_system_device_get_by_pci_bus_id, _cucore_system_device_get_for_device, _cucore_system_device_to_device,
- _cucore_system_device_index, _cucore_system_device_name, _cucore_system_device_uuid,
- _cucore_system_device_pci_bus_id, _cucore_system_device_pci_info, _cucore_system_device_memory_info,
- _cucore_system_device_utilization, _cucore_system_device_temperature, _cucore_system_device_power_usage,
- _cucore_system_device_power_limit, _cucore_system_device_clock, _cucore_system_device_max_clock,
- _cucore_system_device_compute_mode, _cucore_system_device_processes) = _lib.bind(
+ _cucore_system_device_retain, _cucore_system_device_release, _cucore_system_device_handle,
+ _cucore_system_device_index, _cucore_system_device_name, _cucore_system_device_uuid, _cucore_system_device_pci_bus_id,
+ _cucore_system_device_pci_info, _cucore_system_device_memory_info, _cucore_system_device_utilization,
+ _cucore_system_device_temperature, _cucore_system_device_power_usage, _cucore_system_device_power_limit,
+ _cucore_system_device_clock, _cucore_system_device_max_clock, _cucore_system_device_compute_mode,
+ _cucore_system_device_processes) = _lib.bind(
     globals(), "cucore_system_driver_version", "cucore_system_nvml_version", "cucore_system_cuda_driver_version",
     "cucore_system_device_count", "cucore_system_device_get", "cucore_system_device_get_by_uuid",
     "cucore_system_device_get_by_pci_bus_id", "cucore_system_device_get_for_device",
-    "cucore_system_device_to_device", "cucore_system_device_index", "cucore_system_device_name",
-    "cucore_system_device_uuid", "cucore_system_device_pci_bus_id", "cucore_system_device_pci_info",
-    "cucore_system_device_memory_info", "cucore_system_device_utilization", "cucore_system_device_temperature",
-    "cucore_system_device_power_usage", "cucore_system_device_power_limit", "cucore_system_device_clock",
-    "cucore_system_device_max_clock", "cucore_system_device_compute_mode", "cucore_system_device_processes")
+    "cucore_system_device_to_device", "cucore_system_device_retain", "cucore_system_device_release",
+    "cucore_system_device_handle", "cucore_system_device_index", "cucore_system_device_name",
+    "cucore_system_device_uuid",
+    "cucore_system_device_pci_bus_id", "cucore_system_device_pci_info", "cucore_system_device_memory_info",
+    "cucore_system_device_utilization", "cucore_system_device_temperature", "cucore_system_device_power_usage",
+    "cucore_system_device_power_limit", "cucore_system_device_clock", "cucore_system_device_max_clock",
+    "cucore_system_device_compute_mode", "cucore_system_device_processes")
 (_fast_system_device_release,) = _lib.bind_unchecked(globals(), "cucore_system_device_release")
 (_cucore_device_ordinal, _cucore_device_release) = _lib.bind(globals(), "cucore_device_ordinal",
                                                               "cucore_device_release")
@@ -45,7 +48,8 @@ _MemoryInfoC = _lib.STRUCTS["cucore_system_memory_info_t"]
 _CLOCKS: Dict[str, int] = _lib.c_names("cucore_system_clock_t", "CUCORE_SYSTEM_CLOCK_", skip=("unset",))
 _COMPUTE_MODES: Dict[int, str] = {v: k for k, v in _lib.c_names("cucore_compute_mode_t", "CUCORE_COMPUTE_MODE_",
                                                                    skip=("unset",)).items()}
-MEMORY_NOT_AVAILABLE: int = _lib.C["CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE"] & 0xFFFFFFFFFFFFFFFF  # (the table reads it signed)
+# What ProcessInfo.used_gpu_memory reads where NVML cannot see it (the constants table reads it signed).
+MEMORY_NOT_AVAILABLE: int = _lib.C["CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE"] & 0xFFFFFFFFFFFFFFFF
 
 
 def _text(fn) -> str:
@@ -143,6 +147,7 @@ class Device(HandleObject):
 
     __slots__ = ()
     _release = staticmethod(_fast_system_device_release)
+    _handle_fn = staticmethod(_cucore_system_device_handle)  # `handle`: the nvmlDevice_t, as an int
 
     def __new__(cls, index: Optional[int] = None, *, uuid: Optional[str] = None,
                 pci_bus_id: Optional[str] = None) -> Device:
@@ -176,6 +181,18 @@ class Device(HandleObject):
         if st:
             raise_error(st, device)
         return cls._wrap(h)
+
+    def __copy__(self) -> Device:
+        """Another wrapper of the same GPU, with a reference of its own (close() one, the other still works)."""
+        if self._h is None:
+            return self
+        st = _cucore_system_device_retain(self._h)
+        if st:
+            raise_error(st, self)
+        obj = object.__new__(type(self))
+        obj._h = self._h
+        obj._raw = self._raw
+        return obj
 
     def __repr__(self) -> str:
         if self._h is None:

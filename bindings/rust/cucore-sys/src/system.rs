@@ -153,6 +153,10 @@ extern "C" {
     /// INVALID_ARGUMENT (the GPU is not visible to CUDA, e.g. hidden by
     /// CUDA_VISIBLE_DEVICES), CUDA.
     pub fn cucore_system_device_to_device(device: *const cucore_system_device_t, cuda_device: *mut *mut cucore_device_t) -> cucore_status_t;
+    /// The device's NVML handle (nvmlDevice_t) in *nvml_device, for calls of NVML
+    /// this library does not wrap; valid for the life of the process (libcucore keeps
+    /// NVML initialised). Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE.
+    pub fn cucore_system_device_handle(device: *const cucore_system_device_t, nvml_device: *mut *mut c_void) -> cucore_status_t;
     /// The device's NVML index in *index. Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE.
     pub fn cucore_system_device_index(device: *const cucore_system_device_t, index: *mut c_uint) -> cucore_status_t;
     /// The device's name (e.g. "NVIDIA H100 80GB HBM3") in *name: owned by the

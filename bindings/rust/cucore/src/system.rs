@@ -183,6 +183,14 @@ impl SystemDevice {
         Ok(unsafe { Device::adopt(raw) })
     }
 
+    /// The NVML handle (`nvmlDevice_t`), for NVML calls this crate does not wrap.
+    pub fn handle(&self) -> Result<*mut std::os::raw::c_void> {
+        let mut v = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_system_device_handle(self.as_raw(), &mut v) })?;
+        Ok(v)
+    }
+
     /// The NVML index.
     pub fn index(&self) -> Result<u32> {
         self.reading(sys::cucore_system_device_index)

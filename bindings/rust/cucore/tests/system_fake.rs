@@ -51,6 +51,7 @@ fn system_information_from_the_fake_nvml() {
 
     let d = SystemDevice::get(1).unwrap();
     assert_eq!(d.index().unwrap(), 1);
+    assert_eq!(d.handle().unwrap() as usize, 2, "the fake's nvmlDevice_t of GPU 1");
     assert_eq!(d.name().unwrap(), "Fake GPU 1");
     assert_eq!(d.uuid().unwrap(), "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f");
     let pci = d.pci_info().unwrap();
