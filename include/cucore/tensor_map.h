@@ -114,7 +114,7 @@ typedef struct cucore_tensor_map_layout {
     cucore_tensor_map_data_type_t data_type;
     uint32_t rank;                                      /* 1..5 (3..5 for im2col) */
     uint64_t global_dim[CUCORE_TENSOR_MAP_MAX_RANK];    /* elements per dimension, 1..2^32 */
-    uint64_t global_strides[CUCORE_TENSOR_MAP_MAX_RANK - 1]; /* bytes from one index of dimension i+1 to the next */
+    uint64_t global_strides[4]; /* bytes from one index of dimension i+1 to the next (rank - 1 of them) */
 } cucore_tensor_map_layout_t;
 
 #define CUCORE_TENSOR_MAP_LAYOUT_INIT \

@@ -182,6 +182,8 @@ def _every_options_object():
         cucore.TextureObjectOptions(address_mode=("wrap", "border"), filter_mode="linear", read_mode="normalized_float",
                                     normalized_coords=True, max_anisotropy=4, mipmap_level_bias=0.5,
                                     border_color=(1.0, 2.0, 3.0, 4.0)),
+        cucore.TensorMapDescriptorOptions(box_dim=(8, 32), element_strides=(1, 2), data_type="float16",
+                                          swizzle=cucore.TensorMapSwizzle.SWIZZLE_64B, l2_promotion="l2_128b"),
     ]
 
 

@@ -40,7 +40,7 @@ from .device import Device
     "cucore_tensor_map_descriptor_data", "cucore_tensor_map_descriptor_copy", "cucore_tensor_map_descriptor_address",
     "cucore_tensor_map_descriptor_kind", "cucore_tensor_map_descriptor_retain",
     "cucore_tensor_map_descriptor_release")
-(_fast_release,) = _lib.bind_unchecked(globals(), "cucore_tensor_map_descriptor_release")
+(_fast_tensor_map_descriptor_release,) = _lib.bind_unchecked(globals(), "cucore_tensor_map_descriptor_release")
 
 LayoutC = _lib.STRUCTS["cucore_tensor_map_layout_t"]
 OptionsC = _lib.STRUCTS["cucore_tensor_map_descriptor_options_t"]
@@ -288,7 +288,7 @@ class TensorMapDescriptor(HandleObject):
     _device_id: Optional[int]
     _data: int
     _kind_name: str
-    _release = staticmethod(_fast_release)
+    _release = staticmethod(_fast_tensor_map_descriptor_release)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> TensorMapDescriptor:
         raise RuntimeError("TensorMapDescriptor cannot be instantiated directly. Use TensorMapDescriptor.from_tiled(), "

@@ -110,7 +110,7 @@ pub struct cucore_tensor_map_layout_t {
     pub rank: u32,
     /// elements per dimension, 1..2^32
     pub global_dim: [u64; 5],
-    /// bytes from one index of dimension i+1 to the next
+    /// bytes from one index of dimension i+1 to the next (rank - 1 of them)
     pub global_strides: [u64; 4],
 }
 
