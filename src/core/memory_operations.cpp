@@ -126,6 +126,12 @@ ManagedRanges managed_ranges(const std::vector<Buffer *> &buffers, const std::ve
     return ranges;
 }
 
+// Where the driver captures the operations into a graph, the graph keeps the buffers (as copies do).
+void hold_all_for_capture(Stream &stream, const std::vector<Buffer *> &buffers) {
+    if (__builtin_expect(stream.capture_sink() == nullptr, 1)) return;
+    for (Buffer *buffer : buffers) hold_buffer_for_capture(stream, *buffer);
+}
+
 }  // namespace
 
 // ---- Batched copies -----------------------------------------------------------------------
@@ -175,6 +181,7 @@ void prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers,
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemPrefetchBatchAsync, r.addresses.data(), r.sizes.data(), r.addresses.size(), r.locations.data(),
                 r.location_starts.data(), r.locations.size(), 0, stream.cu());
+    hold_all_for_capture(stream, buffers);
 }
 
 void discard_batch(Stream &stream, const std::vector<Buffer *> &buffers) {
@@ -184,6 +191,7 @@ void discard_batch(Stream &stream, const std::vector<Buffer *> &buffers) {
     if (r.addresses.empty()) return;
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemDiscardBatchAsync, r.addresses.data(), r.sizes.data(), r.addresses.size(), 0, stream.cu());
+    hold_all_for_capture(stream, buffers);
 }
 
 void discard_prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers,
@@ -196,6 +204,7 @@ void discard_prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemDiscardAndPrefetchBatchAsync, r.addresses.data(), r.sizes.data(), r.addresses.size(),
                 r.locations.data(), r.location_starts.data(), r.locations.size(), 0, stream.cu());
+    hold_all_for_capture(stream, buffers);
 }
 
 // ---- Stream memory operations ------------------------------------------------------------------
