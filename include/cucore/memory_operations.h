@@ -4,6 +4,8 @@
  *   CUCORE_LOCATION_HOST_NUMA_CURRENT; cucore_host_numa_current tells which node that is now).
  * - Batched copies (cuMemcpyBatchAsync): many copies between buffers and host or device memory in one
  *   call, each with copy options (source access order, overlap with compute, location hints).
+ * - Batched strided copies (cuMemcpy3DBatchAsync) of cucore_copy_3d_t descriptions (copy_3d.h): between
+ *   buffers and host memory; CUDA arrays are not offered in batches yet.
  * - Batched prefetches and discards of managed buffers (cuMemPrefetchBatchAsync,
  *   cuMemDiscardBatchAsync, cuMemDiscardAndPrefetchBatchAsync).
  * - Stream memory operations: write and wait on 32- and 64-bit values in memory, flush remote writes,
@@ -17,6 +19,7 @@
 #define CUCORE_MEMORY_OPERATIONS_H
 
 #include "buffer.h"
+#include "copy_3d.h"
 #include "memory_resource.h"
 #include "stream.h"
 
@@ -151,6 +154,17 @@ CUCORE_API cucore_status_t cucore_host_numa_current(int *numa_id);
 CUCORE_API cucore_status_t cucore_copy_batch(cucore_stream_t *stream, const cucore_copy_batch_item_t *items,
                                              size_t count, const cucore_copy_options_t *const *options,
                                              size_t options_count);
+
+/* Copies `count` strided copies in one cuMemcpy3DBatchAsync ordered on `stream`, each described as for
+ * cucore_copy_3d (copies[i]: a versioned cucore_copy_3d_t; its sides checked the same way); the batch runs
+ * in stream order, its copies in no particular order. `options` (NULL: the defaults) applies to every copy
+ * (source access order, overlap mode, location hints). Copies with a zero width are skipped. As
+ * cucore_copy_batch: nothing retained, no capture, not the legacy default stream, CUDA 13.0.
+ * Errors: INVALID_HANDLE (stream, copies[i] buffers), INVALID_ARGUMENT (copies NULL with count > 0, a NULL
+ * element, bad struct_size or reserved fields, a side as cucore_copy_3d refuses it, bad options, the legacy
+ * default stream), INVALID_STATE (closed buffer, capturing stream), NOT_SUPPORTED (before CUDA 13.0), CUDA. */
+CUCORE_API cucore_status_t cucore_copy_3d_batch(cucore_stream_t *stream, const cucore_copy_3d_t *const *copies,
+                                                size_t count, const cucore_copy_options_t *options);
 
 /* Prefetches `count` managed buffers (cuMemPrefetchBatchAsync) ordered on `stream`: to
  * `locations[0]` when location_count is 1, else buffer i to locations[i] (location_count == count).

@@ -28,6 +28,7 @@
 
 #include "buffer.hpp"
 #include "common.hpp"
+#include "copy_3d.hpp"
 #include "memory_operations.h"
 #include "memory_resource.hpp"
 #include "stream.hpp"
@@ -182,6 +183,18 @@ inline void copy_batch(const Stream &stream, const std::vector<Buffer> &srcs, co
         copies.push_back({CopySide(srcs[i]), CopySide(dsts[i]), srcs[i].size(), 0});
     }
     copy_batch(stream, copies, {options});
+}
+
+// Strided copies in one cuMemcpy3DBatchAsync ordered on `stream` (cucore_copy_3d_batch): each a
+// cucore_copy_3d_t as cucore::to_c(dst, src, extent) makes it (copy_3d.hpp), with `options` for all.
+// Throws Error: as copy_batch.
+inline void copy_3d_batch(const Stream &stream, const std::vector<cucore_copy_3d_t> &copies,
+                          const CopyOptions &options = {}) {
+    std::vector<const cucore_copy_3d_t *> pointers;
+    pointers.reserve(copies.size());
+    for (const cucore_copy_3d_t &c : copies) pointers.push_back(&c);
+    const cucore_copy_options_t o = options.to_c();
+    detail::check(cucore_copy_3d_batch(stream.get(), pointers.data(), pointers.size(), &o));
 }
 
 // ---- Batched prefetches and discards -----------------------------------------------------------

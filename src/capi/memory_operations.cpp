@@ -1,5 +1,6 @@
 // C ABI: host locations, batched copies, batched prefetches and discards, stream memory operations.
 #include "capi/capi.hpp"
+#include "capi/copy_side.hpp"
 #include "core/memory_operations.hpp"
 
 using namespace cucore;
@@ -168,6 +169,30 @@ cucore_status_t cucore_copy_batch(cucore_stream_t *stream, const cucore_copy_bat
             copies[i].options_index = item.options_index;
         }
         core::copy_batch(on, copies, resolved);
+    });
+}
+
+cucore_status_t cucore_copy_3d_batch(cucore_stream_t *stream, const cucore_copy_3d_t *const *copies, size_t count,
+                                     const cucore_copy_options_t *options) {
+    return capi::guarded(__func__, [&] {
+        core::Stream &on = capi::get(stream, "stream");
+        if (count && !copies)
+            core::throw_invalid_argument("argument 'copies' is NULL with a count of " + std::to_string(count));
+        const cucore_copy_options_t resolved_options = read_copy_options(options, "options");
+        std::vector<core::Copy3DItem> items(count);
+        for (size_t i = 0; i < count; ++i) {
+            try {  // the checks of cucore_copy_3d, their messages prefixed with the element
+                const cucore_copy_3d_t copy = capi::read_copy_3d(copies[i]);
+                items[i].src = capi::copy_side(copy.src, "copy.src.buffer", "src");
+                items[i].dst = capi::copy_side(copy.dst, "copy.dst.buffer", "dst");
+                items[i].width = copy.width;
+                items[i].rows = copy.rows;
+                items[i].depth = copy.depth;
+            } catch (const core::Error &error) {
+                throw core::Error(error.status(), "copies[" + std::to_string(i) + "]: " + error.what());
+            }
+        }
+        core::copy_3d_batch(on, items, resolved_options);
     });
 }
 

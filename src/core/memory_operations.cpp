@@ -126,6 +126,12 @@ ManagedRanges managed_ranges(const std::vector<Buffer *> &buffers, const std::ve
     return ranges;
 }
 
+// Where the driver captures the operations into a graph, the graph keeps the buffers (as copies do).
+void hold_all_for_capture(Stream &stream, const std::vector<Buffer *> &buffers) {
+    if (__builtin_expect(stream.capture_sink() == nullptr, 1)) return;
+    for (Buffer *buffer : buffers) hold_buffer_for_capture(stream, *buffer);
+}
+
 }  // namespace
 
 // ---- Batched copies -----------------------------------------------------------------------
@@ -164,6 +170,59 @@ void copy_batch(Stream &stream, const std::vector<CopyItem> &items,
                 attribute_starts.data(), attributes.size(), stream.cu());
 }
 
+// ---- Batched strided copies ------------------------------------------------------------------
+
+namespace {
+// A strided side as the driver's pointer operand: the address of byte x of row y of slice z, the row length
+// (the pitch: the element of a pointer copy is a byte) and, for 3D copies, the rows per slice.
+CUmemcpy3DOperand pointer_operand(const CopySide &side, uint64_t rows, uint64_t depth, const cucore_location_t &hint) {
+    const cucore_memory_region_t &r = side.region;
+    const uint64_t base = side.buffer ? side.buffer->address() : reinterpret_cast<uint64_t>(r.host);
+    // A 2D copy may leave height 0; its slice stride is then never used.
+    const uint64_t slice_rows = depth > 1 ? r.height : r.y + rows;
+    CUmemcpy3DOperand operand{};
+    operand.type = CU_MEMCPY_OPERAND_TYPE_POINTER;
+    operand.op.ptr.ptr = base + r.offset + (r.z * slice_rows + r.y) * r.pitch + r.x;
+    operand.op.ptr.rowLength = static_cast<size_t>(r.pitch);
+    operand.op.ptr.layerHeight = depth > 1 ? static_cast<size_t>(r.height) : 0;  // 0: packed (one slice)
+    operand.op.ptr.locHint = hint_location(hint);
+    return operand;
+}
+}  // namespace
+
+void copy_3d_batch(Stream &stream, const std::vector<Copy3DItem> &copies, const cucore_copy_options_t &options) {
+    stream.refuse_during_capture("a batched strided copy (the driver has no graph node for cuMemcpy3DBatchAsync; "
+                                 "capture single copies instead)");
+    refuse_legacy_stream(stream, "cuMemcpy3DBatchAsync");
+    require_cuda_13(driver::api().cuMemcpy3DBatchAsync, "cuMemcpy3DBatchAsync", "batched strided copies");
+    const CUmemcpyAttributes attributes = to_attributes(options);
+    std::vector<CUDA_MEMCPY3D_BATCH_OP> ops;
+    ops.reserve(copies.size());
+    for (size_t i = 0; i < copies.size(); ++i) {
+        const Copy3DItem &c = copies[i];
+        try {
+            if (c.src.buffer) c.src.buffer->check_open("src.buffer");
+            if (c.dst.buffer) c.dst.buffer->check_open("dst.buffer");
+            if (c.rows == 0 || c.depth == 0) throw_invalid_argument("'rows' and 'depth' must be at least 1");
+            check_copy_side(c.src, c.width, c.rows, c.depth, "src");
+            check_copy_side(c.dst, c.width, c.rows, c.depth, "dst");
+        } catch (const Error &error) {
+            throw Error(error.status(), "copies[" + std::to_string(i) + "]: " + error.what());
+        }
+        if (c.width == 0) continue;
+        CUDA_MEMCPY3D_BATCH_OP op{};
+        op.src = pointer_operand(c.src, c.rows, c.depth, options.src_location_hint);
+        op.dst = pointer_operand(c.dst, c.rows, c.depth, options.dst_location_hint);
+        op.extent = {static_cast<size_t>(c.width), static_cast<size_t>(c.rows), static_cast<size_t>(c.depth)};
+        op.srcAccessOrder = attributes.srcAccessOrder;
+        op.flags = attributes.flags;
+        ops.push_back(op);
+    }
+    if (ops.empty()) return;
+    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    CUCORE_CALL(cuMemcpy3DBatchAsync, ops.size(), ops.data(), 0, stream.cu());
+}
+
 // ---- Batched prefetches and discards --------------------------------------------------------
 
 void prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers,
@@ -175,6 +234,7 @@ void prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers,
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemPrefetchBatchAsync, r.addresses.data(), r.sizes.data(), r.addresses.size(), r.locations.data(),
                 r.location_starts.data(), r.locations.size(), 0, stream.cu());
+    hold_all_for_capture(stream, buffers);
 }
 
 void discard_batch(Stream &stream, const std::vector<Buffer *> &buffers) {
@@ -184,6 +244,7 @@ void discard_batch(Stream &stream, const std::vector<Buffer *> &buffers) {
     if (r.addresses.empty()) return;
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemDiscardBatchAsync, r.addresses.data(), r.sizes.data(), r.addresses.size(), 0, stream.cu());
+    hold_all_for_capture(stream, buffers);
 }
 
 void discard_prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers,
@@ -196,6 +257,7 @@ void discard_prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemDiscardAndPrefetchBatchAsync, r.addresses.data(), r.sizes.data(), r.addresses.size(),
                 r.locations.data(), r.location_starts.data(), r.locations.size(), 0, stream.cu());
+    hold_all_for_capture(stream, buffers);
 }
 
 // ---- Stream memory operations ------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/buffer.hpp"
+#include "core/copy_3d.hpp"
 #include "core/stream.hpp"
 #include "cucore/memory_operations.h"
 
@@ -36,6 +37,15 @@ struct CopyItem {
 // options the items' indices pick (checked < options.size() by the C ABI,
 // which passes one default entry when the caller gave none).
 void copy_batch(Stream &stream, const std::vector<CopyItem> &items, const std::vector<cucore_copy_options_t> &options);
+
+// One strided copy of a 3D batch: the sides as core::copy_3d takes them.
+struct Copy3DItem {
+    CopySide src, dst;
+    uint64_t width = 0, rows = 1, depth = 1;
+};
+
+// cuMemcpy3DBatchAsync of pointer-to-pointer copies, `options` for every copy.
+void copy_3d_batch(Stream &stream, const std::vector<Copy3DItem> &copies, const cucore_copy_options_t &options);
 
 // The batched prefetch / discard / discard-and-prefetch of managed buffers.
 // `locations` has one entry (for all) or one per buffer (checked by the C ABI).

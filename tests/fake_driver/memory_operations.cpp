@@ -216,9 +216,56 @@ CUresult f_cuMemcpyBatchAsync(CUdeviceptr_v2 *dsts, CUdeviceptr_v2 *srcs, size_t
     return CUDA_SUCCESS;
 }
 
-// The fake has no arrays in 3D batches: libcucore does not call it.
-CUresult f_cuMemcpy3DBatchAsync(size_t, CUDA_MEMCPY3D_BATCH_OP_v1 *, unsigned long long, CUstream) {
-    return CUDA_ERROR_NOT_SUPPORTED;
+// Pointer operands only: an array operand is CUDA_ERROR_NOT_SUPPORTED (libcucore batches no arrays).
+CUresult f_cuMemcpy3DBatchAsync(size_t count, CUDA_MEMCPY3D_BATCH_OP_v1 *ops, unsigned long long flags,
+                                CUstream stream) {
+    if (count == 0 || !ops || flags != 0 || is_legacy(stream)) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < count; ++i) {
+        const CUDA_MEMCPY3D_BATCH_OP &op = ops[i];
+        const int order = value_of(op.srcAccessOrder);
+        if (order < CU_MEMCPY_SRC_ACCESS_ORDER_STREAM || order > CU_MEMCPY_SRC_ACCESS_ORDER_ANY ||
+            op.flags > CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE || !op.extent.width || !op.extent.height ||
+            !op.extent.depth)
+            return CUDA_ERROR_INVALID_VALUE;
+        for (const CUmemcpy3DOperand *side : {&op.src, &op.dst}) {
+            const int type = value_of(side->type);
+            if (type == CU_MEMCPY_OPERAND_TYPE_ARRAY) return CUDA_ERROR_NOT_SUPPORTED;
+            if (type != CU_MEMCPY_OPERAND_TYPE_POINTER || !side->op.ptr.ptr || !valid_hint(side->op.ptr.locHint))
+                return CUDA_ERROR_INVALID_VALUE;
+            if ((side->op.ptr.rowLength && side->op.ptr.rowLength < op.extent.width) ||
+                (side->op.ptr.layerHeight && side->op.ptr.layerHeight < op.extent.height))
+                return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    Lock lock(state().mutex);
+    CUresult error = CUDA_SUCCESS;
+    Stream *s = resolve_stream(stream, error);
+    if (!s) return error;
+    if (capture_of(*s)) return refuse_in_capture(*s);  // no graph node for batched copies
+    // Row r of slice z of a side starts at ptr + (z * layerHeight + r) * rowLength (0: packed by the extent).
+    auto row_at = [](const CUmemcpy3DOperand &side, const CUextent3D &e, size_t z, size_t r) {
+        const size_t row = side.op.ptr.rowLength ? side.op.ptr.rowLength : e.width;
+        const size_t layer = side.op.ptr.layerHeight ? side.op.ptr.layerHeight : e.height;
+        return side.op.ptr.ptr + (z * layer + r) * row;
+    };
+    for (size_t i = 0; i < count; ++i) {
+        const CUDA_MEMCPY3D_BATCH_OP &op = ops[i];
+        for (size_t z = 0; z < op.extent.depth; ++z)
+            for (size_t r = 0; r < op.extent.height; ++r)
+                if (classify(row_at(op.src, op.extent, z, r), op.extent.width) < 0 ||
+                    classify(row_at(op.dst, op.extent, z, r), op.extent.width) < 0)
+                    return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        const CUDA_MEMCPY3D_BATCH_OP &op = ops[i];
+        for (size_t z = 0; z < op.extent.depth; ++z)
+            for (size_t r = 0; r < op.extent.height; ++r)
+                if (CUresult c = copy_in_order(lock, *s, row_at(op.dst, op.extent, z, r), row_at(op.src, op.extent, z, r),
+                                               op.extent.width);
+                    c != CUDA_SUCCESS)
+                    return c;
+    }
+    return CUDA_SUCCESS;
 }
 
 CUresult f_cuMemPrefetchBatchAsync(CUdeviceptr_v2 *addresses, size_t *sizes, size_t count, CUmemLocation_v1 *locations,

@@ -1,7 +1,7 @@
 // Host locations, batched memory operations and stream memory operations on a
 // real GPU. Batched copies: host -> device (pinned, and pageable read during
 // the call), device -> device and device -> host in one cuMemcpyBatchAsync,
-// every byte checked. Batched prefetches move the last prefetch location of
+// every byte checked; a 3D and a 2D strided region in one cuMemcpy3DBatchAsync. Batched prefetches move the last prefetch location of
 // each managed buffer; discarded buffers take new data. Stream memory
 // operations: stream A waits (32- and 64-bit GEQ) on values stream B writes
 // after a fill that a closed gate holds back; A stays pending until the gate
@@ -187,6 +187,57 @@ TEST_F(MemoryOperationsGpuTest, CopyBatchOfSixtyFourSmallCopiesThroughTheFacade)
     stream.synchronize();
     for (int i = 0; i < 64; ++i)
         ASSERT_TRUE(same_bytes(read(dst[i]), Bytes(all.begin() + i * 256, all.begin() + (i + 1) * 256))) << i;
+}
+
+TEST_F(MemoryOperationsGpuTest, Copy3DBatchOfStridedRegions) {
+    constexpr std::uint64_t kPitch = 256, kRows = 16, kSlices = 4;
+    cucore_buffer_t *volume = device_buffer(kPitch * kRows * kSlices), *packed = device_buffer(64 * 8 * 2);
+    ASSERT_TRUE(volume && packed);
+    const Bytes image = pattern(kPitch * kRows * kSlices, 91);
+    write(volume, image);
+    write(packed, Bytes(64 * 8 * 2, 0));
+    gpu::PinnedHost tile(dev_, 32 * 4);
+    ASSERT_TRUE(tile);
+    std::memset(tile.data(), 0, 32 * 4);
+    // 1) 3D: 2 slices of 8 rows of 64 bytes from (x 16, y 4, slice 1) of the volume into packed 64-byte rows.
+    cucore_copy_3d_t a = CUCORE_COPY_3D_INIT;
+    a.src.buffer = volume;
+    a.src.pitch = kPitch;
+    a.src.height = kRows;
+    a.src.x = 16;
+    a.src.y = 4;
+    a.src.z = 1;
+    a.dst.buffer = packed;
+    a.dst.pitch = 64;
+    a.dst.height = 8;
+    a.width = 64;
+    a.rows = 8;
+    a.depth = 2;
+    // 2) 2D: 4 rows of 32 bytes from (x 100, y 10, slice 0) into pinned host rows of 32 bytes.
+    cucore_copy_3d_t b = CUCORE_COPY_3D_INIT;
+    b.src.buffer = volume;
+    b.src.pitch = kPitch;
+    b.src.x = 100;
+    b.src.y = 10;
+    b.dst.host = tile.data();
+    b.dst.pitch = 32;
+    b.width = 32;
+    b.rows = 4;
+    const cucore_copy_3d_t *copies[] = {&a, &b};
+    const cucore_status_t st = cucore_copy_3d_batch(s_, copies, 2, nullptr);
+    CUCORE_SKIP_IF_NOT_SUPPORTED(st, "cuMemcpy3DBatchAsync (CUDA 13.0 drivers)");
+    CUCORE_ASSERT_OK(st);
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
+    Bytes want_packed(64 * 8 * 2);
+    for (std::uint64_t z = 0; z < 2; ++z)
+        for (std::uint64_t y = 0; y < 8; ++y)
+            for (std::uint64_t x = 0; x < 64; ++x)
+                want_packed[(z * 8 + y) * 64 + x] = image[((1 + z) * kRows + 4 + y) * kPitch + 16 + x];
+    EXPECT_TRUE(same_bytes(read(packed), want_packed));
+    Bytes want_tile(32 * 4);
+    for (std::uint64_t y = 0; y < 4; ++y)
+        for (std::uint64_t x = 0; x < 32; ++x) want_tile[y * 32 + x] = image[(10 + y) * kPitch + 100 + x];
+    EXPECT_TRUE(same_bytes(tile.bytes(), want_tile));
 }
 
 // ---- batched prefetches and discards ----

@@ -96,6 +96,26 @@ def test_copy_batch(gpu, streams):
     assert [d.to_bytes(stream=s) for d in dev[0:3]] == data[3:6]
 
 
+def test_copy_3d_batch(gpu, streams):
+    s, _ = streams
+    pixels = bytes((i * 7 + 3) % 256 for i in range(64 * 8))
+    image, packed = gpu.allocate(64 * 8, stream=s), gpu.allocate(16 * 4, stream=s)
+    image.copy_from(pixels, stream=s)
+    host = bytearray(8)
+    _or_skip(lambda: utils.copy_3d_batch(s, [
+        (packed, cucore.MemoryRegion(image, pitch=64, x=4, y=2), (16, 4)),   # 2D tile into packed rows
+        (host, cucore.MemoryRegion(image, pitch=64, y=7), (8, 1)),            # one row into host memory
+        (packed, image, (0, 1)),                                             # nothing to copy
+    ]), "cuMemcpy3DBatchAsync")
+    got = packed.to_bytes(stream=s)
+    assert all(got[r * 16:(r + 1) * 16] == pixels[(2 + r) * 64 + 4:(2 + r) * 64 + 20] for r in range(4))
+    assert bytes(host) == pixels[7 * 64:7 * 64 + 8]  # host memory: waited for
+    with pytest.raises(ValueError, match="x"):
+        utils.copy_3d_batch(s, [(packed, cucore.MemoryRegion(image, pitch=64, x=60), (16, 1))])
+    with pytest.raises(TypeError, match=r"copies\[0\]"):
+        utils.copy_3d_batch(s, [(packed, image)])
+
+
 def test_copy_batch_errors(gpu, streams):
     s, _ = streams
     a, b, c = gpu.allocate(64, stream=s), gpu.allocate(64, stream=s), gpu.allocate(32, stream=s)

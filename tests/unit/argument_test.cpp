@@ -454,6 +454,9 @@ TEST_F(ArgumentTest, MemoryOperationsArgumentsAreValidated) {
     item.options_index = 0;
     item.dst_offset = 60;  // past the end: judged before any driver call
     expect(cucore_copy_batch(s_, &item, 1, nullptr, 0), copy, "items[0].dst");
+    expect(cucore_copy_3d_batch(s_, nullptr, 1, nullptr), "cucore_copy_3d_batch", "'copies'");
+    const cucore_copy_3d_t *no_copy[] = {nullptr};
+    expect(cucore_copy_3d_batch(s_, no_copy, 1, nullptr), "cucore_copy_3d_batch", "copies[0]");
     cucore_buffer_t *buffers[] = {b};
     const cucore_location_t bad{CUCORE_LOCATION_HOST_NUMA, -2};
     expect(cucore_prefetch_batch(s_, nullptr, 1, &bad, 1), "cucore_prefetch_batch", "'buffers'");

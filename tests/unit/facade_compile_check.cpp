@@ -757,6 +757,8 @@ int cucore_facade_compile_check() {
                                                                    cucore::Host(), cucore::Location::device(0),
                                                                    cucore::MemcpyOverlapMode::prefer_overlap_with_compute}});
     cucore::copy_batch(s1, std::vector<cucore::Buffer>{b1}, std::vector<cucore::Buffer>{v1});
+    cucore::copy_3d_batch(s1, {cucore::to_c(cucore::MemoryRegion(v1, 32), cucore::MemoryRegion(b1, 32), {8, 2, 1})},
+                          cucore::CopyOptions{});
     const std::vector<cucore::Buffer> managed{m1};
     cucore::prefetch_batch(s1, managed, cucore::Location::device(0));
     cucore::prefetch_batch(s1, managed, std::vector<cucore::Location>{cucore::Host()});

@@ -267,6 +267,8 @@ std::vector<Call> all_calls() {
         {"cucore_copy_batch", "items[0].src", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { cucore_copy_batch_item_t i{}; i.src = as<B>(h); i.dst = w.buffer; i.size = 8; c = true; return cucore_copy_batch(w.stream, &i, 1, nullptr, 0); }},
         {"cucore_copy_batch", "items[0].dst", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { cucore_copy_batch_item_t i{}; i.src = w.buffer; i.dst = as<B>(h); i.size = 8; c = true; return cucore_copy_batch(w.stream, &i, 1, nullptr, 0); }},
         {"cucore_copy_batch", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { cucore_copy_batch_item_t i{}; i.src = w.buffer; i.dst = w.buffer; i.size = 8; c = true; return cucore_copy_batch(as<S>(h), &i, 1, nullptr, 0); }},
+        {"cucore_copy_3d_batch", "copy.src.buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { cucore_copy_3d_t k = CUCORE_COPY_3D_INIT; k.src.buffer = as<B>(h); k.src.pitch = 8; k.dst.buffer = w.buffer; k.dst.pitch = 8; k.width = 8; const cucore_copy_3d_t *p[] = {&k}; c = true; return cucore_copy_3d_batch(w.stream, p, 1, nullptr); }},
+        {"cucore_copy_3d_batch", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { cucore_copy_3d_t k = CUCORE_COPY_3D_INIT; k.src.buffer = w.buffer; k.src.pitch = 8; k.dst.buffer = w.buffer; k.dst.pitch = 8; k.dst.offset = 8; k.width = 8; const cucore_copy_3d_t *p[] = {&k}; c = true; return cucore_copy_3d_batch(as<S>(h), p, 1, nullptr); }},
         {"cucore_prefetch_batch", "buffers[0]", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { B *b = as<B>(h); const cucore_location_t l{CUCORE_LOCATION_HOST, 0}; c = true; return cucore_prefetch_batch(w.stream, &b, 1, &l, 1); }},
         {"cucore_prefetch_batch", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { B *b = w.buffer; const cucore_location_t l{CUCORE_LOCATION_HOST, 0}; c = true; return cucore_prefetch_batch(as<S>(h), &b, 1, &l, 1); }},
         {"cucore_discard_batch", "buffers[0]", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { B *b = as<B>(h); c = true; return cucore_discard_batch(w.stream, &b, 1); }},
@@ -512,6 +514,7 @@ bool null_allowed(const Call &call) {
            (call.name == "cucore_program_compile" && call.argument == "cache") ||  // no cache
            (call.name == "cucore_copy_3d" && call.argument != "stream") ||  // NULL buffer: the host side
            (call.name == "cucore_copy_batch" && call.argument != "stream") ||  // NULL buffer: a pointer side
+           (call.name == "cucore_copy_3d_batch" && call.argument != "stream") ||  // NULL buffer: the host side
            (call.name.rfind("cucore_stream_w", 0) == 0 && call.argument == "buffer") ||  // NULL: an address
            (call.name == "cucore_stream_batch_memory_ops" && call.argument != "stream") ||  // NULL: an address
            (call.name == "cucore_opaque_array_copy" && call.argument != "stream") ||  // NULL: the other kind of side

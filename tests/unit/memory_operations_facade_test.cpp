@@ -55,6 +55,25 @@ TEST_F(MemoryOperationsFacadeTest, CopyBatchBothForms) {
                          CUCORE_ERROR_INVALID_ARGUMENT);
 }
 
+TEST_F(MemoryOperationsFacadeTest, Copy3DBatch) {
+    const cucore::MemoryResource pool = cucore::MemoryResource::device_default(dev_);
+    const cucore::Buffer image = pool.allocate(64 * 8, s_), packed = pool.allocate(16 * 4, s_);
+    image.copy_from_host(pattern(64 * 8, 31), s_);
+    std::vector<std::uint8_t> host(8 * 2, 0);
+    cucore::copy_3d_batch(s_, {cucore::to_c(cucore::MemoryRegion(packed, 16), cucore::MemoryRegion(image, 64).at(4, 2),
+                                            {16, 4, 1}),
+                               cucore::to_c(cucore::MemoryRegion::host(host.data(), 8),
+                                            cucore::MemoryRegion(image, 64).at(0, 7), {8, 1, 1})});
+    s_.synchronize();
+    const Bytes pixels = pattern(64 * 8, 31), got = read(packed);
+    for (std::size_t row = 0; row < 4; ++row)
+        for (std::size_t x = 0; x < 16; ++x) ASSERT_EQ(got[row * 16 + x], pixels[(2 + row) * 64 + 4 + x]);
+    EXPECT_EQ(Bytes(host.begin(), host.begin() + 8), Bytes(pixels.begin() + 7 * 64, pixels.begin() + 7 * 64 + 8));
+    EXPECT_THROWS_STATUS(cucore::copy_3d_batch(s_, {cucore::to_c(cucore::MemoryRegion(packed, 16),
+                                                                 cucore::MemoryRegion(image, 64).at(60, 0), {16, 1, 1})}),
+                         CUCORE_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_F(MemoryOperationsFacadeTest, StreamMemoryOperations) {
     const cucore::Buffer flag = cucore::MemoryResource::device_default(dev_).allocate(64, s_);
     flag.fill(std::uint32_t{0}, s_);

@@ -230,6 +230,94 @@ TEST_F(MemoryOperationsTest, BatchedEntryPointsMissingAreNotSupportedNamingCuda1
     EXPECT_TRUE(contains(message(), "CUDA 13.0")) << message();
 }
 
+// ---- batched strided copies ----
+
+TEST_F(MemoryOperationsTest, Copy3DBatchMovesEveryRegion) {
+    const Bytes image = pattern(1024, 11);  // 16 rows of 64 bytes
+    write(dev_[0], 0, image);
+    write(dev_[1], 0, Bytes(1024, 0));
+    write(dev_[2], 0, Bytes(1024, 0));
+    Bytes tile(4 * 8, 0);
+    // 1) a 2D tile of 8 x 4 at byte 3 of row 2 of dev_[0] (pitch 64) into packed host rows of 8;
+    cucore_copy_3d_t a = CUCORE_COPY_3D_INIT;
+    a.src.buffer = dev_[0];
+    a.src.pitch = 64;
+    a.src.x = 3;
+    a.src.y = 2;
+    a.dst.host = tile.data();
+    a.dst.pitch = 8;
+    a.width = 8;
+    a.rows = 4;
+    // 2) 3D: 2 slices of 3 rows of 16 bytes from dev_[0] (pitch 64, 4 rows per slice, slice 1) into dev_[1]
+    //    (pitch 32, 3 rows per slice, at byte 100);
+    cucore_copy_3d_t b = CUCORE_COPY_3D_INIT;
+    b.src.buffer = dev_[0];
+    b.src.pitch = 64;
+    b.src.height = 4;
+    b.src.z = 1;
+    b.dst.buffer = dev_[1];
+    b.dst.offset = 100;
+    b.dst.pitch = 32;
+    b.dst.height = 3;
+    b.width = 16;
+    b.rows = 3;
+    b.depth = 2;
+    // 3) nothing to copy (width 0): checked, skipped.
+    cucore_copy_3d_t c = CUCORE_COPY_3D_INIT;
+    c.src.buffer = dev_[2];
+    c.src.pitch = 8;
+    c.dst.buffer = dev_[2];
+    c.dst.pitch = 8;
+    const cucore_copy_3d_t *copies[] = {&a, &b, &c};
+    ASSERT_EQ(cucore_copy_3d_batch(s0_, copies, 3, nullptr), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_stream_synchronize(s0_), CUCORE_SUCCESS);
+    for (size_t row = 0; row < 4; ++row)
+        for (size_t x = 0; x < 8; ++x) ASSERT_EQ(tile[row * 8 + x], image[(2 + row) * 64 + 3 + x]) << row << "," << x;
+    const Bytes got = read_all(dev_[1]);
+    for (size_t z = 0; z < 2; ++z)
+        for (size_t y = 0; y < 3; ++y)
+            for (size_t x = 0; x < 16; ++x)
+                ASSERT_EQ(got[100 + (z * 3 + y) * 32 + x], image[((1 + z) * 4 + y) * 64 + x]) << z << "," << y << "," << x;
+    EXPECT_EQ(got[99], 0);
+    EXPECT_EQ(read_all(dev_[2]), Bytes(1024, 0));
+}
+
+TEST_F(MemoryOperationsTest, Copy3DBatchRefusesBadCopiesBeforeAny) {
+    write(dev_[1], 0, Bytes(1024, 0));
+    cucore_copy_3d_t good = CUCORE_COPY_3D_INIT;
+    good.src.buffer = dev_[0];
+    good.src.pitch = 64;
+    good.dst.buffer = dev_[1];
+    good.dst.pitch = 64;
+    good.width = 64;
+    good.rows = 2;
+    cucore_copy_3d_t bad = good;
+    bad.dst.y = 15;  // rows 15 and 16 of a 16-row buffer
+    const cucore_copy_3d_t *copies[] = {&good, &bad};
+    EXPECT_EQ(cucore_copy_3d_batch(s0_, copies, 2, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_TRUE(contains(message(), "copies[1]") && contains(message(), "past the end")) << message();
+    EXPECT_EQ(read_all(dev_[1]), Bytes(1024, 0));
+    bad = good;
+    bad.src.host = dev_;  // both buffer and host
+    EXPECT_EQ(cucore_copy_3d_batch(s0_, copies, 2, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_TRUE(contains(message(), "copies[1]")) << message();
+    const cucore_copy_3d_t *with_null[] = {&good, nullptr};
+    EXPECT_EQ(cucore_copy_3d_batch(s0_, with_null, 2, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_copy_3d_batch(s0_, nullptr, 1, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_copy_options_t o = CUCORE_COPY_OPTIONS_INIT;
+    o.src_access_order = static_cast<cucore_memcpy_src_access_order_t>(5);
+    EXPECT_EQ(cucore_copy_3d_batch(s0_, copies, 1, &o), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_TRUE(contains(message(), "options.src_access_order")) << message();
+    cucore_stream_t *legacy = nullptr;
+    ASSERT_EQ(cucore_stream_get_legacy_default(d0_, &legacy), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_copy_3d_batch(legacy, copies, 1, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    cucore_stream_release(legacy);
+    fake::table().cuMemcpy3DBatchAsync = nullptr;
+    fake::reinstall();
+    EXPECT_EQ(cucore_copy_3d_batch(s0_, copies, 1, nullptr), CUCORE_ERROR_NOT_SUPPORTED);
+    EXPECT_TRUE(contains(message(), "cuMemcpy3DBatchAsync") && contains(message(), "CUDA 13.0")) << message();
+}
+
 // ---- batched prefetches and discards ----
 
 TEST_F(MemoryOperationsTest, PrefetchBatchMovesEachBufferAndMergesEqualLocations) {
@@ -444,11 +532,20 @@ TEST_F(MemoryOperationsTest, EveryDriverFailureIsReportedAndLeavesNothing) {
     write(dev_[0], 0, pattern(1024, 4));
     const cucore_copy_batch_item_t one = item(dev_[0], 0, dev_[1], 0, 64);
     const cucore_stream_memory_op_t op{CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_64, 0, dev_[1], 8, 3};
+    cucore_copy_3d_t region = CUCORE_COPY_3D_INIT;
+    region.src.buffer = dev_[0];
+    region.src.pitch = 32;
+    region.dst.buffer = dev_[1];
+    region.dst.pitch = 32;
+    region.width = 32;
+    region.rows = 2;
+    const cucore_copy_3d_t *strided[] = {&region};
     struct Path {
         const char *entry;
         std::function<cucore_status_t()> run;
     } paths[] = {
         {"cuMemcpyBatchAsync", [&] { return cucore_copy_batch(s0_, &one, 1, nullptr, 0); }},
+        {"cuMemcpy3DBatchAsync", [&] { return cucore_copy_3d_batch(s0_, strided, 1, nullptr); }},
         {"cuMemPrefetchBatchAsync", [&] { return cucore_prefetch_batch(s0_, man_, 3, &kHost, 1); }},
         {"cuMemDiscardBatchAsync", [&] { return cucore_discard_batch(s0_, man_, 3); }},
         {"cuMemDiscardAndPrefetchBatchAsync", [&] { return cucore_discard_prefetch_batch(s0_, man_, 3, &kHost, 1); }},

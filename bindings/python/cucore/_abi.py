@@ -731,6 +731,7 @@ ABI = {
     # ---- include/cucore/memory_operations.h ----
     'cucore_host_numa_current': ('cucore_status_t', ('int*', )),
     'cucore_copy_batch': ('cucore_status_t', ('cucore_stream_t*', 'cucore_copy_batch_item_t*', 'size_t', 'cucore_copy_options_t**', 'size_t', )),
+    'cucore_copy_3d_batch': ('cucore_status_t', ('cucore_stream_t*', 'cucore_copy_3d_t**', 'size_t', 'cucore_copy_options_t*', )),
     'cucore_prefetch_batch': ('cucore_status_t', ('cucore_stream_t*', 'cucore_buffer_t**', 'size_t', 'cucore_location_t*', 'size_t', )),
     'cucore_discard_batch': ('cucore_status_t', ('cucore_stream_t*', 'cucore_buffer_t**', 'size_t', )),
     'cucore_discard_prefetch_batch': ('cucore_status_t', ('cucore_stream_t*', 'cucore_buffer_t**', 'size_t', 'cucore_location_t*', 'size_t', )),

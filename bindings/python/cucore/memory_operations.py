@@ -21,21 +21,24 @@ waiting stream.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import operator
 import sys
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Dict, Sequence, Union
+from typing import Any, Dict, Optional, Sequence, Union
 
 from . import _lib
-from .buffer import Buffer
-from .common import raise_error
+from .buffer import Buffer, _HostMemory
+from .common import closed_error, raise_error
+from .copy_3d import Copy3dC, _check_layout, _end, _extent, _region
 from .device import Device
 from .host import Host
 from .managed_memory import to_location
 from .stream import _stream_of
 
+(_cucore_copy_3d_batch,) = _lib.bind(globals(), "cucore_copy_3d_batch")
 (_cucore_copy_batch, _cucore_prefetch_batch, _cucore_discard_batch, _cucore_discard_prefetch_batch,
  _cucore_stream_write_value_32, _cucore_stream_write_value_64, _cucore_stream_wait_value_32,
  _cucore_stream_wait_value_64, _cucore_stream_flush_remote_writes, _cucore_stream_memory_barrier,
@@ -58,7 +61,7 @@ def _address(h):
     """A handle's value, for a struct field or an array element (None: NULL, which the library refuses)."""
     return _cast(h, _c_void_p).value if h is not None else None
 
-__all__ = ["CopyOptions", "MemcpySrcAccessOrder", "MemcpyOverlapMode", "copy_batch", "prefetch_batch",
+__all__ = ["CopyOptions", "MemcpySrcAccessOrder", "MemcpyOverlapMode", "copy_batch", "copy_3d_batch", "prefetch_batch",
            "discard_batch", "discard_prefetch_batch", "StreamMemoryOp", "WaitCondition", "MemoryBarrierScope"]
 
 
@@ -201,6 +204,72 @@ def copy_batch(stream: Any, srcs: Sequence[Buffer], dsts: Sequence[Buffer], *,
     st = _cucore_copy_batch(s._h, items, n, pointers, len(structs))
     if st:
         raise_error(st, s, *srcs, *dsts)
+
+
+def _strided(dst, src, extent, hosts, i):
+    """(the cucore_copy_3d_t of copies[i], as copy_3d() checks and describes one, or None for a copy of
+    width 0; the Buffers it names; whether a side is host memory). Host memory is entered in `hosts`, held
+    until the library has the batch."""
+    what = f"copy_3d_batch(): copies[{i}]"
+    width, rows, depth = _extent(extent)
+    regions = {"dst": _region(dst, width, rows), "src": _region(src, width, rows)}
+    for side, r in regions.items():
+        _check_layout(r, side, width, rows, depth)
+    c = Copy3dC()
+    c.struct_size = ctypes.sizeof(c)
+    c.width, c.rows, c.depth = width, rows, depth
+    named = [r.memory for r in regions.values() if isinstance(r.memory, Buffer)]
+    on_host = len(named) < 2
+    if width == 0:
+        return None, named, on_host  # nothing to copy (and empty host memory has no address to give)
+    for side, r in regions.items():
+        cr = getattr(c, side)
+        cr.offset, cr.pitch, cr.height, cr.x, cr.y, cr.z = r.offset, r.pitch, r.height, r.x, r.y, r.z
+        mem = r.memory
+        if isinstance(mem, Buffer):
+            if mem._h is None:
+                raise closed_error(mem)
+            cr.buffer = _address(mem._h)
+            continue
+        try:
+            m = hosts.enter_context(_HostMemory(mem, side == "dst"))
+        except (TypeError, BufferError) as e:
+            raise TypeError(f"{what}: {side} must be a Buffer, writable host memory for a destination, or a "
+                            f"MemoryRegion of one ({e})") from None
+        end = _end(r, width, rows, depth)
+        if end > m.nbytes:
+            raise ValueError(f"{what}: the {side} region ends at byte {end}, beyond its host memory of "
+                             f"{m.nbytes} bytes")
+        cr.host = m.address
+    return c, named, on_host
+
+
+def copy_3d_batch(stream: Any, copies: Sequence[Any], *, options: Optional[CopyOptions] = None) -> None:
+    """Copy strided regions in one cuMemcpy3DBatchAsync, ordered on `stream` (cucore_copy_3d_batch): each copy
+    is a (dst, src, extent) tuple as copy_3d() takes them (MemoryRegions, Buffers or host memory; extent
+    (width, rows) or (width, rows, depth)), checked as copy_3d() checks it. `options`: one CopyOptions for
+    every copy. Host memory (pageable or not) is waited for before returning, so it may change afterwards.
+    CUDA 13.0 drivers; not while the stream is captured."""
+    s = _stream_of(stream)
+    o = (options or _DEFAULT_OPTIONS)._to_c()
+    with contextlib.ExitStack() as hosts:
+        structs, buffers, host = [], [], False
+        for i, copy in enumerate(copies):
+            try:
+                dst, src, extent = copy
+            except (TypeError, ValueError):
+                raise TypeError(f"copy_3d_batch(): copies[{i}] must be a (dst, src, extent) tuple") from None
+            c, named, on_host = _strided(dst, src, extent, hosts, i)
+            buffers.extend(named)
+            if c is not None:
+                structs.append(c)
+                host = host or on_host
+        pointers = (ctypes.POINTER(Copy3dC) * len(structs))(*[ctypes.pointer(c) for c in structs])
+        st = _cucore_copy_3d_batch(s._h, pointers, len(structs), o)
+        if not st and host:  # host memory: the copies must be done before it goes
+            s.sync()
+    if st:
+        raise_error(st, s, *buffers)
 
 
 # ---- batched prefetches and discards -----------------------------------------------------------------------

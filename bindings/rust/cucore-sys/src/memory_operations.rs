@@ -176,6 +176,15 @@ extern "C" {
     /// outside its buffer, the legacy default stream), INVALID_STATE (a closed buffer, a capturing
     /// stream), NOT_SUPPORTED (driver before CUDA 13.0), CUDA.
     pub fn cucore_copy_batch(stream: *mut cucore_stream_t, items: *const cucore_copy_batch_item_t, count: usize, options: *const *const cucore_copy_options_t, options_count: usize) -> cucore_status_t;
+    /// Copies `count` strided copies in one cuMemcpy3DBatchAsync ordered on `stream`, each described as for
+    /// cucore_copy_3d (copies\[i\]: a versioned cucore_copy_3d_t; its sides checked the same way); the batch runs
+    /// in stream order, its copies in no particular order. `options` (NULL: the defaults) applies to every copy
+    /// (source access order, overlap mode, location hints). Copies with a zero width are skipped. As
+    /// cucore_copy_batch: nothing retained, no capture, not the legacy default stream, CUDA 13.0.
+    /// Errors: INVALID_HANDLE (stream, copies\[i\] buffers), INVALID_ARGUMENT (copies NULL with count \> 0, a NULL
+    /// element, bad struct_size or reserved fields, a side as cucore_copy_3d refuses it, bad options, the legacy
+    /// default stream), INVALID_STATE (closed buffer, capturing stream), NOT_SUPPORTED (before CUDA 13.0), CUDA.
+    pub fn cucore_copy_3d_batch(stream: *mut cucore_stream_t, copies: *const *const cucore_copy_3d_t, count: usize, options: *const cucore_copy_options_t) -> cucore_status_t;
     /// Prefetches `count` managed buffers (cuMemPrefetchBatchAsync) ordered on `stream`: to
     /// `locations\[0\]` when location_count is 1, else buffer i to locations\[i\] (location_count == count).
     /// Zero-size buffers are skipped. The driver wants every device to have concurrent managed access

@@ -209,8 +209,9 @@ pub use buffer::Buffer;
 pub use copy_3d::{copy_3d, copy_3d_async, DstMemory, Extent3D, MemoryRegion, RegionLayout, SrcMemory};
 pub use managed_memory::{ManagedAdvice, ManagedMemoryResourceOptions, MemoryAdvice};
 pub use memory_operations::{
-    copy_batch, copy_batch_buffers, discard_batch, discard_prefetch_batch, prefetch_batch, BatchCopy, CopyOptions,
-    CopySide, Host, MemcpyOverlapMode, MemcpySrcAccessOrder, MemoryBarrierScope, StreamMemoryOp, WaitCondition,
+    copy_3d_batch, copy_batch, copy_batch_buffers, discard_batch, discard_prefetch_batch, prefetch_batch, BatchCopy, CopyOptions,
+    CopySide, Host, MemcpyOverlapMode, MemcpySrcAccessOrder, MemoryBarrierScope, StreamMemoryOp, StridedCopy,
+    WaitCondition,
 };
 pub use memory_pool::{DeviceMemoryResourceOptions, PinnedMemoryResourceOptions, PoolAttribute};
 pub use memory_resource::{Access, Accessibility, Location, MemoryResource, MemoryResourceKind};

@@ -26,6 +26,7 @@ use std::os::raw::{c_int, c_void};
 use std::ptr;
 
 use crate::common::{check, Error, Result, Status};
+use crate::copy_3d::{prepare, DstMemory, Extent3D, MemoryRegion, SrcMemory};
 use crate::memory_resource::{location_to_raw, Location};
 use crate::{sys, Buffer, Stream};
 
@@ -221,6 +222,38 @@ pub fn copy_batch_buffers(stream: &Stream, srcs: &[&Buffer], dsts: &[&Buffer], o
         copies.push(BatchCopy::new(CopySide::buffer(s, 0), CopySide::buffer(d, 0), size));
     }
     copy_batch(stream, &copies, &[options])
+}
+
+/// One strided copy of [`copy_3d_batch`]: as [`crate::copy_3d`] takes it.
+pub struct StridedCopy<'a> {
+    /// The destination region.
+    pub dst: MemoryRegion<DstMemory<'a>>,
+    /// The source region.
+    pub src: MemoryRegion<SrcMemory<'a>>,
+    /// What is copied.
+    pub extent: Extent3D,
+}
+
+/// Strided copies in one `cuMemcpy3DBatchAsync` ordered on `stream` (`cucore_copy_3d_batch`),
+/// each checked as [`crate::copy_3d`] checks it, with `options` for all. As `copy_3d`, the call
+/// waits for the stream when a side is a host slice, so the slices hold the data on `Ok`.
+pub fn copy_3d_batch(stream: &Stream, copies: Vec<StridedCopy<'_>>, options: CopyOptions) -> Result<()> {
+    let mut raw = Vec::with_capacity(copies.len());
+    let mut host = false;
+    let mut copies = copies;
+    for c in copies.iter_mut() {
+        let (copy, on_host) = prepare(&mut c.dst, &c.src, c.extent)?;
+        host |= on_host;
+        raw.push(copy);
+    }
+    let pointers: Vec<*const sys::cucore_copy_3d_t> = raw.iter().map(|c| c as *const _).collect();
+    let o = options.to_raw();
+    // SAFETY: host slices checked and borrowed until the synchronize below; buffers borrowed.
+    check(unsafe { sys::cucore_copy_3d_batch(stream.as_raw(), pointers.as_ptr(), pointers.len(), &o) })?;
+    if host {
+        stream.synchronize()?;
+    }
+    Ok(())
 }
 
 // ---- batched prefetches and discards ----

@@ -10,7 +10,7 @@ mod common;
 use common::*;
 
 use cucore::{
-    copy_batch, copy_batch_buffers, discard_batch, discard_prefetch_batch, prefetch_batch, sys, BatchCopy, CopyOptions,
+    copy_3d_batch, copy_batch, copy_batch_buffers, Extent3D, MemoryRegion, StridedCopy, discard_batch, discard_prefetch_batch, prefetch_batch, sys, BatchCopy, CopyOptions,
     CopySide, Host, Location, ManagedMemoryResourceOptions, MemcpyOverlapMode, MemcpySrcAccessOrder, MemoryBarrierScope,
     MemoryResource, Status, StreamMemoryOp, StreamOptions, WaitCondition,
 };
@@ -81,6 +81,39 @@ fn copy_batch_mixes_directions() {
         copy_batch_buffers(&s, &[&d[0]], &[], CopyOptions::default()).unwrap_err().status,
         Status::InvalidArgument
     );
+}
+
+#[test]
+fn copy_3d_batch_of_strided_regions() {
+    let _serial = serial();
+    let name = "copy_3d_batch_of_strided_regions";
+    let dev = require_gpu!(name);
+    let s = dev.create_stream(StreamOptions::default()).unwrap();
+    let image = dev.allocate(64 * 8, &s).unwrap();
+    let packed = dev.allocate(16 * 4, &s).unwrap();
+    let pixels = pattern(64 * 8, 5);
+    image.copy_from_host(0, &pixels, &s).unwrap();
+    let mut host = vec![0u8; 8];
+    let copies = vec![
+        StridedCopy {
+            dst: MemoryRegion::buffer(&packed, 16),
+            src: MemoryRegion::buffer(&image, 64).at(4, 2, 0),
+            extent: Extent3D::new_2d(16, 4),
+        },
+        StridedCopy {
+            dst: MemoryRegion::host_mut(&mut host, 8),
+            src: MemoryRegion::buffer(&image, 64).at(0, 7, 0),
+            extent: Extent3D::new_2d(8, 1),
+        },
+    ];
+    if supported(name, "cuMemcpy3DBatchAsync", copy_3d_batch(&s, copies, CopyOptions::default())).is_none() {
+        return;
+    }
+    let got = packed.to_vec(&s).unwrap();
+    for row in 0..4 {
+        assert_eq!(got[row * 16..row * 16 + 16], pixels[(2 + row) * 64 + 4..(2 + row) * 64 + 20]);
+    }
+    assert_eq!(host[..], pixels[7 * 64..7 * 64 + 8]);
 }
 
 #[test]
