@@ -182,6 +182,9 @@ def _every_options_object():
         cucore.TextureObjectOptions(address_mode=("wrap", "border"), filter_mode="linear", read_mode="normalized_float",
                                     normalized_coords=True, max_anisotropy=4, mipmap_level_bias=0.5,
                                     border_color=(1.0, 2.0, 3.0, 4.0)),
+        cucore.SMResourceOptions(count=[8, 8], backfill=True),
+        cucore.WorkqueueResourceOptions(sharing_scope="green_ctx_balanced", concurrency_limit=4),
+        cucore.ContextOptions(resources=[]),  # resources are handles, which do not pickle
     ]
 
 
