@@ -145,9 +145,6 @@ cucore_sm_resource_split_info_t SmResource::split(const cucore_sm_resource_split
         throw_invalid_argument("options.group_count (" + text(options.group_count) + ") groups of " +
                                text(per_group) + " SMs need " + text(uint64_t(options.group_count) * per_group) +
                                " SMs, more than the resource's " + text(have.sm_count));
-    if (make_handles && options.group_count > capacity)
-        throw_invalid_argument("options.group_count (" + text(options.group_count) +
-                               ") is more groups than argument 'capacity' (" + text(capacity) + ") has room for");
 
     unsigned wanted = options.group_count;
     if (wanted == 0) {  // as many as fit: the driver's dry run says how many
