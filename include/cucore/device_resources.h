@@ -43,7 +43,8 @@ typedef enum cucore_sm_split_flag {
  * `sm_count` SMs each, the rest going to the remainder. */
 typedef struct cucore_sm_resource_split_options {
     uint32_t struct_size;
-    /* SMs in each group; 0: the resource's min_partition_size. It must be at
+    /* SMs in each group; 0: the smallest group allowed (min_partition_size
+     * rounded up to coscheduled_alignment). It must be at
      * least min_partition_size and a multiple of coscheduled_alignment (unless
      * CUCORE_SM_SPLIT_IGNORE_SM_COSCHEDULING), and no more than the resource has. */
     uint32_t sm_count;

@@ -28,7 +28,8 @@ namespace cucore {
 
 // How SMResource::split divides an SM resource (cuda.core: SMResourceOptions).
 struct SMResourceOptions {
-    // SMs per group; 0: the resource's min_partition_size. At least
+    // SMs per group; 0: the smallest allowed (min_partition_size rounded up to
+    // the alignment). At least
     // min_partition_size and a multiple of coscheduled_alignment unless
     // CUCORE_SM_SPLIT_IGNORE_SM_COSCHEDULING is in flags.
     std::uint32_t sm_count = 0;

@@ -69,6 +69,10 @@ cucore_status_t cucore_sm_resource_split(const cucore_sm_resource_t *resource,
         for (uint32_t i = 0; i < capacity; ++i) groups[i] = nullptr;
         core::SmResource &object = capi::get(resource, "resource");
         const cucore_sm_resource_split_options_t resolved = split_options(options);
+        if (resolved.group_count > capacity)
+            core::throw_invalid_argument("options.group_count (" + std::to_string(resolved.group_count) +
+                                         ") is more groups than argument 'capacity' (" + std::to_string(capacity) +
+                                         ") has room for");
         std::vector<core::Ref<core::SmResource>> made;
         core::Ref<core::SmResource> left;
         object.split(resolved, capacity, true, &made, rest ? &left : nullptr);

@@ -122,7 +122,10 @@ cucore_sm_resource_split_info_t SmResource::split(const cucore_sm_resource_split
     const cucore_sm_resource_info_t have = info();
     if (have.sm_count == 0) throw_invalid_argument("argument 'resource' has no SMs to split");
     const bool ignore_coscheduling = (options.flags & CUCORE_SM_SPLIT_IGNORE_SM_COSCHEDULING) != 0;
-    const uint32_t per_group = options.sm_count ? options.sm_count : have.min_partition_size;
+    // 0: the smallest group the rules allow (the minimum partition, rounded up to the alignment).
+    const uint32_t align = have.coscheduled_alignment > 1 ? have.coscheduled_alignment : 1;
+    const uint32_t per_group =
+        options.sm_count ? options.sm_count : (have.min_partition_size + align - 1) / align * align;
     if (per_group > have.sm_count)
         throw_invalid_argument("options.sm_count (" + text(per_group) + ") is more SMs than the resource has (" +
                                text(have.sm_count) + ")");
@@ -142,9 +145,6 @@ cucore_sm_resource_split_info_t SmResource::split(const cucore_sm_resource_split
         throw_invalid_argument("options.group_count (" + text(options.group_count) + ") groups of " +
                                text(per_group) + " SMs need " + text(uint64_t(options.group_count) * per_group) +
                                " SMs, more than the resource's " + text(have.sm_count));
-    if (make_handles && options.group_count > capacity)
-        throw_invalid_argument("options.group_count (" + text(options.group_count) +
-                               ") is more groups than argument 'capacity' (" + text(capacity) + ") has room for");
 
     unsigned wanted = options.group_count;
     if (wanted == 0) {  // as many as fit: the driver's dry run says how many

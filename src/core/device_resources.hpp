@@ -58,8 +58,9 @@ class SmResource final : public Object, public Pooled<SmResource> {
 
     cucore_sm_resource_info_t info() const noexcept;
     // Checks options against this resource (INVALID_ARGUMENT naming the rule),
-    // then splits; `capacity` bounds the groups made when group_count is 0
-    // (0: no bound, a dry run). `groups` gets the groups (when make is true).
+    // then splits; `capacity` (at least options.group_count: capi checks it)
+    // bounds the groups made when group_count is 0. A dry run (make false)
+    // has no bound and makes no handle; else `groups` and `remainder` get them.
     cucore_sm_resource_split_info_t split(const cucore_sm_resource_split_options_t &options, uint32_t capacity,
                                           bool make, std::vector<Ref<SmResource>> *groups,
                                           Ref<SmResource> *remainder) const;

@@ -105,9 +105,11 @@ def test_a_split_makes_the_groups_asked_for(gpu, sm):
     planned, left = sm.split({"count": [k, k]}, dry_run=True)
     assert [p.sm_count for p in planned] == [k, k] and left.sm_count == rest.sm_count
     assert isinstance(planned[0], cucore.SMResourceInfo)
-    every, rest = sm.split()  # as many groups of the minimum partition as fit
-    assert len(every) == sm.sm_count // sm.min_partition_size or sm.coscheduled_alignment > 1
-    assert sum(g.sm_count for g in every) + rest.sm_count == sm.sm_count
+    every, rest = sm.split(cucore.SMResourceOptions(count=None))  # as many groups of the minimum as fit
+    size = every[0].sm_count
+    assert size >= sm.min_partition_size and all(g.sm_count == size for g in every)
+    assert 2 <= len(every) <= sm.sm_count // size  # the GPU's clusters may leave fewer whole groups
+    assert len(every) * size + rest.sm_count == sm.sm_count
 
 
 @pytest.mark.gpu

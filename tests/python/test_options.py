@@ -184,6 +184,9 @@ def _every_options_object():
                                     border_color=(1.0, 2.0, 3.0, 4.0)),
         cucore.TensorMapDescriptorOptions(box_dim=(8, 32), element_strides=(1, 2), data_type="float16",
                                           swizzle=cucore.TensorMapSwizzle.SWIZZLE_64B, l2_promotion="l2_128b"),
+        cucore.SMResourceOptions(count=[8, 8], backfill=True),
+        cucore.WorkqueueResourceOptions(sharing_scope="green_ctx_balanced", concurrency_limit=4),
+        cucore.ContextOptions(resources=[]),  # resources are handles, which do not pickle
     ]
 
 

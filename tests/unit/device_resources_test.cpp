@@ -526,13 +526,43 @@ TEST_F(GreenContextFaultInjection, CreatingAGreenContextAndReadingItsSms) {
     release_all(groups);
 }
 
-TEST_F(GreenContextFaultInjection, ReadingAWorkqueueResource) {
+TEST_F(GreenContextFaultInjection, ReadingAWorkqueueResourceAndMakingAGreenContextOfIt) {
     fake::set_driver_version(13010);
+    auto release_workqueue = [](void *h) {
+        cucore_workqueue_resource_release(static_cast<cucore_workqueue_resource_t *>(h));
+    };
     run({"cucore_workqueue_resource_of_device",
          [&](void **h) {
              return cucore_workqueue_resource_of_device(d0_, reinterpret_cast<cucore_workqueue_resource_t **>(h));
          },
-         [](void *h) { cucore_workqueue_resource_release(static_cast<cucore_workqueue_resource_t *>(h)); }, 2});
+         release_workqueue, 2});
+    cucore_workqueue_resource_t *wq = nullptr;
+    ASSERT_EQ(cucore_workqueue_resource_of_device(d0_, &wq), CUCORE_SUCCESS) << message();
+    run({"cucore_context_create",
+         [&](void **h) {
+             cucore_context_options_t o = CUCORE_CONTEXT_OPTIONS_INIT;
+             o.workqueue_resource_count = 1;
+             o.workqueue_resources = &wq;
+             return cucore_context_create(d0_, &o, reinterpret_cast<cucore_context_t **>(h));
+         },
+         release_context, 3});
+    cucore_context_t *context = green(d0_, {}, {wq});
+    run({"cucore_workqueue_resource_of_context",
+         [&](void **h) {
+             return cucore_workqueue_resource_of_context(context,
+                                                         reinterpret_cast<cucore_workqueue_resource_t **>(h));
+         },
+         release_workqueue, 2});
+    cucore_stream_t *stream = nullptr;
+    ASSERT_EQ(cucore_stream_create_in_context(context, nullptr, &stream), CUCORE_SUCCESS) << message();
+    run({"cucore_sm_resource_of_stream",
+         [&](void **h) {
+             return cucore_sm_resource_of_stream(stream, reinterpret_cast<cucore_sm_resource_t **>(h));
+         },
+         release_resource, 1});
+    cucore_stream_release(stream);
+    cucore_context_release(context);
+    cucore_workqueue_resource_release(wq);
 }
 
 }  // namespace

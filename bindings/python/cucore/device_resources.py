@@ -32,12 +32,14 @@ from .stream import Stream
  _cucore_sm_resource_info, _cucore_sm_resource_split, _cucore_sm_resource_split_dry_run,
  _cucore_workqueue_resource_of_device, _cucore_workqueue_resource_of_context,
  _cucore_workqueue_resource_of_stream, _cucore_workqueue_resource_info, _cucore_workqueue_resource_configure,
- _cucore_workqueue_resource_device, _cucore_context_create) = _lib.bind(
+ _cucore_workqueue_resource_device, _cucore_context_create, _cucore_sm_resource_retain, _cucore_sm_resource_release,
+ _cucore_workqueue_resource_retain, _cucore_workqueue_resource_release) = _lib.bind(
     globals(), "cucore_sm_resource_of_device", "cucore_sm_resource_of_context", "cucore_sm_resource_of_stream",
     "cucore_sm_resource_info", "cucore_sm_resource_split", "cucore_sm_resource_split_dry_run",
     "cucore_workqueue_resource_of_device", "cucore_workqueue_resource_of_context",
     "cucore_workqueue_resource_of_stream", "cucore_workqueue_resource_info", "cucore_workqueue_resource_configure",
-    "cucore_workqueue_resource_device", "cucore_context_create")
+    "cucore_workqueue_resource_device", "cucore_context_create", "cucore_sm_resource_retain",
+    "cucore_sm_resource_release", "cucore_workqueue_resource_retain", "cucore_workqueue_resource_release")
 (_fast_sm_resource_release, _fast_workqueue_resource_release) = _lib.bind_unchecked(
     globals(), "cucore_sm_resource_release", "cucore_workqueue_resource_release")
 
@@ -85,7 +87,8 @@ class SMResourceOptions:
     """How SMResource.split divides SMs (cuda.core's SMResourceOptions).
 
     count: SMs per group: an int for one group, a sequence of equal ints for that many groups, or None for
-        as many groups as fit of the resource's min_partition_size SMs. Groups of different sizes need the
+        as many groups as fit of the smallest size allowed (min_partition_size rounded up to
+        coscheduled_alignment). Groups of different sizes need the
         driver's cuDevSmResourceSplit (CUDA 13.1), which libcucore does not use yet (NotSupportedError).
     coscheduled_sm_count, preferred_coscheduled_sm_count: CUDA 13.1 split parameters; must stay None.
     backfill: True lets the driver ignore the GPU's processing clusters (CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_
@@ -196,8 +199,8 @@ class SMResource(HandleObject):
                 raise_error(st, self)
             i = self._info()
             group = SMResourceInfo(planned.group_sm_count, i.min_partition_size, i.coscheduled_alignment, i.flags)
-            rest = SMResourceInfo(planned.remainder_sm_count, i.min_partition_size, i.coscheduled_alignment, i.flags)
-            return [group] * planned.group_count, rest
+            left = SMResourceInfo(planned.remainder_sm_count, i.min_partition_size, i.coscheduled_alignment, i.flags)
+            return [group] * planned.group_count, left
         capacity = c.group_count
         if capacity == 0:  # as many as fit: the dry run says how many
             planned = _SplitInfoC(ctypes.sizeof(_SplitInfoC), 0, 0, 0)

@@ -71,7 +71,8 @@ impl Default for cucore_sm_resource_info_t {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct cucore_sm_resource_split_options_t {
     pub struct_size: u32,
-    /// SMs in each group; 0: the resource's min_partition_size. It must be at
+    /// SMs in each group; 0: the smallest group allowed (min_partition_size
+    /// rounded up to coscheduled_alignment). It must be at
     /// least min_partition_size and a multiple of coscheduled_alignment (unless
     /// CUCORE_SM_SPLIT_IGNORE_SM_COSCHEDULING), and no more than the resource has.
     pub sm_count: u32,

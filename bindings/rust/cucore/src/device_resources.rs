@@ -48,7 +48,7 @@ pub struct SmResourceInfo {
 /// `SMResourceOptions`). The defaults: groups of the minimum partition size, as many as fit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SmResourceOptions {
-    /// SMs per group; 0: the resource's `min_partition_size`.
+    /// SMs per group; 0: the smallest allowed (`min_partition_size` rounded up to the alignment).
     pub sm_count: u32,
     /// Groups to make (exactly); 0: as many as fit.
     pub group_count: u32,
