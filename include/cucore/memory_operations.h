@@ -194,10 +194,12 @@ CUCORE_API cucore_status_t cucore_discard_prefetch_batch(cucore_stream_t *stream
 
 /* Writes the 32-bit `value` at byte `offset` of `buffer` (or, with `buffer` NULL, at the device
  * address `offset`) in `stream`'s order (cuStreamWriteValue32); the address must be 4-byte aligned.
- * `flags`: CUCORE_STREAM_WRITE_VALUE_*. The memory must not be managed (the driver refuses it).
+ * `flags`: CUCORE_STREAM_WRITE_VALUE_*. The memory must not be managed (the driver refuses it), nor
+ * come from a device memory pool (driver 580 refuses it with CUDA_ERROR_INVALID_VALUE, which the message
+ * then explains): use pinned host memory or cuMemAlloc memory.
  * While the stream is captured, the graph keeps the buffer.
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (unknown flags, a range outside the buffer, misaligned or
- * 0 address, managed memory), INVALID_STATE (closed), CUDA. */
+ * 0 address, managed memory), INVALID_STATE (closed), CUDA (pool memory, among others). */
 CUCORE_API cucore_status_t cucore_stream_write_value_32(cucore_stream_t *stream, cucore_buffer_t *buffer,
                                                         uint64_t offset, uint32_t value, uint32_t flags);
 

@@ -19,6 +19,11 @@
  * the packed types' swizzles, NaN fill for float types only, and im2col's
  * pixel box corners, channels and pixels. A buffer's descriptor must also lie
  * within the buffer.
+ *
+ * One rule only the kernel can keep: the box's start coordinate in dimension 0
+ * times the element size must be a multiple of 16 bytes. A bulk tensor copy
+ * from another coordinate faults with CUDA_ERROR_ILLEGAL_INSTRUCTION, which
+ * ends the context (measured on an H200, driver 580).
  */
 #ifndef CUCORE_TENSOR_MAP_H
 #define CUCORE_TENSOR_MAP_H

@@ -165,7 +165,9 @@ void copy_batch(Stream &stream, const std::vector<CopyItem> &items,
         sizes.push_back(static_cast<size_t>(item.size));
     }
     if (sizes.empty()) return;
-    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    // The batch entry points need the stream's context current, even for a created stream: without one,
+    // cuMemcpyBatchAsync answered CUDA_ERROR_INVALID_VALUE (H200, driver 580).
+    ScopedContext bind(stream.cu_context());
     CUCORE_CALL(cuMemcpyBatchAsync, dsts.data(), srcs.data(), sizes.data(), sizes.size(), attributes.data(),
                 attribute_starts.data(), attributes.size(), stream.cu());
 }
@@ -219,7 +221,7 @@ void copy_3d_batch(Stream &stream, const std::vector<Copy3DItem> &copies, const 
         ops.push_back(op);
     }
     if (ops.empty()) return;
-    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    ScopedContext bind(stream.cu_context());
     CUCORE_CALL(cuMemcpy3DBatchAsync, ops.size(), ops.data(), 0, stream.cu());
 }
 
@@ -231,7 +233,7 @@ void prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers,
     require_cuda_13(driver::api().cuMemPrefetchBatchAsync, "cuMemPrefetchBatchAsync", "batched prefetches");
     ManagedRanges r = managed_ranges(buffers, &locations, "prefetch");
     if (r.addresses.empty()) return;
-    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    ScopedContext bind(stream.cu_context());
     CUCORE_CALL(cuMemPrefetchBatchAsync, r.addresses.data(), r.sizes.data(), r.addresses.size(), r.locations.data(),
                 r.location_starts.data(), r.locations.size(), 0, stream.cu());
     hold_all_for_capture(stream, buffers);
@@ -242,7 +244,7 @@ void discard_batch(Stream &stream, const std::vector<Buffer *> &buffers) {
     require_cuda_13(driver::api().cuMemDiscardBatchAsync, "cuMemDiscardBatchAsync", "batched discards");
     ManagedRanges r = managed_ranges(buffers, nullptr, "discard");
     if (r.addresses.empty()) return;
-    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    ScopedContext bind(stream.cu_context());
     CUCORE_CALL(cuMemDiscardBatchAsync, r.addresses.data(), r.sizes.data(), r.addresses.size(), 0, stream.cu());
     hold_all_for_capture(stream, buffers);
 }
@@ -254,7 +256,7 @@ void discard_prefetch_batch(Stream &stream, const std::vector<Buffer *> &buffers
                     "batched discards with prefetches");
     ManagedRanges r = managed_ranges(buffers, &locations, "discard");
     if (r.addresses.empty()) return;
-    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    ScopedContext bind(stream.cu_context());
     CUCORE_CALL(cuMemDiscardAndPrefetchBatchAsync, r.addresses.data(), r.sizes.data(), r.addresses.size(),
                 r.locations.data(), r.location_starts.data(), r.locations.size(), 0, stream.cu());
     hold_all_for_capture(stream, buffers);
@@ -308,6 +310,22 @@ void check_needs(Stream &stream, const Needs &needs) {
                           "flushing remote writes");
 }
 
+// The driver refuses stream memory operations on stream-ordered pool memory with a bare
+// CUDA_ERROR_INVALID_VALUE (measured on an H200, driver 580: cuMemAlloc and pinned host memory work, the
+// device's default pool does not); say so rather than leave the user guessing. Throws the explained error, or
+// returns to let the caller rethrow the original.
+void explain_pool_refusal(const Error &error, const MemoryOp &op) {
+    if (error.cuda_result() != CUDA_ERROR_INVALID_VALUE || !op.memory.buffer) return;
+    const Ref<MemoryResource> resource = op.memory.buffer->resource();
+    if (!resource || resource->kind() != CUCORE_MEMORY_RESOURCE_DEVICE) return;
+    throw Error(error.status(),
+                std::string(error.what()) +
+                    ": the buffer is memory of a device memory pool, which the driver's stream memory operations "
+                    "refuse; use pinned host memory (a legacy pinned resource) or cuMemAlloc memory wrapped with "
+                    "cucore_buffer_from_handle",
+                error.cuda_result());
+}
+
 // The checked address of a wait or write (`name` built on the error path only).
 template <class Name>
 CUdeviceptr value_address(const MemoryOp &op, Name name) {
@@ -358,17 +376,22 @@ void stream_memory_op(Stream &stream, const MemoryOp &op) {
     const CUdeviceptr address = value_address(op, [] { return std::string("buffer"); });  // arguments first
     check_needs(stream, needs_of(op));
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
-    switch (op.type) {
-        case CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_32:
-            CUCORE_CALL(cuStreamWriteValue32, stream.cu(), address, static_cast<cuuint32_t>(op.value), op.flags);
-            break;
-        case CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_64:
-            CUCORE_CALL(cuStreamWriteValue64, stream.cu(), address, op.value, op.flags);
-            break;
-        case CUCORE_STREAM_MEMORY_OP_WAIT_VALUE_32:
-            CUCORE_CALL(cuStreamWaitValue32, stream.cu(), address, static_cast<cuuint32_t>(op.value), op.flags);
-            break;
-        default: CUCORE_CALL(cuStreamWaitValue64, stream.cu(), address, op.value, op.flags); break;
+    try {
+        switch (op.type) {
+            case CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_32:
+                CUCORE_CALL(cuStreamWriteValue32, stream.cu(), address, static_cast<cuuint32_t>(op.value), op.flags);
+                break;
+            case CUCORE_STREAM_MEMORY_OP_WRITE_VALUE_64:
+                CUCORE_CALL(cuStreamWriteValue64, stream.cu(), address, op.value, op.flags);
+                break;
+            case CUCORE_STREAM_MEMORY_OP_WAIT_VALUE_32:
+                CUCORE_CALL(cuStreamWaitValue32, stream.cu(), address, static_cast<cuuint32_t>(op.value), op.flags);
+                break;
+            default: CUCORE_CALL(cuStreamWaitValue64, stream.cu(), address, op.value, op.flags); break;
+        }
+    } catch (const Error &error) {
+        explain_pool_refusal(error, op);
+        throw;
     }
     if (op.memory.buffer) hold_buffer_for_capture(stream, *op.memory.buffer);
 }
@@ -393,7 +416,12 @@ void stream_batch_memory_ops(Stream &stream, const std::vector<MemoryOp> &ops) {
     check_needs(stream, needs);  // after the arguments: it asks the driver
     if (params.empty()) return;
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
-    CUCORE_CALL(cuStreamBatchMemOp, stream.cu(), static_cast<unsigned>(params.size()), params.data(), 0);
+    try {
+        CUCORE_CALL(cuStreamBatchMemOp, stream.cu(), static_cast<unsigned>(params.size()), params.data(), 0);
+    } catch (const Error &error) {
+        for (const MemoryOp &op : ops) explain_pool_refusal(error, op);
+        throw;
+    }
     for (const MemoryOp &op : ops)
         if (op.memory.buffer) hold_buffer_for_capture(stream, *op.memory.buffer);
 }

@@ -11,6 +11,7 @@
 // managed memory.
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "memory_gpu.hpp"
@@ -37,6 +38,8 @@ protected:
         }
         for (cucore_buffer_t *b : owned_) cucore_buffer_release(b);
         if (pool_ != nullptr) cucore_memory_resource_release(pool_);
+        if (pinned_ != nullptr) cucore_memory_resource_release(pinned_);
+        pinned_ = nullptr;
         b_stream_ = nullptr;
         owned_.clear();
         pool_ = nullptr;
@@ -45,6 +48,16 @@ protected:
     // A device buffer of the default pool, released by the fixture.
     cucore_buffer_t *device_buffer(std::uint64_t size) {
         cucore_buffer_t *b = alloc(pool_, size, s_);
+        if (b != nullptr) owned_.push_back(b);
+        return b;
+    }
+    // Pinned host memory (cuMemAllocHost) for the values of stream memory operations, released by the fixture:
+    // the driver refuses those operations on device-pool memory (CUDA_ERROR_INVALID_VALUE, H200, driver 580).
+    cucore_buffer_t *flag_buffer(std::uint64_t size) {
+        if (pinned_ == nullptr) {
+            EXPECT_EQ(cucore_legacy_pinned_memory_resource_create(dev_, &pinned_), CUCORE_SUCCESS);
+        }
+        cucore_buffer_t *b = pinned_ ? alloc(pinned_, size, s_) : nullptr;
         if (b != nullptr) owned_.push_back(b);
         return b;
     }
@@ -70,6 +83,7 @@ protected:
     }
 
     cucore_memory_resource_t *pool_ = nullptr;
+    cucore_memory_resource_t *pinned_ = nullptr;
     cucore_stream_t *b_stream_ = nullptr;  // the writer ("stream B"); s_ is the waiter ("stream A")
     std::vector<cucore_buffer_t *> owned_;
 };
@@ -288,7 +302,7 @@ TEST_F(MemoryOperationsGpuTest, PrefetchAndDiscardBatchesOnManagedBuffers) {
 
 // Stream A (s_) waits on values stream B writes after a gated fill; A's copy then shows B's data.
 TEST_F(MemoryOperationsGpuTest, OneStreamWaitsForTheValuesAnotherWrites) {
-    cucore_buffer_t *flag = device_buffer(64), *data = device_buffer(gpu::kMiB), *out = device_buffer(gpu::kMiB);
+    cucore_buffer_t *flag = flag_buffer(64), *data = device_buffer(gpu::kMiB), *out = device_buffer(gpu::kMiB);
     ASSERT_TRUE(flag && data && out);
     CUCORE_ASSERT_OK(cucore_buffer_fill(flag, 0, 4, s_));
     CUCORE_ASSERT_OK(cucore_buffer_fill(data, 0, 4, s_));
@@ -318,7 +332,7 @@ TEST_F(MemoryOperationsGpuTest, OneStreamWaitsForTheValuesAnotherWrites) {
 }
 
 TEST_F(MemoryOperationsGpuTest, BatchMemoryOpsOnBothSides) {
-    cucore_buffer_t *flag = device_buffer(64), *data = device_buffer(gpu::kMiB), *out = device_buffer(gpu::kMiB);
+    cucore_buffer_t *flag = flag_buffer(64), *data = device_buffer(gpu::kMiB), *out = device_buffer(gpu::kMiB);
     ASSERT_TRUE(flag && data && out);
     CUCORE_ASSERT_OK(cucore_buffer_fill(flag, 0, 4, s_));
     CUCORE_ASSERT_OK(cucore_stream_synchronize(s_));
@@ -359,7 +373,7 @@ TEST_F(MemoryOperationsGpuTest, BatchMemoryOpsOnBothSides) {
 }
 
 TEST_F(MemoryOperationsGpuTest, ManagedMemoryAndMisalignedValuesAreRefusedBeforeTheDriver) {
-    cucore_buffer_t *flag = device_buffer(64);
+    cucore_buffer_t *flag = flag_buffer(64);
     CUCORE_EXPECT_STATUS(cucore_stream_write_value_32(s_, flag, 2, 1u, 0), CUCORE_ERROR_INVALID_ARGUMENT);
     CUCORE_EXPECT_STATUS(cucore_stream_wait_value_64(s_, flag, 4, 1u, 0), CUCORE_ERROR_INVALID_ARGUMENT);
     cucore_memory_resource_t *managed = nullptr;
@@ -368,6 +382,14 @@ TEST_F(MemoryOperationsGpuTest, ManagedMemoryAndMisalignedValuesAreRefusedBefore
         CUCORE_EXPECT_STATUS(cucore_stream_write_value_32(s_, m, 0, 1u, 0), CUCORE_ERROR_INVALID_ARGUMENT);
         cucore_buffer_release(m);
         cucore_memory_resource_release(managed);
+    }
+    // Device-pool memory: the driver's refusal is explained (a later driver may accept it).
+    cucore_buffer_t *pooled = device_buffer(64);
+    const cucore_status_t on_pool = cucore_stream_write_value_32(s_, pooled, 0, 1u, 0);
+    if (on_pool != CUCORE_SUCCESS) {
+        EXPECT_EQ(on_pool, CUCORE_ERROR_CUDA);
+        EXPECT_NE(std::string(cucore_last_error_message()).find("device memory pool"), std::string::npos)
+            << cucore_last_error_message();
     }
     // Written values read back (no waits involved).
     CUCORE_ASSERT_OK(cucore_stream_write_value_32(s_, flag, 4, 0xFEEDBEEFu, 0));

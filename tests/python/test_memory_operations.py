@@ -182,10 +182,16 @@ def _gated(stream):
     return gate
 
 
+def _flag(gpu):
+    """64 bytes of pinned host memory for stream memory operations: the driver refuses them on device-pool
+    memory (CUDA_ERROR_INVALID_VALUE, H200, driver 580)."""
+    return cucore.LegacyPinnedMemoryResource(gpu).allocate(64)
+
+
 def test_a_stream_waits_for_the_values_another_writes(gpu, streams):
     a, b = streams
     n = 1 << 16
-    flag, data, out = gpu.allocate(64, stream=a), gpu.allocate(n, stream=a), gpu.allocate(n, stream=a)
+    flag, data, out = _flag(gpu), gpu.allocate(n, stream=a), gpu.allocate(n, stream=a)
     for x in (flag, data, out):
         x.fill(0, stream=a)
     a.sync()
@@ -211,7 +217,7 @@ def test_a_stream_waits_for_the_values_another_writes(gpu, streams):
 def test_batch_memory_ops(gpu, streams):
     a, b = streams
     n = 1 << 16
-    flag, data, out = gpu.allocate(64, stream=a), gpu.allocate(n, stream=a), gpu.allocate(n, stream=a)
+    flag, data, out = _flag(gpu), gpu.allocate(n, stream=a), gpu.allocate(n, stream=a)
     flag.fill(0, stream=a)
     a.sync()
     word = 0x0123456789ABCDEF

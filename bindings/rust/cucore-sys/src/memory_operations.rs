@@ -205,10 +205,12 @@ extern "C" {
     pub fn cucore_discard_prefetch_batch(stream: *mut cucore_stream_t, buffers: *const *mut cucore_buffer_t, count: usize, locations: *const cucore_location_t, location_count: usize) -> cucore_status_t;
     /// Writes the 32-bit `value` at byte `offset` of `buffer` (or, with `buffer` NULL, at the device
     /// address `offset`) in `stream`'s order (cuStreamWriteValue32); the address must be 4-byte aligned.
-    /// `flags`: CUCORE_STREAM_WRITE_VALUE_*. The memory must not be managed (the driver refuses it).
+    /// `flags`: CUCORE_STREAM_WRITE_VALUE_*. The memory must not be managed (the driver refuses it), nor
+    /// come from a device memory pool (driver 580 refuses it with CUDA_ERROR_INVALID_VALUE, which the message
+    /// then explains): use pinned host memory or cuMemAlloc memory.
     /// While the stream is captured, the graph keeps the buffer.
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (unknown flags, a range outside the buffer, misaligned or
-    /// 0 address, managed memory), INVALID_STATE (closed), CUDA.
+    /// 0 address, managed memory), INVALID_STATE (closed), CUDA (pool memory, among others).
     pub fn cucore_stream_write_value_32(stream: *mut cucore_stream_t, buffer: *mut cucore_buffer_t, offset: u64, value: u32, flags: u32) -> cucore_status_t;
     /// As cucore_stream_write_value_32 with a 64-bit value, 8-byte aligned (cuStreamWriteValue64).
     /// Errors: as cucore_stream_write_value_32, and NOT_SUPPORTED (device attribute

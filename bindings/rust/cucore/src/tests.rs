@@ -125,7 +125,13 @@ fn object_types() {
     assert_eq!(ObjectType::GraphDefinition.raw(), 17);
     assert_eq!(ObjectType::GraphNode.raw(), 18);
     assert_eq!(ObjectType::Graph.raw(), 19);
-    assert_eq!(ObjectType::GraphBuilder.raw(), sys::CUCORE_OBJECT_TYPE_COUNT - 1);
+    assert_eq!(ObjectType::GraphBuilder.raw(), 20);
+    assert_eq!(ObjectType::SmResource.raw(), 21);
+    assert_eq!(ObjectType::WorkqueueResource.raw(), 22);
+    assert_eq!(ObjectType::TensorMapDescriptor.raw(), 23);
+    assert_eq!(ObjectType::SystemDevice.raw(), sys::CUCORE_OBJECT_TYPE_COUNT - 1);
+    assert_eq!(ObjectType::SmResource.name(), "sm resource");
+    assert_eq!(ObjectType::TensorMapDescriptor.name(), "tensor map descriptor");
     assert_eq!(ObjectType::GraphDefinition.name(), "graph definition");
     assert_eq!(ObjectType::GraphNode.name(), "graph node");
     assert_eq!(ObjectType::Graph.name(), "graph");

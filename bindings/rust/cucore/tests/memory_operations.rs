@@ -163,7 +163,9 @@ fn a_stream_waits_for_the_values_another_writes() {
     let a = dev.create_stream(StreamOptions::default()).unwrap();
     let b = dev.create_stream(StreamOptions::default()).unwrap();
     const N: usize = 1 << 16;
-    let flag = dev.allocate(64, &a).unwrap();
+    // Pinned host memory: the driver refuses stream memory operations on device-pool memory
+    // (CUDA_ERROR_INVALID_VALUE, H200, driver 580).
+    let flag = MemoryResource::legacy_pinned(&dev).unwrap().allocate(64, None).unwrap();
     let data = dev.allocate(N as u64, &a).unwrap();
     let out = dev.allocate(N as u64, &a).unwrap();
     for x in [&flag, &data, &out] {
@@ -203,7 +205,9 @@ fn batch_memory_ops_on_both_sides() {
     let a = dev.create_stream(StreamOptions::default()).unwrap();
     let b = dev.create_stream(StreamOptions::default()).unwrap();
     const N: usize = 1 << 16;
-    let flag = dev.allocate(64, &a).unwrap();
+    // Pinned host memory: the driver refuses stream memory operations on device-pool memory
+    // (CUDA_ERROR_INVALID_VALUE, H200, driver 580).
+    let flag = MemoryResource::legacy_pinned(&dev).unwrap().allocate(64, None).unwrap();
     let data = dev.allocate(N as u64, &a).unwrap();
     let out = dev.allocate(N as u64, &a).unwrap();
     flag.fill(0, 4, &a).unwrap();
