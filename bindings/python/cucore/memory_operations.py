@@ -447,20 +447,26 @@ class StreamMemoryOp:
     @classmethod
     def write_value(cls, target: Union[Buffer, int], value: int, *, offset: int = 0, width: int = 32,
                     no_memory_barrier: bool = False) -> StreamMemoryOp:
+        """A write of `value` (`width` 32 or 64 bits) at `offset` of `target` (a Buffer or a device address);
+        `no_memory_barrier` drops the fence before the write."""
         return cls(f"WRITE_VALUE_{_width(width)}", _WRITE_NO_MEMORY_BARRIER if no_memory_barrier else 0, target,
                    offset, _value(value, width))
 
     @classmethod
     def wait_value(cls, target: Union[Buffer, int], value: int, *, offset: int = 0, width: int = 32,
                    condition: Union[WaitCondition, str] = WaitCondition.GEQ, flush: bool = False) -> StreamMemoryOp:
+        """A wait until the value at `offset` of `target` meets `condition` against `value` (`width` 32 or 64
+        bits); `flush` flushes remote writes before the work after the wait."""
         return cls(f"WAIT_VALUE_{_width(width)}", _wait_flags(condition, flush), target, offset, _value(value, width))
 
     @classmethod
     def flush_remote_writes(cls) -> StreamMemoryOp:
+        """A flush of remote (RDMA) writes into the GPU's memory; needs CAN_FLUSH_REMOTE_WRITES."""
         return cls("FLUSH_REMOTE_WRITES")
 
     @classmethod
     def memory_barrier(cls, scope: Union[MemoryBarrierScope, str] = MemoryBarrierScope.SYSTEM) -> StreamMemoryOp:
+        """A memory barrier of `scope` ("system" or "device") ordering the writes around it."""
         return cls("BARRIER", _SCOPE_C[_enum_value(MemoryBarrierScope, scope, "scope")])
 
     def __repr__(self):

@@ -224,7 +224,7 @@ pub fn copy_batch_buffers(stream: &Stream, srcs: &[&Buffer], dsts: &[&Buffer], o
     copy_batch(stream, &copies, &[options])
 }
 
-/// One strided copy of [`copy_3d_batch`]: as [`crate::copy_3d`] takes it.
+/// One strided copy of [`copy_3d_batch`]: as [`crate::copy_3d()`] takes it.
 pub struct StridedCopy<'a> {
     /// The destination region.
     pub dst: MemoryRegion<DstMemory<'a>>,
@@ -235,7 +235,7 @@ pub struct StridedCopy<'a> {
 }
 
 /// Strided copies in one `cuMemcpy3DBatchAsync` ordered on `stream` (`cucore_copy_3d_batch`),
-/// each checked as [`crate::copy_3d`] checks it, with `options` for all. As `copy_3d`, the call
+/// each checked as [`crate::copy_3d()`] checks it, with `options` for all. As `copy_3d`, the call
 /// waits for the stream when a side is a host slice, so the slices hold the data on `Ok`.
 pub fn copy_3d_batch(stream: &Stream, copies: Vec<StridedCopy<'_>>, options: CopyOptions) -> Result<()> {
     let mut raw = Vec::with_capacity(copies.len());
