@@ -10,7 +10,8 @@
 //   The speed-up of the batch is memcpy_64x256_single over copy_batch_64x256, column by column
 //   (bench/README.md); both rows time the host cost of queueing (queued_loop: the stream is
 //   synchronized with the timer paused every kSyncEvery operations).
-// stream_value_write_wait_32: cuStreamWriteValue32 of the iteration number to a 4-byte flag, then
+// stream_value_write_wait_32: cuStreamWriteValue32 of the iteration number to a 4-byte flag in pinned host
+//   memory (the driver refuses stream memory operations on device-pool memory), then
 //   cuStreamWaitValue32 on it (GEQ, met by the write just before it) on one stream; C ABI:
 //   cucore_stream_write_value_32 + cucore_stream_wait_value_32; C++: cucore::write_value_32 +
 //   cucore::wait_value_32.
@@ -312,46 +313,62 @@ void value_write_wait_raw(benchmark::State &state) {
     RawCopies m;
     if (!m.make(state)) return;
     const RawDriver &d = env().driver;
+    void *host = nullptr;  // the flag: pinned host memory (the driver refuses device-pool memory here)
+    if (!ok(state, d.cuMemAllocHost_fn(&host, 64), "cuMemAllocHost")) return;
+    const auto flag = static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(host));
     cuuint32_t n = 0;
     queued_loop(
         state, kSyncEvery,
         [&] {
             ++n;
-            return ok(state, x.write_value_32(m.stream, m.dst[0], n, CU_STREAM_WRITE_VALUE_DEFAULT), "cuStreamWriteValue32") &&
-                   ok(state, x.wait_value_32(m.stream, m.dst[0], n, CU_STREAM_WAIT_VALUE_GEQ), "cuStreamWaitValue32");
+            return ok(state, x.write_value_32(m.stream, flag, n, CU_STREAM_WRITE_VALUE_DEFAULT), "cuStreamWriteValue32") &&
+                   ok(state, x.wait_value_32(m.stream, flag, n, CU_STREAM_WAIT_VALUE_GEQ), "cuStreamWaitValue32");
         },
         [&] { return ok(state, d.cuStreamSynchronize_fn(m.stream), "cuStreamSynchronize"); });
+    if (!state.error_occurred() && *static_cast<volatile cuuint32_t *>(host) != n)
+        fail_check(state, "the flag does not hold the last value written");
+    d.cuMemFreeHost_fn(host);
 }
 
 void value_write_wait_c(benchmark::State &state) {
     CCopies m;
     if (!m.make(state)) return;
+    cucore_memory_resource_t *pinned = nullptr;  // the flag: pinned host memory, as in the raw variant
+    cucore_buffer_t *flag = nullptr;
+    if (!ok(state, cucore_legacy_pinned_memory_resource_create(env().device, &pinned), "legacy pinned resource") ||
+        !ok(state, cucore_memory_resource_allocate(pinned, 64, m.stream, &flag), "allocate")) {
+        cucore_memory_resource_release(pinned);
+        return;
+    }
     std::uint32_t n = 0;
     queued_loop(
         state, kSyncEvery,
         [&] {
             ++n;
-            return ok(state, cucore_stream_write_value_32(m.stream, m.dst[0], 0, n, 0), "cucore_stream_write_value_32") &&
-                   ok(state, cucore_stream_wait_value_32(m.stream, m.dst[0], 0, n, CUCORE_STREAM_WAIT_VALUE_GEQ),
+            return ok(state, cucore_stream_write_value_32(m.stream, flag, 0, n, 0), "cucore_stream_write_value_32") &&
+                   ok(state, cucore_stream_wait_value_32(m.stream, flag, 0, n, CUCORE_STREAM_WAIT_VALUE_GEQ),
                       "cucore_stream_wait_value_32");
         },
         [&] { return ok(state, cucore_stream_synchronize(m.stream), "cucore_stream_synchronize"); });
     std::uint32_t last = 0;
-    if (!state.error_occurred() && ok(state, cucore_buffer_copy_to_host(m.dst[0], 0, &last, 4, m.stream), "copy") &&
+    if (!state.error_occurred() && ok(state, cucore_buffer_copy_to_host(flag, 0, &last, 4, m.stream), "copy") &&
         ok(state, cucore_stream_synchronize(m.stream), "sync") && last != n)
         fail_check(state, "the flag does not hold the last value written");
+    cucore_buffer_release(flag);
+    cucore_memory_resource_release(pinned);
 }
 
 void value_write_wait_cpp(benchmark::State &state) {
     try {
         CppCopies m;
+        cucore::Buffer flag = cucore::MemoryResource::legacy_pinned(*env().cpp_device).allocate(64, m.stream);
         std::uint32_t n = 0;
         queued_loop(
             state, kSyncEvery,
             [&] {
                 ++n;
-                cucore::write_value_32(m.stream, m.dst[0], 0, n);
-                cucore::wait_value_32(m.stream, m.dst[0], 0, n);
+                cucore::write_value_32(m.stream, flag, 0, n);
+                cucore::wait_value_32(m.stream, flag, 0, n);
                 return true;
             },
             [&] {
@@ -359,7 +376,7 @@ void value_write_wait_cpp(benchmark::State &state) {
                 return true;
             });
         std::uint32_t last = 0;
-        m.dst[0].copy_to_host(0, &last, 4, m.stream);
+        flag.copy_to_host(0, &last, 4, m.stream);
         m.stream.synchronize();
         if (last != n) fail_check(state, "the flag does not hold the last value written");
     } catch (const std::exception &e) {

@@ -265,10 +265,10 @@ TEST_F(TensorMapGpuTest, TheFacadeLaunchPassesTheDescriptorByValue) {
     auto out = array<float>(kBoxW * kBoxH);
     auto status = array<std::uint32_t>(std::vector<std::uint32_t>{0});
     cucore::LaunchConfig config(1, 128);
-    cucore::launch(stream, config, k, d, 70, 44, static_cast<float *>(out.ptr()),
+    cucore::launch(stream, config, k, d, 68, 44, static_cast<float *>(out.ptr()),
                    static_cast<std::uint32_t *>(status.ptr()));
     EXPECT_EQ(status.download().at(0), 1u);
-    expect_box(out.download(), 70, 44, 1.0f);
+    expect_box(out.download(), 68, 44, 1.0f);
 }
 
 } // namespace
