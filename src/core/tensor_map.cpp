@@ -110,7 +110,7 @@ Ref<TensorMapDescriptor> TensorMapDescriptor::create(const TensorMapRequest &req
                                                      uint64_t address) {
     check_tensor_map_rules(request);
     TensorMapTarget target = TensorMapTarget::resolve(buffer, address, request);
-    alignas(CUCORE_TENSOR_MAP_ALIGNMENT) CUtensorMap map;
+    CUtensorMap map;  // its type asks 128-byte alignment (cuda.h); the driver needs 64
     std::memset(&map, 0, sizeof map);
     {
         // Encoding needs no device memory, but the driver may ask for a context: the buffer's, or the caller's.
@@ -134,7 +134,7 @@ void TensorMapDescriptor::replace_address(Buffer *buffer, uint64_t address) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         // The driver rewrites a copy, so a refusal leaves the descriptor as it was.
-        alignas(CUCORE_TENSOR_MAP_ALIGNMENT) CUtensorMap map;
+        CUtensorMap map;
         std::memcpy(&map, this->map(), sizeof map);
         {
             ScopedContext bind(target.context ? target.context->cu() : nullptr, static_cast<bool>(target.context));

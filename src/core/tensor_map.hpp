@@ -71,18 +71,19 @@ class TensorMapDescriptor final : public Object, public Pooled<TensorMapDescript
     const TensorMapRequest &request() const noexcept { return request_; }
 
   private:
-    // Pooled objects come from operator new (16-byte aligned), so the 64 bytes the driver needs are found
-    // inside a larger array.
+    // Pooled objects come from operator new (16-byte aligned), so the aligned descriptor is found inside a
+    // larger array.
     CUtensorMap *map() const noexcept {
         const auto base = reinterpret_cast<std::uintptr_t>(storage_);
-        return reinterpret_cast<CUtensorMap *>((base + CUCORE_TENSOR_MAP_ALIGNMENT - 1) &
-                                               ~std::uintptr_t{CUCORE_TENSOR_MAP_ALIGNMENT - 1});
+        return reinterpret_cast<CUtensorMap *>((base + alignof(CUtensorMap) - 1) &
+                                               ~std::uintptr_t{alignof(CUtensorMap) - 1});
     }
 
     const TensorMapRequest request_;
     mutable std::mutex mutex_;  // address_, target_ and the bytes during a replace
     TensorMapTarget target_;
-    mutable unsigned char storage_[CUCORE_TENSOR_MAP_SIZE + CUCORE_TENSOR_MAP_ALIGNMENT];
+    // Aligned as the CUtensorMap type asks (128 bytes in CUDA 13's cuda.h), beyond the driver's 64.
+    mutable unsigned char storage_[CUCORE_TENSOR_MAP_SIZE + alignof(CUtensorMap)];
 };
 
 }  // namespace cucore::core
