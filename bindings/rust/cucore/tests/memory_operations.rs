@@ -155,19 +155,37 @@ fn prefetch_and_discard_batches() {
     assert_eq!(discard_batch(&s, &[&plain]).unwrap_err().status, Status::InvalidArgument);
 }
 
+/// Bytes of the data and output buffers of the two-stream scenarios.
+const N: usize = 1 << 16;
+
+/// The two-stream scenarios' world: stream A (the waiter), stream B (the writer), a 64-byte flag in pinned
+/// host memory (the driver refuses stream memory operations on device-pool memory: CUDA_ERROR_INVALID_VALUE,
+/// H200, driver 580), and N-byte data and output buffers of the device's pool.
+struct Pair {
+    a: Stream,
+    b: Stream,
+    flag: Buffer,
+    data: Buffer,
+    out: Buffer,
+}
+
+impl Pair {
+    fn new(dev: &Device) -> Pair {
+        let a = dev.create_stream(StreamOptions::default()).unwrap();
+        let b = dev.create_stream(StreamOptions::default()).unwrap();
+        let flag = MemoryResource::legacy_pinned(dev).unwrap().allocate(64, None).unwrap();
+        let data = dev.allocate(N as u64, &a).unwrap();
+        let out = dev.allocate(N as u64, &a).unwrap();
+        Pair { a, b, flag, data, out }
+    }
+}
+
 #[test]
 fn a_stream_waits_for_the_values_another_writes() {
     let _serial = serial();
     let name = "a_stream_waits_for_the_values_another_writes";
     let dev = require_gpu!(name);
-    let a = dev.create_stream(StreamOptions::default()).unwrap();
-    let b = dev.create_stream(StreamOptions::default()).unwrap();
-    const N: usize = 1 << 16;
-    // Pinned host memory: the driver refuses stream memory operations on device-pool memory
-    // (CUDA_ERROR_INVALID_VALUE, H200, driver 580).
-    let flag = MemoryResource::legacy_pinned(&dev).unwrap().allocate(64, None).unwrap();
-    let data = dev.allocate(N as u64, &a).unwrap();
-    let out = dev.allocate(N as u64, &a).unwrap();
+    let Pair { a, b, flag, data, out } = Pair::new(&dev);
     for x in [&flag, &data, &out] {
         x.fill(0, 4, &a).unwrap();
     }
@@ -202,14 +220,7 @@ fn batch_memory_ops_on_both_sides() {
     let _serial = serial();
     let name = "batch_memory_ops_on_both_sides";
     let dev = require_gpu!(name);
-    let a = dev.create_stream(StreamOptions::default()).unwrap();
-    let b = dev.create_stream(StreamOptions::default()).unwrap();
-    const N: usize = 1 << 16;
-    // Pinned host memory: the driver refuses stream memory operations on device-pool memory
-    // (CUDA_ERROR_INVALID_VALUE, H200, driver 580).
-    let flag = MemoryResource::legacy_pinned(&dev).unwrap().allocate(64, None).unwrap();
-    let data = dev.allocate(N as u64, &a).unwrap();
-    let out = dev.allocate(N as u64, &a).unwrap();
+    let Pair { a, b, flag, data, out } = Pair::new(&dev);
     flag.fill(0, 4, &a).unwrap();
     a.synchronize().unwrap();
     let word = 0x0123_4567_89AB_CDEFu64;
