@@ -261,3 +261,39 @@ def check_round_trip(buf, stream, gpu, seed):
     assert buf.to_bytes(stream=stream) == data
     other.close(stream)
     return data
+
+
+# ---- cuda.core-style scenarios (test_cuda_core_style_*.py): one test body, run with `import cucore` and, where
+# cuda.core is importable (the GPU server), with `import cuda.core`: code written for cuda.core must run on
+# cucore unchanged, and the cuda.core run keeps the scenarios honest about what cuda.core itself does. --------
+
+def _reference_package():
+    """cuda.core, or the reason it cannot run here."""
+    if FAKE_DRIVER:
+        return None, "cuda.core would use the real driver, not this run's fake one"
+    try:
+        return importlib.import_module("cuda.core"), None
+    except Exception as e:  # noqa: BLE001  (not installed, or its bindings cannot load)
+        return None, f"cuda.core is not importable in {sys.executable}: {e}"
+
+
+@pytest.fixture(params=["cucore", "cuda.core"])
+def core(request):
+    """The package under test, imported as a cuda.core user imports it (`import cuda.core as core`)."""
+    if request.param == "cucore":
+        return cucore
+    package, reason = _reference_package()
+    if package is None:
+        pytest.skip(reason)
+    return package
+
+
+@pytest.fixture
+def core_device(core):
+    """`core.Device(0)`, made current, as cuda.core's documentation starts (skips without a GPU)."""
+    count, reason = gpu_state()
+    if not count:
+        pytest.skip(f"needs a GPU: {reason}")
+    dev = core.Device(0)
+    dev.set_current()
+    return dev

@@ -100,6 +100,11 @@ class HandleObject:
             if st:
                 raise_error(st)
 
+    @property
+    def is_closed(self) -> bool:
+        """True once close() (or `with`) has given this object's reference back."""
+        return self._h is None
+
     def __enter__(self: _Self) -> _Self:
         return self
 
