@@ -23,7 +23,8 @@ import sys
 from pathlib import Path
 
 REFERENCE_PACKAGE = "cuda.core"
-MODULES = ("", ".utils", ".typing", ".graph", ".texture", ".system", ".checkpoint")
+MODULES = ("", ".utils", ".typing", ".graph", ".texture", ".system", ".system.typing", ".system.exceptions",
+           ".checkpoint")
 # Protocol methods a user calls through syntax or another library; other dunders are implementation.
 PROTOCOL_DUNDERS = frozenset({
     "__cuda_stream__", "__dlpack__", "__dlpack_device__", "__cuda_array_interface__", "__array_interface__",
