@@ -14,12 +14,16 @@ docs/moving_from_cuda_core.md; `compare` takes them as a set of dotted names.
 """
 from __future__ import annotations
 
+import ast
 import enum
 import importlib
+import importlib.util
 import inspect
 import json
 import re
 import sys
+import types
+import typing
 from pathlib import Path
 
 REFERENCE_PACKAGE = "cuda.core"
@@ -59,6 +63,59 @@ def _default_repr(value) -> str:
     return "<object>"
 
 
+def _only_varargs(params) -> bool:
+    return params is not None and all(p["kind"] in ("VAR_POSITIONAL", "VAR_KEYWORD") for p in params)
+
+
+def _constructor(cls) -> list | None:
+    """The parameters of `cls(...)`, or None where nothing says them (a constructor inherited from object, or a
+    (*args, **kwargs) that only raises "cannot be instantiated directly")."""
+    if not any("__init__" in vars(k) or "__new__" in vars(k) for k in cls.__mro__ if k is not object):
+        return None
+    params = _parameters(cls)
+    if params is None or _only_varargs(params):
+        # A __new__ or __init__ further down the class, or (Cython classes) the signature the first line of the
+        # class docstring embeds: "Name(a: int, int b: int = 0) -> None", C types before some names.
+        for klass in cls.__mro__[:-1]:
+            for method in ("__new__", "__init__"):
+                if method in vars(klass):
+                    found = _parameters(vars(klass)[method])
+                    if found and not _only_varargs(found[1:]) and found[0]["name"] in ("cls", "self"):
+                        return found[1:]
+        return _stub_constructor(cls)
+    return params
+
+
+def _stub_constructor(cls) -> list | None:
+    """The __init__ parameters a compiled module's .pyi stub beside it declares for `cls` (Cython classes)."""
+    try:
+        origin = importlib.util.find_spec(cls.__module__).origin
+    except (ImportError, AttributeError, ValueError):
+        return None
+    stub = Path(origin).with_name(Path(origin).name.split(".")[0] + ".pyi") if origin else None
+    if stub is None or not stub.is_file():
+        return None
+    for node in ast.walk(ast.parse(stub.read_text())):
+        if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                    a = item.args
+                    positional = a.posonlyargs + a.args
+                    out = [{"name": x.arg, "kind": "POSITIONAL_ONLY" if x in a.posonlyargs else "POSITIONAL_OR_KEYWORD"}
+                           for x in positional]
+                    for entry, default in zip(out[len(out) - len(a.defaults):], a.defaults):
+                        entry["default"] = ast.unparse(default)
+                    if a.vararg:
+                        out.append({"name": a.vararg.arg, "kind": "VAR_POSITIONAL"})
+                    for x, d in zip(a.kwonlyargs, a.kw_defaults):
+                        out.append({"name": x.arg, "kind": "KEYWORD_ONLY", **({"default": ast.unparse(d)} if d else {})})
+                    if a.kwarg:
+                        out.append({"name": a.kwarg.arg, "kind": "VAR_KEYWORD"})
+                    out = out[1:]  # self
+                    return None if _only_varargs(out) else out
+    return None
+
+
 def _member_kind(cls, name) -> tuple[str, object]:
     for klass in cls.__mro__:
         if name in vars(klass):
@@ -95,7 +152,7 @@ def _describe_class(cls) -> dict:
         elif kind in ("method", "classmethod", "staticmethod"):
             entry["parameters"] = _parameters(raw)
         members[name] = entry
-    init = _parameters(cls) if "__init__" in vars(cls) or "__new__" in vars(cls) else None
+    init = _constructor(cls)
     return {"kind": "class", "constructor": init, "members": members}
 
 
@@ -120,7 +177,9 @@ def describe(package: str, everything_public: bool = False) -> dict:
             except Exception:  # noqa: BLE001  (an attribute that needs the driver still exists)
                 entries[name] = {"kind": "data"}
                 continue
-            if inspect.ismodule(obj):
+            if typing.get_origin(obj) is not None or isinstance(obj, types.UnionType):
+                entries[name] = {"kind": "data"}  # a type alias (Literal[...], Sequence[...], X | None)
+            elif inspect.ismodule(obj):
                 entries[name] = {"kind": "module"}
             elif inspect.isclass(obj):
                 entries[name] = _describe_class(obj)
