@@ -15,6 +15,7 @@ docs/moving_from_cuda_core.md; `compare` takes them as a set of dotted names.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import enum
 import importlib
 import importlib.util
@@ -152,6 +153,9 @@ def _describe_class(cls) -> dict:
         elif kind in ("method", "classmethod", "staticmethod"):
             entry["parameters"] = _parameters(raw)
         members[name] = entry
+    if dataclasses.is_dataclass(cls):  # fields with a default_factory are no class attributes
+        for f in dataclasses.fields(cls):
+            members.setdefault(f.name, {"kind": "data"})
     init = _constructor(cls)
     return {"kind": "class", "constructor": init, "members": members}
 

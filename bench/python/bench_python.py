@@ -374,10 +374,10 @@ def cuda_core_compile_ops(cc, dev, s, notes):
     ops.update(prog_ops)
     return ops
 
-# The rows on new pools: (row, the class name, the same in cucore and cuda.core, cucore's options: its
-# ManagedMemoryResource is cuMemAllocManaged unless asked for a pool).
+# The rows on the driver's current host and managed pools: (row, the class name, the same in cucore and
+# cuda.core, cucore's options: None, the default of both).
 EXTRA_POOLS = (("pinned pool alloc + free, 4 KiB", "PinnedMemoryResource", None),
-               ("managed pool alloc + free, 4 KiB", "ManagedMemoryResource", {"use_pool": True}))
+               ("managed pool alloc + free, 4 KiB", "ManagedMemoryResource", None))
 POOL_BYTES = 4096
 POOL_SYNC_EVERY = 1024  # keep the stream's queue short: synchronize every so many frees
 
@@ -439,7 +439,7 @@ def cucore_ops(dev):
     keep, skipped = [s, ev, mr], {}
     for row, cls, options in EXTRA_POOLS:
         try:  # a driver without host or managed pools: the row is skipped, saying why
-            pool = getattr(cucore, cls)(dev, options)
+            pool = getattr(cucore, cls)(options, device=dev)
             pool.allocate(POOL_BYTES, stream=s).close()
         except cucore.CUDAError as e:
             skipped[row] = f"cucore's {cls}: {type(e).__name__}: {e}"

@@ -264,6 +264,10 @@ inline Buffer MemoryResource::allocate(std::uint64_t size) const {
     return Buffer::adopt(raw);
 }
 
+inline void MemoryResource::deallocate(std::uint64_t address, std::uint64_t size, const Stream &stream) const {
+    detail::check(cucore_memory_resource_deallocate(handle_, address, size, stream.get()));
+}
+
 // Buffer's members that take or give other objects.
 inline Buffer Buffer::from_handle(std::uint64_t address, std::uint64_t size, const Device &device,
                                   cucore_release_fn on_release, void *user_data) {

@@ -55,6 +55,13 @@ CUCORE_API cucore_status_t cucore_context_green_handle(const cucore_context_t *c
 CUCORE_API cucore_status_t cucore_context_get_primary(cucore_device_t *device,
                                                       cucore_context_t **context);
 
+/* The context current on the calling thread (cuCtxGetCurrent; +1 reference), or
+ * NULL when none is (not an error). A device's primary context comes back as
+ * the object cucore_context_get_primary gives while that one lives; another
+ * context is wrapped without being owned, as cucore_context_from_handle does.
+ * Errors: INVALID_ARGUMENT (NULL), NO_DRIVER, CUDA. */
+CUCORE_API cucore_status_t cucore_context_get_current(cucore_context_t **context);
+
 /* Wraps a foreign CUcontext without owning it (+1 reference). When the last
  * reference goes, `on_release(user_data)` is called if given (never when this call fails), and nothing else
  * is done to the context. Errors: INVALID_ARGUMENT (NULL), NO_DRIVER, CUDA

@@ -34,6 +34,14 @@ public:
     // work only on them. Defined and documented in device_resources.hpp.
     static Context create(const Device &device, const ContextOptions &options);
 
+    // The context current on the calling thread; an empty Context (false) when
+    // none is. Throws Error: NO_DRIVER, CUDA.
+    static Context current() {
+        cucore_context_t *raw = nullptr;
+        detail::check(cucore_context_get_current(&raw));
+        return adopt(raw);
+    }
+
     // Wraps a foreign CUcontext without owning it. When the last reference goes,
     // `on_release(user_data)` runs (if given) and nothing else is done to the
     // context. Throws Error: INVALID_ARGUMENT (NULL), NO_DRIVER, CUDA.

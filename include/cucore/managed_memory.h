@@ -53,6 +53,16 @@ CUCORE_API cucore_status_t cucore_managed_memory_resource_create(
     cucore_device_t *device, const cucore_managed_memory_resource_options_t *options,
     cucore_memory_resource_t **resource);
 
+/* The memory resource of the driver's current pool of managed memory without a
+ * preferred location (cuMemGetMemPool; its default pool unless another was
+ * made current), not owned: releasing the resource never destroys it (+1
+ * reference). It allocates in stream order on `device`'s streams; buffers are
+ * managed. cuda.core's ManagedMemoryResource() without options.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), NOT_SUPPORTED (no managed
+ * memory or memory pools, or a driver before CUDA 13), CUDA. */
+CUCORE_API cucore_status_t cucore_managed_memory_resource_get_default(cucore_device_t *device,
+                                                                      cucore_memory_resource_t **resource);
+
 /* Gives the driver advice about a managed buffer's memory (cuMemAdvise):
  * read-mostly and unsetting the preferred location (location ignored: NONE
  * will do), setting a preferred location and accessed-by (a DEVICE or

@@ -61,6 +61,15 @@ struct ManagedMemoryResourceOptions {
 // Throws Error: INVALID_HANDLE, INVALID_ARGUMENT (max_size or
 // release_threshold without use_pool), NOT_SUPPORTED (no managed memory;
 // a pool with a driver before CUDA 13), CUDA.
+// The resource of the driver's current managed memory pool (cuMemGetMemPool,
+// CUDA 13; no preferred location), not owned, allocating in stream order on
+// `device`'s streams. Throws Error: INVALID_HANDLE, NOT_SUPPORTED, CUDA.
+inline MemoryResource MemoryResource::managed_default(const Device &device) {
+    cucore_memory_resource_t *raw = nullptr;
+    detail::check(cucore_managed_memory_resource_get_default(device.get(), &raw));
+    return adopt(raw);
+}
+
 inline MemoryResource MemoryResource::managed(const Device &device, const ManagedMemoryResourceOptions &options) {
     const cucore_managed_memory_resource_options_t o = options.to_c();
     cucore_memory_resource_t *raw = nullptr;

@@ -74,6 +74,16 @@ CUCORE_EXTERN_C_BEGIN
 CUCORE_API cucore_status_t cucore_device_memory_resource_get_default(cucore_device_t *device,
                                                                      cucore_memory_resource_t **resource);
 
+/* The memory resource of the driver's current pool of pinned host memory
+ * (cuMemGetMemPool at the host location; its default pool unless another was
+ * made current), not owned: releasing the resource never destroys it (+1
+ * reference). It allocates in stream order on `device`'s streams, and `device`
+ * is granted read-write access to the pool. cuda.core's PinnedMemoryResource()
+ * without options. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL),
+ * NOT_SUPPORTED (no memory pools, or a driver before CUDA 13), CUDA. */
+CUCORE_API cucore_status_t cucore_pinned_memory_resource_get_default(cucore_device_t *device,
+                                                                     cucore_memory_resource_t **resource);
+
 /* A new device memory pool on `device` (cuMemPoolCreate; destroyed when the
  * resource and every buffer from it are released) (+1 reference).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad options), NOT_SUPPORTED
@@ -112,6 +122,12 @@ CUCORE_API cucore_status_t cucore_memory_resource_set_pool_attribute(cucore_memo
  * (no pool), CUDA. */
 CUCORE_API cucore_status_t cucore_memory_resource_trim(cucore_memory_resource_t *resource,
                                                        uint64_t min_bytes_to_keep);
+
+/* Whether the resource owns its pool (1: a pool this library created or
+ * imported, destroyed with the last reference; 0: a device's current pool,
+ * which the library never destroys, or a resource without a pool).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
+CUCORE_API cucore_status_t cucore_memory_resource_owns_pool(const cucore_memory_resource_t *resource, int *owns_pool);
 
 /* Grants `peer` access to the memory of the pool (device, pinned) or virtual
  * resource (cuMemPoolSetAccess / cuMemSetAccess of every mapping made from now

@@ -87,6 +87,15 @@ inline MemoryResource MemoryResource::device_default(const Device &device) {
     return adopt(raw);
 }
 
+// The resource of the driver's current pool of pinned host memory
+// (cuMemGetMemPool, CUDA 13), not owned, allocating on `device`'s streams
+// (granted access). Throws Error: INVALID_HANDLE, NOT_SUPPORTED, CUDA.
+inline MemoryResource MemoryResource::pinned_default(const Device &device) {
+    cucore_memory_resource_t *raw = nullptr;
+    detail::check(cucore_pinned_memory_resource_get_default(device.get(), &raw));
+    return adopt(raw);
+}
+
 // A new memory pool on `device` (cuMemPoolCreate), destroyed when this
 // resource and every buffer from it are gone. Throws Error: INVALID_HANDLE,
 // INVALID_ARGUMENT, NOT_SUPPORTED, OUT_OF_MEMORY, CUDA.
@@ -150,6 +159,14 @@ inline void MemoryResource::set_pool_attribute(cucore_pool_attribute_t attribute
 // (0 unless given). Throws Error: INVALID_HANDLE, NOT_SUPPORTED (no pool), CUDA.
 inline void MemoryResource::trim(std::uint64_t min_bytes_to_keep) {
     detail::check(cucore_memory_resource_trim(handle_, min_bytes_to_keep));
+}
+
+// Whether the last reference destroys the resource's pool (false for a device's
+// current pool and for resources without a pool). Throws Error: INVALID_HANDLE.
+inline bool MemoryResource::owns_pool() const {
+    int owns = 0;
+    detail::check(cucore_memory_resource_owns_pool(handle_, &owns));
+    return owns != 0;
 }
 
 } // namespace cucore

@@ -115,6 +115,17 @@ CUCORE_API cucore_status_t cucore_memory_resource_release(cucore_memory_resource
 CUCORE_API cucore_status_t cucore_memory_resource_allocate(cucore_memory_resource_t *resource, uint64_t size,
                                                            cucore_stream_t *stream, cucore_buffer_t **buffer);
 
+/* Returns `size` bytes at `address` to the resource, ordered on `stream` as
+ * allocate orders (NULL for the synchronous resources): memory the caller
+ * owns outside any buffer, such as a user resource's or a pool's allocation
+ * wrapped by cucore_buffer_from_handle. Never pass the memory of a live
+ * buffer: the buffer frees it again. Address 0 is a no-op.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL stream for a pool, stream of
+ * another device), CUDA (the driver rejects the address), or a user resource's
+ * deallocate status. */
+CUCORE_API cucore_status_t cucore_memory_resource_deallocate(cucore_memory_resource_t *resource, uint64_t address,
+                                                             uint64_t size, cucore_stream_t *stream);
+
 /* The raw CUmemoryPool of a pool resource, or NULL for a resource without a
  * pool (legacy pinned, managed without a pool, virtual, user).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */

@@ -91,6 +91,8 @@ public:
     static MemoryResource device_default(const Device &device);
     static MemoryResource device_pool(const Device &device);
     static MemoryResource device_pool(const Device &device, const DeviceMemoryResourceOptions &options);
+    static MemoryResource pinned_default(const Device &device);
+    static MemoryResource managed_default(const Device &device);
     static MemoryResource pinned_pool(const Device &device);
     static MemoryResource pinned_pool(const Device &device, const PinnedMemoryResourceOptions &options);
 
@@ -123,6 +125,7 @@ public:
     std::uint64_t pool_attribute(cucore_pool_attribute_t attribute) const;
     void set_pool_attribute(cucore_pool_attribute_t attribute, std::uint64_t value);
     void trim(std::uint64_t min_bytes_to_keep = 0);
+    bool owns_pool() const;
 
     // ---- Every kind ----
 
@@ -191,6 +194,13 @@ public:
     // callbacks get an empty stream). Throws as above, and INVALID_ARGUMENT
     // for a stream-ordered pool (pass a stream).
     Buffer allocate(std::uint64_t size) const;
+
+    // Returns `size` bytes at `address` (memory the caller owns outside any
+    // buffer) to the resource, ordered on `stream` (an empty Stream for the
+    // synchronous resources). Never the memory of a live buffer. Throws Error:
+    // INVALID_HANDLE, INVALID_ARGUMENT (no stream for a pool, stream of another
+    // device), CUDA, or a user resource's deallocate status.
+    void deallocate(std::uint64_t address, std::uint64_t size, const Stream &stream) const;
 };
 
 static_assert(sizeof(MemoryResource) == sizeof(void *), "a MemoryResource is exactly one C handle");

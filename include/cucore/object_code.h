@@ -117,6 +117,13 @@ CUCORE_API cucore_status_t cucore_object_code_write_global(cucore_object_code_t 
 CUCORE_API cucore_status_t cucore_object_code_handle(cucore_object_code_t *object_code,
                                                      void **cu_library);
 
+/* The raw CUmodule of the code in the context current on the calling thread
+ * (cuLibraryGetModule; loads the code first if needed), for driver APIs that
+ * take a module. It is the driver's and lives as long as the object code.
+ * Errors: as cucore_object_code_load, INVALID_ARGUMENT (NULL), CUDA (no
+ * current context: CUDA_ERROR_INVALID_CONTEXT). */
+CUCORE_API cucore_status_t cucore_object_code_module(cucore_object_code_t *object_code, void **cu_module);
+
 CUCORE_EXTERN_C_END
 
 #endif /* CUCORE_OBJECT_CODE_H */

@@ -144,6 +144,14 @@ public:
         detail::check(cucore_object_code_handle(handle_, &library));
         return library;
     }
+
+    // The raw CUmodule of the code in the current context (cuLibraryGetModule),
+    // for driver APIs that take a module. Throws Error: as handle(), CUDA.
+    void *module() const {
+        void *module = nullptr;
+        detail::check(cucore_object_code_module(handle_, &module));
+        return module;
+    }
 };
 
 } // namespace cucore

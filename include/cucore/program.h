@@ -39,6 +39,17 @@ typedef enum cucore_compiler_backend {
     CUCORE_BACKEND_FORCE_INT32 = 0x7fffffff
 } cucore_compiler_backend_t;
 
+/* What became of the precompiled header the last NVRTC compile was asked to
+ * create (cuda.core's Program.pch_status). */
+typedef enum cucore_pch_status {
+    CUCORE_PCH_STATUS_NONE = 0,          /* no PCH asked for, no NVRTC compile yet, another backend, or an
+                                            NVRTC that cannot say (before CUDA 12.8) */
+    CUCORE_PCH_STATUS_CREATED = 1,       /* the PCH was written */
+    CUCORE_PCH_STATUS_NOT_ATTEMPTED = 2, /* NVRTC chose not to create one */
+    CUCORE_PCH_STATUS_FAILED = 3,        /* an error prevented it (after one retry with the heap NVRTC asked for) */
+    CUCORE_PCH_STATUS_FORCE_32BIT = 0x7fffffff
+} cucore_pch_status_t;
+
 /* Compile options. Zero fields leave NVRTC's/libNVVM's defaults. String
  * arrays are (pointer, count) pairs; the strings are copied by
  * cucore_program_create. Every option takes part in the program cache key. */
@@ -139,6 +150,14 @@ CUCORE_API cucore_status_t cucore_program_compile(cucore_program_t *program, cuc
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL buffer with capacity > 0). */
 CUCORE_API cucore_status_t cucore_program_log(const cucore_program_t *program, char *buffer,
                                               size_t capacity, size_t *length);
+
+/* What became of the precompiled header of the program's last NVRTC compile
+ * (the `pch` or `create_pch` options): CREATED, NOT_ATTEMPTED, FAILED, or NONE
+ * when no PCH was asked for, nothing was compiled yet (a cache hit compiles
+ * nothing), the code is not C++, or NVRTC cannot report it. When NVRTC's PCH
+ * heap is too small, the compile is retried once with the heap it asks for.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out). */
+CUCORE_API cucore_status_t cucore_program_pch_status(const cucore_program_t *program, cucore_pch_status_t *status);
 
 /* The program's code type. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL). */
 CUCORE_API cucore_status_t cucore_program_code_type(const cucore_program_t *program,

@@ -179,6 +179,13 @@ public:
     std::string log() const {
         return detail::read_text([this](char *b, std::size_t c, std::size_t *l) { return cucore_program_log(handle_, b, c, l); });
     }
+    // What became of the precompiled header of the last NVRTC compile
+    // (CUCORE_PCH_STATUS_NONE when none was asked for or nothing compiled).
+    cucore_pch_status_t pch_status() const {
+        cucore_pch_status_t status = CUCORE_PCH_STATUS_NONE;
+        detail::check(cucore_program_pch_status(handle_, &status));
+        return status;
+    }
     // The compiler flags, one per line.
     std::string flags() const {
         return detail::read_text([this](char *b, std::size_t c, std::size_t *l) { return cucore_program_flags(handle_, b, c, l); });

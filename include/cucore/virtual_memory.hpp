@@ -45,6 +45,14 @@ struct VirtualMemoryResourceOptions {
     // Access granted to the resource's own device: NONE (the default) or
     // READ_WRITE: read-write; READ: read-only.
     cucore_access_t self_access = detail::kVirtualMemoryResourceDefaults.self_access;
+    // Memory usable by GPUDirect RDMA (a hint).
+    bool gpu_direct_rdma = detail::kVirtualMemoryResourceDefaults.gpu_direct_rdma != 0;
+    // Physical memory exportable as a fabric handle.
+    bool fabric_shareable = detail::kVirtualMemoryResourceDefaults.fabric_shareable != 0;
+    // Where each buffer's address range should start if free (0: the driver chooses).
+    std::uint64_t address_hint = detail::kVirtualMemoryResourceDefaults.address_hint;
+    // Alignment of each buffer's address range, a power of two (0: the granularity).
+    std::uint64_t address_alignment = detail::kVirtualMemoryResourceDefaults.address_alignment;
 
     cucore_virtual_memory_resource_options_t to_c() const noexcept {
         cucore_virtual_memory_resource_options_t o = detail::kVirtualMemoryResourceDefaults;
@@ -54,6 +62,10 @@ struct VirtualMemoryResourceOptions {
         o.posix_fd_shareable = posix_fd_shareable ? 1u : 0u;
         o.reserve_size = reserve_size;
         o.self_access = self_access;
+        o.gpu_direct_rdma = gpu_direct_rdma ? 1u : 0u;
+        o.fabric_shareable = fabric_shareable ? 1u : 0u;
+        o.address_hint = address_hint;
+        o.address_alignment = address_alignment;
         return o;
     }
 };

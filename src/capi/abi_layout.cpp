@@ -133,6 +133,10 @@ const FieldLayout k_cucore_virtual_memory_resource_options_t[] = {
     {"reserve_size", offsetof(cucore_virtual_memory_resource_options_t, reserve_size)},
     {"self_access", offsetof(cucore_virtual_memory_resource_options_t, self_access)},
     {"reserved1", offsetof(cucore_virtual_memory_resource_options_t, reserved1)},
+    {"gpu_direct_rdma", offsetof(cucore_virtual_memory_resource_options_t, gpu_direct_rdma)},
+    {"fabric_shareable", offsetof(cucore_virtual_memory_resource_options_t, fabric_shareable)},
+    {"address_hint", offsetof(cucore_virtual_memory_resource_options_t, address_hint)},
+    {"address_alignment", offsetof(cucore_virtual_memory_resource_options_t, address_alignment)},
 };
 const FieldLayout k_cucore_memory_resource_callbacks_t[] = {
     {"struct_size", offsetof(cucore_memory_resource_callbacks_t, struct_size)},
@@ -468,7 +472,7 @@ const StructLayout kStructs[] = {
     {"cucore_device_memory_resource_options_t", sizeof(cucore_device_memory_resource_options_t), k_cucore_device_memory_resource_options_t, 6},
     {"cucore_pinned_memory_resource_options_t", sizeof(cucore_pinned_memory_resource_options_t), k_cucore_pinned_memory_resource_options_t, 6},
     {"cucore_managed_memory_resource_options_t", sizeof(cucore_managed_memory_resource_options_t), k_cucore_managed_memory_resource_options_t, 5},
-    {"cucore_virtual_memory_resource_options_t", sizeof(cucore_virtual_memory_resource_options_t), k_cucore_virtual_memory_resource_options_t, 9},
+    {"cucore_virtual_memory_resource_options_t", sizeof(cucore_virtual_memory_resource_options_t), k_cucore_virtual_memory_resource_options_t, 13},
     {"cucore_memory_resource_callbacks_t", sizeof(cucore_memory_resource_callbacks_t), k_cucore_memory_resource_callbacks_t, 10},
     {"cucore_memory_region_t", sizeof(cucore_memory_region_t), k_cucore_memory_region_t, 8},
     {"cucore_copy_3d_t", sizeof(cucore_copy_3d_t), k_cucore_copy_3d_t, 7},

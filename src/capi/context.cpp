@@ -48,6 +48,14 @@ cucore_status_t cucore_context_green_handle(const cucore_context_t *context, voi
     });
 }
 
+cucore_status_t cucore_context_get_current(cucore_context_t **context) {
+    return capi::guarded(__func__, [&] {
+        cucore_context_t *&result = capi::out(context, "context");
+        if (core::Ref<core::Context> current = core::Context::current_if_any())
+            result = capi::give<cucore_context_t>(std::move(current));
+    });
+}
+
 cucore_status_t cucore_context_from_handle(void *cu_context, cucore_release_fn on_release, void *user_data,
                                            cucore_context_t **context) {
     return capi::guarded(__func__, [&] {

@@ -2,6 +2,7 @@
 #include "capi/capi.hpp"
 #include "core/buffer.hpp"
 #include "core/managed_memory.hpp"
+#include "core/memory_pool.hpp"
 
 using namespace cucore;
 
@@ -10,6 +11,15 @@ constexpr cucore_managed_memory_resource_options_t kManagedDefaults = CUCORE_MAN
 }  // namespace
 
 extern "C" {
+
+cucore_status_t cucore_managed_memory_resource_get_default(cucore_device_t *device,
+                                                          cucore_memory_resource_t **resource) {
+    return capi::guarded(__func__, [&] {
+        cucore_memory_resource_t *&result = capi::out(resource, "resource");
+        core::Device &object = capi::get(device, "device");
+        result = capi::give<cucore_memory_resource_t>(core::PoolResource::managed_current(object));
+    });
+}
 
 cucore_status_t cucore_managed_memory_resource_create(cucore_device_t *device,
                                                       const cucore_managed_memory_resource_options_t *options,

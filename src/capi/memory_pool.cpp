@@ -58,6 +58,15 @@ cucore_status_t cucore_device_memory_resource_create(cucore_device_t *device,
     });
 }
 
+cucore_status_t cucore_pinned_memory_resource_get_default(cucore_device_t *device,
+                                                          cucore_memory_resource_t **resource) {
+    return capi::guarded(__func__, [&] {
+        cucore_memory_resource_t *&result = capi::out(resource, "resource");
+        core::Device &object = capi::get(device, "device");
+        result = capi::give<cucore_memory_resource_t>(core::PoolResource::host_current(object));
+    });
+}
+
 cucore_status_t cucore_pinned_memory_resource_create(cucore_device_t *device,
                                                      const cucore_pinned_memory_resource_options_t *options,
                                                      cucore_memory_resource_t **resource) {
@@ -96,6 +105,13 @@ cucore_status_t cucore_memory_resource_set_pool_attribute(cucore_memory_resource
 
 cucore_status_t cucore_memory_resource_trim(cucore_memory_resource_t *resource, uint64_t min_bytes_to_keep) {
     return capi::guarded(__func__, [&] { capi::get(resource, "resource").trim(min_bytes_to_keep); });
+}
+
+cucore_status_t cucore_memory_resource_owns_pool(const cucore_memory_resource_t *resource, int *owns_pool) {
+    return capi::guarded(__func__, [&] {
+        int &result = capi::out(owns_pool, "owns_pool");
+        result = capi::get(resource, "resource").owns_pool() ? 1 : 0;
+    });
 }
 
 cucore_status_t cucore_memory_resource_set_peer_access(cucore_memory_resource_t *resource, cucore_device_t *peer,

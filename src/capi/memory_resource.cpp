@@ -50,6 +50,14 @@ cucore_status_t cucore_memory_resource_allocate(cucore_memory_resource_t *resour
     });
 }
 
+cucore_status_t cucore_memory_resource_deallocate(cucore_memory_resource_t *resource, uint64_t address,
+                                                  uint64_t size, cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        core::MemoryResource &object = capi::get(resource, "resource");
+        object.deallocate_checked(address, size, capi::get_optional(stream, "stream"));
+    });
+}
+
 cucore_status_t cucore_memory_resource_handle(const cucore_memory_resource_t *resource, void **cu_memory_pool) {
     return capi::guarded(__func__, [&] {
         void *&result = capi::out(cu_memory_pool, "cu_memory_pool");

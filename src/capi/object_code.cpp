@@ -145,4 +145,11 @@ cucore_status_t cucore_object_code_handle(cucore_object_code_t *object_code, voi
     });
 }
 
+cucore_status_t cucore_object_code_module(cucore_object_code_t *object_code, void **cu_module) {
+    return capi::guarded(__func__, [&] {
+        void *&result = capi::out(cu_module, "cu_module");
+        result = capi::get(object_code, "object_code").module();
+    });
+}
+
 }  // extern "C"

@@ -96,6 +96,13 @@ cucore_status_t cucore_program_log(const cucore_program_t *program, char *buffer
     });
 }
 
+cucore_status_t cucore_program_pch_status(const cucore_program_t *program, cucore_pch_status_t *status) {
+    return capi::guarded(__func__, [&] {
+        cucore_pch_status_t &result = capi::out(status, "status");
+        result = capi::get(program, "program").pch_status();
+    });
+}
+
 cucore_status_t cucore_program_code_type(const cucore_program_t *program, cucore_code_type_t *code_type) {
     return capi::guarded(__func__, [&] {
         cucore_code_type_t &result = capi::out(code_type, "code_type");

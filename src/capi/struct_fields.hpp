@@ -145,6 +145,10 @@ template <> struct FieldsOf<cucore_virtual_memory_resource_options_t> {
         {"reserve_size", offsetof(cucore_virtual_memory_resource_options_t, reserve_size), sizeof(cucore_virtual_memory_resource_options_t::reserve_size)},
         {"self_access", offsetof(cucore_virtual_memory_resource_options_t, self_access), sizeof(cucore_virtual_memory_resource_options_t::self_access)},
         {"reserved1", offsetof(cucore_virtual_memory_resource_options_t, reserved1), sizeof(cucore_virtual_memory_resource_options_t::reserved1)},
+        {"gpu_direct_rdma", offsetof(cucore_virtual_memory_resource_options_t, gpu_direct_rdma), sizeof(cucore_virtual_memory_resource_options_t::gpu_direct_rdma)},
+        {"fabric_shareable", offsetof(cucore_virtual_memory_resource_options_t, fabric_shareable), sizeof(cucore_virtual_memory_resource_options_t::fabric_shareable)},
+        {"address_hint", offsetof(cucore_virtual_memory_resource_options_t, address_hint), sizeof(cucore_virtual_memory_resource_options_t::address_hint)},
+        {"address_alignment", offsetof(cucore_virtual_memory_resource_options_t, address_alignment), sizeof(cucore_virtual_memory_resource_options_t::address_alignment)},
     };
 };
 template <> struct FieldsOf<cucore_memory_resource_callbacks_t> {

@@ -21,6 +21,10 @@ cucore_status_t cucore_virtual_memory_resource_create(cucore_device_t *device,
         capi::require_zero(resolved.reserved1, "options.reserved1");
         capi::check_switch(resolved.minimum_granularity, "options.minimum_granularity");
         capi::check_switch(resolved.posix_fd_shareable, "options.posix_fd_shareable");
+        capi::check_switch(resolved.gpu_direct_rdma, "options.gpu_direct_rdma");
+        capi::check_switch(resolved.fabric_shareable, "options.fabric_shareable");
+        if (resolved.address_alignment & (resolved.address_alignment - 1))
+            core::throw_invalid_argument("argument 'options.address_alignment' must be 0 or a power of two");
         capi::check_access(resolved.self_access, "options.self_access");  // NONE: the default, READ_WRITE
         switch (core::enum_value(resolved.location_type)) {
             case CUCORE_LOCATION_NONE:  // the default: the resource's device

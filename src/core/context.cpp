@@ -154,9 +154,15 @@ Ref<Context> Context::wrap(CUcontext context, cucore_release_fn on_release, void
 }
 
 Ref<Context> Context::current() {
+    Ref<Context> context = current_if_any();
+    if (!context) throw Error(CUCORE_ERROR_INVALID_STATE, "no CUDA context is current on this thread");
+    return context;
+}
+
+Ref<Context> Context::current_if_any() {
     CUcontext context = nullptr;
     CUCORE_CALL(cuCtxGetCurrent, &context);
-    if (!context) throw Error(CUCORE_ERROR_INVALID_STATE, "no CUDA context is current on this thread");
+    if (!context) return {};
     Ref<Device> device = Device::get(device_ordinal_of(context), false);
     if (Ref<Context> primary = device->primary_if_alive(); primary && primary->cu() == context) return primary;
     return make<Context>(std::move(device), context, false);

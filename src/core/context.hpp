@@ -24,6 +24,8 @@ class Context final : public Object {
     // The context current on this thread wrapped (a primary one is recognised);
     // throws INVALID_STATE when none is current.
     static Ref<Context> current();
+    // The same, or an empty Ref when no context is current.
+    static Ref<Context> current_if_any();
     // A green context of `device` made of `sm` and `workqueues` (the driver's
     // rules checked first and named); it holds them and destroys the green
     // context (cuGreenCtxDestroy) when it goes.

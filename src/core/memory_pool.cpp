@@ -86,6 +86,43 @@ Ref<PoolResource> PoolResource::device_current(Device &device) {
                               false);
 }
 
+namespace {
+// The driver's current pool of `type` memory at `location` (CUDA 13's cuMemGetMemPool).
+CUmemoryPool current_pool(Device &device, CUmemLocationType location_type, CUmemAllocationType type, const char *what) {
+    require_pools(device);
+    if (Device::driver_version() < 13000)
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED, std::string("the current ") + what + " pool needs a CUDA 13 driver");
+    CUmemLocation location{};
+    location.type = location_type;
+    location.id = 0;
+    CUmemoryPool pool = nullptr;
+    CUCORE_CALL(cuMemGetMemPool, &pool, &location, type);
+    return pool;
+}
+}  // namespace
+
+Ref<PoolResource> PoolResource::host_current(Device &device) {
+    Ref<Context> context = device.primary_context();
+    const CUmemoryPool pool = current_pool(device, CU_MEM_LOCATION_TYPE_HOST, CU_MEM_ALLOCATION_TYPE_PINNED, "host");
+    {
+        ScopedContext bind(context->cu());
+        grant_access(pool, device);
+    }
+    return make<PoolResource>(CUCORE_MEMORY_RESOURCE_PINNED, std::move(context), MemoryTraits{-1, true, true, false},
+                              pool, false, false);
+}
+
+Ref<PoolResource> PoolResource::managed_current(Device &device) {
+    if (!device.attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY))
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED,
+                    "device " + std::to_string(device.ordinal()) + " does not support managed memory");
+    Ref<Context> context = device.primary_context();
+    const CUmemoryPool pool =
+        current_pool(device, CU_MEM_LOCATION_TYPE_NONE, CU_MEM_ALLOCATION_TYPE_MANAGED, "managed memory");
+    return make<PoolResource>(CUCORE_MEMORY_RESOURCE_MANAGED, std::move(context),
+                              MemoryTraits{device.ordinal(), true, true, true}, pool, false, false);
+}
+
 Ref<PoolResource> PoolResource::device_pool(Device &device, const Options &options) {
     require_pools(device);
     Ref<Context> context = device.primary_context();

@@ -26,6 +26,10 @@ class PoolResource final : public MemoryResource, public Pooled<PoolResource> {
 
     // The device's current pool (not owned).
     static Ref<PoolResource> device_current(Device &device);
+    // The driver's current pool of pinned host memory, and of managed memory without a preferred location
+    // (cuMemGetMemPool; CUDA 13; not owned), allocating on `device`'s streams (granted access to the host one).
+    static Ref<PoolResource> host_current(Device &device);
+    static Ref<PoolResource> managed_current(Device &device);
     // New pools (owned: destroyed with the last reference).
     static Ref<PoolResource> device_pool(Device &device, const Options &options);
     // numa_id: the host NUMA node (>= 0); none: any host memory (an IPC-enabled pool then takes node 0).
@@ -38,6 +42,7 @@ class PoolResource final : public MemoryResource, public Pooled<PoolResource> {
 
     void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) override;
     CUmemoryPool pool() const noexcept override { return pool_; }
+    bool owns_pool() const noexcept override { return owns_pool_; }
     uint64_t pool_attribute(cucore_pool_attribute_t attribute) const override;
     void set_pool_attribute(cucore_pool_attribute_t attribute, uint64_t value) override;
     void trim(uint64_t min_bytes_to_keep) override;

@@ -66,19 +66,26 @@ cucore_access_t MemoryResource::peer_access(Device &) const {
     not_supported("peer access: only pool and virtual memory resources grant it");
 }
 
+void MemoryResource::check_stream(Stream *stream, const char *what) const {
+    if (!stream_ordered_) return;
+    if (!stream)
+        throw_invalid_argument(std::string("argument 'stream' is NULL: this memory resource ") + what + " in stream order");
+    // Device-bound pools work on their own device's streams; host pools (device_id -1) on any device's.
+    if (context_ && stream->device_ordinal() != context_->device().ordinal())
+        throw_invalid_argument("argument 'stream' belongs to device " + std::to_string(stream->device_ordinal()) +
+                               ", the resource to device " + std::to_string(context_->device().ordinal()));
+}
+
+void MemoryResource::deallocate_checked(CUdeviceptr address, uint64_t size, Stream *stream) {
+    check_stream(stream, "frees");
+    if (address != 0) deallocate(address, size, stream);
+}
+
 Ref<Buffer> MemoryResource::allocate(uint64_t size, Stream *stream) {
     if (kind_ == CUCORE_MEMORY_RESOURCE_IMPORTED)
         throw Error(CUCORE_ERROR_INVALID_STATE,
                     "a pool imported from another process cannot allocate; import buffers into it instead");
-    if (stream_ordered_) {
-        if (!stream)
-            throw_invalid_argument("argument 'stream' is NULL: this memory resource allocates in stream order");
-        // Device-bound pools allocate on their own device's streams; host pools
-        // (device_id -1) on any device's.
-        if (context_ && stream->device_ordinal() != context_->device().ordinal())
-            throw_invalid_argument("argument 'stream' belongs to device " + std::to_string(stream->device_ordinal()) +
-                                   ", the resource to device " + std::to_string(context_->device().ordinal()));
-    }
+    check_stream(stream, "allocates");
     Ref<MemoryResource> self(this);
     // Stream-ordered and user resources free on a stream; the others ignore it.
     const bool keeps_stream = stream_ordered_ || kind_ == CUCORE_MEMORY_RESOURCE_USER;

@@ -42,9 +42,14 @@ class MemoryResource : public Object {
     Ref<Buffer> allocate(uint64_t size, Stream *stream);
     // Returns memory to the resource, ordered on `stream` where it is stream-ordered.
     virtual void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) = 0;
+    // deallocate() for a caller outside the library: the stream checked as allocate() checks it; address 0
+    // (an empty allocation) is a no-op.
+    void deallocate_checked(CUdeviceptr address, uint64_t size, Stream *stream);
 
     // Pools only (NOT_SUPPORTED elsewhere).
     virtual CUmemoryPool pool() const noexcept { return nullptr; }
+    // Whether the last reference destroys the pool (false without one).
+    virtual bool owns_pool() const noexcept { return false; }
     virtual uint64_t pool_attribute(cucore_pool_attribute_t attribute) const;
     virtual void set_pool_attribute(cucore_pool_attribute_t attribute, uint64_t value);
     virtual void trim(uint64_t min_bytes_to_keep);
@@ -68,6 +73,8 @@ class MemoryResource : public Object {
     // `size` > 0; for stream-ordered resources `stream` is non-null and on the resource's device.
     virtual CUdeviceptr allocate_raw(uint64_t size, Stream *stream) = 0;
     [[noreturn]] void not_supported(const char *message) const;
+    // A stream-ordered resource needs a stream of its device (host pools: of any device) to `what` on.
+    void check_stream(Stream *stream, const char *what) const;
 
   private:
     cucore_memory_resource_kind_t kind_;

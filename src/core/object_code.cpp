@@ -88,6 +88,13 @@ CUlibrary ObjectCode::load() {
     return library;
 }
 
+CUmodule ObjectCode::module() {
+    const CUlibrary loaded = library();
+    CUmodule module = nullptr;
+    CUCORE_CALL(cuLibraryGetModule, &module, loaded);
+    return module;
+}
+
 const std::string *ObjectCode::lowered(const char *name) const noexcept {
     for (const auto &[expression, lowered_name] : image_->names)
         if (expression == name) return &lowered_name;

@@ -57,6 +57,8 @@ class ObjectCode final : public Object, public Pooled<ObjectCode> {
 
     // The loaded library (loading it on first use; a failed load is retried
     // by the next call). INVALID_STATE for kinds that must be linked first.
+    // The library's module in the current context (cuLibraryGetModule).
+    CUmodule module();
     CUlibrary library() {
         CUlibrary loaded = library_.load(std::memory_order_acquire);
         return loaded ? loaded : load();

@@ -172,7 +172,8 @@ void Program::compilation_failed(const std::string &what) {
     throw Error(CUCORE_ERROR_COMPILATION, options_.name + ": " + what + ":\n" + first_lines(log()));
 }
 
-CodeImage Program::compile_nvrtc(cucore_code_type_t target, const std::vector<std::string> &name_expressions) {
+CodeImage Program::compile_nvrtc(cucore_code_type_t target, const std::vector<std::string> &name_expressions,
+                                 bool retry_pch) {
     const driver::NvrtcTable &t = *driver::nvrtc().table;
     auto check = [&t](nvrtcResult result, const char *call) {
         if (result != NVRTC_SUCCESS) throw Error(nvrtc_status(result), std::string(call) + " failed: " + nvrtc_error(t, result));
@@ -206,6 +207,22 @@ CodeImage Program::compile_nvrtc(cucore_code_type_t target, const std::vector<st
             log.clear();
     }
     set_log(std::move(log));
+    const bool wants_pch = options_.pch || !options_.create_pch.empty();
+    pch_status_.store(CUCORE_PCH_STATUS_NONE, std::memory_order_release);
+    if (wants_pch && t.nvrtcGetPCHCreateStatus) {
+        const nvrtcResult pch = t.nvrtcGetPCHCreateStatus(program);
+        size_t heap = 0;
+        // NVRTC's way out of a heap too small: a heap of the size it asks for, and a new program compiled.
+        if (pch == NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED && retry_pch && compiled == NVRTC_SUCCESS &&
+            t.nvrtcGetPCHHeapSizeRequired && t.nvrtcSetPCHHeapSize &&
+            t.nvrtcGetPCHHeapSizeRequired(program, &heap) == NVRTC_SUCCESS && heap > 0 &&
+            t.nvrtcSetPCHHeapSize(heap) == NVRTC_SUCCESS)
+            return compile_nvrtc(target, name_expressions, false);
+        pch_status_.store(pch == NVRTC_SUCCESS                        ? CUCORE_PCH_STATUS_CREATED
+                          : pch == NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED ? CUCORE_PCH_STATUS_NOT_ATTEMPTED
+                                                                        : CUCORE_PCH_STATUS_FAILED,
+                          std::memory_order_release);
+    }
     if (compiled == NVRTC_ERROR_COMPILATION) compilation_failed("compilation failed");
     if (compiled != NVRTC_SUCCESS) {
         const std::string text = this->log();

@@ -4,6 +4,7 @@
 // the compiler loads), so a cache hit costs a hash and a lookup.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -32,6 +33,8 @@ class Program final : public Object {
     CacheKey cache_key(cucore_code_type_t target, const std::vector<std::string> &name_expressions) const;
 
     std::string log() const;
+    // What became of the PCH of the last NVRTC compile (NONE before one).
+    cucore_pch_status_t pch_status() const noexcept { return pch_status_.load(std::memory_order_acquire); }
     cucore_code_type_t code_type() const noexcept { return code_type_; }
     cucore_compiler_backend_t backend() const noexcept { return backend_; }
     const std::string &arch() const noexcept { return arch_; }
@@ -41,7 +44,9 @@ class Program final : public Object {
 
   private:
     void check_target(cucore_code_type_t target, const std::vector<std::string> &name_expressions) const;
-    CodeImage compile_nvrtc(cucore_code_type_t target, const std::vector<std::string> &name_expressions);
+    // `retry_pch`: whether a PCH heap too small may resize the heap and compile once more.
+    CodeImage compile_nvrtc(cucore_code_type_t target, const std::vector<std::string> &name_expressions,
+                            bool retry_pch = true);
     CodeImage compile_nvvm(cucore_code_type_t target);
     std::string link_ptx(const std::string &ptx);  // PTX -> cubin through the linker
     void set_log(std::string log);
@@ -57,6 +62,7 @@ class Program final : public Object {
     Sha256 key_prefix_;  // the key's fixed part, hashed once
 
     std::mutex compile_mutex_;
+    std::atomic<cucore_pch_status_t> pch_status_{CUCORE_PCH_STATUS_NONE};
     mutable std::mutex log_mutex_;
     std::string log_;
 };

@@ -51,8 +51,10 @@ Ref<VirtualResource> VirtualResource::create(Device &device, const cucore_virtua
         options.self_access == CUCORE_ACCESS_NONE ? CUCORE_ACCESS_READ_WRITE : options.self_access;
     CUmemAllocationProp prop{};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.requestedHandleTypes =
-        options.posix_fd_shareable ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : CU_MEM_HANDLE_TYPE_NONE;
+    prop.requestedHandleTypes = static_cast<CUmemAllocationHandleType>(
+        (options.posix_fd_shareable ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : 0) |
+        (options.fabric_shareable ? CU_MEM_HANDLE_TYPE_FABRIC : 0));
+    prop.allocFlags.gpuDirectRDMACapable = options.gpu_direct_rdma ? 1 : 0;
     switch (options.location_type) {
         case CUCORE_LOCATION_NONE:  // the default: the resource's device
         case CUCORE_LOCATION_DEVICE:
@@ -78,16 +80,19 @@ Ref<VirtualResource> VirtualResource::create(Device &device, const cucore_virtua
     // The memory is the device's whatever its physical location: only devices
     // are granted access (host mappings of VMM memory are not made).
     MemoryTraits traits{device.ordinal(), true, false, false};
-    return make<VirtualResource>(std::move(context), traits, prop, granularity, options.reserve_size, self_access);
+    return make<VirtualResource>(std::move(context), traits, prop, granularity, options.reserve_size, self_access,
+                                 Placement{options.address_hint, options.address_alignment});
 }
 
 VirtualResource::VirtualResource(Ref<Context> context, MemoryTraits traits, const CUmemAllocationProp &prop,
-                                 size_t granularity, uint64_t reserve_size, cucore_access_t self_access) noexcept
+                                 size_t granularity, uint64_t reserve_size, cucore_access_t self_access,
+                                 Placement placement) noexcept
     : MemoryResource(CUCORE_MEMORY_RESOURCE_VIRTUAL, std::move(context), traits, false),
       prop_(prop),
       granularity_(granularity),
       reserve_size_(reserve_size),
-      self_access_(self_access) {}
+      self_access_(self_access),
+      placement_(placement) {}
 
 VirtualResource::~VirtualResource() = default;  // every buffer holds the resource: no mapping is left
 
@@ -126,7 +131,8 @@ CUdeviceptr VirtualResource::allocate_raw(uint64_t size, Stream *) {
     ScopedContext bind(context()->cu());
     std::lock_guard<std::mutex> lock(mutex_);
     CUdeviceptr base = 0;
-    CUCORE_CALL(cuMemAddressReserve, &base, reserved, 0, 0, 0);
+    CUCORE_CALL(cuMemAddressReserve, &base, reserved, static_cast<size_t>(placement_.alignment),
+                static_cast<CUdeviceptr>(placement_.hint), 0);
     auto reservation = reserved_range(base, reserved);
     CUmemGenericAllocationHandle handle = 0;
     CUCORE_CALL(cuMemCreate, &handle, mapped, &prop_, 0);
@@ -225,7 +231,7 @@ CUdeviceptr VirtualResource::grow(CUdeviceptr address, uint64_t new_size) {
     CUCORE_CALL(cuMemCreate, &handle, target, &prop_, 0);
     auto physical = physical_memory(handle);
     CUdeviceptr staging = 0;
-    CUCORE_CALL(cuMemAddressReserve, &staging, staging_size, 0, 0, 0);
+    CUCORE_CALL(cuMemAddressReserve, &staging, staging_size, static_cast<size_t>(placement_.alignment), 0, 0);
     auto staging_range = reserved_range(staging, staging_size);
     CUCORE_CALL(cuMemMap, staging, target, 0, handle, 0);
     auto staging_mapping = mapped_range(staging, target);

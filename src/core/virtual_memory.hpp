@@ -15,8 +15,13 @@ namespace cucore::core {
 class VirtualResource final : public MemoryResource, public Pooled<VirtualResource> {
   public:
     static Ref<VirtualResource> create(Device &device, const cucore_virtual_memory_resource_options_t &options);
+    // Where and how each buffer's address range is reserved (cuMemAddressReserve's hint and alignment).
+    struct Placement {
+        uint64_t hint = 0;
+        uint64_t alignment = 0;
+    };
     VirtualResource(Ref<Context> context, MemoryTraits traits, const CUmemAllocationProp &prop, size_t granularity,
-                    uint64_t reserve_size, cucore_access_t self_access) noexcept;
+                    uint64_t reserve_size, cucore_access_t self_access, Placement placement) noexcept;
     ~VirtualResource() override;
 
     void deallocate(CUdeviceptr address, uint64_t size, Stream *stream) override;
@@ -62,6 +67,7 @@ class VirtualResource final : public MemoryResource, public Pooled<VirtualResour
     size_t granularity_;
     uint64_t reserve_size_;
     cucore_access_t self_access_;
+    Placement placement_;
     mutable std::mutex mutex_;
     std::unordered_map<CUdeviceptr, Mapping> mappings_;
     std::map<CUdevice, cucore_access_t> peers_;  // other devices -> granted access

@@ -80,6 +80,9 @@ bool load_nvrtc(Compiler<NvrtcTable> &out, std::string &why) {
     CUCORE_NVRTC(nvrtcGetCUBINSize) CUCORE_NVRTC(nvrtcGetCUBIN) CUCORE_NVRTC(nvrtcGetLTOIRSize)
     CUCORE_NVRTC(nvrtcGetLTOIR) CUCORE_NVRTC(nvrtcAddNameExpression) CUCORE_NVRTC(nvrtcGetLoweredName)
 #undef CUCORE_NVRTC
+    resolve(lib, t.nvrtcGetPCHCreateStatus, {"nvrtcGetPCHCreateStatus"}, missing, true);
+    resolve(lib, t.nvrtcGetPCHHeapSizeRequired, {"nvrtcGetPCHHeapSizeRequired"}, missing, true);
+    resolve(lib, t.nvrtcSetPCHHeapSize, {"nvrtcSetPCHHeapSize"}, missing, true);
     if (!missing.empty()) {
         why = "NVRTC at " + lib.path + " lacks " + missing + " (CUDA 12.0 or newer is required)";
         return false;

@@ -34,6 +34,10 @@ struct NvrtcTable {
     decltype(&::nvrtcGetLTOIR) nvrtcGetLTOIR = nullptr;
     decltype(&::nvrtcAddNameExpression) nvrtcAddNameExpression = nullptr;
     decltype(&::nvrtcGetLoweredName) nvrtcGetLoweredName = nullptr;
+    // Optional (CUDA 12.8+): the precompiled-header status and heap; absent -> no PCH status.
+    decltype(&::nvrtcGetPCHCreateStatus) nvrtcGetPCHCreateStatus = nullptr;
+    decltype(&::nvrtcGetPCHHeapSizeRequired) nvrtcGetPCHHeapSizeRequired = nullptr;
+    decltype(&::nvrtcSetPCHHeapSize) nvrtcSetPCHHeapSize = nullptr;
 };
 
 struct NvJitLinkTable {

@@ -220,4 +220,6 @@ typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v4010)(unsigned int *, CUdevice_v1 
     X(cuStreamWriteValue64, 11070)             \
     X(cuStreamWaitValue32, 11070)              \
     X(cuStreamWaitValue64, 11070)              \
-    X(cuStreamBatchMemOp, 11070)
+    X(cuStreamBatchMemOp, 11070)               \
+    X(cuLibraryGetModule, 12000)               \
+    X(cuMemGetMemPool, 13000)

@@ -131,6 +131,16 @@ CUresult f_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *n
         }
     return CUDA_ERROR_NOT_FOUND;
 }
+// The module of a library in the current context: the fake has one module per library, its Library itself.
+CUresult f_cuLibraryGetModule(CUmodule *module, CUlibrary library) {
+    if (!module) return CUDA_ERROR_INVALID_VALUE;
+    if (!current_context()) return CUDA_ERROR_INVALID_CONTEXT;
+    Lock lock(state().mutex);
+    Library *l = as_library(library);
+    if (!l) return CUDA_ERROR_INVALID_HANDLE;
+    *module = reinterpret_cast<CUmodule>(l);
+    return CUDA_SUCCESS;
+}
 CUresult f_cuLibraryGetKernelCount(unsigned int *count, CUlibrary library) {
     if (!count) return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);

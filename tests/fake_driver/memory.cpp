@@ -197,6 +197,33 @@ CUresult f_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice device) {
     *pool = reinterpret_cast<CUmemoryPool>(state().default_pools[device].get());
     return CUDA_SUCCESS;
 }
+// The current pool of a location: a device's default, or the host's pinned or the managed default pool.
+CUresult f_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type) {
+    if (!pool || !location) return CUDA_ERROR_INVALID_VALUE;
+    Lock lock(state().mutex);
+    State &g = state();
+    auto make_default = [&g](std::unique_ptr<Pool> &slot, CUmemAllocationType alloc, CUmemLocationType where) {
+        if (!slot) {
+            slot = std::make_unique<Pool>();
+            slot->is_default = true;
+            slot->props.allocType = alloc;
+            slot->props.location = {where, 0};
+            g.all_pools.insert(slot.get());
+        }
+        return slot.get();
+    };
+    if (type == CU_MEM_ALLOCATION_TYPE_PINNED && location->type == CU_MEM_LOCATION_TYPE_DEVICE) {
+        if (location->id < 0 || location->id >= g.devices) return CUDA_ERROR_INVALID_DEVICE;
+        *pool = reinterpret_cast<CUmemoryPool>(g.default_pools[location->id].get());
+    } else if (type == CU_MEM_ALLOCATION_TYPE_PINNED && location->type == CU_MEM_LOCATION_TYPE_HOST) {
+        *pool = reinterpret_cast<CUmemoryPool>(make_default(g.host_default_pool, type, CU_MEM_LOCATION_TYPE_HOST));
+    } else if (type == CU_MEM_ALLOCATION_TYPE_MANAGED && location->type == CU_MEM_LOCATION_TYPE_NONE) {
+        *pool = reinterpret_cast<CUmemoryPool>(make_default(g.managed_default_pool, type, CU_MEM_LOCATION_TYPE_NONE));
+    } else {
+        return CUDA_ERROR_NOT_SUPPORTED;  // the fake keeps no other current pools
+    }
+    return CUDA_SUCCESS;
+}
 CUresult f_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props) {
     if (!pool || !props) return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);

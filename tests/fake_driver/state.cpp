@@ -42,6 +42,12 @@ void forget_memory() {
     g.pools.clear();
     g.all_pools.clear();
     for (auto &pool : g.default_pools) g.all_pools.insert(pool.get());
+    for (Pool *pool : {g.host_default_pool.get(), g.managed_default_pool.get()})
+        if (pool) {
+            pool->used = pool->used_high = 0;
+            pool->access.clear();
+            g.all_pools.insert(pool);
+        }
     g.exported_pools.clear();
     g.imported_pointers.clear();
     forget_virtual_memory();

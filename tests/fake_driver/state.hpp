@@ -252,6 +252,7 @@ struct State {
     std::set<Event *> events;
 
     std::vector<std::unique_ptr<Pool>> default_pools;  // one per device, kept across installs
+    std::unique_ptr<Pool> host_default_pool, managed_default_pool;  // made on first ask, kept across installs
     std::vector<std::unique_ptr<Pool>> pool_storage;
     std::set<Pool *> pools;      // created or imported, not destroyed
     std::set<Pool *> all_pools;  // every pool the fake knows (late frees may name a destroyed one)

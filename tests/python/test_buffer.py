@@ -485,7 +485,7 @@ def test_close_returns_the_memory(gpu, stream, fake_driver):
     if not fake_driver:
         pytest.skip("only the fake driver tells freed memory apart (using it on a real device is undefined)")
     b = gpu.allocate(64, stream=stream)
-    ghost = cucore.Buffer.from_handle(b.handle, 64, gpu)
+    ghost = cucore.Buffer.from_handle(b.handle, 64, device_id=gpu)
     ghost.fill(1, stream=stream)  # live memory: fine
     b.close(stream)
     stream.sync()
@@ -494,7 +494,7 @@ def test_close_returns_the_memory(gpu, stream, fake_driver):
     # a view keeps the memory past close() until it goes
     b = gpu.allocate(64, stream=stream)
     v = b.view(8, 8)
-    ghost = cucore.Buffer.from_handle(b.handle, 64, gpu)
+    ghost = cucore.Buffer.from_handle(b.handle, 64, device_id=gpu)
     b.close(stream)
     ghost.fill(2, stream=stream)
     del v
@@ -504,7 +504,7 @@ def test_close_returns_the_memory(gpu, stream, fake_driver):
         ghost.fill(2, stream=stream)
     # page-locked memory is freed at once
     pinned = cucore.LegacyPinnedMemoryResource(gpu).allocate(32)
-    ghost = cucore.Buffer.from_handle(pinned.handle, 32, gpu)
+    ghost = cucore.Buffer.from_handle(pinned.handle, 32, device_id=gpu)
     ghost.fill(3, stream=stream)
     pinned.close()
     with pytest.raises(cucore.DriverError):
@@ -685,7 +685,7 @@ def test_from_handle_of_raw_driver_memory(gpu, stream, raw_memory):
             freed.append(raw_memory.cuMemFree_v2(self.ptr))
 
     alloc = RawAllocation(4096)
-    b = cucore.Buffer.from_handle(alloc.ptr, 4096, gpu, owner=alloc)
+    b = cucore.Buffer.from_handle(alloc.ptr, 4096, owner=alloc, device_id=gpu)
     raw_memory.write(alloc.ptr, b"\x99" * 4096)
     assert b.to_bytes(stream=stream) == b"\x99" * 4096
     b.fill(b"\xa1\xb2", stream=stream)
@@ -793,7 +793,7 @@ SHUTDOWN = textwrap.dedent("""
     pooled = pool.allocate(4096, stream=s)
     pinned = cucore.LegacyPinnedMemoryResource().allocate(256)
     view = keep[0].view(0, 16)
-    wrapped = cucore.Buffer.from_handle(keep[1].handle, 16, 0, owner=keep[1])
+    wrapped = cucore.Buffer.from_handle(keep[1].handle, 16, owner=keep[1], device_id=0)
     keep[2].fill(3, stream=s)
     print("bytes", keep[2].to_bytes(stream=s)[:2].hex(), flush=True)
     # exit with everything alive: finalizers and module teardown must stay silent

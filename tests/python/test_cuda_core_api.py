@@ -68,3 +68,29 @@ def test_snapshot_is_cuda_core_as_installed():
         pytest.skip(f"cuda.core {core.__version__} is installed; the snapshot is of {data['cuda_core_version']}")
     live = api_surface.describe("cuda.core")
     assert live == data["surface"], "regenerate: scripts/api_surface.py snapshot " + str(SNAPSHOT)
+
+
+def test_device_properties_have_cuda_cores_names_and_bool_types():
+    # Device.properties is reached through a Device, not a module name, so the surface comparison cannot see
+    # it: every property of cuda.core's DeviceProperties must be one of cucore's, and the ones its stubs
+    # declare `-> bool` must be bool here too.
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    import cucore.device
+
+    core = _live_cuda_core()
+    cls = importlib.import_module(core.Device.__module__).DeviceProperties
+    theirs = {n for n in dir(cls) if not n.startswith("_")}
+    ours = set(cucore.device._ATTRIBUTES)
+    assert not theirs - ours, f"DeviceProperties lacks {sorted(theirs - ours)}"
+    stub = Path(importlib.util.find_spec(core.Device.__module__).origin)
+    stub = stub.with_name(stub.name.split(".")[0] + ".pyi")
+    if not stub.is_file():
+        pytest.skip(f"cuda.core's stub {stub.name} is not installed")
+    booleans = {f.name for node in ast.walk(ast.parse(stub.read_text()))
+                if isinstance(node, ast.ClassDef) and node.name == "DeviceProperties"
+                for f in node.body if isinstance(f, ast.FunctionDef) and isinstance(f.returns, ast.Name)
+                and f.returns.id == "bool"}
+    assert booleans and booleans == set(cucore.device._BOOLEAN_ATTRIBUTES)

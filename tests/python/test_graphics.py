@@ -138,7 +138,7 @@ def test_unmap_on_the_override_stream(fake, gpu):
     s, other = gpu.create_stream(), gpu.create_stream()
     res = cucore.GraphicsResource.from_gl_buffer(fake.name())
     buf = res.map(stream=s)
-    res.unmap(other)
+    res.unmap(stream=other)
     assert not res.is_mapped and buf.size == 0
     buf.close()  # the mapping is gone: nothing more happens
     buf2 = res.map(stream=s)
@@ -342,7 +342,7 @@ def test_batch_map(fake, gpu):
     assert [x.size for x in bufs] == [4096, 4096] and a.is_mapped and b.is_mapped
     maps = [ln for ln in fake.lines() if ln.startswith("map ")]
     assert len(maps) == 1 and len(maps[0].split()) == 5  # one driver call for both
-    a.unmap(other)  # each unmaps on its own
+    a.unmap(stream=other)  # each unmaps on its own
     assert not a.is_mapped and b.is_mapped and bufs[0].size == 0
     del bufs
     gc.collect()

@@ -17,6 +17,7 @@ import re
 import tempfile
 import time
 import traceback
+import uuid
 
 import pytest
 
@@ -99,7 +100,7 @@ def stream(gpu):
 def ipc_pool(dev, pinned=False):
     try:
         if pinned:
-            return cucore.PinnedMemoryResource(dev, cucore.PinnedMemoryResourceOptions(ipc_enabled=True))
+            return cucore.PinnedMemoryResource(cucore.PinnedMemoryResourceOptions(ipc_enabled=True), device=dev)
         return cucore.DeviceMemoryResource(dev, cucore.DeviceMemoryResourceOptions(ipc_enabled=True))
     except cucore.NotSupportedError as e:
         pytest.skip(f"no IPC-enabled {'pinned' if pinned else 'device'} pool here: {e}")
@@ -110,14 +111,16 @@ def test_interprocess_events(gpu, stream):
     ev = gpu.create_event(cucore.EventOptions(ipc_enabled=True))
     assert ev.is_ipc_enabled and not ev.is_timing_enabled
     ev.record(stream)
-    desc = ev.ipc_descriptor()
-    assert isinstance(desc, bytes) and len(desc) == ipc.EVENT_DESCRIPTOR_SIZE and desc[:3] == b"CUE"
+    edesc = ev.ipc_descriptor
+    assert isinstance(edesc, cucore.ipc.IPCEventDescriptor) and pickle.loads(pickle.dumps(edesc)) == edesc
+    desc = bytes(edesc)
+    assert len(desc) == ipc.EVENT_DESCRIPTOR_SIZE and desc[:3] == b"CUE"
     with pytest.raises(cucore.InvalidArgumentError, match="CUCORE_EVENT_INTERPROCESS.*CUCORE_EVENT_TIMING"):
         gpu.create_event(cucore.EventOptions(ipc_enabled=True, timing_enabled=True))
     plain = gpu.create_event()
     assert not plain.is_ipc_enabled
     with pytest.raises(cucore.InvalidArgumentError, match="without CUCORE_EVENT_INTERPROCESS"):
-        plain.ipc_descriptor()
+        plain.ipc_descriptor
     with pytest.raises(TypeError, match="ipc_enabled"):
         pickle.dumps(plain)
     with pytest.raises(TypeError):
@@ -125,7 +128,7 @@ def test_interprocess_events(gpu, stream):
     for bad, message in ((desc[:-1], "truncated"), (b"X" + desc[1:], "bad magic"),
                          (desc[:40] + bytes([desc[40] ^ 1]) + desc[41:], "checksum mismatch")):
         with pytest.raises(cucore.InvalidArgumentError, match=message):
-            cucore.Event.from_ipc_descriptor(gpu, bad)
+            cucore.Event.from_ipc_descriptor(bad, gpu)
     ev.close()
     plain.close()
 
@@ -134,36 +137,44 @@ def test_interprocess_events(gpu, stream):
 def test_only_ipc_enabled_pools_and_their_whole_buffers_export(gpu, stream):
     mr = ipc_pool(gpu)
     assert mr.is_ipc_enabled and not mr.is_mapped
-    with mr.allocation_handle() as h:
-        assert h.fd >= 0 and h.kind is MemoryResourceKind.DEVICE and len(h.pool_id) == 16
-        assert ipc.pool_id(mr) == h.pool_id
-        with mr.allocation_handle() as h2:
-            assert h2.fd != h.fd and h2.pool_id == h.pool_id
+    h = mr.allocation_handle
+    assert h is mr.allocation_handle, "made once and kept by the resource"
+    assert h.fd >= 0 and h.handle == h.fd and not h.is_closed and h.kind is MemoryResourceKind.DEVICE
+    assert len(h.pool_id) == 16 and ipc.pool_id(mr) == h.pool_id
+    assert h.uuid == mr.uuid == uuid.UUID(bytes=h.pool_id)
+    h.close()
+    assert h.is_closed and h.fd == -1
+    h2 = mr.allocation_handle
+    assert h2 is not h and not h2.is_closed and h2.pool_id == h.pool_id, "made again once its user closed it"
     buf = mr.allocate(256, stream=stream)
-    desc = buf.ipc_descriptor()
+    bdesc = buf.ipc_descriptor
+    assert bdesc.size == 256 and pickle.loads(pickle.dumps(bdesc)) == bdesc
+    desc = bytes(bdesc)
     assert len(desc) == ipc.BUFFER_DESCRIPTOR_SIZE and desc[:8] == b"CUCOREIB"
     with pytest.raises(cucore.InvalidArgumentError, match="is a view"):
-        buf.view(0, 128).ipc_descriptor()
+        buf.view(0, 128).ipc_descriptor
     plain = cucore.DeviceMemoryResource(gpu, cucore.DeviceMemoryResourceOptions())
     assert not plain.is_ipc_enabled
     with pytest.raises(cucore.NotSupportedError, match="ipc_enabled"):
-        plain.allocation_handle()
+        plain.allocation_handle
+    assert plain.uuid is None and plain.is_handle_owned
     pbuf = plain.allocate(64, stream=stream)
     with pytest.raises(cucore.InvalidArgumentError, match="IPC-enabled pool"):
-        pbuf.ipc_descriptor()
+        pbuf.ipc_descriptor
     with pytest.raises(TypeError, match="ipc_enabled"):
         pickle.dumps(plain)
     with pytest.raises(TypeError, match="ipc_enabled"):
         pickle.dumps(pbuf)
     # A closed descriptor is refused before the driver sees it.
-    closed = mr.allocation_handle()
+    closed = ipc.export_memory_resource(mr)  # a new export, the caller's to close
     stale = cucore.IPCAllocationHandle(closed.fd, closed.kind, closed.pool_id)
     closed.close()
     with pytest.raises(cucore.InvalidArgumentError, match="not an open file descriptor"):
-        cucore.MemoryResource.from_allocation_handle(gpu, stale)
+        cucore.DeviceMemoryResource.from_allocation_handle(gpu, stale)
     stale.detach()
-    with pytest.raises(TypeError):
-        cucore.MemoryResource.from_allocation_handle(gpu, 3)
+    for bad in (3, "3"):  # a bare descriptor lacks the pool identifier buffers are checked against
+        with pytest.raises(TypeError, match="IPCAllocationHandle"):
+            cucore.DeviceMemoryResource.from_allocation_handle(gpu, bad)
     for b in (pbuf, buf):
         b.close()
     stream.sync()
@@ -181,8 +192,9 @@ same_process = pytest.mark.skipif(
 @pytest.mark.parametrize("pinned", [False, True])
 def test_same_process_round_trip(gpu, stream, pinned):
     mr = ipc_pool(gpu, pinned)
-    handle = mr.allocation_handle()
-    imported = cucore.MemoryResource.from_allocation_handle(gpu, handle)
+    handle = mr.allocation_handle
+    imported = (cucore.PinnedMemoryResource.from_allocation_handle(handle, gpu) if pinned else
+                cucore.DeviceMemoryResource.from_allocation_handle(gpu, handle))
     assert isinstance(imported, cucore.ImportedMemoryResource) and imported.is_mapped
     assert imported.kind is MemoryResourceKind.IMPORTED and not imported.is_ipc_enabled
     assert imported.device_id == (-1 if pinned else gpu.device_id)
@@ -193,9 +205,14 @@ def test_same_process_round_trip(gpu, stream, pinned):
 
     buf = mr.allocate(SIZE, stream=stream)
     buf.copy_from(pattern(SIZE, 3), stream=stream)
-    desc = buf.ipc_descriptor()
-    mapped = cucore.Buffer.from_ipc_descriptor(imported, desc, stream=stream)
-    assert mapped.size == SIZE and mapped.memory_resource is imported
+    bdesc = buf.ipc_descriptor
+    desc = bytes(bdesc)
+    mapped = cucore.Buffer.from_ipc_descriptor(imported, bdesc, stream=stream)
+    assert mapped.size == SIZE and mapped.memory_resource is imported and mapped.is_mapped and not buf.is_mapped
+    assert imported.uuid == mr.uuid
+    assert imported.register(mr.uuid) is imported and cucore.DeviceMemoryResource.from_registry(mr.uuid) is imported
+    with pytest.raises(RuntimeError, match="no memory resource"):
+        cucore.DeviceMemoryResource.from_registry(uuid.uuid4())
     assert mapped.to_bytes(stream=stream) == pattern(SIZE, 3)
     mapped.copy_from(pattern(SIZE, 4), stream=stream)
     assert buf.to_bytes(stream=stream) == pattern(SIZE, 4), "writes through the import land in the export"
@@ -204,7 +221,7 @@ def test_same_process_round_trip(gpu, stream, pinned):
 
     # Every way a descriptor can be wrong, each with its message.
     other = ipc_pool(gpu, pinned)
-    foreign = other.allocate(64, stream=stream).ipc_descriptor()
+    foreign = bytes(other.allocate(64, stream=stream).ipc_descriptor)
     for bad, message in ((desc[:-1], "truncated: 127 bytes"), (desc + b"\0", "has 129 bytes"),
                          (b"" , "truncated: 0 bytes"), (b"x" + desc[1:], "bad magic"),
                          (desc[:8] + b"\x09" + desc[9:], "format version 9"),
@@ -219,7 +236,7 @@ def test_same_process_round_trip(gpu, stream, pinned):
 
     # Events: one process records, the other waits.
     ev = gpu.create_event(cucore.EventOptions(ipc_enabled=True))
-    opened = cucore.Event.from_ipc_descriptor(gpu, ev.ipc_descriptor())
+    opened = cucore.Event.from_ipc_descriptor(ev.ipc_descriptor)
     assert opened.is_ipc_enabled and not opened.is_timing_enabled
     ev.record(stream)
     stream.wait(opened)
@@ -312,8 +329,8 @@ def _round_trip(gpu, stream, pinned, through_queue):
     e1 = gpu.create_event(cucore.EventOptions(ipc_enabled=True))
     e2 = gpu.create_event(cucore.EventOptions(ipc_enabled=True))
     stream.sync()
-    desc = a.ipc_descriptor()
-    bad = [desc[:50] + bytes([desc[50] ^ 1]) + desc[51:], desc[:100], foreign.ipc_descriptor()]
+    desc = bytes(a.ipc_descriptor)
+    bad = [desc[:50] + bytes([desc[50] ^ 1]) + desc[51:], desc[:100], bytes(foreign.ipc_descriptor)]
     # Parent -> child: the write lands 200 ms from now; event 1 follows it.
     stream.launch_host_func(time.sleep, 0.2)
     a.copy_from(pattern(SIZE, 21), stream=stream)

@@ -60,6 +60,7 @@ HANDED_DOWN = {
     ("user_memory", "memory_resource"): {"user_memory"},                   # making user-defined resources
     ("user_memory", "device"): {"user_memory"},                            # Device.memory_resource = a user's
     ("memory_operations", "stream"): {"memory_operations"},                # the stream memory operations
+    ("memory_operations", "buffer"): {"memory_operations"},                # copies with CopyOptions
     ("ipc", "event"): {"ipc"},                                             # the IPC methods
     ("ipc", "buffer"): {"ipc"},
     ("ipc", "memory_resource"): {"ipc"},

@@ -46,9 +46,10 @@ def stream(gpu):
 
 @pytest.fixture
 def managed(gpu):
-    """(the default ManagedMemoryResource: cuMemAllocManaged, a stream), or a skip naming what is lacking."""
+    """(a ManagedMemoryResource of cuMemAllocManaged memory, which takes every advice; a stream), or a skip naming
+    what is lacking."""
     try:
-        mr = cucore.ManagedMemoryResource(gpu)
+        mr = cucore.ManagedMemoryResource(cucore.ManagedMemoryResourceOptions(use_pool=False), device=gpu)
     except cucore.NotSupportedError as e:
         pytest.skip(f"managed memory is not supported here: {e}")
     s = gpu.create_stream()
@@ -58,9 +59,17 @@ def managed(gpu):
 
 def test_managed_options():
     assert cucore.ManagedMemoryResourceOptions().preferred_location is None
-    assert cucore.ManagedMemoryResourceOptions().use_pool is False  # cuMemAllocManaged (see below)
-    for good in ("host", 0, ("host_numa", 1), -1):
+    assert cucore.ManagedMemoryResourceOptions().use_pool is True  # a new managed pool, as cuda.core's
+    for good in ("host", 0, ("host_numa", 1)):
         assert cucore.ManagedMemoryResourceOptions(preferred_location=good).preferred_location == good
+    assert cucore.ManagedMemoryResourceOptions(preferred_location=-1).preferred_location == "host"  # cuda.core's -1
+    # cuda.core's preferred_location_type reads preferred_location as it says.
+    for kind, value, read in (("device", 1, 1), ("host", None, "host"), ("host_numa", 2, ("host_numa", 2))):
+        o = cucore.ManagedMemoryResourceOptions(preferred_location=value, preferred_location_type=kind)
+        assert o.preferred_location == read
+    for kind, value in (("device", -1), ("device", None), ("host", 0), ("host_numa", -3), ("gpu", 0)):
+        with pytest.raises(ValueError, match="preferred_location_type"):
+            cucore.ManagedMemoryResourceOptions(preferred_location=value, preferred_location_type=kind)
     for bad, exc in (("gpu", ValueError), (("host_numa", -1), ValueError), (("host_numa", "1"), TypeError),
                      (1.0, TypeError), (True, TypeError), (-2, ValueError), (("numa", 1), ValueError)):
         with pytest.raises(exc, match="preferred_location"):
@@ -69,15 +78,15 @@ def test_managed_options():
 
 def test_managed_options_use_pool():
     o = cucore.ManagedMemoryResourceOptions()
-    assert (o.use_pool, o.preferred_location, o.max_size, o.release_threshold) == (False, None, 0, 0)
-    assert cucore.ManagedMemoryResourceOptions(use_pool=True, max_size=1 << 20, release_threshold=7).use_pool
+    assert (o.use_pool, o.preferred_location, o.max_size, o.release_threshold) == (True, None, 0, 0)
+    assert cucore.ManagedMemoryResourceOptions(max_size=1 << 20, release_threshold=7).use_pool
     for pool_only in ({"max_size": 1 << 20}, {"release_threshold": 1}):  # refused without a pool, not ignored
         with pytest.raises(ValueError, match="use_pool"):
-            cucore.ManagedMemoryResourceOptions(**pool_only)
+            cucore.ManagedMemoryResourceOptions(use_pool=False, **pool_only)
     with pytest.raises(TypeError, match="use_pool"):
         cucore.ManagedMemoryResourceOptions(use_pool=1)
     from cucore.managed_memory import _managed_struct
-    c = _managed_struct(cucore.ManagedMemoryResourceOptions())
+    c = _managed_struct(cucore.ManagedMemoryResourceOptions(use_pool=False))
     assert (c.struct_size, c.use_pool, c.preferred_location.type, c.max_size, c.release_threshold) == (32, 0, 0, 0, 0)
     c = _managed_struct(cucore.ManagedMemoryResourceOptions(use_pool=True, preferred_location="host", max_size=5,
                                                            release_threshold=6))
@@ -102,7 +111,7 @@ def test_raw_create_refuses_pool_options_without_a_pool(lib, gpu):
 def test_managed_memory(gpu, stream, use_pool):
     base = _baseline()
     what = "a managed memory pool (CUDA 13 driver)" if use_pool else "managed memory"
-    mr = _or_skip(lambda: cucore.ManagedMemoryResource(gpu, {"use_pool": use_pool}), what)
+    mr = _or_skip(lambda: cucore.ManagedMemoryResource({"use_pool": use_pool}, device=gpu), what)
     assert mr.kind == cucore.MemoryResourceKind.MANAGED and mr.device_id == gpu.device_id
     assert (mr.is_device_accessible, mr.is_host_accessible, mr.is_managed, mr.preferred_location) == \
         (True, True, True, None)
@@ -120,10 +129,10 @@ def test_managed_memory(gpu, stream, use_pool):
     assert isinstance(copy, cucore.ManagedBuffer) and copy.to_bytes(stream=stream)[10:] == data[10:]
     assert b.deallocation_stream == (stream if use_pool else None)  # a pool frees in stream order
     prefer_host = cucore.ManagedMemoryResource(
-        gpu, cucore.ManagedMemoryResourceOptions(preferred_location="host", use_pool=use_pool))
-    assert prefer_host.preferred_location == "host"
-    prefer_dev = cucore.ManagedMemoryResource(gpu, {"preferred_location": gpu, "use_pool": use_pool})
-    assert prefer_dev.preferred_location is gpu
+        cucore.ManagedMemoryResourceOptions(preferred_location="host", use_pool=use_pool), device=gpu)
+    assert prefer_host.preferred_location == ("host", None)  # cuda.core's (type, id)
+    prefer_dev = cucore.ManagedMemoryResource({"preferred_location": gpu, "use_pool": use_pool}, device=gpu)
+    assert prefer_dev.preferred_location == ("device", gpu.device_id)
     prefer_host.allocate(4096, stream=stream).close()
     del b, v, copy, prefer_host, prefer_dev
     mr.close()
@@ -132,7 +141,27 @@ def test_managed_memory(gpu, stream, use_pool):
 
 
 @pytest.mark.gpu
-def test_default_resource_is_cuMemAllocManaged(gpu, managed):
+def test_default_resource_is_the_drivers_managed_pool(gpu):
+    mr = _or_skip(lambda: cucore.ManagedMemoryResource(device=gpu), "the current managed memory pool (CUDA 13)")
+    assert mr.use_pool and mr.handle != 0 and not mr.is_handle_owned, "the driver's pool, not owned"
+    assert cucore.ManagedMemoryResource(device=gpu).handle == mr.handle, "the one current pool"
+    assert mr.preferred_location is None and mr.is_managed
+    s = gpu.create_stream()
+    with pytest.raises(cucore.InvalidArgumentError, match="stream"):
+        mr.allocate(4096)  # stream-ordered: a stream is needed
+    b = mr.allocate(4096, stream=s)
+    b.fill(0x42, stream=s)
+    s.sync()
+    assert ctypes.string_at(b.handle, 4096) == b"\x42" * 4096
+    b.close()
+    mr.close()  # never destroys the driver's pool
+    again = cucore.ManagedMemoryResource(device=gpu).allocate(64, stream=s)
+    again.close()
+    s.sync()
+
+
+@pytest.mark.gpu
+def test_use_pool_false_is_cuMemAllocManaged(gpu, managed):
     mr, s = managed
     assert mr.use_pool is False and mr.handle == 0  # no CUmemoryPool
     b = mr.allocate(4096)  # synchronous: no stream needed
@@ -155,7 +184,7 @@ def test_default_resource_is_cuMemAllocManaged(gpu, managed):
 @pytest.mark.gpu
 def test_preferred_location_is_advised_on_each_allocation(gpu):
     for where in (gpu, "host"):
-        mr = cucore.ManagedMemoryResource(gpu, {"preferred_location": where})
+        mr = cucore.ManagedMemoryResource({"preferred_location": where, "use_pool": False}, device=gpu)
         for _ in range(2):
             b = mr.allocate(1 << 16)
             assert b.preferred_location == where if where == "host" else b.preferred_location is gpu
@@ -169,7 +198,7 @@ def test_a_refused_advice_frees_the_allocation(gpu, fake_driver, monkeypatch):
     if not fake_driver:
         pytest.skip("needs the fake driver, which fails calls on demand (FAKE_CUDA_FAIL)")
     live = ctypes.CDLL(os.environ["CUCORE_CUDA_DRIVER_PATH"]).fake_cuda_live_allocations
-    mr = cucore.ManagedMemoryResource(gpu, {"preferred_location": "host"})
+    mr = cucore.ManagedMemoryResource({"preferred_location": "host", "use_pool": False}, device=gpu)
     before = live()
     monkeypatch.setenv("FAKE_CUDA_FAIL", "cuMemAdvise")
     with pytest.raises(cucore.CUDAError, match="cuMemAdvise"):
@@ -189,7 +218,7 @@ def test_a_refused_advice_frees_the_allocation(gpu, fake_driver, monkeypatch):
 @pytest.mark.gpu
 def test_managed_pool_prefetches_and_may_refuse_advice(gpu):
     try:
-        mr = cucore.ManagedMemoryResource(gpu, cucore.ManagedMemoryResourceOptions(use_pool=True))
+        mr = cucore.ManagedMemoryResource(cucore.ManagedMemoryResourceOptions(use_pool=True), device=gpu)
     except cucore.NotSupportedError as e:
         pytest.skip(f"managed memory pools are not supported here (CUDA 13 driver): {e}")
     s = gpu.create_stream()

@@ -107,7 +107,7 @@ def test_options_validation():
 @pytest.mark.gpu
 def test_pinned_pool(gpu, stream):
     base = _baseline()
-    mr = _or_skip(lambda: cucore.PinnedMemoryResource(gpu), "a pinned (host) memory pool")
+    mr = _or_skip(lambda: cucore.PinnedMemoryResource({}, device=gpu), "a pinned (host) memory pool")
     assert isinstance(mr, cucore.PinnedMemoryResource) and mr.kind == cucore.MemoryResourceKind.PINNED
     assert (mr.device_id, mr.is_device_accessible, mr.is_host_accessible, mr.is_managed, mr.is_ipc_enabled) == \
         (-1, True, True, False, False)
@@ -135,7 +135,7 @@ def test_pinned_pool(gpu, stream):
 
 @pytest.mark.gpu
 def test_pinned_pool_on_a_numa_node(gpu, stream):
-    mr = _or_skip(lambda: cucore.PinnedMemoryResource(gpu, {"numa_id": 0}), "a pinned pool on NUMA node 0")
+    mr = _or_skip(lambda: cucore.PinnedMemoryResource({"numa_id": 0}, device=gpu), "a pinned pool on NUMA node 0")
     assert mr.numa_id == 0
     b = mr.allocate(8192, stream=stream)
     _check_round_trip(b, stream, gpu, seed=7)
@@ -153,7 +153,7 @@ def test_device_pool_ipc_option(gpu, stream):
 
 def _peer_resources(gpu):
     out = [cucore.DeviceMemoryResource(gpu, cucore.DeviceMemoryResourceOptions())]
-    for make in (lambda: cucore.PinnedMemoryResource(gpu), lambda: cucore.VirtualMemoryResource(gpu)):
+    for make in (lambda: cucore.PinnedMemoryResource({}, device=gpu), lambda: cucore.VirtualMemoryResource(gpu)):
         try:
             out.append(make())
         except cucore.NotSupportedError:

@@ -48,7 +48,7 @@ def test_abi_table_has_every_memory_function():
     if not MEMORY_H.is_file():
         pytest.skip("not running from a checkout")
     names = _header_functions()
-    assert len(names) == 48, names
+    assert len(names) == 52, names
     missing = [n for n in names if n not in _abi.ABI]
     assert not missing
     # and the binding binds all of them (the device's default-resource functions live in device.py; buffers,
@@ -92,7 +92,7 @@ def test_classes_cannot_be_instantiated_directly():
 
 @pytest.mark.parametrize("name, size", [("cucore_pinned_memory_resource_options_t", 32),
                                         ("cucore_managed_memory_resource_options_t", 32),
-                                        ("cucore_virtual_memory_resource_options_t", 40),
+                                        ("cucore_virtual_memory_resource_options_t", 64),
                                         ("cucore_location_t", 8)])
 def test_option_structs_match_the_header(name, size):
     if not MEMORY_H.is_file():
@@ -130,15 +130,15 @@ def test_every_kind_with_a_class_registers_it():
 
 def test_constructor_argument_errors(lib):
     with pytest.raises(TypeError, match="options must be PinnedMemoryResourceOptions"):
-        cucore.PinnedMemoryResource(0, cucore.VirtualMemoryResourceOptions())
+        cucore.PinnedMemoryResource(cucore.VirtualMemoryResourceOptions(), device=0)
     with pytest.raises(TypeError, match="bogus"):
-        cucore.PinnedMemoryResource(0, {"bogus": 1})
+        cucore.PinnedMemoryResource({"bogus": 1}, device=0)
     with pytest.raises(TypeError, match="needs a device"):
         cucore.VirtualMemoryResource(None)
     with pytest.raises(TypeError, match="needs a device"):
         cucore.VirtualMemoryResource(cucore.VirtualMemoryResourceOptions())
     with pytest.raises(TypeError, match="device must be a Device, a device ordinal or None, not str"):
-        cucore.ManagedMemoryResource("0")
+        cucore.ManagedMemoryResource(device="0")
 
 
 def test_raw_create_functions_check_their_arguments(lib):
@@ -264,7 +264,7 @@ def test_default_resource_is_shared_and_resettable(gpu, stream):
 
 @pytest.mark.gpu
 def test_resources_keep_identity_through_buffers(gpu, stream):
-    for make in (lambda: cucore.PinnedMemoryResource(gpu), lambda: cucore.VirtualMemoryResource(gpu)):
+    for make in (lambda: cucore.PinnedMemoryResource({}, device=gpu), lambda: cucore.VirtualMemoryResource(gpu)):
         mr = _or_skip(make, "this kind of resource")
         b = mr.allocate(256, stream=stream)
         v = b.view(0, 16)

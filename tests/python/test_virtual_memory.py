@@ -30,9 +30,17 @@ def stream(gpu):
 def test_virtual_options_struct():
     from cucore.virtual_memory import _virtual_struct
     c = _virtual_struct(cucore.VirtualMemoryResourceOptions())
-    assert c.struct_size == ctypes.sizeof(c) == 40
+    assert c.struct_size == ctypes.sizeof(c) == 64
     assert (c.location_type, c.location_id, c.minimum_granularity, c.posix_fd_shareable, c.reserve_size,
-            c.self_access, c.reserved0, c.reserved1) == (1, 0, 0, 0, 0, 3, 0, 0)  # DEVICE, READ_WRITE
+            c.self_access, c.reserved0, c.reserved1) == (1, 0, 0, 1, 0, 3, 0, 0)  # DEVICE, POSIX fd, READ_WRITE
+    assert (c.gpu_direct_rdma, c.fabric_shareable, c.address_hint, c.address_alignment) == (0, 0, 0, 0)
+    c = _virtual_struct(cucore.VirtualMemoryResourceOptions(handle_type="fabric", gpu_direct_rdma=True,
+                                                            addr_hint=1 << 40, addr_align=1 << 30))
+    assert (c.posix_fd_shareable, c.fabric_shareable, c.gpu_direct_rdma, c.address_hint, c.address_alignment) == \
+        (0, 1, 1, 1 << 40, 1 << 30)
+    for refused in ({"allocation_type": "managed"}, {"handle_type": "win32_kmt"}):
+        with pytest.raises(cucore.NotSupportedError, match=next(iter(refused))):
+            _virtual_struct(cucore.VirtualMemoryResourceOptions(**refused))
     c = _virtual_struct(cucore.VirtualMemoryResourceOptions(
         location_type="host_numa", location_id=2, granularity="minimum", handle_type="posix_fd",
         reserve_size=1 << 30, self_access="r"))
@@ -43,9 +51,13 @@ def test_virtual_options_struct():
 def test_virtual_options():
     o = cucore.VirtualMemoryResourceOptions()
     assert (o.location_type, o.location_id, o.granularity, o.handle_type, o.reserve_size, o.self_access) == \
-        ("device", 0, "recommended", None, 0, "rw")
+        ("device", 0, "recommended", "posix_fd", 0, "rw")  # cuda.core's defaults
+    assert (o.allocation_type, o.gpu_direct_rdma, o.addr_hint, o.addr_align, o.peers, o.peer_access) == \
+        ("pinned", False, 0, None, (), "rw")
     for bad, words in (({"location_type": "gpu"}, "location_type"), ({"granularity": "huge"}, "granularity"),
-                       ({"handle_type": "fabric"}, "handle_type"), ({"self_access": "w"}, "self_access"),
+                       ({"handle_type": "ipc"}, "handle_type"), ({"self_access": "w"}, "self_access"),
+                       ({"allocation_type": "paged"}, "allocation_type"), ({"peer_access": "x"}, "peer_access"),
+                       ({"addr_align": 3 << 20}, "addr_align"), ({"addr_hint": -1}, "addr_hint"),
                        ({"self_access": None}, "self_access"), ({"reserve_size": -1}, "reserve_size"),
                        ({"location_id": -1}, "location_id")):
         with pytest.raises(ValueError, match=words):

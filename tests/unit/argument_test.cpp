@@ -60,6 +60,19 @@ TEST_F(ArgumentTest, NullOutPointersEverywhere) {
     expect(cucore_device_properties(d_, nullptr), "cucore_device_properties", "'properties'");
     expect(cucore_device_can_access_peer(d_, d_, nullptr), "cucore_device_can_access_peer", "'can_access'");
     expect(cucore_context_get_primary(d_, nullptr), "cucore_context_get_primary", "'context'");
+    expect(cucore_context_get_current(nullptr), "cucore_context_get_current", "'context'");
+    {
+        cucore_memory_resource_t *pool = nullptr;
+        ASSERT_EQ(cucore_device_memory_resource_get_default(d_, &pool), CUCORE_SUCCESS);
+        fake::reset_calls();  // making the pool called the driver; the checks below must not
+        expect(cucore_memory_resource_owns_pool(pool, nullptr), "cucore_memory_resource_owns_pool", "'owns_pool'");
+        expect(cucore_pinned_memory_resource_get_default(d_, nullptr), "cucore_pinned_memory_resource_get_default",
+               "'resource'");
+        expect(cucore_managed_memory_resource_get_default(d_, nullptr), "cucore_managed_memory_resource_get_default",
+               "'resource'");
+        expect(cucore_memory_resource_deallocate(pool, 64, 8, nullptr), "cucore_memory_resource_deallocate", "'stream'");
+        cucore_memory_resource_release(pool);
+    }
     expect(cucore_context_from_handle(reinterpret_cast<void *>(1), nullptr, nullptr, nullptr), "cucore_context_from_handle", "'context'");
     expect(cucore_context_handle(c_, nullptr), "cucore_context_handle", "'cu_context'");
     expect(cucore_context_device(c_, nullptr), "cucore_context_device", "'device'");
@@ -615,6 +628,7 @@ TEST_F(ArgumentTest, CompileSideNullPointers) {
     expect(cucore_program_create("x", 0, CUCORE_CODE_CXX, &small, &scratch_p), "cucore_program_create", "'options'");
     expect(cucore_program_compile(p, CUCORE_CODE_CUBIN, nullptr, 0, nullptr, nullptr), "cucore_program_compile", "'object_code'");
     expect(cucore_program_log(p, nullptr, 4, nullptr), "cucore_program_log", "'buffer'");
+    expect(cucore_program_pch_status(p, nullptr), "cucore_program_pch_status", "'status'");
     expect(cucore_program_flags(p, nullptr, 4, nullptr), "cucore_program_flags", "'buffer'");
     expect(cucore_program_code_type(p, nullptr), "cucore_program_code_type", "'code_type'");
     expect(cucore_program_backend(p, nullptr), "cucore_program_backend", "'backend'");
@@ -649,6 +663,7 @@ TEST_F(ArgumentTest, CompileSideNullPointers) {
     expect(cucore_object_code_write_global(o, d_, nullptr, &value, 4), "cucore_object_code_write_global", "'name'");
     expect(cucore_object_code_write_global(o, d_, "g", nullptr, 4), "cucore_object_code_write_global", "'src'");
     expect(cucore_object_code_handle(o, nullptr), "cucore_object_code_handle", "'cu_library'");
+    expect(cucore_object_code_module(o, nullptr), "cucore_object_code_module", "'cu_module'");
     expect(cucore_linker_create(&o, 1, nullptr, nullptr), "cucore_linker_create", "'linker'");
     expect(cucore_linker_create(nullptr, 1, nullptr, &scratch_l), "cucore_linker_create", "'inputs'");
     cucore_linker_t *l2 = nullptr;

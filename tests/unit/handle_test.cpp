@@ -197,6 +197,8 @@ std::vector<Call> all_calls() {
         return k;
     };
     std::vector<Call> calls = {
+        {"cucore_pinned_memory_resource_get_default", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_pinned_memory_resource_get_default(as<D>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_managed_memory_resource_get_default", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_managed_memory_resource_get_default(as<D>(h), &v); c = v == nullptr; return s; }},
         {"cucore_device_memory_resource_get_default", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource_get_default(as<D>(h), &v); c = v == nullptr; return s; }},
         {"cucore_device_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_device_memory_resource_create(as<D>(h), nullptr, &v); c = v == nullptr; return s; }},
         {"cucore_legacy_pinned_memory_resource_create", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { M *v = as<M>(h); auto s = cucore_legacy_pinned_memory_resource_create(as<D>(h), &v); c = v == nullptr; return s; }},
@@ -212,6 +214,8 @@ std::vector<Call> all_calls() {
         {"cucore_memory_resource_handle", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_memory_resource_handle(as<M>(h), &v); c = v == nullptr; return s; }},
         {"cucore_memory_resource_pool_attribute", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { uint64_t v = 9; auto s = cucore_memory_resource_pool_attribute(as<M>(h), CUCORE_POOL_ATTRIBUTE_USED_MEM_CURRENT, &v); c = v == 0; return s; }},
         {"cucore_memory_resource_set_pool_attribute", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_memory_resource_set_pool_attribute(as<M>(h), CUCORE_POOL_ATTRIBUTE_RELEASE_THRESHOLD, 0); }},
+        {"cucore_memory_resource_owns_pool", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { int v = 7; auto s = cucore_memory_resource_owns_pool(as<M>(h), &v); c = v == 0; return s; }},
+        {"cucore_memory_resource_deallocate", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &w, bool &c) { c = true; return cucore_memory_resource_deallocate(as<M>(h), 0, 0, w.stream); }},
         {"cucore_memory_resource_trim", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { c = true; return cucore_memory_resource_trim(as<M>(h), 0); }},
         {"cucore_memory_resource_kind", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { cucore_memory_resource_kind_t v = CUCORE_MEMORY_RESOURCE_DEVICE; auto s = cucore_memory_resource_kind(as<M>(h), &v); c = v == CUCORE_MEMORY_RESOURCE_UNSET; return s; }},
         {"cucore_memory_resource_device_id", "resource", CUCORE_OBJECT_MEMORY_RESOURCE, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_memory_resource_device_id(as<M>(h), &v); c = v == 0; return s; }},
@@ -357,6 +361,7 @@ std::vector<Call> all_calls() {
         {"cucore_program_release", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { c = true; return cucore_program_release(as<P>(h)); }},
         {"cucore_program_compile", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &w, bool &c) { O *v = as<O>(h); auto s = cucore_program_compile(as<P>(h), CUCORE_CODE_CUBIN, nullptr, 0, w.cache, &v); c = v == nullptr; return s; }},
         {"cucore_program_compile", "cache", CUCORE_OBJECT_PROGRAM_CACHE, [](void *h, const World &w, bool &c) { O *v = as<O>(h); auto s = cucore_program_compile(w.program, CUCORE_CODE_CUBIN, nullptr, 0, as<PC>(h), &v); c = v == nullptr; return s; }},
+        {"cucore_program_pch_status", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { cucore_pch_status_t v = CUCORE_PCH_STATUS_FAILED; auto s = cucore_program_pch_status(as<P>(h), &v); c = v == CUCORE_PCH_STATUS_NONE; return s; }},
         {"cucore_program_log", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { char b[4] = "zz"; size_t n = 9; auto s = cucore_program_log(as<P>(h), b, sizeof b, &n); c = n == 0 && b[0] == 0; return s; }},
         {"cucore_program_code_type", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { auto v = CUCORE_CODE_PTX; auto s = cucore_program_code_type(as<P>(h), &v); c = v == CUCORE_CODE_UNSET; return s; }},
         {"cucore_program_backend", "program", CUCORE_OBJECT_PROGRAM, [](void *h, const World &, bool &c) { auto v = CUCORE_BACKEND_NVRTC; auto s = cucore_program_backend(as<P>(h), &v); c = v == CUCORE_BACKEND_DEFAULT; return s; }},
@@ -383,6 +388,7 @@ std::vector<Call> all_calls() {
         {"cucore_object_code_read_global", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { uint32_t v = 0; c = true; return cucore_object_code_read_global(w.object_code, as<D>(h), "g", &v, 4); }},
         {"cucore_object_code_write_global", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &w, bool &c) { uint32_t v = 0; c = true; return cucore_object_code_write_global(as<O>(h), w.device, "g", &v, 4); }},
         {"cucore_object_code_write_global", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &w, bool &c) { uint32_t v = 0; c = true; return cucore_object_code_write_global(w.object_code, as<D>(h), "g", &v, 4); }},
+        {"cucore_object_code_module", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_object_code_module(as<O>(h), &v); c = v == nullptr; return s; }},
         {"cucore_object_code_handle", "object_code", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_object_code_handle(as<O>(h), &v); c = v == nullptr; return s; }},
         {"cucore_linker_create", "inputs[0]", CUCORE_OBJECT_OBJECT_CODE, [](void *h, const World &, bool &c) { O *in = as<O>(h); L *v = as<L>(h); auto s = cucore_linker_create(&in, 1, nullptr, &v); c = v == nullptr; return s; }},
         {"cucore_linker_retain", "linker", CUCORE_OBJECT_LINKER, [](void *h, const World &, bool &c) { c = true; return cucore_linker_retain(as<L>(h)); }},

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/driver.hpp"
 #include "memory_support.hpp"
 
 namespace {
@@ -33,6 +34,81 @@ TEST_F(MemoryPoolTest, ReleaseOrderNeverMattersForPools) {
     // The default pool is never destroyed.
     cucore_buffer_t *c = allocate(8);
     cucore_buffer_release(c);
+}
+
+TEST_F(MemoryPoolTest, OwnsPoolTellsACreatedPoolFromTheDevicesCurrentOne) {
+    int owns = 7;
+    ASSERT_EQ(cucore_memory_resource_owns_pool(pool_, &owns), CUCORE_SUCCESS);
+    EXPECT_EQ(owns, 0) << "the device's current pool is never destroyed by the library";
+    cucore_memory_resource_t *pool = nullptr, *legacy = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource_create(d_, nullptr, &pool), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_memory_resource_owns_pool(pool, &owns), CUCORE_SUCCESS);
+    EXPECT_EQ(owns, 1);
+    ASSERT_EQ(cucore_legacy_pinned_memory_resource_create(d_, &legacy), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_memory_resource_owns_pool(legacy, &owns), CUCORE_SUCCESS);
+    EXPECT_EQ(owns, 0) << "no pool";
+    cucore_memory_resource_release(legacy);
+    cucore_memory_resource_release(pool);
+}
+
+TEST_F(MemoryPoolKindsTest, CurrentHostAndManagedPoolsAreTheDriversAndNotOwned) {
+    cucore_memory_resource_t *host = nullptr, *again = nullptr, *managed = nullptr;
+    ASSERT_EQ(cucore_pinned_memory_resource_get_default(d0_, &host), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_pinned_memory_resource_get_default(d0_, &again), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_managed_memory_resource_get_default(d0_, &managed), CUCORE_SUCCESS) << message();
+    void *p1 = nullptr, *p2 = nullptr, *p3 = nullptr;
+    ASSERT_EQ(cucore_memory_resource_handle(host, &p1), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_memory_resource_handle(again, &p2), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_memory_resource_handle(managed, &p3), CUCORE_SUCCESS);
+    EXPECT_NE(p1, nullptr);
+    EXPECT_EQ(p1, p2) << "the one current host pool";
+    EXPECT_NE(p1, p3);
+    EXPECT_EQ(kind_of(host), CUCORE_MEMORY_RESOURCE_PINNED);
+    EXPECT_EQ(kind_of(managed), CUCORE_MEMORY_RESOURCE_MANAGED);
+    int owns = 7, device_ok = 0, host_ok = 0, is_managed = 0, id = 0;
+    EXPECT_EQ(cucore_memory_resource_owns_pool(host, &owns), CUCORE_SUCCESS);
+    EXPECT_EQ(owns, 0);
+    EXPECT_EQ(cucore_memory_resource_owns_pool(managed, &owns), CUCORE_SUCCESS);
+    EXPECT_EQ(owns, 0);
+    EXPECT_EQ(cucore_memory_resource_accessibility(host, &device_ok, &host_ok), CUCORE_SUCCESS);
+    EXPECT_EQ(device_ok + host_ok, 2);
+    EXPECT_EQ(cucore_memory_resource_device_id(host, &id), CUCORE_SUCCESS);
+    EXPECT_EQ(id, -1);
+    EXPECT_EQ(cucore_memory_resource_is_managed(managed, &is_managed), CUCORE_SUCCESS);
+    EXPECT_EQ(is_managed, 1);
+    // Both allocate in stream order on device 0's streams, the device reaching the host pool's memory.
+    for (cucore_memory_resource_t *r : {host, managed}) {
+        cucore_buffer_t *b = nullptr;
+        EXPECT_EQ(cucore_memory_resource_allocate(r, 64, nullptr, &b), CUCORE_ERROR_INVALID_ARGUMENT);
+        ASSERT_EQ(cucore_memory_resource_allocate(r, 64, s0_, &b), CUCORE_SUCCESS) << message();
+        ASSERT_EQ(cucore_buffer_fill(b, 0x5a, 1, s0_), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(read(b, 0, 64), std::vector<unsigned char>(64, 0x5a));
+        cucore_buffer_release(b);
+    }
+    const int pools = fake::counters().pools;
+    cucore_memory_resource_release(host);
+    cucore_memory_resource_release(again);
+    cucore_memory_resource_release(managed);
+    EXPECT_EQ(fake::counters().pools, pools) << "the driver's pools are never destroyed";
+}
+
+TEST_F(MemoryPoolTest, DeallocateReturnsMemoryAllocatedOutsideABuffer) {
+    void *raw_pool = nullptr, *raw_stream = nullptr;
+    ASSERT_EQ(cucore_memory_resource_handle(pool_, &raw_pool), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_stream_handle(s_, &raw_stream), CUCORE_SUCCESS);
+    const int before = fake::counters().allocations;
+    CUdeviceptr address = 0;
+    ASSERT_EQ(CUCORE_DRIVER(cuMemAllocFromPoolAsync)(&address, 256, static_cast<CUmemoryPool>(raw_pool),
+                                                     static_cast<CUstream>(raw_stream)),
+              CUDA_SUCCESS);
+    EXPECT_EQ(fake::counters().allocations, before + 1);
+    EXPECT_EQ(cucore_memory_resource_deallocate(pool_, address, 256, nullptr), CUCORE_ERROR_INVALID_ARGUMENT)
+        << "a pool frees in stream order";
+    EXPECT_NE(message().find("'stream'"), std::string::npos) << message();
+    EXPECT_EQ(fake::counters().allocations, before + 1) << "nothing freed by a refused call";
+    ASSERT_EQ(cucore_memory_resource_deallocate(pool_, address, 256, s_), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(fake::counters().allocations, before);
+    EXPECT_EQ(cucore_memory_resource_deallocate(pool_, 0, 0, s_), CUCORE_SUCCESS) << "address 0 is a no-op";
 }
 
 TEST_F(MemoryPoolTest, PoolAttributesReadAndWriteTheDriversPool) {

@@ -47,6 +47,28 @@ TEST_F(ObjectCodeTest, CreateKeepsACopyAndLoadsLazily) {
     EXPECT_EQ(fake::counters().libraries, base) << "unloaded with the last reference";
 }
 
+TEST_F(ObjectCodeTest, ModuleNeedsACurrentContext) {
+    cucore_object_code_t *o = make(fake::image({"k1"}));
+    fake::set_current_context(nullptr);
+    void *module = &module;
+    EXPECT_EQ(cucore_object_code_module(o, &module), CUCORE_ERROR_CUDA);
+    EXPECT_EQ(module, nullptr);
+    EXPECT_EQ(cucore_last_cuda_result(), CUDA_ERROR_INVALID_CONTEXT);
+    cucore_device_t *d = device(0);
+    cucore_context_t *primary = nullptr;
+    ASSERT_EQ(cucore_context_get_primary(d, &primary), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_context_set_current(primary), CUCORE_SUCCESS);
+    void *library = nullptr;
+    ASSERT_EQ(cucore_object_code_module(o, &module), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_object_code_handle(o, &library), CUCORE_SUCCESS);
+    EXPECT_NE(module, nullptr);
+    EXPECT_EQ(module, library) << "the fake's module of a library is the library itself";
+    fake::set_current_context(nullptr);
+    EXPECT_EQ(cucore_context_release(primary), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_device_release(d), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_object_code_release(o), CUCORE_SUCCESS);
+}
+
 TEST_F(ObjectCodeTest, KernelsKeepTheLibraryLoaded) {
     const int base = fake::counters().libraries;
     cucore_object_code_t *o = make(fake::image({"saxpy", "_Z4fillIfEvPT_S0_"}));

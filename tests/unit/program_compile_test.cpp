@@ -1,9 +1,14 @@
 // Real compiles (no GPU needed): NVRTC to PTX, cubin and LTO-IR, compile
 // errors, name expressions, nvJitLink LTO of two modules, PTX programs and
 // libNVVM. Each test skips with the reason when its compiler is missing.
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <thread>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "compile_support.hpp"
 
@@ -137,6 +142,49 @@ TEST_F(ProgramCompileTest, HeadersDefinesAndIncludes) {
     EXPECT_NE(out, nullptr);
     cucore_object_code_release(out);
     cucore_program_release(p);
+}
+
+TEST_F(ProgramCompileTest, PchStatusSaysWhatBecameOfThePrecompiledHeader) {
+    CUCORE_REQUIRE_COMPILER(CUCORE_BACKEND_NVRTC, "NVRTC");
+    const std::string directory = ::testing::TempDir() + "cucore_pch_" + std::to_string(::getpid());
+    ASSERT_EQ(::mkdir(directory.c_str(), 0700) == 0 || errno == EEXIST, true);
+    const std::string pch_file = directory + "/header.pch";
+    std::remove(pch_file.c_str());
+    // A header worth precompiling, from memory (no include path is needed).
+    const char *header_names[] = {"traits.cuh"};
+    const char *header_sources[] = {"#pragma once\n"
+                                    "template <class A, class B> struct same { static const bool value = false; };\n"
+                                    "template <class A> struct same<A, A> { static const bool value = true; };\n"};
+    const char *code = "#include \"traits.cuh\"\n"
+                       "__global__ void k(int *p) { *p = same<int, int>::value; }\n";
+    cucore_program_options_t with_header = CUCORE_PROGRAM_OPTIONS_INIT;
+    with_header.header_names = header_names;
+    with_header.header_sources = header_sources;
+    with_header.header_count = 1;
+    cucore_program_t *plain = program(code, CUCORE_CODE_CXX, with_header);
+    ASSERT_NE(plain, nullptr);
+    cucore_pch_status_t status = CUCORE_PCH_STATUS_FAILED;
+    EXPECT_EQ(cucore_program_pch_status(plain, &status), CUCORE_SUCCESS);
+    EXPECT_EQ(status, CUCORE_PCH_STATUS_NONE) << "nothing compiled yet";
+    cucore_object_code_t *out = compile(plain, CUCORE_CODE_PTX);
+    EXPECT_EQ(cucore_program_pch_status(plain, &status), CUCORE_SUCCESS);
+    EXPECT_EQ(status, CUCORE_PCH_STATUS_NONE) << "no PCH asked for";
+    cucore_object_code_release(out);
+    cucore_program_release(plain);
+
+    cucore_program_options_t o = with_header;
+    o.create_pch = pch_file.c_str();
+    cucore_program_t *p = program(code, CUCORE_CODE_CXX, o);
+    ASSERT_NE(p, nullptr);
+    out = compile(p, CUCORE_CODE_PTX);
+    EXPECT_NE(out, nullptr);
+    EXPECT_EQ(cucore_program_pch_status(p, &status), CUCORE_SUCCESS);
+    EXPECT_EQ(status, CUCORE_PCH_STATUS_CREATED) << message();
+    EXPECT_EQ(::access(pch_file.c_str(), R_OK), 0) << "the PCH file was written";
+    cucore_object_code_release(out);
+    cucore_program_release(p);
+    std::remove(pch_file.c_str());
+    ::rmdir(directory.c_str());
 }
 
 TEST_F(ProgramCompileTest, TargetsAndArguments) {

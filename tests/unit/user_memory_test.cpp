@@ -142,6 +142,24 @@ TEST_F(UserMemoryTest, CallbacksGetTheirArgumentsAndDescribeTheMemory) {
     EXPECT_TRUE(rec.live.empty());
 }
 
+TEST_F(UserMemoryTest, DeallocateReachesTheCallbackWithItsArguments) {
+    Recorder rec;
+    cucore_memory_resource_t *r = create(rec);
+    uint64_t address = 0;
+    ASSERT_EQ(Recorder::allocate(&rec, 48, s0_, &address), CUCORE_SUCCESS);  // memory outside any buffer
+    ASSERT_EQ(cucore_memory_resource_deallocate(r, address, 48, s0_), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(rec.deallocations.size(), 1u);
+    EXPECT_EQ(rec.deallocations[0].address, address);
+    EXPECT_EQ(rec.deallocations[0].size, 48u);
+    EXPECT_EQ(rec.deallocations[0].stream_usable, 1) << "the caller's stream, lent for the call";
+    EXPECT_TRUE(rec.live.empty());
+    rec.refuse_free = CUCORE_ERROR_OUT_OF_MEMORY;
+    ASSERT_EQ(Recorder::allocate(&rec, 8, s0_, &address), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_memory_resource_deallocate(r, address, 8, s0_), CUCORE_ERROR_OUT_OF_MEMORY)
+        << "the callback's status comes back";
+    cucore_memory_resource_release(r);
+}
+
 TEST_F(UserMemoryTest, DestroyRunsOnceAfterTheLastBufferWhateverTheOrder) {
     Recorder rec;
     cucore_memory_resource_t *r = create(rec, -1);

@@ -173,6 +173,37 @@ TEST_F(VirtualMemoryTest, ZeroedOptionsAreTheDefaults) {
     cucore_memory_resource_release(r);
 }
 
+TEST_F(VirtualMemoryTest, PlacementAndRdmaOptionsReachTheDriver) {
+    // A free, aligned range asked for by hint is where the buffer lands; the alignment is honoured.
+    const uint64_t hint = 0x7f0000000000ull;
+    cucore_virtual_memory_resource_options_t o = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+    o.address_hint = hint;
+    o.gpu_direct_rdma = 1;
+    cucore_memory_resource_t *r = create(&o);
+    cucore_buffer_t *b = alloc(r, 1000, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(address_of(b), hint) << "the hinted range was free";
+    EXPECT_EQ(fake::vmm_prop(address_of(b)).allocFlags.gpuDirectRDMACapable, 1);
+    cucore_buffer_release(b);
+    cucore_memory_resource_release(r);
+
+    cucore_virtual_memory_resource_options_t aligned = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
+    aligned.address_alignment = uint64_t{1} << 30;
+    r = create(&aligned);
+    b = alloc(r, 1000, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(address_of(b) % aligned.address_alignment, 0u);
+    EXPECT_EQ(fake::vmm_prop(address_of(b)).allocFlags.gpuDirectRDMACapable, 0);
+    cucore_buffer_release(b);
+    cucore_memory_resource_release(r);
+
+    aligned.address_alignment = 3 << 20;
+    cucore_memory_resource_t *bad = nullptr;
+    EXPECT_EQ(cucore_virtual_memory_resource_create(d0_, &aligned, &bad), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("address_alignment"), std::string::npos) << message();
+    EXPECT_EQ(bad, nullptr);
+}
+
 TEST_F(VirtualMemoryTest, SizesRoundToTheChosenGranularity) {
     // Recommended (default): 1000 bytes take 128 KiB, so growing to 100 KiB needs no new memory.
     cucore_memory_resource_t *r = create();

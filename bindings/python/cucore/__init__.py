@@ -22,7 +22,7 @@ from ._version import __version__
 # here, and importing them all puts in place every name a module hands down to a lower one (_lib.hand_down).
 from .common import (
     CUDAError, DriverError, InternalError, InvalidArgumentError, InvalidHandleError, InvalidStateError,
-    CompilationError, LibraryNotFoundError, LibraryVersion, NoDeviceError, NoDriverError, NotReadyError,
+    CompilationError, NVRTCError, LibraryNotFoundError, LibraryVersion, NoDeviceError, NoDriverError, NotReadyError,
     NotSupportedError,
     ObjectType, OutOfMemoryError, Status, clear_last_error, last_cuda_result, last_error_message,
     last_error_status, library_path, version, version_string, live_object_count,
@@ -79,7 +79,7 @@ from . import checkpoint  # noqa: F401  (cucore.checkpoint, as cuda.core's: Proc
 __all__ = [
     "__version__",
     # errors
-    "CUDAError", "CompilationError", "DriverError", "InternalError", "InvalidArgumentError", "InvalidHandleError",
+    "CUDAError", "CompilationError", "NVRTCError", "DriverError", "InternalError", "InvalidArgumentError", "InvalidHandleError",
     "InvalidStateError", "LibraryNotFoundError", "NoDeviceError", "NoDriverError", "NotReadyError",
     "NotSupportedError", "OutOfMemoryError", "Status",
     # library, last error, diagnostics

@@ -375,6 +375,13 @@ ENUMS = {
         ('CUCORE_BACKEND_DRIVER', 4),
         ('CUCORE_BACKEND_FORCE_INT32', 2147483647),
     ),
+    'cucore_pch_status_t': (
+        ('CUCORE_PCH_STATUS_NONE', 0),
+        ('CUCORE_PCH_STATUS_CREATED', 1),
+        ('CUCORE_PCH_STATUS_NOT_ATTEMPTED', 2),
+        ('CUCORE_PCH_STATUS_FAILED', 3),
+        ('CUCORE_PCH_STATUS_FORCE_32BIT', 2147483647),
+    ),
     'cucore_kernel_attribute_t': (
         ('CUCORE_KERNEL_ATTRIBUTE_UNSET', 0),
         ('CUCORE_KERNEL_ATTRIBUTE_MAX_THREADS_PER_BLOCK', 1),
@@ -676,7 +683,7 @@ ENUMS = {
         ('CUCORE_PROCESS_STATE_FORCE_INT32', 2147483647),
     ),
 }
-ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_sm_split_flag_t', 'cucore_workqueue_sharing_scope_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_capture_status_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'cucore_memcpy_src_access_order_t', 'cucore_memcpy_overlap_mode_t', 'cucore_memory_barrier_scope_t', 'cucore_stream_memory_op_type_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_array_format_t', 'cucore_array_kind_t', 'cucore_array_flag_t', 'cucore_resource_kind_t', 'cucore_address_mode_t', 'cucore_filter_mode_t', 'cucore_read_mode_t', 'cucore_graph_node_type_t', 'cucore_graph_conditional_type_t', 'cucore_graph_condition_flag_t', 'cucore_graph_memory_type_t', 'cucore_graph_complete_flag_t', 'cucore_graph_dot_flag_t', 'cucore_graph_update_result_t', 'cucore_capture_mode_t', 'cucore_graph_memory_attribute_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t', 'cucore_tensor_map_data_type_t', 'cucore_tensor_map_interleave_t', 'cucore_tensor_map_swizzle_t', 'cucore_tensor_map_l2_promotion_t', 'cucore_tensor_map_oob_fill_t', 'cucore_tensor_map_im2col_wide_mode_t', 'cucore_tensor_map_kind_t', 'cucore_system_clock_t', 'cucore_compute_mode_t', 'cucore_process_state_t',)
+ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_sm_split_flag_t', 'cucore_workqueue_sharing_scope_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_capture_status_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'cucore_memcpy_src_access_order_t', 'cucore_memcpy_overlap_mode_t', 'cucore_memory_barrier_scope_t', 'cucore_stream_memory_op_type_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_pch_status_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_array_format_t', 'cucore_array_kind_t', 'cucore_array_flag_t', 'cucore_resource_kind_t', 'cucore_address_mode_t', 'cucore_filter_mode_t', 'cucore_read_mode_t', 'cucore_graph_node_type_t', 'cucore_graph_conditional_type_t', 'cucore_graph_condition_flag_t', 'cucore_graph_memory_type_t', 'cucore_graph_complete_flag_t', 'cucore_graph_dot_flag_t', 'cucore_graph_update_result_t', 'cucore_capture_mode_t', 'cucore_graph_memory_attribute_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t', 'cucore_tensor_map_data_type_t', 'cucore_tensor_map_interleave_t', 'cucore_tensor_map_swizzle_t', 'cucore_tensor_map_l2_promotion_t', 'cucore_tensor_map_oob_fill_t', 'cucore_tensor_map_im2col_wide_mode_t', 'cucore_tensor_map_kind_t', 'cucore_system_clock_t', 'cucore_compute_mode_t', 'cucore_process_state_t',)
 
 # Integer macros: name -> value.
 CONSTANTS = {

@@ -273,7 +273,7 @@ class KernelNode(GraphNode):
         c = self._read()[0]
         cluster = tuple(c.cluster) if any(v > 1 for v in c.cluster) else None
         return LaunchConfig(grid=tuple(c.grid), cluster=cluster, block=tuple(c.block),
-                            shmem_size=c.shared_memory_bytes, cooperative_launch=bool(c.flags & COOPERATIVE),
+                            shmem_size=c.shared_memory_bytes, is_cooperative=bool(c.flags & COOPERATIVE),
                             programmatic_stream_serialization=bool(c.flags & PROGRAMMATIC_STREAM_SERIALIZATION),
                             priority=c.priority if c.flags & PRIORITY else None)
 

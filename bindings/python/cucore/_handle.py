@@ -30,7 +30,11 @@ _next_key = itertools.count(1).__next__
 
 
 def _release_owner(key):
-    _owners.pop(key, None)
+    owner = _owners.pop(key, None)
+    # An owner that frees what it owns when the library lets go (Buffer.from_handle with a memory resource).
+    release = getattr(owner, "_cucore_release", None)
+    if release is not None:
+        release()
 
 
 _RELEASE_CB = _lib.ReleaseFn(_release_owner)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
 from . import _lib
 from ._handle import HandleObject, wrap_foreign
 from .common import _U64_MAX, _u64, closed_error, raise_error
-from .device import _device
+from .device import Device, _device
 from .stream import Stream, _open_stream_handle, _stream_of
 
 (_cucore_buffer_from_handle, _cucore_buffer_retain, _cucore_buffer_release, _cucore_buffer_close,
@@ -59,13 +59,13 @@ _Stream = Stream
 
 # Handed down by the modules above when they are imported (_lib.hand_down).
 if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand these down (else:)
-    from . import dlpack, ipc
-    from .device import Device
+    from . import dlpack, ipc, memory_operations
     from .memory_resource import MemoryResource
 else:
     MemoryResource = None  # memory_resource.py: Buffer.memory_resource
     ipc = None             # ipc.py: the work of the IPC methods
     dlpack = None          # dlpack.py: the work of the DLPack and CUDA Array Interface methods
+    memory_operations = None  # memory_operations.py: copies with CopyOptions (copy_batch)
 
 _UNKNOWN = object()  # Buffer._mr not asked yet (views, Device.allocate): ask libcucore on first use
 
@@ -173,6 +173,19 @@ def _is_host_buffer(obj):
         return False
 
 
+class _Deallocation:
+    """What keeps the memory of Buffer.from_handle(ptr, size, mr) and gives it back: when libcucore lets go of
+    the memory (the last buffer or view gone, or close()), mr.deallocate(ptr, size, stream=stream)."""
+
+    __slots__ = ("mr", "ptr", "size", "stream")
+
+    def __init__(self, mr: Any, ptr: int, size: int, stream: Any) -> None:
+        self.mr, self.ptr, self.size, self.stream = mr, ptr, size, stream
+
+    def _cucore_release(self) -> None:
+        self.mr.deallocate(self.ptr, self.size, stream=self.stream)
+
+
 # ---- buffers --------------------------------------------------------------------------------------------
 
 class _MemoryAccess:
@@ -228,20 +241,42 @@ class Buffer(HandleObject, _MemoryAccess):
         b._mr = mr
         return b
 
-    @classmethod
-    def from_handle(cls, address: int, size: int, device_id: Union[Device, int, None] = None, owner: Any = None) -> Buffer:
-        """Wrap memory this library did not allocate, without owning it: `size` bytes at `address` (an int,
-        or anything int() takes, e.g. a CUdeviceptr), on device `device_id` (an ordinal or a Device), or
-        host memory for None. `owner`, if given, is kept alive until libcucore lets go of the memory (the
-        buffer and all its views are gone), so it can be the object that frees it."""
-        address = _address(address)
+    @staticmethod
+    def from_handle(ptr: Any, size: int, mr: Optional[MemoryResource] = None, owner: Any = None, *,
+                    stream: Any = None, device_id: Union[Device, int, None] = None) -> Buffer:
+        """Wrap `size` bytes at `ptr` (an int, or anything int() takes, e.g. a CUdeviceptr) that this library
+        did not allocate, as cuda.core's Buffer.from_handle does.
+
+        - `mr` (a MemoryResource): the memory is `mr`'s; when the buffer and all its views are gone (or it is
+          closed) it goes back through `mr.deallocate(ptr, size, stream=...)`, on `stream` (or the stream
+          given to close() or set_deallocation_stream(); by default the legacy default stream of `mr`'s
+          device, or of the current device for host memory).
+        - `owner`: kept alive until then instead, never told to free anything (`owner` and `mr` cannot be
+          given together).
+        - neither: the memory is only referenced, never freed.
+
+        The memory is `mr`'s device's (or host memory for a host resource), else on device `device_id` (an
+        ordinal or a Device; cucore's addition), else host memory."""
+        address = _address(ptr)
         size = _u64(size, "size")
+        if mr is not None and owner is not None:
+            raise ValueError("Buffer.from_handle(): give mr or owner, not both")
+        if mr is not None:
+            if not isinstance(mr, MemoryResource):
+                raise TypeError(f"mr must be a MemoryResource, not {type(mr).__name__}")
+            if device_id is None and mr.device_id >= 0:
+                device_id = mr.device_id
         dev = None if device_id is None else _device(device_id)
-        st, hv = wrap_foreign(_cucore_buffer_from_handle, owner, address, size, None if dev is None else dev._h)
+        keeper = owner
+        if mr is not None:
+            if stream is None:
+                stream = (dev if dev is not None else Device()).default_stream
+            keeper = _Deallocation(mr, address, size, stream)
+        st, hv = wrap_foreign(_cucore_buffer_from_handle, keeper, address, size, None if dev is None else dev._h)
         if st:
             raise_error(st, dev)
-        b = cls._wrap(hv, size, None)
-        b._owner = owner
+        b = Buffer._wrap(hv, size, mr)
+        b._owner = keeper
         return b
 
     # ---- lifetime ---------------------------------------------------------------------------------
@@ -265,6 +300,8 @@ class Buffer(HandleObject, _MemoryAccess):
         if h is None:
             return
         self._h = None  # taken first: a concurrent close() sees it closed and does nothing
+        if keep is not None and type(getattr(self, "_owner", None)) is _Deallocation:
+            self._owner.stream = keep  # memory of Buffer.from_handle(ptr, size, mr): mr frees it on `stream`
         st = _fast_buffer_close(h, sh)
         if st:
             self._h = h  # still open: the caller may retry, or the finalizer frees it
@@ -282,6 +319,8 @@ class Buffer(HandleObject, _MemoryAccess):
         st = _cucore_buffer_set_deallocation_stream(self._h, s._h)
         if st:
             raise_error(st, self, s)
+        if type(getattr(self, "_owner", None)) is _Deallocation:
+            self._owner.stream = s
 
     # ---- properties -------------------------------------------------------------------------------
 
@@ -335,7 +374,25 @@ class Buffer(HandleObject, _MemoryAccess):
         """The `owner` given to Buffer.from_handle (None otherwise)."""
         if self._h is None:
             raise closed_error(self)
-        return getattr(self, "_owner", None)
+        owner = getattr(self, "_owner", None)
+        return None if type(owner) is _Deallocation else owner
+
+    @property
+    def is_mapped(self) -> bool:
+        """Whether this buffer is memory of another process, mapped through IPC (Buffer.from_ipc_descriptor)."""
+        mr = self.memory_resource
+        return mr is not None and mr.is_mapped
+
+    def __buffer__(self, flags: int) -> memoryview:
+        """The buffer protocol (Python 3.12+: `memoryview(buf)`), for host-accessible memory: a writable
+        memoryview of its bytes, valid while the buffer is open. Device-only memory raises BufferError (read
+        it with copy_to_host)."""
+        if self._h is None:
+            raise closed_error(self)
+        if not self.is_host_accessible:
+            raise BufferError("this Buffer's memory is not host-accessible: copy it to host memory first")
+        view = memoryview((ctypes.c_char * self._size).from_address(self.handle) if self._size else bytearray())
+        return view.cast("B")
 
     def _accessibility(self):
         """(device-accessible, host-accessible, managed) as libcucore knows them for this memory."""
@@ -388,14 +445,17 @@ class Buffer(HandleObject, _MemoryAccess):
 
     # ---- IPC (the work is in ipc.py) --------------------------------------------------------------
 
-    def ipc_descriptor(self) -> bytes:
-        """The 128-byte descriptor of this whole buffer of an IPC-enabled pool, for another process."""
+    @property
+    def ipc_descriptor(self) -> Any:
+        """The IPCBufferDescriptor of this whole buffer of an IPC-enabled pool, for another process (picklable;
+        `bytes(d)` is its 128-byte payload)."""
         return ipc.export_buffer(self)
 
-    @staticmethod
-    def from_ipc_descriptor(mr: MemoryResource, descriptor: bytes, *, stream: Any) -> Buffer:
-        """The buffer of `descriptor` mapped into the imported pool `mr`, freed on `stream`."""
-        return ipc.import_buffer(mr, descriptor, stream)
+    @classmethod
+    def from_ipc_descriptor(cls, mr: MemoryResource, ipc_descriptor: Any, *, stream: Any) -> Buffer:
+        """The buffer of `ipc_descriptor` (an IPCBufferDescriptor, or its bytes) mapped into the imported pool
+        `mr`, freed on `stream`."""
+        return ipc.import_buffer(mr, ipc_descriptor, stream)
 
     def __reduce__(self):
         return ipc.reduce_buffer(self)  # buffers of IPC-enabled pools only
@@ -451,10 +511,12 @@ class Buffer(HandleObject, _MemoryAccess):
 
     # ---- copies and fills -------------------------------------------------------------------------
 
-    def copy_to(self, dst: Any = None, *, stream: Any) -> Any:
+    def copy_to(self, dst: Any = None, *, stream: Any, options: Any = None) -> Any:
         """Copy all of this buffer into `dst` (a Buffer of the same size) on `stream` and return `dst`. With
         no `dst`, allocate one from this buffer's memory resource on `stream` first. A writable host object
-        (bytearray, NumPy array, ...) as `dst` is copy_to_host(dst)."""
+        (bytearray, NumPy array, ...) as `dst` is copy_to_host(dst). `options` (a cucore.utils.CopyOptions:
+        source access order, location hints, overlap) makes it a batched copy of one (cuMemcpyBatchAsync), as
+        in cuda.core: not on the legacy default stream nor on a capturing stream."""
         s = stream if type(stream) is _Stream else _stream_of(stream)
         if dst is None:
             mr = self.memory_resource
@@ -466,16 +528,25 @@ class Buffer(HandleObject, _MemoryAccess):
             if _is_host_buffer(dst):
                 return self.copy_to_host(dst, stream=s)
             raise TypeError(f"copy_to() takes a Buffer, writable host memory or None, not {type(dst).__name__}")
+        if options is not None:
+            memory_operations.copy_batch(s, [self], [dst], options=options)
+            return dst
         st = _fast_buffer_copy(dst._h, self._h, s._h)
         if st:
             raise_error(st, dst, self, s)
         return dst
 
-    def copy_from(self, src: Any, *, stream: Any) -> None:
+    def copy_from(self, src: Any, *, stream: Any, options: Any = None) -> None:
         """Copy all of `src` into this buffer on `stream`: `src` is a Buffer of the same size, or host
         memory of the same size (any contiguous buffer-protocol object: bytes, bytearray, memoryview,
-        array.array, NumPy arrays...; see copy_from_host)."""
+        array.array, NumPy arrays...; see copy_from_host). `options` (a cucore.utils.CopyOptions, with a Buffer
+        source) makes it a batched copy of one, as copy_to does."""
         s = stream if type(stream) is _Stream else _stream_of(stream)
+        if options is not None:
+            if not isinstance(src, Buffer):
+                raise TypeError("copy_from() with options takes a Buffer source (copy host memory without options)")
+            memory_operations.copy_batch(s, [src], [self], options=options)
+            return
         if isinstance(src, Buffer):
             st = _fast_buffer_copy(self._h, src._h, s._h)
             if st:

@@ -125,6 +125,10 @@ class CompilationError(CUDAError, RuntimeError):
     log = ""
 
 
+class NVRTCError(CompilationError):
+    """A CompilationError of NVRTC (a C++ Program), under cuda.core's name for it; `log` has the whole log."""
+
+
 class LibraryNotFoundError(CUDAError, OSError):
     """libcucore itself could not be loaded; `searched` lists every place tried and why it failed."""
 

@@ -11,11 +11,12 @@ from .device import _device_from_owned_handle
 
 (_cucore_context_get_primary, _cucore_context_from_handle, _cucore_context_retain, _cucore_context_release,
  _cucore_context_handle, _cucore_context_device, _cucore_context_is_primary, _cucore_context_set_current,
- _cucore_context_synchronize, _cucore_context_is_green, _cucore_context_green_handle) = _lib.bind(
+ _cucore_context_synchronize, _cucore_context_is_green, _cucore_context_green_handle,
+ _cucore_context_get_current) = _lib.bind(
     globals(), "cucore_context_get_primary", "cucore_context_from_handle", "cucore_context_retain",
     "cucore_context_release", "cucore_context_handle", "cucore_context_device", "cucore_context_is_primary",
     "cucore_context_set_current", "cucore_context_synchronize", "cucore_context_is_green",
-    "cucore_context_green_handle")
+    "cucore_context_green_handle", "cucore_context_get_current")
 (_fast_context_release, _fast_context_set_current, _fast_context_synchronize) = _lib.bind_unchecked(
     globals(), "cucore_context_release", "cucore_context_set_current", "cucore_context_synchronize")
 
@@ -62,6 +63,15 @@ class Context(HandleObject):
         if st:
             raise_error(st, device)
         return cls._wrap(h)
+
+    @classmethod
+    def _current(cls):
+        """The context current on this thread, or None."""
+        h = _c_void_p()
+        st = _cucore_context_get_current(h)
+        if st:
+            raise_error(st)
+        return cls._wrap(h) if h.value else None
 
     @classmethod
     def from_handle(cls, handle: int) -> Context:

@@ -126,10 +126,34 @@ def attribute_id(attr: Union[DeviceAttribute, int, str]) -> int:
     return value
 
 
+# The yes/no attributes: DeviceProperties gives them as bool, as cuda.core does (Device.attribute() gives the
+# driver's int).
+_BOOLEAN_ATTRIBUTES = frozenset({
+    "can_flush_remote_writes", "can_map_host_memory", "can_tex2d_gather", "can_use_64_bit_stream_mem_ops",
+    "can_use_host_pointer_for_registered_mem", "can_use_stream_wait_value_nor", "cluster_launch",
+    "compute_preemption_supported", "concurrent_kernels", "concurrent_managed_access", "cooperative_launch",
+    "d3d12_cig_supported", "deferred_mapping_cuda_array_supported", "direct_managed_mem_access_from_host",
+    "dma_buf_supported", "ecc_enabled", "generic_compression_supported", "global_l1_cache_supported",
+    "gpu_direct_rdma_supported", "gpu_direct_rdma_with_cuda_vmm_supported", "gpu_overlap",
+    "handle_type_fabric_supported", "handle_type_posix_file_descriptor_supported",
+    "handle_type_win32_handle_supported", "handle_type_win32_kmt_handle_supported", "host_alloc_dma_buf_supported",
+    "host_memory_pools_supported", "host_native_atomic_supported", "host_numa_memory_pools_supported",
+    "host_numa_multinode_ipc_supported", "host_numa_virtual_memory_management_supported",
+    "host_register_supported", "host_virtual_memory_management_supported", "integrated", "ipc_event_supported",
+    "kernel_exec_timeout", "local_l1_cache_supported", "managed_memory", "memory_pools_supported", "mps_enabled",
+    "multi_gpu_board", "multicast_supported", "only_partial_host_native_atomic_supported",
+    "pageable_memory_access", "pageable_memory_access_uses_host_page_tables", "read_only_host_register_supported",
+    "sparse_cuda_array_supported", "stream_priorities_supported", "tcc_driver", "tensor_map_access_supported",
+    "timeline_semaphore_interop_supported", "unified_addressing", "unified_function_pointers",
+    "virtual_memory_management_supported", "vulkan_cig_supported",
+})
+
+
 class DeviceProperties:
     """Every device attribute of include/cucore/device_attributes.h as a read-only, cached property
-    named in lower case: `dev.properties.multiprocessor_count`. Values are queried on first access and
-    kept (they are fixed for a device); use Device.attribute() for a fresh query."""
+    named in lower case: `dev.properties.multiprocessor_count`; the yes/no ones are bool, as cuda.core's.
+    Values are queried on first access and kept (they are fixed for a device); use Device.attribute() for a
+    fresh query."""
 
     def __init__(self, device: Device) -> None:
         object.__setattr__(self, "_device", device)
@@ -140,6 +164,8 @@ class DeviceProperties:
             raise AttributeError(f"'DeviceProperties' has no attribute {name!r} (no device attribute "
                                  f"of that name)")
         value = self._device.attribute(attr)
+        if name in _BOOLEAN_ATTRIBUTES:
+            value = bool(value)
         self.__dict__[name] = value
         return value
 
@@ -386,11 +412,24 @@ class Device:
 
     # ---- actions ----------------------------------------------------------------------------
 
-    def set_current(self) -> None:
-        """Retain the device's primary context and make it current on the calling thread."""
-        st = _fast_device_set_current(self._h)
-        if st:
-            raise_error(st, self)
+    def set_current(self, ctx: Optional[Context] = None) -> Optional[Context]:
+        """Make a context of this device current on the calling thread.
+
+        Without `ctx`: retain the device's primary context, make it current and return None. With `ctx` (a
+        Context of this device, a green one for instance): make it current in place of the context current
+        now, and return that one (a Context, or None when none was current), as cuda.core does."""
+        if ctx is None:
+            st = _fast_device_set_current(self._h)
+            if st:
+                raise_error(st, self)
+            return None
+        if not isinstance(ctx, Context):
+            raise TypeError(f"ctx must be a Context, not {type(ctx).__name__}")
+        if ctx.device != self:
+            raise ValueError(f"the context belongs to device {ctx.device.device_id}, not to device {self.device_id}")
+        previous = Context._current()
+        ctx.set_current()
+        return previous
 
     def sync(self) -> None:
         """Wait until all work in the device's primary context has completed."""
@@ -418,8 +457,9 @@ class Device:
         """The device's SM and workqueue resources (DeviceResources: .sm, .workqueue)."""
         return DeviceResources(self)
 
-    def create_context(self, options: Union[ContextOptions, Dict[str, Any]]) -> Context:
-        """A green context made of `options.resources` (ContextOptions): its streams run only on those SMs."""
+    def create_context(self, options: Union[ContextOptions, Dict[str, Any], None] = None) -> Context:
+        """A green context made of `options.resources` (ContextOptions): its streams run only on those SMs. It is
+        not made current. Without resources there is nothing to make it of (ValueError)."""
         return _create_context(self, options)
 
     def create_stream(self, obj: Any = None, options: Union[StreamOptions, Dict[str, Any], None] = None) -> Stream:

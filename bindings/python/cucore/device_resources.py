@@ -16,7 +16,6 @@ CUDA 13.1 driver: older ones raise NotSupportedError saying so.
 from __future__ import annotations
 
 import ctypes
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -27,6 +26,7 @@ from .common import NotSupportedError, Status, closed_error, options_of, raise_e
 from .context import Context
 from .device import Device, _device_from_owned_handle
 from .stream import Stream
+from .typing import WorkqueueSharingScopeType
 
 (_cucore_sm_resource_of_device, _cucore_sm_resource_of_context, _cucore_sm_resource_of_stream,
  _cucore_sm_resource_info, _cucore_sm_resource_split, _cucore_sm_resource_split_dry_run,
@@ -54,21 +54,17 @@ _ContextOptionsC = _lib.STRUCTS["cucore_context_options_t"]
 _IGNORE_SM_COSCHEDULING = _lib.C["CUCORE_SM_SPLIT_IGNORE_SM_COSCHEDULING"]
 
 
-class WorkqueueSharingScopeType(enum.IntEnum):
-    """How a green context's work queues are shared (cuda.core's WorkqueueSharingScopeType)."""
-    DEVICE_CTX = _lib.C["CUCORE_WORKQUEUE_SHARING_SCOPE_DEVICE_CTX"]
-    """Every context of the device shares the work queues (the driver's default)."""
-    GREEN_CTX_BALANCED = _lib.C["CUCORE_WORKQUEUE_SHARING_SCOPE_GREEN_CTX_BALANCED"]
-    """Where possible, work queues not shared with other balanced green contexts."""
+# The C value of each sharing scope (cucore.typing.WorkqueueSharingScopeType, a str enum as cuda.core's).
+_SCOPE_VALUES = {WorkqueueSharingScopeType.DEVICE_CTX: _lib.C["CUCORE_WORKQUEUE_SHARING_SCOPE_DEVICE_CTX"],
+                 WorkqueueSharingScopeType.GREEN_CTX_BALANCED: _lib.C["CUCORE_WORKQUEUE_SHARING_SCOPE_GREEN_CTX_BALANCED"]}
+_SCOPE_NAMES = {v: k for k, v in _SCOPE_VALUES.items()}
 
 
 def _scope(value: Union[WorkqueueSharingScopeType, str]) -> int:
-    if isinstance(value, WorkqueueSharingScopeType):
-        return int(value)
     if isinstance(value, str):
         try:
-            return int(WorkqueueSharingScopeType[value.upper()])
-        except KeyError:
+            return _SCOPE_VALUES[WorkqueueSharingScopeType(value.lower())]
+        except ValueError:
             pass
     raise ValueError(f"sharing_scope must be a WorkqueueSharingScopeType, 'device_ctx' or 'green_ctx_balanced', "
                      f"not {value!r}")
@@ -269,7 +265,7 @@ class WorkqueueResource(HandleObject):
     @property
     def sharing_scope(self) -> WorkqueueSharingScopeType:
         """The sharing scope now."""
-        return WorkqueueSharingScopeType(self._info().sharing_scope)
+        return _SCOPE_NAMES[self._info().sharing_scope]
 
     @property
     def concurrency_limit(self) -> int:
@@ -339,10 +335,13 @@ class ContextOptions:
     resources: Sequence = field(default_factory=list)
 
 
-def _create_context(device: Device, options: Union[ContextOptions, Dict[str, Any]]) -> Context:
+def _create_context(device: Device, options: Union[ContextOptions, Dict[str, Any], None]) -> Context:
     """Device.create_context: a green context of `device` made of `options.resources`."""
     options = options_of(options, ContextOptions)
     resources = options.resources
+    if not resources:
+        raise ValueError("Device.create_context() needs ContextOptions(resources=...): SM resources (from "
+                         "dev.resources.sm.split(...)) and at most one workqueue resource")
     if isinstance(resources, (SMResource, WorkqueueResource)):
         resources = [resources]
     sm: List[Any] = []

@@ -230,14 +230,17 @@ class Event(HandleObject):
         """Whether other processes can open the event (EventOptions(ipc_enabled=True))."""
         return bool(self._get_flags() & EVENT_INTERPROCESS)
 
-    def ipc_descriptor(self) -> bytes:
-        """The event's 72-byte descriptor, for Event.from_ipc_descriptor in another process."""
+    @property
+    def ipc_descriptor(self) -> Any:
+        """The event's IPCEventDescriptor, for Event.from_ipc_descriptor in another process (picklable;
+        `bytes(d)` is its 72-byte payload)."""
         return ipc.export_event(self)
 
-    @staticmethod
-    def from_ipc_descriptor(device: Union[Device, int], descriptor: bytes) -> Event:
-        """The event another process exported, opened on `device` (record, wait, sync; no timing)."""
-        return ipc.import_event(device, descriptor)
+    @classmethod
+    def from_ipc_descriptor(cls, ipc_descriptor: Any, device: Union[Device, int, None] = None) -> Event:
+        """The event another process exported (an IPCEventDescriptor: opened on the exporting event's device
+        ordinal; or its bytes: on `device`, by default the current one), for record, wait and sync (no timing)."""
+        return ipc.import_event(device, ipc_descriptor)
 
     def __reduce__(self):
         return ipc.reduce_event(self)  # interprocess events only

@@ -198,7 +198,7 @@ def _operand(operand: Any, owner: Any, side: str, size: int, definition: GraphDe
         return operand
     if isinstance(operand, bool) or not isinstance(operand, int):
         raise TypeError(f"{side} must be a Buffer or an address (int), not {type(operand).__name__}")
-    return Buffer.from_handle(operand, size, definition.device, owner=owner)
+    return Buffer.from_handle(operand, size, owner=owner, device_id=definition.device)
 
 
 def _fill_value(value: Any) -> Tuple[int, int]:

@@ -165,12 +165,13 @@ class GraphicsResource(HandleObject):
         return obj
 
     @classmethod
-    def from_gl_buffer(cls, name: int, flags: Any = None, stream: Any = None, *, device: Union[Device, int, None] = None) -> GraphicsResource:
-        """Register GL buffer object `name` (a GL context of the device's GPU must be current). `flags`: a
+    def from_gl_buffer(cls, gl_buffer: int, *, flags: Any = None, stream: Any = None,
+                       device: Union[Device, int, None] = None) -> GraphicsResource:
+        """Register GL buffer object `gl_buffer` (a GL context of the device's GPU must be current). `flags`: a
         name or list of names of REGISTER_FLAGS. `stream`, if given, is the default stream of map() and
         close(), and makes the resource's `with` block map on entry and give the Buffer. `device`: a
         Device or an ordinal (default: the stream's device, else the current device)."""
-        name = _gl_uint(name, "GL buffer name")
+        name = _gl_uint(gl_buffer, "GL buffer name")
         bits = parse_register_flags(flags)
         s = None
         if stream is not None:
@@ -183,10 +184,11 @@ class GraphicsResource(HandleObject):
         return cls._wrap(out.value, s, False)
 
     @classmethod
-    def from_gl_image(cls, name: int, target: int, flags: Any = None, *, device: Union[Device, int, None] = None) -> GraphicsResource:
-        """Register GL texture or renderbuffer `name` of `target` (GL_TEXTURE_2D, GL_RENDERBUFFER, ...).
+    def from_gl_image(cls, image: int, target: int, *, flags: Any = None,
+                      device: Union[Device, int, None] = None) -> GraphicsResource:
+        """Register GL texture or renderbuffer `image` of `target` (GL_TEXTURE_2D, GL_RENDERBUFFER, ...).
         Its mappings are arrays: map_array(), map_mipmapped_array()."""
-        name = _gl_uint(name, "GL image name")
+        name = _gl_uint(image, "GL image name")
         target = _gl_uint(target, "GL target")
         bits = parse_register_flags(flags)
         dev = _device(device)
@@ -252,7 +254,7 @@ class GraphicsResource(HandleObject):
 
     # ---- mapping --------------------------------------------------------------------------------------
 
-    def map(self, stream: Any = None, *, hint: Any = None) -> Buffer:
+    def map(self, *, stream: Any = None, hint: Any = None) -> Buffer:
         """Map a registered GL buffer on `stream` (default: the registration's) and return its memory as a
         Buffer. Releasing or closing that Buffer (and its views) unmaps on the mapping stream; `with
         res.map(stream=s) as buf:` unmaps at the block's end. `hint`: None, "read_only" or "write_discard".
@@ -291,7 +293,7 @@ class GraphicsResource(HandleObject):
             raise_error(st, self, s)
         return MipmappedArray._wrap(out.value, self)
 
-    def unmap(self, stream: Any = None) -> None:
+    def unmap(self, *, stream: Any = None) -> None:
         """Unmap now, on `stream` when given (the override), else on the stream it was mapped on. The
         mapped Buffer reads as closed (size 0) afterwards. Not mapped: InvalidStateError."""
         s = sh = None
@@ -367,7 +369,7 @@ class GraphicsResource(HandleObject):
 
     def __enter__(self) -> Any:  # the mapped Buffer for a resource registered with a stream, else itself
         if self._stream is not None:
-            self._entered = self.map(self._stream)
+            self._entered = self.map(stream=self._stream)
             return self._entered
         return self
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import ctypes
 import operator
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from typing import Optional
 
 from . import _lib
@@ -31,7 +32,7 @@ class Host:
     is_numa_current: whether this is Host.numa_current().
     """
     numa_id: Optional[int] = None
-    is_numa_current: bool = False
+    is_numa_current: bool = field(default=False, kw_only=True) if sys.version_info >= (3, 10) else False
 
     def __post_init__(self) -> None:
         numa_id = self.numa_id
@@ -54,7 +55,7 @@ class Host:
     def numa_current(cls) -> Host:
         """The NUMA node of the calling thread (CUCORE_LOCATION_HOST_NUMA_CURRENT): the driver resolves it when
         it acts, so a thread that moves between nodes gets the node it is on then."""
-        return cls(None, True)
+        return cls(None, is_numa_current=True)
 
     @staticmethod
     def current_numa_id() -> int:

@@ -2,18 +2,18 @@
 
     # The exporting process
     mr = cucore.DeviceMemoryResource(dev, cucore.DeviceMemoryResourceOptions(ipc_enabled=True))
-    handle = mr.allocation_handle()          # IPCAllocationHandle: .fd (owned: close it), .kind, .pool_id
+    handle = mr.allocation_handle            # IPCAllocationHandle (.handle: the fd, owned by mr), .uuid
     buf = mr.allocate(1 << 20, stream=s)
-    desc = buf.ipc_descriptor()              # 128 bytes, for any channel
+    desc = buf.ipc_descriptor                # IPCBufferDescriptor (bytes(desc): 128 bytes; .size), picklable
     ev = dev.create_event(cucore.EventOptions(ipc_enabled=True))
     s.record(ev)                             # after the work the other process must see
-    edesc = ev.ipc_descriptor()              # 72 bytes
+    edesc = ev.ipc_descriptor                # IPCEventDescriptor (bytes(edesc): 72 bytes), picklable
 
-    # The importing process, having received the fd (SCM_RIGHTS, multiprocessing, ...) and the bytes
-    mr2 = cucore.MemoryResource.from_allocation_handle(dev, handle)   # kind IMPORTED: maps, cannot allocate
-    ev2 = cucore.Event.from_ipc_descriptor(dev, edesc)
+    # The importing process, having received the fd (SCM_RIGHTS, multiprocessing, ...) and the descriptors
+    mr2 = cucore.DeviceMemoryResource.from_allocation_handle(dev, handle)  # mapped: imports, cannot allocate
+    ev2 = cucore.Event.from_ipc_descriptor(edesc)
     s2.wait(ev2)
-    buf2 = cucore.Buffer.from_ipc_descriptor(mr2, desc, stream=s2)    # the same memory
+    buf2 = cucore.Buffer.from_ipc_descriptor(mr2, desc, stream=s2)       # the same memory
 
 With multiprocessing, IPC-enabled resources, their buffers and interprocess events pickle: a resource
 travels as its pool's file descriptor (multiprocessing.reduction.DupFd) and is imported on arrival (on the
@@ -27,8 +27,9 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+import uuid as _uuid
 import weakref
-from typing import Any, Dict
+from typing import Any, Dict, Optional, Union
 
 from . import _lib
 from .buffer import Buffer
@@ -88,6 +89,21 @@ class IPCAllocationHandle:
     def fd(self) -> int:
         """The file descriptor (-1 once closed or detached)."""
         return self._fd
+
+    @property
+    def handle(self) -> int:
+        """The file descriptor, as cuda.core names it (-1 once closed or detached)."""
+        return self._fd
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether the descriptor was closed or detached."""
+        return self._fd < 0
+
+    @property
+    def uuid(self) -> _uuid.UUID:
+        """The exported pool's identifier as a UUID: the `uuid` of the resource on both sides."""
+        return _uuid.UUID(bytes=self._pool_id)
 
     @property
     def kind(self) -> int:
@@ -159,9 +175,15 @@ def export_memory_resource(mr):
 def import_memory_resource(device, handle):
     """The pool another process exported as `handle` (an IPCAllocationHandle, which stays open: close it
     when done), imported on `device` (a Device or an ordinal; for a pinned pool, the device whose streams
-    will use it). Importing the same pool again gives the same resource object."""
+    will use it). Importing the same pool again gives the same resource object. A bare file descriptor (an
+    int, which cuda.core also takes) is refused: it lacks the pool identifier every buffer descriptor is
+    checked against, so nothing could be imported into it."""
+    if isinstance(handle, int) and not isinstance(handle, bool):
+        raise TypeError("alloc_handle must be the IPCAllocationHandle the exporting process sent (a bare file "
+                        "descriptor lacks the pool identifier its buffers' descriptors are checked against)")
     if not isinstance(handle, IPCAllocationHandle):
-        raise TypeError(f"handle must be an IPCAllocationHandle, not {type(handle).__name__}")
+        raise TypeError(f"alloc_handle must be an IPCAllocationHandle or a file descriptor (int), "
+                        f"not {type(handle).__name__}")
     dev = _device(device)
     out = ctypes.c_void_p()
     st = _cucore_ipc_import_memory_resource(dev._h, handle._c(), out)
@@ -170,6 +192,47 @@ def import_memory_resource(device, handle):
     mr = MemoryResource._from_owned_handle(out.value)
     if getattr(mr, "_home", None) is None:
         mr._home = dev.device_id
+    return mr
+
+
+def allocation_handle(mr):
+    """MemoryResource.allocation_handle: the pool's export, made once and kept (and closed) by `mr`'s wrapper;
+    made again if its user closed it."""
+    handle = _pickle_handles.get(mr)
+    if handle is None or handle.is_closed:
+        handle = _pickle_handles[mr] = export_memory_resource(mr)
+    return handle
+
+
+def uuid_of(mr) -> Optional[_uuid.UUID]:
+    """The resource's `uuid`: its pool identifier (the same in every process that has the pool), for an
+    IPC-enabled or imported pool; None for the others."""
+    if mr._h is None:
+        return None
+    out = (ctypes.c_uint8 * POOL_ID_SIZE)()
+    return _uuid.UUID(bytes=bytes(out)) if _cucore_ipc_memory_resource_pool_id(mr._h, out) == 0 else None
+
+
+_registry: Dict[_uuid.UUID, Any] = {}
+
+
+def register(mr, key):
+    """MemoryResource.register: remember the imported resource `mr` under `key` (a UUID) in this process and
+    return the one registered under it (an earlier one wins)."""
+    if not isinstance(key, _uuid.UUID):
+        raise TypeError(f"uuid must be a uuid.UUID, not {type(key).__name__}")
+    existing = _registry.get(key)
+    if existing is not None and existing._h is not None:
+        return existing
+    _registry[key] = mr
+    return mr
+
+
+def from_registry(key):
+    """MemoryResource.from_registry: the resource registered under `key`; RuntimeError when there is none."""
+    mr = _registry.get(key)
+    if mr is None or mr._h is None:
+        raise RuntimeError(f"no memory resource is registered under {key}")
     return mr
 
 
@@ -222,9 +285,7 @@ def reduce_resource(mr):
     if mr._h is None or not is_ipc_enabled(mr):
         raise TypeError(f"{type(mr).__name__} cannot be pickled: only memory pools created with "
                         f"ipc_enabled=True can be sent to other processes")
-    handle = _pickle_handles.get(mr)
-    if handle is None or handle.fd < 0:
-        handle = _pickle_handles[mr] = export_memory_resource(mr)
+    handle = allocation_handle(mr)
     ordinal = mr.device_id if mr.device_id >= 0 else getattr(mr, "_home", None)
     return _rebuild_resource, (ordinal, handle)
 
@@ -236,25 +297,87 @@ def _rebuild_resource(ordinal, handle):
         handle.close()
 
 
+# ---- descriptors ----------------------------------------------------------------------------------------------
+
+class _Descriptor:
+    """Bytes another process needs, with what describes them; `bytes(descriptor)` is the payload. Picklable and
+    comparable; the payload comes from the exporting peer: treat it as untrusted input."""
+
+    __slots__ = ("_payload",)
+
+    def __init__(self, payload: bytes) -> None:
+        self._payload = bytes(payload)
+
+    def __bytes__(self) -> bytes:
+        return self._payload
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is type(self) and self.__reduce__()[1] == other.__reduce__()[1]
+
+    def __hash__(self) -> int:
+        return hash(self.__reduce__()[1])
+
+
+class IPCBufferDescriptor(_Descriptor):
+    """A buffer of an IPC-enabled pool as another process imports it (Buffer.ipc_descriptor, cuda.core's
+    IPCBufferDescriptor): 128 bytes (`bytes(d)`) and the buffer's `size`."""
+
+    __slots__ = ("_size",)
+
+    def __init__(self, payload: bytes, size: int) -> None:
+        super().__init__(payload)
+        self._size = int(size)
+
+    @property
+    def size(self) -> int:
+        """The exported buffer's size in bytes."""
+        return self._size
+
+    def __reduce__(self):
+        return IPCBufferDescriptor, (self._payload, self._size)
+
+    def __repr__(self):
+        return f"<IPCBufferDescriptor of {self._size} bytes>"
+
+
+class IPCEventDescriptor(_Descriptor):
+    """An interprocess event as another process opens it (Event.ipc_descriptor, cuda.core's IPCEventDescriptor):
+    72 bytes (`bytes(d)`) and the ordinal of the exporting event's device, where it is opened."""
+
+    __slots__ = ("_device_id",)
+
+    def __init__(self, payload: bytes, device_id: int) -> None:
+        super().__init__(payload)
+        self._device_id = int(device_id)
+
+    def __reduce__(self):
+        return IPCEventDescriptor, (self._payload, self._device_id)
+
+    def __repr__(self):
+        return f"<IPCEventDescriptor of an event of device {self._device_id}>"
+
+
 # ---- buffers --------------------------------------------------------------------------------------------------
 
 def export_buffer(buf):
-    """The descriptor (bytes) of a whole buffer of an IPC-enabled pool (cuMemPoolExportPointer)."""
+    """The IPCBufferDescriptor of a whole buffer of an IPC-enabled pool (cuMemPoolExportPointer)."""
     out = (ctypes.c_uint8 * BUFFER_DESCRIPTOR_SIZE)()
     st = _cucore_ipc_export_buffer(buf._h, out)
     if st:
         raise_error(st, buf)
-    return bytes(out)
+    return IPCBufferDescriptor(bytes(out), buf.size)
 
 
 def import_buffer(mr, descriptor, stream):
-    """The buffer of `descriptor` mapped into the imported pool `mr`, freed on `stream` (a Stream or any
-    object with __cuda_stream__) when released. A second import of a live buffer shares the first
-    mapping (and its stream)."""
+    """The buffer of `descriptor` (an IPCBufferDescriptor, or its bytes) mapped into the imported pool `mr`,
+    freed on `stream` (a Stream or any object with __cuda_stream__) when released. A second import of a live
+    buffer shares the first mapping (and its stream)."""
     if not isinstance(mr, MemoryResource):
         raise TypeError(f"mr must be a MemoryResource, not {type(mr).__name__}")
     s = _stream_of(stream)
-    pointer, size, keep = _bytes_arg(descriptor, "descriptor")
+    if isinstance(descriptor, IPCBufferDescriptor):
+        descriptor = bytes(descriptor)
+    pointer, size, keep = _bytes_arg(descriptor, "ipc_descriptor")
     out = ctypes.c_void_p()
     st = _cucore_ipc_import_buffer(mr._h, pointer, size, s._h, out)
     del keep
@@ -285,19 +408,23 @@ def _rebuild_buffer(mr, descriptor):
 # ---- events ---------------------------------------------------------------------------------------------------
 
 def export_event(event):
-    """The descriptor (bytes) of an event created with EventOptions(ipc_enabled=True) (cuIpcGetEventHandle)."""
+    """The IPCEventDescriptor of an event created with EventOptions(ipc_enabled=True) (cuIpcGetEventHandle)."""
     out = (ctypes.c_uint8 * EVENT_DESCRIPTOR_SIZE)()
     st = _cucore_ipc_export_event(event._h, out)
     if st:
         raise_error(st, event)
-    return bytes(out)
+    return IPCEventDescriptor(bytes(out), event.device.device_id)
 
 
 def import_event(device, descriptor):
-    """The event of `descriptor`, opened in `device`'s primary context (cuIpcOpenEventHandle); it is
-    recorded, waited on and synchronized as any event (no timing)."""
-    dev = _device(device)
-    pointer, size, keep = _bytes_arg(descriptor, "descriptor")
+    """The event of `descriptor` (an IPCEventDescriptor, opened on its device; or its bytes, opened on `device`:
+    None for the current one), opened in that device's primary context (cuIpcOpenEventHandle); it is recorded,
+    waited on and synchronized as any event (no timing)."""
+    if isinstance(descriptor, IPCEventDescriptor):
+        device = descriptor._device_id if device is None else device
+        descriptor = bytes(descriptor)
+    dev = Device() if device is None else _device(device)
+    pointer, size, keep = _bytes_arg(descriptor, "ipc_descriptor")
     out = ctypes.c_void_p()
     st = _cucore_ipc_import_event(dev._h, pointer, size, out)
     del keep
@@ -311,14 +438,14 @@ def reduce_event(event):
     if event._h is None or not event.is_ipc_enabled:
         raise TypeError("this Event cannot be pickled: only events created with EventOptions(ipc_enabled=True) "
                         "can be sent to other processes")
-    return _rebuild_event, (event.device.device_id, export_event(event))
+    return _rebuild_event, (export_event(event),)
 
 
-def _rebuild_event(ordinal, descriptor):
-    return import_event(Device(ordinal), descriptor)
+def _rebuild_event(descriptor):
+    return import_event(None, descriptor)
 
 
-__all__ = ["IPCAllocationHandle", "ImportedMemoryResource", "export_memory_resource", "import_memory_resource",
+__all__ = ["IPCAllocationHandle", "IPCBufferDescriptor", "IPCEventDescriptor", "ImportedMemoryResource", "export_memory_resource", "import_memory_resource",
            "pool_id", "is_ipc_enabled", "is_mapped", "export_buffer", "import_buffer", "export_event",
            "import_event"]
 

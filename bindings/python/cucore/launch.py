@@ -82,19 +82,19 @@ def _dims(value, what, allow_none_default):
 class LaunchConfig:
     """How to launch: `grid` (blocks; clusters when `cluster` is set), `block` (threads per block),
     `cluster` (blocks per cluster; compute capability 9.0+), each an int or a 1-3 tuple (normalised to 3);
-    `shmem_size` (dynamic shared memory per block, bytes); `cooperative_launch` (grid-wide sync; the whole
-    grid must be resident); `programmatic_stream_serialization`; `priority` (the launch's priority instead
+    `shmem_size` (dynamic shared memory per block, bytes); `is_cooperative` (grid-wide sync; the whole
+    grid must be resident; `cooperative_launch` is the same field by cucore's earlier name); `programmatic_stream_serialization`; `priority` (the launch's priority instead
     of the stream's). None for grid/block means 1. Validated here (types and ranges) and by libcucore
     against the kernel and device at launch (cucore_launch_config_validate gives the same messages first:
     `validate(kernel)`)."""
 
-    __slots__ = ("grid", "cluster", "block", "shmem_size", "cooperative_launch",
+    __slots__ = ("grid", "cluster", "block", "shmem_size", "is_cooperative",
                  "programmatic_stream_serialization", "priority", "_struct", "_ref")
     grid: Tuple[int, int, int]
     cluster: Optional[Tuple[int, int, int]]
     block: Tuple[int, int, int]
     shmem_size: int
-    cooperative_launch: bool
+    is_cooperative: bool
     programmatic_stream_serialization: bool
     priority: Optional[int]
     _struct: Any
@@ -102,10 +102,10 @@ class LaunchConfig:
 
     def __init__(self, grid: Union[int, Tuple[int, ...], None] = None, cluster: Union[int, Tuple[int, ...], None] = None,
                  block: Union[int, Tuple[int, ...], None] = None, shmem_size: Optional[int] = None,
-                 cooperative_launch: bool = False, programmatic_stream_serialization: bool = False,
-                 priority: Optional[int] = None, *, is_cooperative: Optional[bool] = None) -> None:
-        if is_cooperative is not None:  # cuda.core before 1.2 named it is_cooperative
-            cooperative_launch = is_cooperative
+                 is_cooperative: bool = False, programmatic_stream_serialization: bool = False,
+                 priority: Optional[int] = None, *, cooperative_launch: Optional[bool] = None) -> None:
+        if cooperative_launch is not None:  # cucore's earlier name of is_cooperative
+            is_cooperative = cooperative_launch
         set_ = object.__setattr__
         set_(self, "grid", _dims(grid, "grid", (1, 1, 1)))
         set_(self, "cluster", _dims(cluster, "cluster", None))
@@ -115,7 +115,7 @@ class LaunchConfig:
         if isinstance(shmem_size, bool) or not isinstance(shmem_size, int) or not 0 <= shmem_size < 2**32:
             raise ValueError(f"LaunchConfig.shmem_size must be a non-negative 32-bit int, not {shmem_size!r}")
         set_(self, "shmem_size", shmem_size)
-        for name, v in (("cooperative_launch", cooperative_launch),
+        for name, v in (("is_cooperative", is_cooperative),
                         ("programmatic_stream_serialization", programmatic_stream_serialization)):
             if not isinstance(v, bool):
                 raise TypeError(f"LaunchConfig.{name} must be a bool, not {type(v).__name__}")
@@ -132,15 +132,22 @@ class LaunchConfig:
         if self.cluster is not None:
             s.cluster[:] = self.cluster
         s.shared_memory_bytes = shmem_size
-        s.flags = ((COOPERATIVE if cooperative_launch else 0)
+        s.flags = ((COOPERATIVE if is_cooperative else 0)
                    | (PROGRAMMATIC_STREAM_SERIALIZATION if programmatic_stream_serialization else 0)
                    | (PRIORITY if priority is not None else 0))
         s.priority = priority or 0
         set_(self, "_struct", s)
         set_(self, "_ref", ctypes.byref(s))
 
+    @property
+    def cooperative_launch(self) -> bool:
+        """is_cooperative, by cucore's earlier name."""
+        return self.is_cooperative
+
     def __setattr__(self, name, value):
         # Changing a field rebuilds (and revalidates) the C struct launches use.
+        if name == "cooperative_launch":
+            name = "is_cooperative"
         if name.startswith("_") or name not in LaunchConfig.__slots__:
             raise AttributeError(f"LaunchConfig has no attribute {name!r}")
         fields = {f: getattr(self, f) for f in LaunchConfig.__slots__ if not f.startswith("_")}
@@ -161,12 +168,12 @@ class LaunchConfig:
         return hash(self._key())
 
     def _key(self):
-        return (self.grid, self.cluster, self.block, self.shmem_size, self.cooperative_launch,
+        return (self.grid, self.cluster, self.block, self.shmem_size, self.is_cooperative,
                 self.programmatic_stream_serialization, self.priority)
 
     def __repr__(self):
         return (f"LaunchConfig(grid={self.grid}, cluster={self.cluster}, block={self.block}, "
-                f"shmem_size={self.shmem_size}, cooperative_launch={self.cooperative_launch}, "
+                f"shmem_size={self.shmem_size}, is_cooperative={self.is_cooperative}, "
                 f"programmatic_stream_serialization={self.programmatic_stream_serialization}, "
                 f"priority={self.priority})")
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 from . import _lib
 from ._handle import HandleObject
 from .common import CompilationError, closed_error, options_of, options_state, raise_error
+from .device import Device
 from .object_code import ObjectCode
 from .program import BACKENDS, _c_strings, _flag, _strings, _toggle, code_type_id, read_string
 
@@ -31,22 +32,34 @@ _BACKEND_OPTION = {None: _lib.C["CUCORE_BACKEND_DEFAULT"], "nvjitlink": _lib.C["
 
 @dataclass
 class LinkerOptions:
-    """Options of a Linker (cucore_linker_options_t), with cuda.core's field names. None leaves each to
-    the linker. `backend` (cucore's addition): None (nvJitLink where installed, else the driver),
+    """Options of a Linker (cucore_linker_options_t), with cuda.core's fields in cuda.core's order. None leaves
+    each to the linker. The nvJitLink switches libcucore's C options do not name (time, ptx, kernels_used,
+    variables_used, optimize_unused_variables, split_compile, split_compile_extended, no_cache) become the
+    nvJitLink flags cuda.core gives them (as_bytes()); they need nvJitLink. cucore's additions: `extra_options`
+    (further linker flags as written) and `backend`: None (nvJitLink where installed, else the driver),
     "nvjitlink" or "driver"."""
-    name: Optional[str] = None
+    name: Optional[str] = "<default linker>"
     arch: Optional[str] = None
     max_register_count: Optional[int] = None
+    time: Optional[bool] = None
+    verbose: Optional[bool] = None
+    link_time_optimization: Optional[bool] = None
+    ptx: Optional[bool] = None
     optimization_level: Optional[int] = None
     debug: Optional[bool] = None
     lineinfo: Optional[bool] = None
-    link_time_optimization: Optional[bool] = None
     ftz: Optional[bool] = None
     prec_div: Optional[bool] = None
     prec_sqrt: Optional[bool] = None
     fma: Optional[bool] = None
-    verbose: Optional[bool] = None
+    kernels_used: Any = None
+    variables_used: Any = None
+    optimize_unused_variables: Optional[bool] = None
     ptxas_options: Any = None
+    split_compile: Optional[int] = None
+    split_compile_extended: Optional[int] = None
+    no_cache: Optional[bool] = None
+    numba_debug: Optional[bool] = None
     extra_options: Any = None
     backend: Optional[str] = None
     _c: Any = field(default=None, init=False, repr=False, compare=False)
@@ -93,13 +106,64 @@ class LinkerOptions:
             setattr(s, attr, _toggle(getattr(self, attr), attr, "LinkerOptions"))
         P = ctypes.POINTER(ctypes.c_char_p)
         for attr, count in (("ptxas_options", "ptxas_option_count"), ("extra_options", "extra_option_count")):
-            arr, n = _c_strings(_strings(getattr(self, attr), attr, owner="LinkerOptions"))
+            items = _strings(getattr(self, attr), attr, owner="LinkerOptions")
+            if attr == "extra_options":
+                items = self._nvjitlink_flags() + list(items)
+            arr, n = _c_strings(items)
             keep.append(arr)
             setattr(s, attr, ctypes.cast(arr, P) if n else None)
             setattr(s, count, n)
         c = (s, _byref(s), keep)
         object.__setattr__(self, "_c", c)
         return c
+
+    def _nvjitlink_flags(self) -> List[str]:
+        """The nvJitLink flags of the fields libcucore's C options do not name, spelled as nvJitLink (and
+        cuda.core) spell them."""
+        flags = []
+        for attr, flag in (("time", "-time"), ("ptx", "-ptx")):
+            if _flag(getattr(self, attr), attr, "LinkerOptions"):
+                flags.append(flag)
+        for attr, flag in (("kernels_used", "-kernels-used"), ("variables_used", "-variables-used")):
+            flags += [f"{flag}={name}" for name in _strings(getattr(self, attr), attr, owner="LinkerOptions")]
+        if _flag(self.optimize_unused_variables, "optimize_unused_variables", "LinkerOptions"):
+            flags.append("-optimize-unused-variables")
+        for attr, flag in (("split_compile", "-split-compile"), ("split_compile_extended", "-split-compile-extended")):
+            v = getattr(self, attr)
+            if v is not None:
+                if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                    raise ValueError(f"LinkerOptions.{attr} must be a count (>= 0), not {v!r}")
+                flags.append(f"{flag}={v}")
+        if _flag(self.no_cache, "no_cache", "LinkerOptions"):
+            flags.append("-no-cache")
+        _flag(self.numba_debug, "numba_debug", "LinkerOptions")  # no nvJitLink flag, as in cuda.core
+        return flags
+
+    def as_bytes(self, backend: str = "nvjitlink") -> List[bytes]:
+        """The nvJitLink command line these options become, one flag per item, as bytes (cuda.core's form; only
+        the "nvjitlink" backend has one). An arch of None is the current device's."""
+        if str(backend).lower() != "nvjitlink":
+            raise ValueError(f"as_bytes() only supports the 'nvjitlink' backend, not {backend!r}")
+        self._to_c()  # validates
+        arch = self.arch or f"sm_{Device().arch}"
+        f = [f"-arch={arch}"]
+        if self.max_register_count:
+            f.append(f"-maxrregcount={self.max_register_count}")
+        f += [flag for attr, flag in (("time", "-time"), ("verbose", "-verbose"), ("link_time_optimization", "-lto"),
+                                      ("ptx", "-ptx")) if getattr(self, attr)]
+        if self.optimization_level is not None:
+            f.append(f"-O{self.optimization_level}")
+        f += [flag for attr, flag in (("debug", "-g"), ("lineinfo", "-lineinfo")) if getattr(self, attr)]
+        for attr, flag in (("ftz", "-ftz"), ("prec_div", "-prec-div"), ("prec_sqrt", "-prec-sqrt"), ("fma", "-fma")):
+            v = getattr(self, attr)
+            if v is not None:
+                f.append(f"{flag}={'true' if v else 'false'}")
+        rest = [flag for flag in self._nvjitlink_flags() if flag not in ("-time", "-ptx")]
+        split = [flag for flag in rest if flag.startswith(("-split-compile", "-no-cache"))]
+        f += [flag for flag in rest if flag not in split]  # kernels, variables, optimize_unused_variables
+        f += [f"-Xptxas={p}" for p in _strings(self.ptxas_options, "ptxas_options", owner="LinkerOptions")]
+        f += split + list(_strings(self.extra_options, "extra_options", owner="LinkerOptions"))
+        return [x.encode() for x in f]
 
 
 class Linker(HandleObject):

@@ -26,7 +26,7 @@ from .buffer import Buffer
 from .common import check_options, raise_error
 from .device import Device
 from .host import Host
-from .memory_resource import MemoryResource, MemoryResourceKind, _create, _device_and_options
+from .memory_resource import MemoryResource, MemoryResourceKind, _create, _options_and_device
 from .stream import _stream_of
 
 # A memory location (managed memory advice and prefetch): a Device or its ordinal, a Host, "host", or
@@ -35,10 +35,10 @@ Location = Union[Device, Host, int, str, Tuple[str, int]]
 
 (_cucore_managed_memory_resource_create, _cucore_buffer_advise, _cucore_buffer_advice,
  _cucore_buffer_is_accessed_by, _cucore_buffer_last_prefetch_location, _cucore_buffer_prefetch,
- _cucore_buffer_discard) = _lib.bind(
+ _cucore_buffer_discard, _cucore_managed_memory_resource_get_default) = _lib.bind(
     globals(), "cucore_managed_memory_resource_create", "cucore_buffer_advise", "cucore_buffer_advice",
     "cucore_buffer_is_accessed_by", "cucore_buffer_last_prefetch_location", "cucore_buffer_prefetch",
-    "cucore_buffer_discard")
+    "cucore_buffer_discard", "cucore_managed_memory_resource_get_default")
 
 LocationC = _lib.STRUCTS["cucore_location_t"]
 ManagedOptionsC = _lib.STRUCTS["cucore_managed_memory_resource_options_t"]
@@ -268,20 +268,27 @@ class AccessedBySet(MutableSet):
 class ManagedMemoryResourceOptions:
     """Options of a managed memory resource (cucore_managed_memory_resource_options_t).
 
-    preferred_location: where the pages should live: None (no preference), a Device or device ordinal,
-        "host", or ("host_numa", node): the pool's, or advised on each allocation without a pool.
+    preferred_location: where the pages should live: None (no preference), a device ordinal (-1: the host,
+        as cuda.core reads it without a preferred_location_type), or cucore's forms: a Device, "host",
+        ("host_numa", node): the pool's, or advised on each allocation without a pool.
+    preferred_location_type: how cuda.core reads preferred_location: None (as above), "device" (an ordinal),
+        "host" (preferred_location None) or "host_numa" (a NUMA node, or None: the current device's
+        host_numa_id).
     max_size: the most bytes the pool may reserve; 0 for no limit (pools only).
     release_threshold: bytes kept reserved after a synchronization; 0 for the driver's default (pools only).
-    use_pool: False (the default) for memory from cuMemAllocManaged, True for a managed memory pool as
-        cuda.core's ManagedMemoryResource has (see ManagedMemoryResource for why the default differs).
+    use_pool: True (the default, as cuda.core's) for a new managed memory pool; False for memory from
+        cuMemAllocManaged (synchronous, no pool; see ManagedMemoryResource for why you may want it).
     """
     preferred_location: object = None
+    preferred_location_type: Optional[str] = None
     max_size: int = 0
     release_threshold: int = 0
-    use_pool: bool = False
+    use_pool: bool = True
 
     def __post_init__(self) -> None:
         check_options(self, ("max_size", "release_threshold"), ("use_pool",))
+        self.preferred_location = _typed_location(self.preferred_location, self.preferred_location_type)
+        self.preferred_location_type = None  # read into preferred_location
         if self.preferred_location is not None:
             to_location(self.preferred_location, "ManagedMemoryResourceOptions.preferred_location")
         if not self.use_pool:
@@ -289,6 +296,31 @@ class ManagedMemoryResourceOptions:
                 if getattr(self, name):
                     raise ValueError(f"ManagedMemoryResourceOptions.{name} applies to managed pools only "
                                      f"(use_pool=True)")
+
+
+def _typed_location(location, kind):
+    """ManagedMemoryResourceOptions.preferred_location in cucore's forms, read as cuda.core reads it with
+    preferred_location_type `kind`."""
+    if kind is None:
+        if isinstance(location, int) and not isinstance(location, bool) and location == -1:
+            return "host"  # cuda.core's -1: the host
+        return location
+    kind = str(kind)
+    if kind == "device":
+        if isinstance(location, bool) or not isinstance(location, int) or location < 0:
+            raise ValueError(f"preferred_location_type 'device' needs a device ordinal, not {location!r}")
+        return location
+    if kind == "host":
+        if location is not None:
+            raise ValueError(f"preferred_location_type 'host' takes preferred_location None, not {location!r}")
+        return "host"
+    if kind == "host_numa":
+        if location is None:
+            location = Device().properties.host_numa_id
+        if isinstance(location, bool) or not isinstance(location, int) or location < 0:
+            raise ValueError(f"preferred_location_type 'host_numa' needs a NUMA node (>= 0), not {location!r}")
+        return ("host_numa", location)
+    raise ValueError(f"preferred_location_type must be None, 'device', 'host' or 'host_numa', not {kind!r}")
 
 
 def _managed_struct(options):
@@ -304,24 +336,32 @@ def _managed_struct(options):
 
 
 class ManagedMemoryResource(MemoryResource):
-    """Managed (unified) memory of `device`: `ManagedMemoryResource(device=None, options=None)`. Its buffers
-    are ManagedBuffers, accessible from the host and every device, steered with advice, prefetch and discard.
+    """Managed (unified) memory: `ManagedMemoryResource(options=None, *, device=None)`. Its buffers are
+    ManagedBuffers, accessible from the host and every device, steered with advice, prefetch and discard.
 
-    By default the memory comes from cuMemAllocManaged and goes back with cuMemFree: allocation is
-    synchronous (a stream is accepted and not needed) and there is no pool. With options use_pool=True it is
-    a stream-ordered pool of managed memory (cuMemPoolCreate with managed allocations; a CUDA 13 driver),
-    which is what cuda.core's ManagedMemoryResource always is. The default differs from cuda.core because
-    drivers may refuse advice on managed-pool memory: on an H100 with driver 580, cuMemAdvise on pool memory
-    fails with CUDA_ERROR_NOT_SUPPORTED (NotSupportedError here) while it works on cuMemAllocManaged memory;
-    prefetch works on both. Choose use_pool=True for stream-ordered allocation, max_size or
-    release_threshold, and expect NotSupportedError from advice there."""
+    As cuda.core's: without options, the driver's current managed memory pool (its default one; not owned:
+    closing the resource never destroys it); with options, a new managed pool (cuMemPoolCreate; a CUDA 13
+    driver), destroyed once the resource and every buffer from it are gone. Pools allocate in stream order on
+    streams of `device` (cucore's addition: a Device or an ordinal; None: the current device).
+
+    cucore's option: ManagedMemoryResourceOptions(use_pool=False) takes memory from cuMemAllocManaged instead
+    (synchronous: a stream is accepted and not needed). Drivers may refuse advice on managed-pool memory: on
+    an H100 with driver 580, cuMemAdvise on pool memory fails with CUDA_ERROR_NOT_SUPPORTED
+    (NotSupportedError here) while it works on cuMemAllocManaged memory; prefetch works on both."""
 
     __slots__ = ()
     _builtin = True
     _resource_kind = MemoryResourceKind.MANAGED
 
-    def __new__(cls, device: Union[Device, int, None] = None, options: Union[ManagedMemoryResourceOptions, Dict[str, Any], None] = None) -> ManagedMemoryResource:
-        dev, options = _device_and_options(device, options, ManagedMemoryResourceOptions)
+    def __new__(cls, options: Union[ManagedMemoryResourceOptions, Dict[str, Any], None] = None, *,
+                device: Union[Device, int, None] = None) -> ManagedMemoryResource:
+        options, dev = _options_and_device(options, device, ManagedMemoryResourceOptions)
+        if options is None:
+            h = ctypes.c_void_p()
+            st = _cucore_managed_memory_resource_get_default(dev._h, h)
+            if st:
+                raise_error(st, dev)
+            return cls._wrap(h.value, None, dev.device_id)
         return _create(cls, _cucore_managed_memory_resource_create, dev, _managed_struct(options), options,
                        dev.device_id)
 
@@ -343,8 +383,16 @@ class ManagedMemoryResource(MemoryResource):
         return self.handle != 0  # the CUmemoryPool; 0 without a pool
 
     @property
-    def preferred_location(self) -> Optional[Location]:
-        """The preferred location as given in the options (a Device, "host", ("host_numa", node)), or
-        None when there is none or it is not known (a resource made elsewhere)."""
+    def preferred_location(self) -> Optional[Tuple[str, Optional[int]]]:
+        """The preferred location of the memory, as cuda.core gives it: ("device", ordinal), ("host", None) or
+        ("host_numa", node); None when there is none (the driver decides) or it is not known (a resource made
+        elsewhere)."""
         loc = self._config.preferred_location if self._config is not None else None
-        return None if loc is None else from_location(to_location(loc))
+        if loc is None:
+            return None
+        c = to_location(loc)
+        if c.type == LOCATION_DEVICE:
+            return ("device", c.id)
+        if c.type == LOCATION_HOST:
+            return ("host", None)
+        return ("host_numa", c.id)

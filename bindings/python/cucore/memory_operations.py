@@ -488,4 +488,4 @@ def batch_memory_ops(stream: Any, ops: Sequence[StreamMemoryOp]) -> None:
 
 
 # The Stream methods (write_value, wait_value, ...) do their work here; stream.py is below this module.
-_lib.hand_down("stream", memory_operations=sys.modules[__name__])
+_lib.hand_down(("stream", "buffer"), memory_operations=sys.modules[__name__])

@@ -31,14 +31,16 @@ from . import _lib
 from .common import _c_enum, _u64, check_options, options_of, raise_error
 from .device import Device, _device
 from .host import Host
-from .memory_resource import MemoryResource, MemoryResourceKind, _create, _device_and_options
+from .memory_resource import MemoryResource, MemoryResourceKind, _create, _device_and_options, _options_and_device
 
 (_cucore_device_memory_resource_get_default, _cucore_device_memory_resource_create,
- _cucore_pinned_memory_resource_create, _cucore_memory_resource_pool_attribute,
+ _cucore_pinned_memory_resource_create, _cucore_pinned_memory_resource_get_default,
+ _cucore_memory_resource_pool_attribute,
  _cucore_memory_resource_set_pool_attribute, _cucore_memory_resource_trim, _cucore_memory_resource_set_peer_access,
  _cucore_memory_resource_peer_access) = _lib.bind(
     globals(), "cucore_device_memory_resource_get_default", "cucore_device_memory_resource_create",
-    "cucore_pinned_memory_resource_create", "cucore_memory_resource_pool_attribute",
+    "cucore_pinned_memory_resource_create", "cucore_pinned_memory_resource_get_default",
+    "cucore_memory_resource_pool_attribute",
     "cucore_memory_resource_set_pool_attribute", "cucore_memory_resource_trim",
     "cucore_memory_resource_set_peer_access", "cucore_memory_resource_peer_access")
 
@@ -187,9 +189,9 @@ class DeviceMemoryResourceOptions:
         the system; 0 for the driver's default (return everything).
     ipc_enabled: True for a pool other processes can import (a POSIX file descriptor; Linux only).
     """
+    ipc_enabled: bool = False
     max_size: int = 0
     release_threshold: int = 0
-    ipc_enabled: bool = False
 
     def __post_init__(self) -> None:
         check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
@@ -247,8 +249,8 @@ class PinnedMemoryResourceOptions:
     """
     ipc_enabled: bool = False
     max_size: int = 0
-    release_threshold: int = 0
     numa_id: Union[int, Host, None] = None
+    release_threshold: int = 0
 
     def __post_init__(self) -> None:
         check_options(self, ("max_size", "release_threshold"), ("ipc_enabled",))
@@ -279,18 +281,37 @@ def _pinned_struct(options):
 class PinnedMemoryResource(MemoryResource, PeerAccessible):
     """A stream-ordered pool of page-locked host memory (cuMemPoolCreate on the host or a host NUMA node).
 
-    `PinnedMemoryResource(device=None, options=None)`: allocates in stream order on streams of `device` (a
-    Device or an ordinal; None: the current device), which may access the memory; other devices join through
+    `PinnedMemoryResource(options=None, *, device=None)`, as cuda.core's: without options, the driver's
+    current pool of pinned host memory (its default one unless another was made current; not owned: closing
+    the resource never destroys it); with options, a new pool, destroyed once the resource and every buffer
+    from it are gone. It allocates in stream order on streams of `device` (cucore's addition: a Device or an
+    ordinal; None: the current device), which may access the memory; other devices join through
     `peer_accessible_by`. Buffers are host- and device-accessible; `device_id` is -1 (host memory)."""
 
     __slots__ = ()
     _builtin = True
     _resource_kind = MemoryResourceKind.PINNED
 
-    def __new__(cls, device: Union[Device, int, None] = None, options: Union[PinnedMemoryResourceOptions, Dict[str, Any], None] = None) -> PinnedMemoryResource:
-        dev, options = _device_and_options(device, options, PinnedMemoryResourceOptions)
+    def __new__(cls, options: Union[PinnedMemoryResourceOptions, Dict[str, Any], None] = None, *,
+                device: Union[Device, int, None] = None) -> PinnedMemoryResource:
+        options, dev = _options_and_device(options, device, PinnedMemoryResourceOptions)
+        if options is None:
+            h = _c_void_p()
+            st = _cucore_pinned_memory_resource_get_default(dev._h, h)
+            if st:
+                raise_error(st, dev)
+            return cls._wrap(h.value, None, dev.device_id)
         return _create(cls, _cucore_pinned_memory_resource_create, dev, _pinned_struct(options), options,
                        dev.device_id)
+
+    @classmethod
+    def from_allocation_handle(cls, alloc_handle: Any,  # type: ignore[override]
+                               device_id: Union[Device, int, None] = None) -> MemoryResource:
+        """The pinned pool another process exported (the IPCAllocationHandle it sent), imported for the streams
+        of `device_id` (cucore's addition; None: the current device): a mapped resource, which imports buffers
+        and cannot allocate."""
+        return MemoryResource.from_allocation_handle.__func__(  # type: ignore[attr-defined]
+            cls, Device() if device_id is None else device_id, alloc_handle)
 
     @property
     def numa_id(self) -> Optional[int]:

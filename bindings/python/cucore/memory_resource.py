@@ -18,24 +18,27 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import uuid as _uuid
 import weakref
-from typing import TYPE_CHECKING, Any, Dict, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 from . import _lib
 from ._handle import HandleObject
 from .buffer import _UNKNOWN, Buffer, _MemoryAccess
 from .common import _c_enum, _u64, closed_error, options_of, raise_error
-from .device import _device
-from .stream import Stream, _open_stream_handle
+from .device import Device, _device
+from .stream import Stream, _open_stream_handle, _stream_of
 
 (_cucore_legacy_pinned_memory_resource_create, _cucore_memory_resource_retain, _cucore_memory_resource_release,
  _cucore_memory_resource_allocate, _cucore_memory_resource_kind, _cucore_memory_resource_device_id,
  _cucore_memory_resource_accessibility, _cucore_memory_resource_is_managed,
- _cucore_memory_resource_is_stream_ordered, _cucore_memory_resource_handle, _cucore_device_allocate) = _lib.bind(
+ _cucore_memory_resource_is_stream_ordered, _cucore_memory_resource_handle, _cucore_device_allocate,
+ _cucore_memory_resource_deallocate, _cucore_memory_resource_owns_pool) = _lib.bind(
     globals(), "cucore_legacy_pinned_memory_resource_create", "cucore_memory_resource_retain",
     "cucore_memory_resource_release", "cucore_memory_resource_allocate", "cucore_memory_resource_kind",
     "cucore_memory_resource_device_id", "cucore_memory_resource_accessibility", "cucore_memory_resource_is_managed",
-    "cucore_memory_resource_is_stream_ordered", "cucore_memory_resource_handle", "cucore_device_allocate")
+    "cucore_memory_resource_is_stream_ordered", "cucore_memory_resource_handle", "cucore_device_allocate",
+    "cucore_memory_resource_deallocate", "cucore_memory_resource_owns_pool")
 (_fast_memory_resource_allocate, _fast_memory_resource_release) = _lib.bind_unchecked(
     globals(), "cucore_memory_resource_allocate", "cucore_memory_resource_release")
 
@@ -51,7 +54,6 @@ _Stream = Stream
 # Handed down by the modules above when they are imported (_lib.hand_down): the work of some methods.
 if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand these down (else:)
     from . import ipc, memory_pool, user_memory
-    from .device import Device
     from .ipc import IPCAllocationHandle
     from .memory_pool import PoolAttributes
 else:
@@ -90,6 +92,16 @@ def _size_arg(size):
         if len(_sizes) < 4096:
             _sizes[size] = c
     return c
+
+
+def _options_and_device(options, device, options_cls):
+    """(options or None, Device) of a constructor taking (options=None, *, device=None), as cuda.core's
+    PinnedMemoryResource and ManagedMemoryResource do; a Device or ordinal first (cucore's earlier
+    `(device, options)` order) is still taken as the device."""
+    if (isinstance(options, Device) or (isinstance(options, int) and not isinstance(options, bool))) and \
+            device is None:
+        options, device = None, options
+    return (None if options is None else options_of(options, options_cls)), _device(device)
 
 
 def _device_and_options(device, options, options_cls):
@@ -328,14 +340,59 @@ class MemoryResource(HandleObject, _MemoryAccess, metaclass=_ResourceType):
 
     # ---- IPC (the work is in ipc.py) --------------------------------------------------------------
 
+    @property
     def allocation_handle(self) -> IPCAllocationHandle:
-        """A new cucore.ipc.IPCAllocationHandle of this IPC-enabled pool (its fd is yours to close)."""
-        return ipc.export_memory_resource(self)
+        """The IPCAllocationHandle of this IPC-enabled pool (cucore.ipc): made once, kept and closed by this
+        resource (made again if you close it); send it to other processes (it pickles)."""
+        return ipc.allocation_handle(self)
+
+    @classmethod
+    def from_allocation_handle(cls, device_id: Union[Device, int], alloc_handle: Union[IPCAllocationHandle, int]) -> MemoryResource:
+        """The pool another process exported (the IPCAllocationHandle it sent; a bare file descriptor is refused:
+        see cucore.ipc), imported on `device_id` (a Device or an ordinal): a mapped resource, which imports
+        buffers and cannot allocate."""
+        return ipc.import_memory_resource(device_id, alloc_handle)
+
+    @property
+    def uuid(self) -> Optional[_uuid.UUID]:
+        """The pool's identifier, the same in every process that has it, for an IPC-enabled or mapped
+        (imported) pool; None for other resources."""
+        return ipc.uuid_of(self)
+
+    def register(self, uuid: _uuid.UUID) -> MemoryResource:
+        """Remember this mapped resource in this process under `uuid` (MemoryResource.from_registry finds it)
+        and return the resource registered under it (an earlier one wins)."""
+        return ipc.register(self, uuid)
 
     @staticmethod
-    def from_allocation_handle(device: Union[Device, int], handle: IPCAllocationHandle) -> MemoryResource:
-        """The pool another process exported (an IPCAllocationHandle), imported on `device`."""
-        return ipc.import_memory_resource(device, handle)
+    def from_registry(uuid: _uuid.UUID) -> MemoryResource:
+        """The resource registered under `uuid` (register); RuntimeError when there is none."""
+        return ipc.from_registry(uuid)
+
+    @property
+    def is_handle_owned(self) -> bool:
+        """Whether closing this resource (and its last buffer) destroys its pool: False for a device's current
+        pool (DeviceMemoryResource(dev) without options) and for resources without a pool."""
+        out = _c_int()
+        st = _cucore_memory_resource_owns_pool(self._h, out)
+        if st:
+            raise_error(st, self)
+        return bool(out.value)
+
+    def deallocate(self, ptr: Any, size: int, *, stream: Any = None) -> None:
+        """Give `size` bytes at `ptr` (an int address) back to this resource, ordered on `stream` (a Stream or any
+        object with __cuda_stream__; required for pools, ignored by synchronous resources): memory owned outside
+        any Buffer, as Buffer.from_handle(ptr, size, mr) hands it back when closed. Never the memory of a live
+        Buffer (it would be freed twice). A user-defined resource defines its own deallocate."""
+        address = int(ptr)
+        if stream is None:
+            keep = sh = None
+        else:
+            s = _stream_of(stream)
+            keep, sh = s, s._h
+        st = _cucore_memory_resource_deallocate(self._h, _c_uint64(address), _c_uint64(_u64(size, "size")), sh)
+        if st:
+            raise_error(st, self, keep)
 
     @property
     def is_ipc_enabled(self) -> bool:

@@ -28,12 +28,12 @@ if TYPE_CHECKING:
  _cucore_object_code_code_type, _cucore_object_code_data, _cucore_object_code_name,
  _cucore_object_code_name_expression_count, _cucore_object_code_name_expression, _cucore_object_code_kernel_count,
  _cucore_object_code_get_global, _cucore_object_code_read_global, _cucore_object_code_write_global,
- _cucore_object_code_handle) = _lib.bind(
+ _cucore_object_code_handle, _cucore_object_code_module) = _lib.bind(
     globals(), "cucore_object_code_create", "cucore_object_code_create_from_file", "cucore_object_code_load",
     "cucore_object_code_code_type", "cucore_object_code_data", "cucore_object_code_name",
     "cucore_object_code_name_expression_count", "cucore_object_code_name_expression",
     "cucore_object_code_kernel_count", "cucore_object_code_get_global", "cucore_object_code_read_global",
-    "cucore_object_code_write_global", "cucore_object_code_handle")
+    "cucore_object_code_write_global", "cucore_object_code_handle", "cucore_object_code_module")
 (_cucore_object_code_retain, _cucore_object_code_release, _cucore_object_code_get_kernel) = _lib.bind(
     globals(), "cucore_object_code_retain", "cucore_object_code_release", "cucore_object_code_get_kernel")
 (_fast_object_code_release, _fast_object_code_get_kernel) = _lib.bind_unchecked(
@@ -75,8 +75,12 @@ class ObjectCode(HandleObject):
         return o
 
     @classmethod
-    def _create(cls, module, code_type, name):
+    def _create(cls, module, code_type, name, symbol_mapping=None):
         ct = CODE_TYPES[code_type]
+        if symbol_mapping is not None:
+            if not isinstance(symbol_mapping, dict) or not all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in symbol_mapping.items()):
+                raise TypeError("symbol_mapping must be a dict of name expression -> lowered name (str -> str)")
         if name is None:
             name = ""
         if not isinstance(name, str):
@@ -97,37 +101,45 @@ class ObjectCode(HandleObject):
             raise_error(st)
         o = cls._wrap(h.value)
         o._code_type = code_type
+        if symbol_mapping:
+            o._symbols = dict(symbol_mapping)  # get_kernel and get_global resolve these names
         return o
 
     @classmethod
-    def from_cubin(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
+    def from_cubin(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "",
+                  symbol_mapping: Optional[Dict[str, str]] = None) -> ObjectCode:
         """A cubin from bytes or a file."""
-        return cls._create(module, "cubin", name)
+        return cls._create(module, "cubin", name, symbol_mapping)
 
     @classmethod
-    def from_ptx(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
+    def from_ptx(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "",
+                  symbol_mapping: Optional[Dict[str, str]] = None) -> ObjectCode:
         """PTX from bytes or a file (a str is a path, as in cuda.core; use Program(ptx, "ptx") for text)."""
-        return cls._create(module, "ptx", name)
+        return cls._create(module, "ptx", name, symbol_mapping)
 
     @classmethod
-    def from_ltoir(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
+    def from_ltoir(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "",
+                  symbol_mapping: Optional[Dict[str, str]] = None) -> ObjectCode:
         """LTO-IR (a linker input) from bytes or a file (a str is a path)."""
-        return cls._create(module, "ltoir", name)
+        return cls._create(module, "ltoir", name, symbol_mapping)
 
     @classmethod
-    def from_fatbin(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
+    def from_fatbin(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "",
+                  symbol_mapping: Optional[Dict[str, str]] = None) -> ObjectCode:
         """A fat binary from bytes or a file (a str is a path)."""
-        return cls._create(module, "fatbin", name)
+        return cls._create(module, "fatbin", name, symbol_mapping)
 
     @classmethod
-    def from_object(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
+    def from_object(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "",
+                  symbol_mapping: Optional[Dict[str, str]] = None) -> ObjectCode:
         """A host object file holding device code (a linker input) from bytes or a file (a str is a path)."""
-        return cls._create(module, "object", name)
+        return cls._create(module, "object", name, symbol_mapping)
 
     @classmethod
-    def from_library(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "") -> ObjectCode:
+    def from_library(cls, module: Union[bytes, bytearray, memoryview, str, os.PathLike], *, name: str = "",
+                  symbol_mapping: Optional[Dict[str, str]] = None) -> ObjectCode:
         """A library of device code (a linker input) from bytes or a file (a str is a path)."""
-        return cls._create(module, "library", name)
+        return cls._create(module, "library", name, symbol_mapping)
 
     # ---- what it holds ------------------------------------------------------------------------
 
@@ -191,6 +203,15 @@ class ObjectCode(HandleObject):
         if st:
             raise_error(st, self)
 
+    def get_module(self) -> int:
+        """The raw CUmodule of the code in the current context (cuLibraryGetModule), as an int, for driver APIs
+        that take a module (cuda.core's get_module). It lives as long as this object code."""
+        out = _c_void_p()
+        st = _cucore_object_code_module(self._h, _byref(out))
+        if st:
+            raise_error(st, self)
+        return out.value or 0
+
     @property
     def kernel_count(self) -> int:
         """The number of kernels in the code (loads it)."""
@@ -201,7 +222,11 @@ class ObjectCode(HandleObject):
         return n.value
 
     def get_kernel(self, name: Union[str, bytes]) -> Kernel:
-        """The Kernel named `name`: a name expression of the compile or the symbol name."""
+        """The Kernel named `name`: a name expression of the compile (or of the symbol_mapping given) or the
+        symbol name."""
+        m = self._symbols
+        if m and name in m:
+            name = m[name]
         if isinstance(name, str):
             name = name.encode()
         elif not isinstance(name, bytes):

@@ -17,17 +17,24 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Un
 
 from . import _lib
 from ._handle import HandleObject
-from .common import CompilationError, closed_error, options_of, options_state, raise_error
+from .typing import PCHStatusType
+from .common import CompilationError, NotSupportedError, NVRTCError, Status, closed_error, options_of, options_state, raise_error
 
 (_cucore_program_create, _cucore_program_log, _cucore_program_code_type, _cucore_program_backend,
- _cucore_program_arch, _cucore_program_flags, _cucore_compiler_version) = _lib.bind(
+ _cucore_program_arch, _cucore_program_flags, _cucore_compiler_version, _cucore_program_pch_status) = _lib.bind(
     globals(), "cucore_program_create", "cucore_program_log", "cucore_program_code_type",
-    "cucore_program_backend", "cucore_program_arch", "cucore_program_flags", "cucore_compiler_version")
+    "cucore_program_backend", "cucore_program_arch", "cucore_program_flags", "cucore_compiler_version",
+    "cucore_program_pch_status")
 # Typed forms of the hot-path functions too (every C function has its typed global; see test_common.py).
 (_cucore_program_retain, _cucore_program_release, _cucore_program_compile) = _lib.bind(
     globals(), "cucore_program_retain", "cucore_program_release", "cucore_program_compile")
 (_fast_program_create, _fast_program_release, _fast_program_compile) = _lib.bind_unchecked(
     globals(), "cucore_program_create", "cucore_program_release", "cucore_program_compile")
+
+# cucore_pch_status_t -> cuda.core's PCHStatusType (NONE: None)
+_PCH_STATUS = {_lib.C["CUCORE_PCH_STATUS_CREATED"]: PCHStatusType.CREATED,
+               _lib.C["CUCORE_PCH_STATUS_NOT_ATTEMPTED"]: PCHStatusType.NOT_ATTEMPTED,
+               _lib.C["CUCORE_PCH_STATUS_FAILED"]: PCHStatusType.FAILED}
 
 _c_void_p = ctypes.c_void_p
 _c_size_t = ctypes.c_size_t
@@ -178,6 +185,56 @@ def _arch(value):
     return value.encode()
 
 
+def _bool_flag(value, what):
+    if value is not None and not isinstance(value, bool):
+        raise TypeError(f"ProgramOptions.{what} must be a bool or None, not {type(value).__name__}")
+    return value
+
+
+def _bundled_headers_dir() -> str:
+    """Where NVRTC installs the headers it bundles (--use-bundled-headers): a per-user cache directory."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "cucore", "nvrtc-bundled-headers")
+
+
+def _nvrtc_flags(o) -> List[str]:
+    """The NVRTC flags of the ProgramOptions fields libcucore's C options do not name, spelled as NVRTC (and
+    cuda.core) spell them."""
+    if o.extra_sources is not None or o.use_libdevice:
+        raise NotSupportedError(Status.ERROR_NOT_SUPPORTED, "ProgramOptions.extra_sources and use_libdevice (NVVM) are not offered by "
+                                "libcucore's compiler: link the modules with Linker, or compile them into one")
+    flags = []
+    for name, flag in (("gen_opt_lto", "--gen-opt-lto"), ("no_source_include", "--no-source-include"),
+                       ("restrict", "--restrict"), ("device_int128", "--device-int128"),
+                       ("device_float128", "--device-float128"), ("fdevice_syntax_only", "--fdevice-syntax-only"),
+                       ("minimal", "--minimal"), ("no_cache", "--no-cache"), ("numba_debug", "--numba-debug")):
+        if _bool_flag(getattr(o, name), name):
+            flags.append(flag)
+    for name, flag in (("builtin_move_forward", "--builtin-move-forward"),
+                       ("builtin_initializer_list", "--builtin-initializer-list"),
+                       ("pch_verbose", "--pch-verbose"), ("pch_messages", "--pch-messages"),
+                       ("instantiate_templates_in_pch", "--instantiate-templates-in-pch")):
+        value = _bool_flag(getattr(o, name), name)
+        if value is not None:
+            flags.append(f"{flag}={'true' if value else 'false'}")
+    for name, flag in (("optimization_info", "--optimization-info"), ("time", "--time"),
+                       ("fdevice_time_trace", "--fdevice-time-trace"), ("frandom_seed", "--frandom-seed"),
+                       ("ofast_compile", "--Ofast-compile")):
+        value = getattr(o, name)
+        if value is not None:
+            text = os.fspath(value) if isinstance(value, os.PathLike) else value
+            if not isinstance(text, (str, int)) or isinstance(text, bool):
+                raise TypeError(f"ProgramOptions.{name} must be a str or None, not {type(value).__name__}")
+            flags.append(f"{flag}={text}")
+    if o.split_compile is not None:
+        if isinstance(o.split_compile, bool) or not isinstance(o.split_compile, int) or o.split_compile < 0:
+            raise ValueError(f"ProgramOptions.split_compile must be a count of threads (>= 0), not {o.split_compile!r}")
+        flags.append(f"--split-compile={o.split_compile}")
+    if _bool_flag(o.use_bundled_headers, "use_bundled_headers"):
+        flags.append(f"--use-bundled-headers={_bundled_headers_dir()}")
+    return flags
+
+
 class _CArrays:
     """The C struct of one ProgramOptions with every array and string it points at (kept alive here)."""
     __slots__ = ("struct", "ref", "keep")
@@ -198,43 +255,68 @@ class ProgramOptions:
     None (or False) leaves each option to the compiler. Switches whose default belongs to the compiler
     (device_code_optimize, ftz, prec_sqrt, prec_div, fma) take None, True or False. String lists take a
     str or a sequence of str; define_macro also takes ("NAME", "VALUE") tuples; the diag_* fields an int
-    or a sequence of int. `headers` (cucore's addition) maps include names to their source, compiled from
-    memory; `extra_options` are further compiler flags passed as written. Every field takes part in a
-    program cache's key. Invalid values raise TypeError/ValueError when the options are made (and when a
-    Program uses them after a change).
+    or a sequence of int. The NVRTC switches libcucore's C options do not name (gen_opt_lto, restrict,
+    split_compile, time, the PCH messages, ...) become the NVRTC flags cuda.core gives them (as_bytes()).
+    `headers` (cucore's addition) maps include names to their source, compiled from memory; `extra_options`
+    are further compiler flags passed as written. Every field takes part in a program cache's key. Invalid
+    values raise TypeError/ValueError when the options are made (and when a Program uses them after a change).
+    extra_sources and use_libdevice (NVVM) are not offered by libcucore's compiler: NotSupportedError.
     """
-    name: Optional[str] = None
+    name: Optional[str] = "default_program"
     arch: Optional[str] = None
-    std: Optional[str] = None
-    define_macro: Any = None
-    undefine_macro: Any = None
-    include_path: Any = None
-    pre_include: Any = None
+    relocatable_device_code: Optional[bool] = None
+    extensible_whole_program: Optional[bool] = None
     debug: Optional[bool] = None
     lineinfo: Optional[bool] = None
     device_code_optimize: Optional[bool] = None
-    use_fast_math: Optional[bool] = None
+    ptxas_options: Any = None
+    max_register_count: Optional[int] = None
     ftz: Optional[bool] = None
     prec_sqrt: Optional[bool] = None
     prec_div: Optional[bool] = None
     fma: Optional[bool] = None
+    use_fast_math: Optional[bool] = None
     extra_device_vectorization: Optional[bool] = None
-    max_register_count: Optional[int] = None
-    relocatable_device_code: Optional[bool] = None
-    extensible_whole_program: Optional[bool] = None
     link_time_optimization: Optional[bool] = None
-    device_as_default_execution_space: Optional[bool] = None
+    gen_opt_lto: Optional[bool] = None
+    define_macro: Any = None
+    undefine_macro: Any = None
+    include_path: Any = None
+    use_bundled_headers: Optional[bool] = None
+    pre_include: Any = None
+    no_source_include: Optional[bool] = None
+    std: Optional[str] = None
+    builtin_move_forward: Optional[bool] = None
+    builtin_initializer_list: Optional[bool] = None
     disable_warnings: Optional[bool] = None
-    brief_diagnostics: Optional[bool] = None
+    restrict: Optional[bool] = None
+    device_as_default_execution_space: Optional[bool] = None
+    device_int128: Optional[bool] = None
+    optimization_info: Optional[str] = None
     no_display_error_number: Optional[bool] = None
     diag_error: Any = None
     diag_suppress: Any = None
     diag_warn: Any = None
+    brief_diagnostics: Optional[bool] = None
+    time: Optional[str] = None
+    split_compile: Optional[int] = None
+    fdevice_syntax_only: Optional[bool] = None
+    minimal: Optional[bool] = None
+    no_cache: Optional[bool] = None
+    fdevice_time_trace: Optional[str] = None
+    device_float128: Optional[bool] = None
+    frandom_seed: Optional[str] = None
+    ofast_compile: Optional[str] = None
     pch: Optional[bool] = None
     create_pch: Optional[str] = None
     use_pch: Optional[str] = None
     pch_dir: Optional[str] = None
-    ptxas_options: Any = None
+    pch_verbose: Optional[bool] = None
+    pch_messages: Optional[bool] = None
+    instantiate_templates_in_pch: Optional[bool] = None
+    extra_sources: Any = None
+    use_libdevice: Optional[bool] = None
+    numba_debug: Optional[bool] = None
     headers: Optional[dict] = None
     extra_options: Any = None
     _c: Any = field(default=None, init=False, repr=False, compare=False)
@@ -243,6 +325,21 @@ class ProgramOptions:
         self._to_c()  # validate now, as cuda.core does
 
     __getstate__ = options_state  # copies and pickles carry the fields, not the C struct
+
+    def as_bytes(self, backend: str, target_type: Optional[str] = None) -> List[bytes]:
+        """The compiler command line these options become for `backend` ("nvrtc", or "nvvm"), one flag per
+        item, as bytes (cuda.core's form); `target_type` ("ptx", "cubin", "ltoir") adds what that target asks
+        (-dlto for LTO-IR). An arch of None is the current device's."""
+        kind = {"nvrtc": "c++", "nvvm": "nvvm"}.get(str(backend).lower())
+        if kind is None:
+            raise ValueError(f"backend must be 'nvrtc' or 'nvvm', not {backend!r}")
+        flags = Program("\n" if kind == "c++" else b"\n", kind, self).flags
+        if target_type is not None:
+            if target_type not in ("ptx", "cubin", "ltoir"):
+                raise ValueError(f"target_type must be 'ptx', 'cubin' or 'ltoir', not {target_type!r}")
+            if target_type == "ltoir" and not self.link_time_optimization:
+                flags.append("-dlto" if kind == "c++" else "-gen-lto")
+        return [f.encode() for f in flags]
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
@@ -267,7 +364,8 @@ class ProgramOptions:
                 ("include_paths", "include_path_count", _strings(self.include_path, "include_path", True)),
                 ("pre_includes", "pre_include_count", _strings(self.pre_include, "pre_include")),
                 ("ptxas_options", "ptxas_option_count", _strings(self.ptxas_options, "ptxas_options")),
-                ("extra_options", "extra_option_count", _strings(self.extra_options, "extra_options"))):
+                ("extra_options", "extra_option_count",
+                 _nvrtc_flags(self) + list(_strings(self.extra_options, "extra_options")))):
             arr, n = _c_strings(items)
             keep.append(arr)
             setattr(s, attr, ctypes.cast(arr, ctypes.POINTER(_c_char_p)) if arr is not None else None)
@@ -400,6 +498,17 @@ class Program(HandleObject):
         return BACKENDS.get(out.value, str(out.value))
 
     @property
+    def pch_status(self) -> Optional[PCHStatusType]:
+        """What became of the precompiled header the last compile was asked to make (pch or create_pch):
+        PCHStatusType.CREATED, NOT_ATTEMPTED or FAILED; None when none was asked for, nothing was compiled
+        yet (a cache hit compiles nothing), or the code is not C++ (as cuda.core's)."""
+        out = ctypes.c_int()
+        st = _cucore_program_pch_status(self._h, _byref(out))
+        if st:
+            raise_error(st, self)
+        return _PCH_STATUS.get(out.value)
+
+    @property
     def arch(self) -> str:
         """The architecture it compiles for, e.g. "sm_90"."""
         out = _c_char_p()
@@ -461,11 +570,13 @@ class Program(HandleObject):
         try:
             raise_error(st, self)
         except CompilationError as e:
+            if self._code_type == "c++" and type(e) is CompilationError:  # NVRTC's: cuda.core's NVRTCError
+                e = NVRTCError(e.status, e.message, e.cuda_result)
             try:
                 e.log = self.log
             except Exception:
                 pass
-            raise
+            raise e from None
 
     def __repr__(self):
         if self._h is None:

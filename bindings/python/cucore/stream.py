@@ -212,13 +212,14 @@ class Stream(HandleObject):
         return cls._wrap(h)
 
     @classmethod
-    def from_handle(cls, obj: Any) -> Stream:
-        """Wrap a foreign stream without owning it: `obj` is a raw CUstream address (an int; 1 and 2
+    def from_handle(cls, handle: Any) -> Stream:
+        """Wrap a foreign stream without owning it: `handle` is a raw CUstream address (an int; 1 and 2
         are the legacy and per-thread default streams) or any object with `__cuda_stream__` (kept
         alive for as long as the wrapper lives). The handle is trusted: the driver dereferences it, so
         a garbage address can crash the process. A GraphBuilder gives a new reference to its own stream
         (so that work enqueued through it is captured as the builder's)."""
         owner = None
+        obj = handle
         if isinstance(obj, GraphBuilder):
             return obj._new_stream_reference()
         if isinstance(obj, int) and not isinstance(obj, bool):

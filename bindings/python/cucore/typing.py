@@ -1,5 +1,5 @@
-"""The enumerations of the array, texture, surface and graph APIs (`cucore.typing`, as cuda.core's
-`cuda.core.typing`).
+"""The enumerations and type aliases of the API (`cucore.typing`, as cuda.core's `cuda.core.typing`): arrays,
+textures, surfaces, graphs, compilation, virtual and managed memory, work queues and checkpoints.
 
 They are string enumerations, as cuda.core's: each member equals its value (`ArrayFormatType.FLOAT32 ==
 "float32"`), so wherever a member is taken its value is taken too, and a cuda.core member (also a str)
@@ -13,9 +13,13 @@ behind the names are read from the header by opaque_array.py, texture.py and _gr
 from __future__ import annotations
 
 import enum
+from typing import Any, Literal, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
-__all__ = ["AddressModeType", "ArrayFormatType", "ArrayKindType", "FilterModeType", "GraphConditionalType",
-           "GraphMemoryType", "ReadModeType"]
+__all__ = ["AddressModeType", "ArrayFormatType", "ArrayKindType", "CompilerBackendType", "DevicePointerType",
+           "DeviceResourcesType", "FilterModeType", "GraphConditionalType", "GraphMemoryType", "IsStreamType",
+           "ManagedMemoryLocationType", "ObjectCodeFormatType", "PCHStatusType", "ProcessStateType", "ReadModeType",
+           "SourceCodeType", "VirtualMemoryAccessType", "VirtualMemoryAllocationType", "VirtualMemoryGranularityType",
+           "VirtualMemoryHandleType", "VirtualMemoryLocationType", "WorkqueueSharingScopeType"]
 
 
 class _StrEnum(str, enum.Enum):
@@ -143,3 +147,115 @@ class GraphMemoryType(_StrEnum):
     DEVICE = "device"
     HOST = "host"
     MANAGED = "managed"
+
+
+class CompilerBackendType(_StrEnum):
+    """Which library compiles or links (Program.backend, Linker.backend): NVRTC for C++, NVVM for NVVM IR,
+    NVJITLINK or the DRIVER's linker (cuLink) for PTX and linking. The values are cuda.core's spellings."""
+
+    NVRTC = "NVRTC"
+    NVVM = "NVVM"
+    NVJITLINK = "nvJitLink"
+    DRIVER = "driver"
+
+
+class SourceCodeType(_StrEnum):
+    """The code_type of a Program: CXX ("c++", compiled by NVRTC), PTX (linked), NVVM (NVVM IR)."""
+
+    CXX = "c++"
+    PTX = "ptx"
+    NVVM = "nvvm"
+
+
+class ObjectCodeFormatType(_StrEnum):
+    """The format of an ObjectCode's code (ObjectCode.code_type)."""
+
+    PTX = "ptx"
+    CUBIN = "cubin"
+    LTOIR = "ltoir"
+    FATBIN = "fatbin"
+    OBJECT = "object"
+    LIBRARY = "library"
+
+
+class PCHStatusType(_StrEnum):
+    """What became of a precompiled header the last compile asked for (Program.pch_status)."""
+
+    CREATED = "created"
+    NOT_ATTEMPTED = "not_attempted"
+    FAILED = "failed"
+
+
+class ManagedMemoryLocationType(_StrEnum):
+    """The kind of a managed memory resource's preferred location: a DEVICE, the HOST, or a HOST_NUMA node."""
+
+    DEVICE = "device"
+    HOST = "host"
+    HOST_NUMA = "host_numa"
+
+
+class VirtualMemoryAccessType(_StrEnum):
+    """The access a device gets to virtual memory: READ_WRITE ("rw") or READ ("r")."""
+
+    READ_WRITE = "rw"
+    READ = "r"
+
+
+class VirtualMemoryAllocationType(_StrEnum):
+    """The physical memory behind a virtual memory resource: PINNED (device or host pinned) or MANAGED."""
+
+    PINNED = "pinned"
+    MANAGED = "managed"
+
+
+class VirtualMemoryGranularityType(_StrEnum):
+    """The granularity sizes are rounded to: the driver's MINIMUM or its RECOMMENDED one (faster)."""
+
+    MINIMUM = "minimum"
+    RECOMMENDED = "recommended"
+
+
+class VirtualMemoryHandleType(_StrEnum):
+    """The shareable handle virtual memory can be exported as: POSIX_FD, WIN32_KMT or FABRIC."""
+
+    POSIX_FD = "posix_fd"
+    WIN32_KMT = "win32_kmt"
+    FABRIC = "fabric"
+
+
+class VirtualMemoryLocationType(_StrEnum):
+    """Where virtual memory's physical pages live: a DEVICE, the HOST, a HOST_NUMA node, or the NUMA node of the
+    calling thread (HOST_NUMA_CURRENT)."""
+
+    DEVICE = "device"
+    HOST = "host"
+    HOST_NUMA = "host_numa"
+    HOST_NUMA_CURRENT = "host_numa_current"
+
+
+class WorkqueueSharingScopeType(_StrEnum):
+    """How a green context's work queues are shared: DEVICE_CTX, with every context of the device (the driver's
+    default); GREEN_CTX_BALANCED, where possible not with other balanced green contexts."""
+
+    DEVICE_CTX = "device_ctx"
+    GREEN_CTX_BALANCED = "green_ctx_balanced"
+
+
+@runtime_checkable
+class IsStreamType(Protocol):
+    """Any object that names a CUDA stream through the `__cuda_stream__` protocol: `__cuda_stream__()` returns
+    (protocol version 0, the CUstream as an int). Stream arguments of cucore accept such objects."""
+
+    def __cuda_stream__(self) -> Tuple[int, int]:
+        """(0, the CUstream address)."""
+        ...
+
+
+DevicePointerType = Optional[int]
+"""A device pointer as cucore takes it: an int address (a CUdeviceptr), or None."""
+
+DeviceResourcesType = Sequence[Any]
+"""A sequence of SMResource and WorkqueueResource objects (ContextOptions.resources)."""
+
+ProcessStateType = Literal["running", "locked", "checkpointed", "failed"]
+"""The checkpoint state of a process (checkpoint.Process.state)."""

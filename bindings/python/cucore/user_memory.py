@@ -114,7 +114,8 @@ def construct(cls, args, kwargs):
     """`cls(*args, **kwargs)` for a user-defined resource: the object, its __init__, then the libcucore
     resource with the callbacks below."""
     for name in ("_py_allocate", "deallocate"):
-        if not callable(getattr(cls, name, None)):
+        # (MemoryResource.deallocate is the built-in resources' own: a user's resource defines its own.)
+        if not callable(getattr(cls, name, None)) or getattr(cls, name) is getattr(MemoryResource, name, None):
             raise TypeError(f"{cls.__name__} must define allocate(self, size, stream) and "
                             f"deallocate(self, ptr, size, stream) to be a memory resource")
     obj = object.__new__(cls)

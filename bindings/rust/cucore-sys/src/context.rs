@@ -68,6 +68,12 @@ extern "C" {
     /// long as the returned handle or any object made in it lives (+1 reference).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), CUDA.
     pub fn cucore_context_get_primary(device: *mut cucore_device_t, context: *mut *mut cucore_context_t) -> cucore_status_t;
+    /// The context current on the calling thread (cuCtxGetCurrent; +1 reference), or
+    /// NULL when none is (not an error). A device's primary context comes back as
+    /// the object cucore_context_get_primary gives while that one lives; another
+    /// context is wrapped without being owned, as cucore_context_from_handle does.
+    /// Errors: INVALID_ARGUMENT (NULL), NO_DRIVER, CUDA.
+    pub fn cucore_context_get_current(context: *mut *mut cucore_context_t) -> cucore_status_t;
     /// Wraps a foreign CUcontext without owning it (+1 reference). When the last
     /// reference goes, `on_release(user_data)` is called if given (never when this call fails), and nothing else
     /// is done to the context. Errors: INVALID_ARGUMENT (NULL), NO_DRIVER, CUDA

@@ -173,7 +173,7 @@ fn layout_cucore_managed_memory_resource_options_t() {
 
 #[test]
 fn layout_cucore_virtual_memory_resource_options_t() {
-    assert_eq!((size_of::<cucore_virtual_memory_resource_options_t>(), align_of::<cucore_virtual_memory_resource_options_t>()), (40, 8));
+    assert_eq!((size_of::<cucore_virtual_memory_resource_options_t>(), align_of::<cucore_virtual_memory_resource_options_t>()), (64, 8));
     assert_eq!(offset!(cucore_virtual_memory_resource_options_t, struct_size), 0);
     assert_eq!(offset!(cucore_virtual_memory_resource_options_t, reserved0), 4);
     assert_eq!(offset!(cucore_virtual_memory_resource_options_t, location_type), 8);
@@ -183,7 +183,11 @@ fn layout_cucore_virtual_memory_resource_options_t() {
     assert_eq!(offset!(cucore_virtual_memory_resource_options_t, reserve_size), 24);
     assert_eq!(offset!(cucore_virtual_memory_resource_options_t, self_access), 32);
     assert_eq!(offset!(cucore_virtual_memory_resource_options_t, reserved1), 36);
-    assert_eq!(cucore_virtual_memory_resource_options_t::INIT.struct_size as usize, 40);
+    assert_eq!(offset!(cucore_virtual_memory_resource_options_t, gpu_direct_rdma), 40);
+    assert_eq!(offset!(cucore_virtual_memory_resource_options_t, fabric_shareable), 44);
+    assert_eq!(offset!(cucore_virtual_memory_resource_options_t, address_hint), 48);
+    assert_eq!(offset!(cucore_virtual_memory_resource_options_t, address_alignment), 56);
+    assert_eq!(cucore_virtual_memory_resource_options_t::INIT.struct_size as usize, 64);
 }
 
 #[test]
@@ -644,6 +648,7 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<DLDataTypeCode>(), 4);
     assert_eq!(size_of::<cucore_code_type_t>(), 4);
     assert_eq!(size_of::<cucore_compiler_backend_t>(), 4);
+    assert_eq!(size_of::<cucore_pch_status_t>(), 4);
     assert_eq!(size_of::<cucore_kernel_attribute_t>(), 4);
     assert_eq!(size_of::<cucore_launch_flag_t>(), 4);
     assert_eq!(size_of::<cucore_array_format_t>(), 4);

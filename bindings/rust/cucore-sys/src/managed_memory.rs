@@ -72,6 +72,14 @@ extern "C" {
     /// NOT_SUPPORTED (no managed memory, or managed pools: driver before CUDA 13),
     /// CUDA.
     pub fn cucore_managed_memory_resource_create(device: *mut cucore_device_t, options: *const cucore_managed_memory_resource_options_t, resource: *mut *mut cucore_memory_resource_t) -> cucore_status_t;
+    /// The memory resource of the driver's current pool of managed memory without a
+    /// preferred location (cuMemGetMemPool; its default pool unless another was
+    /// made current), not owned: releasing the resource never destroys it (+1
+    /// reference). It allocates in stream order on `device`'s streams; buffers are
+    /// managed. cuda.core's ManagedMemoryResource() without options.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), NOT_SUPPORTED (no managed
+    /// memory or memory pools, or a driver before CUDA 13), CUDA.
+    pub fn cucore_managed_memory_resource_get_default(device: *mut cucore_device_t, resource: *mut *mut cucore_memory_resource_t) -> cucore_status_t;
     /// Gives the driver advice about a managed buffer's memory (cuMemAdvise):
     /// read-mostly and unsetting the preferred location (location ignored: NONE
     /// will do), setting a preferred location and accessed-by (a DEVICE or

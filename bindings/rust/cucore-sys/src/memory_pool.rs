@@ -111,6 +111,14 @@ extern "C" {
     /// reference). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), NOT_SUPPORTED
     /// (the device has no memory pools), CUDA.
     pub fn cucore_device_memory_resource_get_default(device: *mut cucore_device_t, resource: *mut *mut cucore_memory_resource_t) -> cucore_status_t;
+    /// The memory resource of the driver's current pool of pinned host memory
+    /// (cuMemGetMemPool at the host location; its default pool unless another was
+    /// made current), not owned: releasing the resource never destroys it (+1
+    /// reference). It allocates in stream order on `device`'s streams, and `device`
+    /// is granted read-write access to the pool. cuda.core's PinnedMemoryResource()
+    /// without options. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL),
+    /// NOT_SUPPORTED (no memory pools, or a driver before CUDA 13), CUDA.
+    pub fn cucore_pinned_memory_resource_get_default(device: *mut cucore_device_t, resource: *mut *mut cucore_memory_resource_t) -> cucore_status_t;
     /// A new device memory pool on `device` (cuMemPoolCreate; destroyed when the
     /// resource and every buffer from it are released) (+1 reference).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad options), NOT_SUPPORTED
@@ -136,6 +144,11 @@ extern "C" {
     /// `min_bytes_to_keep` (cuMemPoolTrimTo). Errors: INVALID_HANDLE, NOT_SUPPORTED
     /// (no pool), CUDA.
     pub fn cucore_memory_resource_trim(resource: *mut cucore_memory_resource_t, min_bytes_to_keep: u64) -> cucore_status_t;
+    /// Whether the resource owns its pool (1: a pool this library created or
+    /// imported, destroyed with the last reference; 0: a device's current pool,
+    /// which the library never destroys, or a resource without a pool).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
+    pub fn cucore_memory_resource_owns_pool(resource: *const cucore_memory_resource_t, owns_pool: *mut c_int) -> cucore_status_t;
     /// Grants `peer` access to the memory of the pool (device, pinned) or virtual
     /// resource (cuMemPoolSetAccess / cuMemSetAccess of every mapping made from now
     /// on and of the live ones): NONE revokes, READ_WRITE grants (READ is accepted for

@@ -112,6 +112,15 @@ extern "C" {
     /// stream of another device), INVALID_STATE (an imported pool), OUT_OF_MEMORY,
     /// CUDA (or a user resource's allocate status).
     pub fn cucore_memory_resource_allocate(resource: *mut cucore_memory_resource_t, size: u64, stream: *mut cucore_stream_t, buffer: *mut *mut cucore_buffer_t) -> cucore_status_t;
+    /// Returns `size` bytes at `address` to the resource, ordered on `stream` as
+    /// allocate orders (NULL for the synchronous resources): memory the caller
+    /// owns outside any buffer, such as a user resource's or a pool's allocation
+    /// wrapped by cucore_buffer_from_handle. Never pass the memory of a live
+    /// buffer: the buffer frees it again. Address 0 is a no-op.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL stream for a pool, stream of
+    /// another device), CUDA (the driver rejects the address), or a user resource's
+    /// deallocate status.
+    pub fn cucore_memory_resource_deallocate(resource: *mut cucore_memory_resource_t, address: u64, size: u64, stream: *mut cucore_stream_t) -> cucore_status_t;
     /// The raw CUmemoryPool of a pool resource, or NULL for a resource without a
     /// pool (legacy pinned, managed without a pool, virtual, user).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).

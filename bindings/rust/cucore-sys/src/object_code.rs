@@ -77,4 +77,10 @@ extern "C" {
     /// The raw CUlibrary (loads the code first if needed).
     /// Errors: as cucore_object_code_load, INVALID_ARGUMENT (NULL).
     pub fn cucore_object_code_handle(object_code: *mut cucore_object_code_t, cu_library: *mut *mut c_void) -> cucore_status_t;
+    /// The raw CUmodule of the code in the context current on the calling thread
+    /// (cuLibraryGetModule; loads the code first if needed), for driver APIs that
+    /// take a module. It is the driver's and lives as long as the object code.
+    /// Errors: as cucore_object_code_load, INVALID_ARGUMENT (NULL), CUDA (no
+    /// current context: CUDA_ERROR_INVALID_CONTEXT).
+    pub fn cucore_object_code_module(object_code: *mut cucore_object_code_t, cu_module: *mut *mut c_void) -> cucore_status_t;
 }

@@ -45,6 +45,18 @@ pub const CUCORE_BACKEND_NVJITLINK: cucore_compiler_backend_t = 3;
 pub const CUCORE_BACKEND_DRIVER: cucore_compiler_backend_t = 4;
 pub const CUCORE_BACKEND_FORCE_INT32: cucore_compiler_backend_t = 0x7fffffff;
 
+/// What became of the precompiled header the last NVRTC compile was asked to
+/// create (cuda.core's Program.pch_status).
+pub type cucore_pch_status_t = c_int;
+pub const CUCORE_PCH_STATUS_NONE: cucore_pch_status_t = 0;
+/// the PCH was written
+pub const CUCORE_PCH_STATUS_CREATED: cucore_pch_status_t = 1;
+/// NVRTC chose not to create one
+pub const CUCORE_PCH_STATUS_NOT_ATTEMPTED: cucore_pch_status_t = 2;
+/// an error prevented it (after one retry with the heap NVRTC asked for)
+pub const CUCORE_PCH_STATUS_FAILED: cucore_pch_status_t = 3;
+pub const CUCORE_PCH_STATUS_FORCE_32BIT: cucore_pch_status_t = 0x7fffffff;
+
 /// Compile options. Zero fields leave NVRTC's/libNVVM's defaults. String
 /// arrays are (pointer, count) pairs; the strings are copied by
 /// cucore_program_create. Every option takes part in the program cache key.
@@ -240,6 +252,13 @@ extern "C" {
     /// (without the NUL) in `length` (may be NULL).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL buffer with capacity \> 0).
     pub fn cucore_program_log(program: *const cucore_program_t, buffer: *mut c_char, capacity: usize, length: *mut usize) -> cucore_status_t;
+    /// What became of the precompiled header of the program's last NVRTC compile
+    /// (the `pch` or `create_pch` options): CREATED, NOT_ATTEMPTED, FAILED, or NONE
+    /// when no PCH was asked for, nothing was compiled yet (a cache hit compiles
+    /// nothing), the code is not C++, or NVRTC cannot report it. When NVRTC's PCH
+    /// heap is too small, the compile is retried once with the heap it asks for.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out).
+    pub fn cucore_program_pch_status(program: *const cucore_program_t, status: *mut cucore_pch_status_t) -> cucore_status_t;
     /// The program's code type. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_program_code_type(program: *const cucore_program_t, code_type: *mut cucore_code_type_t) -> cucore_status_t;
     /// The tool that compiles this program: NVRTC, NVVM, NVJITLINK or DRIVER.

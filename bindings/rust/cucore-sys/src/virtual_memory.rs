@@ -34,6 +34,16 @@ pub struct cucore_virtual_memory_resource_options_t {
     pub self_access: cucore_access_t,
     /// must be 0
     pub reserved1: u32,
+    /// 1: memory usable by GPUDirect RDMA where the device supports it (a hint). 0: no (default).
+    pub gpu_direct_rdma: u32,
+    /// 1: physical memory exportable as a fabric handle (CU_MEM_HANDLE_TYPE_FABRIC), as well as a
+    /// POSIX file descriptor if posix_fd_shareable; 0: not (default).
+    pub fabric_shareable: u32,
+    /// Where each buffer's address range should start, if that range is free (a hint; 0: the
+    /// driver chooses, the default).
+    pub address_hint: u64,
+    /// Alignment of each buffer's address range: a power of two (0: the allocation granularity).
+    pub address_alignment: u64,
 }
 
 impl cucore_virtual_memory_resource_options_t {
@@ -48,6 +58,10 @@ impl cucore_virtual_memory_resource_options_t {
         reserve_size: 0,
         self_access: 0,
         reserved1: 0,
+        gpu_direct_rdma: 0,
+        fabric_shareable: 0,
+        address_hint: 0,
+        address_alignment: 0,
     };
 }
 
@@ -64,7 +78,8 @@ extern "C" {
     /// which it can grow into (cucore_buffer_grow). Allocation and release are
     /// synchronous (the stream argument may be NULL and is not used). Sizes round up
     /// to the allocation granularity. Options NULL: defaults.
-    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad options),
-    /// NOT_SUPPORTED (no virtual memory management on the device), CUDA.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL out, bad options, an
+    /// address_alignment that is not a power of two), NOT_SUPPORTED (no virtual
+    /// memory management on the device), CUDA.
     pub fn cucore_virtual_memory_resource_create(device: *mut cucore_device_t, options: *const cucore_virtual_memory_resource_options_t, resource: *mut *mut cucore_memory_resource_t) -> cucore_status_t;
 }

@@ -31,6 +31,19 @@ impl Context {
         Context::from_out(raw)
     }
 
+    /// The context current on the calling thread, or `None` when none is
+    /// (`cucore_context_get_current`; cuda.core's `Device.set_current` returns the one it replaces).
+    /// A device's primary context comes back as the primary [`Context`] while one lives.
+    pub fn current() -> Result<Option<Context>> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a valid out-pointer; we own the reference it gives (NULL: none current).
+        check(unsafe { sys::cucore_context_get_current(&mut raw) })?;
+        if raw.is_null() {
+            return Ok(None);
+        }
+        Context::from_out(raw).map(Some)
+    }
+
     /// Wraps a foreign `CUcontext` without owning it (`cucore_context_from_handle`). When the
     /// last reference goes, `owner` is called (on the releasing thread) and nothing else is done
     /// to the context. If the call fails, `owner` is never called afterwards (see [`OwnerCallback`]).

@@ -223,7 +223,7 @@ pub use kernel::{Kernel, KernelAttribute, ParamInfo, PotentialBlockSize};
 pub use launch::{launch, launch_raw, DevicePointer, DeviceRepr, Dim3, KernelArg, LaunchConfig, MAX_STACK_ARGS};
 pub use linker::{Linker, LinkerOptions};
 pub use object_code::{GlobalInfo, ObjectCode};
-pub use program::{compiler_version, CodeType, CompilerBackend, Program, ProgramOptions};
+pub use program::{compiler_version, CodeType, CompilerBackend, PchStatus, Program, ProgramOptions};
 pub use program_cache::{ProgramCache, ProgramCacheStats};
 
 pub use opaque_array::{

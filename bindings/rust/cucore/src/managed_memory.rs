@@ -60,6 +60,18 @@ impl ManagedMemoryResourceOptions {
 }
 
 impl MemoryResource {
+    /// The resource of the driver's current managed memory pool, without a preferred location
+    /// (`cuMemGetMemPool`; `cucore_managed_memory_resource_get_default`; cuda.core's
+    /// `ManagedMemoryResource()`), allocating in stream order on `device`'s streams. Not owned:
+    /// dropping the resource never destroys the pool. `Status::NotSupported` before CUDA 13 or
+    /// without managed memory.
+    pub fn managed_default(device: &Device) -> Result<MemoryResource> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer; we own the reference it gives.
+        check(unsafe { sys::cucore_managed_memory_resource_get_default(device.as_raw(), &mut raw) })?;
+        MemoryResource::from_out(raw)
+    }
+
     /// Managed (unified) memory of `device` (`cucore_managed_memory_resource_create`; cuda.core's
     /// `ManagedMemoryResource`): from `cuMemAllocManaged` (the default: synchronous, a stream is
     /// not needed) or, with [`ManagedMemoryResourceOptions::use_pool`], a new pool allocating in stream

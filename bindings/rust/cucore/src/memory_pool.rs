@@ -4,6 +4,7 @@
 //! [`PoolAttribute`]s and trimming, and peer access to a resource's memory (pools and virtual
 //! memory resources). Every pool is a [`MemoryResource`] that allocates in stream order.
 
+use std::os::raw::c_int;
 use std::ptr;
 
 use cucore_sys as sys;
@@ -133,6 +134,17 @@ impl MemoryResource {
         MemoryResource::from_out(raw)
     }
 
+    /// The resource of the driver's current pool of page-locked host memory (`cuMemGetMemPool`;
+    /// `cucore_pinned_memory_resource_get_default`; cuda.core's `PinnedMemoryResource()`),
+    /// allocating in stream order on `device`'s streams (granted access). Not owned: dropping the
+    /// resource never destroys the pool. `Status::NotSupported` before CUDA 13.
+    pub fn pinned_default(device: &Device) -> Result<MemoryResource> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer; we own the reference it gives.
+        check(unsafe { sys::cucore_pinned_memory_resource_get_default(device.as_raw(), &mut raw) })?;
+        MemoryResource::from_out(raw)
+    }
+
     /// A new pool of page-locked host memory (`cucore_pinned_memory_resource_create`; cuda.core's
     /// `PinnedMemoryResource`), allocating in stream order on streams of `device`, which gets
     /// read-write access (other devices: [`MemoryResource::set_peer_access`]). Its buffers are
@@ -160,6 +172,15 @@ impl MemoryResource {
         check(unsafe {
             sys::cucore_memory_resource_set_pool_attribute(self.as_raw(), attribute as sys::cucore_pool_attribute_t, value)
         })
+    }
+
+    /// Whether the last reference destroys the resource's pool (`cucore_memory_resource_owns_pool`;
+    /// cuda.core's `is_handle_owned`): false for a device's current pool and without a pool.
+    pub fn owns_pool(&self) -> Result<bool> {
+        let mut owns: c_int = 0;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_memory_resource_owns_pool(self.as_raw(), &mut owns) })?;
+        Ok(owns != 0)
     }
 
     /// Returns unused reserved memory to the system, keeping at least `min_bytes_to_keep`.

@@ -255,6 +255,20 @@ impl MemoryResource {
         Buffer::from_out(raw)
     }
 
+    /// Returns `size` bytes at `address` to the resource, ordered on `stream` as
+    /// [`allocate`](Self::allocate) orders (`cucore_memory_resource_deallocate`; cuda.core's
+    /// `MemoryResource.deallocate`). Address 0 is a no-op.
+    ///
+    /// # Safety
+    /// `address` is memory this resource allocated that the caller owns outside any [`Buffer`]
+    /// (never a live buffer's: it would be freed twice), and nothing uses it afterwards.
+    pub unsafe fn deallocate(&self, address: u64, size: u64, stream: Option<&Stream>) -> Result<()> {
+        user_memory::forget_callback_error();
+        // SAFETY: live handles (or NULL for the stream); the caller vouches for the address.
+        check(unsafe { sys::cucore_memory_resource_deallocate(self.as_raw(), address, size, stream_ptr(stream)) })
+            .map_err(user_memory::explain)
+    }
+
     /// The raw `CUmemoryPool` of a pool resource, or null for a resource without a pool
     /// (legacy pinned, managed without a pool, virtual, user). Still owned by the resource.
     pub fn handle(&self) -> Result<*mut c_void> {

@@ -241,6 +241,15 @@ impl ObjectCode {
         check(unsafe { sys::cucore_object_code_handle(self.as_raw(), &mut h) })?;
         Ok(h)
     }
+
+    /// The raw `CUmodule` of the code in the current context (`cuLibraryGetModule`; cuda.core's
+    /// `ObjectCode.get_module`), for driver APIs that take a module. It lives as long as the code.
+    pub fn module(&self) -> Result<*mut c_void> {
+        let mut m = ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_object_code_module(self.as_raw(), &mut m) })?;
+        Ok(m)
+    }
 }
 
 impl fmt::Debug for ObjectCode {

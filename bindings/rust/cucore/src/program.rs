@@ -133,6 +133,17 @@ impl fmt::Display for CodeType {
     }
 }
 
+/// What became of a precompiled header (`cucore_pch_status_t`; cuda.core's `PCHStatusType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PchStatus {
+    /// The PCH was written.
+    Created,
+    /// NVRTC chose not to create one.
+    NotAttempted,
+    /// An error prevented it.
+    Failed,
+}
+
 /// The tool that compiles or links (`cucore_compiler_backend_t`; cuda.core's
 /// `CompilerBackendType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -531,6 +542,21 @@ impl Program {
         // SAFETY: a live handle; read_text passes a buffer of `capacity` bytes (or NULL with 0).
         read_text(|buffer, capacity, length| unsafe {
             sys::cucore_program_log(self.as_raw(), buffer, capacity, length)
+        })
+    }
+
+    /// What became of the precompiled header of the last NVRTC compile
+    /// (`cucore_program_pch_status`; cuda.core's `Program.pch_status`): `None` when no PCH was
+    /// asked for, nothing was compiled yet, or the backend is not NVRTC.
+    pub fn pch_status(&self) -> Result<Option<PchStatus>> {
+        let mut raw: sys::cucore_pch_status_t = sys::CUCORE_PCH_STATUS_NONE;
+        // SAFETY: a live handle and a valid out-pointer.
+        check(unsafe { sys::cucore_program_pch_status(self.as_raw(), &mut raw) })?;
+        Ok(match raw {
+            sys::CUCORE_PCH_STATUS_CREATED => Some(PchStatus::Created),
+            sys::CUCORE_PCH_STATUS_NOT_ATTEMPTED => Some(PchStatus::NotAttempted),
+            sys::CUCORE_PCH_STATUS_FAILED => Some(PchStatus::Failed),
+            _ => None,
         })
     }
 

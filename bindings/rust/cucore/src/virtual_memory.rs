@@ -43,6 +43,14 @@ pub struct VirtualMemoryResourceOptions {
     /// left without access). Other devices get none until [`MemoryResource::set_peer_access`]
     /// grants it.
     pub self_access: Option<Access>,
+    /// Memory usable by GPUDirect RDMA, where the device supports it (a hint).
+    pub gpu_direct_rdma: bool,
+    /// The physical memory can be exported as a fabric handle.
+    pub fabric_shareable: bool,
+    /// Where each buffer's address range should start if that range is free (0: the driver chooses).
+    pub address_hint: u64,
+    /// Alignment of each buffer's address range, a power of two (0: the allocation granularity).
+    pub address_alignment: u64,
 }
 
 impl VirtualMemoryResourceOptions {
@@ -57,6 +65,14 @@ impl VirtualMemoryResourceOptions {
         reserve_size: u64 => |bytes: u64| bytes;
         /// Sets `self_access`.
         self_access: Access => |access: Access| Some(access);
+        /// Sets `gpu_direct_rdma`.
+        gpu_direct_rdma: bool => |rdma: bool| rdma;
+        /// Sets `fabric_shareable`.
+        fabric_shareable: bool => |shareable: bool| shareable;
+        /// Sets `address_hint`.
+        address_hint: u64 => |address: u64| address;
+        /// Sets `address_alignment`.
+        address_alignment: u64 => |alignment: u64| alignment;
     }
 
     /// The C struct.
@@ -71,6 +87,10 @@ impl VirtualMemoryResourceOptions {
         o.posix_fd_shareable = self.posix_fd_shareable as u32;
         o.reserve_size = self.reserve_size;
         o.self_access = self.self_access.map_or(sys::CUCORE_ACCESS_NONE, Access::raw);
+        o.gpu_direct_rdma = self.gpu_direct_rdma as u32;
+        o.fabric_shareable = self.fabric_shareable as u32;
+        o.address_hint = self.address_hint;
+        o.address_alignment = self.address_alignment;
         o
     }
 }
