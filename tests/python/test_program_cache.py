@@ -27,7 +27,7 @@ def program(value=1, **kw):
 def test_max_size_is_validated(lib, tmp_path):
     for bad, exc in ((0, ValueError), (-1, ValueError), (1.5, TypeError)):
         with pytest.raises(exc):
-            cucore.InMemoryProgramCache(bad)
+            cucore.InMemoryProgramCache(max_size_bytes=bad)
     with pytest.raises(TypeError):
         cucore.FileStreamProgramCache(5)
 
@@ -95,7 +95,8 @@ def test_corrupted_entries_are_recompiled(nvrtc, tmp_path):
 def test_eviction(nvrtc, tmp_path, kind):
     size = len(program().compile("cubin").code)
     limit = int(size * 2.5)
-    cache = cucore.InMemoryProgramCache(limit) if kind == "memory" else cucore.FileStreamProgramCache(tmp_path, limit)
+    cache = cucore.InMemoryProgramCache(max_size_bytes=limit) if kind == "memory" else \
+        cucore.FileStreamProgramCache(tmp_path, max_size_bytes=limit)
     for v in range(4):
         program(v).compile("cubin", cache=cache)
     st = cache.stats
