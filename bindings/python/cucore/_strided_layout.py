@@ -8,6 +8,7 @@ small stand-in with the same `name`, `kind`, `itemsize` and `str`. Nothing here 
 """
 from __future__ import annotations
 
+import importlib
 import operator
 import re
 from typing import Any, Optional, Tuple
@@ -196,11 +197,6 @@ class _DType:
         """The NumPy name of the type ("float32", "bool")."""
         return "bool" if self.kind == "b" else f"{_KIND_NAMES[self.kind]}{self.itemsize * 8}"
 
-    @property
-    def str(self) -> str:
-        """The array-interface typestr ("<f4")."""
-        return f"{'|' if self.itemsize == 1 else '<'}{self.kind}{self.itemsize}"
-
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             try:
@@ -216,6 +212,12 @@ class _DType:
 
     def __repr__(self) -> str:
         return f"dtype('{self.name}')"
+
+    # Last in the class: the property's name would shadow the builtin in the annotations after it.
+    @property
+    def str(self) -> str:
+        """The array-interface typestr ("<f4")."""
+        return f"{'|' if self.itemsize == 1 else '<'}{self.kind}{self.itemsize}"
 
 
 def as_dtype(value: Any) -> Any:
@@ -246,7 +248,7 @@ def dtype_of_dlpack(code: int, bits: int, lanes: int) -> Any:
     if code == _DL_BFLOAT:
         if bits == 16:
             try:
-                import ml_dtypes
+                ml_dtypes = importlib.import_module("ml_dtypes")  # optional, as in cuda.core
             except ImportError:
                 raise NotImplementedError("bfloat16 needs the ml_dtypes package to be installed") from None
             return _numpy().dtype(ml_dtypes.bfloat16)

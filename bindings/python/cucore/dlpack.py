@@ -301,6 +301,8 @@ def import_tensor(capsule, owner):
     the tensor as a dict: ptr (data + byte_offset), shape, strides (elements, or None), dtype (code, bits,
     lanes), device (type, id) and readonly). TypeError for what is not a DLPack capsule, BufferError for a
     consumed one; libcucore validates the tensor (InvalidArgumentError, NotSupportedError)."""
+    if not isinstance(capsule, _CapsuleType):
+        raise TypeError(f"not a DLPack capsule: a {type(capsule).__name__}")
     address = id(capsule)
     for name, used, versioned in ((_NAME_VERSIONED, _NAME_USED_VERSIONED, True),
                                   (_NAME_LEGACY, _NAME_USED_LEGACY, False)):

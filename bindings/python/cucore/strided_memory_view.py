@@ -20,7 +20,7 @@ deleter once the view and everything exported from it are gone). A view exports 
 real dtype, shape and strides through libcucore's DLPack export (cucore_dlpack_export with a layout).
 
 Beyond cuda.core 1.2 (where these raise NotImplementedError or are missing): copy_from/copy_to copy
-between views whose layouts a 3D strided copy expresses (else NotImplementedError says why); from_any_interface
+between views of positive strides with 3D strided copies (else NotImplementedError says why); from_any_interface
 and the decorator also take `__array_interface__`-only objects; dtype without NumPy is a small stand-in.
 """
 from __future__ import annotations
@@ -28,6 +28,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import functools
+import itertools
 import operator
 import warnings
 from typing import Any, Callable, Optional, Tuple
@@ -162,6 +163,7 @@ class StridedMemoryView:
             if itemsize is not None and itemsize != dtype.itemsize:
                 raise ValueError(f"itemsize ({itemsize}) does not match dtype.itemsize ({dtype.itemsize})")
             itemsize = dtype.itemsize
+        assert itemsize is not None
         view = cls._new()
         _view_buffer(view, buffer, _StridedLayout(shape, strides, itemsize), dtype, bool(is_readonly))
         return view
@@ -351,9 +353,9 @@ class StridedMemoryView:
     def copy_from(self, other: StridedMemoryView, stream: Any, allocator: Any = None,
                   blocking: Optional[bool] = None) -> None:
         """Copy the elements of `other` (same shape and itemsize) into this view on `stream` (a Stream or
-        anything with __cuda_stream__), host-to-device, device-to-host or device-to-device, with one strided
-        copy (copy_3d): after merging the dimensions both layouts lay out alike, at most three may remain,
-        with positive strides (else NotImplementedError). `allocator` is accepted for cuda.core's signature;
+        anything with __cuda_stream__), host-to-device, device-to-host or device-to-device, with strided
+        copies (copy_3d; one where, after merging the dimensions both layouts lay out alike, at most three
+        remain), for positive strides (else NotImplementedError). `allocator` is accepted for cuda.core's signature;
         no temporary is needed. `blocking` True synchronizes the stream after the copy; None does for copies
         involving host memory only."""
         _copy(self, other, stream, blocking)
@@ -563,7 +565,8 @@ def _view_buffer(view: StridedMemoryView, buffer: Buffer, layout: _StridedLayout
     view._ptr = buffer.handle + layout.slice_offset_in_bytes
     view._layout_ = layout
     view._dtype = dtype
-    view._device_id = buffer.device_id
+    device_id = buffer.device_id
+    view._device_id = -1 if device_id is None else device_id
     view._is_device_accessible = buffer.is_device_accessible
     view._readonly = readonly
     view._exporting_obj = view._buffer = buffer
@@ -572,9 +575,14 @@ def _view_buffer(view: StridedMemoryView, buffer: Buffer, layout: _StridedLayout
 
 # ---- copies ---------------------------------------------------------------------------------------------
 
+_MAX_COPIES = 1 << 16  # copy_3d calls one copy may make (each is a driver call)
+
+
 def _copy_plan(shape: Tuple[int, ...], dst: Tuple[int, ...], src: Tuple[int, ...], itemsize: int) -> Any:
-    """(width in bytes, rows, depth, (dst pitch, dst slice height), (src pitch, src slice height)) of the 3D
-    copy moving the elements of `shape` between the element strides `dst` and `src`."""
+    """How to move the elements of `shape` between the element strides `dst` and `src` with 3D copies:
+    (width in bytes, rows, depth, (dst pitch, dst slice height), (src pitch, src slice height), loops), where
+    loops are the (extent, dst byte stride, src byte stride) of the dimensions left over, one copy_3d per
+    index of them. Dimensions both sides lay out alike are merged first."""
     dims = [(e, d, s) for e, d, s in zip(shape, dst, src) if e != 1]
     if any(d <= 0 or s <= 0 for _, d, s in dims):
         raise NotImplementedError("copies between views with negative or zero strides are not supported")
@@ -585,26 +593,28 @@ def _copy_plan(shape: Tuple[int, ...], dst: Tuple[int, ...], src: Tuple[int, ...
         else:
             merged.append((e, d, s))
     if merged and merged[0][1] == 1 and merged[0][2] == 1:
-        width, outer = merged[0][0] * itemsize, merged[1:]
+        width, rest = merged[0][0] * itemsize, merged[1:]
     else:
-        width, outer = itemsize, merged
-    if len(outer) > 2:
-        raise NotImplementedError(f"the two layouts differ in more than three dimensions after merging "
-                                  f"(shape {shape}, strides {dst} and {src}): not one 3D copy")
-    rows = depth = 1
+        width, rest = itemsize, merged
+    rows = depth = dh = sh = 1
     dp = sp = width
-    if outer:
-        rows, dr, sr = outer[0]
-        dp, sp = dr * itemsize, sr * itemsize
-    dh, sh = rows, rows
-    if len(outer) == 2:
-        depth, dz, sz = outer[1]
-        if dz % dr or sz % sr or dz // dr < rows or sz // sr < rows:
-            raise NotImplementedError(f"the outer strides ({dst}, {src}) are not whole slices of rows: not one 3D copy")
-        dh, sh = dz // dr, sz // sr
-    if dp < width or sp < width:
-        raise NotImplementedError(f"rows overlap (strides {dst}, {src}): not one 3D copy")
-    return width, rows, depth, (dp, dh), (sp, sh)
+    if rest:
+        rows, dr, sr = rest.pop(0)
+        dp, sp, dh, sh = dr * itemsize, sr * itemsize, rows, rows
+        if dp < width or sp < width:
+            raise NotImplementedError(f"rows overlap (strides {dst}, {src}): not a strided copy")
+        if rest:
+            e, dz, sz = rest[0]
+            if dz % dr == 0 and sz % sr == 0 and dz // dr >= rows and sz // sr >= rows:  # whole slices of rows
+                rest.pop(0)
+                depth, dh, sh = e, dz // dr, sz // sr
+    loops = [(e, d * itemsize, s * itemsize) for e, d, s in rest]
+    calls = 1
+    for e, _, _ in loops:
+        calls *= e
+    if calls > _MAX_COPIES:
+        raise NotImplementedError(f"the layouts (strides {dst}, {src}) would need {calls} strided copies")
+    return width, rows, depth, (dp, dh), (sp, sh), loops
 
 
 def _region(view: StridedMemoryView, pitch: int, height: int) -> Tuple[MemoryRegion, Any]:
@@ -640,10 +650,15 @@ def _copy(dst: StridedMemoryView, src: StridedMemoryView, stream: Any, blocking:
     s = _stream_of(stream)
     if dl.volume == 0:
         return
-    width, rows, depth, (dp, dh), (sp, sh) = _copy_plan(dl.shape, dl.dense_strides, sl.dense_strides, dl.itemsize)
+    width, rows, depth, (dp, dh), (sp, sh), loops = _copy_plan(dl.shape, dl.dense_strides, sl.dense_strides,
+                                                               dl.itemsize)
     d_region, d_keep = _region(dst, dp, dh)
     s_region, s_keep = _region(src, sp, sh)
-    copy_3d(d_region, s_region, (width, rows, depth), stream=s)
+    d_base, s_base = d_region.offset, s_region.offset
+    for index in itertools.product(*(range(e) for e, _, _ in loops)):
+        d_region.offset = d_base + sum(i * d for i, (_, d, _) in zip(index, loops))
+        s_region.offset = s_base + sum(i * s for i, (_, _, s) in zip(index, loops))
+        copy_3d(d_region, s_region, (width, rows, depth), stream=s)
     if blocking is None:
         blocking = not (dst._is_device_accessible and src._is_device_accessible)
     if blocking:
