@@ -524,8 +524,9 @@ def _view_as_cai(view: StridedMemoryView, obj: Any, stream_ptr: Any) -> None:
 
 
 def _wait(consumer: int, producer: int) -> None:
-    """Makes stream `consumer` wait for the work queued on stream `producer` (an event; no host sync)."""
-    c = Stream.from_handle(consumer)
+    """Makes stream `consumer` wait for the work queued on stream `producer` (an event; no host sync). 0, the
+    driver API's NULL stream, is the legacy default stream (CU_STREAM_LEGACY, 1)."""
+    c = Stream.from_handle(consumer or 1)
     try:
         p = Stream.from_handle(producer)
         try:
