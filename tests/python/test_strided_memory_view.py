@@ -291,6 +291,17 @@ def test_from_buffer_views_and_validates(lib):
     assert struct.unpack("4i", ctypes.string_at(again.ptr, 16)) == struct.unpack("4i", bytes(range(16)))
 
 
+def test_views_of_a_closed_buffer_refuse_to_export_or_copy(lib):
+    buf, _ = _host_buffer(64)
+    v = StridedMemoryView.from_buffer(buf, (16,), dtype="int32")
+    other = StridedMemoryView.from_array_interface(HostArray([0] * 16))
+    buf.close()
+    with pytest.raises(cucore.InvalidHandleError):
+        v.__dlpack__()
+    with pytest.raises(cucore.InvalidHandleError):
+        other.copy_from(v, None)
+
+
 def test_view_changes_layout_and_dtype_within_the_memory(lib):
     buf, _ = _host_buffer(64)
     v = StridedMemoryView.from_buffer(buf, (16,), dtype="int32")

@@ -457,7 +457,7 @@ def from_cuda_array_interface(obj: Any, *, stream: Any = None, device_id: Union[
                 consumer.wait(producer)
         finally:
             producer.close()
-    return Buffer.from_handle(address + low if size else address, size, _device(device_id), owner=obj)
+    return Buffer.from_handle(address + low if size else address, size, device_id=_device(device_id), owner=obj)
 
 
 # Buffer's DLPack and CUDA Array Interface methods are this module's work; buffer.py is below this module.

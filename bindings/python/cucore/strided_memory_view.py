@@ -308,7 +308,8 @@ class StridedMemoryView:
             first = self._ptr + low * layout.itemsize if layout.volume else self._ptr
             nbytes = (high - low + 1) * layout.itemsize if layout.volume else 0
             owner = buf if buf is not None else self._exporting_obj
-            buf = Buffer.from_handle(first, nbytes, self._device_id if self._on_device_memory() else None, owner=owner)
+            device_id = self._device_id if self._on_device_memory() else None  # None: host memory
+            buf = Buffer.from_handle(first, nbytes, device_id=device_id, owner=owner)
             self._buffer = buf
         return buf, (self._ptr - buf.handle if layout.volume else 0)
 
@@ -623,6 +624,8 @@ def _region(view: StridedMemoryView, pitch: int, height: int) -> Tuple[MemoryReg
     if view._is_device_accessible:
         buf, offset = view._memory()
         return MemoryRegion(buf, pitch=pitch, height=height, offset=offset), buf
+    if view._buffer is not None and view._buffer._h is None:
+        raise closed_error(view._buffer)  # a closed Buffer no longer holds the memory's owner
     layout = view._get_layout()
     low, high = layout.offset_bounds
     first = view._ptr + low * layout.itemsize
@@ -634,6 +637,9 @@ def _copy(dst: StridedMemoryView, src: StridedMemoryView, stream: Any, blocking:
     for v in (dst, src):
         if not isinstance(v, StridedMemoryView):
             raise TypeError(f"copies are between StridedMemoryViews, not {type(v).__name__}")
+    for v in (dst, src):
+        if v._buffer is not None and v._buffer._h is None:
+            raise closed_error(v._buffer)  # a closed Buffer no longer holds the memory
     if dst._readonly:
         raise ValueError("the destination view is read-only")
     dl, sl = dst._get_layout(), src._get_layout()
