@@ -30,7 +30,7 @@ LAYERS = (
     "device", "context", "event", "stream", "device_resources",
     "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "graph_memory", "user_memory",
     "copy_3d", "memory_operations", "ipc", "dlpack", "_array_options", "opaque_array", "texture",
-    "textures", "tensor_map", "strided_memory_view", "graphics",
+    "textures", "tensor_map", "_strided_copy", "strided_memory_view", "graphics",
     "_graph_options", "kernel", "launch", "program", "object_code", "program_cache", "utils", "linker",
     "graph_builder", "graph", "_graph_node",
     "system", "checkpoint",

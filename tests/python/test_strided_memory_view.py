@@ -16,6 +16,7 @@ import weakref
 import pytest
 
 import cucore
+import cucore._strided_copy  # noqa: F401  (the copy plan is tested directly)
 from cucore import _lib
 from cucore import dlpack as dlpack_module
 from cucore.utils import StridedMemoryView, args_viewable_as_strided_memory
@@ -363,7 +364,7 @@ def test_host_copies_need_a_gpu_stream_but_check_first(lib):
 
 
 def test_copy_plan_merges_dimensions_and_loops_over_what_one_copy_cannot_do():
-    plan = cucore.strided_memory_view._copy_plan
+    plan = cucore._strided_copy._copy_plan
     assert plan((4, 6), (6, 1), (6, 1), 4) == (96, 1, 1, (96, 1), (96, 1), [])          # contiguous: one row
     assert plan((4, 6), (6, 1), (8, 1), 4) == (24, 4, 1, (24, 4), (32, 4), [])          # pitched rows
     assert plan((2, 3, 4), (12, 4, 1), (40, 8, 1), 2) == (8, 3, 2, (8, 3), (16, 5), [])  # 3D: slices of 5 rows
