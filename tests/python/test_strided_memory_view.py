@@ -292,6 +292,15 @@ def test_from_buffer_views_and_validates(lib):
     assert struct.unpack("4i", ctypes.string_at(again.ptr, 16)) == struct.unpack("4i", bytes(range(16)))
 
 
+def test_from_buffer_of_foreign_memory_of_unknown_size(lib):
+    memory = ctypes.create_string_buffer(bytes(range(64)), 64)
+    unknown = cucore.Buffer.from_handle(ctypes.addressof(memory), 0, owner=memory)  # cuda.core's idiom
+    v = StridedMemoryView.from_buffer(unknown, (4, 4), dtype="int32")  # extent not checked: size unknown
+    again = StridedMemoryView.from_dlpack(v.view(dtype="uint32"), -1)
+    assert (again.ptr, again.shape, again.dtype) == (ctypes.addressof(memory), (4, 4), "uint32")
+    assert struct.unpack("16I", ctypes.string_at(again.ptr, 64)) == struct.unpack("16I", bytes(range(64)))
+
+
 def test_views_of_a_closed_buffer_refuse_to_export_or_copy(lib):
     buf, _ = _host_buffer(64)
     v = StridedMemoryView.from_buffer(buf, (16,), dtype="int32")

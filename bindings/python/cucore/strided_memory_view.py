@@ -299,16 +299,17 @@ class StridedMemoryView:
         buf = self._buffer
         if buf is not None and buf._h is None:
             raise closed_error(buf)
-        if buf is None or (buf.size == 0 and layout.volume):
-            # CUDA/array interface memory, or foreign memory of unknown size: a Buffer over the elements'
-            # bytes, holding what holds the memory.
-            low, high = layout.offset_bounds
-            first = self._ptr + low * layout.itemsize if layout.volume else self._ptr
-            nbytes = (high - low + 1) * layout.itemsize if layout.volume else 0
+        low, high = layout.offset_bounds
+        first = self._ptr + low * layout.itemsize if layout.volume else self._ptr
+        nbytes = (high - low + 1) * layout.itemsize if layout.volume else 0
+        if buf is None or (layout.volume and (first < buf.handle or first + nbytes > buf.handle + buf.size)):
+            # CUDA/array interface memory, or a view of foreign memory of unknown size (a Buffer of size 0,
+            # its extent not checked): a Buffer over the elements' bytes, holding what holds the memory.
             owner = buf if buf is not None else self._exporting_obj
             device_id = self._device_id if self._on_device_memory() else None  # None: host memory
             buf = Buffer.from_handle(first, nbytes, device_id=device_id, owner=owner)
-            self._buffer = buf
+            if self._buffer is None:
+                self._buffer = buf
         return buf, (self._ptr - buf.handle if layout.volume else 0)
 
     def _dlpack_dtype(self) -> Tuple[int, int, int]:
