@@ -26,12 +26,12 @@ PACKAGE = REPO / "bindings" / "python" / "cucore"
 # import nothing of the package; __init__ is above them all.
 LAYERS = (
     "_version", "_abi", "_abi_constants", "device_attributes", "typing",
-    "_lib", "common", "_handle", "host",
+    "_lib", "common", "_handle", "host", "_strided_layout",
     "device", "context", "event", "stream", "device_resources",
     "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "graph_memory", "user_memory",
-    "copy_3d", "memory_operations", "utils", "ipc", "dlpack", "_array_options", "opaque_array", "texture",
-    "textures", "tensor_map", "graphics",
-    "_graph_options", "kernel", "launch", "program", "object_code", "program_cache", "linker",
+    "copy_3d", "memory_operations", "ipc", "dlpack", "_array_options", "opaque_array", "texture",
+    "textures", "tensor_map", "_strided_copy", "strided_memory_view", "graphics",
+    "_graph_options", "kernel", "launch", "program", "object_code", "program_cache", "utils", "linker",
     "graph_builder", "graph", "_graph_node",
     "system", "checkpoint",
 )

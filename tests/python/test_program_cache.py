@@ -27,7 +27,7 @@ def program(value=1, **kw):
 def test_max_size_is_validated(lib, tmp_path):
     for bad, exc in ((0, ValueError), (-1, ValueError), (1.5, TypeError)):
         with pytest.raises(exc):
-            cucore.InMemoryProgramCache(bad)
+            cucore.InMemoryProgramCache(max_size_bytes=bad)
     with pytest.raises(TypeError):
         cucore.FileStreamProgramCache(5)
 
@@ -95,7 +95,8 @@ def test_corrupted_entries_are_recompiled(nvrtc, tmp_path):
 def test_eviction(nvrtc, tmp_path, kind):
     size = len(program().compile("cubin").code)
     limit = int(size * 2.5)
-    cache = cucore.InMemoryProgramCache(limit) if kind == "memory" else cucore.FileStreamProgramCache(tmp_path, limit)
+    cache = cucore.InMemoryProgramCache(max_size_bytes=limit) if kind == "memory" else \
+        cucore.FileStreamProgramCache(tmp_path, max_size_bytes=limit)
     for v in range(4):
         program(v).compile("cubin", cache=cache)
     st = cache.stats
@@ -150,3 +151,38 @@ def test_cache_hit_returns_working_code(gpu, tmp_path):
     out = dev.allocate(4, stream=s)
     cucore.launch(s, cucore.LaunchConfig(), code.get_kernel("k"), out)
     assert struct.unpack("<i", out.to_bytes(stream=s))[0] == 77
+
+
+def test_constructors_take_cuda_core_arguments(lib, tmp_path, monkeypatch):
+    # As cuda.core.utils': max_size_bytes is keyword-only, and FileStreamProgramCache's path has a default.
+    with pytest.raises(TypeError):
+        cucore.InMemoryProgramCache(1 << 20)
+    with pytest.raises(TypeError):
+        cucore.FileStreamProgramCache(tmp_path, 1 << 20)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    with cucore.FileStreamProgramCache(max_size_bytes=1 << 20) as cache:
+        assert cache.path == str(tmp_path / "xdg" / "cucore" / "program-cache")
+        assert pathlib.Path(cache.path).is_dir() and len(cache) == 0
+    import cucore.utils as utils
+    assert isinstance(cache, utils.ProgramCacheResource) and issubclass(cucore.InMemoryProgramCache,
+                                                                       utils.ProgramCacheResource)
+
+
+def test_cuda_core_style_key(nvrtc):
+    from cucore.utils import make_program_cache_key
+    opts = cucore.ProgramOptions(arch="sm_90", define_macro=("VALUE", "1"))
+    key = make_program_cache_key(code=SRC, code_type="c++", options=opts, target_type="cubin")
+    assert key == cucore.make_program_cache_key(program(), "cubin"), "the key Program.compile(cache=) uses"
+    assert make_program_cache_key(code=SRC, code_type="c++", options=opts, target_type="cubin",
+                                  name_expressions=("k",)) == cucore.make_program_cache_key(program(), "cubin", ("k",))
+    salted = make_program_cache_key(code=SRC, code_type="c++", options=opts, target_type="cubin", extra_digest=b"v2")
+    assert len(salted) == 32 and salted not in (key, make_program_cache_key(
+        code=SRC, code_type="c++", options=opts, target_type="cubin", extra_digest=b"v3"))
+    with pytest.raises(ValueError, match="extra_digest"):
+        make_program_cache_key(code=SRC, code_type="c++", options=cucore.ProgramOptions(arch="sm_90", include_path="/x"),
+                               target_type="cubin")
+    with pytest.raises(ValueError, match="side effect"):
+        make_program_cache_key(code=SRC, code_type="c++", options=cucore.ProgramOptions(arch="sm_90", create_pch="p"),
+                               target_type="cubin", extra_digest=b"x")
+    with pytest.raises(TypeError):
+        make_program_cache_key(code=SRC, code_type="c++", options=opts, target_type="cubin", name_expressions=(1,))

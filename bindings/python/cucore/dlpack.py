@@ -53,6 +53,7 @@ _LegacyP = ctypes.POINTER(DLManagedTensor)
 # The DLPack version libcucore reads and writes (include/cucore/dlpack.h).
 DLPACK_VERSION = (_lib.C["DLPACK_MAJOR_VERSION"], _lib.C["DLPACK_MINOR_VERSION"])
 _READ_ONLY = _lib.C["DLPACK_FLAG_BITMASK_READ_ONLY"]
+DLPackLayout = _lib.STRUCTS["cucore_dlpack_layout_t"]
 
 
 class DLDeviceType(enum.IntEnum):
@@ -193,13 +194,14 @@ def _hand_off(buffer, stream, device_type):
         producer.close()
 
 
-def export(buffer, stream=None, max_version=None, dl_device=None, copy=None):
-    """Buffer.__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)."""
+def export(buffer, stream=None, max_version=None, dl_device=None, copy=None, layout=None):
+    """Buffer.__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None); `layout` (a
+    cucore_dlpack_layout_t made by make_layout, or None: 1-D uint8) presents the bytes as a typed tensor
+    (StridedMemoryView.__dlpack__)."""
     if buffer._h is None:
         raise closed_error(buffer)
     if copy:
-        raise BufferError("Buffer.__dlpack__: copy=True is not supported (a Buffer is exported as it is, "
-                          "zero-copy)")
+        raise BufferError("__dlpack__: copy=True is not supported (the memory is exported as it is, zero-copy)")
     where = device(buffer)
     if dl_device is not None:
         try:
@@ -207,7 +209,7 @@ def export(buffer, stream=None, max_version=None, dl_device=None, copy=None):
         except (TypeError, ValueError, IndexError):
             raise BufferError(f"dl_device must be a (device type, device id) pair, not {dl_device!r}") from None
         if wanted != (int(where[0]), where[1]):
-            raise BufferError(f"Buffer.__dlpack__: the buffer's memory is on {where}, not on {wanted} "
+            raise BufferError(f"__dlpack__: the memory is on {where}, not on {wanted} "
                               f"(exporting to another device would need a copy)")
     versioned = False
     if max_version is not None:
@@ -216,15 +218,37 @@ def export(buffer, stream=None, max_version=None, dl_device=None, copy=None):
         except (TypeError, ValueError, IndexError):
             raise TypeError(f"max_version must be a (major, minor) pair, not {max_version!r}") from None
     _hand_off(buffer, stream, where[0])
+    ref = None if layout is None else ctypes.byref(layout)
     if versioned:
         out = _VersionedP()
-        st = _cucore_dlpack_export(buffer._h, None, ctypes.byref(out))
+        st = _cucore_dlpack_export(buffer._h, ref, ctypes.byref(out))
     else:
         out = _LegacyP()
-        st = _cucore_dlpack_export_legacy(buffer._h, None, ctypes.byref(out))
+        st = _cucore_dlpack_export_legacy(buffer._h, ref, ctypes.byref(out))
     if st:
         raise_error(st, buffer)
     return _capsule(ctypes.cast(out, ctypes.c_void_p).value, versioned)
+
+
+def make_layout(dtype, shape, strides, byte_offset, read_only):
+    """A cucore_dlpack_layout_t: `dtype` a DLPack (code, bits, lanes), `shape` and `strides` (in elements,
+    None: compact row-major) tuples, `byte_offset` of the first element into the buffer. The arrays it
+    points to live as long as the struct."""
+    layout = DLPackLayout()
+    layout.struct_size = ctypes.sizeof(DLPackLayout)
+    layout.read_only = 1 if read_only else 0
+    layout.dtype.code, layout.dtype.bits, layout.dtype.lanes = dtype
+    layout.ndim = len(shape)
+    arrays = []
+    if shape:
+        arrays.append((ctypes.c_int64 * len(shape))(*shape))
+        layout.shape = arrays[-1]
+        if strides is not None:
+            arrays.append((ctypes.c_int64 * len(strides))(*strides))
+            layout.strides = arrays[-1]
+    layout.byte_offset = byte_offset
+    layout._arrays = arrays  # the struct only points at them
+    return layout
 
 
 def cuda_array_interface(buffer):
@@ -269,6 +293,16 @@ def _buffer(h, owner):
 
 def _import_capsule(capsule, owner):
     """Imports the tensor of a "dltensor_versioned" or "dltensor" capsule and marks the capsule consumed."""
+    return import_tensor(capsule, owner)[0]
+
+
+def import_tensor(capsule, owner):
+    """(a Buffer owning the tensor of a "dltensor_versioned" or "dltensor" capsule, which is marked consumed;
+    the tensor as a dict: ptr (data + byte_offset), shape, strides (elements, or None), dtype (code, bits,
+    lanes), device (type, id) and readonly). TypeError for what is not a DLPack capsule, BufferError for a
+    consumed one; libcucore validates the tensor (InvalidArgumentError, NotSupportedError)."""
+    if not isinstance(capsule, _CapsuleType):
+        raise TypeError(f"not a DLPack capsule: a {type(capsule).__name__}")
     address = id(capsule)
     for name, used, versioned in ((_NAME_VERSIONED, _NAME_USED_VERSIONED, True),
                                   (_NAME_LEGACY, _NAME_USED_LEGACY, False)):
@@ -277,14 +311,30 @@ def _import_capsule(capsule, owner):
         tensor = _capsule_get_pointer(address, name)
         h = ctypes.c_void_p()
         if versioned:
-            st = _cucore_dlpack_import(ctypes.cast(tensor, _VersionedP), ctypes.byref(h))
+            managed = ctypes.cast(tensor, _VersionedP)
+            st = _cucore_dlpack_import(managed, ctypes.byref(h))
         else:
-            st = _cucore_dlpack_import_legacy(ctypes.cast(tensor, _LegacyP), ctypes.byref(h))
+            managed = ctypes.cast(tensor, _LegacyP)
+            st = _cucore_dlpack_import_legacy(managed, ctypes.byref(h))
         if st:
             raise_error(st)  # the capsule still owns the tensor: its destructor frees it
         if _capsule_set_name(address, used):  # the buffer owns the tensor now
             ctypes.pythonapi.PyErr_Clear()
-        return _buffer(h.value, owner)
+        buf = _buffer(h.value, owner)
+        # Read after the import: libcucore has checked ndim, shape and strides, and the buffer keeps the
+        # tensor alive (its deleter runs when the buffer's memory is released).
+        m = managed.contents
+        t = m.dl_tensor
+        ndim = t.ndim
+        info = {
+            "ptr": (t.data or 0) + t.byte_offset,
+            "shape": tuple(t.shape[i] for i in range(ndim)),
+            "strides": tuple(t.strides[i] for i in range(ndim)) if ndim and t.strides else None,
+            "dtype": (t.dtype.code, t.dtype.bits, t.dtype.lanes),
+            "device": (int(t.device.device_type), t.device.device_id),
+            "readonly": bool(versioned and m.flags & _READ_ONLY),
+        }
+        return buf, info
     name = _capsule_name(capsule)
     if name in ("used_dltensor", "used_dltensor_versioned"):
         raise BufferError("the DLPack capsule was already consumed (a capsule can be imported once)")

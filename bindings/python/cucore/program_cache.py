@@ -88,7 +88,7 @@ class InMemoryProgramCache(ProgramCache):
 
     __slots__ = ()
 
-    def __init__(self, max_size_bytes: Optional[int] = None) -> None:
+    def __init__(self, *, max_size_bytes: Optional[int] = None) -> None:
         self._h = None
         self._raw = None
         h = ctypes.c_void_p()
@@ -101,16 +101,26 @@ class InMemoryProgramCache(ProgramCache):
         return "<InMemoryProgramCache (closed)>" if self._h is None else f"<InMemoryProgramCache {self.stats}>"
 
 
+def _default_directory() -> str:
+    """$XDG_CACHE_HOME/cucore/program-cache (~/.cache/cucore/program-cache): cuda.core's default place with
+    cucore's leaf, so the two libraries' entry files never share a directory."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "cucore", "program-cache")
+
+
 class FileStreamProgramCache(ProgramCache):
-    """A cache in the directory `path` (created if missing), one atomically written file per entry, safe
-    to share between threads and processes; the least recently used entries beyond `max_size_bytes`
-    (None: unlimited) are evicted. Damaged entries count as misses and are replaced."""
+    """A cache in the directory `path` (created if missing; None: $XDG_CACHE_HOME/cucore/program-cache,
+    by default ~/.cache/cucore/program-cache), one atomically written file per entry, safe to share between
+    threads and processes; the least recently used entries beyond `max_size_bytes` (None: unlimited) are
+    evicted. Damaged entries count as misses and are replaced."""
 
     __slots__ = ("_path",)
 
-    def __init__(self, path: Union[str, os.PathLike], max_size_bytes: Optional[int] = None) -> None:
+    def __init__(self, path: Union[str, os.PathLike, None] = None, *, max_size_bytes: Optional[int] = None) -> None:
         self._h = None
         self._raw = None
+        if path is None:
+            path = _default_directory()
         if not isinstance(path, (str, bytes, os.PathLike)):
             raise TypeError(f"path must be a str or PathLike, not {type(path).__name__}")
         self._path = os.path.expanduser(os.fsdecode(path))
