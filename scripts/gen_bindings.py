@@ -248,7 +248,7 @@ class SourceDocs:
 
 def _decay(t: CType) -> CType:
     """A parameter declared as an array is a pointer (C's adjustment)."""
-    return CType("ptr", target=t.target) if t.kind == "array" else t
+    return CType("ptr", const=t.const, target=t.target) if t.kind == "array" else t
 
 
 def _function_like(macro) -> bool:
@@ -328,9 +328,10 @@ class Reader:
                 return self._fnptr(pointee)
             return CType("ptr", const=pointee.is_const_qualified(), target=self.ctype(pointee))
         if t.kind in (K.CONSTANTARRAY,):
-            return CType("array", target=self.ctype(t.element_type), count=t.element_count)
+            return CType("array", const=t.element_type.is_const_qualified(), target=self.ctype(t.element_type),
+                         count=t.element_count)
         if t.kind in (K.INCOMPLETEARRAY, K.DECAYED if hasattr(K, "DECAYED") else K.INVALID):
-            return CType("ptr", target=self.ctype(t.element_type))
+            return CType("ptr", const=t.element_type.is_const_qualified(), target=self.ctype(t.element_type))
         if t.kind.name in BUILTINS:
             return CType("prim", BUILTINS[t.kind.name])
         die(f"unsupported C type {t.spelling!r} ({t.kind})")

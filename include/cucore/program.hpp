@@ -208,6 +208,22 @@ public:
 };
 
 // ProgramCache's member that takes a Program (declared in program_cache.hpp).
+inline ObjectCode ProgramCache::find(const std::array<std::uint8_t, 32> &key) const {
+    cucore_object_code_t *raw = nullptr;
+    detail::check(cucore_program_cache_get(handle_, key.data(), &raw));
+    return ObjectCode::adopt(raw);
+}
+
+inline void ProgramCache::store(const std::array<std::uint8_t, 32> &key, const ObjectCode &code) const {
+    detail::check(cucore_program_cache_put(handle_, key.data(), code.get()));
+}
+
+inline bool ProgramCache::remove(const std::array<std::uint8_t, 32> &key) const {
+    int removed = 0;
+    detail::check(cucore_program_cache_remove(handle_, key.data(), &removed));
+    return removed != 0;
+}
+
 inline std::array<std::uint8_t, 32> ProgramCache::key(const Program &program, cucore_code_type_t target,
                                                       const std::vector<std::string> &name_expressions) {
     const std::vector<const char *> names = detail::c_strings(name_expressions);

@@ -67,6 +67,29 @@ CUCORE_API cucore_status_t cucore_program_cache_clear(cucore_program_cache_t *ca
 CUCORE_API cucore_status_t cucore_program_cache_stats(const cucore_program_cache_t *cache,
                                                       cucore_program_cache_stats_t *stats);
 
+/* The entry stored under `key` (32 bytes, as cucore_program_cache_key gives or
+ * any digest a caller chooses) as a new object code (+1 reference; its name is
+ * empty), or NULL when there is none (not an error). Counted as a hit or a
+ * miss. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL key or out). */
+CUCORE_API cucore_status_t cucore_program_cache_get(cucore_program_cache_t *cache, const uint8_t key[32],
+                                                    cucore_object_code_t **object_code);
+
+/* Stores `object_code`'s code (its bytes, code type and name expressions) under
+ * `key` (32 bytes), replacing an entry of that key; compiles through the cache
+ * then find it. The cache keeps a copy: the object code stays the caller's. An
+ * entry larger than the cache's limit is not kept (counted as an eviction); a
+ * disk cache that cannot write keeps nothing, as for compiles.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL key). */
+CUCORE_API cucore_status_t cucore_program_cache_put(cucore_program_cache_t *cache, const uint8_t key[32],
+                                                    const cucore_object_code_t *object_code);
+
+/* Removes the entry stored under `key` (32 bytes): `removed` (may be NULL) is
+ * 1 when there was one, 0 when not. Errors: INVALID_HANDLE, INVALID_ARGUMENT
+ * (NULL key), INVALID_STATE (a disk entry that could not be removed: the
+ * message names it). */
+CUCORE_API cucore_status_t cucore_program_cache_remove(cucore_program_cache_t *cache, const uint8_t key[32],
+                                                       int *removed);
+
 /* The 32-byte key a compile of `program` to `target` with these name
  * expressions would use (for tools and tests).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, bad target), NOT_SUPPORTED

@@ -15,6 +15,7 @@
 
 namespace cucore {
 
+class ObjectCode;
 class Program;
 
 using ProgramCacheStats = cucore_program_cache_stats_t;
@@ -53,6 +54,15 @@ public:
     // INVALID_HANDLE, INVALID_ARGUMENT, NOT_SUPPORTED (no compiler).
     static std::array<std::uint8_t, 32> key(const Program &program, cucore_code_type_t target,
                                             const std::vector<std::string> &name_expressions = {});
+
+    // The entry stored under `key` as a new ObjectCode, or an empty one (false)
+    // when there is none (cucore_program_cache_get); storing a copy of `code`
+    // under `key` (cucore_program_cache_put); removing the entry of `key`
+    // (whether there was one). Defined in program.hpp. Throw Error:
+    // INVALID_HANDLE; remove: INVALID_STATE (a disk entry that stays).
+    ObjectCode find(const std::array<std::uint8_t, 32> &key) const;
+    void store(const std::array<std::uint8_t, 32> &key, const ObjectCode &code) const;
+    bool remove(const std::array<std::uint8_t, 32> &key) const;
 };
 
 } // namespace cucore

@@ -1,8 +1,21 @@
 // C ABI: program caches.
 #include "capi/capi.hpp"
 #include "capi/text_out.hpp"
+#include "core/object_code.hpp"
+
+#include <cstring>
 
 using namespace cucore;
+
+namespace {
+// A 32-byte key as the caches index entries.
+core::CacheKey key_of(const uint8_t *key) {
+    capi::require(key, "key");
+    core::CacheKey digest;
+    std::memcpy(digest.data(), key, digest.size());
+    return digest;
+}
+}  // namespace
 
 extern "C" {
 
@@ -30,6 +43,34 @@ cucore_status_t cucore_program_cache_stats(const cucore_program_cache_t *cache, 
     return capi::guarded(__func__, [&] {
         const core::ProgramCache &object = capi::get(cache, "cache");
         capi::write_versioned(stats, object.stats(), "stats", "CUCORE_PROGRAM_CACHE_STATS_INIT");
+    });
+}
+
+cucore_status_t cucore_program_cache_get(cucore_program_cache_t *cache, const uint8_t key[32],
+                                         cucore_object_code_t **object_code) {
+    return capi::guarded(__func__, [&] {
+        cucore_object_code_t *&result = capi::out(object_code, "object_code");
+        core::ProgramCache &object = capi::get(cache, "cache");
+        if (std::shared_ptr<const core::CodeImage> image = object.find(key_of(key)))
+            result = capi::give<cucore_object_code_t>(core::ObjectCode::create(std::move(image), ""));
+    });
+}
+
+cucore_status_t cucore_program_cache_put(cucore_program_cache_t *cache, const uint8_t key[32],
+                                         const cucore_object_code_t *object_code) {
+    return capi::guarded(__func__, [&] {
+        core::ProgramCache &object = capi::get(cache, "cache");
+        const core::CacheKey digest = key_of(key);
+        object.store(digest, capi::get(object_code, "object_code").image());
+    });
+}
+
+cucore_status_t cucore_program_cache_remove(cucore_program_cache_t *cache, const uint8_t key[32], int *removed) {
+    return capi::guarded(__func__, [&] {
+        if (removed) *removed = 0;
+        core::ProgramCache &object = capi::get(cache, "cache");
+        const bool gone = object.remove(key_of(key));
+        if (removed) *removed = gone ? 1 : 0;
     });
 }
 

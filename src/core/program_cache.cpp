@@ -247,6 +247,16 @@ void InMemoryProgramCache::store(const CacheKey &key, std::shared_ptr<const Code
     }
 }
 
+bool InMemoryProgramCache::remove(const CacheKey &key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return false;
+    bytes_ -= it->second->bytes;
+    lru_.erase(it->second);
+    index_.erase(it);
+    return true;
+}
+
 void InMemoryProgramCache::clear() {
     std::lock_guard<std::mutex> lock(mutex_);
     lru_.clear();
@@ -366,6 +376,13 @@ void OnDiskProgramCache::evict(const std::string &keep) {
             evictions_.fetch_add(1, std::memory_order_relaxed);
         }
     }
+}
+
+bool OnDiskProgramCache::remove(const CacheKey &key) {
+    const std::string path = path_of(key);
+    if (::unlink(path.c_str()) == 0) return true;
+    if (errno == ENOENT) return false;
+    throw Error(CUCORE_ERROR_INVALID_STATE, "cannot remove \"" + path + "\": " + std::strerror(errno));
 }
 
 void OnDiskProgramCache::clear() {

@@ -31,6 +31,8 @@ class ProgramCache : public Object {
     // (full disk, permissions changed) leaves the cache without the entry: the
     // compile that produced it still succeeds.
     virtual void store(const CacheKey &key, std::shared_ptr<const CodeImage> image) = 0;
+    // Removes the entry of `key`; whether there was one.
+    virtual bool remove(const CacheKey &key) = 0;
     virtual void clear() = 0;
     virtual cucore_program_cache_stats_t stats() const = 0;
 
@@ -43,6 +45,7 @@ class InMemoryProgramCache final : public ProgramCache {
     explicit InMemoryProgramCache(uint64_t max_bytes) noexcept : max_bytes_(max_bytes) {}
     std::shared_ptr<const CodeImage> find(const CacheKey &key) override;
     void store(const CacheKey &key, std::shared_ptr<const CodeImage> image) override;
+    bool remove(const CacheKey &key) override;
     void clear() override;
     cucore_program_cache_stats_t stats() const override;
 
@@ -76,6 +79,7 @@ class OnDiskProgramCache final : public ProgramCache {
         : directory_(std::move(directory)), max_bytes_(max_bytes) {}
     std::shared_ptr<const CodeImage> find(const CacheKey &key) override;
     void store(const CacheKey &key, std::shared_ptr<const CodeImage> image) override;
+    bool remove(const CacheKey &key) override;
     void clear() override;
     cucore_program_cache_stats_t stats() const override;
 

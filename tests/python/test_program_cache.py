@@ -186,3 +186,30 @@ def test_cuda_core_style_key(nvrtc):
                                target_type="cubin", extra_digest=b"x")
     with pytest.raises(TypeError):
         make_program_cache_key(code=SRC, code_type="c++", options=opts, target_type="cubin", name_expressions=(1,))
+
+
+@pytest.mark.parametrize("kind", ["memory", "disk"])
+def test_entries_by_key_as_cuda_cores_mapping(lib, tmp_path, kind):
+    cache = cucore.InMemoryProgramCache() if kind == "memory" else cucore.FileStreamProgramCache(tmp_path / "c")
+    assert len(cache) == 0 and "k" not in cache and cache.get("k", 5) == 5
+    with pytest.raises(KeyError):
+        cache["k"]
+    cache["k"] = b"raw code"
+    cache[b"k2"] = cucore.ObjectCode.from_cubin(b"object code", name="n")
+    assert cache["k"] == b"raw code" and cache[b"k2"] == b"object code" and len(cache) == 2
+    assert "k" in cache and b"k" in cache, "a str key is its UTF-8 bytes"
+    cache.update({"a": b"1", "b": bytearray(b"2")})
+    cache.update([("c", b"3")])
+    assert len(cache) == 5 and cache.get("b") == b"2"
+    del cache["a"]
+    assert "a" not in cache and len(cache) == 4
+    with pytest.raises(KeyError):
+        del cache["a"]
+    for bad_key in (1, None):
+        with pytest.raises(TypeError, match="keys"):
+            cache[bad_key] = b"x"
+    with pytest.raises(TypeError, match="values"):
+        cache["x"] = "text"
+    cache.clear()
+    assert len(cache) == 0
+    cache.close()

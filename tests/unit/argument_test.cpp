@@ -640,6 +640,14 @@ TEST_F(ArgumentTest, CompileSideNullPointers) {
     expect(cucore_program_cache_create_in_memory(0, nullptr), "cucore_program_cache_create_in_memory", "'cache'");
     expect(cucore_program_cache_create_on_disk(nullptr, 0, &scratch_c), "cucore_program_cache_create_on_disk", "'directory'");
     expect(cucore_program_cache_stats(cache, nullptr), "cucore_program_cache_stats", "'stats'");
+    {
+        const uint8_t k[32] = {1};
+        cucore_object_code_t *got = nullptr;
+        expect(cucore_program_cache_get(cache, nullptr, &got), "cucore_program_cache_get", "'key'");
+        expect(cucore_program_cache_get(cache, k, nullptr), "cucore_program_cache_get", "'object_code'");
+        expect(cucore_program_cache_put(cache, nullptr, o), "cucore_program_cache_put", "'key'");
+        expect(cucore_program_cache_remove(cache, nullptr, nullptr), "cucore_program_cache_remove", "'key'");
+    }
     expect(cucore_object_code_create(nullptr, 1, CUCORE_CODE_CUBIN, nullptr, &scratch_o), "cucore_object_code_create", "'data'");
     expect(cucore_object_code_create("x", 1, CUCORE_CODE_CUBIN, nullptr, nullptr), "cucore_object_code_create", "'object_code'");
     expect(cucore_object_code_create_from_file(nullptr, CUCORE_CODE_CUBIN, nullptr, &scratch_o), "cucore_object_code_create_from_file", "'path'");

@@ -188,7 +188,11 @@ int cucore_facade_compile_side_check(const cucore::Device &dev) {
     const cucore::Program p = cucore::Program::create("__global__ void k() {}", CUCORE_CODE_CXX, po);
     const cucore::ObjectCode o = p.compile(CUCORE_CODE_CUBIN, {"k"}, memory);
     const cucore::ObjectCode o2 = p.compile(CUCORE_CODE_PTX);
-    int sum = static_cast<int>(p.log().size() + p.flags().size() + p.arch().size()) + static_cast<int>(p.code_type()) +
+    const std::array<std::uint8_t, 32> cache_key = cucore::ProgramCache::key(p, CUCORE_CODE_PTX);
+    memory.store(cache_key, o2);
+    const cucore::ObjectCode cached = memory.find(cache_key);
+    const bool removed = memory.remove(cache_key) && static_cast<bool>(cached);
+    int sum = static_cast<int>(removed) + static_cast<int>(p.pch_status()) + static_cast<int>(o2.module() != nullptr) + static_cast<int>(p.log().size() + p.flags().size() + p.arch().size()) + static_cast<int>(p.code_type()) +
               static_cast<int>(p.backend()) + cucore::ProgramCache::key(p, CUCORE_CODE_CUBIN, {"k"})[0] +
               cucore::compiler_version(CUCORE_BACKEND_NVRTC);
     o.load();

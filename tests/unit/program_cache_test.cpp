@@ -225,6 +225,52 @@ TEST_F(ProgramCacheTest, InMemoryHitsRunNoCompiler) {
     cucore_program_cache_release(cache);
 }
 
+TEST_F(ProgramCacheTest, EntriesCanBeReadStoredAndRemovedByKey) {
+    cucore_program_cache_t *memory = nullptr;
+    ASSERT_EQ(cucore_program_cache_create_in_memory(0, &memory), CUCORE_SUCCESS);
+    cucore_program_cache_t *on_disk = disk();
+    const std::string bytes = fake::image({"k1"});
+    cucore_object_code_t *code = nullptr;
+    ASSERT_EQ(cucore_object_code_create(bytes.data(), bytes.size(), CUCORE_CODE_CUBIN, "named", &code), CUCORE_SUCCESS);
+    Key k{};
+    k[0] = 0xAB;
+    k[31] = 0x01;
+    for (cucore_program_cache_t *cache : {memory, on_disk}) {
+        SCOPED_TRACE(cache == memory ? "in memory" : "on disk");
+        cucore_object_code_t *got = code;
+        ASSERT_EQ(cucore_program_cache_get(cache, k.data(), &got), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(got, nullptr) << "nothing stored yet";
+        EXPECT_EQ(stats(cache).misses, 1u);
+        ASSERT_EQ(cucore_program_cache_put(cache, k.data(), code), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(stats(cache).entries, 1u);
+        ASSERT_EQ(cucore_program_cache_get(cache, k.data(), &got), CUCORE_SUCCESS) << message();
+        ASSERT_NE(got, nullptr);
+        EXPECT_EQ(bytes_of(got), bytes);
+        cucore_code_type_t type = CUCORE_CODE_UNSET;
+        EXPECT_EQ(cucore_object_code_code_type(got, &type), CUCORE_SUCCESS);
+        EXPECT_EQ(type, CUCORE_CODE_CUBIN);
+        EXPECT_EQ(stats(cache).hits, 1u);
+        cucore_object_code_release(got);
+        int removed = 7;
+        ASSERT_EQ(cucore_program_cache_remove(cache, k.data(), &removed), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(removed, 1);
+        EXPECT_EQ(stats(cache).entries, 0u);
+        ASSERT_EQ(cucore_program_cache_remove(cache, k.data(), &removed), CUCORE_SUCCESS);
+        EXPECT_EQ(removed, 0) << "already gone";
+        ASSERT_EQ(cucore_program_cache_get(cache, k.data(), &got), CUCORE_SUCCESS);
+        EXPECT_EQ(got, nullptr);
+    }
+    // A compile through the cache finds what was stored under its key.
+    cucore_program_t *p = program("kernel k\n");
+    const Key compiled_key = key(p);
+    ASSERT_EQ(cucore_program_cache_put(memory, compiled_key.data(), code), CUCORE_SUCCESS);
+    EXPECT_EQ(compile(p, memory), bytes) << "the stored entry, not a compile";
+    cucore_program_release(p);
+    cucore_object_code_release(code);
+    cucore_program_cache_release(on_disk);
+    cucore_program_cache_release(memory);
+}
+
 TEST_F(ProgramCacheTest, InMemoryLeastRecentlyUsedGoesFirst) {
     // Each entry is "FAKECUBIN\nkernel X\n" = 19 bytes; room for two.
     cucore_program_cache_t *cache = nullptr;

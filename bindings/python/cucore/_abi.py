@@ -811,6 +811,9 @@ ABI = {
     'cucore_program_cache_release': ('cucore_status_t', ('cucore_program_cache_t*', )),
     'cucore_program_cache_clear': ('cucore_status_t', ('cucore_program_cache_t*', )),
     'cucore_program_cache_stats': ('cucore_status_t', ('cucore_program_cache_t*', 'cucore_program_cache_stats_t*', )),
+    'cucore_program_cache_get': ('cucore_status_t', ('cucore_program_cache_t*', 'uint8_t*', 'cucore_object_code_t**', )),
+    'cucore_program_cache_put': ('cucore_status_t', ('cucore_program_cache_t*', 'uint8_t*', 'cucore_object_code_t*', )),
+    'cucore_program_cache_remove': ('cucore_status_t', ('cucore_program_cache_t*', 'uint8_t*', 'int*', )),
     'cucore_program_cache_key': ('cucore_status_t', ('cucore_program_t*', 'cucore_code_type_t', 'char**', 'size_t', 'uint8_t*', )),
     # ---- include/cucore/kernel.h ----
     'cucore_kernel_from_handle': ('cucore_status_t', ('void*', 'cucore_release_fn', 'void*', 'cucore_kernel_t**', )),

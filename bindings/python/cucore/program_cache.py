@@ -10,18 +10,24 @@ its type, every option, the target, the name expressions, the compiler's version
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
-from typing import NamedTuple, Optional, Sequence, Union
+from typing import Any, NamedTuple, Optional, Sequence, Union
 
 from . import _lib
 from ._handle import HandleObject
 from .common import raise_error
+from .object_code import ObjectCode
 from .program import Program, _TARGETS, _name_array, code_type_id
 
+_wrap_object_code = ObjectCode._wrap
+
 (_cucore_program_cache_create_in_memory, _cucore_program_cache_create_on_disk, _cucore_program_cache_clear,
- _cucore_program_cache_stats, _cucore_program_cache_key) = _lib.bind(
+ _cucore_program_cache_stats, _cucore_program_cache_key, _cucore_program_cache_get, _cucore_program_cache_put,
+ _cucore_program_cache_remove) = _lib.bind(
     globals(), "cucore_program_cache_create_in_memory", "cucore_program_cache_create_on_disk",
-    "cucore_program_cache_clear", "cucore_program_cache_stats", "cucore_program_cache_key")
+    "cucore_program_cache_clear", "cucore_program_cache_stats", "cucore_program_cache_key", "cucore_program_cache_get",
+    "cucore_program_cache_put", "cucore_program_cache_remove")
 (_cucore_program_cache_retain, _cucore_program_cache_release) = _lib.bind(
     globals(), "cucore_program_cache_retain", "cucore_program_cache_release")
 (_fast_program_cache_release,) = _lib.bind_unchecked(globals(), "cucore_program_cache_release")
@@ -39,6 +45,19 @@ class ProgramCacheStats(NamedTuple):
     size_bytes: int
 
 
+def _key_bytes(key) -> Any:
+    """A cache key (bytes or str) as the 32 bytes libcucore indexes entries by."""
+    if isinstance(key, str):
+        key = key.encode()
+    elif isinstance(key, (bytearray, memoryview)):
+        key = bytes(key)
+    elif not isinstance(key, bytes):
+        raise TypeError(f"cache keys must be bytes or str, not {type(key).__name__}")
+    if len(key) != 32:
+        key = hashlib.sha256(key).digest()
+    return (ctypes.c_uint8 * 32).from_buffer_copy(key)
+
+
 def _max_size(max_size_bytes):
     if max_size_bytes is None:
         return 0
@@ -50,7 +69,8 @@ def _max_size(max_size_bytes):
 
 
 class ProgramCache(HandleObject):
-    """What both caches share: `stats`, `clear()`, close()."""
+    """What both caches share: `stats`, `clear()`, close(), and cuda.core's mapping of keys to compiled code
+    (`cache[key]`, `cache[key] = code`, `del cache[key]`, `get`, `update`, `len`, `in`)."""
 
     __slots__ = ()
     _release = staticmethod(_fast_program_cache_release)
@@ -80,6 +100,56 @@ class ProgramCache(HandleObject):
 
     def __len__(self) -> int:
         return self.stats.entries
+
+    # ---- entries by key, as cuda.core's ProgramCacheResource (a mapping of keys to compiled code) ------------
+    # Keys are bytes or str: a 32-byte key (make_program_cache_key's) is used as it is, any other is hashed to 32
+    # bytes (SHA-256), so compiles through the cache and these methods meet on make_program_cache_key's keys.
+
+    def __getitem__(self, key: Union[bytes, str]) -> bytes:
+        """The compiled code stored under `key`; KeyError when there is none."""
+        code = self._get(key)
+        if code is None:
+            raise KeyError(key)
+        return code.code
+
+    def get(self, key: Union[bytes, str], default: Any = None) -> Any:
+        """self[key], or `default` when there is no entry."""
+        code = self._get(key)
+        return default if code is None else code.code
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, (bytes, str)) and self._get(key) is not None
+
+    def __setitem__(self, key: Union[bytes, str], value: Union[bytes, bytearray, memoryview, ObjectCode]) -> None:
+        """Store `value` (compiled code as bytes, or an ObjectCode: its bytes, code type and name expressions)
+        under `key`, replacing an entry of that key."""
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            value = ObjectCode.from_cubin(bytes(value))
+        elif not isinstance(value, ObjectCode):
+            raise TypeError(f"cache values must be bytes-like or ObjectCode, not {type(value).__name__}")
+        st = _cucore_program_cache_put(self._h, _key_bytes(key), value._h)
+        if st:
+            raise_error(st, self, value)
+
+    def __delitem__(self, key: Union[bytes, str]) -> None:
+        removed = ctypes.c_int()
+        st = _cucore_program_cache_remove(self._h, _key_bytes(key), _byref(removed))
+        if st:
+            raise_error(st, self)
+        if not removed.value:
+            raise KeyError(key)
+
+    def update(self, items: Any) -> None:
+        """self[key] = value for every pair of a mapping or of an iterable of (key, value) pairs."""
+        for key, value in (items.items() if hasattr(items, "items") else items):
+            self[key] = value
+
+    def _get(self, key):
+        out = ctypes.c_void_p()
+        st = _cucore_program_cache_get(self._h, _key_bytes(key), _byref(out))
+        if st:
+            raise_error(st, self)
+        return _wrap_object_code(out.value) if out.value else None
 
 
 class InMemoryProgramCache(ProgramCache):

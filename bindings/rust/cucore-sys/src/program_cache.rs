@@ -67,6 +67,23 @@ extern "C" {
     /// The cache's counters (stats-\>struct_size must be set, e.g. with
     /// CUCORE_PROGRAM_CACHE_STATS_INIT). Errors: INVALID_HANDLE, INVALID_ARGUMENT.
     pub fn cucore_program_cache_stats(cache: *const cucore_program_cache_t, stats: *mut cucore_program_cache_stats_t) -> cucore_status_t;
+    /// The entry stored under `key` (32 bytes, as cucore_program_cache_key gives or
+    /// any digest a caller chooses) as a new object code (+1 reference; its name is
+    /// empty), or NULL when there is none (not an error). Counted as a hit or a
+    /// miss. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL key or out).
+    pub fn cucore_program_cache_get(cache: *mut cucore_program_cache_t, key: *const u8, object_code: *mut *mut cucore_object_code_t) -> cucore_status_t;
+    /// Stores `object_code`'s code (its bytes, code type and name expressions) under
+    /// `key` (32 bytes), replacing an entry of that key; compiles through the cache
+    /// then find it. The cache keeps a copy: the object code stays the caller's. An
+    /// entry larger than the cache's limit is not kept (counted as an eviction); a
+    /// disk cache that cannot write keeps nothing, as for compiles.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL key).
+    pub fn cucore_program_cache_put(cache: *mut cucore_program_cache_t, key: *const u8, object_code: *const cucore_object_code_t) -> cucore_status_t;
+    /// Removes the entry stored under `key` (32 bytes): `removed` (may be NULL) is
+    /// 1 when there was one, 0 when not. Errors: INVALID_HANDLE, INVALID_ARGUMENT
+    /// (NULL key), INVALID_STATE (a disk entry that could not be removed: the
+    /// message names it).
+    pub fn cucore_program_cache_remove(cache: *mut cucore_program_cache_t, key: *const u8, removed: *mut c_int) -> cucore_status_t;
     /// The 32-byte key a compile of `program` to `target` with these name
     /// expressions would use (for tools and tests).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, bad target), NOT_SUPPORTED

@@ -15,6 +15,7 @@ use std::ptr::{self, NonNull};
 use cucore_sys as sys;
 
 use crate::common::{check, path_c_string, CStringArray, Result};
+use crate::object_code::ObjectCode;
 use crate::program::{CodeType, Program};
 
 /// What a cache has seen since it was created or cleared (`cucore_program_cache_stats_t`).
@@ -94,6 +95,34 @@ impl ProgramCache {
             sys::cucore_program_cache_key(program.as_raw(), target.raw(), names.as_ptr(), names.len(), key.as_mut_ptr())
         })?;
         Ok(key)
+    }
+
+    /// The entry stored under `key` as a new [`ObjectCode`] (with an empty name), or `None`
+    /// (`cucore_program_cache_get`; cuda.core's `cache[key]`). Counted as a hit or a miss.
+    pub fn get(&self, key: &[u8; 32]) -> Result<Option<ObjectCode>> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle, 32 readable bytes and a valid out-pointer; we own what it gives.
+        check(unsafe { sys::cucore_program_cache_get(self.as_raw(), key.as_ptr(), &mut raw) })?;
+        if raw.is_null() {
+            return Ok(None);
+        }
+        ObjectCode::from_out(raw).map(Some)
+    }
+
+    /// Stores a copy of `code` (its bytes, code type and name expressions) under `key`,
+    /// replacing the entry of that key (`cucore_program_cache_put`; cuda.core's `cache[key] = code`).
+    pub fn put(&self, key: &[u8; 32], code: &ObjectCode) -> Result<()> {
+        // SAFETY: live handles and 32 readable bytes.
+        check(unsafe { sys::cucore_program_cache_put(self.as_raw(), key.as_ptr(), code.as_raw()) })
+    }
+
+    /// Removes the entry of `key`; whether there was one (`cucore_program_cache_remove`; cuda.core's
+    /// `del cache[key]`).
+    pub fn remove(&self, key: &[u8; 32]) -> Result<bool> {
+        let mut removed = 0;
+        // SAFETY: a live handle, 32 readable bytes and a valid out-pointer.
+        check(unsafe { sys::cucore_program_cache_remove(self.as_raw(), key.as_ptr(), &mut removed) })?;
+        Ok(removed != 0)
     }
 }
 

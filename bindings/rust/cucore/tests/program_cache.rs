@@ -156,3 +156,21 @@ fn caches_are_shared_across_threads() {
     assert_eq!(s.hits + s.misses, 4, "{:?}", s);
     assert_eq!(s.entries, 1, "{:?}", s);
 }
+
+#[test]
+fn entries_by_key_are_read_stored_and_removed() {
+    let _serial = serial();
+    let cache = ProgramCache::in_memory(0).unwrap();
+    let code = ObjectCode::create(b"not really a cubin", CodeType::Cubin, Some("stored")).unwrap();
+    let key = [7u8; 32];
+    assert!(cache.get(&key).unwrap().is_none(), "nothing stored yet");
+    cache.put(&key, &code).unwrap();
+    let got = cache.get(&key).unwrap().expect("stored");
+    assert_eq!(got.code().unwrap(), code.code().unwrap());
+    assert_eq!(got.code_type().unwrap(), CodeType::Cubin);
+    let s = cache.stats().unwrap();
+    assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1), "{:?}", s);
+    assert!(cache.remove(&key).unwrap());
+    assert!(!cache.remove(&key).unwrap(), "already gone");
+    assert!(cache.get(&key).unwrap().is_none());
+}
