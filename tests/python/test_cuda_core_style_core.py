@@ -272,3 +272,11 @@ def test_typing_enums_are_cuda_cores_strings(core):
             return (0, 0)
 
     assert isinstance(Streamish(), t.IsStreamType)
+
+
+def test_object_code_pickles_as_its_code(core):
+    mod = core.Program(FILL_INDEX, "c++", options=core.ProgramOptions(arch="sm_90")).compile(
+        "ptx", name_expressions=("add_one<int>",))
+    again = pickle.loads(pickle.dumps(mod))
+    assert again.code == mod.code and again.code_type == "ptx"
+    assert again.symbol_mapping == mod.symbol_mapping

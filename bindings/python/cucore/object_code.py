@@ -203,6 +203,11 @@ class ObjectCode(HandleObject):
         if st:
             raise_error(st, self)
 
+    def __reduce__(self):
+        # Pickles as its code, as cuda.core's: the code type, the bytes, the name and the symbol mapping (a
+        # process that unpickles it loads the code on first use).
+        return _rebuild, (self.code_type, self.code, self.name, self.symbol_mapping or None)
+
     def get_module(self) -> int:
         """The raw CUmodule of the code in the current context (cuLibraryGetModule), as an int, for driver APIs
         that take a module (cuda.core's get_module). It lives as long as this object code."""
@@ -274,6 +279,10 @@ class ObjectCode(HandleObject):
         if self._h is None:
             return "<ObjectCode (closed)>"
         return f"<ObjectCode {self.code_type} {self.name!r}>"
+
+
+def _rebuild(code_type, code, name, symbol_mapping):
+    return ObjectCode._create(code, code_type, name, symbol_mapping)
 
 
 def _encode(name):
