@@ -37,7 +37,7 @@ class ExecutableGraphNode:
     _node: GraphNode
 
     def __new__(cls, *args: Any, **kwargs: Any) -> ExecutableGraphNode:
-        raise TypeError("directly constructing an executable graph node is not supported: use graph[node]")
+        raise RuntimeError("directly constructing an executable graph node is not supported: use graph[node]")
 
     @classmethod
     def _of(cls, graph: Graph, node: GraphNode) -> ExecutableGraphNode:
@@ -64,7 +64,8 @@ class ExecutableGraphNode:
 
     def __repr__(self) -> str:
         g = "closed" if self._graph._h is None else f"0x{self._graph.handle:x}"
-        return f"<{type(self).__name__} graph={g} node={self._node!r}>"
+        node = "destroyed" if self._node.handle is None else f"0x{self._node.handle:x}"
+        return f"<{type(self).__name__} graph={g} node={node}>"
 
 
 class _Switchable(ExecutableGraphNode):

@@ -733,7 +733,7 @@ class Graph(HandleObject):
     _handle_fn = staticmethod(_cucore_graph_handle)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Graph:
-        raise TypeError("Graph cannot be instantiated directly: use GraphBuilder.complete() or "
+        raise RuntimeError("Graph cannot be instantiated directly: use GraphBuilder.complete() or "  # cuda.core's
                         "GraphDefinition.instantiate()")
 
     @classmethod
