@@ -144,6 +144,37 @@ def test_view_errors(dev, stream):
 
 
 @pytest.mark.gpu
+def test_destroyed_nodes_and_bad_arguments_fail_as_cuda_cores(dev, stream):
+    a, b = _filled(dev, stream, 16, 0), _filled(dev, stream, 16, 0)
+    d = cg.GraphDefinition(dev)
+    fill = d.memset(a, 1, 16)
+    copy = fill.memcpy(b, a, 16)
+    cb = copy.callback(lambda: None)
+    graph = d.instantiate()
+    # out of range: OverflowError as cuda.core's (Cython's conversions), still the ValueError cucore raised
+    for call in (lambda: fill.update(value=256), lambda: copy.update(size=-1),
+                 lambda: graph[fill].update(dst=a, value=256, width=16), lambda: d.memset(a, 300, 1)):
+        with pytest.raises(OverflowError) as info:
+            call()
+        assert isinstance(info.value, ValueError)
+    for call in (lambda: fill.update(dst=object()), lambda: copy.update(src=object()), lambda: cb.update(object()),
+                 lambda: graph[copy].update(dst=b, src=object(), size=4)):
+        with pytest.raises(TypeError):
+            call()
+    graph.launch(stream)
+    assert _bytes(b, stream) == bytes([1]) * 16           # nothing changed
+    fill.destroy()
+    for call in (lambda: graph[fill], lambda: fill.update(value=2)):
+        with pytest.raises(RuntimeError, match="GraphNode has been destroyed") as info:
+            call()
+        assert isinstance(info.value, cucore.InvalidStateError)
+    view = graph[copy]
+    copy.destroy()
+    with pytest.raises(cucore.CUDAError):
+        view.update(dst=b, src=a, size=16)                # the view's node is gone from the definition
+
+
+@pytest.mark.gpu
 def test_child_graph_and_event_nodes_have_views(dev, stream):
     e = dev.create_event()
     child = cg.GraphDefinition(dev)
@@ -277,6 +308,11 @@ def test_kernel_node_update_keeps_what_it_is_not_given(fake, put, stream):
         k.update(config=cucore.LaunchConfig(grid=1, block=1, cooperative_launch=True))
     with pytest.raises(TypeError):
         k.update(None, empty)                                      # keyword-only, as cuda.core's
+    for bad in (dict(config=object()), dict(kernel=object(), args=()), dict(args=(object(),))):
+        with pytest.raises(TypeError):
+            k.update(**bad)
+    L, args = run()
+    assert args == [] and k.kernel is empty                        # the failed updates changed nothing
 
 
 @pytest.mark.gpu

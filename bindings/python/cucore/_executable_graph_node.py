@@ -13,7 +13,7 @@ classes handed down (Graph.__getitem__ makes the views; cucore.graph exports the
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Optional, Union
+from typing import Any, Dict, Iterable, Optional, Type, Union, cast
 
 from . import _lib
 from ._graph_node import (ChildGraphNode, EventRecordNode, EventWaitNode, GraphNode, HostCallbackNode, KernelNode,
@@ -99,9 +99,11 @@ class ExecutableKernelNode(_Switchable):
         for a kernel without parameters), packed as launch() packs them. Clustered and cooperative
         configurations are NotImplementedError, as cuda.core. Beyond cuda.core, None for `config` takes the
         definition's node's and None for `kernel` keeps the graph's."""
+        if not isinstance(config, (LaunchConfig, type(None))):
+            raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
         if config is not None and (config.cluster is not None or config.cooperative_launch):
             raise NotImplementedError("updating clustered or cooperative kernel nodes is not supported")
-        self._open().set_kernel_node(self._node, config, kernel, *args)
+        self._open().set_kernel_node(cast(KernelNode, self._node), config, kernel, *args)
 
 
 class ExecutableMemcpyNode(_Switchable):
@@ -112,7 +114,7 @@ class ExecutableMemcpyNode(_Switchable):
     def update(self, *, dst: Union[Buffer, int], src: Union[Buffer, int], size: int) -> None:
         """Replace all copy parameters for future launches: `size` bytes from `src` to `dst` (each a Buffer,
         or a device or page-locked host address the caller keeps valid while the graph runs)."""
-        self._open().set_memcpy_node(self._node, dst, src, size)
+        self._open().set_memcpy_node(cast(MemcpyNode, self._node), dst, src, size)
 
 
 class ExecutableMemsetNode(_Switchable):
@@ -124,7 +126,7 @@ class ExecutableMemsetNode(_Switchable):
     def update(self, *, dst: Union[Buffer, int], value: Any, width: int, height: int = 1, pitch: int = 0) -> None:
         """Replace all fill parameters for future launches (memset()'s: `value` an int for one byte, or a
         bytes-like object of 1, 2 or 4 bytes; `height` rows of `width` elements, `pitch` bytes apart)."""
-        self._open().set_memset_node(self._node, dst, value, width, height, pitch)
+        self._open().set_memset_node(cast(MemsetNode, self._node), dst, value, width, height, pitch)
 
 
 class ExecutableHostCallbackNode(ExecutableGraphNode):
@@ -135,7 +137,7 @@ class ExecutableHostCallbackNode(ExecutableGraphNode):
     def update(self, fn: Any, *, user_data: Any = None) -> None:
         """Replace the callback and its user data for future launches (a Python callable, or a ctypes CUhostFn
         with `user_data`). It must not call CUDA (nor cucore)."""
-        self._open().set_callback_node(self._node, fn, user_data=user_data)
+        self._open().set_callback_node(cast(HostCallbackNode, self._node), fn, user_data=user_data)
 
 
 class ExecutableChildGraphNode(ExecutableGraphNode):
@@ -160,7 +162,7 @@ class ExecutableEventWaitNode(ExecutableGraphNode):
 
 
 # The view class of each node class; a node of any other kind has none (TypeError, as cuda.core).
-_VIEWS: Dict[type, type] = {
+_VIEWS: Dict[type, Type[ExecutableGraphNode]] = {
     KernelNode: ExecutableKernelNode, MemcpyNode: ExecutableMemcpyNode, MemsetNode: ExecutableMemsetNode,
     HostCallbackNode: ExecutableHostCallbackNode, ChildGraphNode: ExecutableChildGraphNode,
     EventRecordNode: ExecutableEventRecordNode, EventWaitNode: ExecutableEventWaitNode,
@@ -173,8 +175,8 @@ def _executable_view(graph: Graph, node: Any) -> ExecutableGraphNode:
         raise TypeError(f"an executable graph is indexed by a GraphNode, not {type(node).__name__}")
     if graph._h is None:
         raise closed_error(graph)
-    node._check_open()
-    view: Optional[type] = None
+    node._check_live()  # a destroyed node: InvalidStateError (a RuntimeError), as cuda.core
+    view: Optional[Type[ExecutableGraphNode]] = None
     for cls in type(node).__mro__:
         view = _VIEWS.get(cls)
         if view is not None:

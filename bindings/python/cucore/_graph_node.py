@@ -10,17 +10,17 @@ from __future__ import annotations
 import ctypes
 import sys
 from collections.abc import MutableSet
-from typing import Any, Dict, Iterable, Iterator, Optional, Set, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, Optional, Set, Tuple, Union, cast
 
 from . import _lib
 from ._graph_options import GraphCondition, node_type_of
 from ._handle import HandleObject
 from .buffer import Buffer
-from .common import _u64, closed_error, raise_error
+from .common import InvalidStateError, Status, closed_error, raise_error
 from .event import Event
 from .graph import (COOPERATIVE, PRIORITY, PROGRAMMATIC_STREAM_SERIALIZATION, GraphDefinition, LaunchConfigC,
                     _check_config, _check_kernel, _fill_value, _handle_arg, _hv, _kernel_args, _memset_extent,
-                    _node_list, _NodeAdders, _operand, _packed)
+                    _node_list, _NodeAdders, _operand, _packed, _u64)
 from .graph_builder import _is_ctypes_function, host_callback_args
 from .kernel import Kernel
 from .launch import LaunchConfig
@@ -56,6 +56,13 @@ class GraphNode(HandleObject, _NodeAdders):
         if h is None:
             raise closed_error(self)
         return h
+
+    def _check_live(self) -> Any:
+        """The handle of a node that is not destroyed: InvalidStateError (a RuntimeError) names a destroyed
+        one before any other check, as cuda.core's updates and executable views do."""
+        if self._raw is None:
+            raise InvalidStateError(Status.ERROR_INVALID_STATE, "GraphNode has been destroyed", 0)
+        return self._check_open()
 
     def _deps(self) -> Tuple[GraphDefinition, Any, int]:
         return self._graph, (_c_void_p * 1)(_hv(self._check_open())), 1
@@ -309,8 +316,10 @@ class KernelNode(GraphNode):
         Omitting `args` needs the node's arguments, which cucore knows for nodes added with launch() here
         (ValueError for a captured node: pass them). Graphs made from the definition change with
         Graph.update."""
+        self._check_live()
         if kernel is not None and args is None:
             raise ValueError("changing kernel requires args (args=() for a kernel without parameters)")
+        _check_config(config)  # TypeError for anything but a LaunchConfig (or None)
         if config is not None and (config.cluster is not None or config.cooperative_launch):
             raise NotImplementedError("updating clustered or cooperative kernel nodes is not supported")
         c = self._read()[0]
@@ -407,6 +416,7 @@ class MemsetNode(GraphNode):
         """Replace selected fill parameters of the node in the definition (cuda.core's): omitted ones keep their
         values; `dst_owner` only with a raw-address `dst`. Keeping a value needs it known: cucore knows the
         parameters of nodes added with memset() here (ValueError for a captured node: pass them all)."""
+        self._check_live()
         if dst_owner is not None and dst is None:
             raise ValueError("dst_owner requires dst")
         p = self._params()
@@ -422,8 +432,8 @@ class MemsetNode(GraphNode):
         if missing:
             raise ValueError(f"the node's {', '.join(missing)} are not known to cucore (it did not add the node): "
                              f"pass them")
-        self.set_memset(dst, value, width, 1 if height is None else height, 0 if pitch is None else pitch,
-                        dst_owner=dst_owner)
+        self.set_memset(cast(Union[Buffer, int], dst), value, cast(int, width), 1 if height is None else height,
+                        0 if pitch is None else pitch, dst_owner=dst_owner)
 
 
 class MemcpyNode(GraphNode):
@@ -456,6 +466,7 @@ class MemcpyNode(GraphNode):
         their values; an owner only with its raw address. A 3D copy node (memcpy_3d) is NotImplementedError,
         as cuda.core's multidimensional ones. Keeping a value needs it known: cucore knows the parameters of
         nodes added with memcpy() here (ValueError for a captured node: pass them all)."""
+        self._check_live()
         if dst_owner is not None and dst is None:
             raise ValueError("dst_owner requires dst")
         if src_owner is not None and src is None:
@@ -473,7 +484,8 @@ class MemcpyNode(GraphNode):
         if missing:
             raise ValueError(f"the node's {', '.join(missing)} are not known to cucore (it did not add the node): "
                              f"pass them")
-        self.set_memcpy(dst, src, size, dst_owner=dst_owner, src_owner=src_owner)
+        self.set_memcpy(cast(Union[Buffer, int], dst), cast(Union[Buffer, int], src), cast(int, size),
+                        dst_owner=dst_owner, src_owner=src_owner)
 
 
 class ChildGraphNode(GraphNode):
@@ -523,8 +535,9 @@ class HostCallbackNode(GraphNode):
     def update(self, fn: Any, *, user_data: Any = None) -> None:
         """Replace the node's function and user data in the definition (the callables callback() takes: a
         Python callable, or a ctypes CUhostFn with `user_data`). It must not call CUDA (nor cucore)."""
+        h = self._check_live()
         c_fn, data, release = host_callback_args(fn, user_data)
-        st = _cucore_graph_node_set_host_callback(self._check_open(), c_fn, data, release)
+        st = _cucore_graph_node_set_host_callback(h, c_fn, data, release)
         if st:
             raise_error(st, self)
         self._graph._info[self._key] = (HostCallbackNode, {"callback": None if _is_ctypes_function(fn) else fn})

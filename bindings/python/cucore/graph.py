@@ -41,8 +41,8 @@ from ._graph_options import (CONDITIONAL_VALUES, GraphAllocOptions, GraphComplet
                              check_condition, complete_options_struct, condition_args, dot_flags, dot_path)
 from ._handle import HandleObject
 from .buffer import Buffer
-from .common import (InvalidStateError, NotSupportedError, Status, _u64, closed_error, error_from_status,
-                     raise_error)
+from .common import (InvalidStateError, NotSupportedError, Status, _u64 as _common_u64, closed_error,
+                     error_from_status, raise_error)
 from .copy_3d import Copy3dC, _check_layout, _extent, _region
 from .device import Device, _device, _device_from_owned_handle
 from .event import Event
@@ -163,6 +163,19 @@ class GraphUpdateError(InvalidStateError):
 
 # ---- arguments ----------------------------------------------------------------------------------------------
 
+class _OutOfRangeError(OverflowError, ValueError):
+    """A size or fill value out of its C type's range: cuda.core raises OverflowError there (Cython's
+    conversion to size_t or unsigned char), cucore raised ValueError; this is both."""
+
+
+def _u64(value: Any, what: str) -> int:
+    """`value` as a size (common._u64) whose range error is an _OutOfRangeError."""
+    try:
+        return _common_u64(value, what)
+    except ValueError as e:
+        raise _OutOfRangeError(str(e)) from None
+
+
 def _packed(kernel: Kernel, args: Tuple[Any, ...]) -> Any:
     """A packer holding `args` as `kernel`'s parameters (launch()'s packing; libcucore copies the bytes when the
     node is made), or None without arguments."""
@@ -218,7 +231,7 @@ def _fill_value(value: Any) -> Tuple[int, int]:
         raise TypeError("value must be an int or a bytes-like object of 1, 2 or 4 bytes, not bool")
     if isinstance(value, int):
         if not 0 <= value < 256:
-            raise ValueError(f"an int fill value is one byte: [0, 256), not {value}")
+            raise _OutOfRangeError(f"an int fill value is one byte: [0, 256), not {value}")
         return value, 1
     try:
         pattern = memoryview(value).cast("B").tobytes()
