@@ -32,18 +32,25 @@ def _kernels(core, dev):
     return code.get_kernel("read_texture"), code.get_kernel("write_surface")
 
 
-def _pinned(core, data):
-    """Page-locked host memory holding `data` (bytes)."""
+def _on_device(core, dev, stream, data):
+    """Device memory holding `data` (bytes), copied there from page-locked host memory."""
     host = core.LegacyPinnedMemoryResource().allocate(len(data))
     ctypes.memmove(int(host.handle), data, len(data))
-    return host
+    buf = dev.allocate(len(data), stream=stream)
+    buf.copy_from(host, stream=stream)
+    stream.sync()
+    return buf
+
+
+def _bytes(core, buf, stream, size):
+    host = core.LegacyPinnedMemoryResource().allocate(size)
+    buf.copy_to(host, stream=stream)
+    stream.sync()
+    return ctypes.string_at(int(host.handle), size)
 
 
 def _floats(core, buf, stream, count):
-    host = core.LegacyPinnedMemoryResource().allocate(4 * count)
-    buf.copy_to(host, stream=stream)
-    stream.sync()
-    return list(struct.unpack(f"<{count}f", ctypes.string_at(int(host.handle), 4 * count)))
+    return list(struct.unpack(f"<{count}f", _bytes(core, buf, stream, 4 * count)))
 
 
 @pytest.mark.gpu
@@ -56,11 +63,10 @@ def test_an_opaque_array_round_trip(core, core_device):
     assert arr.shape == (16, 8) and arr.format == core.typing.ArrayFormatType.UINT8 and arr.num_channels == 4
     assert arr.size_bytes == 16 * 8 * 4 and arr.element_bytes == 4 and not arr.is_surface_load_store
     data = bytes(i % 251 for i in range(arr.size_bytes))
-    arr.copy_from(_pinned(core, data), stream=stream)
-    back = core.LegacyPinnedMemoryResource().allocate(arr.size_bytes)
+    arr.copy_from(_on_device(core, dev, stream, data), stream=stream)
+    back = dev.allocate(arr.size_bytes, stream=stream)
     arr.copy_to(back, stream=stream)
-    stream.sync()
-    assert ctypes.string_at(int(back.handle), arr.size_bytes) == data
+    assert _bytes(core, back, stream, arr.size_bytes) == data
     arr.close()
     assert arr.is_closed
 
@@ -72,7 +78,7 @@ def test_a_texture_over_an_opaque_array_is_read_by_a_kernel(core, core_device):
     stream = dev.create_stream()
     n = 64
     arr = dev.create_opaque_array(core.texture.OpaqueArrayOptions(shape=(n,), format="float32", num_channels=1))
-    arr.copy_from(_pinned(core, struct.pack(f"<{n}f", *(0.5 * i for i in range(n)))), stream=stream)
+    arr.copy_from(_on_device(core, dev, stream, struct.pack(f"<{n}f", *(0.5 * i for i in range(n)))), stream=stream)
     resource = core.texture.ResourceDescriptor.from_opaque_array(arr)
     options = core.texture.TextureObjectOptions(address_mode="clamp", filter_mode="point")
     tex = dev.create_texture_object(resource=resource, options=options)
