@@ -413,6 +413,7 @@ Ref<GraphNode> GraphDefinition::add_host_callback(const std::vector<GraphNode *>
 Ref<GraphNode> GraphDefinition::add_event_record(const std::vector<GraphNode *> &dependencies, Event &event) {
     CUCORE_ADD_NODE(cuGraphAddEventRecordNode, event.cu());
     attachments_->keep(Ref<Object>(&event));
+    event.note_graph_record();
     return node(added);
 }
 
@@ -635,6 +636,45 @@ void GraphNode::set_host_callback(const HostClosure &closure) {
     CUCORE_CALL(cuGraphHostNodeSetParams, cu(), &params);
     definition_->attachments().keep_closure(closure);
     pending.release();
+}
+
+CUgraphNodeType GraphNode::require_event_node(const char *what) const {
+    const CUgraphNodeType actual = driver_type();
+    if (actual != CU_GRAPH_NODE_TYPE_EVENT_RECORD && actual != CU_GRAPH_NODE_TYPE_WAIT_EVENT)
+        throw_invalid_argument(std::string("argument 'node' is ") + node_label(actual) + "; " + what +
+                               " needs an event record or an event wait node");
+    return actual;
+}
+
+void GraphNode::set_event(Event &event) {
+    const CUgraphNodeType type = require_event_node("setting an event");
+    {
+        ScopedContext bind(definition_->context().cu());
+        if (type == CU_GRAPH_NODE_TYPE_EVENT_RECORD)
+            CUCORE_CALL(cuGraphEventRecordNodeSetEvent, cu(), event.cu());
+        else
+            CUCORE_CALL(cuGraphEventWaitNodeSetEvent, cu(), event.cu());
+    }
+    // The replaced event stays held: graphs instantiated before this still use it.
+    definition_->attachments().keep(Ref<Object>(&event));
+    if (type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) event.note_graph_record();
+}
+
+void GraphNode::set_child_graph(GraphDefinition &child) {
+    require_type(CU_GRAPH_NODE_TYPE_GRAPH, "setting a child graph");
+    // The driver destroys the node's graph: a child in this hierarchy (that graph, a body, an
+    // ancestor) would be cloned from, or into, what goes.
+    if (&child.hierarchy() == &definition_->hierarchy())
+        throw_invalid_argument("argument 'child' belongs to the node's own graph hierarchy; pass an independent "
+                               "definition (a clone of it, for instance)");
+    CUgraphNodeParams params{};
+    params.type = CU_GRAPH_NODE_TYPE_GRAPH;
+    params.graph.graph = child.cu();  // ownership 0: the driver clones it
+    {
+        ScopedContext bind(definition_->context().cu());
+        CUCORE_CALL(cuGraphNodeSetParams, cu(), &params);
+    }
+    definition_->attachments().keep_attachments(child.attachments_ref());
 }
 
 void GraphNode::alloc_info(uint64_t &address, uint64_t &size) {

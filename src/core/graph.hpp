@@ -177,11 +177,17 @@ class GraphNode final : public Object, public Pooled<GraphNode> {
     void set_memcpy(const MemcpyRequest &request);
     void set_memset(const MemsetRequest &request);
     void set_host_callback(const HostClosure &closure);
+    // Event record and wait nodes: the event (held by the definition from here).
+    void set_event(Event &event);
+    // Child graph nodes: a copy of `child` (of another hierarchy) replaces the node's graph.
+    void set_child_graph(GraphDefinition &child);
     void alloc_info(uint64_t &address, uint64_t &size);
     std::vector<Ref<GraphDefinition>> bodies();
 
     // Throws INVALID_ARGUMENT unless the node is of `type` (`call` names what needs it).
     void require_type(CUgraphNodeType type, const char *what) const;
+    // Throws INVALID_ARGUMENT unless it is an event record or wait node; the kind it is.
+    CUgraphNodeType require_event_node(const char *what) const;
 
   private:
     Ref<GraphDefinition> definition_;
@@ -203,6 +209,8 @@ class Graph final : public Object, public Pooled<Graph> {
     void set_memcpy_node(GraphNode &node, const MemcpyRequest &request);
     void set_memset_node(GraphNode &node, const MemsetRequest &request);
     void set_host_callback_node(GraphNode &node, const HostClosure &closure);
+    void set_event_node(GraphNode &node, Event &event);
+    void set_child_graph_node(GraphNode &node, GraphDefinition &child);
     void set_node_enabled(GraphNode &node, bool enabled);
     bool node_enabled(GraphNode &node);
 

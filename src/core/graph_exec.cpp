@@ -4,6 +4,7 @@
 #include "core/buffer.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/event.hpp"
 #include "core/graph.hpp"
 #include "core/kernel.hpp"
 #include "core/owned.hpp"
@@ -234,6 +235,34 @@ void Graph::set_host_callback_node(GraphNode &node, const HostClosure &closure) 
     if (!updates_) updates_ = std::make_shared<GraphAttachments>();
     updates_->keep_closure(closure);
     pending.release();
+}
+
+void Graph::set_event_node(GraphNode &node, Event &event) {
+    check_node(node);
+    const CUgraphNodeType type = node.require_event_node("setting an event");
+    {
+        ScopedContext bind(context_->cu());
+        if (type == CU_GRAPH_NODE_TYPE_EVENT_RECORD)
+            CUCORE_CALL(cuGraphExecEventRecordNodeSetEvent, exec_, node.cu(), event.cu());
+        else
+            CUCORE_CALL(cuGraphExecEventWaitNodeSetEvent, exec_, node.cu(), event.cu());
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!updates_) updates_ = std::make_shared<GraphAttachments>();
+    updates_->keep(Ref<Object>(&event));
+    if (type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) event.note_graph_record();
+}
+
+void Graph::set_child_graph_node(GraphNode &node, GraphDefinition &child) {
+    check_node(node);
+    node.require_type(CU_GRAPH_NODE_TYPE_GRAPH, "setting a child graph");
+    {
+        ScopedContext bind(context_->cu());
+        CUCORE_CALL(cuGraphExecChildGraphNodeSetParams, exec_, node.cu(), child.cu());
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!updates_) updates_ = std::make_shared<GraphAttachments>();
+    updates_->keep_attachments(child.attachments_ref());
 }
 
 namespace {
