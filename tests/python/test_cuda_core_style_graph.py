@@ -193,3 +193,41 @@ def test_nodes_without_executable_updates_are_refused(core, core_device):
     graph = g.instantiate()
     with pytest.raises(TypeError):
         graph[empty]
+
+
+@pytest.mark.gpu
+def test_event_and_child_graph_nodes_take_new_events_and_graphs(core, core_device):
+    dev = core_device
+    stream = dev.create_stream()
+    timing = core.EventOptions(timing_enabled=True)
+    start, first, second = (dev.create_event(options=timing) for _ in range(3))
+    a = dev.allocate(16, stream=stream)
+    a.fill(0, stream=stream)
+
+    def filling(value):
+        g = core.graph.GraphDefinition()
+        g.memset(a, value, 16)
+        return g
+
+    g = core.graph.GraphDefinition()
+    child = g.embed(filling(1))
+    rec = child.record(first)
+    assert isinstance(child, core.graph.ChildGraphNode) and isinstance(rec, core.graph.EventRecordNode)
+    rec.update(second)                          # the definition's nodes: for the graphs made from it now
+    child.update(filling(2))
+    graph = g.instantiate()
+    stream.record(start)
+    graph.launch(stream)
+    stream.sync()
+    assert _read(core, a, stream, 16, "B") == [2] * 16
+    assert second - start >= 0.0                # the launch recorded the node's new event
+
+    assert isinstance(graph[child], core.graph.ExecutableChildGraphNode)
+    assert isinstance(graph[rec], core.graph.ExecutableEventRecordNode)
+    graph[child].update(filling(3))             # the graph's nodes: a child of the same topology
+    graph[rec].update(first)
+    stream.record(start)
+    graph.launch(stream)
+    stream.sync()
+    assert _read(core, a, stream, 16, "B") == [3] * 16
+    assert first - start >= 0.0

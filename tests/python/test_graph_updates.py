@@ -385,3 +385,106 @@ extern "C" __global__ void axpb(int *x, int a, int b, int n) {
     graph.update(d)
     graph[k].enable()
     assert run() == [10 * i for i in range(n)]
+
+
+# ---- event and child graph nodes: update(event), update(child) ------------------------------------------
+
+def _timing_event(dev):
+    return dev.create_event(cucore.EventOptions(timing_enabled=True))
+
+
+def _was_recorded(event):
+    """Whether a timing event was recorded: one never recorded has no elapsed time (the library refuses it, or
+    the driver does once a graph may record it)."""
+    try:
+        return (event - event) == 0.0
+    except cucore.CUDAError:
+        return False
+
+
+@pytest.mark.gpu
+def test_event_record_node_updates_choose_the_event_a_launch_records(dev, stream):
+    a, b, c = _timing_event(dev), _timing_event(dev), _timing_event(dev)
+    d = cg.GraphDefinition(dev)
+    rec = d.record(a)
+    rec.update(b)                                   # the definition: graphs made from it now record b
+    assert rec.event is b
+    graph = d.instantiate()
+    graph.launch(stream)
+    stream.sync()
+    assert _was_recorded(b) and not _was_recorded(a)
+    graph[rec].update(c)                            # this graph alone records c from its next launch
+    graph.launch(stream)
+    stream.sync()
+    assert _was_recorded(c)
+    assert rec.event is b                           # the definition is unchanged
+
+
+@pytest.mark.gpu
+def test_event_wait_node_updates_and_their_errors(dev, stream):
+    a, b, c = dev.create_event(), dev.create_event(), dev.create_event()
+    buf = _filled(dev, stream, 8, 0)
+    d = cg.GraphDefinition(dev)
+    wait = d.wait(a)
+    fill = wait.memset(buf, 4, 8)
+    wait.update(b)
+    assert wait.event is b
+    graph = d.instantiate()
+    graph[wait].update(c)
+    stream.record(c)                                # the wait is for work recorded before the launch
+    graph.launch(stream)
+    stream.sync()
+    assert _bytes(buf, stream) == bytes([4]) * 8
+    with pytest.raises(TypeError):
+        wait.update("not an event")
+    with pytest.raises(TypeError):
+        graph[wait].update(None)
+    c.close()
+    with pytest.raises(cucore.InvalidHandleError, match="Event is closed"):
+        graph[wait].update(c)
+    fill.destroy()
+    wait.destroy()
+    with pytest.raises(RuntimeError, match="GraphNode has been destroyed"):
+        wait.update(a)                              # cuda.core's InvalidStateError for a destroyed node
+
+
+@pytest.mark.gpu
+def test_child_graph_node_updates(dev, stream):
+    buf = _filled(dev, stream, 16, 0)
+
+    def fills(*values):
+        """A definition filling buf with values[0], then its first half with values[1], ... (a chain)."""
+        g = cg.GraphDefinition(dev)
+        node = g.memset(buf, values[0], 16)
+        for v in values[1:]:
+            node = node.memset(buf, v, 8)
+        return g
+
+    d = cg.GraphDefinition(dev)
+    emb = d.embed(fills(1))
+    emb.update(fills(2, 3))                         # any topology: the node takes a copy
+    assert len(emb.child_graph.nodes()) == 2
+    graph = d.instantiate()
+    graph.launch(stream)
+    stream.sync()
+    assert _bytes(buf, stream) == bytes([3]) * 8 + bytes([2]) * 8
+
+    graph[emb].update(fills(5, 6))                  # the executable's: the same topology only
+    graph.launch(stream)
+    stream.sync()
+    assert _bytes(buf, stream) == bytes([6]) * 8 + bytes([5]) * 8
+    with pytest.raises(cucore.CUDAError):
+        graph[emb].update(fills(7))                 # another topology: the driver refuses it
+    graph.launch(stream)
+    stream.sync()
+    assert _bytes(buf, stream) == bytes([6]) * 8 + bytes([5]) * 8   # the refused update changed nothing
+
+    with pytest.raises(ValueError, match="own graph hierarchy"):
+        emb.update(d)                               # not independent: cuda.core refuses it too
+    with pytest.raises(TypeError):
+        emb.update(graph)
+    with pytest.raises(TypeError):
+        graph[emb].update(emb)
+    d.instantiate().launch(stream)                  # the definition still holds its own copy
+    stream.sync()
+    assert _bytes(buf, stream) == bytes([3]) * 8 + bytes([2]) * 8

@@ -4,7 +4,8 @@ from), and `update(...)`, `enable()`, `disable()` change that node in the graph 
 the definition is not changed. include/cucore/graph.h: cucore_graph_set_*_node, cucore_graph_set_node_enabled.
 
 A view holds its graph and node and nothing else: the Graph's per-node methods (set_kernel_node, ...,
-set_node_enabled) do the work, so there is one implementation. As in cuda.core, a view is made without asking
+set_node_enabled) do the work, so there is one implementation; the event and child graph views, which Graph has
+no methods for, call libcucore here. As in cuda.core, a view is made without asking
 the driver: libcucore checks that the node belongs to the graph when an operation runs (InvalidArgumentError
 for a node of another definition).
 
@@ -19,11 +20,14 @@ from . import _lib
 from ._graph_node import (ChildGraphNode, EventRecordNode, EventWaitNode, GraphNode, HostCallbackNode, KernelNode,
                           MemcpyNode, MemsetNode)
 from .buffer import Buffer
-from .common import closed_error
-from .graph import Graph
+from .common import closed_error, raise_error
+from .event import Event
+from .graph import Graph, GraphDefinition
 from .kernel import Kernel
 from .launch import LaunchConfig
 
+(_cucore_graph_set_event_node, _cucore_graph_set_child_graph_node) = _lib.bind(
+    globals(), "cucore_graph_set_event_node", "cucore_graph_set_child_graph_node")
 _new = object.__new__
 
 
@@ -141,24 +145,52 @@ class ExecutableHostCallbackNode(ExecutableGraphNode):
 
 
 class ExecutableChildGraphNode(ExecutableGraphNode):
-    """A child graph node of an executable graph. libcucore has no per-node update of child graphs in an
-    executable graph yet: update the whole graph from a changed definition (Graph.update)."""
+    """A child graph node of an executable graph: update(child)."""
 
     __slots__ = ()
+
+    def update(self, child: GraphDefinition) -> None:
+        """Replace the embedded graph's parameters for future launches with those of `child`, which must have the
+        topology of the node's graph (nodes added in the same order); the driver refuses another (CUDAError).
+        The graph holds what `child` uses from now on."""
+        g = self._open()
+        h = self._node._check_live()
+        if not isinstance(child, GraphDefinition):
+            raise TypeError(f"child must be a GraphDefinition, not {type(child).__name__}")
+        st = _cucore_graph_set_child_graph_node(g._h, h, child._check_open())
+        if st:
+            raise_error(st, g, self._node, child)
+
+
+def _set_event_node(view: ExecutableGraphNode, event: Event) -> None:
+    """The view's node records (waits for) `event` in the graph's future launches."""
+    g = view._open()
+    h = view._node._check_live()
+    if not isinstance(event, Event):
+        raise TypeError(f"event must be an Event, not {type(event).__name__}")
+    st = _cucore_graph_set_event_node(g._h, h, event._h)
+    if st:
+        raise_error(st, g, view._node, event)
 
 
 class ExecutableEventRecordNode(ExecutableGraphNode):
-    """An event record node of an executable graph. libcucore has no per-node update of its event yet: update
-    the whole graph from a changed definition (Graph.update)."""
+    """An event record node of an executable graph: update(event)."""
 
     __slots__ = ()
+
+    def update(self, event: Event) -> None:
+        """Replace the event recorded by future launches (held by the graph from now on)."""
+        _set_event_node(self, event)
 
 
 class ExecutableEventWaitNode(ExecutableGraphNode):
-    """An event wait node of an executable graph. libcucore has no per-node update of its event yet: update
-    the whole graph from a changed definition (Graph.update)."""
+    """An event wait node of an executable graph: update(event)."""
 
     __slots__ = ()
+
+    def update(self, event: Event) -> None:
+        """Replace the event waited on by future launches (held by the graph from now on)."""
+        _set_event_node(self, event)
 
 
 # The view class of each node class; a node of any other kind has none (TypeError, as cuda.core).

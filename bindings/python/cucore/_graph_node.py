@@ -28,6 +28,8 @@ from .typing import GraphConditionalType, GraphMemoryType
 
 (_cucore_graph_node_add_dependent, _cucore_graph_node_alloc_info, _cucore_graph_node_bodies, _cucore_graph_node_dependencies, _cucore_graph_node_dependents, _cucore_graph_node_destroy, _cucore_graph_node_find_in_clone, _cucore_graph_node_handle, _cucore_graph_node_kernel_config, _cucore_graph_node_remove_dependent, _cucore_graph_node_set_host_callback, _cucore_graph_node_set_kernel, _cucore_graph_node_set_memcpy, _cucore_graph_node_set_memset, _cucore_graph_node_type,) = _lib.bind(
     globals(), "cucore_graph_node_add_dependent", "cucore_graph_node_alloc_info", "cucore_graph_node_bodies", "cucore_graph_node_dependencies", "cucore_graph_node_dependents", "cucore_graph_node_destroy", "cucore_graph_node_find_in_clone", "cucore_graph_node_handle", "cucore_graph_node_kernel_config", "cucore_graph_node_remove_dependent", "cucore_graph_node_set_host_callback", "cucore_graph_node_set_kernel", "cucore_graph_node_set_memcpy", "cucore_graph_node_set_memset", "cucore_graph_node_type")
+(_cucore_graph_node_set_event, _cucore_graph_node_set_child_graph) = _lib.bind(
+    globals(), "cucore_graph_node_set_event", "cucore_graph_node_set_child_graph")
 (_fast_graph_node_release, _fast_graph_definition_release, _fast_kernel_release) = _lib.bind_unchecked(
     globals(), "cucore_graph_node_release", "cucore_graph_definition_release", "cucore_kernel_release")
 _c_void_p = ctypes.c_void_p
@@ -489,7 +491,8 @@ class MemcpyNode(GraphNode):
 
 
 class ChildGraphNode(GraphNode):
-    """A node running a child graph: `child_graph`, the node's own copy (changes to it change this node)."""
+    """A node running a child graph: `child_graph`, the node's own copy (changes to it change this node);
+    update(child) replaces it with a copy of another graph."""
 
     __slots__ = ()
 
@@ -498,9 +501,33 @@ class ChildGraphNode(GraphNode):
         """The embedded graph (a GraphDefinition belonging to this node)."""
         return _bodies(self)[0]
 
+    def update(self, child: GraphDefinition) -> None:
+        """Replace the embedded graph with a copy of `child` (taken now; any topology), as cuda.core's
+        ChildGraphNode.update. `child` must belong to an independent graph hierarchy: this node's own
+        definition or child graph is InvalidArgumentError (a ValueError). The old embedded graph goes with the
+        update: a `child_graph` read before must not be used afterwards. Graphs instantiated before keep running
+        the old one."""
+        h = self._check_live()
+        if not isinstance(child, GraphDefinition):
+            raise TypeError(f"child must be a GraphDefinition, not {type(child).__name__}")
+        st = _cucore_graph_node_set_child_graph(h, child._check_open())
+        if st:
+            raise_error(st, self, child)
+
+
+def _set_event(node: GraphNode, event: Event) -> None:
+    """The definition's event record or wait node `node` records (waits for) `event` from now on."""
+    h = node._check_live()
+    if not isinstance(event, Event):
+        raise TypeError(f"event must be an Event, not {type(event).__name__}")
+    st = _cucore_graph_node_set_event(h, event._h)
+    if st:
+        raise_error(st, node, event)
+    node._graph._info[node._key] = (type(node), {"event": event})
+
 
 class EventRecordNode(GraphNode):
-    """A node recording `event`."""
+    """A node recording `event`; update(event) replaces it."""
 
     __slots__ = ()
 
@@ -509,9 +536,14 @@ class EventRecordNode(GraphNode):
         """The event recorded (None for a node this binding did not add)."""
         return self._params().get("event")
 
+    def update(self, event: Event) -> None:
+        """Replace the event recorded by this node (held by the definition from now on), as cuda.core's
+        EventRecordNode.update. Graphs instantiated before keep recording the old one."""
+        _set_event(self, event)
+
 
 class EventWaitNode(GraphNode):
-    """A node waiting for `event`."""
+    """A node waiting for `event`; update(event) replaces it."""
 
     __slots__ = ()
 
@@ -519,6 +551,11 @@ class EventWaitNode(GraphNode):
     def event(self) -> Optional[Event]:
         """The event waited for (None for a node this binding did not add)."""
         return self._params().get("event")
+
+    def update(self, event: Event) -> None:
+        """Replace the event waited on by this node (held by the definition from now on), as cuda.core's
+        EventWaitNode.update. Graphs instantiated before keep waiting for the old one."""
+        _set_event(self, event)
 
 
 class HostCallbackNode(GraphNode):
