@@ -463,8 +463,8 @@ CUCORE_API cucore_status_t cucore_graph_node_set_event(cucore_graph_node_t *node
  * cucore_graph_definition_add_child_graph takes it; cuGraphNodeSetParams,
  * drivers from CUDA 12.2). The definition holds what `child` holds from here
  * (the caller keeps its reference). The node's old graph is destroyed:
- * definitions of it got before (cucore_graph_node_bodies) must not be used
- * afterwards, as after cucore_graph_node_destroy.
+ * definitions of it got before (cucore_graph_node_bodies) and handles of its
+ * nodes are INVALID_STATE afterwards (release them as usual).
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (not a child graph node, `child`
  * of the node's own graph hierarchy: pass an independent definition, e.g. a
  * clone), INVALID_STATE (a destroyed node), NOT_SUPPORTED (a driver before

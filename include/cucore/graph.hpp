@@ -198,8 +198,8 @@ public:
     // (neither an event record nor an event wait node), INVALID_STATE, CUDA.
     void set_event(const Event &event) const { detail::check(cucore_graph_node_set_event(handle_, event.get())); }
     // Replaces a child graph node's graph with a copy of `child`, a definition
-    // of another hierarchy; the node's old graph (and definitions of it from
-    // bodies()) goes. Throws Error: INVALID_HANDLE, INVALID_ARGUMENT (not a
+    // of another hierarchy; the node's old graph goes (definitions of it from
+    // bodies() and its nodes are INVALID_STATE afterwards). Throws Error: INVALID_HANDLE, INVALID_ARGUMENT (not a
     // child graph node, a child of the node's own hierarchy), INVALID_STATE,
     // NOT_SUPPORTED (driver before CUDA 12.2), CUDA.
     void set_child_graph(const GraphDefinition &child) const;

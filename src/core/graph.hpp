@@ -141,6 +141,8 @@ class GraphDefinition final : public Object, public Pooled<GraphDefinition> {
 
     // A handle for a node of this definition.
     Ref<GraphNode> node(CUgraphNode node);
+    // Throws INVALID_STATE for a borrowed child graph a child graph update destroyed (`argument` names it).
+    void check_live(const char *argument = "definition") const;
 
   private:
     std::vector<CUgraphNode> dependency_handles(const std::vector<GraphNode *> &dependencies) const;
@@ -150,6 +152,7 @@ class GraphDefinition final : public Object, public Pooled<GraphDefinition> {
     Ref<GraphDefinition> owner_;  // set for borrowed graphs
     std::shared_ptr<GraphAttachments> attachments_;
     std::shared_ptr<GraphHierarchy> hierarchy_;
+    uint32_t epoch_ = 0;  // borrowed graphs: their epoch in the graph registry (graph.cpp)
 };
 
 class GraphNode final : public Object, public Pooled<GraphNode> {

@@ -58,6 +58,7 @@ std::string node_text(CUgraphNode node) {
 }  // namespace
 
 Ref<Graph> GraphDefinition::instantiate(uint32_t flags, Stream *upload_stream) {
+    check_live();
     CUDA_GRAPH_INSTANTIATE_PARAMS params{};
     if (flags & CUCORE_GRAPH_COMPLETE_AUTO_FREE_ON_LAUNCH) params.flags |= CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
     if (flags & CUCORE_GRAPH_COMPLETE_DEVICE_LAUNCH) params.flags |= CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH;
@@ -153,6 +154,7 @@ void Graph::upload(Stream &stream) {
 }
 
 void Graph::update(GraphDefinition &definition, cucore_graph_update_result_t &result) {
+    definition.check_live();
     CUgraphExecUpdateResultInfo info{};
     CUresult status;
     {
@@ -256,6 +258,7 @@ void Graph::set_event_node(GraphNode &node, Event &event) {
 void Graph::set_child_graph_node(GraphNode &node, GraphDefinition &child) {
     check_node(node);
     node.require_type(CU_GRAPH_NODE_TYPE_GRAPH, "setting a child graph");
+    child.check_live("child");
     {
         ScopedContext bind(context_->cu());
         CUCORE_CALL(cuGraphExecChildGraphNodeSetParams, exec_, node.cu(), child.cu());

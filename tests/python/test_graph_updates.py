@@ -462,8 +462,14 @@ def test_child_graph_node_updates(dev, stream):
 
     d = cg.GraphDefinition(dev)
     emb = d.embed(fills(1))
+    old = emb.child_graph
+    (old_fill,) = old.nodes()
     emb.update(fills(2, 3))                         # any topology: the node takes a copy
     assert len(emb.child_graph.nodes()) == 2
+    with pytest.raises(cucore.InvalidStateError, match="given another graph"):
+        old.nodes()                                 # the replaced graph went with the update ...
+    with pytest.raises(RuntimeError):
+        old_fill.type                               # ... and so did its nodes
     graph = d.instantiate()
     graph.launch(stream)
     stream.sync()

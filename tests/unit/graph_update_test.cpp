@@ -148,9 +148,31 @@ TEST_F(GraphUpdateTest, DefinitionChildGraphNodeTakesACopyOfAnIndependentGraph) 
     cucore_graph_t *before = nullptr;
     ASSERT_EQ(cucore_graph_definition_instantiate(g, nullptr, &before), CUCORE_SUCCESS) << message();
 
+    // The node's graph and a node of it, as they are before the update.
+    cucore_graph_definition_t *old_body = nullptr;
+    size_t old_count = 0;
+    ASSERT_EQ(cucore_graph_node_bodies(child, &old_body, 1, &old_count), CUCORE_SUCCESS) << message();
+    cucore_graph_node_t *old_node = nullptr;
+    ASSERT_EQ(cucore_graph_definition_nodes(old_body, &old_node, 1, &old_count), CUCORE_SUCCESS) << message();
+
     // Another topology is fine in a definition; the caller's reference is not needed afterwards.
     ASSERT_EQ(cucore_graph_node_set_child_graph(child, second), CUCORE_SUCCESS) << message();
     cucore_graph_definition_release(second);
+
+    // The replaced graph went with the update: its handles answer INVALID_STATE, never reach the driver.
+    fake::reset_calls();
+    EXPECT_EQ(cucore_graph_definition_nodes(old_body, nullptr, 0, &old_count), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("given another graph"), std::string::npos) << message();
+    cucore_graph_t *stale = nullptr;
+    EXPECT_EQ(cucore_graph_definition_instantiate(old_body, nullptr, &stale), CUCORE_ERROR_INVALID_STATE);
+    cucore_graph_node_t *added = nullptr;
+    EXPECT_EQ(cucore_graph_definition_add_empty(old_body, nullptr, 0, &added), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(cucore_graph_definition_add_child_graph(g, nullptr, 0, old_body, &added), CUCORE_ERROR_INVALID_STATE);
+    cucore_graph_node_type_t old_type = CUCORE_GRAPH_NODE_UNSET;
+    EXPECT_EQ(cucore_graph_node_type(old_node, &old_type), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_EQ(fake::calls(), 0) << "stale handles reach no driver call";
+    cucore_graph_node_release(old_node);
+    cucore_graph_definition_release(old_body);
     cucore_graph_definition_t *body = nullptr;
     size_t count = 0;
     ASSERT_EQ(cucore_graph_node_bodies(child, &body, 1, &count), CUCORE_SUCCESS) << message();

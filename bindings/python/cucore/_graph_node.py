@@ -505,7 +505,7 @@ class ChildGraphNode(GraphNode):
         """Replace the embedded graph with a copy of `child` (taken now; any topology), as cuda.core's
         ChildGraphNode.update. `child` must belong to an independent graph hierarchy: this node's own
         definition or child graph is InvalidArgumentError (a ValueError). The old embedded graph goes with the
-        update: a `child_graph` read before must not be used afterwards. Graphs instantiated before keep running
+        update: a `child_graph` read before (and its nodes) is InvalidStateError (a RuntimeError) afterwards. Graphs instantiated before keep running
         the old one."""
         h = self._check_live()
         if not isinstance(child, GraphDefinition):

@@ -226,7 +226,8 @@ impl GraphNode {
     /// (`cucore_graph_node_set_child_graph`; cuda.core's `ChildGraphNode.update`). `child` must
     /// be of another graph hierarchy than the node (a clone, say): the node's own definition or
     /// graph is `Status::InvalidArgument`, as is another kind of node. The node's old graph goes:
-    /// definitions of it from [`bodies`](Self::bodies) must not be used afterwards.
+    /// definitions of it from [`bodies`](Self::bodies) and its nodes are `Status::InvalidState`
+    /// afterwards.
     pub fn set_child_graph(&self, child: &GraphDefinition) -> Result<()> {
         // SAFETY: live handles.
         check(unsafe { sys::cucore_graph_node_set_child_graph(self.as_raw(), child.as_raw()) })

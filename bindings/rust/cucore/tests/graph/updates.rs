@@ -62,8 +62,10 @@ pub fn child_graph_nodes_take_a_new_graph(_test: &str, dev: &Device, _env: Env) 
     let child = def.add_child_graph(&[], &one).unwrap();
     let empty = def.add_empty(&[&child]).unwrap();
 
+    let old = child.bodies().unwrap().remove(0);
     child.set_child_graph(&two_fills(dev, &buf, 0x22)).unwrap();
     assert_eq!(child.bodies().unwrap()[0].nodes().unwrap().len(), 2);
+    assert_eq!(old.nodes().unwrap_err().status, Status::InvalidState, "the replaced graph went with the update");
     assert_eq!(child.set_child_graph(&def).unwrap_err().status, Status::InvalidArgument, "its own hierarchy");
     assert_eq!(empty.set_child_graph(&one).unwrap_err().status, Status::InvalidArgument);
     let graph = def.instantiate(&GraphCompleteOptions::default()).unwrap();
