@@ -65,8 +65,10 @@ struct World {
         workqueue = make_workqueue(device);
         EXPECT_EQ(cucore_graph_definition_create(device, &definition), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_graph_definition_create(device, &child), CUCORE_SUCCESS);
-        EXPECT_EQ(cucore_graph_definition_add_event_record(definition, nullptr, 0, event, &record_node), CUCORE_SUCCESS);
-        EXPECT_EQ(cucore_graph_definition_add_child_graph(definition, nullptr, 0, child, &child_node), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_graph_definition_add_event_record(definition, nullptr, 0, event, &record_node),
+                  CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_graph_definition_add_child_graph(definition, nullptr, 0, child, &child_node),
+                  CUCORE_SUCCESS);
         EXPECT_EQ(cucore_graph_definition_instantiate(definition, nullptr, &graph), CUCORE_SUCCESS);
     }
     // A 64-byte tensor of bytes over `b`, boxes of 16.
