@@ -450,6 +450,28 @@ CUCORE_API cucore_status_t cucore_graph_node_set_memset(cucore_graph_node_t *nod
 CUCORE_API cucore_status_t cucore_graph_node_set_host_callback(cucore_graph_node_t *node, cucore_host_fn fn,
                                                                void *user_data, cucore_release_fn release);
 
+/* Makes an event record or event wait node record (wait for) `event`
+ * instead of its event (cuGraphEventRecordNodeSetEvent,
+ * cuGraphEventWaitNodeSetEvent). The definition holds `event` from here (the
+ * caller keeps its reference); the event it replaces stays held until the
+ * definition goes, since graphs instantiated before still use it.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (neither an event record nor an
+ * event wait node), INVALID_STATE (a destroyed node), CUDA. */
+CUCORE_API cucore_status_t cucore_graph_node_set_event(cucore_graph_node_t *node, cucore_event_t *event);
+
+/* Replaces a child graph node's graph with a copy of `child` (taken now, as
+ * cucore_graph_definition_add_child_graph takes it; cuGraphNodeSetParams,
+ * drivers from CUDA 12.2). The definition holds what `child` holds from here
+ * (the caller keeps its reference). The node's old graph is destroyed:
+ * definitions of it got before (cucore_graph_node_bodies) and handles of its
+ * nodes are INVALID_STATE afterwards (release them as usual).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (not a child graph node, `child`
+ * of the node's own graph hierarchy: pass an independent definition, e.g. a
+ * clone), INVALID_STATE (a destroyed node), NOT_SUPPORTED (a driver before
+ * CUDA 12.2), CUDA (e.g. a child with allocation or conditional nodes). */
+CUCORE_API cucore_status_t cucore_graph_node_set_child_graph(cucore_graph_node_t *node,
+                                                             cucore_graph_definition_t *child);
+
 /* An allocation node's address and size.
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, not an allocation node), INVALID_STATE, CUDA. */
 CUCORE_API cucore_status_t cucore_graph_node_alloc_info(cucore_graph_node_t *node, uint64_t *address,
@@ -514,6 +536,27 @@ CUCORE_API cucore_status_t cucore_graph_set_memset_node(cucore_graph_t *graph, c
 CUCORE_API cucore_status_t cucore_graph_set_host_callback_node(cucore_graph_t *graph, cucore_graph_node_t *node,
                                                                cucore_host_fn fn, void *user_data,
                                                                cucore_release_fn release);
+
+/* Makes an event record or event wait node of the graph record (wait for)
+ * `event` in its future launches (cuGraphExecEventRecordNodeSetEvent,
+ * cuGraphExecEventWaitNodeSetEvent); the definition is not changed. The graph
+ * holds `event` from here (the caller keeps its reference).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (a node of another definition,
+ * neither an event record nor an event wait node), INVALID_STATE (a destroyed
+ * node), CUDA. */
+CUCORE_API cucore_status_t cucore_graph_set_event_node(cucore_graph_t *graph, cucore_graph_node_t *node,
+                                                       cucore_event_t *event);
+
+/* Gives the nodes of a child graph node of the graph the parameters of
+ * `child`'s nodes for its future launches (cuGraphExecChildGraphNodeSetParams);
+ * `child` must have the topology of the node's graph, with its nodes added in
+ * the same order. The definition is not changed. The graph holds what `child`
+ * holds from here (the caller keeps its reference).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (a node of another definition, not
+ * a child graph node), INVALID_STATE (a destroyed node), CUDA (the driver
+ * refused the change, e.g. another topology). */
+CUCORE_API cucore_status_t cucore_graph_set_child_graph_node(cucore_graph_t *graph, cucore_graph_node_t *node,
+                                                             cucore_graph_definition_t *child);
 
 /* Enables (1) or disables (0) a kernel, memcpy or memset node in the graph.
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (another kind of node), CUDA. */

@@ -191,6 +191,19 @@ public:
         detail::check(cucore_graph_node_set_host_callback(handle_, fn, user_data, release));
     }
 
+    // ---- Event and child graph nodes: what they use replaced ----
+
+    // Makes an event record (wait) node record (wait for) `event`; the
+    // definition holds it. Throws Error: INVALID_HANDLE, INVALID_ARGUMENT
+    // (neither an event record nor an event wait node), INVALID_STATE, CUDA.
+    void set_event(const Event &event) const { detail::check(cucore_graph_node_set_event(handle_, event.get())); }
+    // Replaces a child graph node's graph with a copy of `child`, a definition
+    // of another hierarchy; the node's old graph goes (definitions of it from
+    // bodies() and its nodes are INVALID_STATE afterwards). Throws Error: INVALID_HANDLE, INVALID_ARGUMENT (not a
+    // child graph node, a child of the node's own hierarchy), INVALID_STATE,
+    // NOT_SUPPORTED (driver before CUDA 12.2), CUDA.
+    void set_child_graph(const GraphDefinition &child) const;
+
     // ---- Allocation, conditional and child graph nodes ----
 
     // An allocation node's address and size. Throws Error: INVALID_HANDLE,
@@ -654,6 +667,21 @@ public:
         detail::check(cucore_graph_set_host_callback_node(handle_, node.get(), fn, user_data, release));
     }
 
+    // An event record (wait) node records (waits for) `event` in later
+    // launches; the graph holds it. Throws Error: INVALID_HANDLE,
+    // INVALID_ARGUMENT (neither an event record nor an event wait node),
+    // INVALID_STATE, CUDA.
+    void set_event_node(const GraphNode &node, const Event &event) const {
+        detail::check(cucore_graph_set_event_node(handle_, node.get(), event.get()));
+    }
+    // A child graph node's nodes take the parameters of `child`'s (of the same
+    // topology) in later launches; the graph holds what `child` holds. Throws
+    // Error: INVALID_HANDLE, INVALID_ARGUMENT (not a child graph node),
+    // INVALID_STATE, CUDA (the driver refused, e.g. another topology).
+    void set_child_graph_node(const GraphNode &node, const GraphDefinition &child) const {
+        detail::check(cucore_graph_set_child_graph_node(handle_, node.get(), child.get()));
+    }
+
     // Enables or disables a kernel, memcpy or memset node in later launches /
     // whether it is enabled. Throw Error: INVALID_HANDLE, INVALID_ARGUMENT
     // (another kind of node), CUDA.
@@ -727,6 +755,10 @@ inline GraphNode GraphNode::find_in_clone(const GraphDefinition &clone) const {
     cucore_graph_node_t *raw = nullptr;
     detail::check(cucore_graph_node_find_in_clone(handle_, clone.get(), &raw));
     return adopt(raw);
+}
+
+inline void GraphNode::set_child_graph(const GraphDefinition &child) const {
+    detail::check(cucore_graph_node_set_child_graph(handle_, child.get()));
 }
 
 inline std::vector<GraphDefinition> GraphNode::bodies() const {

@@ -466,6 +466,20 @@ cucore_status_t cucore_graph_node_set_host_callback(cucore_graph_node_t *node, c
     });
 }
 
+cucore_status_t cucore_graph_node_set_event(cucore_graph_node_t *node, cucore_event_t *event) {
+    return capi::guarded(__func__, [&] {
+        core::GraphNode &object = capi::get(node, "node");
+        object.set_event(capi::get(event, "event"));
+    });
+}
+
+cucore_status_t cucore_graph_node_set_child_graph(cucore_graph_node_t *node, cucore_graph_definition_t *child) {
+    return capi::guarded(__func__, [&] {
+        core::GraphNode &object = capi::get(node, "node");
+        object.set_child_graph(capi::get(child, "child"));
+    });
+}
+
 cucore_status_t cucore_graph_node_alloc_info(cucore_graph_node_t *node, uint64_t *address, uint64_t *size) {
     return capi::guarded(__func__, [&] {
         uint64_t &result_address = capi::out(address, "address");
@@ -558,6 +572,21 @@ cucore_status_t cucore_graph_set_host_callback_node(cucore_graph_t *graph, cucor
             handed = true;
             object.set_host_callback_node(target, closure);
         });
+    });
+}
+
+cucore_status_t cucore_graph_set_event_node(cucore_graph_t *graph, cucore_graph_node_t *node, cucore_event_t *event) {
+    return capi::guarded(__func__, [&] {
+        core::Graph &object = capi::get(graph, "graph");
+        object.set_event_node(capi::get(node, "node"), capi::get(event, "event"));
+    });
+}
+
+cucore_status_t cucore_graph_set_child_graph_node(cucore_graph_t *graph, cucore_graph_node_t *node,
+                                                  cucore_graph_definition_t *child) {
+    return capi::guarded(__func__, [&] {
+        core::Graph &object = capi::get(graph, "graph");
+        object.set_child_graph_node(capi::get(node, "node"), capi::get(child, "child"));
     });
 }
 

@@ -28,6 +28,9 @@ class Event final : public Object, public Pooled<Event> {
     ~Event() override;
 
     void record(Stream &stream);
+    // An event record node of a graph records it (not seen by record()): from here the driver, which sees
+    // the graph's launches, says whether it was recorded.
+    void note_graph_record() noexcept { recorded_.store(true, std::memory_order_relaxed); }
     void synchronize();
     bool query();
 

@@ -28,24 +28,26 @@ static_assert(static_cast<int>(CUCORE_GRAPH_UPDATE_ATTRIBUTES_CHANGED) ==
 
 namespace {
 
-// The nodes users destroyed: CUgraphNode -> epoch. A handle made at another
-// epoch, or of a node destroyed since, is stale. The driver may reuse a
-// destroyed node's address for a new node, which then starts a new epoch.
-class NodeRegistry {
+// The nodes users destroyed (and the graphs and nodes a child graph update
+// destroyed): handle -> epoch. A handle made at another epoch, or of a node
+// (graph) destroyed since, is stale. The driver may reuse a destroyed node's
+// address for a new node, which then starts a new epoch.
+template <class Handle>
+class Registry {
   public:
-    uint32_t epoch_of_new(CUgraphNode node) {
+    uint32_t epoch_of_new(Handle node) {
         std::lock_guard<std::mutex> lock(mutex_);
         dead_.erase(node);
         auto it = epochs_.find(node);
         return it == epochs_.end() ? 0 : it->second;
     }
-    bool alive(CUgraphNode node, uint32_t epoch) {
+    bool alive(Handle node, uint32_t epoch) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (dead_.count(node)) return false;
         auto it = epochs_.find(node);
         return (it == epochs_.end() ? 0 : it->second) == epoch;
     }
-    void destroyed(CUgraphNode node) {
+    void destroyed(Handle node) {
         std::lock_guard<std::mutex> lock(mutex_);
         ++epochs_[node];
         dead_.insert(node);
@@ -53,12 +55,18 @@ class NodeRegistry {
 
   private:
     std::mutex mutex_;
-    std::unordered_map<CUgraphNode, uint32_t> epochs_;
-    std::unordered_set<CUgraphNode> dead_;
+    std::unordered_map<Handle, uint32_t> epochs_;
+    std::unordered_set<Handle> dead_;
 };
 
-NodeRegistry &node_registry() {
-    static NodeRegistry *registry = new NodeRegistry;  // nodes may be released during exit
+Registry<CUgraphNode> &node_registry() {
+    static auto *registry = new Registry<CUgraphNode>;  // nodes may be released during exit
+    return *registry;
+}
+
+// Borrowed graphs (child graphs, bodies) only: a child graph replaced by an update is dead.
+Registry<CUgraph> &graph_registry() {
+    static auto *registry = new Registry<CUgraph>;
     return *registry;
 }
 
@@ -221,8 +229,19 @@ Ref<GraphDefinition> GraphDefinition::adopt(Ref<Context> context, CUgraph graph,
 
 Ref<GraphDefinition> GraphDefinition::borrow(const GraphDefinition &owner, CUgraph graph) {
     const GraphDefinition &root = owner.owner_ ? *owner.owner_ : owner;
-    return make<GraphDefinition>(root.context_, graph, Ref<GraphDefinition>(const_cast<GraphDefinition *>(&root)),
-                                 root.attachments_, root.hierarchy_);
+    Ref<GraphDefinition> made = make<GraphDefinition>(
+        root.context_, graph, Ref<GraphDefinition>(const_cast<GraphDefinition *>(&root)), root.attachments_,
+        root.hierarchy_);
+    made->epoch_ = graph_registry().epoch_of_new(graph);
+    return made;
+}
+
+void GraphDefinition::check_live(const char *argument) const {
+    if (owner_ && !graph_registry().alive(graph_, epoch_))
+        throw Error(CUCORE_ERROR_INVALID_STATE,
+                    std::string("argument '") + argument +
+                        "' is the graph of a child graph node that was given another graph since "
+                        "(cucore_graph_node_set_child_graph)");
 }
 
 GraphDefinition::GraphDefinition(Ref<Context> context, CUgraph graph, Ref<GraphDefinition> owner,
@@ -242,6 +261,7 @@ GraphDefinition::~GraphDefinition() {
 }
 
 std::vector<CUgraphNode> GraphDefinition::dependency_handles(const std::vector<GraphNode *> &dependencies) const {
+    check_live();  // every adder comes here first
     std::vector<CUgraphNode> handles;
     handles.reserve(dependencies.size());
     for (size_t i = 0; i < dependencies.size(); ++i) {
@@ -259,6 +279,7 @@ Ref<GraphNode> GraphDefinition::node(CUgraphNode node) {
 }
 
 Ref<GraphDefinition> GraphDefinition::clone() {
+    check_live();
     CUgraph raw = nullptr;
     {
         ScopedContext bind(context_->cu());
@@ -278,10 +299,12 @@ Ref<GraphDefinition> GraphDefinition::clone() {
 }
 
 void GraphDefinition::debug_dot_print(const char *path, uint32_t flags) {
+    check_live();
     CUCORE_CALL(cuGraphDebugDotPrint, graph_, path, flags);
 }
 
 std::vector<Ref<GraphNode>> GraphDefinition::nodes() {
+    check_live();
     std::vector<CUgraphNode> raw =
         node_list([this](CUgraphNode *nodes, size_t *count) { CUCORE_CALL(cuGraphGetNodes, graph_, nodes, count); });
     std::vector<Ref<GraphNode>> result;
@@ -291,6 +314,7 @@ std::vector<Ref<GraphNode>> GraphDefinition::nodes() {
 }
 
 void GraphDefinition::edges(std::vector<Ref<GraphNode>> &from, std::vector<Ref<GraphNode>> &to) {
+    check_live();
     size_t count = 0;
     CUCORE_CALL(cuGraphGetEdges, graph_, nullptr, nullptr, nullptr, &count);
     std::vector<CUgraphNode> raw_from(count), raw_to(count);
@@ -334,6 +358,7 @@ CUgraphNode add_conditional_node(CUgraph graph, CUcontext context, const CUgraph
 }
 
 uint64_t GraphDefinition::create_condition(uint32_t default_value, uint32_t flags) {
+    check_live();
     return make_condition(graph_, context_->cu(), default_value, flags);
 }
 
@@ -413,6 +438,7 @@ Ref<GraphNode> GraphDefinition::add_host_callback(const std::vector<GraphNode *>
 Ref<GraphNode> GraphDefinition::add_event_record(const std::vector<GraphNode *> &dependencies, Event &event) {
     CUCORE_ADD_NODE(cuGraphAddEventRecordNode, event.cu());
     attachments_->keep(Ref<Object>(&event));
+    event.note_graph_record();
     return node(added);
 }
 
@@ -423,6 +449,7 @@ Ref<GraphNode> GraphDefinition::add_event_wait(const std::vector<GraphNode *> &d
 }
 
 Ref<GraphNode> GraphDefinition::add_child_graph(const std::vector<GraphNode *> &dependencies, GraphDefinition &child) {
+    child.check_live("child");
     if (child.graph_ == graph_) throw_invalid_argument("argument 'child' is the definition itself");
     CUCORE_ADD_NODE(cuGraphAddChildGraphNode, child.graph_);
     attachments_->keep_attachments(child.attachments_);
@@ -559,6 +586,7 @@ void GraphNode::remove_dependent(GraphNode &to) {
 }
 
 Ref<GraphNode> GraphNode::find_in_clone(GraphDefinition &clone) {
+    clone.check_live("clone");
     CUgraphNode found = nullptr;
     CUCORE_CALL(cuGraphNodeFindInClone, &found, cu(), clone.cu());
     return clone.node(found);
@@ -635,6 +663,72 @@ void GraphNode::set_host_callback(const HostClosure &closure) {
     CUCORE_CALL(cuGraphHostNodeSetParams, cu(), &params);
     definition_->attachments().keep_closure(closure);
     pending.release();
+}
+
+CUgraphNodeType GraphNode::require_event_node(const char *what) const {
+    const CUgraphNodeType actual = driver_type();
+    if (actual != CU_GRAPH_NODE_TYPE_EVENT_RECORD && actual != CU_GRAPH_NODE_TYPE_WAIT_EVENT)
+        throw_invalid_argument(std::string("argument 'node' is ") + node_label(actual) + "; " + what +
+                               " needs an event record or an event wait node");
+    return actual;
+}
+
+void GraphNode::set_event(Event &event) {
+    const CUgraphNodeType type = require_event_node("setting an event");
+    {
+        ScopedContext bind(definition_->context().cu());
+        if (type == CU_GRAPH_NODE_TYPE_EVENT_RECORD)
+            CUCORE_CALL(cuGraphEventRecordNodeSetEvent, cu(), event.cu());
+        else
+            CUCORE_CALL(cuGraphEventWaitNodeSetEvent, cu(), event.cu());
+    }
+    // The replaced event stays held: graphs instantiated before this still use it.
+    definition_->attachments().keep(Ref<Object>(&event));
+    if (type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) event.note_graph_record();
+}
+
+namespace {
+// `graph` and the graphs of its child graph nodes, with their nodes (a child graph has no conditional nodes).
+void collect_graph(CUgraph graph, std::vector<CUgraph> &graphs, std::vector<CUgraphNode> &nodes) {
+    graphs.push_back(graph);
+    const std::vector<CUgraphNode> own =
+        node_list([graph](CUgraphNode *out, size_t *count) { CUCORE_CALL(cuGraphGetNodes, graph, out, count); });
+    for (CUgraphNode n : own) {
+        nodes.push_back(n);
+        CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
+        CUCORE_CALL(cuGraphNodeGetType, n, &type);
+        if (type != CU_GRAPH_NODE_TYPE_GRAPH) continue;
+        CUgraph nested = nullptr;
+        CUCORE_CALL(cuGraphChildGraphNodeGetGraph, n, &nested);
+        collect_graph(nested, graphs, nodes);
+    }
+}
+}  // namespace
+
+void GraphNode::set_child_graph(GraphDefinition &child) {
+    require_type(CU_GRAPH_NODE_TYPE_GRAPH, "setting a child graph");
+    child.check_live("child");
+    // The driver destroys the node's graph: a child in this hierarchy (that graph, a body, an
+    // ancestor) would be cloned from, or into, what goes.
+    if (&child.hierarchy() == &definition_->hierarchy())
+        throw_invalid_argument("argument 'child' belongs to the node's own graph hierarchy; pass an independent "
+                               "definition (a clone of it, for instance)");
+    CUgraphNodeParams params{};
+    params.type = CU_GRAPH_NODE_TYPE_GRAPH;
+    params.graph.graph = child.cu();  // ownership 0: the driver clones it
+    // The driver destroys the node's graph: its handles (definitions, nodes) must answer INVALID_STATE after.
+    CUgraph old = nullptr;
+    CUCORE_CALL(cuGraphChildGraphNodeGetGraph, cu(), &old);
+    std::vector<CUgraph> old_graphs;
+    std::vector<CUgraphNode> old_nodes;
+    collect_graph(old, old_graphs, old_nodes);
+    {
+        ScopedContext bind(definition_->context().cu());
+        CUCORE_CALL(cuGraphNodeSetParams, cu(), &params);
+    }
+    for (CUgraph g : old_graphs) graph_registry().destroyed(g);
+    for (CUgraphNode n : old_nodes) node_registry().destroyed(n);
+    definition_->attachments().keep_attachments(child.attachments_ref());
 }
 
 void GraphNode::alloc_info(uint64_t &address, uint64_t &size) {

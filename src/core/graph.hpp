@@ -141,6 +141,8 @@ class GraphDefinition final : public Object, public Pooled<GraphDefinition> {
 
     // A handle for a node of this definition.
     Ref<GraphNode> node(CUgraphNode node);
+    // Throws INVALID_STATE for a borrowed child graph a child graph update destroyed (`argument` names it).
+    void check_live(const char *argument = "definition") const;
 
   private:
     std::vector<CUgraphNode> dependency_handles(const std::vector<GraphNode *> &dependencies) const;
@@ -150,6 +152,7 @@ class GraphDefinition final : public Object, public Pooled<GraphDefinition> {
     Ref<GraphDefinition> owner_;  // set for borrowed graphs
     std::shared_ptr<GraphAttachments> attachments_;
     std::shared_ptr<GraphHierarchy> hierarchy_;
+    uint32_t epoch_ = 0;  // borrowed graphs: their epoch in the graph registry (graph.cpp)
 };
 
 class GraphNode final : public Object, public Pooled<GraphNode> {
@@ -177,11 +180,17 @@ class GraphNode final : public Object, public Pooled<GraphNode> {
     void set_memcpy(const MemcpyRequest &request);
     void set_memset(const MemsetRequest &request);
     void set_host_callback(const HostClosure &closure);
+    // Event record and wait nodes: the event (held by the definition from here).
+    void set_event(Event &event);
+    // Child graph nodes: a copy of `child` (of another hierarchy) replaces the node's graph.
+    void set_child_graph(GraphDefinition &child);
     void alloc_info(uint64_t &address, uint64_t &size);
     std::vector<Ref<GraphDefinition>> bodies();
 
     // Throws INVALID_ARGUMENT unless the node is of `type` (`call` names what needs it).
     void require_type(CUgraphNodeType type, const char *what) const;
+    // Throws INVALID_ARGUMENT unless it is an event record or wait node; the kind it is.
+    CUgraphNodeType require_event_node(const char *what) const;
 
   private:
     Ref<GraphDefinition> definition_;
@@ -203,6 +212,8 @@ class Graph final : public Object, public Pooled<Graph> {
     void set_memcpy_node(GraphNode &node, const MemcpyRequest &request);
     void set_memset_node(GraphNode &node, const MemsetRequest &request);
     void set_host_callback_node(GraphNode &node, const HostClosure &closure);
+    void set_event_node(GraphNode &node, Event &event);
+    void set_child_graph_node(GraphNode &node, GraphDefinition &child);
     void set_node_enabled(GraphNode &node, bool enabled);
     bool node_enabled(GraphNode &node);
 

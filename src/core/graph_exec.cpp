@@ -4,6 +4,7 @@
 #include "core/buffer.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/event.hpp"
 #include "core/graph.hpp"
 #include "core/kernel.hpp"
 #include "core/owned.hpp"
@@ -57,6 +58,7 @@ std::string node_text(CUgraphNode node) {
 }  // namespace
 
 Ref<Graph> GraphDefinition::instantiate(uint32_t flags, Stream *upload_stream) {
+    check_live();
     CUDA_GRAPH_INSTANTIATE_PARAMS params{};
     if (flags & CUCORE_GRAPH_COMPLETE_AUTO_FREE_ON_LAUNCH) params.flags |= CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
     if (flags & CUCORE_GRAPH_COMPLETE_DEVICE_LAUNCH) params.flags |= CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH;
@@ -152,6 +154,7 @@ void Graph::upload(Stream &stream) {
 }
 
 void Graph::update(GraphDefinition &definition, cucore_graph_update_result_t &result) {
+    definition.check_live();
     CUgraphExecUpdateResultInfo info{};
     CUresult status;
     {
@@ -234,6 +237,35 @@ void Graph::set_host_callback_node(GraphNode &node, const HostClosure &closure) 
     if (!updates_) updates_ = std::make_shared<GraphAttachments>();
     updates_->keep_closure(closure);
     pending.release();
+}
+
+void Graph::set_event_node(GraphNode &node, Event &event) {
+    check_node(node);
+    const CUgraphNodeType type = node.require_event_node("setting an event");
+    {
+        ScopedContext bind(context_->cu());
+        if (type == CU_GRAPH_NODE_TYPE_EVENT_RECORD)
+            CUCORE_CALL(cuGraphExecEventRecordNodeSetEvent, exec_, node.cu(), event.cu());
+        else
+            CUCORE_CALL(cuGraphExecEventWaitNodeSetEvent, exec_, node.cu(), event.cu());
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!updates_) updates_ = std::make_shared<GraphAttachments>();
+    updates_->keep(Ref<Object>(&event));
+    if (type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) event.note_graph_record();
+}
+
+void Graph::set_child_graph_node(GraphNode &node, GraphDefinition &child) {
+    check_node(node);
+    node.require_type(CU_GRAPH_NODE_TYPE_GRAPH, "setting a child graph");
+    child.check_live("child");
+    {
+        ScopedContext bind(context_->cu());
+        CUCORE_CALL(cuGraphExecChildGraphNodeSetParams, exec_, node.cu(), child.cu());
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!updates_) updates_ = std::make_shared<GraphAttachments>();
+    updates_->keep_attachments(child.attachments_ref());
 }
 
 namespace {

@@ -222,4 +222,10 @@ typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v4010)(unsigned int *, CUdevice_v1 
     X(cuStreamWaitValue64, 11070)              \
     X(cuStreamBatchMemOp, 11070)               \
     X(cuLibraryGetModule, 12000)               \
-    X(cuMemGetMemPool, 13000)
+    X(cuMemGetMemPool, 13000)                  \
+    X(cuGraphEventRecordNodeSetEvent, 11010)   \
+    X(cuGraphEventWaitNodeSetEvent, 11010)     \
+    X(cuGraphNodeSetParams, 12020)             \
+    X(cuGraphExecEventRecordNodeSetEvent, 11010) \
+    X(cuGraphExecEventWaitNodeSetEvent, 11010) \
+    X(cuGraphExecChildGraphNodeSetParams, 11010)

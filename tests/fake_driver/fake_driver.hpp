@@ -351,6 +351,10 @@ long long condition_value(CUgraphConditionalHandle handle);
 // Graph nodes that could not run since install() (memory freed or outside its
 // allocation, a while node past its cap): where a device would fault.
 long graph_run_errors();
+// The event of an event record or wait node of a definition, and of its copy in
+// an executable made from that definition (graph_updates.cpp); null for another node.
+CUevent graph_node_event(CUgraphNode node);
+CUevent graph_exec_node_event(CUgraphExec exec, CUgraphNode node);
 
 // Green contexts (green_contexts.cpp): each device has 16 SMs, a minimum
 // partition of 2 and an alignment of 2; workqueue resources exist while the

@@ -27,13 +27,20 @@ def test_arguments_are_checked():
     p = Process(1234)
     assert p.pid == 1234 and p == Process(1234) and hash(p) == hash(Process(1234)) and p != Process(1235)
     assert "1234" in repr(p)
-    for bad in (-1, 2 ** 32, 1.5, True):
+    for bad in (-1, 2 ** 32):             # an int out of range: ValueError; anything else: TypeError (cuda.core's)
         with pytest.raises(ValueError):
+            p.lock(timeout_ms=bad)
+    for bad in (1.5, True, "10"):
+        with pytest.raises(TypeError, match="timeout_ms must be an int"):
             p.lock(timeout_ms=bad)
     with pytest.raises(ValueError):
         p.restore({"GPU-not-a-uuid": "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f"})
     with pytest.raises(ValueError):
         p.restore({b"short": uuid.uuid4()})
+    with pytest.raises(TypeError, match="gpu_mapping must be a mapping"):
+        p.restore([("GPU-00010203-0405-0607-0809-0a0b0c0d0e0f", "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f")])
+    with pytest.raises(TypeError, match="GPU UUID values"):
+        p.restore({12: uuid.uuid4()})
 
 
 @pytest.mark.gpu

@@ -38,9 +38,13 @@ def test_the_module_has_cuda_cores_names():
 
 
 def test_classes_cannot_be_made_directly():
-    for cls in (cg.GraphBuilder, cg.Graph, cg.GraphNode, cg.KernelNode, cg.GraphCondition):
+    for cls in (cg.GraphNode, cg.KernelNode, cg.GraphCondition):
         with pytest.raises(TypeError, match="cannot be instantiated directly"):
             cls()
+    with pytest.raises(RuntimeError, match="^Graph cannot be instantiated directly"):          # as cuda.core's
+        cg.Graph()
+    with pytest.raises(NotImplementedError, match="^GraphBuilder cannot be instantiated directly"):  # likewise
+        cg.GraphBuilder()
 
 
 def test_node_types_are_the_drivers_values():

@@ -32,7 +32,7 @@ LAYERS = (
     "copy_3d", "memory_operations", "ipc", "dlpack", "_array_options", "opaque_array", "texture",
     "textures", "tensor_map", "_strided_copy", "strided_memory_view", "graphics",
     "_graph_options", "kernel", "launch", "program", "object_code", "program_cache", "utils", "linker",
-    "graph_builder", "graph", "_graph_node",
+    "graph_builder", "graph", "_graph_node", "_executable_graph_node",
     "system", "checkpoint",
 )
 RANK = {m: i for i, m in enumerate(LAYERS)}
@@ -75,6 +75,10 @@ HANDED_DOWN = {
         "GraphNode", "AdjacencySetProxy", "EmptyNode", "KernelNode", "AllocNode", "FreeNode", "MemsetNode",
         "MemcpyNode", "ChildGraphNode", "EventRecordNode", "EventWaitNode", "HostCallbackNode", "ConditionalNode",
         "IfNode", "IfElseNode", "WhileNode", "SwitchNode", "_NODE_CLASSES"},
+    ("_executable_graph_node", "graph"): {                                 # Graph.__getitem__ makes the views
+        "_executable_view", "ExecutableGraphNode", "ExecutableKernelNode", "ExecutableMemcpyNode",
+        "ExecutableMemsetNode", "ExecutableHostCallbackNode", "ExecutableChildGraphNode",
+        "ExecutableEventRecordNode", "ExecutableEventWaitNode"},
 }
 
 # Imports of the package's modules inside a function: (module, function) -> (imported module, why). None are

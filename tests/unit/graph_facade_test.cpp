@@ -330,6 +330,44 @@ TEST_F(GraphFacadeTest, PerNodeUpdatesReachTheNextLaunch) {
     EXPECT_EQ(read(a), Bytes(64, 0xC3));
 }
 
+// Event and child graph nodes take a new event or graph: the definition's
+// nodes for later instantiations, the graph's for its later launches.
+TEST_F(GraphFacadeTest, EventAndChildGraphNodesTakeANewEventOrGraph) {
+    cucore::EventOptions timing;
+    timing.timing_enabled = true;
+    const cucore::Event a = cucore::Event::create(dev_, timing), b = cucore::Event::create(dev_, timing),
+                        c = cucore::Event::create(dev_, timing);
+    const cucore::Buffer data = zeros(16);
+    const cucore::GraphDefinition first = cucore::GraphDefinition::create(dev_),
+                                  second = cucore::GraphDefinition::create(dev_);
+    first.add_memset({}, data, std::uint8_t{1}, 16);
+    second.add_memset({}, data, std::uint8_t{2}, 16);
+    const cucore::GraphDefinition def = cucore::GraphDefinition::create(dev_);
+    const cucore::GraphNode record = def.add_event_record({}, a);
+    const cucore::GraphNode child = def.add_child_graph(record, first);
+    const cucore::GraphNode empty = def.add_empty(child);
+
+    record.set_event(b);
+    child.set_child_graph(second);
+    EXPECT_THROWS_STATUS(empty.set_event(b), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_THROWS_STATUS(empty.set_child_graph(second), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_THROWS_STATUS(child.set_child_graph(def), CUCORE_ERROR_INVALID_ARGUMENT);  // its own hierarchy
+    const cucore::Graph graph = def.instantiate();
+    graph.launch(s_);
+    s_.synchronize();
+    EXPECT_EQ(read(data), Bytes(16, 2));
+    EXPECT_GE(cucore::Event::elapsed_time(b, b), 0.0f) << "b was recorded by the graph";
+
+    graph.set_event_node(record, c);
+    graph.set_child_graph_node(child, first);  // the same topology
+    EXPECT_THROWS_STATUS(graph.set_event_node(empty, c), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_THROWS_STATUS(graph.set_child_graph_node(empty, first), CUCORE_ERROR_INVALID_ARGUMENT);
+    graph.launch(s_);
+    s_.synchronize();
+    EXPECT_EQ(read(data), Bytes(16, 1));
+    EXPECT_GE(cucore::Event::elapsed_time(c, c), 0.0f) << "c was recorded by the updated graph";
+}
+
 // The copy of a callable lives while a definition or graph needs it, and is
 // destroyed once after the last of them; small trivial callables need no copy.
 TEST_F(GraphFacadeTest, CallablesLiveWithTheirLastOwner) {

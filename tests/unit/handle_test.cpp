@@ -36,6 +36,11 @@ struct World {
     cucore_tensor_map_descriptor_t *tensor_map = nullptr;  // over `buffer`
     cucore_sm_resource_t *sm_resource = nullptr;
     cucore_workqueue_resource_t *workqueue = nullptr;  // made while the fake is a CUDA 13.1 driver
+    cucore_graph_definition_t *definition = nullptr;   // an event record node and a child graph node
+    cucore_graph_node_t *record_node = nullptr;
+    cucore_graph_node_t *child_node = nullptr;
+    cucore_graph_definition_t *child = nullptr;  // an empty definition of its own
+    cucore_graph_t *graph = nullptr;             // `definition` instantiated
     World() {
         EXPECT_EQ(cucore_device_get(0, &device), CUCORE_SUCCESS);
         EXPECT_EQ(cucore_context_get_primary(device, &context), CUCORE_SUCCESS);
@@ -58,6 +63,13 @@ struct World {
         tensor_map = make_tensor_map(buffer);
         EXPECT_EQ(cucore_sm_resource_of_device(device, &sm_resource), CUCORE_SUCCESS);
         workqueue = make_workqueue(device);
+        EXPECT_EQ(cucore_graph_definition_create(device, &definition), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_graph_definition_create(device, &child), CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_graph_definition_add_event_record(definition, nullptr, 0, event, &record_node),
+                  CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_graph_definition_add_child_graph(definition, nullptr, 0, child, &child_node),
+                  CUCORE_SUCCESS);
+        EXPECT_EQ(cucore_graph_definition_instantiate(definition, nullptr, &graph), CUCORE_SUCCESS);
     }
     // A 64-byte tensor of bytes over `b`, boxes of 16.
     static cucore_tensor_map_layout_t tensor_map_layout() {
@@ -130,6 +142,11 @@ struct World {
         return l;
     }
     ~World() {
+        cucore_graph_release(graph);
+        cucore_graph_node_release(child_node);
+        cucore_graph_node_release(record_node);
+        cucore_graph_definition_release(child);
+        cucore_graph_definition_release(definition);
         cucore_tensor_map_descriptor_release(tensor_map);
         cucore_workqueue_resource_release(workqueue);
         cucore_sm_resource_release(sm_resource);
@@ -182,6 +199,9 @@ std::vector<Call> all_calls() {
     using TM = cucore_tensor_map_descriptor_t;
     using SM = cucore_sm_resource_t;
     using WQ = cucore_workqueue_resource_t;
+    using GD = cucore_graph_definition_t;
+    using GN = cucore_graph_node_t;
+    using G = cucore_graph_t;
     // A region copy of one element between host memory and `w.array` (or, with `buffer_side`, a buffer).
     auto region = [](const World &w, bool array_is_source) {
         static char x[64];
@@ -509,6 +529,17 @@ std::vector<Call> all_calls() {
         {"cucore_context_create", "options.workqueue_resources[0]", CUCORE_OBJECT_WORKQUEUE_RESOURCE, [](void *h, const World &w, bool &c) { WQ *q = as<WQ>(h); cucore_context_options_t o = CUCORE_CONTEXT_OPTIONS_INIT; o.workqueue_resource_count = 1; o.workqueue_resources = &q; C *v = as<C>(h); auto s = cucore_context_create(w.device, &o, &v); c = v == nullptr; return s; }},
         {"cucore_context_is_green", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_context_is_green(as<C>(h), &v); c = v == 0; return s; }},
         {"cucore_context_green_handle", "context", CUCORE_OBJECT_CONTEXT, [](void *h, const World &, bool &c) { void *v = h; auto s = cucore_context_green_handle(as<C>(h), &v); c = v == nullptr; return s; }},
+        // Node updates that replace an event or a child graph (issue 17).
+        {"cucore_graph_node_set_event", "node", CUCORE_OBJECT_GRAPH_NODE, [](void *h, const World &w, bool &c) { c = true; return cucore_graph_node_set_event(as<GN>(h), w.event); }},
+        {"cucore_graph_node_set_event", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &w, bool &c) { c = true; return cucore_graph_node_set_event(w.record_node, as<E>(h)); }},
+        {"cucore_graph_node_set_child_graph", "node", CUCORE_OBJECT_GRAPH_NODE, [](void *h, const World &w, bool &c) { c = true; return cucore_graph_node_set_child_graph(as<GN>(h), w.child); }},
+        {"cucore_graph_node_set_child_graph", "child", CUCORE_OBJECT_GRAPH_DEFINITION, [](void *h, const World &w, bool &c) { c = true; return cucore_graph_node_set_child_graph(w.child_node, as<GD>(h)); }},
+        {"cucore_graph_set_event_node", "graph", CUCORE_OBJECT_GRAPH, [](void *h, const World &w, bool &c) { c = true; return cucore_graph_set_event_node(as<G>(h), w.record_node, w.event); }},
+        {"cucore_graph_set_event_node", "node", CUCORE_OBJECT_GRAPH_NODE, [](void *h, const World &w, bool &c) { c = true; return cucore_graph_set_event_node(w.graph, as<GN>(h), w.event); }},
+        {"cucore_graph_set_event_node", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &w, bool &c) { c = true; return cucore_graph_set_event_node(w.graph, w.record_node, as<E>(h)); }},
+        {"cucore_graph_set_child_graph_node", "graph", CUCORE_OBJECT_GRAPH, [](void *h, const World &w, bool &c) { c = true; return cucore_graph_set_child_graph_node(as<G>(h), w.child_node, w.child); }},
+        {"cucore_graph_set_child_graph_node", "node", CUCORE_OBJECT_GRAPH_NODE, [](void *h, const World &w, bool &c) { c = true; return cucore_graph_set_child_graph_node(w.graph, as<GN>(h), w.child); }},
+        {"cucore_graph_set_child_graph_node", "child", CUCORE_OBJECT_GRAPH_DEFINITION, [](void *h, const World &w, bool &c) { c = true; return cucore_graph_set_child_graph_node(w.graph, w.child_node, as<GD>(h)); }},
     };
     return calls;
 }
@@ -662,6 +693,33 @@ void *released_handle(cucore_object_type_t type, cucore_device_t *device) {
             cucore_workqueue_resource_t *q = World::make_workqueue(device);
             cucore_workqueue_resource_release(q);
             handle = q;
+            break;
+        }
+        case CUCORE_OBJECT_GRAPH_DEFINITION: {
+            cucore_graph_definition_t *g = nullptr;
+            cucore_graph_definition_create(device, &g);
+            cucore_graph_definition_release(g);
+            handle = g;
+            break;
+        }
+        case CUCORE_OBJECT_GRAPH_NODE: {
+            cucore_graph_definition_t *g = nullptr;
+            cucore_graph_definition_create(device, &g);
+            cucore_graph_node_t *n = nullptr;
+            cucore_graph_definition_add_empty(g, nullptr, 0, &n);
+            cucore_graph_node_release(n);
+            cucore_graph_definition_release(g);
+            handle = n;
+            break;
+        }
+        case CUCORE_OBJECT_GRAPH: {
+            cucore_graph_definition_t *g = nullptr;
+            cucore_graph_definition_create(device, &g);
+            cucore_graph_t *x = nullptr;
+            cucore_graph_definition_instantiate(g, nullptr, &x);
+            cucore_graph_release(x);
+            cucore_graph_definition_release(g);
+            handle = x;
             break;
         }
         default: {

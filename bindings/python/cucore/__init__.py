@@ -73,6 +73,7 @@ from .linker import Linker, LinkerOptions
 from . import graph_builder as _graph_builder  # noqa: F401  (cucore.graph's GraphBuilder; hands it down)
 from . import graph  # noqa: F401  (cucore.graph, as cuda.core's: Graph, GraphBuilder, GraphDefinition, nodes)
 from . import _graph_node  # noqa: F401  (cucore.graph's node classes; hands them down to it)
+from . import _executable_graph_node  # noqa: F401  (cucore.graph's Executable*Node views; hands them down to it)
 from . import system  # noqa: F401  (cucore.system, as cuda.core's: NVML; hands Device.to_system_device down)
 from . import checkpoint  # noqa: F401  (cucore.checkpoint, as cuda.core's: Process)
 

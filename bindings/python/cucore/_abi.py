@@ -909,6 +909,8 @@ ABI = {
     'cucore_graph_node_set_memcpy': ('cucore_status_t', ('cucore_graph_node_t*', 'cucore_buffer_t*', 'uint64_t', 'cucore_buffer_t*', 'uint64_t', 'uint64_t', )),
     'cucore_graph_node_set_memset': ('cucore_status_t', ('cucore_graph_node_t*', 'cucore_buffer_t*', 'uint64_t', 'uint32_t', 'uint32_t', 'uint64_t', 'uint64_t', 'uint64_t', )),
     'cucore_graph_node_set_host_callback': ('cucore_status_t', ('cucore_graph_node_t*', 'cucore_host_fn', 'void*', 'cucore_release_fn', )),
+    'cucore_graph_node_set_event': ('cucore_status_t', ('cucore_graph_node_t*', 'cucore_event_t*', )),
+    'cucore_graph_node_set_child_graph': ('cucore_status_t', ('cucore_graph_node_t*', 'cucore_graph_definition_t*', )),
     'cucore_graph_node_alloc_info': ('cucore_status_t', ('cucore_graph_node_t*', 'uint64_t*', 'uint64_t*', )),
     'cucore_graph_node_bodies': ('cucore_status_t', ('cucore_graph_node_t*', 'cucore_graph_definition_t**', 'size_t', 'size_t*', )),
     'cucore_graph_retain': ('cucore_status_t', ('cucore_graph_t*', )),
@@ -921,6 +923,8 @@ ABI = {
     'cucore_graph_set_memcpy_node': ('cucore_status_t', ('cucore_graph_t*', 'cucore_graph_node_t*', 'cucore_buffer_t*', 'uint64_t', 'cucore_buffer_t*', 'uint64_t', 'uint64_t', )),
     'cucore_graph_set_memset_node': ('cucore_status_t', ('cucore_graph_t*', 'cucore_graph_node_t*', 'cucore_buffer_t*', 'uint64_t', 'uint32_t', 'uint32_t', 'uint64_t', 'uint64_t', 'uint64_t', )),
     'cucore_graph_set_host_callback_node': ('cucore_status_t', ('cucore_graph_t*', 'cucore_graph_node_t*', 'cucore_host_fn', 'void*', 'cucore_release_fn', )),
+    'cucore_graph_set_event_node': ('cucore_status_t', ('cucore_graph_t*', 'cucore_graph_node_t*', 'cucore_event_t*', )),
+    'cucore_graph_set_child_graph_node': ('cucore_status_t', ('cucore_graph_t*', 'cucore_graph_node_t*', 'cucore_graph_definition_t*', )),
     'cucore_graph_set_node_enabled': ('cucore_status_t', ('cucore_graph_t*', 'cucore_graph_node_t*', 'int', )),
     'cucore_graph_node_enabled': ('cucore_status_t', ('cucore_graph_t*', 'cucore_graph_node_t*', 'int*', )),
     # ---- include/cucore/graph_builder.h ----

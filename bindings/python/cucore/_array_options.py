@@ -204,12 +204,14 @@ class OpaqueArrayOptions(_ArrayOptionsBase):
     shape: Tuple[int, ...]
     format: ArrayFormatType
     num_channels: Optional[int]
-    is_surface_load_store: bool
-    kind: ArrayKindType
-    num_layers: int
-    is_texture_gather: bool
-    is_depth_texture: bool
-    is_sparse: bool
+    # Class-level defaults, as cuda.core's dataclass fields have (OpaqueArrayOptions.is_surface_load_store reads
+    # False); every instance sets its own in __init__.
+    is_surface_load_store: bool = False
+    kind: ArrayKindType = ArrayKindType.PLAIN
+    num_layers: int = 0
+    is_texture_gather: bool = False
+    is_depth_texture: bool = False
+    is_sparse: bool = False
 
     def __init__(self, shape: Any, format: Any, num_channels: Optional[int], is_surface_load_store: bool = False, *,
                  kind: Union[ArrayKindType, str] = ArrayKindType.PLAIN, num_layers: int = 0,
@@ -228,12 +230,12 @@ class MipmappedArrayOptions(_ArrayOptionsBase):
     format: ArrayFormatType
     num_channels: Optional[int]
     num_levels: int
-    is_surface_load_store: bool
-    kind: ArrayKindType
-    num_layers: int
-    is_texture_gather: bool
-    is_depth_texture: bool
-    is_sparse: bool
+    is_surface_load_store: bool = False  # class-level defaults, as cuda.core's fields (see OpaqueArrayOptions)
+    kind: ArrayKindType = ArrayKindType.PLAIN
+    num_layers: int = 0
+    is_texture_gather: bool = False
+    is_depth_texture: bool = False
+    is_sparse: bool = False
 
     def __init__(self, shape: Any, format: Any, num_channels: Optional[int], num_levels: int,
                  is_surface_load_store: bool = False, *, kind: Union[ArrayKindType, str] = ArrayKindType.PLAIN,

@@ -8,18 +8,19 @@ exports them. A node names one CUgraphNode of one definition and keeps that defi
 from __future__ import annotations
 
 import ctypes
+import sys
 from collections.abc import MutableSet
-from typing import Any, Dict, Iterable, Iterator, Optional, Set, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, Optional, Set, Tuple, Union, cast
 
 from . import _lib
 from ._graph_options import GraphCondition, node_type_of
 from ._handle import HandleObject
 from .buffer import Buffer
-from .common import _u64, closed_error, raise_error
+from .common import InvalidStateError, Status, closed_error, raise_error
 from .event import Event
 from .graph import (COOPERATIVE, PRIORITY, PROGRAMMATIC_STREAM_SERIALIZATION, GraphDefinition, LaunchConfigC,
                     _check_config, _check_kernel, _fill_value, _handle_arg, _hv, _kernel_args, _memset_extent,
-                    _node_list, _NodeAdders, _operand, _packed)
+                    _node_list, _NodeAdders, _operand, _packed, _u64)
 from .graph_builder import _is_ctypes_function, host_callback_args
 from .kernel import Kernel
 from .launch import LaunchConfig
@@ -27,6 +28,8 @@ from .typing import GraphConditionalType, GraphMemoryType
 
 (_cucore_graph_node_add_dependent, _cucore_graph_node_alloc_info, _cucore_graph_node_bodies, _cucore_graph_node_dependencies, _cucore_graph_node_dependents, _cucore_graph_node_destroy, _cucore_graph_node_find_in_clone, _cucore_graph_node_handle, _cucore_graph_node_kernel_config, _cucore_graph_node_remove_dependent, _cucore_graph_node_set_host_callback, _cucore_graph_node_set_kernel, _cucore_graph_node_set_memcpy, _cucore_graph_node_set_memset, _cucore_graph_node_type,) = _lib.bind(
     globals(), "cucore_graph_node_add_dependent", "cucore_graph_node_alloc_info", "cucore_graph_node_bodies", "cucore_graph_node_dependencies", "cucore_graph_node_dependents", "cucore_graph_node_destroy", "cucore_graph_node_find_in_clone", "cucore_graph_node_handle", "cucore_graph_node_kernel_config", "cucore_graph_node_remove_dependent", "cucore_graph_node_set_host_callback", "cucore_graph_node_set_kernel", "cucore_graph_node_set_memcpy", "cucore_graph_node_set_memset", "cucore_graph_node_type")
+(_cucore_graph_node_set_event, _cucore_graph_node_set_child_graph) = _lib.bind(
+    globals(), "cucore_graph_node_set_event", "cucore_graph_node_set_child_graph")
 (_fast_graph_node_release, _fast_graph_definition_release, _fast_kernel_release) = _lib.bind_unchecked(
     globals(), "cucore_graph_node_release", "cucore_graph_definition_release", "cucore_kernel_release")
 _c_void_p = ctypes.c_void_p
@@ -55,6 +58,13 @@ class GraphNode(HandleObject, _NodeAdders):
         if h is None:
             raise closed_error(self)
         return h
+
+    def _check_live(self) -> Any:
+        """The handle of a node that is not destroyed: InvalidStateError (a RuntimeError) names a destroyed
+        one before any other check, as cuda.core's updates and executable views do."""
+        if self._raw is None:
+            raise InvalidStateError(Status.ERROR_INVALID_STATE, "GraphNode has been destroyed", 0)
+        return self._check_open()
 
     def _deps(self) -> Tuple[GraphDefinition, Any, int]:
         return self._graph, (_c_void_p * 1)(_hv(self._check_open())), 1
@@ -290,14 +300,40 @@ class KernelNode(GraphNode):
 
     def set_kernel(self, config: Optional[LaunchConfig], kernel: Optional[Kernel], *args: Any) -> None:
         """Replace the node's configuration (None: keep it), kernel (None: keep it) and arguments (packed as
-        launch() packs them) in the definition. Graphs made from it change with Graph.update."""
+        launch() packs them; none given: the kernel takes none) in the definition. Graphs made from it change
+        with Graph.update. update() is cuda.core's form of it."""
         cref, k = self._resolved(config, kernel)
         p = _packed(k, args)
         ptrs, sizes, n = _kernel_args(p)
         st = _cucore_graph_node_set_kernel(self._check_open(), cref, None if kernel is None else k._h, ptrs, sizes, n)
         if st:
             raise_error(st, self, k)
-        self._graph._info[self._key] = (KernelNode, dict(self._params(), kernel=k))
+        self._graph._info[self._key] = (KernelNode, dict(self._params(), kernel=k, args=args))
+
+    def update(self, *, config: Optional[LaunchConfig] = None, kernel: Optional[Kernel] = None,
+               args: Optional[Iterable[Any]] = None) -> None:
+        """Replace selected launch parameters of the node in the definition (cuda.core's): omitted ones keep
+        their values. Changing `kernel` requires `args` (the whole sequence; `args=()` for a kernel without
+        parameters). Clustered and cooperative configurations and nodes are NotImplementedError, as cuda.core.
+        Omitting `args` needs the node's arguments, which cucore knows for nodes added with launch() here
+        (ValueError for a captured node: pass them). Graphs made from the definition change with
+        Graph.update."""
+        self._check_live()
+        if kernel is not None and args is None:
+            raise ValueError("changing kernel requires args (args=() for a kernel without parameters)")
+        _check_config(config)  # TypeError for anything but a LaunchConfig (or None)
+        if config is not None and (config.cluster is not None or config.cooperative_launch):
+            raise NotImplementedError("updating clustered or cooperative kernel nodes is not supported")
+        c = self._read()[0]
+        if any(v > 1 for v in c.cluster) or c.flags & COOPERATIVE:
+            raise NotImplementedError("updating clustered or cooperative kernel nodes is not supported")
+        if args is None:
+            known = self._params().get("args")
+            if known is None:
+                raise ValueError("the node's kernel arguments are not known to cucore (it did not add the node): "
+                                 "pass args")
+            args = known
+        self.set_kernel(config, kernel, *args)
 
 
 class AllocNode(GraphNode):
@@ -365,7 +401,8 @@ class MemsetNode(GraphNode):
 
     def set_memset(self, dst: Union[Buffer, int], value: Any, width: int, height: int = 1, pitch: int = 0, *,
                    dst_owner: Any = None) -> None:
-        """Replace the node's fill in the definition, with memset()'s arguments."""
+        """Replace the node's fill in the definition, with memset()'s arguments (update() is cuda.core's form,
+        keeping what it is not given)."""
         val, element_size = _fill_value(value)
         width, height, pitch = _u64(width, "width"), _u64(height, "height"), _u64(pitch, "pitch")
         buf = _operand(dst, dst_owner, "dst", _memset_extent(width, height, pitch, element_size), self._graph)
@@ -373,7 +410,32 @@ class MemsetNode(GraphNode):
         if st:
             raise_error(st, self, buf)
         self._graph._info[self._key] = (MemsetNode, {"dptr": buf.handle, "value": val, "element_size": element_size,
-                                                     "width": width, "height": height, "pitch": pitch})
+                                                     "width": width, "height": height, "pitch": pitch,
+                                                     "dst_operand": (dst, dst_owner)})
+
+    def update(self, *, dst: Union[Buffer, int, None] = None, value: Any = None, width: Optional[int] = None,
+               height: Optional[int] = None, pitch: Optional[int] = None, dst_owner: Any = None) -> None:
+        """Replace selected fill parameters of the node in the definition (cuda.core's): omitted ones keep their
+        values; `dst_owner` only with a raw-address `dst`. Keeping a value needs it known: cucore knows the
+        parameters of nodes added with memset() here (ValueError for a captured node: pass them all)."""
+        self._check_live()
+        if dst_owner is not None and dst is None:
+            raise ValueError("dst_owner requires dst")
+        p = self._params()
+        if dst is None:
+            dst, dst_owner = p.get("dst_operand", (None, None))
+        if value is None and p.get("value") is not None:
+            size = p["element_size"]  # the pattern as laid out in memory, as memset() took it
+            value = p["value"] if size == 1 else p["value"].to_bytes(size, sys.byteorder)
+        width = p.get("width") if width is None else width
+        height = p.get("height") if height is None else height
+        pitch = p.get("pitch") if pitch is None else pitch
+        missing = [n for n, v in (("dst", dst), ("value", value), ("width", width)) if v is None]
+        if missing:
+            raise ValueError(f"the node's {', '.join(missing)} are not known to cucore (it did not add the node): "
+                             f"pass them")
+        self.set_memset(cast(Union[Buffer, int], dst), value, cast(int, width), 1 if height is None else height,
+                        0 if pitch is None else pitch, dst_owner=dst_owner)
 
 
 class MemcpyNode(GraphNode):
@@ -388,18 +450,49 @@ class MemcpyNode(GraphNode):
 
     def set_memcpy(self, dst: Union[Buffer, int], src: Union[Buffer, int], size: int, *, dst_owner: Any = None,
                    src_owner: Any = None) -> None:
-        """Replace the node's copy in the definition, with memcpy()'s arguments."""
+        """Replace the node's copy in the definition, with memcpy()'s arguments (update() is cuda.core's form,
+        keeping what it is not given)."""
         size = _u64(size, "size")
         dbuf = _operand(dst, dst_owner, "dst", size, self._graph)
         sbuf = _operand(src, src_owner, "src", size, self._graph)
         st = _cucore_graph_node_set_memcpy(self._check_open(), dbuf._h, 0, sbuf._h, 0, size)
         if st:
             raise_error(st, self, dbuf, sbuf)
-        self._graph._info[self._key] = (MemcpyNode, {"dst": dbuf.handle, "src": sbuf.handle, "size": size})
+        self._graph._info[self._key] = (MemcpyNode, {"dst": dbuf.handle, "src": sbuf.handle, "size": size,
+                                                     "dst_operand": (dst, dst_owner),
+                                                     "src_operand": (src, src_owner)})
+
+    def update(self, *, dst: Union[Buffer, int, None] = None, src: Union[Buffer, int, None] = None,
+               size: Optional[int] = None, dst_owner: Any = None, src_owner: Any = None) -> None:
+        """Replace selected copy parameters of the node in the definition (cuda.core's): omitted ones keep
+        their values; an owner only with its raw address. A 3D copy node (memcpy_3d) is NotImplementedError,
+        as cuda.core's multidimensional ones. Keeping a value needs it known: cucore knows the parameters of
+        nodes added with memcpy() here (ValueError for a captured node: pass them all)."""
+        self._check_live()
+        if dst_owner is not None and dst is None:
+            raise ValueError("dst_owner requires dst")
+        if src_owner is not None and src is None:
+            raise ValueError("src_owner requires src")
+        p = self._params()
+        if "extent" in p:
+            raise NotImplementedError("updating multidimensional, pitched, offset, or array-backed memcpy nodes "
+                                      "is not supported")
+        if dst is None:
+            dst, dst_owner = p.get("dst_operand", (None, None))
+        if src is None:
+            src, src_owner = p.get("src_operand", (None, None))
+        size = p.get("size") if size is None else size
+        missing = [n for n, v in (("dst", dst), ("src", src), ("size", size)) if v is None]
+        if missing:
+            raise ValueError(f"the node's {', '.join(missing)} are not known to cucore (it did not add the node): "
+                             f"pass them")
+        self.set_memcpy(cast(Union[Buffer, int], dst), cast(Union[Buffer, int], src), cast(int, size),
+                        dst_owner=dst_owner, src_owner=src_owner)
 
 
 class ChildGraphNode(GraphNode):
-    """A node running a child graph: `child_graph`, the node's own copy (changes to it change this node)."""
+    """A node running a child graph: `child_graph`, the node's own copy (changes to it change this node);
+    update(child) replaces it with a copy of another graph."""
 
     __slots__ = ()
 
@@ -408,9 +501,33 @@ class ChildGraphNode(GraphNode):
         """The embedded graph (a GraphDefinition belonging to this node)."""
         return _bodies(self)[0]
 
+    def update(self, child: GraphDefinition) -> None:
+        """Replace the embedded graph with a copy of `child` (taken now; any topology), as cuda.core's
+        ChildGraphNode.update. `child` must belong to an independent graph hierarchy: this node's own
+        definition or child graph is InvalidArgumentError (a ValueError). The old embedded graph goes with the
+        update: a `child_graph` read before (and its nodes) is InvalidStateError (a RuntimeError) afterwards. Graphs instantiated before keep running
+        the old one."""
+        h = self._check_live()
+        if not isinstance(child, GraphDefinition):
+            raise TypeError(f"child must be a GraphDefinition, not {type(child).__name__}")
+        st = _cucore_graph_node_set_child_graph(h, child._check_open())
+        if st:
+            raise_error(st, self, child)
+
+
+def _set_event(node: GraphNode, event: Event) -> None:
+    """The definition's event record or wait node `node` records (waits for) `event` from now on."""
+    h = node._check_live()
+    if not isinstance(event, Event):
+        raise TypeError(f"event must be an Event, not {type(event).__name__}")
+    st = _cucore_graph_node_set_event(h, event._h)
+    if st:
+        raise_error(st, node, event)
+    node._graph._info[node._key] = (type(node), {"event": event})
+
 
 class EventRecordNode(GraphNode):
-    """A node recording `event`."""
+    """A node recording `event`; update(event) replaces it."""
 
     __slots__ = ()
 
@@ -419,9 +536,14 @@ class EventRecordNode(GraphNode):
         """The event recorded (None for a node this binding did not add)."""
         return self._params().get("event")
 
+    def update(self, event: Event) -> None:
+        """Replace the event recorded by this node (held by the definition from now on), as cuda.core's
+        EventRecordNode.update. Graphs instantiated before keep recording the old one."""
+        _set_event(self, event)
+
 
 class EventWaitNode(GraphNode):
-    """A node waiting for `event`."""
+    """A node waiting for `event`; update(event) replaces it."""
 
     __slots__ = ()
 
@@ -429,6 +551,11 @@ class EventWaitNode(GraphNode):
     def event(self) -> Optional[Event]:
         """The event waited for (None for a node this binding did not add)."""
         return self._params().get("event")
+
+    def update(self, event: Event) -> None:
+        """Replace the event waited on by this node (held by the definition from now on), as cuda.core's
+        EventWaitNode.update. Graphs instantiated before keep waiting for the old one."""
+        _set_event(self, event)
 
 
 class HostCallbackNode(GraphNode):
@@ -442,13 +569,17 @@ class HostCallbackNode(GraphNode):
         """The Python callable the node runs."""
         return self._params().get("callback")
 
-    def set_callback(self, fn: Any, *, user_data: Any = None) -> None:
-        """Replace the node's function in the definition (the callables callback() takes)."""
+    def update(self, fn: Any, *, user_data: Any = None) -> None:
+        """Replace the node's function and user data in the definition (the callables callback() takes: a
+        Python callable, or a ctypes CUhostFn with `user_data`). It must not call CUDA (nor cucore)."""
+        h = self._check_live()
         c_fn, data, release = host_callback_args(fn, user_data)
-        st = _cucore_graph_node_set_host_callback(self._check_open(), c_fn, data, release)
+        st = _cucore_graph_node_set_host_callback(h, c_fn, data, release)
         if st:
             raise_error(st, self)
         self._graph._info[self._key] = (HostCallbackNode, {"callback": None if _is_ctypes_function(fn) else fn})
+
+    set_callback = update  # cucore's earlier name
 
 
 def _bodies(node: GraphNode) -> Tuple[GraphDefinition, ...]:

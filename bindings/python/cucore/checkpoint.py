@@ -43,7 +43,10 @@ def _uuid_bytes(value: UuidLike) -> bytes:
         if len(value) != 16:
             raise ValueError(f"a GPU UUID as bytes has 16 of them, not {len(value)}")
         return bytes(value)
-    text = str(value)
+    if not isinstance(value, str):  # TypeError, as cuda.core, for what is no UUID at all
+        raise TypeError(f"GPU UUID values must be UUID strings, uuid.UUID, 16 bytes or a Device, not "
+                        f"{type(value).__name__}")
+    text = value
     if text.upper().startswith("GPU-"):
         text = text[4:]
     try:
@@ -85,7 +88,10 @@ class Process:
         st = _cucore_process_get_state(self._pid, out)
         if st:
             raise_error(st)
-        return _STATES[out.value]  # type: ignore[return-value]
+        try:
+            return _STATES[out.value]  # type: ignore[return-value]
+        except KeyError:  # a state newer than this binding: RuntimeError, as cuda.core
+            raise RuntimeError(f"Unknown CUDA checkpoint process state: {out.value}") from None
 
     @property
     def restore_thread_id(self) -> int:
@@ -99,8 +105,10 @@ class Process:
     def lock(self, timeout_ms: int = 0) -> None:
         """Lock the running process (its CUDA calls then block, its work completes): "locked". Waits at most
         `timeout_ms` milliseconds (0: without bound) for its work, else NotReadyError and it stays "running"."""
-        if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or not 0 <= timeout_ms <= 0xFFFFFFFF:
-            raise ValueError(f"timeout_ms must be an int in [0, 2**32), not {timeout_ms!r}")
+        if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int):  # TypeError, ValueError as cuda.core
+            raise TypeError(f"timeout_ms must be an int, not {type(timeout_ms).__name__}")
+        if not 0 <= timeout_ms <= 0xFFFFFFFF:
+            raise ValueError(f"timeout_ms must be in [0, 2**32), not {timeout_ms!r}")
         o = _LockOptionsC()
         o.struct_size = ctypes.sizeof(o)
         o.timeout_ms = timeout_ms
@@ -117,6 +125,9 @@ class Process:
     def restore(self, gpu_mapping: Optional[Mapping[UuidLike, UuidLike]] = None) -> None:
         """Restore the checkpointed process: "locked". `gpu_mapping` maps each GPU it was checkpointed on (UUID
         or Device) to the GPU to restore it onto (the same chip, enough memory); it must name every one."""
+        if gpu_mapping is not None and not isinstance(gpu_mapping, Mapping):
+            raise TypeError(f"gpu_mapping must be a mapping from checkpointed GPU UUID to restore GPU UUID, not "
+                            f"{type(gpu_mapping).__name__}")
         pairs = list((gpu_mapping or {}).items())
         array = (_GpuMappingC * max(len(pairs), 1))()
         for i, (old, new) in enumerate(pairs):

@@ -41,8 +41,8 @@ from ._graph_options import (CONDITIONAL_VALUES, GraphAllocOptions, GraphComplet
                              check_condition, complete_options_struct, condition_args, dot_flags, dot_path)
 from ._handle import HandleObject
 from .buffer import Buffer
-from .common import (InvalidStateError, NotSupportedError, Status, _u64, closed_error, error_from_status,
-                     raise_error)
+from .common import (InvalidStateError, NotSupportedError, Status, _u64 as _common_u64, closed_error,
+                     error_from_status, raise_error)
 from .copy_3d import Copy3dC, _check_layout, _extent, _region
 from .device import Device, _device, _device_from_owned_handle
 from .event import Event
@@ -60,13 +60,23 @@ else:  # _graph_node.py: the node classes, made by the adders and listings here
     GraphNode = AdjacencySetProxy = EmptyNode = KernelNode = AllocNode = FreeNode = MemsetNode = MemcpyNode = None
     ChildGraphNode = EventRecordNode = EventWaitNode = HostCallbackNode = ConditionalNode = IfNode = None
     IfElseNode = WhileNode = SwitchNode = _NODE_CLASSES = None
+if TYPE_CHECKING:  # likewise _executable_graph_node.py: the views of a graph's nodes (Graph.__getitem__)
+    from ._executable_graph_node import (ExecutableChildGraphNode, ExecutableEventRecordNode, ExecutableEventWaitNode,
+                                         ExecutableGraphNode, ExecutableHostCallbackNode, ExecutableKernelNode,
+                                         ExecutableMemcpyNode, ExecutableMemsetNode, _executable_view)
+else:
+    ExecutableGraphNode = ExecutableKernelNode = ExecutableMemcpyNode = ExecutableMemsetNode = None
+    ExecutableHostCallbackNode = ExecutableChildGraphNode = ExecutableEventRecordNode = None
+    ExecutableEventWaitNode = _executable_view = None
 
 __all__ = [
     "Graph", "GraphBuilder", "GraphDefinition", "GraphNode", "GraphCondition", "GraphCompleteOptions",
     "GraphDebugPrintOptions", "GraphAllocOptions", "GraphNodeType", "GraphUpdateResult", "GraphUpdateError",
     "AdjacencySetProxy", "EmptyNode", "KernelNode", "AllocNode", "FreeNode", "MemsetNode", "MemcpyNode",
     "ChildGraphNode", "EventRecordNode", "EventWaitNode", "HostCallbackNode", "ConditionalNode", "IfNode",
-    "IfElseNode", "WhileNode", "SwitchNode", "GraphConditionalType", "GraphMemoryType",
+    "IfElseNode", "WhileNode", "SwitchNode", "GraphConditionalType", "GraphMemoryType", "ExecutableGraphNode",
+    "ExecutableKernelNode", "ExecutableMemcpyNode", "ExecutableMemsetNode", "ExecutableHostCallbackNode",
+    "ExecutableChildGraphNode", "ExecutableEventRecordNode", "ExecutableEventWaitNode",
 ]
 
 (_cucore_graph_definition_create, _cucore_graph_definition_handle, _cucore_graph_definition_device,
@@ -153,6 +163,19 @@ class GraphUpdateError(InvalidStateError):
 
 # ---- arguments ----------------------------------------------------------------------------------------------
 
+class _OutOfRangeError(OverflowError, ValueError):
+    """A size or fill value out of its C type's range: cuda.core raises OverflowError there (Cython's
+    conversion to size_t or unsigned char), cucore raised ValueError; this is both."""
+
+
+def _u64(value: Any, what: str) -> int:
+    """`value` as a size (common._u64) whose range error is an _OutOfRangeError."""
+    try:
+        return _common_u64(value, what)
+    except ValueError as e:
+        raise _OutOfRangeError(str(e)) from None
+
+
 def _packed(kernel: Kernel, args: Tuple[Any, ...]) -> Any:
     """A packer holding `args` as `kernel`'s parameters (launch()'s packing; libcucore copies the bytes when the
     node is made), or None without arguments."""
@@ -208,7 +231,7 @@ def _fill_value(value: Any) -> Tuple[int, int]:
         raise TypeError("value must be an int or a bytes-like object of 1, 2 or 4 bytes, not bool")
     if isinstance(value, int):
         if not 0 <= value < 256:
-            raise ValueError(f"an int fill value is one byte: [0, 256), not {value}")
+            raise _OutOfRangeError(f"an int fill value is one byte: [0, 256), not {value}")
         return value, 1
     try:
         pattern = memoryview(value).cast("B").tobytes()
@@ -276,7 +299,7 @@ class _NodeAdders:
         _check_kernel(kernel)
         p = _packed(kernel, args)
         ptrs, sizes, n = _kernel_args(p)
-        return self._add(KernelNode, {"kernel": kernel}, _cucore_graph_definition_add_kernel, config._ref,
+        return self._add(KernelNode, {"kernel": kernel, "args": args}, _cucore_graph_definition_add_kernel, config._ref,
                          kernel._h, ptrs, sizes, n, uses=(kernel,))
 
     def memset(self, dst: Union[Buffer, int], value: Any, width: int, height: int = 1, pitch: int = 0, *,
@@ -289,7 +312,7 @@ class _NodeAdders:
         d = self._deps()[0]
         buf = _operand(dst, dst_owner, "dst", _memset_extent(width, height, pitch, element_size), d)
         params = {"dptr": buf.handle, "value": val, "element_size": element_size, "width": width,
-                  "height": height, "pitch": pitch}
+                  "height": height, "pitch": pitch, "dst_operand": (dst, dst_owner)}
         return self._add(MemsetNode, params, _cucore_graph_definition_add_memset, buf._h, 0, val, element_size,
                          width, height, pitch, uses=(buf,))
 
@@ -301,7 +324,8 @@ class _NodeAdders:
         d = self._deps()[0]
         dbuf = _operand(dst, dst_owner, "dst", size, d)
         sbuf = _operand(src, src_owner, "src", size, d)
-        params = {"dst": dbuf.handle, "src": sbuf.handle, "size": size}
+        params = {"dst": dbuf.handle, "src": sbuf.handle, "size": size, "dst_operand": (dst, dst_owner),
+                  "src_operand": (src, src_owner)}
         return self._add(MemcpyNode, params, _cucore_graph_definition_add_memcpy, dbuf._h, 0, sbuf._h, 0, size,
                          uses=(dbuf, sbuf))
 
@@ -713,15 +737,16 @@ def _node_of(node: Any, cls: Any) -> Any:
 
 class Graph(HandleObject):
     """An executable graph (a CUgraphExec), made by GraphBuilder.complete() or GraphDefinition.instantiate():
-    launch(stream), upload(stream), update(definition) and per-node updates (set_kernel_node, ...,
-    set_node_enabled), which change this graph, not its definition."""
+    launch(stream), upload(stream), update(definition) and per-node updates, which change this graph, not its
+    definition: cuda.core's `graph[node].update(...)` (ExecutableGraphNode views) or set_kernel_node, ...,
+    set_node_enabled, which the views call."""
 
     __slots__ = ()
     _release = staticmethod(_fast_graph_release)
     _handle_fn = staticmethod(_cucore_graph_handle)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Graph:
-        raise TypeError("Graph cannot be instantiated directly: use GraphBuilder.complete() or "
+        raise RuntimeError("Graph cannot be instantiated directly: use GraphBuilder.complete() or "  # cuda.core's
                         "GraphDefinition.instantiate()")
 
     @classmethod
@@ -735,6 +760,14 @@ class Graph(HandleObject):
         if self._h is None:
             return "<Graph (closed)>"
         return f"<Graph handle=0x{self.handle:x}>"
+
+    def __getitem__(self, node: GraphNode) -> ExecutableGraphNode:
+        """The view of `node` (a node of the definition this graph was instantiated or last updated from) in
+        this graph, as cuda.core's: an ExecutableKernelNode, ExecutableMemcpyNode, ExecutableMemsetNode,
+        ExecutableHostCallbackNode, ExecutableChildGraphNode, ExecutableEventRecordNode or
+        ExecutableEventWaitNode, whose update() changes the node for this graph's future launches (kernel,
+        memcpy and memset views also enable and disable it). TypeError for a node of another kind."""
+        return _executable_view(self, node)
 
     def launch(self, stream: Any) -> None:
         """Launch the graph on `stream` (a Stream, a GraphBuilder, or anything with __cuda_stream__); one

@@ -192,8 +192,9 @@ class GraphBuilder(HandleObject):
     _release = staticmethod(_fast_graph_builder_release)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> GraphBuilder:
-        raise TypeError("GraphBuilder cannot be instantiated directly: use Device.create_graph_builder() or "
-                        "Stream.create_graph_builder()")
+        # NotImplementedError, as cuda.core's GraphBuilder()
+        raise NotImplementedError("GraphBuilder cannot be instantiated directly: use Device.create_graph_builder() "
+                                  "or Stream.create_graph_builder()")
 
     @classmethod
     def _wrap(cls, hv: Any, kind: str) -> GraphBuilder:

@@ -325,6 +325,25 @@ extern "C" {
     /// cucore_graph_definition_add_host_callback.
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL fn, not a host callback node), INVALID_STATE, CUDA.
     pub fn cucore_graph_node_set_host_callback(node: *mut cucore_graph_node_t, fn_: cucore_host_fn, user_data: *mut c_void, release: cucore_release_fn) -> cucore_status_t;
+    /// Makes an event record or event wait node record (wait for) `event`
+    /// instead of its event (cuGraphEventRecordNodeSetEvent,
+    /// cuGraphEventWaitNodeSetEvent). The definition holds `event` from here (the
+    /// caller keeps its reference); the event it replaces stays held until the
+    /// definition goes, since graphs instantiated before still use it.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (neither an event record nor an
+    /// event wait node), INVALID_STATE (a destroyed node), CUDA.
+    pub fn cucore_graph_node_set_event(node: *mut cucore_graph_node_t, event: *mut cucore_event_t) -> cucore_status_t;
+    /// Replaces a child graph node's graph with a copy of `child` (taken now, as
+    /// cucore_graph_definition_add_child_graph takes it; cuGraphNodeSetParams,
+    /// drivers from CUDA 12.2). The definition holds what `child` holds from here
+    /// (the caller keeps its reference). The node's old graph is destroyed:
+    /// definitions of it got before (cucore_graph_node_bodies) and handles of its
+    /// nodes are INVALID_STATE afterwards (release them as usual).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (not a child graph node, `child`
+    /// of the node's own graph hierarchy: pass an independent definition, e.g. a
+    /// clone), INVALID_STATE (a destroyed node), NOT_SUPPORTED (a driver before
+    /// CUDA 12.2), CUDA (e.g. a child with allocation or conditional nodes).
+    pub fn cucore_graph_node_set_child_graph(node: *mut cucore_graph_node_t, child: *mut cucore_graph_definition_t) -> cucore_status_t;
     /// An allocation node's address and size.
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, not an allocation node), INVALID_STATE, CUDA.
     pub fn cucore_graph_node_alloc_info(node: *mut cucore_graph_node_t, address: *mut u64, size: *mut u64) -> cucore_status_t;
@@ -365,6 +384,23 @@ extern "C" {
     pub fn cucore_graph_set_memcpy_node(graph: *mut cucore_graph_t, node: *mut cucore_graph_node_t, dst: *mut cucore_buffer_t, dst_offset: u64, src: *mut cucore_buffer_t, src_offset: u64, size: u64) -> cucore_status_t;
     pub fn cucore_graph_set_memset_node(graph: *mut cucore_graph_t, node: *mut cucore_graph_node_t, buffer: *mut cucore_buffer_t, offset: u64, value: u32, element_size: u32, width: u64, height: u64, pitch: u64) -> cucore_status_t;
     pub fn cucore_graph_set_host_callback_node(graph: *mut cucore_graph_t, node: *mut cucore_graph_node_t, fn_: cucore_host_fn, user_data: *mut c_void, release: cucore_release_fn) -> cucore_status_t;
+    /// Makes an event record or event wait node of the graph record (wait for)
+    /// `event` in its future launches (cuGraphExecEventRecordNodeSetEvent,
+    /// cuGraphExecEventWaitNodeSetEvent); the definition is not changed. The graph
+    /// holds `event` from here (the caller keeps its reference).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (a node of another definition,
+    /// neither an event record nor an event wait node), INVALID_STATE (a destroyed
+    /// node), CUDA.
+    pub fn cucore_graph_set_event_node(graph: *mut cucore_graph_t, node: *mut cucore_graph_node_t, event: *mut cucore_event_t) -> cucore_status_t;
+    /// Gives the nodes of a child graph node of the graph the parameters of
+    /// `child`'s nodes for its future launches (cuGraphExecChildGraphNodeSetParams);
+    /// `child` must have the topology of the node's graph, with its nodes added in
+    /// the same order. The definition is not changed. The graph holds what `child`
+    /// holds from here (the caller keeps its reference).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (a node of another definition, not
+    /// a child graph node), INVALID_STATE (a destroyed node), CUDA (the driver
+    /// refused the change, e.g. another topology).
+    pub fn cucore_graph_set_child_graph_node(graph: *mut cucore_graph_t, node: *mut cucore_graph_node_t, child: *mut cucore_graph_definition_t) -> cucore_status_t;
     /// Enables (1) or disables (0) a kernel, memcpy or memset node in the graph.
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (another kind of node), CUDA.
     pub fn cucore_graph_set_node_enabled(graph: *mut cucore_graph_t, node: *mut cucore_graph_node_t, enabled: c_int) -> cucore_status_t;

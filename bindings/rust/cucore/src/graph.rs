@@ -745,6 +745,23 @@ impl Graph {
         })
     }
 
+    /// Makes `node` (an event record or wait node of the definition) record (wait for) `event`
+    /// in this graph's later launches only (`cucore_graph_set_event_node`; cuda.core's
+    /// `graph[node].update(event)`). The graph holds `event` from here.
+    pub fn set_event_node(&self, node: &GraphNode, event: &Event) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::cucore_graph_set_event_node(self.as_raw(), node.as_raw(), event.as_raw()) })
+    }
+
+    /// Gives the nodes of `node` (a child graph node of the definition) the parameters of
+    /// `child`'s nodes in this graph's later launches (`cucore_graph_set_child_graph_node`;
+    /// cuda.core's `graph[node].update(child)`). `child` must have the topology of the node's
+    /// graph (the driver refuses another: `Status::Cuda`); the graph holds what it holds.
+    pub fn set_child_graph_node(&self, node: &GraphNode, child: &GraphDefinition) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::cucore_graph_set_child_graph_node(self.as_raw(), node.as_raw(), child.as_raw()) })
+    }
+
     /// Enables or disables `node` (a kernel, copy or fill node of the definition) in this graph
     /// (`cucore_graph_set_node_enabled`): a disabled node does nothing when the graph runs, and
     /// its dependents still wait for it. Other kinds are `Status::InvalidArgument`.

@@ -9,6 +9,7 @@ use std::ptr::{self, NonNull};
 use cucore_sys as sys;
 
 use crate::common::{check, Result};
+use crate::event::Event;
 use crate::kernel::Kernel;
 use crate::launch::{arg_arrays, with_packed_args, KernelArg, LaunchConfig};
 
@@ -210,6 +211,26 @@ impl GraphNode {
             // SAFETY: a live handle; hand_over's trampolines fit its user data.
             unsafe { sys::cucore_graph_node_set_host_callback(self.as_raw(), f, data, release) }
         })
+    }
+
+    /// Makes an event record (wait) node record (wait for) `event` instead
+    /// (`cucore_graph_node_set_event`; cuda.core's `EventRecordNode.update` and
+    /// `EventWaitNode.update`). The definition holds `event` from here; other kinds of node are
+    /// `Status::InvalidArgument`.
+    pub fn set_event(&self, event: &Event) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::cucore_graph_node_set_event(self.as_raw(), event.as_raw()) })
+    }
+
+    /// Replaces a child graph node's graph with a copy of `child`
+    /// (`cucore_graph_node_set_child_graph`; cuda.core's `ChildGraphNode.update`). `child` must
+    /// be of another graph hierarchy than the node (a clone, say): the node's own definition or
+    /// graph is `Status::InvalidArgument`, as is another kind of node. The node's old graph goes:
+    /// definitions of it from [`bodies`](Self::bodies) and its nodes are `Status::InvalidState`
+    /// afterwards.
+    pub fn set_child_graph(&self, child: &GraphDefinition) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::cucore_graph_node_set_child_graph(self.as_raw(), child.as_raw()) })
     }
 
     /// An allocation node's memory: its address in every launch and its size

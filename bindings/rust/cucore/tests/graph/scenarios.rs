@@ -23,7 +23,11 @@ use crate::common::*;
 // Kernel nodes and the scenarios that run device code (graph/kernels.rs).
 #[path = "kernels.rs"]
 mod kernels;
+// Node updates replacing an event or a child graph (graph/updates.rs).
+#[path = "updates.rs"]
+mod updates;
 pub use kernels::*;
+pub use updates::*;
 
 /// Where the scenarios run.
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +67,8 @@ macro_rules! graph_tests {
             kernel_argument_updates_choose_the_branch,
             while_loop_counts_to_n,
             if_else_takes_the_chosen_branch,
+            event_nodes_take_a_new_event,
+            child_graph_nodes_take_a_new_graph,
         );
     };
     (@each $setup:path; $($name:ident),* $(,)?) => {
