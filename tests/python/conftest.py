@@ -297,3 +297,21 @@ def core_device(core):
     dev = core.Device(0)
     dev.set_current()
     return dev
+
+
+# ---- PyTorch and CuPy, on a real GPU (test_dlpack.py, test_strided_memory_view.py) --------------------------
+
+@pytest.fixture
+def torch(gpu):
+    """PyTorch on a real GPU, or a skip saying what is missing."""
+    from cuda_core_style import import_torch, needs_real_gpu
+    needs_real_gpu("PyTorch")
+    return import_torch()
+
+
+@pytest.fixture
+def cupy(gpu):
+    """CuPy on a real GPU, or a skip saying what is missing."""
+    from cuda_core_style import import_cupy, needs_real_gpu
+    needs_real_gpu("CuPy")
+    return import_cupy()

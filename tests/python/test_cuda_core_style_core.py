@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from conftest import FAKE_DRIVER
+from cuda_core_style import compile_cubin, needs_real_gpu, read_bytes
 
 FILL_INDEX = r"""
 extern "C" __global__ void fill_index(unsigned *out, unsigned n, unsigned scale) {
@@ -21,21 +21,6 @@ template <typename T> __global__ void add_one(T *data, unsigned n) {
     if (i < n) data[i] += T(1);
 }
 """
-
-
-def needs_real_kernels():
-    if FAKE_DRIVER:
-        pytest.skip("the fake driver runs no NVRTC-compiled kernels")
-
-
-def read_back(core, dev, buf, stream):
-    """The bytes of device buffer `buf`, through page-locked host memory."""
-    host = core.LegacyPinnedMemoryResource().allocate(buf.size, stream=stream)
-    host.copy_from(buf, stream=stream)
-    stream.sync()
-    data = ctypes.string_at(host.handle, buf.size)
-    host.close()
-    return data
 
 
 def test_device_describes_itself(core_device, core):
@@ -82,7 +67,7 @@ def test_streams_order_work_and_events_time_it(core_device, core):
     end.sync()
     assert end.is_done and start.is_timing_enabled
     assert (end - start) >= 0.0
-    assert read_back(core, dev, out, s2) == b"\x5a" * (1 << 20)
+    assert read_bytes(core, out, s2) == b"\x5a" * (1 << 20)
     buf.close(s2)
     s1.close()
     assert s1.is_closed
@@ -99,7 +84,7 @@ def test_device_pools_own_what_they_create(core_device, core):
     b = own.allocate(4096, stream=s)
     assert b.memory_resource is own and b.size == 4096 and b.is_device_accessible
     b.fill(3, stream=s)
-    assert read_back(core, dev, b, s) == b"\x03" * 4096
+    assert read_bytes(core, b, s) == b"\x03" * 4096
     b.close(s)
     s.sync()
 
@@ -114,7 +99,7 @@ def test_pinned_and_managed_resources_default_to_the_drivers_current_pools(core_
     ctypes.memset(hb.handle, 0x21, 64)  # host-accessible memory
     db = dev.allocate(64, stream=s)
     db.copy_from(hb, stream=s)
-    assert read_back(core, dev, db, s) == b"\x21" * 64
+    assert read_bytes(core, db, s) == b"\x21" * 64
     assert core.PinnedMemoryResource(core.PinnedMemoryResourceOptions()).is_handle_owned
 
     managed = core.ManagedMemoryResource()
@@ -143,7 +128,7 @@ def test_virtual_memory_grows_in_place(core_device, core):
     s.sync()
     grown = vmm.modify_allocation(b, 1 << 22)
     assert grown.size >= 1 << 22
-    assert read_back(core, dev, grown, s)[: 1 << 21] == b"\x09" * (1 << 21), "the contents survive the growth"
+    assert read_bytes(core, grown, s)[: 1 << 21] == b"\x09" * (1 << 21), "the contents survive the growth"
     grown.close()
 
 
@@ -211,7 +196,7 @@ def test_ipc_descriptors_are_picklable_objects(core_device, core):
 
 
 def test_compile_launch_and_read_back(core_device, core):
-    needs_real_kernels()
+    needs_real_gpu()
     dev = core_device
     s = dev.create_stream()
     prog = core.Program(FILL_INDEX, "c++", options=core.ProgramOptions(arch=f"sm_{dev.arch}", std="c++17"))
@@ -224,23 +209,21 @@ def test_compile_launch_and_read_back(core_device, core):
     assert config.is_cooperative is False and config.grid == ((n + 127) // 128, 1, 1)
     core.launch(s, config, mod.get_kernel("fill_index"), buf, ctypes.c_uint32(n), ctypes.c_uint32(3))
     core.launch(s, config, mod.get_kernel("add_one<unsigned>"), buf, ctypes.c_uint32(n))
-    values = array.array("I", read_back(core, dev, buf, s))
+    values = array.array("I", read_bytes(core, buf, s))
     assert list(values) == [3 * i + 1 for i in range(n)]
     assert mod.get_module() != 0
 
 
 def test_object_code_from_cubin_with_a_symbol_mapping(core_device, core):
-    needs_real_kernels()
     dev = core_device
-    mod = core.Program(FILL_INDEX, "c++", options=core.ProgramOptions(arch=f"sm_{dev.arch}")).compile(
-        "cubin", name_expressions=("add_one<int>",))
+    mod = compile_cubin(core, dev, FILL_INDEX, name_expressions=("add_one<int>",))
     again = core.ObjectCode.from_cubin(mod.code, name="again", symbol_mapping=mod.symbol_mapping)
     assert again.name == "again" and again.symbol_mapping == mod.symbol_mapping
     s = dev.create_stream()
     buf = dev.allocate(16, stream=s)
     buf.fill(0, stream=s)
     core.launch(s, core.LaunchConfig(grid=1, block=4), again.get_kernel("add_one<int>"), buf, ctypes.c_uint32(4))
-    assert array.array("i", read_back(core, dev, buf, s)).tolist() == [1, 1, 1, 1]
+    assert array.array("i", read_bytes(core, buf, s)).tolist() == [1, 1, 1, 1]
 
 
 def test_compile_errors_are_nvrtc_errors_with_the_log(core):

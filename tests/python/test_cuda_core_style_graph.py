@@ -6,12 +6,11 @@ is used, through `core`; every scenario reads the data back and compares it.
 Kernels are compiled with NVRTC and take 8-byte integers (`long long`): cuda.core passes a Python int as 8 bytes,
 cucore packs it to the parameter's size. Scenarios that run device code need a real GPU (under the fake driver
 of test_fake_driver.py they skip with the reason); those of copies and fills run there too."""
-import ctypes
 import struct
 
 import pytest
 
-from conftest import FAKE_DRIVER
+from cuda_core_style import compile_cubin, read_bytes
 
 SOURCE = r"""
 extern "C" __global__ void axpb(long long *x, long long a, long long b, long long n) {
@@ -27,20 +26,13 @@ extern "C" __global__ void add(long long *x, long long v, long long n) {
 
 def _kernels(core, dev):
     """axpb and add, compiled for `dev` as cuda.core's documentation does it."""
-    if FAKE_DRIVER:
-        pytest.skip("runs device code: needs a real GPU (this is the fake driver)")
-    options = core.ProgramOptions(arch=f"sm_{dev.arch}")
-    code = core.Program(SOURCE, "c++", options=options).compile("cubin")
+    code = compile_cubin(core, dev, SOURCE)
     return code.get_kernel("axpb"), code.get_kernel("add")
 
 
 def _read(core, buf, stream, count, fmt="q"):
-    """`count` values of `buf` (device memory), copied into page-locked host memory and unpacked."""
-    size = count * struct.calcsize(fmt)
-    host = core.LegacyPinnedMemoryResource().allocate(size)
-    buf.copy_to(host, stream=stream)
-    stream.sync()
-    return list(struct.unpack(f"<{count}{fmt}", ctypes.string_at(int(host.handle), size)))
+    """`count` values of `buf` (device memory), unpacked."""
+    return list(struct.unpack(f"<{count}{fmt}", read_bytes(core, buf, stream, count * struct.calcsize(fmt))))
 
 
 @pytest.mark.gpu

@@ -5,12 +5,11 @@ API is used, through `core`; every scenario compares the data read back.
 
 Scenarios that run device code need a real GPU (under the fake driver of test_fake_driver.py they skip with the
 reason); the copies run there too."""
-import ctypes
 import struct
 
 import pytest
 
-from conftest import FAKE_DRIVER
+from cuda_core_style import compile_cubin, read_bytes, to_device
 
 SOURCE = r"""
 extern "C" __global__ void read_texture(cudaTextureObject_t tex, float *out, long long n) {
@@ -26,31 +25,12 @@ extern "C" __global__ void write_surface(cudaSurfaceObject_t surf, long long n) 
 
 
 def _kernels(core, dev):
-    if FAKE_DRIVER:
-        pytest.skip("runs device code: needs a real GPU (this is the fake driver)")
-    code = core.Program(SOURCE, "c++", options=core.ProgramOptions(arch=f"sm_{dev.arch}")).compile("cubin")
+    code = compile_cubin(core, dev, SOURCE)
     return code.get_kernel("read_texture"), code.get_kernel("write_surface")
 
 
-def _on_device(core, dev, stream, data):
-    """Device memory holding `data` (bytes), copied there from page-locked host memory."""
-    host = core.LegacyPinnedMemoryResource().allocate(len(data))
-    ctypes.memmove(int(host.handle), data, len(data))
-    buf = dev.allocate(len(data), stream=stream)
-    buf.copy_from(host, stream=stream)
-    stream.sync()
-    return buf
-
-
-def _bytes(core, buf, stream, size):
-    host = core.LegacyPinnedMemoryResource().allocate(size)
-    buf.copy_to(host, stream=stream)
-    stream.sync()
-    return ctypes.string_at(int(host.handle), size)
-
-
 def _floats(core, buf, stream, count):
-    return list(struct.unpack(f"<{count}f", _bytes(core, buf, stream, 4 * count)))
+    return list(struct.unpack(f"<{count}f", read_bytes(core, buf, stream, 4 * count)))
 
 
 @pytest.mark.gpu
@@ -63,10 +43,10 @@ def test_an_opaque_array_round_trip(core, core_device):
     assert arr.shape == (16, 8) and arr.format == core.typing.ArrayFormatType.UINT8 and arr.num_channels == 4
     assert arr.size_bytes == 16 * 8 * 4 and arr.element_bytes == 4 and not arr.is_surface_load_store
     data = bytes(i % 251 for i in range(arr.size_bytes))
-    arr.copy_from(_on_device(core, dev, stream, data), stream=stream)
+    arr.copy_from(to_device(core, dev, stream, data), stream=stream)
     back = dev.allocate(arr.size_bytes, stream=stream)
     arr.copy_to(back, stream=stream)
-    assert _bytes(core, back, stream, arr.size_bytes) == data
+    assert read_bytes(core, back, stream, arr.size_bytes) == data
     arr.close()
     assert arr.is_closed
 
@@ -78,7 +58,7 @@ def test_a_texture_over_an_opaque_array_is_read_by_a_kernel(core, core_device):
     stream = dev.create_stream()
     n = 64
     arr = dev.create_opaque_array(core.texture.OpaqueArrayOptions(shape=(n,), format="float32", num_channels=1))
-    arr.copy_from(_on_device(core, dev, stream, struct.pack(f"<{n}f", *(0.5 * i for i in range(n)))), stream=stream)
+    arr.copy_from(to_device(core, dev, stream, struct.pack(f"<{n}f", *(0.5 * i for i in range(n)))), stream=stream)
     resource = core.texture.ResourceDescriptor.from_opaque_array(arr)
     options = core.texture.TextureObjectOptions(address_mode="clamp", filter_mode="point")
     tex = dev.create_texture_object(resource=resource, options=options)

@@ -4,7 +4,7 @@ PyTorch arrays and over Buffers, DLPack export of a view, args_viewable_as_strid
 caches. Each test uses only cuda.core's public API through `core` and asserts data or metadata."""
 import pytest
 
-from conftest import FAKE_DRIVER
+from cuda_core_style import import_cupy, import_torch, needs_real_gpu
 
 SRC = 'extern "C" __global__ void set(int *out) { *out = 42; }'
 
@@ -16,26 +16,16 @@ def np():
 
 @pytest.fixture
 def cupy(core_device):
-    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
-    try:
-        if cupy.cuda.runtime.getDeviceCount() == 0:
-            pytest.skip("CuPy sees no CUDA device")
-    except Exception as e:  # noqa: BLE001 - CuPy without a usable CUDA runtime
-        pytest.skip(f"CuPy cannot use CUDA: {e}")
-    return cupy
+    return import_cupy()
 
 
 @pytest.fixture
 def torch(core_device):
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch sees no CUDA device")
-    return torch
+    return import_torch()
 
 
 def _real_gpu():
-    if FAKE_DRIVER:
-        pytest.skip("needs a real GPU, not the fake driver")
+    needs_real_gpu("CuPy, PyTorch and NVRTC-compiled code")
 
 
 # ---- no GPU needed -------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 import cucore
 from cucore import _abi, _abi_constants, _lib
 from cucore import dlpack as dlpack_module
-from conftest import FAKE_DRIVER, REPO
+from conftest import REPO
 
 DLPACK_H = REPO / "include" / "cucore" / "dlpack.h"
 
@@ -402,31 +402,6 @@ def test_cuda_array_interface(gpu, stream):
 
 # ---- PyTorch and CuPy (on a real GPU) -------------------------------------------------------------------------
 
-def _real_gpu(gpu):
-    if FAKE_DRIVER:
-        pytest.skip("PyTorch and CuPy need a real GPU, not the fake driver")
-    return gpu
-
-
-@pytest.fixture
-def torch(gpu):
-    _real_gpu(gpu)
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch sees no CUDA device")
-    return torch
-
-
-@pytest.fixture
-def cupy(gpu):
-    _real_gpu(gpu)
-    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
-    try:
-        if cupy.cuda.runtime.getDeviceCount() == 0:
-            pytest.skip("CuPy sees no CUDA device")
-    except Exception as e:  # noqa: BLE001 - CuPy without a usable CUDA runtime
-        pytest.skip(f"CuPy cannot use CUDA: {e}")
-    return cupy
 
 
 @pytest.mark.gpu

@@ -38,20 +38,7 @@ def test_the_views_are_cucore_graph_names_and_cannot_be_made_directly():
 
 # ---- fixtures -----------------------------------------------------------------------------------------------
 
-@pytest.fixture
-def dev(gpu):
-    return gpu
-
-
-@pytest.fixture
-def stream(dev):
-    s = dev.create_stream()
-    yield s
-    s.sync()
-
-
-def _bytes(buf, s):
-    return buf.to_bytes(stream=s)
+from test_graph import _bytes, dev, stream  # noqa: E402,F401  (test_graph's fixtures and reader)
 
 
 def _filled(dev, s, n, value):

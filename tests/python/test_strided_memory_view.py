@@ -20,7 +20,6 @@ import cucore._strided_copy  # noqa: F401  (the copy plan is tested directly)
 from cucore import _lib
 from cucore import dlpack as dlpack_module
 from cucore.utils import StridedMemoryView, args_viewable_as_strided_memory
-from conftest import FAKE_DRIVER
 
 FLOAT = 2  # kDLFloat
 INT = 0    # kDLInt
@@ -509,31 +508,6 @@ def test_as_tensor_map_of_a_device_view(gpu, stream):
 
 # ---- PyTorch and CuPy (a real GPU) ----------------------------------------------------------------------------
 
-def _real_gpu(gpu):
-    if FAKE_DRIVER:
-        pytest.skip("PyTorch and CuPy need a real GPU, not the fake driver")
-    return gpu
-
-
-@pytest.fixture
-def torch(gpu):
-    _real_gpu(gpu)
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch sees no CUDA device")
-    return torch
-
-
-@pytest.fixture
-def cupy(gpu):
-    _real_gpu(gpu)
-    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
-    try:
-        if cupy.cuda.runtime.getDeviceCount() == 0:
-            pytest.skip("CuPy sees no CUDA device")
-    except Exception as e:  # noqa: BLE001 - CuPy without a usable CUDA runtime
-        pytest.skip(f"CuPy cannot use CUDA: {e}")
-    return cupy
 
 
 @pytest.mark.gpu
