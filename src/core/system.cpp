@@ -230,7 +230,8 @@ std::vector<SystemDevice::Process> SystemDevice::processes() const {
         for (unsigned i = 0; i < count; ++i)
             out.push_back(Process{infos[i].pid, infos[i].usedGpuMemory == driver::nvml::kNotAvailable
                                                     ? CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE
-                                                    : static_cast<uint64_t>(infos[i].usedGpuMemory)});
+                                                    : static_cast<uint64_t>(infos[i].usedGpuMemory),
+                                  infos[i].gpuInstanceId, infos[i].computeInstanceId});
         return out;
     }
     throw Error(CUCORE_ERROR_NOT_READY,

@@ -55,11 +55,29 @@ class SystemDevice final : public Object, public Pooled<SystemDevice> {
     struct Process {
         uint32_t pid;
         uint64_t used_memory;  // CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE where NVML cannot see it
+        uint32_t gpu_instance_id;      // MIG only (0xFFFFFFFF otherwise)
+        uint32_t compute_instance_id;  // MIG only
     };
     std::vector<Process> processes() const;
 
-  private:
+    // The generic readers of system.h (system_query.cpp): each query's values
+    // in order, a text, a change, related devices, field values, pairs.
+    std::vector<int64_t> query(cucore_system_query_t query, int64_t arg0, int64_t arg1) const;
+    std::string text(cucore_system_text_t text, int64_t arg) const;
+    void control(cucore_system_control_t control, int64_t arg0, int64_t arg1);
+    std::vector<Ref<SystemDevice>> related(cucore_system_relation_t relation, int64_t arg) const;
+    void field_values(cucore_system_field_value_t *values, size_t count) const;
+    void clear_field_values(const cucore_system_field_value_t *values, size_t count);
+    int p2p_status(const SystemDevice &peer, int caps_index) const;
+    int common_ancestor(const SystemDevice &peer) const;
+    static std::vector<Ref<SystemDevice>> with_cpu_affinity(unsigned cpu);
+    static std::string driver_branch();
+    static std::string process_name(unsigned pid);
+
+    // A handle object for an NVML device handle NVML gave out.
     static Ref<SystemDevice> from_handle(driver::nvml::Device handle);
+
+  private:
 
     driver::nvml::Device handle_;
     unsigned index_;
