@@ -83,7 +83,7 @@ const char *known_name(nvml::Return result) noexcept {
         case 19: return "NVML_ERROR_IN_USE";
         case 20: return "NVML_ERROR_MEMORY";
         case 21: return "NVML_ERROR_NO_DATA";
-        case 22: return "NVML_ERROR_VGPU_ECC_NOT_ENABLED";
+        case 22: return "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED";
         case 23: return "NVML_ERROR_INSUFFICIENT_RESOURCES";
         case 24: return "NVML_ERROR_FREQ_NOT_SUPPORTED";
         case 25: return "NVML_ERROR_ARGUMENT_VERSION_MISMATCH";
@@ -91,6 +91,7 @@ const char *known_name(nvml::Return result) noexcept {
         case 27: return "NVML_ERROR_NOT_READY";
         case 28: return "NVML_ERROR_GPU_NOT_FOUND";
         case 29: return "NVML_ERROR_INVALID_STATE";
+        case 30: return "NVML_ERROR_RESET_TYPE_NOT_SUPPORTED";
         case 999: return "NVML_ERROR_UNKNOWN";
         default: return nullptr;
     }
