@@ -88,9 +88,10 @@ Ref<SystemDevice> SystemDevice::from_handle(driver::nvml::Device handle) {
 
 Ref<SystemDevice> SystemDevice::get(unsigned index) {
     const unsigned devices = count();
-    if (index >= devices)
-        throw_invalid_argument("argument 'index' (" + std::to_string(index) + ") is not below the number of GPUs "
-                               "NVML sees (" + std::to_string(devices) + ")");
+    if (index >= devices)  // NVML's own answer (INVALID_ARGUMENT), with the count in the message
+        driver::throw_nvml(driver::nvml::kErrorInvalidArgument, "nvmlDeviceGetHandleByIndex_v2",
+                           "argument 'index' (" + std::to_string(index) + ") is not below the number of GPUs "
+                           "NVML sees (" + std::to_string(devices) + ")");
     driver::nvml::Device handle = nullptr;
     CUCORE_NVML(nvmlDeviceGetHandleByIndex_v2, index, &handle);
     return from_handle(handle);

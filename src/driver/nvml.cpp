@@ -144,12 +144,15 @@ std::string nvml_error_name(nvml::Return result) {
 int last_nvml_result() noexcept { return t_last_nvml_result; }
 void reset_last_nvml_result() noexcept { t_last_nvml_result = 0; }
 
-void throw_nvml(nvml::Return result, const char *function) {
+void throw_nvml(nvml::Return result, const char *function) { throw_nvml(result, function, std::string()); }
+
+void throw_nvml(nvml::Return result, const char *function, const std::string &detail) {
     t_last_nvml_result = result;
     std::string message = std::string(function) + " failed: " + nvml_error_name(result);
     const NvmlTable *t = g_slot.active.load(std::memory_order_acquire);
     if (t && t->nvmlErrorString)
         if (const char *text = t->nvmlErrorString(result)) message += std::string(" (") + text + ")";
+    if (!detail.empty()) message = detail + " (" + message + ")";
     throw Error(static_cast<cucore_status_t>(nvml_status(result)), message);
 }
 

@@ -284,6 +284,8 @@ const NvmlTable &nvml_api();
 // Throws the error of a failed NVML call: "<function> failed: NVML_ERROR_X
 // (<nvmlErrorString>)", with the status of nvml_status.
 [[noreturn]] void throw_nvml(nvml::Return result, const char *function);
+// The same with `detail` ahead: "<detail> (<function> failed: NVML_ERROR_X (...))".
+[[noreturn]] void throw_nvml(nvml::Return result, const char *function, const std::string &detail);
 inline void check_nvml(nvml::Return result, const char *function) {
     if (__builtin_expect(result != nvml::kSuccess, 0)) throw_nvml(result, function);
 }

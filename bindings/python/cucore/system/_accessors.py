@@ -267,12 +267,18 @@ class PciInfo:
     @property
     def base_class(self) -> int:
         """The 8-bit PCI base class code."""
-        return self._v[5]
+        return self._class_code(5)
 
     @property
     def sub_class(self) -> int:
         """The 8-bit PCI sub class code."""
-        return self._v[6]
+        return self._class_code(6)
+
+    def _class_code(self, i: int) -> int:
+        value = self._v[i]
+        if isinstance(value, BaseException):  # read through an NVML without nvmlDeviceGetPciInfoExt
+            raise value
+        return value
 
     @property
     def link_generation(self) -> int:

@@ -13,6 +13,7 @@ from ._accessors import CLOCK_TYPES, ClockInfo, FanInfo, InforomInfo, MigInfo, N
 from ._info import (CLOCK_TYPE, CLOCKS_EVENT_REASONS, EVENT_TYPES, BAR1MemoryInfo, CoolerInfo, DeviceAttributes,
                     FieldValues, GpuDynamicPstatesInfo, MemoryInfo, ProcessInfo, RepairStatus, Utilization,
                     field_array, flags, member, pair)
+from .exceptions import FunctionNotFoundError
 from .typing import (AddressingMode, AffinityScope, ClocksEventReasons, ClockType, DeviceArch, EventType,
                      GpuP2PCapsIndex, GpuP2PStatus, GpuTopologyLevel)
 
@@ -35,6 +36,8 @@ _P2P_CAPS = {GpuP2PCapsIndex.READ: 0, GpuP2PCapsIndex.WRITE: 1, GpuP2PCapsIndex.
              GpuP2PCapsIndex.UNKNOWN: 5}
 _P2P_STATUS = dict(enumerate(GpuP2PStatus))
 _PSTATE_UNKNOWN = 32
+_PciInfoC = _lib.STRUCTS["cucore_system_pci_info_t"]
+_MemoryInfoC = _lib.STRUCTS["cucore_system_memory_info_t"]
 
 
 class Device(HandleObject):
@@ -382,8 +385,17 @@ class Device(HandleObject):
 
     @property
     def memory_info(self) -> MemoryInfo:
-        """Total, reserved, free and used device memory in bytes, now."""
-        return MemoryInfo(*self._query("MEMORY")[:4])
+        """Total, reserved, free and used device memory in bytes, now (reserved 0 with an NVML older than
+        nvmlDeviceGetMemoryInfo_v2, whose used then counts it)."""
+        try:
+            return MemoryInfo(*self._query("MEMORY")[:4])
+        except FunctionNotFoundError:
+            c = _MemoryInfoC()
+            c.struct_size = ctypes.sizeof(c)
+            st = _c._cucore_system_device_memory_info(self._h, c)
+            if st:
+                _c.fail(st, self)
+            return MemoryInfo(c.total, 0, c.free, c.used)
 
     def get_nvlink(self, link: int) -> NvlinkInfo:
         """NVLink `link` (0 .. get_nvlink_count() - 1; ValueError for another)."""
@@ -402,8 +414,18 @@ class Device(HandleObject):
 
     @property
     def pci_info(self) -> PciInfo:
-        """The PCI identity and link of the GPU."""
-        return PciInfo(self, self._query("PCI_INFO"), self.pci_bus_id)
+        """The PCI identity and link of the GPU (base_class and sub_class need an NVML with
+        nvmlDeviceGetPciInfoExt: with an older one they raise its FunctionNotFoundError)."""
+        try:
+            return PciInfo(self, self._query("PCI_INFO"), self.pci_bus_id)
+        except FunctionNotFoundError as missing:
+            c = _PciInfoC()
+            c.struct_size = ctypes.sizeof(c)
+            st = _c._cucore_system_device_pci_info(self._h, c)
+            if st:
+                _c.fail(st, self)
+            return PciInfo(self, [c.domain, c.bus, c.device, c.pci_device_id, c.pci_subsystem_id, missing, missing],
+                           self.pci_bus_id)
 
     # ---- use ----
 
