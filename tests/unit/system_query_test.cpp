@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cucore.h"
+#include "cucore.hpp"
 #include "driver/nvml.hpp"
 #include "fake_nvml.hpp"
 #include "test_support.hpp"
@@ -361,6 +361,40 @@ TEST_F(SystemQueryTest, AnNvmlWithoutTheEntryPointIsFunctionNotFound) {
     EXPECT_EQ(cucore_system_last_nvml_result(), 13) << "NVML_ERROR_FUNCTION_NOT_FOUND";
     EXPECT_NE(message().find("nvmlDeviceGetRepairStatus"), std::string::npos) << message();
     fake::nvml::install(2);
+}
+
+TEST_F(SystemQueryTest, Facade) {
+    EXPECT_EQ(cucore::system::driver_branch(), "r580_00");
+    EXPECT_EQ(cucore::system::process_name(7), "fake-process-7");
+    const cucore::SystemDevice a(0), b(1);
+    EXPECT_EQ(a.query(CUCORE_SYSTEM_QUERY_SUPPORTED_PSTATES), (V{0, 5, 8}));
+    EXPECT_EQ(b.query(CUCORE_SYSTEM_QUERY_CLOCK, 1, 0), V{1756});
+    EXPECT_EQ(b.text(CUCORE_SYSTEM_TEXT_SERIAL), "1658220000001");
+    a.control(CUCORE_SYSTEM_CONTROL_PERSISTENCE_MODE, 0);
+    EXPECT_EQ(a.query(CUCORE_SYSTEM_QUERY_PERSISTENCE_MODE), V{0});
+    const std::vector<cucore::SystemDevice> near = a.related(CUCORE_SYSTEM_RELATION_NEAREST_GPUS, 40);
+    ASSERT_EQ(near.size(), 1u);
+    EXPECT_EQ(near[0].index(), 1u);
+    const std::vector<cucore::SystemDevice> cpu = cucore::SystemDevice::with_cpu_affinity(2);
+    ASSERT_EQ(cpu.size(), 1u);
+    EXPECT_EQ(cpu[0].index(), 0u);
+    std::vector<cucore_system_field_value_t> fields(1);
+    fields[0].field_id = 91;
+    a.field_values(fields);
+    EXPECT_EQ(fields[0].value, 18u);
+    a.clear_field_values(fields);
+    EXPECT_EQ(a.p2p_status(b, 0), 0);
+    EXPECT_EQ(a.common_ancestor(b), 40);
+    try {
+        a.query(CUCORE_SYSTEM_QUERY_MIG_MODE);
+        fake::nvml::fail_entry("nvmlDeviceGetMigMode", n::kErrorNotSupported);
+        a.query(CUCORE_SYSTEM_QUERY_MIG_MODE);
+        FAIL() << "NOT_SUPPORTED";
+    } catch (const cucore::Error &error) {
+        EXPECT_EQ(error.status(), CUCORE_ERROR_NOT_SUPPORTED);
+        EXPECT_EQ(cucore::system::last_nvml_result(), n::kErrorNotSupported);
+    }
+    fake::nvml::fail_entry("");
 }
 
 }  // namespace

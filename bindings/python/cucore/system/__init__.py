@@ -90,4 +90,10 @@ def get_num_devices() -> int:
     return Device.get_device_count()
 
 
+# The package's C functions, bound in its own namespace too (as each flat module of cucore binds what it
+# calls), so that the package's top level names every C function of include/cucore/system.h.
+for _name, _fn in zip(_calls.NAMES, _lib.bind(globals(), *_calls.NAMES)):
+    globals()["_" + _name] = _fn
+del _name, _fn
+
 _lib.hand_down("device", _system_device_of=Device._of)

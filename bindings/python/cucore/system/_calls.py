@@ -10,6 +10,21 @@ from .. import _lib
 from ..common import raise_error
 from .exceptions import nvml_error
 
+# Every C function of include/cucore/system.h this package calls.
+NAMES = ("cucore_system_driver_version", "cucore_system_nvml_version", "cucore_system_cuda_driver_version",
+            "cucore_system_device_count", "cucore_system_device_get", "cucore_system_device_get_by_uuid",
+            "cucore_system_device_get_by_pci_bus_id", "cucore_system_device_get_for_device",
+            "cucore_system_device_to_device", "cucore_system_device_retain", "cucore_system_device_release",
+            "cucore_system_device_handle", "cucore_system_device_index", "cucore_system_device_name",
+            "cucore_system_device_uuid", "cucore_system_device_pci_bus_id", "cucore_system_device_pci_info",
+            "cucore_system_device_memory_info", "cucore_system_device_utilization", "cucore_system_device_temperature",
+            "cucore_system_device_power_usage", "cucore_system_device_power_limit", "cucore_system_device_clock",
+            "cucore_system_device_max_clock", "cucore_system_device_compute_mode", "cucore_system_device_processes",
+            "cucore_system_last_nvml_result", "cucore_system_driver_branch", "cucore_system_process_name",
+            "cucore_system_devices_with_cpu_affinity", "cucore_system_device_query", "cucore_system_device_text",
+            "cucore_system_device_control", "cucore_system_device_related", "cucore_system_device_field_values",
+            "cucore_system_device_clear_field_values", "cucore_system_device_p2p_status",
+            "cucore_system_device_common_ancestor")
 (_cucore_system_driver_version, _cucore_system_nvml_version, _cucore_system_cuda_driver_version,
  _cucore_system_device_count, _cucore_system_device_get, _cucore_system_device_get_by_uuid,
  _cucore_system_device_get_by_pci_bus_id, _cucore_system_device_get_for_device, _cucore_system_device_to_device,
@@ -22,21 +37,7 @@ from .exceptions import nvml_error
  _cucore_system_process_name, _cucore_system_devices_with_cpu_affinity, _cucore_system_device_query,
  _cucore_system_device_text, _cucore_system_device_control, _cucore_system_device_related,
  _cucore_system_device_field_values, _cucore_system_device_clear_field_values, _cucore_system_device_p2p_status,
- _cucore_system_device_common_ancestor) = _lib.bind(
-    globals(), "cucore_system_driver_version", "cucore_system_nvml_version", "cucore_system_cuda_driver_version",
-    "cucore_system_device_count", "cucore_system_device_get", "cucore_system_device_get_by_uuid",
-    "cucore_system_device_get_by_pci_bus_id", "cucore_system_device_get_for_device",
-    "cucore_system_device_to_device", "cucore_system_device_retain", "cucore_system_device_release",
-    "cucore_system_device_handle", "cucore_system_device_index", "cucore_system_device_name",
-    "cucore_system_device_uuid", "cucore_system_device_pci_bus_id", "cucore_system_device_pci_info",
-    "cucore_system_device_memory_info", "cucore_system_device_utilization", "cucore_system_device_temperature",
-    "cucore_system_device_power_usage", "cucore_system_device_power_limit", "cucore_system_device_clock",
-    "cucore_system_device_max_clock", "cucore_system_device_compute_mode", "cucore_system_device_processes",
-    "cucore_system_last_nvml_result", "cucore_system_driver_branch", "cucore_system_process_name",
-    "cucore_system_devices_with_cpu_affinity", "cucore_system_device_query", "cucore_system_device_text",
-    "cucore_system_device_control", "cucore_system_device_related", "cucore_system_device_field_values",
-    "cucore_system_device_clear_field_values", "cucore_system_device_p2p_status",
-    "cucore_system_device_common_ancestor")
+ _cucore_system_device_common_ancestor) = _lib.bind(globals(), *NAMES)
 (_fast_system_device_release,) = _lib.bind_unchecked(globals(), "cucore_system_device_release")
 (_cucore_device_ordinal, _cucore_device_release, _cucore_last_error_message) = _lib.bind(
     globals(), "cucore_device_ordinal", "cucore_device_release", "cucore_last_error_message")
