@@ -109,7 +109,7 @@ def handles(fn: Callable, *args) -> List[int]:
         st = fn(*args, out, capacity, count)
         if st:
             fail(st)
-        got = [out[i] for i in range(min(count.value, capacity))]
+        got: List[int] = [h for h in (out[i] for i in range(min(count.value, capacity))) if h]
         if count.value <= capacity:
             return got
         for h in got:  # the list grew between the calls: give these back and read it again

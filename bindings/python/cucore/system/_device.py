@@ -3,7 +3,7 @@ device pairs (get_p2p_status, get_topology_common_ancestor)."""
 from __future__ import annotations
 
 import ctypes
-from typing import Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from .. import _lib
 from .._handle import HandleObject
@@ -53,8 +53,7 @@ class Device(HandleObject):
 
     def __new__(cls, index: Optional[int] = None, *, uuid: Union[bytes, str, None] = None,
                 pci_bus_id: Union[bytes, str, None] = None) -> Device:
-        given = [x is not None for x in (index, uuid, pci_bus_id)]
-        if sum(given) != 1:
+        if sum(x is not None for x in (index, uuid, pci_bus_id)) != 1:
             raise ValueError("system.Device() takes exactly one of index, uuid and pci_bus_id")
         h = ctypes.c_void_p()
         if index is not None:
@@ -63,11 +62,11 @@ class Device(HandleObject):
             st = _c._cucore_system_device_get(index, h)
         elif uuid is not None:
             st = _c._cucore_system_device_get_by_uuid(_bytes(uuid), h)
-        else:
+        elif pci_bus_id is not None:
             st = _c._cucore_system_device_get_by_pci_bus_id(_bytes(pci_bus_id), h)
         if st:
             _c.fail(st)
-        return cls._wrap(h.value)
+        return cls._wrap(h.value or 0)
 
     def __init__(self, index: Optional[int] = None, *, uuid: Union[bytes, str, None] = None,
                  pci_bus_id: Union[bytes, str, None] = None) -> None:
@@ -86,7 +85,7 @@ class Device(HandleObject):
         st = _c._cucore_system_device_get_for_device(device._h, h)
         if st:
             _c.fail(st, device)
-        return cls._wrap(h.value)
+        return cls._wrap(h.value or 0)
 
     def __copy__(self) -> Device:
         """Another wrapper of the same GPU, with a reference of its own (close() one, the other still works)."""
@@ -204,8 +203,8 @@ class Device(HandleObject):
         value = self._query("ARCHITECTURE")[0]
         try:
             return DeviceArch(value)
-        except ValueError:
-            return DeviceArch.UNKNOWN
+        except ValueError:  # an architecture newer than this package's table
+            return DeviceArch(DeviceArch.UNKNOWN)
 
     @property
     def brand(self) -> str:
@@ -424,8 +423,8 @@ class Device(HandleObject):
             st = _c._cucore_system_device_pci_info(self._h, c)
             if st:
                 _c.fail(st, self)
-            return PciInfo(self, [c.domain, c.bus, c.device, c.pci_device_id, c.pci_subsystem_id, missing, missing],
-                           self.pci_bus_id)
+            values: List[Any] = [c.domain, c.bus, c.device, c.pci_device_id, c.pci_subsystem_id, missing, missing]
+            return PciInfo(self, values, self.pci_bus_id)
 
     # ---- use ----
 

@@ -341,11 +341,11 @@ class FieldValue:
         self._c = c
 
     @property
-    def field_id(self) -> Union[FieldId, int]:
+    def field_id(self) -> FieldId:
         """The field id."""
         try:
             return FieldId(self._c.field_id)
-        except ValueError:
+        except ValueError:  # a field newer than this package's table: its number, still an int
             return self._c.field_id
 
     @property

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import enum
 
-from ._field_ids import FIELD_IDS
+from ._field_ids import FieldId
+from ._int_enum import _IntEnum
 
 __all__ = ["AddressingMode", "AffinityScope", "ClockId", "ClockType", "ClocksEventReasons", "CoolerControl",
            "CoolerTarget", "DeviceArch", "EventType", "FanControlPolicy", "FieldId", "GpuP2PCapsIndex",
@@ -78,68 +79,6 @@ class CoolerTarget(_StrEnum):
     POWER_SUPPLY = "power_supply"
 
 
-class _IntEnumMeta(type):
-    """The metaclass of cuda.core's integer enums (a light IntEnum: members are int singletons of the class, an
-    alias shares its value's singleton; the class iterates, counts and tests membership like an enum)."""
-
-    def __init__(cls, name, bases, namespace):
-        super().__init__(name, bases, namespace)
-        cls.__singletons__ = {}
-        cls.__members__ = {}
-        for key, value in list(namespace.items()):
-            if key.startswith("_") or not isinstance(value, int):
-                continue
-            singleton = cls.__singletons__.get(value)
-            if singleton is None:
-                singleton = int.__new__(cls, value)
-                singleton._name = key
-                cls.__singletons__[value] = singleton
-            cls.__members__[key] = singleton
-        for key, singleton in cls.__members__.items():
-            setattr(cls, key, singleton)
-
-    def __repr__(cls) -> str:
-        return f"<enum '{cls.__name__}'>"
-
-    def __len__(cls) -> int:
-        return len(cls.__singletons__)
-
-    def __iter__(cls):
-        return iter(cls.__singletons__.values())
-
-    def __contains__(cls, item) -> bool:
-        return item in cls.__singletons__
-
-
-class _IntEnum(int, metaclass=_IntEnumMeta):
-    """An integer enum as cuda.core's (`DeviceArch.HOPPER == 9`, `.name`, `.value`, `DeviceArch(9)`)."""
-
-    def __new__(cls, value: int):
-        singleton = cls.__singletons__.get(value)
-        if singleton is None:
-            raise ValueError(f"{value} is not a valid {cls.__name__}")
-        return singleton
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}.{self._name}: {int(self)}>"
-
-    def __str__(self) -> str:
-        return f"{type(self).__name__}.{self._name}"
-
-    def __reduce__(self):
-        return (type(self), (int(self),))
-
-    @property
-    def name(self) -> str:
-        """The member's name."""
-        return self._name
-
-    @property
-    def value(self) -> int:
-        """The member's NVML number."""
-        return int(self)
-
-
 class DeviceArch(_IntEnum):
     """Device architecture (NVML's nvmlDeviceArchitecture_t numbers)."""
     KEPLER = 2
@@ -178,10 +117,6 @@ class FanControlPolicy(_StrEnum):
     TEMPERATURE_CONTROLLED = "temperature_controlled"
     MANUAL = "manual"
 
-
-FieldId = _IntEnumMeta("FieldId", (_IntEnum,), {"__module__": __name__, **dict(FIELD_IDS),
-                                                "__doc__": "NVML's field ids (its NVML_FI_* defines, without "
-                                                           "NVML_FI_), for Device.get_field_values."})
 
 
 class GpuP2PCapsIndex(_StrEnum):
