@@ -191,6 +191,14 @@ typedef struct cucore_system_field_value {
     uint64_t value;
 } cucore_system_field_value_t;
 
+/* One event of a device (nvmlEventData_t), from cucore_system_device_wait_event. */
+typedef struct cucore_system_event {
+    uint64_t event_type;          /* NVML's nvmlEventType bit (e.g. 0x8 XID critical error) */
+    uint64_t event_data;          /* its data (for XID errors, the XID) */
+    uint32_t gpu_instance_id;     /* the MIG GPU instance (0xFFFFFFFF: not MIG) */
+    uint32_t compute_instance_id; /* the MIG compute instance */
+} cucore_system_event_t;
+
 CUCORE_EXTERN_C_BEGIN
 
 /* The kernel-mode driver's version text (e.g. "580.65.06"), copied into
@@ -418,6 +426,26 @@ CUCORE_API cucore_status_t cucore_system_device_p2p_status(const cucore_system_d
  * Errors: as cucore_system_device_p2p_status. */
 CUCORE_API cucore_status_t cucore_system_device_common_ancestor(const cucore_system_device_t *device,
                                                                 const cucore_system_device_t *peer, int *level);
+
+/* Starts recording the events of the bit mask `event_types` (NVML's
+ * nvmlEventType bits; cucore_system_device_query(SUPPORTED_EVENT_TYPES) lists a
+ * GPU's) in this handle's event set: each system device handle object has its
+ * own (made by its first call, freed with the handle), so two handles of the
+ * same GPU record separately and another call adds types to the same set.
+ * Events before the call are not recorded. Linux only.
+ * Errors: INVALID_ARGUMENT (no type), INVALID_HANDLE, NOT_SUPPORTED (no NVML; a
+ * type the GPU lacks: NVML's NOT_SUPPORTED), NVML. */
+CUCORE_API cucore_status_t cucore_system_device_register_events(cucore_system_device_t *device, uint64_t event_types);
+
+/* Waits up to `timeout_ms` milliseconds (0: no limit) for the next event
+ * recorded in this handle's set (nvmlEventSetWait_v2) and gives it in *event and
+ * its GPU in *event_device (new handle, caller owns it; may be NULL when not
+ * wanted). Errors: INVALID_ARGUMENT (NULL event; no events registered on this
+ * handle), INVALID_HANDLE, NOT_READY (the timeout passed: NVML's TIMEOUT),
+ * NOT_SUPPORTED (no NVML), NVML (GPU_IS_LOST, ...). */
+CUCORE_API cucore_status_t cucore_system_device_wait_event(cucore_system_device_t *device, unsigned int timeout_ms,
+                                                           cucore_system_event_t *event,
+                                                           cucore_system_device_t **event_device);
 
 CUCORE_EXTERN_C_END
 

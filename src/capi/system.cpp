@@ -384,4 +384,22 @@ cucore_status_t cucore_system_device_common_ancestor(const cucore_system_device_
     });
 }
 
+cucore_status_t cucore_system_device_register_events(cucore_system_device_t *device, uint64_t event_types) {
+    return nvml_guarded(__func__, [&] { capi::get(device, "device").register_events(event_types); });
+}
+
+cucore_status_t cucore_system_device_wait_event(cucore_system_device_t *device, unsigned timeout_ms,
+                                                cucore_system_event_t *event, cucore_system_device_t **event_device) {
+    return nvml_guarded(__func__, [&] {
+        capi::require(event, "event");
+        *event = cucore_system_event_t{};
+        capi::optional_out(event_device);
+        core::Ref<core::SystemDevice> found;
+        const cucore_system_event_t got =
+            capi::get(device, "device").wait_event(timeout_ms, event_device ? &found : nullptr);
+        if (event_device && found) *event_device = capi::give<cucore_system_device_t>(found);
+        *event = got;
+    });
+}
+
 }  // extern "C"

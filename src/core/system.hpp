@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ class SystemDevice final : public Object, public Pooled<SystemDevice> {
 
     SystemDevice(driver::nvml::Device handle, unsigned index, std::string name, std::string uuid,
                  std::string pci_bus_id) noexcept;
+    ~SystemDevice() override;
 
     void *handle() const noexcept { return handle_; }
     unsigned index() const noexcept { return index_; }
@@ -74,12 +76,19 @@ class SystemDevice final : public Object, public Pooled<SystemDevice> {
     static std::string driver_branch();
     static std::string process_name(unsigned pid);
 
+    // This handle object's event set (system_events.cpp): made on first registration, freed with it.
+    void register_events(uint64_t event_types);
+    // The next event and its GPU (a new object).
+    cucore_system_event_t wait_event(unsigned timeout_ms, Ref<SystemDevice> *event_device);
+
     // A handle object for an NVML device handle NVML gave out.
     static Ref<SystemDevice> from_handle(driver::nvml::Device handle);
 
   private:
 
     driver::nvml::Device handle_;
+    std::mutex events_mutex_;
+    driver::nvml::EventSet events_ = nullptr;  // guarded by events_mutex_
     unsigned index_;
     std::string name_;
     std::string uuid_;

@@ -131,7 +131,8 @@ int nvml_status(nvml::Return result) noexcept {
         case nvml::kErrorFunctionNotFound: return CUCORE_ERROR_NOT_SUPPORTED;
         case nvml::kErrorDriverNotLoaded: return CUCORE_ERROR_NO_DRIVER;
         case nvml::kErrorMemory: return CUCORE_ERROR_OUT_OF_MEMORY;
-        case nvml::kErrorNotReady: return CUCORE_ERROR_NOT_READY;
+        case nvml::kErrorNotReady:
+        case nvml::kErrorTimeout: return CUCORE_ERROR_NOT_READY;
         default: return CUCORE_ERROR_CUDA;
     }
 }

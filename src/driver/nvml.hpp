@@ -163,6 +163,15 @@ struct DriverBranchInfo {
     unsigned version;
     char branch[80];
 };
+// nvmlEventSet_t and nvmlEventData_t (nvmlEventSetWait_v2).
+struct EventSetOpaque;
+using EventSet = EventSetOpaque *;
+struct EventData {
+    Device device;
+    unsigned long long eventType, eventData;
+    unsigned gpuInstanceId, computeInstanceId;
+};
+constexpr Return kErrorTimeout = 10;
 constexpr unsigned kFieldNvlinkLinkCount = 91;  // NVML_FI_DEV_NVLINK_LINK_COUNT
 constexpr int kPstateUnknown = 32;              // NVML_PSTATE_UNKNOWN
 }  // namespace nvml
@@ -266,7 +275,11 @@ constexpr int kPstateUnknown = 32;              // NVML_PSTATE_UNKNOWN
     X(nvmlDeviceGetTopologyCommonAncestor, (nvml::Device a, nvml::Device b, int *lv), (a, b, lv)) \
     X(nvmlDeviceGetP2PStatus, (nvml::Device a, nvml::Device b, int i, int *s), (a, b, i, s)) \
     X(nvmlDeviceGetFieldValues, (nvml::Device d, int n, nvml::FieldValue *v), (d, n, v)) \
-    X(nvmlDeviceClearFieldValues, (nvml::Device d, int n, nvml::FieldValue *v), (d, n, v))
+    X(nvmlDeviceClearFieldValues, (nvml::Device d, int n, nvml::FieldValue *v), (d, n, v)) \
+    X(nvmlEventSetCreate, (nvml::EventSet * s), (s)) \
+    X(nvmlDeviceRegisterEvents, (nvml::Device d, unsigned long long ty, nvml::EventSet s), (d, ty, s)) \
+    X(nvmlEventSetWait_v2, (nvml::EventSet s, nvml::EventData *e, unsigned ms), (s, e, ms)) \
+    X(nvmlEventSetFree, (nvml::EventSet s), (s))
 
 // The entry points libcucore uses, with NVML's prototypes.
 struct NvmlTable {

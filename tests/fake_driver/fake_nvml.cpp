@@ -29,6 +29,12 @@ struct State {
     unsigned fan_speed = 30;
     unsigned mig_pending = 0;
     std::vector<unsigned> cleared_fields;
+    struct EventSet {
+        bool live = true;
+        std::vector<std::pair<int, unsigned long long>> registered;  // (device, types)
+        std::vector<n::EventData> queue;
+    };
+    std::vector<EventSet> event_sets;  // handle k + 1
 };
 State &state() {
     static State s;
@@ -785,6 +791,52 @@ n::Return f_clear_field_values(n::Device device, int count, n::FieldValue *value
     return n::kSuccess;
 }
 
+// Event sets are handles 1..n; events come from post_event(), a wait with none
+// queued answers TIMEOUT at once (whatever the timeout).
+State::EventSet *event_set(n::EventSet set) {
+    const uintptr_t k = reinterpret_cast<uintptr_t>(set);
+    auto &sets = state().event_sets;
+    return k >= 1 && k <= sets.size() && sets[k - 1].live ? &sets[k - 1] : nullptr;
+}
+n::Return f_event_set_create(n::EventSet *set) {
+    FAKE_NVML_ENTER(nvmlEventSetCreate);
+    FAKE_NVML_OUT(set);
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().event_sets.emplace_back();
+    *set = reinterpret_cast<n::EventSet>(static_cast<uintptr_t>(state().event_sets.size()));
+    return n::kSuccess;
+}
+// Types beyond the supported ones (ECC, XID: 0xB) are NOT_SUPPORTED, as NVML answers.
+n::Return f_register_events(n::Device device, unsigned long long types, n::EventSet set) {
+    FAKE_NVML_ENTER(nvmlDeviceRegisterEvents);
+    FAKE_NVML_DEVICE(device);
+    std::lock_guard<std::mutex> lock(state().mutex);
+    State::EventSet *s = event_set(set);
+    if (!s) return n::kErrorInvalidArgument;
+    if (types & ~0xBULL) return n::kErrorNotSupported;
+    s->registered.emplace_back(d, types);
+    return n::kSuccess;
+}
+n::Return f_event_wait(n::EventSet set, n::EventData *data, unsigned) {
+    FAKE_NVML_ENTER(nvmlEventSetWait_v2);
+    FAKE_NVML_OUT(data);
+    std::lock_guard<std::mutex> lock(state().mutex);
+    State::EventSet *s = event_set(set);
+    if (!s) return n::kErrorInvalidArgument;
+    if (s->queue.empty()) return n::kErrorTimeout;
+    *data = s->queue.front();
+    s->queue.erase(s->queue.begin());
+    return n::kSuccess;
+}
+n::Return f_event_set_free(n::EventSet set) {
+    FAKE_NVML_ENTER(nvmlEventSetFree);
+    std::lock_guard<std::mutex> lock(state().mutex);
+    State::EventSet *s = event_set(set);
+    if (!s) return n::kErrorInvalidArgument;
+    s->live = false;
+    return n::kSuccess;
+}
+
 NvmlTable make_table() {
     NvmlTable t;
     t.nvmlInit_v2 = f_init;
@@ -884,6 +936,10 @@ NvmlTable make_table() {
     t.nvmlDeviceGetP2PStatus = f_p2p;
     t.nvmlDeviceGetFieldValues = f_field_values;
     t.nvmlDeviceClearFieldValues = f_clear_field_values;
+    t.nvmlEventSetCreate = f_event_set_create;
+    t.nvmlDeviceRegisterEvents = f_register_events;
+    t.nvmlEventSetWait_v2 = f_event_wait;
+    t.nvmlEventSetFree = f_event_set_free;
     return t;
 }
 
@@ -909,6 +965,7 @@ const NvmlTable &table(unsigned devices) {
     s.fan_speed = 30;
     s.mig_pending = 0;
     s.cleared_fields.clear();
+    s.event_sets.clear();
     return t;
 }
 
@@ -951,5 +1008,23 @@ namespace fake::nvml {
 std::vector<unsigned> cleared_fields() {
     std::lock_guard<std::mutex> lock(state().mutex);
     return state().cleared_fields;
+}
+}  // namespace fake::nvml
+
+namespace fake::nvml {
+void post_event(unsigned device, unsigned long long type, unsigned long long data) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    for (State::EventSet &set : state().event_sets)
+        for (const auto &[d, types] : set.registered)
+            if (set.live && d == static_cast<int>(device) && (types & type)) {
+                set.queue.push_back(n::EventData{handle_of(device), type, data, 0xFFFFFFFFu, 0xFFFFFFFFu});
+                break;
+            }
+}
+size_t live_event_sets() {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    size_t live = 0;
+    for (const State::EventSet &set : state().event_sets) live += set.live ? 1 : 0;
+    return live;
 }
 }  // namespace fake::nvml

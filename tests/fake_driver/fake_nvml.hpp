@@ -54,6 +54,12 @@ std::vector<std::string> call_log();
 
 // What nvmlDeviceGetComputeRunningProcesses_v3 lists for every device: (pid, used bytes).
 void set_processes(const std::vector<std::pair<uint32_t, unsigned long long>> &processes);
+// Delivers event `type` (an nvmlEventType bit) with `data` of GPU `device` to each
+// live event set that registered it (events are made only here; a wait with none
+// queued answers NVML_ERROR_TIMEOUT at once).
+void post_event(unsigned device, unsigned long long type, unsigned long long data);
+// Event sets made and not yet freed.
+size_t live_event_sets();
 // The field ids nvmlDeviceClearFieldValues was asked to clear since the reset.
 std::vector<unsigned> cleared_fields();
 // What nvmlDeviceGetComputeMode answers (NVML's value).

@@ -43,3 +43,11 @@ FAKE_NVML_EXPORT void fake_nvml_set_compute_mode(int mode) {
     t();
     fake::nvml::set_compute_mode(mode);
 }
+FAKE_NVML_EXPORT void fake_nvml_post_event(unsigned device, unsigned long long type, unsigned long long data) {
+    t();
+    fake::nvml::post_event(device, type, data);
+}
+FAKE_NVML_EXPORT unsigned long fake_nvml_live_event_sets() {
+    t();
+    return static_cast<unsigned long>(fake::nvml::live_event_sets());
+}

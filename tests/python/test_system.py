@@ -305,6 +305,24 @@ def test_every_cuda_core_member_against_the_fake_nvml(fakes):
             raise AssertionError("not a MIG device")
         except system.InvalidArgumentError:
             pass
+        events = d0.register_events([EventType.XID_CRITICAL_ERROR, "single_bit_ecc_error"])
+        try:
+            events.wait(timeout_ms=5)
+            raise AssertionError("no event yet")
+        except system.TimeoutError as e:
+            assert e.status == 10 and isinstance(e, system.NvmlError)
+        fake.fake_nvml_post_event(0, 0x8, 79)
+        event = events.wait(timeout_ms=1000)
+        assert event.event_type is EventType.XID_CRITICAL_ERROR and event.event_data == 79
+        assert event.device == d0 and event.gpu_instance_id == 0xFFFFFFFF
+        assert fake.fake_nvml_live_event_sets() == 1
+        events.close()
+        assert fake.fake_nvml_live_event_sets() == 0
+        try:
+            d0.register_events(EventType.CLOCK)
+            raise AssertionError("clock events are not supported here")
+        except system.NotSupportedError:
+            pass
         try:
             d0.get_clock("shader")
             raise AssertionError("a bad clock type")

@@ -397,4 +397,38 @@ TEST_F(SystemQueryTest, Facade) {
     fake::nvml::fail_entry("");
 }
 
+TEST_F(SystemQueryTest, EventsAreRecordedPerHandleAndWaitedFor) {
+    cucore_system_event_t event{};
+    cucore_system_device_t *from = reinterpret_cast<cucore_system_device_t *>(1);
+    EXPECT_EQ(cucore_system_device_wait_event(d0_, 0, &event, &from), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(from, nullptr) << "cleared";
+    EXPECT_NE(message().find("no events are registered"), std::string::npos) << message();
+    EXPECT_EQ(cucore_system_device_register_events(d0_, 0), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_system_device_register_events(d0_, 0x10), CUCORE_ERROR_NOT_SUPPORTED) << "clock events";
+    EXPECT_EQ(cucore_system_last_nvml_result(), n::kErrorNotSupported);
+    // A second handle of GPU 0 records on its own set.
+    cucore_system_device_t *other = nullptr;
+    ASSERT_EQ(cucore_system_device_get(0, &other), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_system_device_register_events(d0_, 0x8), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_system_device_register_events(other, 0x1), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(fake::nvml::live_event_sets(), 2u);
+    EXPECT_EQ(cucore_system_device_wait_event(d0_, 10, &event, nullptr), CUCORE_ERROR_NOT_READY);
+    EXPECT_EQ(cucore_system_last_nvml_result(), n::kErrorTimeout);
+    fake::nvml::post_event(0, 0x8, 79);  // an XID 79 (fallen off the bus)
+    fake::nvml::post_event(1, 0x8, 13);  // not registered on GPU 1
+    ASSERT_EQ(cucore_system_device_wait_event(d0_, 0, &event, &from), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(event.event_type, 0x8u);
+    EXPECT_EQ(event.event_data, 79u);
+    EXPECT_EQ(event.gpu_instance_id, 0xFFFFFFFFu);
+    ASSERT_NE(from, nullptr);
+    EXPECT_EQ(uuid_of(from), uuid_of(d0_));
+    cucore_system_device_release(from);
+    EXPECT_EQ(cucore_system_device_wait_event(other, 0, &event, nullptr), CUCORE_ERROR_NOT_READY)
+        << "the other handle registered only ECC events";
+    EXPECT_EQ(cucore_system_device_wait_event(d0_, 0, nullptr, nullptr), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_system_device_register_events(nullptr, 0x8), CUCORE_ERROR_INVALID_HANDLE);
+    cucore_system_device_release(other);
+    EXPECT_EQ(fake::nvml::live_event_sets(), 1u) << "freed with its handle";
+}
+
 }  // namespace

@@ -468,6 +468,12 @@ STRUCTS = {
         ('result', 'int32_t'),
         ('value', 'uint64_t'),
     ),
+    'cucore_system_event_t': (
+        ('event_type', 'uint64_t'),
+        ('event_data', 'uint64_t'),
+        ('gpu_instance_id', 'uint32_t'),
+        ('compute_instance_id', 'uint32_t'),
+    ),
     'cucore_process_lock_options_t': (
         ('struct_size', 'uint32_t'),
         ('timeout_ms', 'uint32_t'),
@@ -526,6 +532,7 @@ LAYOUTS = {
     'cucore_system_pci_info_t': (24, 4, (0, 4, 8, 12, 16, 20)),
     'cucore_system_memory_info_t': (32, 8, (0, 4, 8, 16, 24)),
     'cucore_system_field_value_t': (40, 8, (0, 4, 8, 16, 24, 28, 32)),
+    'cucore_system_event_t': (24, 8, (0, 8, 16, 20)),
     'cucore_process_lock_options_t': (8, 4, (0, 4)),
     'cucore_gpu_mapping_t': (32, 1, (0, 16)),
 }
@@ -1006,6 +1013,8 @@ ABI = {
     'cucore_system_device_clear_field_values': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_system_field_value_t*', 'size_t', )),
     'cucore_system_device_p2p_status': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_system_device_t*', 'int', 'int*', )),
     'cucore_system_device_common_ancestor': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_system_device_t*', 'int*', )),
+    'cucore_system_device_register_events': ('cucore_status_t', ('cucore_system_device_t*', 'uint64_t', )),
+    'cucore_system_device_wait_event': ('cucore_status_t', ('cucore_system_device_t*', 'unsigned int', 'cucore_system_event_t*', 'cucore_system_device_t**', )),
     # ---- include/cucore/checkpoint.h ----
     'cucore_process_get_state': ('cucore_status_t', ('int', 'cucore_process_state_t*', )),
     'cucore_process_restore_thread_id': ('cucore_status_t', ('int', 'int*', )),

@@ -16,7 +16,7 @@ from ..device import driver_version as _cuda_driver_version
 from . import exceptions, typing
 from . import _calls
 from ._accessors import ClockInfo, FanInfo, InforomInfo, MigInfo, NvlinkInfo, PciInfo, Temperature
-from ._device import Device, get_p2p_status, get_topology_common_ancestor
+from ._device import Device, DeviceEvents, EventData, get_p2p_status, get_topology_common_ancestor
 from ._info import (BAR1MemoryInfo, ClockOffsets, CoolerInfo, DeviceAttributes, FieldValue, FieldValues,
                     GpuDynamicPstatesInfo, GpuDynamicPstatesUtilization, MemoryInfo, ProcessInfo, RepairStatus,
                     ThermalSensor, ThermalSettings, Utilization)

@@ -350,6 +350,18 @@ class Device(HandleObject):
         """True if a display is initialised on the GPU (an X server, with or without a monitor)."""
         return bool(self._query("DISPLAY_ACTIVE")[0])
 
+    def register_events(self, events: Union[EventType, str, List[Union[EventType, str]]]) -> DeviceEvents:
+        """Start recording events of the given types on this GPU (Linux); wait for them with
+        DeviceEvents.wait. Events before this call are not recorded. NotSupportedError where the GPU lacks a
+        type (get_supported_event_types lists its types)."""
+        items = events if isinstance(events, (list, tuple)) else [events]
+        mask = 0
+        for item in items:
+            mask |= EVENT_TYPES.get(member(EventType, item, "event type"), 0)
+        if not mask:
+            raise ValueError(f"no event type to register in {events!r}")
+        return DeviceEvents(self, mask)
+
     def get_supported_event_types(self) -> List[EventType]:
         """The event types this GPU can report (Linux)."""
         return flags(self._query("SUPPORTED_EVENT_TYPES")[0], EVENT_TYPES)
@@ -496,6 +508,80 @@ class Device(HandleObject):
         if st:
             _c.fail(st, self)
         return _COMPUTE_MODES[out.value]
+
+
+class EventData:
+    """One event of a device (DeviceEvents.wait)."""
+
+    __slots__ = ("_device", "_c")
+
+    def __init__(self, device: Optional[Device], c: Any) -> None:
+        self._device, self._c = device, c
+
+    @property
+    def device(self) -> Optional[Device]:
+        """The GPU (or MIG device) the event happened on."""
+        return self._device
+
+    @property
+    def event_type(self) -> EventType:
+        """The event's type."""
+        for member_, bit in EVENT_TYPES.items():
+            if self._c.event_type == bit:
+                return member_
+        return EventType.NONE
+
+    @property
+    def event_data(self) -> int:
+        """The event's data (for an XID critical error, the XID)."""
+        return int(self._c.event_data)
+
+    @property
+    def gpu_instance_id(self) -> int:
+        """The MIG GPU instance of the event (0xFFFFFFFF where the GPU is not in MIG mode)."""
+        return int(self._c.gpu_instance_id)
+
+    @property
+    def compute_instance_id(self) -> int:
+        """The MIG compute instance of the event (0xFFFFFFFF where the GPU is not in MIG mode)."""
+        return int(self._c.compute_instance_id)
+
+
+class DeviceEvents:
+    """The events registered on a GPU (Device.register_events): its own handle of the GPU, whose event set
+    records them until close() or garbage collection."""
+
+    __slots__ = ("_device",)
+
+    def __init__(self, device: Device, event_types: int) -> None:
+        # A handle of its own: each handle object of libcucore has its own event set.
+        self._device = Device(uuid=device.uuid)
+        st = _c._cucore_system_device_register_events(self._device._h, event_types)
+        if st:
+            self._device.close()
+            _c.fail(st)
+
+    def wait(self, timeout_ms: int = 0) -> EventData:
+        """The next event, waiting up to `timeout_ms` milliseconds for it (0: no limit); TimeoutError
+        (cucore.system's, NVML's) when none came in time, GpuIsLostError where the GPU fell off the bus."""
+        if self._device._h is None:
+            _c.fail(_lib.C["CUCORE_ERROR_INVALID_HANDLE"], self._device)
+        event = _c.EventC()
+        h = ctypes.c_void_p()
+        st = _c._cucore_system_device_wait_event(self._device._h, int(timeout_ms), event, h)
+        if st:
+            _c.fail(st, self._device)
+        return EventData(Device._wrap(h.value) if h.value else None, event)
+
+    def close(self) -> None:
+        """Stop recording (frees the event set)."""
+        self._device.close()
+
+    def __enter__(self) -> DeviceEvents:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _bytes(text: Union[bytes, str]) -> bytes:

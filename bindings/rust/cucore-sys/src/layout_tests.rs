@@ -618,6 +618,15 @@ fn layout_cucore_system_field_value_t() {
 }
 
 #[test]
+fn layout_cucore_system_event_t() {
+    assert_eq!((size_of::<cucore_system_event_t>(), align_of::<cucore_system_event_t>()), (24, 8));
+    assert_eq!(offset!(cucore_system_event_t, event_type), 0);
+    assert_eq!(offset!(cucore_system_event_t, event_data), 8);
+    assert_eq!(offset!(cucore_system_event_t, gpu_instance_id), 16);
+    assert_eq!(offset!(cucore_system_event_t, compute_instance_id), 20);
+}
+
+#[test]
 fn layout_cucore_process_lock_options_t() {
     assert_eq!((size_of::<cucore_process_lock_options_t>(), align_of::<cucore_process_lock_options_t>()), (8, 4));
     assert_eq!(offset!(cucore_process_lock_options_t, struct_size), 0);

@@ -297,6 +297,29 @@ impl Default for cucore_system_field_value_t {
     }
 }
 
+/// One event of a device (nvmlEventData_t), from cucore_system_device_wait_event.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_system_event_t {
+    /// NVML's nvmlEventType bit (e.g. 0x8 XID critical error)
+    pub event_type: u64,
+    /// its data (for XID errors, the XID)
+    pub event_data: u64,
+    /// the MIG GPU instance (0xFFFFFFFF: not MIG)
+    pub gpu_instance_id: u32,
+    /// the MIG compute instance
+    pub compute_instance_id: u32,
+}
+
+impl Default for cucore_system_event_t {
+    /// All zeros (NULL pointers).
+    fn default() -> Self {
+        // SAFETY: every field is an integer, a raw pointer or an Option of a function pointer, for
+        // which all-zero bytes are a valid value.
+        unsafe { std::mem::zeroed() }
+    }
+}
+
 extern "C" {
     /// The kernel-mode driver's version text (e.g. "580.65.06"), copied into
     /// (buffer, capacity) truncated and NUL-terminated; *length (if not NULL) gets
@@ -456,4 +479,20 @@ extern "C" {
     /// 30 host bridge, 40 NUMA node, 50 system) (nvmlDeviceGetTopologyCommonAncestor).
     /// Errors: as cucore_system_device_p2p_status.
     pub fn cucore_system_device_common_ancestor(device: *const cucore_system_device_t, peer: *const cucore_system_device_t, level: *mut c_int) -> cucore_status_t;
+    /// Starts recording the events of the bit mask `event_types` (NVML's
+    /// nvmlEventType bits; cucore_system_device_query(SUPPORTED_EVENT_TYPES) lists a
+    /// GPU's) in this handle's event set: each system device handle object has its
+    /// own (made by its first call, freed with the handle), so two handles of the
+    /// same GPU record separately and another call adds types to the same set.
+    /// Events before the call are not recorded. Linux only.
+    /// Errors: INVALID_ARGUMENT (no type), INVALID_HANDLE, NOT_SUPPORTED (no NVML; a
+    /// type the GPU lacks: NVML's NOT_SUPPORTED), NVML.
+    pub fn cucore_system_device_register_events(device: *mut cucore_system_device_t, event_types: u64) -> cucore_status_t;
+    /// Waits up to `timeout_ms` milliseconds (0: no limit) for the next event
+    /// recorded in this handle's set (nvmlEventSetWait_v2) and gives it in *event and
+    /// its GPU in *event_device (new handle, caller owns it; may be NULL when not
+    /// wanted). Errors: INVALID_ARGUMENT (NULL event; no events registered on this
+    /// handle), INVALID_HANDLE, NOT_READY (the timeout passed: NVML's TIMEOUT),
+    /// NOT_SUPPORTED (no NVML), NVML (GPU_IS_LOST, ...).
+    pub fn cucore_system_device_wait_event(device: *mut cucore_system_device_t, timeout_ms: c_uint, event: *mut cucore_system_event_t, event_device: *mut *mut cucore_system_device_t) -> cucore_status_t;
 }
