@@ -245,6 +245,19 @@ public:
         return v;
     }
 
+    // Starts recording events of `event_types` (NVML's nvmlEventType bits) in this handle's set.
+    void register_events(uint64_t event_types) const {
+        detail::check(cucore_system_device_register_events(get(), event_types));
+    }
+    // The next recorded event, waiting up to `timeout_ms` (0: no limit); Error NOT_READY on timeout.
+    cucore_system_event_t wait_event(unsigned timeout_ms, SystemDevice *event_device = nullptr) const {
+        cucore_system_event_t event{};
+        cucore_system_device_t *raw = nullptr;
+        detail::check(cucore_system_device_wait_event(get(), timeout_ms, &event, event_device ? &raw : nullptr));
+        if (event_device) *event_device = adopt(raw);
+        return event;
+    }
+
 private:
     template <typename Fn>
     static std::vector<SystemDevice> collect(Fn fn) {

@@ -395,6 +395,12 @@ TEST_F(SystemQueryTest, Facade) {
         EXPECT_EQ(cucore::system::last_nvml_result(), n::kErrorNotSupported);
     }
     fake::nvml::fail_entry("");
+    b.register_events(0x8);
+    fake::nvml::post_event(1, 0x8, 48);
+    cucore::SystemDevice from;
+    const cucore_system_event_t event = b.wait_event(0, &from);
+    EXPECT_EQ(event.event_data, 48u);
+    EXPECT_EQ(from.index(), 1u);
 }
 
 TEST_F(SystemQueryTest, EventsAreRecordedPerHandleAndWaitedFor) {

@@ -56,15 +56,25 @@ where
         let mut raw = vec![ptr::null_mut(); capacity];
         check(call(raw.as_mut_ptr(), capacity, &mut count))?;
         // Every handle written is ours, kept or dropped (released) here.
-        let got: Vec<SystemDevice> = raw
-            .into_iter()
-            .take(count.min(capacity))
-            .map(SystemDevice::from_out)
-            .collect::<Result<_>>()?;
+        let got: Vec<SystemDevice> =
+            raw.into_iter().take(count.min(capacity)).map(SystemDevice::from_out).collect::<Result<_>>()?;
         if count <= capacity {
             return Ok(got);
         }
     }
+}
+
+/// One event of a GPU ([`SystemDevice::wait_event`]; `cucore_system_event_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Event {
+    /// NVML's `nvmlEventType` bit, e.g. 0x8 for an XID critical error.
+    pub event_type: u64,
+    /// The event's data (for an XID error, the XID).
+    pub event_data: u64,
+    /// The MIG GPU instance (`0xFFFFFFFF` where not MIG).
+    pub gpu_instance_id: u32,
+    /// The MIG compute instance.
+    pub compute_instance_id: u32,
 }
 
 /// One field of [`SystemDevice::field_values`]: NVML's `NVML_FI_*` id and scope in; its sample,
@@ -525,6 +535,35 @@ impl SystemDevice {
         // SAFETY: live handles and a valid out-pointer.
         check(unsafe { sys::cucore_system_device_common_ancestor(self.as_raw(), peer.as_raw(), &mut v) })?;
         Ok(v)
+    }
+
+    /// Starts recording the events of bit mask `event_types` (NVML's `nvmlEventType` bits) in this
+    /// handle's own event set (`cucore_system_device_register_events`; cuda.core's
+    /// `Device.register_events`); a clone shares the set, another handle of the GPU has its own.
+    pub fn register_events(&self, event_types: u64) -> Result<()> {
+        // SAFETY: a live handle.
+        check(unsafe { sys::cucore_system_device_register_events(self.as_raw(), event_types) })
+    }
+
+    /// Waits up to `timeout_ms` milliseconds (0: no limit) for the next recorded event
+    /// (`cucore_system_device_wait_event`); `Status::NotReady` with [`last_nvml_result`] 10
+    /// (`NVML_ERROR_TIMEOUT`) when none came in time.
+    pub fn wait_event(&self, timeout_ms: u32) -> Result<(Event, Option<SystemDevice>)> {
+        let mut event =
+            sys::cucore_system_event_t { event_type: 0, event_data: 0, gpu_instance_id: 0, compute_instance_id: 0 };
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle and valid out-pointers.
+        check(unsafe { sys::cucore_system_device_wait_event(self.as_raw(), timeout_ms, &mut event, &mut raw) })?;
+        let device = if raw.is_null() { None } else { Some(SystemDevice::from_out(raw)?) };
+        Ok((
+            Event {
+                event_type: event.event_type,
+                event_data: event.event_data,
+                gpu_instance_id: event.gpu_instance_id,
+                compute_instance_id: event.compute_instance_id,
+            },
+            device,
+        ))
     }
 
     fn text(

@@ -114,9 +114,7 @@ fn the_generic_readers_against_the_fake_nvml() {
     assert_eq!((e.status, system::last_nvml_result()), (Status::InvalidArgument, 6));
     assert_eq!(system::devices_with_cpu_affinity(1).unwrap(), vec![d0.clone()]);
     assert!(system::devices_with_cpu_affinity(99).unwrap().is_empty());
-    let fields = d0
-        .field_values(&[FieldValue::new(91), FieldValue::scoped(186, 0), FieldValue::new(5)])
-        .unwrap();
+    let fields = d0.field_values(&[FieldValue::new(91), FieldValue::scoped(186, 0), FieldValue::new(5)]).unwrap();
     assert_eq!(fields[0].value, Ok(FieldValueKind::Unsigned(18)));
     assert_eq!(fields[1].value, Ok(FieldValueKind::Double(100.5)));
     assert_eq!(fields[2].value, Err(3), "NOT_SUPPORTED for that field alone");
@@ -126,6 +124,14 @@ fn the_generic_readers_against_the_fake_nvml() {
     assert_eq!(d0.p2p_status(&d1, 3).unwrap(), 5);
     assert_eq!(d0.common_ancestor(&d1).unwrap(), 40);
     assert_eq!(d0.common_ancestor(&d0).unwrap(), 0);
+
+    // Events: none waits as NVML's TIMEOUT; an XID is not posted here (the fake's control is a C
+    // export of libcucore_fake_nvml.so, driven from Python), so the Rust side checks the paths.
+    assert_eq!(d0.wait_event(0).unwrap_err().status, Status::InvalidArgument, "nothing registered");
+    d0.register_events(0x8).unwrap();
+    let e = d0.wait_event(5).unwrap_err();
+    assert_eq!((e.status, system::last_nvml_result()), (Status::NotReady, 10));
+    assert_eq!(d0.register_events(0x10).unwrap_err().status, Status::NotSupported);
 }
 
 #[test]
