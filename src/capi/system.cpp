@@ -58,8 +58,17 @@ void check_array_out(T *array, size_t capacity, const char *argument) {
 // Hands out new handles for the first `capacity` devices.
 void give_devices(const std::vector<core::Ref<core::SystemDevice>> &found, cucore_system_device_t **devices,
                   size_t capacity, size_t &count) {
-    for (size_t i = 0; i < found.size() && i < capacity; ++i)
-        devices[i] = capi::give<cucore_system_device_t>(found[i]);
+    size_t given = 0;
+    try {
+        for (; given < found.size() && given < capacity; ++given)
+            devices[given] = capi::give<cucore_system_device_t>(found[given]);
+    } catch (...) {  // a failure part way (no room for a handle) leaves none given
+        for (size_t i = 0; i < given; ++i) {
+            cucore_system_device_release(devices[i]);
+            devices[i] = nullptr;
+        }
+        throw;
+    }
     count = found.size();
 }
 
