@@ -88,7 +88,15 @@ def test_processes_include_this_one(core, core_device):
         buffer.close()
     # In a container NVML may list no process of ours (another PID namespace): the listing holds valid pids.
     assert all(isinstance(p, int) and p > 0 for p in pids)
-    assert "python" in system.get_process_name(os.getpid()).lower()
+
+
+def test_process_name_of_this_process(core, core_device):
+    system = _system(core)
+    try:
+        name = system.get_process_name(os.getpid())
+    except system.NotFoundError:  # NVML may not find it from a container (as cuda.core's own test allows)
+        pytest.skip("NVML does not find this process")
+    assert isinstance(name, str) and "python" in name.lower()
 
 
 def test_field_values_and_errors(core, core_device):
