@@ -5,9 +5,14 @@ import os
 
 import pytest
 
+from conftest import FAKE_DRIVER
+
 
 def _system(core):
-    """`core.system` (cuda.core imports its system package on demand), skipping where NVML is unusable."""
+    """`core.system` (cuda.core imports its system package on demand), skipping where NVML is unusable or the
+    CUDA devices are the fake driver's (NVML describes the machine's real GPUs)."""
+    if FAKE_DRIVER:
+        pytest.skip("the real NVML describes the real GPUs, not the fake driver's")
     system = importlib.import_module(core.__name__ + ".system")
     if not system.CUDA_BINDINGS_NVML_IS_COMPATIBLE:
         pytest.skip("this cuda-bindings has no NVML")
