@@ -49,6 +49,19 @@ inline unsigned device_count() {
     return n;
 }
 
+// The driver's branch, e.g. "r580_00". Throws as driver_version().
+inline std::string driver_branch() { return detail::read_system_text(cucore_system_driver_branch); }
+
+// The name of process `pid`. Throws as driver_version() (INVALID_ARGUMENT: NVML's NOT_FOUND).
+inline std::string process_name(unsigned pid) {
+    return detail::read_system_text(
+        [pid](char *b, std::size_t c, std::size_t *l) { return cucore_system_process_name(pid, b, c, l); });
+}
+
+// NVML's nvmlReturn_t of the last system call of this thread that failed in NVML (0: none);
+// read it in the handler of the Error that call threw.
+inline int last_nvml_result() noexcept { return cucore_system_last_nvml_result(); }
+
 } // namespace system
 
 using SystemPciInfo = cucore_system_pci_info_t;
@@ -176,7 +189,88 @@ public:
         }
     }
 
+    // The values of numeric property `query` (include/cucore/system.h lists each one's NVML
+    // call, arguments and values). Throws Error with NVML's status (NOT_SUPPORTED where the GPU lacks it).
+    std::vector<int64_t> query(cucore_system_query_t query, int64_t arg0 = 0, int64_t arg1 = 0) const {
+        for (;;) {  // a variable-length list may grow between the sizing call and the reading one
+            std::size_t count = 0;
+            detail::check(cucore_system_device_query(get(), query, arg0, arg1, nullptr, 0, &count));
+            std::vector<int64_t> values(count + 8);
+            detail::check(cucore_system_device_query(get(), query, arg0, arg1, values.data(), values.size(), &count));
+            if (count > values.size()) continue;
+            values.resize(count);
+            return values;
+        }
+    }
+    // Text property `which` (serial, board part number, InfoROM versions).
+    std::string text(cucore_system_text_t which, int64_t arg = 0) const {
+        return detail::read_system_text([this, which, arg](char *b, std::size_t c, std::size_t *l) {
+            return cucore_system_device_text(get(), which, arg, b, c, l);
+        });
+    }
+    // Makes change `which` (most need root).
+    void control(cucore_system_control_t which, int64_t arg0 = 0, int64_t arg1 = 0) const {
+        detail::check(cucore_system_device_control(get(), which, arg0, arg1));
+    }
+    // The devices of `relation` to this one.
+    std::vector<SystemDevice> related(cucore_system_relation_t relation, int64_t arg = 0) const {
+        return collect([&](cucore_system_device_t **d, std::size_t c, std::size_t *n) {
+            return cucore_system_device_related(get(), relation, arg, d, c, n);
+        });
+    }
+    // The GPUs with an affinity to CPU `cpu`.
+    static std::vector<SystemDevice> with_cpu_affinity(unsigned cpu) {
+        return collect([cpu](cucore_system_device_t **d, std::size_t c, std::size_t *n) {
+            return cucore_system_devices_with_cpu_affinity(cpu, d, c, n);
+        });
+    }
+    // Reads fields (set field_id and scope_id of each; the call fills the rest, with a result per field).
+    void field_values(std::vector<cucore_system_field_value_t> &fields) const {
+        detail::check(cucore_system_device_field_values(get(), fields.data(), fields.size()));
+    }
+    // Resets fields (counters) to zero.
+    void clear_field_values(const std::vector<cucore_system_field_value_t> &fields) const {
+        detail::check(cucore_system_device_clear_field_values(get(), fields.data(), fields.size()));
+    }
+    // NVML's P2P status (0 = OK) of capability `caps_index` between this GPU and `peer`.
+    int p2p_status(const SystemDevice &peer, int caps_index) const {
+        int v = 0;
+        detail::check(cucore_system_device_p2p_status(get(), peer.get(), caps_index, &v));
+        return v;
+    }
+    // NVML's topology level of the nearest common ancestor of this GPU and `peer`.
+    int common_ancestor(const SystemDevice &peer) const {
+        int v = 0;
+        detail::check(cucore_system_device_common_ancestor(get(), peer.get(), &v));
+        return v;
+    }
+
+    // Starts recording events of `event_types` (NVML's nvmlEventType bits) in this handle's set.
+    void register_events(uint64_t event_types) const {
+        detail::check(cucore_system_device_register_events(get(), event_types));
+    }
+    // The next recorded event, waiting up to `timeout_ms` (0: no limit); Error NOT_READY on timeout.
+    cucore_system_event_t wait_event(unsigned timeout_ms, SystemDevice *event_device = nullptr) const {
+        cucore_system_event_t event{};
+        cucore_system_device_t *raw = nullptr;
+        detail::check(cucore_system_device_wait_event(get(), timeout_ms, &event, event_device ? &raw : nullptr));
+        if (event_device) *event_device = adopt(raw);
+        return event;
+    }
+
 private:
+    template <typename Fn>
+    static std::vector<SystemDevice> collect(Fn fn) {
+        for (;;) {
+            std::size_t count = 0;
+            detail::check(fn(nullptr, 0, &count));
+            std::vector<cucore_system_device_t *> raw(count + 4, nullptr);
+            detail::check(fn(raw.data(), raw.size(), &count));
+            std::vector<SystemDevice> out;
+            for (std::size_t i = 0; i < count && i < raw.size(); ++i) out.push_back(adopt(raw[i]));
+            if (count <= raw.size()) return out;
+        }
+    }
     template <typename Fn>
     std::string text(Fn fn) const {
         const char *v = nullptr;

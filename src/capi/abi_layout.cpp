@@ -448,6 +448,21 @@ const FieldLayout k_cucore_system_memory_info_t[] = {
     {"used", offsetof(cucore_system_memory_info_t, used)},
     {"free", offsetof(cucore_system_memory_info_t, free)},
 };
+const FieldLayout k_cucore_system_field_value_t[] = {
+    {"field_id", offsetof(cucore_system_field_value_t, field_id)},
+    {"scope_id", offsetof(cucore_system_field_value_t, scope_id)},
+    {"timestamp", offsetof(cucore_system_field_value_t, timestamp)},
+    {"latency_usec", offsetof(cucore_system_field_value_t, latency_usec)},
+    {"value_type", offsetof(cucore_system_field_value_t, value_type)},
+    {"result", offsetof(cucore_system_field_value_t, result)},
+    {"value", offsetof(cucore_system_field_value_t, value)},
+};
+const FieldLayout k_cucore_system_event_t[] = {
+    {"event_type", offsetof(cucore_system_event_t, event_type)},
+    {"event_data", offsetof(cucore_system_event_t, event_data)},
+    {"gpu_instance_id", offsetof(cucore_system_event_t, gpu_instance_id)},
+    {"compute_instance_id", offsetof(cucore_system_event_t, compute_instance_id)},
+};
 const FieldLayout k_cucore_process_lock_options_t[] = {
     {"struct_size", offsetof(cucore_process_lock_options_t, struct_size)},
     {"timeout_ms", offsetof(cucore_process_lock_options_t, timeout_ms)},
@@ -503,6 +518,8 @@ const StructLayout kStructs[] = {
     {"cucore_tensor_map_descriptor_options_t", sizeof(cucore_tensor_map_descriptor_options_t), k_cucore_tensor_map_descriptor_options_t, 7},
     {"cucore_system_pci_info_t", sizeof(cucore_system_pci_info_t), k_cucore_system_pci_info_t, 6},
     {"cucore_system_memory_info_t", sizeof(cucore_system_memory_info_t), k_cucore_system_memory_info_t, 5},
+    {"cucore_system_field_value_t", sizeof(cucore_system_field_value_t), k_cucore_system_field_value_t, 7},
+    {"cucore_system_event_t", sizeof(cucore_system_event_t), k_cucore_system_event_t, 4},
     {"cucore_process_lock_options_t", sizeof(cucore_process_lock_options_t), k_cucore_process_lock_options_t, 2},
     {"cucore_gpu_mapping_t", sizeof(cucore_gpu_mapping_t), k_cucore_gpu_mapping_t, 2},
 };

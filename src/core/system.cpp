@@ -88,9 +88,10 @@ Ref<SystemDevice> SystemDevice::from_handle(driver::nvml::Device handle) {
 
 Ref<SystemDevice> SystemDevice::get(unsigned index) {
     const unsigned devices = count();
-    if (index >= devices)
-        throw_invalid_argument("argument 'index' (" + std::to_string(index) + ") is not below the number of GPUs "
-                               "NVML sees (" + std::to_string(devices) + ")");
+    if (index >= devices)  // NVML's own answer (INVALID_ARGUMENT), with the count in the message
+        driver::throw_nvml(driver::nvml::kErrorInvalidArgument, "nvmlDeviceGetHandleByIndex_v2",
+                           "argument 'index' (" + std::to_string(index) + ") is not below the number of GPUs "
+                           "NVML sees (" + std::to_string(devices) + ")");
     driver::nvml::Device handle = nullptr;
     CUCORE_NVML(nvmlDeviceGetHandleByIndex_v2, index, &handle);
     return from_handle(handle);
@@ -230,7 +231,8 @@ std::vector<SystemDevice::Process> SystemDevice::processes() const {
         for (unsigned i = 0; i < count; ++i)
             out.push_back(Process{infos[i].pid, infos[i].usedGpuMemory == driver::nvml::kNotAvailable
                                                     ? CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE
-                                                    : static_cast<uint64_t>(infos[i].usedGpuMemory)});
+                                                    : static_cast<uint64_t>(infos[i].usedGpuMemory),
+                                  infos[i].gpuInstanceId, infos[i].computeInstanceId});
         return out;
     }
     throw Error(CUCORE_ERROR_NOT_READY,

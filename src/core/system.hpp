@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ class SystemDevice final : public Object, public Pooled<SystemDevice> {
 
     SystemDevice(driver::nvml::Device handle, unsigned index, std::string name, std::string uuid,
                  std::string pci_bus_id) noexcept;
+    ~SystemDevice() override;
 
     void *handle() const noexcept { return handle_; }
     unsigned index() const noexcept { return index_; }
@@ -55,13 +57,38 @@ class SystemDevice final : public Object, public Pooled<SystemDevice> {
     struct Process {
         uint32_t pid;
         uint64_t used_memory;  // CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE where NVML cannot see it
+        uint32_t gpu_instance_id;      // MIG only (0xFFFFFFFF otherwise)
+        uint32_t compute_instance_id;  // MIG only
     };
     std::vector<Process> processes() const;
 
-  private:
+    // The generic readers of system.h (system_query.cpp): each query's values
+    // in order, a text, a change, related devices, field values, pairs.
+    std::vector<int64_t> query(cucore_system_query_t query, int64_t arg0, int64_t arg1) const;
+    std::string text(cucore_system_text_t text, int64_t arg) const;
+    void control(cucore_system_control_t control, int64_t arg0, int64_t arg1);
+    std::vector<Ref<SystemDevice>> related(cucore_system_relation_t relation, int64_t arg) const;
+    void field_values(cucore_system_field_value_t *values, size_t count) const;
+    void clear_field_values(const cucore_system_field_value_t *values, size_t count);
+    int p2p_status(const SystemDevice &peer, int caps_index) const;
+    int common_ancestor(const SystemDevice &peer) const;
+    static std::vector<Ref<SystemDevice>> with_cpu_affinity(unsigned cpu);
+    static std::string driver_branch();
+    static std::string process_name(unsigned pid);
+
+    // This handle object's event set (system_events.cpp): made on first registration, freed with it.
+    void register_events(uint64_t event_types);
+    // The next event and its GPU (a new object).
+    cucore_system_event_t wait_event(unsigned timeout_ms, Ref<SystemDevice> *event_device);
+
+    // A handle object for an NVML device handle NVML gave out.
     static Ref<SystemDevice> from_handle(driver::nvml::Device handle);
 
+  private:
+
     driver::nvml::Device handle_;
+    std::mutex events_mutex_;
+    driver::nvml::EventSet events_ = nullptr;  // guarded by events_mutex_
     unsigned index_;
     std::string name_;
     std::string uuid_;

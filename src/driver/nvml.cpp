@@ -16,11 +16,13 @@ struct Slot {
     bool real_ok = false;
     cucore_status_t failure_status = CUCORE_ERROR_NOT_SUPPORTED;
     std::string failure;                        // why the real one is unusable
+    nvml::Return init_result = nvml::kErrorLibraryNotFound;  // what a caller is told NVML answered
     std::atomic<const NvmlTable *> active{nullptr};
     bool absent = false;                        // a test marked it not installed
     std::string absent_why;
 };
 Slot g_slot;
+thread_local int t_last_nvml_result = 0;
 
 template <class Fn>
 void resolve(const LoadedLibrary &lib, Fn &field, const char *name) {
@@ -35,21 +37,13 @@ void load() {
         return;
     }
     NvmlTable &t = g_slot.real;
-#define CUCORE_NVML_RESOLVE(name) resolve(lib, t.name, #name);
-    CUCORE_NVML_RESOLVE(nvmlInit_v2) CUCORE_NVML_RESOLVE(nvmlShutdown) CUCORE_NVML_RESOLVE(nvmlErrorString)
-    CUCORE_NVML_RESOLVE(nvmlSystemGetDriverVersion) CUCORE_NVML_RESOLVE(nvmlSystemGetNVMLVersion)
-    CUCORE_NVML_RESOLVE(nvmlSystemGetCudaDriverVersion_v2) CUCORE_NVML_RESOLVE(nvmlDeviceGetCount_v2)
-    CUCORE_NVML_RESOLVE(nvmlDeviceGetHandleByIndex_v2) CUCORE_NVML_RESOLVE(nvmlDeviceGetHandleByUUID)
-    CUCORE_NVML_RESOLVE(nvmlDeviceGetHandleByPciBusId_v2) CUCORE_NVML_RESOLVE(nvmlDeviceGetIndex)
-    CUCORE_NVML_RESOLVE(nvmlDeviceGetName) CUCORE_NVML_RESOLVE(nvmlDeviceGetUUID)
-    CUCORE_NVML_RESOLVE(nvmlDeviceGetPciInfo_v3) CUCORE_NVML_RESOLVE(nvmlDeviceGetMemoryInfo)
-    CUCORE_NVML_RESOLVE(nvmlDeviceGetUtilizationRates) CUCORE_NVML_RESOLVE(nvmlDeviceGetTemperature)
-    CUCORE_NVML_RESOLVE(nvmlDeviceGetPowerUsage) CUCORE_NVML_RESOLVE(nvmlDeviceGetEnforcedPowerLimit)
-    CUCORE_NVML_RESOLVE(nvmlDeviceGetClockInfo) CUCORE_NVML_RESOLVE(nvmlDeviceGetMaxClockInfo)
-    CUCORE_NVML_RESOLVE(nvmlDeviceGetComputeMode) CUCORE_NVML_RESOLVE(nvmlDeviceGetComputeRunningProcesses_v3)
+    resolve(lib, t.nvmlErrorString, "nvmlErrorString");
+#define CUCORE_NVML_RESOLVE(name, params, args) resolve(lib, t.name, #name);
+    CUCORE_NVML_ENTRY_POINTS(CUCORE_NVML_RESOLVE)
 #undef CUCORE_NVML_RESOLVE
     if (!t.nvmlInit_v2) {
         g_slot.failure = "NVML at " + lib.path + " lacks nvmlInit_v2";
+        g_slot.init_result = nvml::kErrorFunctionNotFound;
         return;
     }
     // NVML counts initialisations; libcucore's one lasts for the process (NVML
@@ -57,6 +51,7 @@ void load() {
     const nvml::Return init = t.nvmlInit_v2();
     if (init != nvml::kSuccess) {
         g_slot.failure_status = static_cast<cucore_status_t>(nvml_status(init));
+        g_slot.init_result = init;
         g_slot.failure = "nvmlInit_v2 (NVML at " + lib.path + ") failed: " + nvml_error_name(init) +
                          (t.nvmlErrorString ? std::string(" (") + t.nvmlErrorString(init) + ")" : std::string());
         return;
@@ -88,7 +83,7 @@ const char *known_name(nvml::Return result) noexcept {
         case 19: return "NVML_ERROR_IN_USE";
         case 20: return "NVML_ERROR_MEMORY";
         case 21: return "NVML_ERROR_NO_DATA";
-        case 22: return "NVML_ERROR_VGPU_ECC_NOT_ENABLED";
+        case 22: return "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED";
         case 23: return "NVML_ERROR_INSUFFICIENT_RESOURCES";
         case 24: return "NVML_ERROR_FREQ_NOT_SUPPORTED";
         case 25: return "NVML_ERROR_ARGUMENT_VERSION_MISMATCH";
@@ -96,6 +91,7 @@ const char *known_name(nvml::Return result) noexcept {
         case 27: return "NVML_ERROR_NOT_READY";
         case 28: return "NVML_ERROR_GPU_NOT_FOUND";
         case 29: return "NVML_ERROR_INVALID_STATE";
+        case 30: return "NVML_ERROR_RESET_TYPE_NOT_SUPPORTED";
         case 999: return "NVML_ERROR_UNKNOWN";
         default: return nullptr;
     }
@@ -107,12 +103,18 @@ const NvmlTable &nvml_api() {
     if (const NvmlTable *t = g_slot.active.load(std::memory_order_acquire)) return *t;
     std::lock_guard<std::mutex> lock(g_slot.mutex);
     if (const NvmlTable *t = g_slot.active.load(std::memory_order_acquire)) return *t;
-    if (g_slot.absent) throw Error(CUCORE_ERROR_NOT_SUPPORTED, g_slot.absent_why);
+    if (g_slot.absent) {
+        t_last_nvml_result = nvml::kErrorLibraryNotFound;
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED, g_slot.absent_why);
+    }
     if (!g_slot.tried) {
         g_slot.tried = true;
         load();
     }
-    if (!g_slot.real_ok) throw Error(g_slot.failure_status, g_slot.failure);
+    if (!g_slot.real_ok) {
+        t_last_nvml_result = g_slot.init_result;
+        throw Error(g_slot.failure_status, g_slot.failure);
+    }
     g_slot.active.store(&g_slot.real, std::memory_order_release);
     return g_slot.real;
 }
@@ -129,7 +131,8 @@ int nvml_status(nvml::Return result) noexcept {
         case nvml::kErrorFunctionNotFound: return CUCORE_ERROR_NOT_SUPPORTED;
         case nvml::kErrorDriverNotLoaded: return CUCORE_ERROR_NO_DRIVER;
         case nvml::kErrorMemory: return CUCORE_ERROR_OUT_OF_MEMORY;
-        case nvml::kErrorNotReady: return CUCORE_ERROR_NOT_READY;
+        case nvml::kErrorNotReady:
+        case nvml::kErrorTimeout: return CUCORE_ERROR_NOT_READY;
         default: return CUCORE_ERROR_CUDA;
     }
 }
@@ -139,15 +142,23 @@ std::string nvml_error_name(nvml::Return result) {
     return name ? name : "NVML error " + std::to_string(result);
 }
 
-void throw_nvml(nvml::Return result, const char *function) {
+int last_nvml_result() noexcept { return t_last_nvml_result; }
+void reset_last_nvml_result() noexcept { t_last_nvml_result = 0; }
+
+void throw_nvml(nvml::Return result, const char *function) { throw_nvml(result, function, std::string()); }
+
+void throw_nvml(nvml::Return result, const char *function, const std::string &detail) {
+    t_last_nvml_result = result;
     std::string message = std::string(function) + " failed: " + nvml_error_name(result);
     const NvmlTable *t = g_slot.active.load(std::memory_order_acquire);
     if (t && t->nvmlErrorString)
         if (const char *text = t->nvmlErrorString(result)) message += std::string(" (") + text + ")";
+    if (!detail.empty()) message = detail + " (" + message + ")";
     throw Error(static_cast<cucore_status_t>(nvml_status(result)), message);
 }
 
 void throw_nvml_missing(const char *entry_point) {
+    t_last_nvml_result = nvml::kErrorFunctionNotFound;
     throw Error(CUCORE_ERROR_NOT_SUPPORTED,
                 std::string("the installed NVML (libnvidia-ml.so.1) lacks ") + entry_point + " (a newer driver has it)");
 }

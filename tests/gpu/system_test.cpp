@@ -4,6 +4,7 @@
 // Skips with the reason where NVML (libnvidia-ml.so.1) is not installed.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "gpu_test.hpp"
 
@@ -154,6 +155,91 @@ TEST_F(SystemTest, Facade) {
     EXPECT_FALSE(cucore::system::nvml_version().empty());
     EXPECT_GT(system.memory_info().total, 0u);
     CUCORE_EXPECT_THROW_STATUS(cucore::SystemDevice(nvml_count_), CUCORE_ERROR_INVALID_ARGUMENT);
+}
+
+// The generic readers on the real NVML: values in a physical range where the GPU
+// has the property, NVML's NOT_SUPPORTED (or FUNCTION_NOT_FOUND with an older
+// driver) where it does not, never a crash.
+TEST_F(SystemTest, TheGenericReadersAnswerRealValues) {
+    CUdevice raw = 0;
+    CU_ASSERT_OK(cu().DeviceGet(&raw, 0));
+    cucore_device_t *cuda = nullptr;
+    CUCORE_ASSERT_OK(cucore_device_get(0, &cuda));
+    cucore_system_device_t *d = nullptr;
+    CUCORE_ASSERT_OK(cucore_system_device_get_for_device(cuda, &d));
+    // Reads `query`; an empty vector where this GPU or driver lacks it (the NVML code is checked).
+    auto query = [d](cucore_system_query_t query, int64_t a0 = 0, int64_t a1 = 0) {
+        int64_t values[64] = {};
+        size_t count = 0;
+        const cucore_status_t s = cucore_system_device_query(d, query, a0, a1, values, 64, &count);
+        if (s != CUCORE_SUCCESS) {
+            const int nvml = cucore_system_last_nvml_result();
+            EXPECT_TRUE(nvml == 3 || nvml == 13) << "query " << query << ": " << cucore_last_error_message();
+            return std::vector<int64_t>{};
+        }
+        return std::vector<int64_t>(values, values + (count < 64 ? count : 64));
+    };
+    int major = 0, minor = 0;
+    CU_ASSERT_OK(cu().DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, raw));
+    CU_ASSERT_OK(cu().DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, raw));
+    EXPECT_EQ(query(CUCORE_SYSTEM_QUERY_COMPUTE_CAPABILITY), (std::vector<int64_t>{major, minor}));
+    if (major == 9) {
+        EXPECT_EQ(query(CUCORE_SYSTEM_QUERY_ARCHITECTURE), std::vector<int64_t>{9}) << "Hopper";
+    }
+    if (major == 8 && minor == 0) {
+        EXPECT_EQ(query(CUCORE_SYSTEM_QUERY_ARCHITECTURE), std::vector<int64_t>{7}) << "Ampere";
+    }
+    const std::vector<int64_t> bar1 = query(CUCORE_SYSTEM_QUERY_BAR1_MEMORY);
+    ASSERT_EQ(bar1.size(), 3u);
+    EXPECT_GT(bar1[0], 0) << "BAR1 total";
+    EXPECT_LE(bar1[2], bar1[0]) << "BAR1 used within total";
+    const std::vector<int64_t> sm = query(CUCORE_SYSTEM_QUERY_CLOCK, 1 /* SM */, 0 /* current */);
+    ASSERT_EQ(sm.size(), 1u);
+    EXPECT_GT(sm[0], 0);
+    const std::vector<int64_t> max_sm = query(CUCORE_SYSTEM_QUERY_MAX_CLOCK, 1);
+    ASSERT_EQ(max_sm.size(), 1u);
+    EXPECT_GE(max_sm[0] * 11 / 10, sm[0]);
+    const std::vector<int64_t> pci = query(CUCORE_SYSTEM_QUERY_PCI_INFO);
+    if (!pci.empty()) {
+        EXPECT_EQ(pci[3] & 0xFFFF, 0x10DE) << "NVIDIA's vendor id";
+    }
+    const std::vector<int64_t> pstate = query(CUCORE_SYSTEM_QUERY_PERFORMANCE_STATE);
+    ASSERT_EQ(pstate.size(), 1u);
+    EXPECT_TRUE((pstate[0] >= 0 && pstate[0] <= 15) || pstate[0] == 32) << pstate[0];
+    int sms = 0;
+    CU_ASSERT_OK(cu().DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, raw));
+    const std::vector<int64_t> mig = query(CUCORE_SYSTEM_QUERY_MIG_MODE);
+    const std::vector<int64_t> attributes = query(CUCORE_SYSTEM_QUERY_ATTRIBUTES);
+    if (!attributes.empty() && (mig.empty() || mig[0] == 0)) {
+        EXPECT_EQ(attributes[0], sms) << "multiprocessors";
+    }
+    // Serial: digits on a product with an InfoROM.
+    size_t length = 0;
+    char serial[64] = {};
+    const cucore_status_t s = cucore_system_device_text(d, CUCORE_SYSTEM_TEXT_SERIAL, 0, serial, sizeof serial, &length);
+    if (s == CUCORE_SUCCESS) {
+        EXPECT_GT(length, 0u);
+    } else {
+        EXPECT_EQ(cucore_system_last_nvml_result(), 3) << cucore_last_error_message();
+    }
+    // Fans: a data-center GPU has none, and each fan query is NOT_SUPPORTED (or fan 0 is out of range).
+    const std::vector<int64_t> fans = query(CUCORE_SYSTEM_QUERY_FAN_COUNT);
+    if (fans.empty() || fans[0] == 0) {
+        size_t count = 0;
+        int64_t speed = 0;
+        EXPECT_NE(cucore_system_device_query(d, CUCORE_SYSTEM_QUERY_FAN_SPEED, 0, 0, &speed, 1, &count),
+                  CUCORE_SUCCESS);
+        const int nvml = cucore_system_last_nvml_result();
+        EXPECT_TRUE(nvml == 3 || nvml == 2) << cucore_last_error_message();
+    }
+    // This process has a context: NVML lists it where it sees this PID namespace.
+    const std::vector<int64_t> processes = query(CUCORE_SYSTEM_QUERY_PROCESSES);
+    EXPECT_EQ(processes.size() % 4, 0u);
+    int level = -1;
+    CUCORE_ASSERT_OK(cucore_system_device_common_ancestor(d, d, &level));
+    EXPECT_EQ(level, 0) << "a GPU is its own INTERNAL ancestor";
+    cucore_system_device_release(d);
+    cucore_device_release(cuda);
 }
 
 }  // namespace

@@ -88,15 +88,33 @@ ALLOWED_LATE_IMPORTS = {}
 
 
 def _modules():
-    return sorted(p.stem for p in PACKAGE.glob("*.py"))
+    """The package's modules: its files, and its subpackages (cucore.system), each one place in LAYERS."""
+    return sorted([p.stem for p in PACKAGE.glob("*.py")] + [p.parent.name for p in PACKAGE.glob("*/__init__.py")])
 
 
-def _targets(node, module):
-    """The package's modules an Import/ImportFrom node imports (relative or as cucore.x)."""
+def _files(module):
+    """(file name for messages, text) of each file of `module`: the module's file, or every file of a
+    subpackage (its private modules import each other freely and, like the module, only modules below it)."""
+    if (PACKAGE / module).is_dir():
+        return [(f"{module}/{p.name}", p.read_text()) for p in sorted((PACKAGE / module).glob("*.py"))]
+    return [(f"{module}.py", (PACKAGE / f"{module}.py").read_text())]
+
+
+def _source(module):
+    """The text of the module's top file (a subpackage's __init__.py)."""
+    path = PACKAGE / module / "__init__.py"
+    return (path if path.is_file() else PACKAGE / f"{module}.py").read_text()
+
+
+def _targets(node, module, depth=1):
+    """The package's modules an Import/ImportFrom node imports (relative or as cucore.x). `depth` is 2 for a
+    file of a subpackage, whose `from . import` stays inside it (none) and `from .. import` reaches cucore's."""
     if isinstance(node, ast.ImportFrom):
-        if node.level > 1:
+        if node.level > depth:
             raise AssertionError(f"{module}.py line {node.lineno}: imports from outside the package")
-        if node.level == 1:
+        if depth == 2 and node.level == 1:
+            return []
+        if node.level == depth:
             return [a.name for a in node.names] if node.module is None else [node.module.split(".")[0]]
         if node.module and (node.module == "cucore" or node.module.startswith("cucore.")):
             parts = node.module.split(".")
@@ -136,8 +154,9 @@ def _type_checking_only(tree):
     return out
 
 
-def layer_problems(module, source, allowed_late=ALLOWED_LATE_IMPORTS):
-    """What breaks the one-way order in `source` (the text of `module`): a list of messages."""
+def layer_problems(module, source, allowed_late=ALLOWED_LATE_IMPORTS, depth=1, where_name=None):
+    """What breaks the one-way order in `source` (the text of `module`, or with `depth` 2 of a file
+    `where_name` of subpackage `module`): a list of messages."""
     tree = ast.parse(source)
     typing_only = _type_checking_only(tree)
     rank = RANK[module]
@@ -148,8 +167,10 @@ def layer_problems(module, source, allowed_late=ALLOWED_LATE_IMPORTS):
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Import, ast.ImportFrom)) or id(node) in typing_only:
             continue
-        for target in _targets(node, module):
-            where = f"{module}.py line {node.lineno}"
+        for target in _targets(node, module, depth):
+            if target == module and depth == 2:
+                continue  # cucore.system.x from inside cucore.system
+            where = f"{where_name or module + '.py'} line {node.lineno}"
             if target not in RANK:
                 problems.append(f"{where}: imports {target}, which has no place in LAYERS")
                 continue
@@ -199,7 +220,8 @@ def test_every_module_has_its_place_in_the_order():
 
 @pytest.mark.parametrize("module", _modules())
 def test_imports_go_down_and_stay_at_the_top(module):
-    problems = layer_problems(module, (PACKAGE / f"{module}.py").read_text())
+    depth = 2 if (PACKAGE / module).is_dir() else 1
+    problems = [p for name, text in _files(module) for p in layer_problems(module, text, depth=depth, where_name=name)]
     assert not problems, "\n".join(problems)
 
 
@@ -234,11 +256,11 @@ def test_the_check_finds_what_it_forbids():
 def test_every_name_handed_down_is_listed_declared_and_in_place():
     found = {}
     for module in _modules():
-        found.update(handed_down(module, (PACKAGE / f"{module}.py").read_text()))
+        found.update(handed_down(module, _source(module)))
     assert {k: set(v) for k, v in found.items()} == HANDED_DOWN
     for (module, target), names in found.items():
         assert RANK[target] < RANK[module], f"{module} hands down to {target}, which is not below it"
-        declared = _declared_at_top((PACKAGE / f"{target}.py").read_text())
+        declared = _declared_at_top(_source(target))
         upper = importlib.import_module(f"cucore.{module}")
         lower = importlib.import_module(f"cucore.{target}")
         for name, expression in names.items():
@@ -264,7 +286,7 @@ def test_each_module_imports_only_the_modules_below_it():
         layers = {LAYERS!r}
         for i, name in enumerate(layers):
             importlib.import_module("cucore." + name)
-            loaded = {{m.split(".", 1)[1] for m in sys.modules if m.startswith("cucore.")}}
+            loaded = {{m.split(".")[1] for m in sys.modules if m.startswith("cucore.")}}  # a subpackage's too
             above = loaded - set(layers[:i + 1])
             assert not above, f"importing {{name}} loaded {{sorted(above)}}, above it"
         print("ok")

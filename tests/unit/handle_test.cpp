@@ -879,6 +879,17 @@ TEST_F(HandleTest, SystemDeviceArgumentsAreChecked) {
         {"cucore_system_device_compute_mode", "device", S, [](void *h, const World &, bool &c) { cucore_compute_mode_t v = CUCORE_COMPUTE_MODE_DEFAULT; auto s = cucore_system_device_compute_mode(as<SD>(h), &v); c = v == CUCORE_COMPUTE_MODE_UNSET; return s; }},
         {"cucore_system_device_processes", "device", S, [](void *h, const World &, bool &c) { size_t v = 9; auto s = cucore_system_device_processes(as<SD>(h), nullptr, nullptr, 0, &v); c = v == 0; return s; }},
         {"cucore_system_device_retain", "device", S, [](void *h, const World &, bool &c) { c = true; return cucore_system_device_retain(as<SD>(h)); }},
+        // Issue 17's readers (the peer of a pair is the same bad handle: the device is named first).
+        {"cucore_system_device_query", "device", S, [](void *h, const World &, bool &c) { size_t v = 9; int64_t x = 9; auto s = cucore_system_device_query(as<SD>(h), CUCORE_SYSTEM_QUERY_BRAND, 0, 0, &x, 1, &v); c = v == 0; return s; }},
+        {"cucore_system_device_text", "device", S, [](void *h, const World &, bool &c) { size_t v = 9; char t[4] = "xx"; auto s = cucore_system_device_text(as<SD>(h), CUCORE_SYSTEM_TEXT_SERIAL, 0, t, sizeof t, &v); c = v == 0 && t[0] == 0; return s; }},
+        {"cucore_system_device_control", "device", S, [](void *h, const World &, bool &c) { c = true; return cucore_system_device_control(as<SD>(h), CUCORE_SYSTEM_CONTROL_VALIDATE_INFOROM, 0, 0); }},
+        {"cucore_system_device_related", "device", S, [](void *h, const World &, bool &c) { size_t v = 9; SD *d[1] = {reinterpret_cast<SD *>(1)}; auto s = cucore_system_device_related(as<SD>(h), CUCORE_SYSTEM_RELATION_NEAREST_GPUS, 0, d, 1, &v); c = v == 0 && d[0] == nullptr; return s; }},
+        {"cucore_system_device_field_values", "device", S, [](void *h, const World &, bool &c) { cucore_system_field_value_t f{}; c = true; return cucore_system_device_field_values(as<SD>(h), &f, 1); }},
+        {"cucore_system_device_clear_field_values", "device", S, [](void *h, const World &, bool &c) { cucore_system_field_value_t f{}; c = true; return cucore_system_device_clear_field_values(as<SD>(h), &f, 1); }},
+        {"cucore_system_device_p2p_status", "device", S, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_system_device_p2p_status(as<SD>(h), as<SD>(h), 0, &v); c = v == 0; return s; }},
+        {"cucore_system_device_common_ancestor", "device", S, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_system_device_common_ancestor(as<SD>(h), as<SD>(h), &v); c = v == 0; return s; }},
+        {"cucore_system_device_register_events", "device", S, [](void *h, const World &, bool &c) { c = true; return cucore_system_device_register_events(as<SD>(h), 0x8); }},
+        {"cucore_system_device_wait_event", "device", S, [](void *h, const World &, bool &c) { cucore_system_event_t e{}; e.event_data = 9; SD *d = reinterpret_cast<SD *>(1); auto s = cucore_system_device_wait_event(as<SD>(h), 0, &e, &d); c = e.event_data == 0 && d == nullptr; return s; }},
         {"cucore_system_device_get_for_device", "device", CUCORE_OBJECT_DEVICE, [](void *h, const World &, bool &c) { SD *v = reinterpret_cast<SD *>(1); auto s = cucore_system_device_get_for_device(as<cucore_device_t>(h), &v); c = v == nullptr; return s; }},
     };
     SD *system = nullptr, *released = nullptr;

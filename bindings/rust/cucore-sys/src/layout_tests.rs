@@ -610,6 +610,27 @@ fn layout_cucore_system_memory_info_t() {
 }
 
 #[test]
+fn layout_cucore_system_field_value_t() {
+    assert_eq!((size_of::<cucore_system_field_value_t>(), align_of::<cucore_system_field_value_t>()), (40, 8));
+    assert_eq!(offset!(cucore_system_field_value_t, field_id), 0);
+    assert_eq!(offset!(cucore_system_field_value_t, scope_id), 4);
+    assert_eq!(offset!(cucore_system_field_value_t, timestamp), 8);
+    assert_eq!(offset!(cucore_system_field_value_t, latency_usec), 16);
+    assert_eq!(offset!(cucore_system_field_value_t, value_type), 24);
+    assert_eq!(offset!(cucore_system_field_value_t, result), 28);
+    assert_eq!(offset!(cucore_system_field_value_t, value), 32);
+}
+
+#[test]
+fn layout_cucore_system_event_t() {
+    assert_eq!((size_of::<cucore_system_event_t>(), align_of::<cucore_system_event_t>()), (24, 8));
+    assert_eq!(offset!(cucore_system_event_t, event_type), 0);
+    assert_eq!(offset!(cucore_system_event_t, event_data), 8);
+    assert_eq!(offset!(cucore_system_event_t, gpu_instance_id), 16);
+    assert_eq!(offset!(cucore_system_event_t, compute_instance_id), 20);
+}
+
+#[test]
 fn layout_cucore_process_lock_options_t() {
     assert_eq!((size_of::<cucore_process_lock_options_t>(), align_of::<cucore_process_lock_options_t>()), (8, 4));
     assert_eq!(offset!(cucore_process_lock_options_t, struct_size), 0);
@@ -679,6 +700,10 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_tensor_map_kind_t>(), 4);
     assert_eq!(size_of::<cucore_system_clock_t>(), 4);
     assert_eq!(size_of::<cucore_compute_mode_t>(), 4);
+    assert_eq!(size_of::<cucore_system_query_t>(), 4);
+    assert_eq!(size_of::<cucore_system_text_t>(), 4);
+    assert_eq!(size_of::<cucore_system_control_t>(), 4);
+    assert_eq!(size_of::<cucore_system_relation_t>(), 4);
     assert_eq!(size_of::<cucore_process_state_t>(), 4);
     assert_eq!(size_of::<cucore_release_fn>(), size_of::<*mut std::os::raw::c_void>());
     assert_eq!(size_of::<cucore_release_error_fn>(), size_of::<*mut std::os::raw::c_void>());

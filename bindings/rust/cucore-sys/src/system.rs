@@ -39,6 +39,164 @@ pub const CUCORE_COMPUTE_MODE_PROHIBITED: cucore_compute_mode_t = 3;
 pub const CUCORE_COMPUTE_MODE_EXCLUSIVE_PROCESS: cucore_compute_mode_t = 4;
 pub const CUCORE_COMPUTE_MODE_FORCE_INT32: cucore_compute_mode_t = 0x7fffffff;
 
+/// A numeric property of a device, read by cucore_system_device_query. Each
+/// names the NVML call it makes, its arguments (arg0, arg1; 0 where unused) and
+/// the values it gives, in order. Enumerations and bit masks are NVML's own
+/// numbers (nvml.h); "bool" values are 0 or 1.
+pub type cucore_system_query_t = c_int;
+pub const CUCORE_SYSTEM_QUERY_UNSET: cucore_system_query_t = 0;
+/// nvmlDeviceGetArchitecture: nvmlDeviceArchitecture_t
+pub const CUCORE_SYSTEM_QUERY_ARCHITECTURE: cucore_system_query_t = 1;
+/// nvmlDeviceGetBrand: nvmlBrandType_t
+pub const CUCORE_SYSTEM_QUERY_BRAND: cucore_system_query_t = 2;
+/// nvmlDeviceGetMinorNumber: N of /dev/nvidiaN
+pub const CUCORE_SYSTEM_QUERY_MINOR_NUMBER: cucore_system_query_t = 3;
+/// nvmlDeviceGetModuleId
+pub const CUCORE_SYSTEM_QUERY_MODULE_ID: cucore_system_query_t = 4;
+/// nvmlDeviceGetNumaNodeId
+pub const CUCORE_SYSTEM_QUERY_NUMA_NODE_ID: cucore_system_query_t = 5;
+/// nvmlDeviceGetC2cModeInfoV: bool
+pub const CUCORE_SYSTEM_QUERY_C2C_ENABLED: cucore_system_query_t = 6;
+/// nvmlDeviceGetPersistenceMode: bool
+pub const CUCORE_SYSTEM_QUERY_PERSISTENCE_MODE: cucore_system_query_t = 7;
+/// nvmlDeviceGetDisplayMode: bool
+pub const CUCORE_SYSTEM_QUERY_DISPLAY_CONNECTED: cucore_system_query_t = 8;
+/// nvmlDeviceGetDisplayActive: bool
+pub const CUCORE_SYSTEM_QUERY_DISPLAY_ACTIVE: cucore_system_query_t = 9;
+/// nvmlDeviceGetCudaComputeCapability: major, minor
+pub const CUCORE_SYSTEM_QUERY_COMPUTE_CAPABILITY: cucore_system_query_t = 10;
+/// nvmlDeviceGetAddressingMode: nvmlDeviceAddressingModeType_t
+pub const CUCORE_SYSTEM_QUERY_ADDRESSING_MODE: cucore_system_query_t = 11;
+/// nvmlDeviceGetPerformanceState: 0..15, 32 unknown
+pub const CUCORE_SYSTEM_QUERY_PERFORMANCE_STATE: cucore_system_query_t = 12;
+/// nvmlDeviceGetSupportedPerformanceStates: each supported P-state
+pub const CUCORE_SYSTEM_QUERY_SUPPORTED_PSTATES: cucore_system_query_t = 13;
+/// nvmlDeviceGetCurrentClocksEventReasons: bit mask
+pub const CUCORE_SYSTEM_QUERY_CLOCK_EVENT_REASONS: cucore_system_query_t = 14;
+/// nvmlDeviceGetSupportedClocksEventReasons: bit mask
+pub const CUCORE_SYSTEM_QUERY_SUPPORTED_CLOCK_EVENT_REASONS: cucore_system_query_t = 15;
+/// nvmlDeviceGetSupportedEventTypes: nvmlEventType bit mask
+pub const CUCORE_SYSTEM_QUERY_SUPPORTED_EVENT_TYPES: cucore_system_query_t = 16;
+/// nvmlDeviceGetAutoBoostedClocksEnabled: enabled, default (bools)
+pub const CUCORE_SYSTEM_QUERY_AUTO_BOOSTED_CLOCKS: cucore_system_query_t = 17;
+/// nvmlDeviceGetClock(arg0 nvmlClockType_t, arg1 nvmlClockId_t): MHz
+pub const CUCORE_SYSTEM_QUERY_CLOCK: cucore_system_query_t = 18;
+/// nvmlDeviceGetMaxClockInfo(arg0 clock type): MHz
+pub const CUCORE_SYSTEM_QUERY_MAX_CLOCK: cucore_system_query_t = 19;
+/// nvmlDeviceGetMaxCustomerBoostClock(arg0 clock type): MHz
+pub const CUCORE_SYSTEM_QUERY_MAX_CUSTOMER_BOOST_CLOCK: cucore_system_query_t = 20;
+/// nvmlDeviceGetMinMaxClockOfPState(arg0 type, arg1 P-state): min, max MHz
+pub const CUCORE_SYSTEM_QUERY_PSTATE_CLOCK_RANGE: cucore_system_query_t = 21;
+/// nvmlDeviceGetClockOffsets(arg0 type, arg1 P-state): offset, min, max MHz
+pub const CUCORE_SYSTEM_QUERY_CLOCK_OFFSETS: cucore_system_query_t = 22;
+/// nvmlDeviceGetNumFans
+pub const CUCORE_SYSTEM_QUERY_FAN_COUNT: cucore_system_query_t = 23;
+/// nvmlDeviceGetFanSpeed_v2(arg0 fan): percent
+pub const CUCORE_SYSTEM_QUERY_FAN_SPEED: cucore_system_query_t = 24;
+/// nvmlDeviceGetFanSpeedRPM(arg0 fan): RPM
+pub const CUCORE_SYSTEM_QUERY_FAN_SPEED_RPM: cucore_system_query_t = 25;
+/// nvmlDeviceGetTargetFanSpeed(arg0 fan): percent
+pub const CUCORE_SYSTEM_QUERY_FAN_TARGET_SPEED: cucore_system_query_t = 26;
+/// nvmlDeviceGetMinMaxFanSpeed: min, max percent
+pub const CUCORE_SYSTEM_QUERY_FAN_SPEED_RANGE: cucore_system_query_t = 27;
+/// nvmlDeviceGetFanControlPolicy_v2(arg0 fan): nvmlFanControlPolicy_t
+pub const CUCORE_SYSTEM_QUERY_FAN_CONTROL_POLICY: cucore_system_query_t = 28;
+/// nvmlDeviceGetCoolerInfo(arg0 cooler): signal type, target bit mask
+pub const CUCORE_SYSTEM_QUERY_COOLER: cucore_system_query_t = 29;
+pub const CUCORE_SYSTEM_QUERY_ATTRIBUTES: cucore_system_query_t = 30;
+/// nvmlDeviceGetBAR1MemoryInfo: total, free, used bytes
+pub const CUCORE_SYSTEM_QUERY_BAR1_MEMORY: cucore_system_query_t = 31;
+/// nvmlDeviceGetMemoryInfo_v2: total, reserved, free, used bytes
+pub const CUCORE_SYSTEM_QUERY_MEMORY: cucore_system_query_t = 32;
+pub const CUCORE_SYSTEM_QUERY_PCI_INFO: cucore_system_query_t = 33;
+/// nvmlDeviceGetMaxPcieLinkGeneration (device and system)
+pub const CUCORE_SYSTEM_QUERY_PCIE_MAX_LINK_GENERATION: cucore_system_query_t = 34;
+/// nvmlDeviceGetGpuMaxPcieLinkGeneration
+pub const CUCORE_SYSTEM_QUERY_PCIE_GPU_MAX_LINK_GENERATION: cucore_system_query_t = 35;
+/// nvmlDeviceGetMaxPcieLinkWidth
+pub const CUCORE_SYSTEM_QUERY_PCIE_MAX_LINK_WIDTH: cucore_system_query_t = 36;
+/// nvmlDeviceGetCurrPcieLinkGeneration
+pub const CUCORE_SYSTEM_QUERY_PCIE_LINK_GENERATION: cucore_system_query_t = 37;
+/// nvmlDeviceGetCurrPcieLinkWidth
+pub const CUCORE_SYSTEM_QUERY_PCIE_LINK_WIDTH: cucore_system_query_t = 38;
+/// nvmlDeviceGetPcieThroughput(arg0 0 TX, 1 RX): KB/s
+pub const CUCORE_SYSTEM_QUERY_PCIE_THROUGHPUT: cucore_system_query_t = 39;
+/// nvmlDeviceGetPcieReplayCounter
+pub const CUCORE_SYSTEM_QUERY_PCIE_REPLAY_COUNTER: cucore_system_query_t = 40;
+pub const CUCORE_SYSTEM_QUERY_DYNAMIC_PSTATES: cucore_system_query_t = 41;
+pub const CUCORE_SYSTEM_QUERY_PROCESSES: cucore_system_query_t = 42;
+/// nvmlDeviceGetRepairStatus: channel, TPC repair pending (bools)
+pub const CUCORE_SYSTEM_QUERY_REPAIR_STATUS: cucore_system_query_t = 43;
+/// nvmlDeviceGetTemperatureThreshold(arg0 threshold type): Celsius
+pub const CUCORE_SYSTEM_QUERY_TEMPERATURE_THRESHOLD: cucore_system_query_t = 44;
+/// nvmlDeviceGetMarginTemperature: Celsius
+pub const CUCORE_SYSTEM_QUERY_TEMPERATURE_MARGIN: cucore_system_query_t = 45;
+pub const CUCORE_SYSTEM_QUERY_THERMAL_SETTINGS: cucore_system_query_t = 46;
+/// nvmlDeviceGetInforomConfigurationChecksum
+pub const CUCORE_SYSTEM_QUERY_INFOROM_CHECKSUM: cucore_system_query_t = 47;
+/// nvmlDeviceGetLastBBXFlushTime: timestamp, duration in us
+pub const CUCORE_SYSTEM_QUERY_BBX_FLUSH_TIME: cucore_system_query_t = 48;
+/// field NVML_FI_DEV_NVLINK_LINK_COUNT: links
+pub const CUCORE_SYSTEM_QUERY_NVLINK_COUNT: cucore_system_query_t = 49;
+/// nvmlDeviceGetNvLinkVersion(arg0 link): nvmlNvlinkVersion_t
+pub const CUCORE_SYSTEM_QUERY_NVLINK_VERSION: cucore_system_query_t = 50;
+/// nvmlDeviceGetNvLinkState(arg0 link): active (bool)
+pub const CUCORE_SYSTEM_QUERY_NVLINK_STATE: cucore_system_query_t = 51;
+/// nvmlDeviceGetMigMode: current, pending (bools)
+pub const CUCORE_SYSTEM_QUERY_MIG_MODE: cucore_system_query_t = 52;
+/// nvmlDeviceIsMigDeviceHandle: bool
+pub const CUCORE_SYSTEM_QUERY_IS_MIG_DEVICE: cucore_system_query_t = 53;
+/// nvmlDeviceGetMaxMigDeviceCount
+pub const CUCORE_SYSTEM_QUERY_MAX_MIG_DEVICES: cucore_system_query_t = 54;
+pub const CUCORE_SYSTEM_QUERY_CPU_AFFINITY: cucore_system_query_t = 55;
+/// nvmlDeviceGetMemoryAffinity(arg0 scope): each NUMA node or socket
+pub const CUCORE_SYSTEM_QUERY_MEMORY_AFFINITY: cucore_system_query_t = 56;
+pub const CUCORE_SYSTEM_QUERY_FORCE_INT32: cucore_system_query_t = 0x7fffffff;
+
+/// A text property of a device, read by cucore_system_device_text.
+pub type cucore_system_text_t = c_int;
+pub const CUCORE_SYSTEM_TEXT_UNSET: cucore_system_text_t = 0;
+/// nvmlDeviceGetSerial: the board's serial number
+pub const CUCORE_SYSTEM_TEXT_SERIAL: cucore_system_text_t = 1;
+/// nvmlDeviceGetBoardPartNumber
+pub const CUCORE_SYSTEM_TEXT_BOARD_PART_NUMBER: cucore_system_text_t = 2;
+/// nvmlDeviceGetInforomImageVersion
+pub const CUCORE_SYSTEM_TEXT_INFOROM_IMAGE_VERSION: cucore_system_text_t = 3;
+/// nvmlDeviceGetInforomVersion(arg nvmlInforomObject_t)
+pub const CUCORE_SYSTEM_TEXT_INFOROM_VERSION: cucore_system_text_t = 4;
+pub const CUCORE_SYSTEM_TEXT_FORCE_INT32: cucore_system_text_t = 0x7fffffff;
+
+/// A change to a device (or to the calling thread's affinity), made by
+/// cucore_system_device_control; most need root.
+pub type cucore_system_control_t = c_int;
+pub const CUCORE_SYSTEM_CONTROL_UNSET: cucore_system_control_t = 0;
+/// nvmlDeviceSetPersistenceMode(arg0 bool)
+pub const CUCORE_SYSTEM_CONTROL_PERSISTENCE_MODE: cucore_system_control_t = 1;
+/// nvmlDeviceSetCpuAffinity: binds the calling thread
+pub const CUCORE_SYSTEM_CONTROL_SET_CPU_AFFINITY: cucore_system_control_t = 2;
+/// nvmlDeviceClearCpuAffinity
+pub const CUCORE_SYSTEM_CONTROL_CLEAR_CPU_AFFINITY: cucore_system_control_t = 3;
+/// nvmlDeviceSetFanSpeed_v2(arg0 fan, arg1 percent)
+pub const CUCORE_SYSTEM_CONTROL_FAN_SPEED: cucore_system_control_t = 4;
+/// nvmlDeviceSetDefaultFanSpeed_v2(arg0 fan)
+pub const CUCORE_SYSTEM_CONTROL_FAN_DEFAULT_SPEED: cucore_system_control_t = 5;
+/// nvmlDeviceSetMigMode(arg0 bool); its activation status too
+pub const CUCORE_SYSTEM_CONTROL_MIG_MODE: cucore_system_control_t = 6;
+/// nvmlDeviceValidateInforom (fails CORRUPTED_INFOROM)
+pub const CUCORE_SYSTEM_CONTROL_VALIDATE_INFOROM: cucore_system_control_t = 7;
+pub const CUCORE_SYSTEM_CONTROL_FORCE_INT32: cucore_system_control_t = 0x7fffffff;
+
+/// Devices related to a device, listed by cucore_system_device_related.
+pub type cucore_system_relation_t = c_int;
+pub const CUCORE_SYSTEM_RELATION_UNSET: cucore_system_relation_t = 0;
+/// nvmlDeviceGetTopologyNearestGpus(arg nvmlGpuTopologyLevel_t)
+pub const CUCORE_SYSTEM_RELATION_NEAREST_GPUS: cucore_system_relation_t = 1;
+/// nvmlDeviceGetMigDeviceHandleByIndex(arg index): one device
+pub const CUCORE_SYSTEM_RELATION_MIG_DEVICE: cucore_system_relation_t = 2;
+/// nvmlDeviceGetDeviceHandleFromMigDeviceHandle: one device
+pub const CUCORE_SYSTEM_RELATION_MIG_PARENT: cucore_system_relation_t = 3;
+pub const CUCORE_SYSTEM_RELATION_FORCE_INT32: cucore_system_relation_t = 0x7fffffff;
+
 /// A device's PCI location and identifiers, as NVML reports them.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,6 +265,58 @@ impl Default for cucore_system_memory_info_t {
     /// `CUCORE_SYSTEM_MEMORY_INFO_INIT`.
     fn default() -> Self {
         Self::INIT
+    }
+}
+
+/// One field of nvmlDeviceGetFieldValues: the caller sets field_id (NVML's
+/// NVML_FI_* number) and scope_id; the call sets the rest. `value` holds the
+/// bits of the value of type `value_type` (NVML's nvmlValueType_t: 0 double,
+/// 1 unsigned int, 2 unsigned long, 3 unsigned long long, 4 signed long long,
+/// 5 signed int, 6 unsigned short), zero-extended; `result` is NVML's
+/// nvmlReturn_t for this field alone.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_system_field_value_t {
+    pub field_id: u32,
+    pub scope_id: u32,
+    /// CPU time of the sample, microseconds since 1970
+    pub timestamp: i64,
+    /// how long NVML took to update it
+    pub latency_usec: i64,
+    pub value_type: i32,
+    pub result: i32,
+    pub value: u64,
+}
+
+impl Default for cucore_system_field_value_t {
+    /// All zeros (NULL pointers).
+    fn default() -> Self {
+        // SAFETY: every field is an integer, a raw pointer or an Option of a function pointer, for
+        // which all-zero bytes are a valid value.
+        unsafe { std::mem::zeroed() }
+    }
+}
+
+/// One event of a device (nvmlEventData_t), from cucore_system_device_wait_event.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_system_event_t {
+    /// NVML's nvmlEventType bit (e.g. 0x8 XID critical error)
+    pub event_type: u64,
+    /// its data (for XID errors, the XID)
+    pub event_data: u64,
+    /// the MIG GPU instance (0xFFFFFFFF: not MIG)
+    pub gpu_instance_id: u32,
+    /// the MIG compute instance
+    pub compute_instance_id: u32,
+}
+
+impl Default for cucore_system_event_t {
+    /// All zeros (NULL pointers).
+    fn default() -> Self {
+        // SAFETY: every field is an integer, a raw pointer or an Option of a function pointer, for
+        // which all-zero bytes are a valid value.
+        unsafe { std::mem::zeroed() }
     }
 }
 
@@ -205,4 +415,84 @@ extern "C" {
     /// so a caller can size a second call (the list may change in between).
     /// Errors: INVALID_ARGUMENT (NULL count; NULL array with a capacity), INVALID_HANDLE, NVML.
     pub fn cucore_system_device_processes(device: *const cucore_system_device_t, pids: *mut u32, used_memory: *mut u64, capacity: usize, count: *mut usize) -> cucore_status_t;
+    /// The nvmlReturn_t of the last cucore_system_* call on this thread that
+    /// failed in NVML (0 when that call failed before or outside NVML, or
+    /// succeeded): NVML_ERROR_LIBRARY_NOT_FOUND (12) where NVML is absent,
+    /// NVML_ERROR_FUNCTION_NOT_FOUND (13) where the installed NVML lacks an entry
+    /// point, else NVML's answer. Bindings read it to name NVML's error exactly.
+    /// Never fails.
+    pub fn cucore_system_last_nvml_result() -> c_int;
+    /// The driver's branch (e.g. "r580_00"), like cucore_system_driver_version
+    /// (nvmlSystemGetDriverBranch). Errors: as cucore_system_driver_version.
+    pub fn cucore_system_driver_branch(buffer: *mut c_char, capacity: usize, length: *mut usize) -> cucore_status_t;
+    /// The name of process `pid` (nvmlSystemGetProcessName), like
+    /// cucore_system_driver_version. Errors: as cucore_system_driver_version
+    /// (NVML_ERROR_NOT_FOUND: no such process).
+    pub fn cucore_system_process_name(pid: c_uint, buffer: *mut c_char, capacity: usize, length: *mut usize) -> cucore_status_t;
+    /// The GPUs with an affinity to CPU `cpu` (nvmlSystemGetTopologyGpuSet): *count
+    /// (required) gets how many there are; the first min(count, capacity) go into
+    /// devices\[\] as new handles the caller owns (devices may be NULL when capacity
+    /// is 0). Errors: INVALID_ARGUMENT (NULL count; NULL devices with a capacity),
+    /// NOT_SUPPORTED (no NVML), NVML.
+    pub fn cucore_system_devices_with_cpu_affinity(cpu: c_uint, devices: *mut *mut cucore_system_device_t, capacity: usize, count: *mut usize) -> cucore_status_t;
+    /// Reads numeric property `query` of the device (see cucore_system_query_t for
+    /// the NVML call, arguments and values of each): *count (required) gets how
+    /// many values it has; the first min(count, capacity) go into values\[\] (NULL
+    /// when capacity is 0), so a caller can size a second call for the queries
+    /// whose length varies. Errors: INVALID_ARGUMENT (NULL count; NULL values with
+    /// a capacity; `query` unknown; an argument out of range), INVALID_HANDLE,
+    /// NOT_SUPPORTED (no NVML), NVML (NOT_SUPPORTED where the GPU lacks it).
+    pub fn cucore_system_device_query(device: *const cucore_system_device_t, query: cucore_system_query_t, arg0: i64, arg1: i64, values: *mut i64, capacity: usize, count: *mut usize) -> cucore_status_t;
+    /// Reads text property `text` of the device (cucore_system_text_t; `arg` its
+    /// argument, 0 where unused) into (buffer, capacity) as
+    /// cucore_system_driver_version does. Errors: INVALID_ARGUMENT (NULL buffer with
+    /// a capacity; `text` unknown), INVALID_HANDLE, NOT_SUPPORTED (no NVML), NVML.
+    pub fn cucore_system_device_text(device: *const cucore_system_device_t, text: cucore_system_text_t, arg: i64, buffer: *mut c_char, capacity: usize, length: *mut usize) -> cucore_status_t;
+    /// Makes change `control` (cucore_system_control_t, with its arguments).
+    /// Errors: INVALID_ARGUMENT (`control` unknown; an argument out of range),
+    /// INVALID_HANDLE, NOT_SUPPORTED (no NVML; no permission: NVML's
+    /// NO_PERMISSION), NVML.
+    pub fn cucore_system_device_control(device: *mut cucore_system_device_t, control: cucore_system_control_t, arg0: i64, arg1: i64) -> cucore_status_t;
+    /// The devices of relation `relation` to the device (cucore_system_relation_t;
+    /// `arg` its argument): *count (required) gets how many; the first
+    /// min(count, capacity) go into devices\[\] as new handles the caller owns.
+    /// Errors: INVALID_ARGUMENT (NULL count; NULL devices with a capacity;
+    /// `relation` unknown), INVALID_HANDLE, NOT_SUPPORTED (no NVML), NVML.
+    pub fn cucore_system_device_related(device: *const cucore_system_device_t, relation: cucore_system_relation_t, arg: i64, devices: *mut *mut cucore_system_device_t, capacity: usize, count: *mut usize) -> cucore_status_t;
+    /// Reads `count` fields at once (nvmlDeviceGetFieldValues): the caller sets
+    /// each field_id and scope_id of values\[\]; the call fills the rest of each,
+    /// with a result per field (a field NVML cannot read is not a failure of the
+    /// call). Errors: INVALID_ARGUMENT (NULL values with a count; count above
+    /// INT_MAX), INVALID_HANDLE, NOT_SUPPORTED (no NVML), NVML.
+    pub fn cucore_system_device_field_values(device: *const cucore_system_device_t, values: *mut cucore_system_field_value_t, count: usize) -> cucore_status_t;
+    /// Resets the fields values\[i\].field_id / scope_id to zero
+    /// (nvmlDeviceClearFieldValues; counters such as NVLink throughput); the other
+    /// members are ignored. Errors: as cucore_system_device_field_values.
+    pub fn cucore_system_device_clear_field_values(device: *mut cucore_system_device_t, values: *const cucore_system_field_value_t, count: usize) -> cucore_status_t;
+    /// The P2P status of capability `caps_index` (NVML's nvmlGpuP2PCapsIndex_t)
+    /// between two devices in *status (nvmlGpuP2PStatus_t; 0 = OK)
+    /// (nvmlDeviceGetP2PStatus). Errors: INVALID_ARGUMENT (NULL), INVALID_HANDLE,
+    /// NOT_SUPPORTED (no NVML), NVML.
+    pub fn cucore_system_device_p2p_status(device: *const cucore_system_device_t, peer: *const cucore_system_device_t, caps_index: c_int, status: *mut c_int) -> cucore_status_t;
+    /// The closest common ancestor of two devices in the PCI topology in *level
+    /// (NVML's nvmlGpuTopologyLevel_t: 0 internal, 10 single switch, 20 multiple,
+    /// 30 host bridge, 40 NUMA node, 50 system) (nvmlDeviceGetTopologyCommonAncestor).
+    /// Errors: as cucore_system_device_p2p_status.
+    pub fn cucore_system_device_common_ancestor(device: *const cucore_system_device_t, peer: *const cucore_system_device_t, level: *mut c_int) -> cucore_status_t;
+    /// Starts recording the events of the bit mask `event_types` (NVML's
+    /// nvmlEventType bits; cucore_system_device_query(SUPPORTED_EVENT_TYPES) lists a
+    /// GPU's) in this handle's event set: each system device handle object has its
+    /// own (made by its first call, freed with the handle), so two handles of the
+    /// same GPU record separately and another call adds types to the same set.
+    /// Events before the call are not recorded. Linux only.
+    /// Errors: INVALID_ARGUMENT (no type), INVALID_HANDLE, NOT_SUPPORTED (no NVML; a
+    /// type the GPU lacks: NVML's NOT_SUPPORTED), NVML.
+    pub fn cucore_system_device_register_events(device: *mut cucore_system_device_t, event_types: u64) -> cucore_status_t;
+    /// Waits up to `timeout_ms` milliseconds (0: no limit) for the next event
+    /// recorded in this handle's set (nvmlEventSetWait_v2) and gives it in *event and
+    /// its GPU in *event_device (new handle, caller owns it; may be NULL when not
+    /// wanted). Errors: INVALID_ARGUMENT (NULL event; no events registered on this
+    /// handle), INVALID_HANDLE, NOT_READY (the timeout passed: NVML's TIMEOUT),
+    /// NOT_SUPPORTED (no NVML), NVML (GPU_IS_LOST, ...).
+    pub fn cucore_system_device_wait_event(device: *mut cucore_system_device_t, timeout_ms: c_uint, event: *mut cucore_system_event_t, event_device: *mut *mut cucore_system_device_t) -> cucore_status_t;
 }

@@ -11,6 +11,146 @@ use cucore_sys as sys;
 use crate::common::{c_string, check, owned_str, read_text, Result};
 use crate::device::Device;
 
+mod kinds;
+pub use kinds::{Control, Query, Relation, Text};
+
+/// NVML's `nvmlReturn_t` of the last `cucore_system_*` call on this thread that failed in NVML
+/// (`cucore_system_last_nvml_result`): 0 where that call failed before or outside NVML (or
+/// succeeded), 12 (`NVML_ERROR_LIBRARY_NOT_FOUND`) without NVML, 13 (`FUNCTION_NOT_FOUND`) where
+/// the installed NVML lacks the entry point, else NVML's answer (3 `NOT_SUPPORTED`, ...). Read it
+/// right after the failing call, on the same thread, as the error's message is.
+pub fn last_nvml_result() -> i32 {
+    // SAFETY: reads this thread's slot only.
+    unsafe { sys::cucore_system_last_nvml_result() }
+}
+
+/// The driver's branch, e.g. `"r580_00"` (cuda.core's `get_driver_branch`).
+pub fn driver_branch() -> Result<String> {
+    // SAFETY: the closure passes the buffer triple through unchanged.
+    read_text(|b, c, l| unsafe { sys::cucore_system_driver_branch(b, c, l) })
+}
+
+/// The name of process `pid` (cuda.core's `get_process_name`); NVML's `NOT_FOUND` (status
+/// `InvalidArgument`) where there is none.
+pub fn process_name(pid: u32) -> Result<String> {
+    // SAFETY: as in `driver_branch`.
+    read_text(|b, c, l| unsafe { sys::cucore_system_process_name(pid, b, c, l) })
+}
+
+/// The GPUs with an affinity to CPU `cpu` (cuda.core's `Device.get_all_devices_with_cpu_affinity`).
+pub fn devices_with_cpu_affinity(cpu: u32) -> Result<Vec<SystemDevice>> {
+    // SAFETY: the closure passes the array triple through unchanged.
+    devices(|d, c, n| unsafe { sys::cucore_system_devices_with_cpu_affinity(cpu, d, c, n) })
+}
+
+/// Reads a list of new device handles from a (devices, capacity, count) call, sized then read
+/// (again if it grew in between).
+fn devices<F>(mut call: F) -> Result<Vec<SystemDevice>>
+where
+    F: FnMut(*mut *mut sys::cucore_system_device_t, usize, *mut usize) -> sys::cucore_status_t,
+{
+    let mut count: usize = 0;
+    check(call(ptr::null_mut(), 0, &mut count))?;
+    loop {
+        let capacity = count + 4;
+        let mut raw = vec![ptr::null_mut(); capacity];
+        check(call(raw.as_mut_ptr(), capacity, &mut count))?;
+        // Every handle written is ours, kept or dropped (released) here.
+        let got: Vec<SystemDevice> =
+            raw.into_iter().take(count.min(capacity)).map(SystemDevice::from_out).collect::<Result<_>>()?;
+        if count <= capacity {
+            return Ok(got);
+        }
+    }
+}
+
+/// One event of a GPU ([`SystemDevice::wait_event`]; `cucore_system_event_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Event {
+    /// NVML's `nvmlEventType` bit, e.g. 0x8 for an XID critical error.
+    pub event_type: u64,
+    /// The event's data (for an XID error, the XID).
+    pub event_data: u64,
+    /// The MIG GPU instance (`0xFFFFFFFF` where not MIG).
+    pub gpu_instance_id: u32,
+    /// The MIG compute instance.
+    pub compute_instance_id: u32,
+}
+
+/// One field of [`SystemDevice::field_values`]: NVML's `NVML_FI_*` id and scope in; its sample,
+/// value and NVML result out (`cucore_system_field_value_t`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FieldValue {
+    /// The field's `NVML_FI_*` number.
+    pub field_id: u32,
+    /// Its scope (a link, an instance, ... as the field defines; 0 for most).
+    pub scope_id: u32,
+    /// When NVML sampled it, in microseconds since 1970.
+    pub timestamp: i64,
+    /// How long NVML took to update it, in microseconds.
+    pub latency_usec: i64,
+    /// The value, or `Err(nvmlReturn_t)` where NVML could not read this field.
+    pub value: std::result::Result<FieldValueKind, i32>,
+}
+
+/// A field's value, of the type NVML gave it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FieldValueKind {
+    /// A floating-point value.
+    Double(f64),
+    /// An unsigned value (NVML's unsigned int, long, long long or short).
+    Unsigned(u64),
+    /// A signed value (NVML's signed int or long long).
+    Signed(i64),
+}
+
+impl FieldValue {
+    /// Field `field_id` of scope 0, to be read.
+    pub fn new(field_id: u32) -> FieldValue {
+        FieldValue::scoped(field_id, 0)
+    }
+
+    /// Field `field_id` of scope `scope_id`, to be read.
+    pub fn scoped(field_id: u32, scope_id: u32) -> FieldValue {
+        FieldValue { field_id, scope_id, timestamp: 0, latency_usec: 0, value: Err(0) }
+    }
+
+    fn from_raw(c: &sys::cucore_system_field_value_t) -> FieldValue {
+        let value = if c.result != 0 {
+            Err(c.result)
+        } else {
+            Ok(match c.value_type {
+                0 => FieldValueKind::Double(f64::from_bits(c.value)),
+                4 => FieldValueKind::Signed(c.value as i64),
+                5 => FieldValueKind::Signed(c.value as u32 as i32 as i64),
+                _ => FieldValueKind::Unsigned(c.value),
+            })
+        };
+        FieldValue {
+            field_id: c.field_id,
+            scope_id: c.scope_id,
+            timestamp: c.timestamp,
+            latency_usec: c.latency_usec,
+            value,
+        }
+    }
+}
+
+fn raw_fields(fields: &[FieldValue]) -> Vec<sys::cucore_system_field_value_t> {
+    fields
+        .iter()
+        .map(|f| sys::cucore_system_field_value_t {
+            field_id: f.field_id,
+            scope_id: f.scope_id,
+            timestamp: 0,
+            latency_usec: 0,
+            value_type: 0,
+            result: 0,
+            value: 0,
+        })
+        .collect()
+}
+
 /// What [`ProcessInfo::used_gpu_memory`] reads where NVML cannot see a process's memory.
 pub const MEMORY_NOT_AVAILABLE: u64 = u64::MAX;
 
@@ -311,6 +451,119 @@ impl SystemDevice {
                 return Ok((0..count).map(|i| ProcessInfo { pid: pids[i], used_gpu_memory: used[i] }).collect());
             }
         }
+    }
+
+    /// The values of numeric property `query` with its arguments (`cucore_system_device_query`;
+    /// include/cucore/system.h documents each query's NVML call, arguments and values; NVML's enums
+    /// and bit masks are its own numbers).
+    pub fn query(&self, query: Query, arg0: i64, arg1: i64) -> Result<Vec<i64>> {
+        let mut count: usize = 0;
+        // SAFETY: a live handle; no array with a capacity of 0.
+        check(unsafe {
+            sys::cucore_system_device_query(self.as_raw(), query.raw(), arg0, arg1, ptr::null_mut(), 0, &mut count)
+        })?;
+        loop {
+            let capacity = count + 8;
+            let mut values = vec![0i64; capacity];
+            // SAFETY: an array of `capacity` elements.
+            check(unsafe {
+                sys::cucore_system_device_query(
+                    self.as_raw(),
+                    query.raw(),
+                    arg0,
+                    arg1,
+                    values.as_mut_ptr(),
+                    capacity,
+                    &mut count,
+                )
+            })?;
+            if count <= capacity {
+                values.truncate(count);
+                return Ok(values);
+            }
+        }
+    }
+
+    /// Text property `text` with its argument (`cucore_system_device_text`), e.g. the serial number.
+    pub fn text_of(&self, text: Text, arg: i64) -> Result<String> {
+        // SAFETY: a live handle; the closure passes the buffer triple through unchanged.
+        read_text(|b, c, l| unsafe { sys::cucore_system_device_text(self.as_raw(), text.raw(), arg, b, c, l) })
+    }
+
+    /// Makes change `control` with its arguments (`cucore_system_device_control`; most need root).
+    pub fn control(&self, control: Control, arg0: i64, arg1: i64) -> Result<()> {
+        // SAFETY: a live handle.
+        check(unsafe { sys::cucore_system_device_control(self.as_raw(), control.raw(), arg0, arg1) })
+    }
+
+    /// The devices of `relation` to this one (`cucore_system_device_related`): the GPUs nearest at a
+    /// topology level, a MIG device by index, or a MIG device's parent.
+    pub fn related(&self, relation: Relation, arg: i64) -> Result<Vec<SystemDevice>> {
+        // SAFETY: a live handle; the closure passes the array triple through unchanged.
+        devices(|d, c, n| unsafe { sys::cucore_system_device_related(self.as_raw(), relation.raw(), arg, d, c, n) })
+    }
+
+    /// Reads several fields at once (`cucore_system_device_field_values`); each comes back with
+    /// its value or NVML's error for it alone.
+    pub fn field_values(&self, fields: &[FieldValue]) -> Result<Vec<FieldValue>> {
+        let mut raw = raw_fields(fields);
+        // SAFETY: a live handle and an array of `raw.len()` fields.
+        check(unsafe { sys::cucore_system_device_field_values(self.as_raw(), raw.as_mut_ptr(), raw.len()) })?;
+        Ok(raw.iter().map(FieldValue::from_raw).collect())
+    }
+
+    /// Resets fields (counters) to zero (`cucore_system_device_clear_field_values`).
+    pub fn clear_field_values(&self, fields: &[FieldValue]) -> Result<()> {
+        let raw = raw_fields(fields);
+        // SAFETY: a live handle and an array of `raw.len()` fields.
+        check(unsafe { sys::cucore_system_device_clear_field_values(self.as_raw(), raw.as_ptr(), raw.len()) })
+    }
+
+    /// The P2P status (NVML's `nvmlGpuP2PStatus_t`, 0 = OK) of capability `caps_index`
+    /// (`nvmlGpuP2PCapsIndex_t`) between this GPU and `peer` (cuda.core's `get_p2p_status`).
+    pub fn p2p_status(&self, peer: &SystemDevice, caps_index: i32) -> Result<i32> {
+        let mut v: c_int = 0;
+        // SAFETY: live handles and a valid out-pointer.
+        check(unsafe { sys::cucore_system_device_p2p_status(self.as_raw(), peer.as_raw(), caps_index, &mut v) })?;
+        Ok(v)
+    }
+
+    /// The nearest common ancestor of this GPU and `peer` in the PCI topology (NVML's
+    /// `nvmlGpuTopologyLevel_t`: 0 internal .. 50 system; cuda.core's `get_topology_common_ancestor`).
+    pub fn common_ancestor(&self, peer: &SystemDevice) -> Result<i32> {
+        let mut v: c_int = 0;
+        // SAFETY: live handles and a valid out-pointer.
+        check(unsafe { sys::cucore_system_device_common_ancestor(self.as_raw(), peer.as_raw(), &mut v) })?;
+        Ok(v)
+    }
+
+    /// Starts recording the events of bit mask `event_types` (NVML's `nvmlEventType` bits) in this
+    /// handle's own event set (`cucore_system_device_register_events`; cuda.core's
+    /// `Device.register_events`); a clone shares the set, another handle of the GPU has its own.
+    pub fn register_events(&self, event_types: u64) -> Result<()> {
+        // SAFETY: a live handle.
+        check(unsafe { sys::cucore_system_device_register_events(self.as_raw(), event_types) })
+    }
+
+    /// Waits up to `timeout_ms` milliseconds (0: no limit) for the next recorded event
+    /// (`cucore_system_device_wait_event`); `Status::NotReady` with [`last_nvml_result`] 10
+    /// (`NVML_ERROR_TIMEOUT`) when none came in time.
+    pub fn wait_event(&self, timeout_ms: u32) -> Result<(Event, Option<SystemDevice>)> {
+        let mut event =
+            sys::cucore_system_event_t { event_type: 0, event_data: 0, gpu_instance_id: 0, compute_instance_id: 0 };
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle and valid out-pointers.
+        check(unsafe { sys::cucore_system_device_wait_event(self.as_raw(), timeout_ms, &mut event, &mut raw) })?;
+        let device = if raw.is_null() { None } else { Some(SystemDevice::from_out(raw)?) };
+        Ok((
+            Event {
+                event_type: event.event_type,
+                event_data: event.event_data,
+                gpu_instance_id: event.gpu_instance_id,
+                compute_instance_id: event.compute_instance_id,
+            },
+            device,
+        ))
     }
 
     fn text(

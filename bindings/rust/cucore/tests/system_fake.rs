@@ -12,7 +12,10 @@ use std::sync::Once;
 
 use common::*;
 use cucore::checkpoint::{Process, ProcessState};
-use cucore::system::{self, Clock, ComputeMode, MemoryInfo, SystemDevice, Utilization};
+use cucore::system::{
+    self, Clock, ComputeMode, Control, FieldValue, FieldValueKind, MemoryInfo, Query, Relation, SystemDevice, Text,
+    Utilization,
+};
 use cucore::Status;
 
 fn fakes(test: &str) -> Option<Device> {
@@ -81,6 +84,54 @@ fn system_information_from_the_fake_nvml() {
     assert_eq!(e.status, Status::InvalidArgument);
     assert!(e.message.contains("NVML_ERROR_NOT_FOUND"), "{}", e.message);
     assert_eq!(SystemDevice::by_uuid("a\0b").unwrap_err().status, Status::InvalidArgument);
+}
+
+#[test]
+fn the_generic_readers_against_the_fake_nvml() {
+    let _serial = serial();
+    let Some(_cuda0) = fakes("the_generic_readers_against_the_fake_nvml") else { return };
+    let (d0, d1) = (SystemDevice::get(0).unwrap(), SystemDevice::get(1).unwrap());
+    assert_eq!(system::driver_branch().unwrap(), "r580_00");
+    assert_eq!(system::process_name(42).unwrap(), "fake-process-42");
+    let e = system::process_name(0).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument);
+    assert_eq!(system::last_nvml_result(), 6, "NVML_ERROR_NOT_FOUND");
+    assert_eq!(d0.query(Query::Architecture, 0, 0).unwrap(), vec![9]);
+    assert_eq!(d0.query(Query::ComputeCapability, 0, 0).unwrap(), vec![9, 0]);
+    assert_eq!(d1.query(Query::CpuAffinity, 0, 0).unwrap(), vec![4, 5, 6, 7]);
+    assert_eq!(d0.query(Query::ClockOffsets, 1, 2).unwrap(), vec![12, -500, 1000]);
+    assert_eq!(d0.query(Query::DynamicPstates, 0, 0).unwrap().len(), 33);
+    assert_eq!(d0.query(Query::FanSpeed, -1, 0).unwrap_err().status, Status::InvalidArgument);
+    assert_eq!(system::last_nvml_result(), 0, "refused before NVML");
+    assert_eq!(d1.text_of(Text::Serial, 0).unwrap(), "1658220000001");
+    assert_eq!(d0.text_of(Text::InforomVersion, 2).unwrap(), "1.0");
+    d0.control(Control::FanSpeed, 0, 64).unwrap();
+    assert_eq!(d0.query(Query::FanSpeed, 0, 0).unwrap(), vec![64]);
+    d0.control(Control::FanDefaultSpeed, 0, 0).unwrap();
+    assert_eq!(d0.query(Query::FanSpeed, 0, 0).unwrap(), vec![30]);
+    assert_eq!(d0.related(Relation::NearestGpus, 40).unwrap(), vec![d1.clone()]);
+    let e = d0.related(Relation::MigDevice, 0).unwrap_err();
+    assert_eq!((e.status, system::last_nvml_result()), (Status::InvalidArgument, 6));
+    assert_eq!(system::devices_with_cpu_affinity(1).unwrap(), vec![d0.clone()]);
+    assert!(system::devices_with_cpu_affinity(99).unwrap().is_empty());
+    let fields = d0.field_values(&[FieldValue::new(91), FieldValue::scoped(186, 0), FieldValue::new(5)]).unwrap();
+    assert_eq!(fields[0].value, Ok(FieldValueKind::Unsigned(18)));
+    assert_eq!(fields[1].value, Ok(FieldValueKind::Double(100.5)));
+    assert_eq!(fields[2].value, Err(3), "NOT_SUPPORTED for that field alone");
+    assert_eq!(fields[1].latency_usec, 7);
+    d0.clear_field_values(&[FieldValue::new(91)]).unwrap();
+    assert_eq!(d0.p2p_status(&d1, 0).unwrap(), 0);
+    assert_eq!(d0.p2p_status(&d1, 3).unwrap(), 5);
+    assert_eq!(d0.common_ancestor(&d1).unwrap(), 40);
+    assert_eq!(d0.common_ancestor(&d0).unwrap(), 0);
+
+    // Events: none waits as NVML's TIMEOUT; an XID is not posted here (the fake's control is a C
+    // export of libcucore_fake_nvml.so, driven from Python), so the Rust side checks the paths.
+    assert_eq!(d0.wait_event(0).unwrap_err().status, Status::InvalidArgument, "nothing registered");
+    d0.register_events(0x8).unwrap();
+    let e = d0.wait_event(5).unwrap_err();
+    assert_eq!((e.status, system::last_nvml_result()), (Status::NotReady, 10));
+    assert_eq!(d0.register_events(0x10).unwrap_err().status, Status::NotSupported);
 }
 
 #[test]
