@@ -174,15 +174,21 @@ TEST_F(VirtualMemoryTest, ZeroedOptionsAreTheDefaults) {
 }
 
 TEST_F(VirtualMemoryTest, PlacementAndRdmaOptionsReachTheDriver) {
-    // A free, aligned range asked for by hint is where the buffer lands; the alignment is honoured.
-    const uint64_t hint = 0x7f0000000000ull;
+    // A free, aligned range asked for by hint is where the buffer lands; the alignment is honoured. The hint is
+    // a range the driver just gave out and took back, so it is free whatever other tests reserved.
+    CUdeviceptr hint = 0;
+    {
+        fake::Uncounted quiet;
+        ASSERT_EQ(fake::table().cuMemAddressReserve(&hint, kGran, 0, 0, 0), CUDA_SUCCESS);
+        ASSERT_EQ(fake::table().cuMemAddressFree(hint, kGran), CUDA_SUCCESS);
+    }
     cucore_virtual_memory_resource_options_t o = CUCORE_VIRTUAL_MEMORY_RESOURCE_OPTIONS_INIT;
     o.address_hint = hint;
     o.gpu_direct_rdma = 1;
     cucore_memory_resource_t *r = create(&o);
     cucore_buffer_t *b = alloc(r, 1000, nullptr);
     ASSERT_NE(b, nullptr);
-    EXPECT_EQ(address_of(b), hint) << "the hinted range was free";
+    EXPECT_EQ(address_of(b), static_cast<uint64_t>(hint)) << "the hinted range was free";
     EXPECT_EQ(fake::vmm_prop(address_of(b)).allocFlags.gpuDirectRDMACapable, 1);
     cucore_buffer_release(b);
     cucore_memory_resource_release(r);
