@@ -493,6 +493,13 @@ def _node_list(call: Any, h: Any, *owners: Any) -> List[Any]:
             _fast_graph_node_release(_handle_arg(hv))
 
 
+def _replaced(definition: Any) -> bool:
+    """Whether `definition` is a child graph a child-graph node update replaced: the driver may give its CUgraph
+    address to a new graph, whose wrapper must then be a new one."""
+    count = _c_size_t()
+    return _cucore_graph_definition_nodes(definition._h, None, 0, count) == Status.ERROR_INVALID_STATE
+
+
 class GraphDefinition(HandleObject, _NodeAdders):
     """A graph definition (a CUgraph): nodes and the dependencies between them, added explicitly (this
     object's adders make entry nodes; a node's adders make nodes depending on it) or captured by a
@@ -527,7 +534,7 @@ class GraphDefinition(HandleObject, _NodeAdders):
             _fast_graph_definition_release(h)
             raise_error(st)
         existing = _definitions.get(raw.value)
-        if existing is not None and existing._h is not None:
+        if existing is not None and existing._h is not None and not _replaced(existing):
             _fast_graph_definition_release(h)
             return existing
         d = _new(cls)
