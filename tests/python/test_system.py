@@ -333,12 +333,87 @@ def test_every_cuda_core_member_against_the_fake_nvml(fakes):
     assert out.strip().endswith("ok")
 
 
+def test_system_events_against_the_fake_nvml(fakes):
+    out = _run("""
+        import ctypes, os
+        import cucore
+        from cucore import system
+        from cucore.system.typing import SystemEventType
+        fake = ctypes.CDLL(os.environ["CUCORE_NVML_PATH"])
+        fake.fake_nvml_post_system_event.argtypes = [ctypes.c_ulonglong, ctypes.c_uint]
+        fake.fake_nvml_live_system_event_sets.restype = ctypes.c_ulong
+        fake.fake_nvml_fail_entry.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        UNBIND, BIND = 1, 2  # NVML's nvmlSystemEventType bits
+        GPU0, GPU1 = 0x100, 0x200  # packed PCI locations of the fake's 00000000:01:00.0 and 00000000:02:00.0
+        fake.fake_nvml_post_system_event(BIND, GPU0)  # before any registration: recorded nowhere
+        events = system.register_events([SystemEventType.UNBIND, "bind"])
+        assert isinstance(events, system.RegisteredSystemEvents) and fake.fake_nvml_live_system_event_sets() == 1
+        try:
+            events.wait(timeout_ms=5)
+            raise AssertionError("no event yet")
+        except system.TimeoutError as e:
+            assert e.status == 10 and isinstance(e, system.NvmlError) and "nvmlSystemEventSetWait" in str(e)
+        fake.fake_nvml_post_system_event(UNBIND, GPU1)
+        fake.fake_nvml_post_system_event(BIND, GPU0)
+        fake.fake_nvml_post_system_event(BIND, GPU1)
+        got = events.wait(timeout_ms=1000, buffer_size=2)
+        assert isinstance(got, system.SystemEvents) and len(got) == 2
+        assert [(e.event_type, e.gpu_id) for e in got] == [(SystemEventType.UNBIND, GPU1), (SystemEventType.BIND, GPU0)]
+        assert isinstance(got[0], system.SystemEvent) and got[-1] is got[1] and list(got) == [got[0], got[1]]
+        assert got[0].device == system.Device(index=1) and got[1].device.pci_bus_id == "00000000:01:00.0"
+        rest = events.wait(buffer_size=8)  # no time limit: one is ready
+        assert len(rest) == 1 and rest[0].event_type is SystemEventType.BIND and rest[0].device.index == 1
+        # A set records only its own types.
+        binds = system.register_events(SystemEventType.BIND)
+        fake.fake_nvml_post_system_event(UNBIND, GPU0)
+        try:
+            binds.wait(timeout_ms=1)
+            raise AssertionError("an unbind is not recorded in a set of binds")
+        except system.TimeoutError:
+            pass
+        assert [e.gpu_id for e in events.wait(timeout_ms=1, buffer_size=3)] == [GPU0]
+        assert fake.fake_nvml_live_system_event_sets() == 2
+        events.close()
+        binds.close()
+        assert fake.fake_nvml_live_system_event_sets() == 0
+        try:
+            events.wait()
+            raise AssertionError("closed")
+        except cucore.InvalidHandleError:
+            pass
+        for bad in ("suspend", []):
+            try:
+                system.register_events(bad)
+                raise AssertionError(bad)
+            except ValueError:
+                pass
+        for bad in (0, -1):
+            try:
+                system.register_events("bind").wait(buffer_size=bad)
+                raise AssertionError(bad)
+            except system.InvalidArgumentError as e:  # NVML's answer to an empty buffer, as cuda.core's
+                assert e.status == 2
+        assert fake.fake_nvml_live_system_event_sets() == 0, "freed with their wrappers"
+        fake.fake_nvml_fail_entry(b"nvmlSystemRegisterEvents", 3)  # as on a VM: NVML's NOT_SUPPORTED
+        try:
+            system.register_events(SystemEventType.UNBIND)
+            raise AssertionError("not supported")
+        except system.NotSupportedError as e:
+            assert e.status == 3
+        fake.fake_nvml_fail_entry(None, 0)
+        assert fake.fake_nvml_live_system_event_sets() == 0
+        print("ok")
+    """, **fakes)
+    assert out.strip().endswith("ok")
+
+
 def test_without_nvml_each_call_says_so_and_the_rest_works(fakes):
     out = _run("""
         import cucore
         from cucore import system
         for call in (system.get_num_devices, system.get_nvml_version, system.get_kernel_mode_driver_version,
-                     system.get_driver_branch, lambda: system.Device(0), lambda: cucore.Device(0).to_system_device()):
+                     system.get_driver_branch, lambda: system.Device(0), lambda: cucore.Device(0).to_system_device(),
+                     lambda: system.register_events("bind")):
             try:
                 call()
                 raise AssertionError("NVML is absent")
@@ -507,3 +582,27 @@ def test_every_cuda_core_member_on_the_real_nvml(gpu, fake_driver):
         if other != d:
             assert isinstance(system.get_topology_common_ancestor(d, other), GpuTopologyLevel)
             assert isinstance(system.get_p2p_status(d, other, "read"), system.typing.GpuP2PStatus)
+
+
+@pytest.mark.gpu
+def test_system_events_on_the_real_nvml_register_or_are_not_supported(gpu, fake_driver):
+    if fake_driver:
+        pytest.skip("the real NVML describes the real GPUs, not the fake driver's")
+    from cucore.system.typing import SystemEventType
+    try:
+        events = system.register_events([SystemEventType.UNBIND, SystemEventType.BIND])
+    except system.LibraryNotFoundError as e:
+        pytest.skip(f"NVML is not available here: {e}")
+    except (system.NotSupportedError, system.FunctionNotFoundError) as e:
+        # Many virtual machines record no system events; an older NVML lacks the calls: said, never a crash.
+        assert e.status in (3, 13) and "nvmlSystem" in str(e), str(e)
+        return
+    with events:
+        # Nobody binds or unbinds a GPU meanwhile: a short wait times out (or, woken early, gives known types).
+        try:
+            received = events.wait(timeout_ms=10, buffer_size=4)
+        except system.TimeoutError as e:
+            assert e.status == 10
+            received = []
+        assert len(received) <= 4 and all(e.event_type in SystemEventType for e in received)
+    assert events.is_closed

@@ -17,6 +17,7 @@ from . import exceptions, typing
 from . import _calls
 from ._accessors import ClockInfo, FanInfo, InforomInfo, MigInfo, NvlinkInfo, PciInfo, Temperature
 from ._device import Device, DeviceEvents, EventData, get_p2p_status, get_topology_common_ancestor
+from ._system_events import RegisteredSystemEvents, SystemEvent, SystemEvents, register_events
 from ._info import (BAR1MemoryInfo, ClockOffsets, CoolerInfo, DeviceAttributes, FieldValue, FieldValues,
                     GpuDynamicPstatesInfo, GpuDynamicPstatesUtilization, MemoryInfo, ProcessInfo, RepairStatus,
                     ThermalSensor, ThermalSettings, Utilization)
@@ -32,7 +33,7 @@ from .exceptions import (AlreadyInitializedError, ArgumentVersionMismatchError, 
 __all__ = ["CUDA_BINDINGS_NVML_IS_COMPATIBLE", "Device", "NvlinkInfo", "get_cuda_driver_version",
            "get_driver_branch", "get_driver_version", "get_kernel_mode_driver_version", "get_num_devices",
            "get_nvml_version", "get_p2p_status", "get_process_name", "get_topology_common_ancestor",
-           "get_user_mode_driver_version", "exceptions", "typing"] + exceptions.__all__
+           "get_user_mode_driver_version", "register_events", "exceptions", "typing"] + exceptions.__all__
 
 # cuda.core tells with this whether its cuda-bindings has NVML; cucore reaches NVML through libcucore, always.
 CUDA_BINDINGS_NVML_IS_COMPATIBLE: bool = True
