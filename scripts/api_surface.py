@@ -141,7 +141,8 @@ def _describe_class(cls) -> dict:
     if issubclass(cls, BaseException):
         return {"kind": "exception", "bases": [b.__name__ for b in cls.__mro__[1:] if b is not object]}
     members = {}
-    names = {n for klass in cls.__mro__ if klass is not object for n in vars(klass)}
+    # What a class inherits from a builtin (int's bit_length, is_integer...) is Python's, not the package's API.
+    names = {n for klass in cls.__mro__ if klass.__module__ != "builtins" for n in vars(klass)}
     for name in sorted(names):
         if name.startswith("_") and name not in PROTOCOL_DUNDERS:
             continue
@@ -307,7 +308,9 @@ def reference_surface(snapshot: Path | None) -> tuple[dict, str]:
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "snapshot":
         core = importlib.import_module(REFERENCE_PACKAGE)
+        bindings = importlib.import_module("cuda.bindings")
         data = {"generated_by": "scripts/api_surface.py snapshot", "cuda_core_version": core.__version__,
+                "cuda_bindings_version": bindings.__version__, "python": sys.version.split()[0],
                 "surface": describe(REFERENCE_PACKAGE)}
         Path(argv[1]).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
         return 0

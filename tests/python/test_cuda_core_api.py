@@ -3,7 +3,7 @@ parameter (name, position, keyword-only or not, default), enum member and except
 exists in cucore under the same name, apart from the deliberate exclusions listed with their reasons in
 docs/moving_from_cuda_core.md. Where cuda.core imports (the GPU server) it is described live; elsewhere the
 committed snapshot of its surface (tests/python/data/cuda_core_api.json, `scripts/api_surface.py snapshot`)
-stands in, and the live run also checks that snapshot."""
+stands in (made on the GPU server, the reference environment), and the live run there checks it."""
 import importlib
 import json
 import sys
@@ -64,8 +64,12 @@ def test_exclusions_are_short_documented_and_still_needed():
 def test_snapshot_is_cuda_core_as_installed():
     core = _live_cuda_core()
     data = json.loads(SNAPSHOT.read_text())
-    if core.__version__ != data["cuda_core_version"]:
-        pytest.skip(f"cuda.core {core.__version__} is installed; the snapshot is of {data['cuda_core_version']}")
+    bindings = importlib.import_module("cuda.bindings").__version__
+    # cuda.core re-exports some of cuda.bindings' enums (system.typing.FieldId, DeviceArch), whose members follow
+    # the bindings' version: the snapshot is of the GPU server's pair.
+    if (core.__version__, bindings) != (data["cuda_core_version"], data["cuda_bindings_version"]):
+        pytest.skip(f"cuda.core {core.__version__} over cuda.bindings {bindings} is installed; the snapshot is of "
+                    f"{data['cuda_core_version']} over {data['cuda_bindings_version']}")
     live = api_surface.describe("cuda.core")
     assert live == data["surface"], "regenerate: scripts/api_surface.py snapshot " + str(SNAPSHOT)
 

@@ -64,7 +64,7 @@ def test_everything_against_the_fake_nvml(fakes):
         assert system.get_user_mode_driver_version() == (13, 0)
         assert system.get_driver_version() == ((13, 0), (580, 65, 6))
         assert system.get_num_devices() == 2
-        d = system.Device(1)
+        d = system.Device(index=1)
         assert d.index == 1 and d.name == "Fake GPU 1"
         assert d.uuid == "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f"
         assert d.pci_bus_id == "00000000:02:00.0"
@@ -115,7 +115,7 @@ def test_everything_against_the_fake_nvml(fakes):
             except ValueError:  # cuda.core's error for anything but one of them
                 pass
         try:
-            system.Device(5)
+            system.Device(index=5)
             raise AssertionError("no GPU 5")
         except system.InvalidArgumentError as e:
             assert e.status == 2 and "not below the number of GPUs NVML sees (2)" in str(e)
@@ -412,7 +412,7 @@ def test_without_nvml_each_call_says_so_and_the_rest_works(fakes):
         import cucore
         from cucore import system
         for call in (system.get_num_devices, system.get_nvml_version, system.get_kernel_mode_driver_version,
-                     system.get_driver_branch, lambda: system.Device(0), lambda: cucore.Device(0).to_system_device(),
+                     system.get_driver_branch, lambda: system.Device(index=0), lambda: cucore.Device(0).to_system_device(),
                      lambda: system.register_events("bind")):
             try:
                 call()
@@ -449,7 +449,8 @@ def test_typing_members_are_cuda_cores():
         "GPU not supported"
     assert typing.DeviceArch(9) is typing.DeviceArch.HOPPER and typing.DeviceArch.UNKNOWN == 0xFFFFFFFF
     assert typing.FieldId.DEV_ECC_CURRENT == 1 and typing.FieldId(91).name == "DEV_NVLINK_LINK_COUNT"
-    assert len(typing.FieldId) == 293 and 91 in typing.FieldId and 100000 not in typing.FieldId
+    assert len(typing.FieldId) == 294 and 91 in typing.FieldId and 100000 not in typing.FieldId
+    assert typing.FieldId.MAX == 289, "NVML_FI_MAX of CUDA 13.0, which cuda.core over cuda-bindings 13.3 names"
     with pytest.raises(ValueError):
         typing.DeviceArch(1)
 
@@ -469,7 +470,7 @@ def test_nvml_agrees_with_the_cuda_driver(gpu, fake_driver):
     assert d.to_cuda_device() is gpu
     assert system.Device(uuid=d.uuid) == d
     assert system.Device(pci_bus_id=gpu.pci_bus_id) == d
-    assert system.Device(d.index) == d
+    assert system.Device(index=d.index) == d
     assert d.pci_bus_id.lower().endswith(gpu.pci_bus_id.lower().split(":", 1)[1])
     info = d.pci_info
     _, bus, slot = gpu.pci_bus_id.split(".")[0].split(":")  # "dddd:bb:dd.f"

@@ -123,3 +123,12 @@ def test_mypy_checks_code_that_uses_the_package(tmp_path):
                                      "cucore.Device().allocate('1024', stream=None)\n")
     rc, out = _mypy("bad.py", cwd=tmp_path)
     assert rc == 1 and "bad.py:2: error" in out and "bad.py:3: error" in out, out
+
+
+def test_is_stream_type_is_a_runtime_checkable_protocol():
+    class Streamish:
+        def __cuda_stream__(self):
+            return (0, 0)
+
+    assert isinstance(Streamish(), cucore.typing.IsStreamType)
+    assert not isinstance(object(), cucore.typing.IsStreamType)

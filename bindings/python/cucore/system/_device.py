@@ -42,7 +42,7 @@ _MemoryInfoC = _lib.STRUCTS["cucore_system_memory_info_t"]
 
 class Device(HandleObject):
     """One GPU as NVML sees it (cuda.core: system.Device): `Device(index=0)`, `Device(uuid="GPU-...")` or
-    `Device(pci_bus_id="0000:65:00.0")` (cucore also takes the index positionally). Name, UUID and PCI bus id
+    `Device(pci_bus_id="0000:65:00.0")` (each keyword-only, as in cuda.core). Name, UUID and PCI bus id
     are read once; the other properties read the GPU's state at each access. NVML's failures raise the
     cucore.system.NvmlError subclass of NVML's return code (NotSupportedError where the GPU or driver lacks a
     feature, LibraryNotFoundError without NVML)."""
@@ -51,7 +51,7 @@ class Device(HandleObject):
     _release = staticmethod(_c._fast_system_device_release)
     _handle_fn = staticmethod(_c._cucore_system_device_handle)  # `handle`: the nvmlDevice_t, as an int
 
-    def __new__(cls, index: Optional[int] = None, *, uuid: Union[bytes, str, None] = None,
+    def __new__(cls, *, index: Optional[int] = None, uuid: Union[bytes, str, None] = None,
                 pci_bus_id: Union[bytes, str, None] = None) -> Device:
         if sum(x is not None for x in (index, uuid, pci_bus_id)) != 1:
             raise ValueError("system.Device() takes exactly one of index, uuid and pci_bus_id")
@@ -68,7 +68,7 @@ class Device(HandleObject):
             _c.fail(st)
         return cls._wrap(h.value or 0)
 
-    def __init__(self, index: Optional[int] = None, *, uuid: Union[bytes, str, None] = None,
+    def __init__(self, *, index: Optional[int] = None, uuid: Union[bytes, str, None] = None,
                  pci_bus_id: Union[bytes, str, None] = None) -> None:
         pass  # made in __new__ (a handle object); __init__ carries cuda.core's signature
 

@@ -157,7 +157,8 @@ fn system_event_sets_against_the_fake_nvml() {
     assert_eq!(cucore::live_object_count(cucore::ObjectType::SystemEventSet).unwrap(), before);
     let event = SystemEvent { event_type: system::EVENT_GPU_DRIVER_BIND, gpu_id: 0x0001_C100 };
     assert_eq!(event.pci_bus_id(), "00000001:C1:00.0");
-    assert_eq!(SystemDevice::by_pci_bus_id(&SystemEvent { event_type: 1, gpu_id: 2 << 8 }.pci_bus_id()).unwrap().index().unwrap(), 1);
+    let gpu1 = SystemEvent { event_type: system::EVENT_GPU_DRIVER_UNBIND, gpu_id: 2 << 8 };
+    assert_eq!(SystemDevice::by_pci_bus_id(&gpu1.pci_bus_id()).unwrap().index().unwrap(), 1, "the fake's GPU 1");
 }
 
 #[test]
