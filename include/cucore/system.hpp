@@ -310,8 +310,9 @@ public:
     // Up to `capacity` (at least 1) recorded events, waiting up to `timeout_ms` (0: no limit) for the first.
     // Throws Error: NOT_READY when none came in time (last_nvml_result() is NVML's TIMEOUT), NVML.
     std::vector<SystemEvent> wait(unsigned timeout_ms, std::size_t capacity = 1) const {
-        std::vector<uint64_t> types(capacity);
-        std::vector<uint32_t> gpus(capacity);
+        // Never empty, so that a capacity of 0 is refused as such (INVALID_ARGUMENT naming 'capacity').
+        std::vector<uint64_t> types(capacity ? capacity : 1);
+        std::vector<uint32_t> gpus(capacity ? capacity : 1);
         std::size_t count = 0;
         detail::check(cucore_system_event_set_wait(get(), timeout_ms, types.data(), gpus.data(), capacity, &count));
         std::vector<SystemEvent> out(count);

@@ -220,6 +220,13 @@ TEST_F(SystemEventsTest, Facade) {
         EXPECT_EQ(device.index(), 1u);
     }
     try {
+        cucore::SystemEventSet::register_events(kBind).wait(0, 0);
+        FAIL() << "capacity 0";
+    } catch (const cucore::Error &error) {
+        EXPECT_EQ(error.status(), CUCORE_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(error.what()).find("capacity"), std::string::npos) << error.what();
+    }
+    try {
         cucore::SystemEventSet::register_events(0);
         FAIL() << "no type";
     } catch (const cucore::Error &error) {
