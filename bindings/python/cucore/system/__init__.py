@@ -4,7 +4,9 @@ NVML (libnvidia-ml.so.1, or the path in CUCORE_NVML_PATH) is loaded on first use
 absent each call raises LibraryNotFoundError and the rest of the package works. Every NVML failure raises the
 NvmlError subclass of NVML's return code (cucore.system.exceptions). `Device` here is a GPU as NVML sees it, by
 NVML index, UUID or PCI bus id (cuda.core's `system.Device`); `to_cuda_device()` and
-`cucore.Device.to_system_device()` go from one to the other. The enumerations are in cucore.system.typing.
+`cucore.Device.to_system_device()` go from one to the other. `register_events()` records system events (a GPU
+bound to or unbound from the driver) for `RegisteredSystemEvents.wait()`. The enumerations are in
+cucore.system.typing.
 """
 from __future__ import annotations
 
