@@ -407,6 +407,68 @@ def test_system_events_against_the_fake_nvml(fakes):
     assert out.strip().endswith("ok")
 
 
+# The same system-event scenario through either package (argv[1]); the fake NVML is found as
+# libnvidia-ml.so.1 on LD_LIBRARY_PATH, as cuda.core looks for it, and is the library both packages call.
+_EVENTS_BOTH = """
+import ctypes, importlib, json, sys
+fake = ctypes.CDLL("libnvidia-ml.so.1")
+fake.fake_nvml_post_system_event.argtypes = [ctypes.c_ulonglong, ctypes.c_uint]
+system = importlib.import_module(sys.argv[1] + ".system")
+typing = importlib.import_module(sys.argv[1] + ".system.typing")
+if not system.CUDA_BINDINGS_NVML_IS_COMPATIBLE:  # a cuda-bindings without NVML: cuda.core's system is inert
+    print(json.dumps("incompatible"))
+    sys.exit(0)
+out = []
+events = system.register_events([typing.SystemEventType.UNBIND, "bind"])
+try:
+    events.wait(timeout_ms=5)
+except system.TimeoutError:
+    out.append("TimeoutError")
+fake.fake_nvml_post_system_event(1, 0x200)
+fake.fake_nvml_post_system_event(2, 0x100)
+fake.fake_nvml_post_system_event(2, 0x200)
+got = events.wait(timeout_ms=100, buffer_size=2)
+out.append([[str(got[i].event_type), got[i].gpu_id, got[i].device.pci_bus_id, got[i].device.index]
+            for i in range(len(got))])
+rest = events.wait(buffer_size=8)
+out.append([len(rest), str(rest[0].event_type), rest[0].device.index, bool(rest)])
+try:
+    got[5]
+except IndexError:
+    out.append("IndexError")
+try:
+    events.wait(buffer_size=0)
+except system.InvalidArgumentError:
+    out.append("InvalidArgumentError")
+try:
+    system.register_events("suspend")
+except ValueError:
+    out.append("ValueError")
+print(json.dumps(out))
+"""
+
+
+def test_system_events_behave_as_cuda_cores_on_the_fake_nvml(fakes, tmp_path):
+    import importlib.util
+    if importlib.util.find_spec("cuda") is None or importlib.util.find_spec("cuda.core") is None:
+        pytest.skip("cuda.core is not installed beside cucore here (the GPU server has it)")
+    libs = tmp_path / "libs"
+    libs.mkdir()
+    (libs / "libnvidia-ml.so.1").symlink_to(fakes["CUCORE_NVML_PATH"])
+    (libs / "libcuda.so.1").symlink_to(fakes["CUCORE_CUDA_DRIVER_PATH"])
+    env = dict(fakes, LD_LIBRARY_PATH=f"{libs}:{os.environ.get('LD_LIBRARY_PATH', '')}")
+    expected = ["TimeoutError", [["unbind", 0x200, "00000000:02:00.0", 1], ["bind", 0x100, "00000000:01:00.0", 0]],
+                [1, "bind", 1, True], "IndexError", "InvalidArgumentError", "ValueError"]
+    import json
+    script = textwrap.dedent(_EVENTS_BOTH)
+    ours = json.loads(_run(script.replace("sys.argv[1]", "'cucore'"), **env).strip().splitlines()[-1])
+    assert ours == expected
+    theirs = json.loads(_run(script.replace("sys.argv[1]", "'cuda.core'"), **env).strip().splitlines()[-1])
+    if theirs == "incompatible":
+        pytest.skip("this cuda-bindings has no NVML for cuda.core.system")
+    assert theirs == expected, "cuda.core on the same fake NVML"
+
+
 def test_without_nvml_each_call_says_so_and_the_rest_works(fakes):
     out = _run("""
         import cucore
