@@ -148,6 +148,11 @@ template <> struct HandleTraits<cucore_system_device_t> {
     static cucore_status_t retain(cucore_system_device_t *h) noexcept { return cucore_system_device_retain(h); }
     static cucore_status_t release(cucore_system_device_t *h) noexcept { return cucore_system_device_release(h); }
 };
+template <> struct HandleTraits<cucore_system_event_set_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_SYSTEM_EVENT_SET;
+    static cucore_status_t retain(cucore_system_event_set_t *h) noexcept { return cucore_system_event_set_retain(h); }
+    static cucore_status_t release(cucore_system_event_set_t *h) noexcept { return cucore_system_event_set_release(h); }
+};
 
 } // namespace detail
 } // namespace cucore

@@ -199,6 +199,11 @@ typedef struct cucore_system_event {
     uint32_t compute_instance_id; /* the MIG compute instance */
 } cucore_system_event_t;
 
+/* System event types (NVML's nvmlSystemEventType bits), for
+ * cucore_system_register_events: a GPU unbound from or bound to the driver. */
+#define CUCORE_SYSTEM_EVENT_GPU_DRIVER_UNBIND 0x1ULL
+#define CUCORE_SYSTEM_EVENT_GPU_DRIVER_BIND 0x2ULL
+
 CUCORE_EXTERN_C_BEGIN
 
 /* The kernel-mode driver's version text (e.g. "580.65.06"), copied into
@@ -446,6 +451,39 @@ CUCORE_API cucore_status_t cucore_system_device_register_events(cucore_system_de
 CUCORE_API cucore_status_t cucore_system_device_wait_event(cucore_system_device_t *device, unsigned int timeout_ms,
                                                            cucore_system_event_t *event,
                                                            cucore_system_device_t **event_device);
+
+/* Starts recording the system events of the bit mask `event_types`
+ * (CUCORE_SYSTEM_EVENT_*: NVML's nvmlSystemEventType bits) in a new system
+ * event set (nvmlSystemEventSetCreate, then nvmlSystemRegisterEvents) in
+ * *event_set (new handle, caller owns it; the set is freed with
+ * nvmlSystemEventSetFree when its last reference goes). Events before the call
+ * are not recorded. Linux only.
+ * Errors: INVALID_ARGUMENT (NULL out; no type), NOT_SUPPORTED (no NVML; an
+ * NVML without system events: cucore_system_last_nvml_result() is
+ * NVML_ERROR_FUNCTION_NOT_FOUND; none of the types can be recorded here, e.g.
+ * on a virtual machine: NVML's NOT_SUPPORTED), NVML. */
+CUCORE_API cucore_status_t cucore_system_register_events(uint64_t event_types,
+                                                         cucore_system_event_set_t **event_set);
+
+/* Adds a reference to a system event set. Errors: INVALID_HANDLE. */
+CUCORE_API cucore_status_t cucore_system_event_set_retain(cucore_system_event_set_t *event_set);
+
+/* Drops a reference (NULL is a no-op); the last one frees the set. Errors: INVALID_HANDLE. */
+CUCORE_API cucore_status_t cucore_system_event_set_release(cucore_system_event_set_t *event_set);
+
+/* Waits up to `timeout_ms` milliseconds (0: no limit) for events recorded in
+ * the set (nvmlSystemEventSetWait; returns at once where some are ready) and
+ * gives up to `capacity` of them in order: event_types[i] (a
+ * CUCORE_SYSTEM_EVENT_* bit) and gpu_ids[i] (the GPU's PCI location as NVML
+ * packs it: domain << 16 | bus << 8 | device); *count gets how many were
+ * given (at most capacity; 0 where NVML returned early, e.g. on an interrupt).
+ * Errors: INVALID_ARGUMENT (NULL count or arrays; capacity 0 or above
+ * UINT32_MAX), INVALID_HANDLE, NOT_READY (the timeout passed with no event:
+ * cucore_system_last_nvml_result() is NVML_ERROR_TIMEOUT, 10), NOT_SUPPORTED
+ * (no NVML; an NVML without system events), NVML (GPU_IS_LOST, ...). */
+CUCORE_API cucore_status_t cucore_system_event_set_wait(cucore_system_event_set_t *event_set, unsigned int timeout_ms,
+                                                        uint64_t *event_types, uint32_t *gpu_ids, size_t capacity,
+                                                        size_t *count);
 
 CUCORE_EXTERN_C_END
 

@@ -285,6 +285,42 @@ private:
     }
 };
 
+// One system event (cuda.core: system's SystemEvent): its type
+// (CUCORE_SYSTEM_EVENT_* bit) and its GPU's PCI location as NVML packs it
+// (domain << 16 | bus << 8 | device).
+struct SystemEvent {
+    uint64_t event_type = 0;
+    uint32_t gpu_id = 0;
+};
+
+// A set recording system events (GPUs bound to or unbound from the driver;
+// cuda.core: system.register_events and RegisteredSystemEvents). Linux only.
+class SystemEventSet : public Handle<SystemEventSet, cucore_system_event_set_t> {
+public:
+    SystemEventSet() noexcept = default;
+
+    // A new set recording the events of the mask `event_types` (CUCORE_SYSTEM_EVENT_*).
+    // Throws Error: INVALID_ARGUMENT (no type), NOT_SUPPORTED (no NVML, or NVML cannot record them here), NVML.
+    static SystemEventSet register_events(uint64_t event_types) {
+        cucore_system_event_set_t *raw = nullptr;
+        detail::check(cucore_system_register_events(event_types, &raw));
+        return adopt(raw);
+    }
+
+    // Up to `capacity` (at least 1) recorded events, waiting up to `timeout_ms` (0: no limit) for the first.
+    // Throws Error: NOT_READY when none came in time (last_nvml_result() is NVML's TIMEOUT), NVML.
+    std::vector<SystemEvent> wait(unsigned timeout_ms, std::size_t capacity = 1) const {
+        // Never empty, so that a capacity of 0 is refused as such (INVALID_ARGUMENT naming 'capacity').
+        std::vector<uint64_t> types(capacity ? capacity : 1);
+        std::vector<uint32_t> gpus(capacity ? capacity : 1);
+        std::size_t count = 0;
+        detail::check(cucore_system_event_set_wait(get(), timeout_ms, types.data(), gpus.data(), capacity, &count));
+        std::vector<SystemEvent> out(count);
+        for (std::size_t i = 0; i < count; ++i) out[i] = SystemEvent{types[i], gpus[i]};
+        return out;
+    }
+};
+
 inline SystemDevice Device::to_system_device() const { return SystemDevice::of(*this); }
 
 } // namespace cucore

@@ -30,6 +30,7 @@ class SmResource;
 class WorkqueueResource;
 class TensorMapDescriptor;
 class SystemDevice;
+class SystemEventSet;
 }  // namespace cucore::core
 
 namespace cucore::capi {
@@ -154,6 +155,11 @@ template <> struct CoreOf<cucore_system_device_t> {
     using type = core::SystemDevice;
     static constexpr cucore_object_type_t kind = CUCORE_OBJECT_SYSTEM_DEVICE;
     static constexpr const char *argument = "device";
+};
+template <> struct CoreOf<cucore_system_event_set_t> {
+    using type = core::SystemEventSet;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_SYSTEM_EVENT_SET;
+    static constexpr const char *argument = "event_set";
 };
 
 }  // namespace cucore::capi

@@ -198,4 +198,12 @@ cucore_status_t cucore_system_device_release(cucore_system_device_t *device) {
     return capi::guarded(__func__, [&] { capi::release(device); });
 }
 
+cucore_status_t cucore_system_event_set_retain(cucore_system_event_set_t *event_set) {
+    return capi::guarded(__func__, [&] { capi::retain(event_set); });
+}
+
+cucore_status_t cucore_system_event_set_release(cucore_system_event_set_t *event_set) {
+    return capi::guarded(__func__, [&] { capi::release(event_set); });
+}
+
 }  // extern "C"

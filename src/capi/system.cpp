@@ -411,4 +411,26 @@ cucore_status_t cucore_system_device_wait_event(cucore_system_device_t *device, 
     });
 }
 
+cucore_status_t cucore_system_register_events(uint64_t event_types, cucore_system_event_set_t **event_set) {
+    return nvml_guarded(__func__, [&] {
+        cucore_system_event_set_t *&result = capi::out(event_set, "event_set");
+        result = capi::give<cucore_system_event_set_t>(core::SystemEventSet::register_events(event_types));
+    });
+}
+
+cucore_status_t cucore_system_event_set_wait(cucore_system_event_set_t *event_set, unsigned timeout_ms,
+                                             uint64_t *event_types, uint32_t *gpu_ids, size_t capacity,
+                                             size_t *count) {
+    return nvml_guarded(__func__, [&] {
+        size_t &given = capi::out(count, "count");
+        core::SystemEventSet &set = capi::get(event_set, "event_set");
+        capi::require(event_types, "event_types");
+        capi::require(gpu_ids, "gpu_ids");
+        if (capacity == 0 || capacity > UINT32_MAX)
+            core::throw_invalid_argument("argument 'capacity' (" + std::to_string(capacity) +
+                                         ") is not in 1..UINT32_MAX");
+        given = set.wait(timeout_ms, event_types, gpu_ids, capacity);
+    });
+}
+
 }  // extern "C"

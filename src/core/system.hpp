@@ -95,6 +95,24 @@ class SystemDevice final : public Object, public Pooled<SystemDevice> {
     std::string pci_bus_id_;
 };
 
+// A system event set (nvmlSystemEventSet_t, system_events.cpp): made by
+// register_events with the types it records, freed with the object.
+class SystemEventSet final : public Object, public Pooled<SystemEventSet> {
+  public:
+    // A new set recording the event types of the mask (nvmlSystemEventSetCreate, nvmlSystemRegisterEvents).
+    static Ref<SystemEventSet> register_events(uint64_t event_types);
+
+    explicit SystemEventSet(driver::nvml::SystemEventSet set) noexcept
+        : Object(CUCORE_OBJECT_SYSTEM_EVENT_SET), set_(set) {}
+    ~SystemEventSet() override;
+
+    // Up to `capacity` events (at least one) into the arrays; how many (nvmlSystemEventSetWait).
+    size_t wait(unsigned timeout_ms, uint64_t *event_types, uint32_t *gpu_ids, size_t capacity);
+
+  private:
+    driver::nvml::SystemEventSet set_;
+};
+
 // A CUDA UUID as NVML writes it: "GPU-" and the 16 bytes in hex, grouped 4-2-2-2-6.
 std::string nvml_uuid_text(const unsigned char (&bytes)[16]);
 

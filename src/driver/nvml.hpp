@@ -171,6 +171,39 @@ struct EventData {
     unsigned long long eventType, eventData;
     unsigned gpuInstanceId, computeInstanceId;
 };
+// nvmlSystemEventSet_t and the versioned requests of the system event calls
+// (nvmlSystemEventSetCreate, nvmlSystemRegisterEvents, nvmlSystemEventSetWait,
+// nvmlSystemEventSetFree; each *_v1_t, version NVML_STRUCT_VERSION(..., 1)).
+struct SystemEventSetOpaque;
+using SystemEventSet = SystemEventSetOpaque *;
+struct SystemEventData {  // nvmlSystemEventData_v1_t
+    unsigned long long eventType;
+    unsigned gpuId;
+};
+struct SystemEventSetCreateRequest {  // nvmlSystemEventSetCreateRequest_v1_t
+    unsigned version;
+    SystemEventSet set;
+};
+struct SystemEventSetFreeRequest {  // nvmlSystemEventSetFreeRequest_v1_t
+    unsigned version;
+    SystemEventSet set;
+};
+struct SystemRegisterEventRequest {  // nvmlSystemRegisterEventRequest_v1_t
+    unsigned version;
+    unsigned long long eventTypes;
+    SystemEventSet set;
+};
+struct SystemEventSetWaitRequest {  // nvmlSystemEventSetWaitRequest_v1_t
+    unsigned version;
+    unsigned timeoutms;
+    SystemEventSet set;
+    SystemEventData *data;
+    unsigned dataSize;
+    unsigned numEvent;
+};
+static_assert(sizeof(SystemEventData) == 16 && sizeof(SystemEventSetCreateRequest) == 16 &&
+                  sizeof(SystemRegisterEventRequest) == 24 && sizeof(SystemEventSetWaitRequest) == 32,
+              "NVML's system event structs on LP64");
 constexpr Return kErrorTimeout = 10;
 constexpr unsigned kFieldNvlinkLinkCount = 91;  // NVML_FI_DEV_NVLINK_LINK_COUNT
 constexpr int kPstateUnknown = 32;              // NVML_PSTATE_UNKNOWN
@@ -279,7 +312,11 @@ constexpr int kPstateUnknown = 32;              // NVML_PSTATE_UNKNOWN
     X(nvmlEventSetCreate, (nvml::EventSet * s), (s)) \
     X(nvmlDeviceRegisterEvents, (nvml::Device d, unsigned long long ty, nvml::EventSet s), (d, ty, s)) \
     X(nvmlEventSetWait_v2, (nvml::EventSet s, nvml::EventData *e, unsigned ms), (s, e, ms)) \
-    X(nvmlEventSetFree, (nvml::EventSet s), (s))
+    X(nvmlEventSetFree, (nvml::EventSet s), (s)) \
+    X(nvmlSystemEventSetCreate, (nvml::SystemEventSetCreateRequest * r), (r)) \
+    X(nvmlSystemRegisterEvents, (nvml::SystemRegisterEventRequest * r), (r)) \
+    X(nvmlSystemEventSetWait, (nvml::SystemEventSetWaitRequest * r), (r)) \
+    X(nvmlSystemEventSetFree, (nvml::SystemEventSetFreeRequest * r), (r))
 
 // The entry points libcucore uses, with NVML's prototypes.
 struct NvmlTable {

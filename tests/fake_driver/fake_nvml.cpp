@@ -232,6 +232,7 @@ const NvmlTable &table(unsigned devices) {
     s.mig_pending = 0;
     s.cleared_fields.clear();
     s.event_sets.clear();
+    s.system_event_sets.clear();
     return t;
 }
 

@@ -60,6 +60,16 @@ void set_processes(const std::vector<std::pair<uint32_t, unsigned long long>> &p
 void post_event(unsigned device, unsigned long long type, unsigned long long data);
 // Event sets made and not yet freed.
 size_t live_event_sets();
+// Delivers system event `type` (an nvmlSystemEventType bit: 1 unbind, 2 bind)
+// of the GPU at `gpu_id` (NVML's packing: domain << 16 | bus << 8 | device;
+// fake device d is (d + 1) << 8) to each live system event set that registered
+// it; a wait with none queued answers NVML_ERROR_TIMEOUT at once. The system
+// event calls check each request's version (NVML_STRUCT_VERSION(..., 1)),
+// answering ARGUMENT_VERSION_MISMATCH otherwise, and record types 1 and 2
+// (others NOT_SUPPORTED).
+void post_system_event(unsigned long long type, unsigned gpu_id);
+// System event sets made and not yet freed.
+size_t live_system_event_sets();
 // The field ids nvmlDeviceClearFieldValues was asked to clear since the reset.
 std::vector<unsigned> cleared_fields();
 // What nvmlDeviceGetComputeMode answers (NVML's value).

@@ -1,5 +1,8 @@
 // The fake NVML's answers to the queries of issue 17 (system.h's generic
 // readers) and its event sets (fake_nvml.hpp lists the values).
+#include <algorithm>
+#include <cstddef>
+
 #include "fake_nvml_state.hpp"
 
 namespace fake::nvml::detail {
@@ -580,6 +583,63 @@ n::Return f_event_set_free(n::EventSet set) {
     return n::kSuccess;
 }
 
+// System event sets are handles 1..n; requests must carry version 1 of their struct.
+State::SystemEventSet *system_event_set(n::SystemEventSet set) {
+    const uintptr_t k = reinterpret_cast<uintptr_t>(set);
+    auto &sets = state().system_event_sets;
+    return k >= 1 && k <= sets.size() && sets[k - 1].live ? &sets[k - 1] : nullptr;
+}
+template <class Request>
+bool versioned(const Request *request) {
+    return request->version == n::struct_version<Request>(1);
+}
+n::Return f_system_event_set_create(n::SystemEventSetCreateRequest *request) {
+    FAKE_NVML_ENTER(nvmlSystemEventSetCreate);
+    FAKE_NVML_OUT(request);
+    if (!versioned(request)) return n::kErrorArgumentVersionMismatch;
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().system_event_sets.emplace_back();
+    request->set = reinterpret_cast<n::SystemEventSet>(static_cast<uintptr_t>(state().system_event_sets.size()));
+    return n::kSuccess;
+}
+n::Return f_system_register_events(n::SystemRegisterEventRequest *request) {
+    FAKE_NVML_ENTER(nvmlSystemRegisterEvents);
+    FAKE_NVML_OUT(request);
+    if (!versioned(request)) return n::kErrorArgumentVersionMismatch;
+    std::lock_guard<std::mutex> lock(state().mutex);
+    State::SystemEventSet *s = system_event_set(request->set);
+    if (!s) return n::kErrorInvalidArgument;
+    if (request->eventTypes & ~0x3ULL) return n::kErrorNotSupported;
+    s->types |= request->eventTypes;
+    return n::kSuccess;
+}
+n::Return f_system_event_wait(n::SystemEventSetWaitRequest *request) {
+    FAKE_NVML_ENTER(nvmlSystemEventSetWait);
+    FAKE_NVML_OUT(request);
+    if (!versioned(request)) return n::kErrorArgumentVersionMismatch;
+    if (!request->data || !request->dataSize) return n::kErrorInvalidArgument;
+    std::lock_guard<std::mutex> lock(state().mutex);
+    State::SystemEventSet *s = system_event_set(request->set);
+    if (!s) return n::kErrorInvalidArgument;
+    request->numEvent = 0;
+    if (s->queue.empty()) return n::kErrorTimeout;
+    const size_t given = std::min<size_t>(request->dataSize, s->queue.size());
+    for (size_t i = 0; i < given; ++i) request->data[i] = s->queue[i];
+    s->queue.erase(s->queue.begin(), s->queue.begin() + static_cast<std::ptrdiff_t>(given));
+    request->numEvent = static_cast<unsigned>(given);
+    return n::kSuccess;
+}
+n::Return f_system_event_set_free(n::SystemEventSetFreeRequest *request) {
+    FAKE_NVML_ENTER(nvmlSystemEventSetFree);
+    FAKE_NVML_OUT(request);
+    if (!versioned(request)) return n::kErrorArgumentVersionMismatch;
+    std::lock_guard<std::mutex> lock(state().mutex);
+    State::SystemEventSet *s = system_event_set(request->set);
+    if (!s) return n::kErrorInvalidArgument;
+    s->live = false;
+    return n::kSuccess;
+}
+
 }  // namespace
 
 void add_query_entries(NvmlTable &t) {
@@ -661,6 +721,10 @@ void add_query_entries(NvmlTable &t) {
     t.nvmlDeviceRegisterEvents = f_register_events;
     t.nvmlEventSetWait_v2 = f_event_wait;
     t.nvmlEventSetFree = f_event_set_free;
+    t.nvmlSystemEventSetCreate = f_system_event_set_create;
+    t.nvmlSystemRegisterEvents = f_system_register_events;
+    t.nvmlSystemEventSetWait = f_system_event_wait;
+    t.nvmlSystemEventSetFree = f_system_event_set_free;
 }
 
 }  // namespace fake::nvml::detail
@@ -685,6 +749,18 @@ size_t live_event_sets() {
     std::lock_guard<std::mutex> lock(state().mutex);
     size_t live = 0;
     for (const State::EventSet &set : state().event_sets) live += set.live ? 1 : 0;
+    return live;
+}
+
+void post_system_event(unsigned long long type, unsigned gpu_id) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    for (State::SystemEventSet &set : state().system_event_sets)
+        if (set.live && (set.types & type)) set.queue.push_back(n::SystemEventData{type, gpu_id});
+}
+size_t live_system_event_sets() {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    size_t live = 0;
+    for (const State::SystemEventSet &set : state().system_event_sets) live += set.live ? 1 : 0;
     return live;
 }
 }  // namespace fake::nvml

@@ -40,6 +40,12 @@ struct State {
         std::vector<n::EventData> queue;
     };
     std::vector<EventSet> event_sets;  // handle k + 1
+    struct SystemEventSet {
+        bool live = true;
+        unsigned long long types = 0;
+        std::vector<n::SystemEventData> queue;
+    };
+    std::vector<SystemEventSet> system_event_sets;  // handle k + 1
 };
 inline State &state() {
     static State s;

@@ -51,3 +51,11 @@ FAKE_NVML_EXPORT unsigned long fake_nvml_live_event_sets() {
     t();
     return static_cast<unsigned long>(fake::nvml::live_event_sets());
 }
+FAKE_NVML_EXPORT void fake_nvml_post_system_event(unsigned long long type, unsigned gpu_id) {
+    t();
+    fake::nvml::post_system_event(type, gpu_id);
+}
+FAKE_NVML_EXPORT unsigned long fake_nvml_live_system_event_sets() {
+    t();
+    return static_cast<unsigned long>(fake::nvml::live_system_event_sets());
+}

@@ -125,3 +125,23 @@ def test_field_values_and_errors(core, core_device):
     if fans == 0:  # a data-center GPU: every fan query is NOT_SUPPORTED
         with pytest.raises((system.NotSupportedError, system.InvalidArgumentError)):
             dev.get_fan(0).speed
+
+
+def test_system_events_register_and_wait(core, core_device):
+    system = _system(core)
+    typing = importlib.import_module(core.__name__ + ".system.typing")
+    try:
+        events = system.register_events([typing.SystemEventType.UNBIND, typing.SystemEventType.BIND])
+    except system.NotSupportedError:  # many virtual machines: NVML records no system events there
+        pytest.skip("NVML records no system events on this machine")
+    # Nobody binds or unbinds a GPU during the test: a short wait raises TimeoutError (or, woken early, returns
+    # the few events there are, each of a registered type and a GPU NVML knows).
+    try:
+        received = events.wait(timeout_ms=10, buffer_size=4)
+    except system.TimeoutError:
+        received = []
+    assert len(received) <= 4
+    for i in range(len(received)):
+        event = received[i]
+        assert event.event_type in (typing.SystemEventType.UNBIND, typing.SystemEventType.BIND)
+        assert isinstance(event.gpu_id, int) and event.gpu_id >= 0

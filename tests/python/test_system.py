@@ -333,12 +333,149 @@ def test_every_cuda_core_member_against_the_fake_nvml(fakes):
     assert out.strip().endswith("ok")
 
 
+def test_system_events_against_the_fake_nvml(fakes):
+    out = _run("""
+        import ctypes, os
+        import cucore
+        from cucore import system
+        from cucore.system.typing import SystemEventType
+        fake = ctypes.CDLL(os.environ["CUCORE_NVML_PATH"])
+        fake.fake_nvml_post_system_event.argtypes = [ctypes.c_ulonglong, ctypes.c_uint]
+        fake.fake_nvml_live_system_event_sets.restype = ctypes.c_ulong
+        fake.fake_nvml_fail_entry.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        UNBIND, BIND = 1, 2  # NVML's nvmlSystemEventType bits
+        GPU0, GPU1 = 0x100, 0x200  # packed PCI locations of the fake's 00000000:01:00.0 and 00000000:02:00.0
+        fake.fake_nvml_post_system_event(BIND, GPU0)  # before any registration: recorded nowhere
+        events = system.register_events([SystemEventType.UNBIND, "bind"])
+        assert isinstance(events, system.RegisteredSystemEvents) and fake.fake_nvml_live_system_event_sets() == 1
+        try:
+            events.wait(timeout_ms=5)
+            raise AssertionError("no event yet")
+        except system.TimeoutError as e:
+            assert e.status == 10 and isinstance(e, system.NvmlError) and "nvmlSystemEventSetWait" in str(e)
+        fake.fake_nvml_post_system_event(UNBIND, GPU1)
+        fake.fake_nvml_post_system_event(BIND, GPU0)
+        fake.fake_nvml_post_system_event(BIND, GPU1)
+        got = events.wait(timeout_ms=1000, buffer_size=2)
+        assert isinstance(got, system.SystemEvents) and len(got) == 2
+        assert [(e.event_type, e.gpu_id) for e in got] == [(SystemEventType.UNBIND, GPU1), (SystemEventType.BIND, GPU0)]
+        assert isinstance(got[0], system.SystemEvent) and got[-1] is got[1] and list(got) == [got[0], got[1]]
+        assert got[0].device == system.Device(index=1) and got[1].device.pci_bus_id == "00000000:01:00.0"
+        rest = events.wait(buffer_size=8)  # no time limit: one is ready
+        assert len(rest) == 1 and rest[0].event_type is SystemEventType.BIND and rest[0].device.index == 1
+        # A set records only its own types.
+        binds = system.register_events(SystemEventType.BIND)
+        fake.fake_nvml_post_system_event(UNBIND, GPU0)
+        try:
+            binds.wait(timeout_ms=1)
+            raise AssertionError("an unbind is not recorded in a set of binds")
+        except system.TimeoutError:
+            pass
+        assert [e.gpu_id for e in events.wait(timeout_ms=1, buffer_size=3)] == [GPU0]
+        assert fake.fake_nvml_live_system_event_sets() == 2
+        events.close()
+        binds.close()
+        assert fake.fake_nvml_live_system_event_sets() == 0
+        try:
+            events.wait()
+            raise AssertionError("closed")
+        except cucore.InvalidHandleError:
+            pass
+        for bad in ("suspend", []):
+            try:
+                system.register_events(bad)
+                raise AssertionError(bad)
+            except ValueError:
+                pass
+        for bad in (0, -1):
+            try:
+                system.register_events("bind").wait(buffer_size=bad)
+                raise AssertionError(bad)
+            except system.InvalidArgumentError as e:  # NVML's answer to an empty buffer, as cuda.core's
+                assert e.status == 2
+        assert fake.fake_nvml_live_system_event_sets() == 0, "freed with their wrappers"
+        fake.fake_nvml_fail_entry(b"nvmlSystemRegisterEvents", 3)  # as on a VM: NVML's NOT_SUPPORTED
+        try:
+            system.register_events(SystemEventType.UNBIND)
+            raise AssertionError("not supported")
+        except system.NotSupportedError as e:
+            assert e.status == 3
+        fake.fake_nvml_fail_entry(None, 0)
+        assert fake.fake_nvml_live_system_event_sets() == 0
+        print("ok")
+    """, **fakes)
+    assert out.strip().endswith("ok")
+
+
+# The same system-event scenario through either package (argv[1]); the fake NVML is found as
+# libnvidia-ml.so.1 on LD_LIBRARY_PATH, as cuda.core looks for it, and is the library both packages call.
+_EVENTS_BOTH = """
+import ctypes, importlib, json, sys
+fake = ctypes.CDLL("libnvidia-ml.so.1")
+fake.fake_nvml_post_system_event.argtypes = [ctypes.c_ulonglong, ctypes.c_uint]
+system = importlib.import_module(sys.argv[1] + ".system")
+typing = importlib.import_module(sys.argv[1] + ".system.typing")
+if not system.CUDA_BINDINGS_NVML_IS_COMPATIBLE:  # a cuda-bindings without NVML: cuda.core's system is inert
+    print(json.dumps("incompatible"))
+    sys.exit(0)
+out = []
+events = system.register_events([typing.SystemEventType.UNBIND, "bind"])
+try:
+    events.wait(timeout_ms=5)
+except system.TimeoutError:
+    out.append("TimeoutError")
+fake.fake_nvml_post_system_event(1, 0x200)
+fake.fake_nvml_post_system_event(2, 0x100)
+fake.fake_nvml_post_system_event(2, 0x200)
+got = events.wait(timeout_ms=100, buffer_size=2)
+out.append([[str(got[i].event_type), got[i].gpu_id, got[i].device.pci_bus_id, got[i].device.index]
+            for i in range(len(got))])
+rest = events.wait(buffer_size=8)
+out.append([len(rest), str(rest[0].event_type), rest[0].device.index, bool(rest)])
+try:
+    got[5]
+except IndexError:
+    out.append("IndexError")
+try:
+    events.wait(buffer_size=0)
+except system.InvalidArgumentError:
+    out.append("InvalidArgumentError")
+try:
+    system.register_events("suspend")
+except ValueError:
+    out.append("ValueError")
+print(json.dumps(out))
+"""
+
+
+def test_system_events_behave_as_cuda_cores_on_the_fake_nvml(fakes, tmp_path):
+    import importlib.util
+    if importlib.util.find_spec("cuda") is None or importlib.util.find_spec("cuda.core") is None:
+        pytest.skip("cuda.core is not installed beside cucore here (the GPU server has it)")
+    libs = tmp_path / "libs"
+    libs.mkdir()
+    (libs / "libnvidia-ml.so.1").symlink_to(fakes["CUCORE_NVML_PATH"])
+    (libs / "libcuda.so.1").symlink_to(fakes["CUCORE_CUDA_DRIVER_PATH"])
+    env = dict(fakes, LD_LIBRARY_PATH=f"{libs}:{os.environ.get('LD_LIBRARY_PATH', '')}")
+    expected = ["TimeoutError", [["unbind", 0x200, "00000000:02:00.0", 1], ["bind", 0x100, "00000000:01:00.0", 0]],
+                [1, "bind", 1, True], "IndexError", "InvalidArgumentError", "ValueError"]
+    import json
+    script = textwrap.dedent(_EVENTS_BOTH)
+    ours = json.loads(_run(script.replace("sys.argv[1]", "'cucore'"), **env).strip().splitlines()[-1])
+    assert ours == expected
+    theirs = json.loads(_run(script.replace("sys.argv[1]", "'cuda.core'"), **env).strip().splitlines()[-1])
+    if theirs == "incompatible":
+        pytest.skip("this cuda-bindings has no NVML for cuda.core.system")
+    assert theirs == expected, "cuda.core on the same fake NVML"
+
+
 def test_without_nvml_each_call_says_so_and_the_rest_works(fakes):
     out = _run("""
         import cucore
         from cucore import system
         for call in (system.get_num_devices, system.get_nvml_version, system.get_kernel_mode_driver_version,
-                     system.get_driver_branch, lambda: system.Device(index=0), lambda: cucore.Device(0).to_system_device()):
+                     system.get_driver_branch, lambda: system.Device(index=0), lambda: cucore.Device(0).to_system_device(),
+                     lambda: system.register_events("bind")):
             try:
                 call()
                 raise AssertionError("NVML is absent")
@@ -395,7 +532,7 @@ def test_nvml_agrees_with_the_cuda_driver(gpu, fake_driver):
     assert d.to_cuda_device() is gpu
     assert system.Device(uuid=d.uuid) == d
     assert system.Device(pci_bus_id=gpu.pci_bus_id) == d
-    assert system.Device(d.index) == d
+    assert system.Device(index=d.index) == d
     assert d.pci_bus_id.lower().endswith(gpu.pci_bus_id.lower().split(":", 1)[1])
     info = d.pci_info
     _, bus, slot = gpu.pci_bus_id.split(".")[0].split(":")  # "dddd:bb:dd.f"
@@ -508,3 +645,27 @@ def test_every_cuda_core_member_on_the_real_nvml(gpu, fake_driver):
         if other != d:
             assert isinstance(system.get_topology_common_ancestor(d, other), GpuTopologyLevel)
             assert isinstance(system.get_p2p_status(d, other, "read"), system.typing.GpuP2PStatus)
+
+
+@pytest.mark.gpu
+def test_system_events_on_the_real_nvml_register_or_are_not_supported(gpu, fake_driver):
+    if fake_driver:
+        pytest.skip("the real NVML describes the real GPUs, not the fake driver's")
+    from cucore.system.typing import SystemEventType
+    try:
+        events = system.register_events([SystemEventType.UNBIND, SystemEventType.BIND])
+    except system.LibraryNotFoundError as e:
+        pytest.skip(f"NVML is not available here: {e}")
+    except (system.NotSupportedError, system.FunctionNotFoundError) as e:
+        # Many virtual machines record no system events; an older NVML lacks the calls: said, never a crash.
+        assert e.status in (3, 13) and "nvmlSystem" in str(e), str(e)
+        return
+    with events:
+        # Nobody binds or unbinds a GPU meanwhile: a short wait times out (or, woken early, gives known types).
+        try:
+            received = events.wait(timeout_ms=10, buffer_size=4)
+        except system.TimeoutError as e:
+            assert e.status == 10
+            received = []
+        assert len(received) <= 4 and all(e.event_type in SystemEventType for e in received)
+    assert events.is_closed

@@ -961,7 +961,24 @@ TEST_F(ArgumentTest, SystemAndCheckpointNullOuts) {
     expect(cucore_system_driver_version(nullptr, sizeof buffer, nullptr), "cucore_system_driver_version",
            "'buffer'");
     expect(cucore_system_nvml_version(nullptr, sizeof buffer, nullptr), "cucore_system_nvml_version", "'buffer'");
+    // System event sets (issue 17).
+    expect(cucore_system_register_events(CUCORE_SYSTEM_EVENT_GPU_DRIVER_BIND, nullptr),
+           "cucore_system_register_events", "'event_set'");
+    expect(cucore_system_register_events(0, nullptr), "cucore_system_register_events", "'event_set'");
+    cucore_system_event_set_t *es = nullptr;
+    ASSERT_EQ(cucore_system_register_events(CUCORE_SYSTEM_EVENT_GPU_DRIVER_BIND, &es), CUCORE_SUCCESS) << message();
+    fake::nvml::reset_calls();
+    uint64_t types[1];
+    uint32_t gpus[1];
+    size_t n = 0;
+    expect(cucore_system_event_set_wait(es, 0, types, gpus, 1, nullptr), "cucore_system_event_set_wait", "'count'");
+    expect(cucore_system_event_set_wait(es, 0, nullptr, gpus, 1, &n), "cucore_system_event_set_wait",
+           "'event_types'");
+    expect(cucore_system_event_set_wait(es, 0, types, nullptr, 1, &n), "cucore_system_event_set_wait", "'gpu_ids'");
+    expect(cucore_system_event_set_wait(es, 0, types, gpus, 0, &n), "cucore_system_event_set_wait",
+           "'capacity' (0)");
     EXPECT_EQ(fake::nvml::calls(), 0) << "arguments are checked before any NVML call";
+    cucore_system_event_set_release(es);
     cucore_system_device_release(sd);
     fake::nvml::uninstall();
     expect(cucore_process_get_state(1, nullptr), "cucore_process_get_state", "'state'");

@@ -917,4 +917,35 @@ TEST_F(HandleTest, SystemDeviceArgumentsAreChecked) {
     fake::nvml::uninstall();
 }
 
+// System event sets (issue 17): the same checks, before any NVML call.
+TEST_F(HandleTest, SystemEventSetArgumentsAreChecked) {
+    fake::nvml::install(2);
+    World w;
+    using ES = cucore_system_event_set_t;
+    const std::vector<Call> calls = {
+        {"cucore_system_event_set_wait", "event_set", CUCORE_OBJECT_SYSTEM_EVENT_SET, [](void *h, const World &, bool &c) { uint64_t t = 9; uint32_t g = 9; size_t v = 9; auto s = cucore_system_event_set_wait(as<ES>(h), 0, &t, &g, 1, &v); c = v == 0; return s; }},
+        {"cucore_system_event_set_retain", "event_set", CUCORE_OBJECT_SYSTEM_EVENT_SET, [](void *h, const World &, bool &c) { c = true; return cucore_system_event_set_retain(as<ES>(h)); }},
+    };
+    ES *set = nullptr, *released = nullptr;
+    ASSERT_EQ(cucore_system_register_events(CUCORE_SYSTEM_EVENT_GPU_DRIVER_BIND, &set), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_system_register_events(CUCORE_SYSTEM_EVENT_GPU_DRIVER_BIND, &released), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_system_event_set_release(released), CUCORE_SUCCESS);
+    for (const Call &call : calls) {
+        fake::nvml::reset_calls();
+        expect_rejected(call, nullptr, w, "NULL");
+        expect_rejected(call, reinterpret_cast<void *>(0xdeadbeef), w, "0xdeadbeef");
+        expect_rejected(call, released, w, "released");
+        expect_rejected(call, w.device, w, "wrong type");
+        EXPECT_NE(message().find(std::string("is a ") + cucore_object_type_name(CUCORE_OBJECT_DEVICE) + " handle"),
+                  std::string::npos)
+            << message();
+        EXPECT_EQ(fake::nvml::calls(), 0) << call.name << ": a handle is validated before any NVML call";
+    }
+    EXPECT_EQ(cucore_system_event_set_release(nullptr), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_system_event_set_release(released), CUCORE_ERROR_INVALID_HANDLE);
+    EXPECT_EQ(cucore_system_event_set_release(set), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::nvml::live_system_event_sets(), 0u);
+    fake::nvml::uninstall();
+}
+
 }  // namespace

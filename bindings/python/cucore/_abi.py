@@ -33,6 +33,7 @@ HANDLE_TYPES = {
     'cucore_workqueue_resource_t': ('workqueue_resource', 22),
     'cucore_tensor_map_descriptor_t': ('tensor_map_descriptor', 23),
     'cucore_system_device_t': ('system_device', 24),
+    'cucore_system_event_set_t': ('system_event_set', 25),
 }
 
 # Structs: name -> ((field, C type), ...), in declaration order; a struct used as a field comes first.
@@ -1033,6 +1034,10 @@ ABI = {
     'cucore_system_device_common_ancestor': ('cucore_status_t', ('cucore_system_device_t*', 'cucore_system_device_t*', 'int*', )),
     'cucore_system_device_register_events': ('cucore_status_t', ('cucore_system_device_t*', 'uint64_t', )),
     'cucore_system_device_wait_event': ('cucore_status_t', ('cucore_system_device_t*', 'unsigned int', 'cucore_system_event_t*', 'cucore_system_device_t**', )),
+    'cucore_system_register_events': ('cucore_status_t', ('uint64_t', 'cucore_system_event_set_t**', )),
+    'cucore_system_event_set_retain': ('cucore_status_t', ('cucore_system_event_set_t*', )),
+    'cucore_system_event_set_release': ('cucore_status_t', ('cucore_system_event_set_t*', )),
+    'cucore_system_event_set_wait': ('cucore_status_t', ('cucore_system_event_set_t*', 'unsigned int', 'uint64_t*', 'uint32_t*', 'size_t', 'size_t*', )),
     # ---- include/cucore/checkpoint.h ----
     'cucore_process_get_state': ('cucore_status_t', ('int', 'cucore_process_state_t*', )),
     'cucore_process_restore_thread_id': ('cucore_status_t', ('int', 'int*', )),

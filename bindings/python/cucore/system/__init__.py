@@ -4,7 +4,9 @@ NVML (libnvidia-ml.so.1, or the path in CUCORE_NVML_PATH) is loaded on first use
 absent each call raises LibraryNotFoundError and the rest of the package works. Every NVML failure raises the
 NvmlError subclass of NVML's return code (cucore.system.exceptions). `Device` here is a GPU as NVML sees it, by
 NVML index, UUID or PCI bus id (cuda.core's `system.Device`); `to_cuda_device()` and
-`cucore.Device.to_system_device()` go from one to the other. The enumerations are in cucore.system.typing.
+`cucore.Device.to_system_device()` go from one to the other. `register_events()` records system events (a GPU
+bound to or unbound from the driver) for `RegisteredSystemEvents.wait()`. The enumerations are in
+cucore.system.typing.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from . import exceptions, typing
 from . import _calls
 from ._accessors import ClockInfo, FanInfo, InforomInfo, MigInfo, NvlinkInfo, PciInfo, Temperature
 from ._device import Device, DeviceEvents, EventData, get_p2p_status, get_topology_common_ancestor
+from ._system_events import RegisteredSystemEvents, SystemEvent, SystemEvents, register_events
 from ._info import (BAR1MemoryInfo, ClockOffsets, CoolerInfo, DeviceAttributes, FieldValue, FieldValues,
                     GpuDynamicPstatesInfo, GpuDynamicPstatesUtilization, MemoryInfo, ProcessInfo, RepairStatus,
                     ThermalSensor, ThermalSettings, Utilization)
@@ -32,7 +35,7 @@ from .exceptions import (AlreadyInitializedError, ArgumentVersionMismatchError, 
 __all__ = ["CUDA_BINDINGS_NVML_IS_COMPATIBLE", "Device", "NvlinkInfo", "get_cuda_driver_version",
            "get_driver_branch", "get_driver_version", "get_kernel_mode_driver_version", "get_num_devices",
            "get_nvml_version", "get_p2p_status", "get_process_name", "get_topology_common_ancestor",
-           "get_user_mode_driver_version", "exceptions", "typing"] + exceptions.__all__
+           "get_user_mode_driver_version", "register_events", "exceptions", "typing"] + exceptions.__all__
 
 # cuda.core tells with this whether its cuda-bindings has NVML; cucore reaches NVML through libcucore, always.
 CUDA_BINDINGS_NVML_IS_COMPATIBLE: bool = True

@@ -25,7 +25,8 @@ NAMES = ("cucore_system_driver_version", "cucore_system_nvml_version", "cucore_s
             "cucore_system_device_control", "cucore_system_device_related", "cucore_system_device_field_values",
             "cucore_system_device_clear_field_values", "cucore_system_device_p2p_status",
             "cucore_system_device_common_ancestor", "cucore_system_device_register_events",
-            "cucore_system_device_wait_event")
+            "cucore_system_device_wait_event", "cucore_system_register_events", "cucore_system_event_set_retain",
+            "cucore_system_event_set_release", "cucore_system_event_set_wait")
 (_cucore_system_driver_version, _cucore_system_nvml_version, _cucore_system_cuda_driver_version,
  _cucore_system_device_count, _cucore_system_device_get, _cucore_system_device_get_by_uuid,
  _cucore_system_device_get_by_pci_bus_id, _cucore_system_device_get_for_device, _cucore_system_device_to_device,
@@ -39,8 +40,10 @@ NAMES = ("cucore_system_driver_version", "cucore_system_nvml_version", "cucore_s
  _cucore_system_device_text, _cucore_system_device_control, _cucore_system_device_related,
  _cucore_system_device_field_values, _cucore_system_device_clear_field_values, _cucore_system_device_p2p_status,
  _cucore_system_device_common_ancestor, _cucore_system_device_register_events,
- _cucore_system_device_wait_event) = _lib.bind(globals(), *NAMES)
-(_fast_system_device_release,) = _lib.bind_unchecked(globals(), "cucore_system_device_release")
+ _cucore_system_device_wait_event, _cucore_system_register_events, _cucore_system_event_set_retain,
+ _cucore_system_event_set_release, _cucore_system_event_set_wait) = _lib.bind(globals(), *NAMES)
+(_fast_system_device_release, _fast_system_event_set_release) = _lib.bind_unchecked(
+    globals(), "cucore_system_device_release", "cucore_system_event_set_release")
 (_cucore_device_ordinal, _cucore_device_release, _cucore_last_error_message) = _lib.bind(
     globals(), "cucore_device_ordinal", "cucore_device_release", "cucore_last_error_message")
 

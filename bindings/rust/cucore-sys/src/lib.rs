@@ -411,3 +411,16 @@ impl Handle for cucore_system_device_t {
         unsafe { cucore_system_device_release(handle) }
     }
 }
+
+impl Handle for cucore_system_event_set_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_SYSTEM_EVENT_SET;
+    const NOUN: &'static str = "system_event_set";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_system_event_set_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_system_event_set_release(handle) }
+    }
+}

@@ -12,6 +12,10 @@ use crate::*;
 /// What `used_memory` reads for a process whose memory NVML cannot see (e.g. in
 /// a container without the host's process namespace).
 pub const CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE: i64 = -1;
+/// System event types (NVML's nvmlSystemEventType bits), for
+/// cucore_system_register_events: a GPU unbound from or bound to the driver.
+pub const CUCORE_SYSTEM_EVENT_GPU_DRIVER_UNBIND: u64 = 1;
+pub const CUCORE_SYSTEM_EVENT_GPU_DRIVER_BIND: u64 = 2;
 
 /// A clock of a device (NVML's clock types).
 pub type cucore_system_clock_t = c_int;
@@ -495,4 +499,30 @@ extern "C" {
     /// handle), INVALID_HANDLE, NOT_READY (the timeout passed: NVML's TIMEOUT),
     /// NOT_SUPPORTED (no NVML), NVML (GPU_IS_LOST, ...).
     pub fn cucore_system_device_wait_event(device: *mut cucore_system_device_t, timeout_ms: c_uint, event: *mut cucore_system_event_t, event_device: *mut *mut cucore_system_device_t) -> cucore_status_t;
+    /// Starts recording the system events of the bit mask `event_types`
+    /// (CUCORE_SYSTEM_EVENT_*: NVML's nvmlSystemEventType bits) in a new system
+    /// event set (nvmlSystemEventSetCreate, then nvmlSystemRegisterEvents) in
+    /// *event_set (new handle, caller owns it; the set is freed with
+    /// nvmlSystemEventSetFree when its last reference goes). Events before the call
+    /// are not recorded. Linux only.
+    /// Errors: INVALID_ARGUMENT (NULL out; no type), NOT_SUPPORTED (no NVML; an
+    /// NVML without system events: cucore_system_last_nvml_result() is
+    /// NVML_ERROR_FUNCTION_NOT_FOUND; none of the types can be recorded here, e.g.
+    /// on a virtual machine: NVML's NOT_SUPPORTED), NVML.
+    pub fn cucore_system_register_events(event_types: u64, event_set: *mut *mut cucore_system_event_set_t) -> cucore_status_t;
+    /// Adds a reference to a system event set. Errors: INVALID_HANDLE.
+    pub fn cucore_system_event_set_retain(event_set: *mut cucore_system_event_set_t) -> cucore_status_t;
+    /// Drops a reference (NULL is a no-op); the last one frees the set. Errors: INVALID_HANDLE.
+    pub fn cucore_system_event_set_release(event_set: *mut cucore_system_event_set_t) -> cucore_status_t;
+    /// Waits up to `timeout_ms` milliseconds (0: no limit) for events recorded in
+    /// the set (nvmlSystemEventSetWait; returns at once where some are ready) and
+    /// gives up to `capacity` of them in order: event_types\[i\] (a
+    /// CUCORE_SYSTEM_EVENT_* bit) and gpu_ids\[i\] (the GPU's PCI location as NVML
+    /// packs it: domain \<\< 16 | bus \<\< 8 | device); *count gets how many were
+    /// given (at most capacity; 0 where NVML returned early, e.g. on an interrupt).
+    /// Errors: INVALID_ARGUMENT (NULL count or arrays; capacity 0 or above
+    /// UINT32_MAX), INVALID_HANDLE, NOT_READY (the timeout passed with no event:
+    /// cucore_system_last_nvml_result() is NVML_ERROR_TIMEOUT, 10), NOT_SUPPORTED
+    /// (no NVML; an NVML without system events), NVML (GPU_IS_LOST, ...).
+    pub fn cucore_system_event_set_wait(event_set: *mut cucore_system_event_set_t, timeout_ms: c_uint, event_types: *mut u64, gpu_ids: *mut u32, capacity: usize, count: *mut usize) -> cucore_status_t;
 }

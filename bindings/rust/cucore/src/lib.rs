@@ -248,7 +248,7 @@ pub use graph_builder::{CaptureMode, GraphBuilder};
 pub use graph_memory::{GraphMemoryAttribute, GraphMemoryResource};
 
 pub use checkpoint::{Process, ProcessState};
-pub use system::SystemDevice;
+pub use system::{SystemDevice, SystemEventSet};
 pub use graphics::{
     gl_get_devices, GlDeviceList, GraphicsMapHint, GraphicsRegisterFlags, GraphicsResource, MappedBuffer,
     MappedBuffers,

@@ -56,6 +56,8 @@ pub enum ObjectType {
     TensorMapDescriptor,
     /// [`SystemDevice`](crate::SystemDevice)
     SystemDevice,
+    /// [`SystemEventSet`](crate::SystemEventSet)
+    SystemEventSet,
 }
 
 impl ObjectType {
@@ -87,6 +89,7 @@ impl ObjectType {
             ObjectType::WorkqueueResource => sys::CUCORE_OBJECT_WORKQUEUE_RESOURCE,
             ObjectType::TensorMapDescriptor => sys::CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR,
             ObjectType::SystemDevice => sys::CUCORE_OBJECT_SYSTEM_DEVICE,
+            ObjectType::SystemEventSet => sys::CUCORE_OBJECT_SYSTEM_EVENT_SET,
         }
     }
 }

@@ -11,7 +11,9 @@ use cucore_sys as sys;
 use crate::common::{c_string, check, owned_str, read_text, Result};
 use crate::device::Device;
 
+mod events;
 mod kinds;
+pub use events::{register_events, SystemEvent, SystemEventSet, EVENT_GPU_DRIVER_BIND, EVENT_GPU_DRIVER_UNBIND};
 pub use kinds::{Control, Query, Relation, Text};
 
 /// NVML's `nvmlReturn_t` of the last `cucore_system_*` call on this thread that failed in NVML

@@ -62,3 +62,21 @@ fn this_process_is_running_with_a_restore_thread() {
     assert!(std::path::Path::new(&format!("/proc/self/task/{}", tid)).exists(), "restore thread {}", tid);
     assert_eq!(me.lock(1000).unwrap_err().status, Status::InvalidArgument);
 }
+
+#[test]
+fn system_events_register_or_are_not_supported() {
+    let _serial = serial();
+    let _dev = require_gpu!("system_events_register_or_are_not_supported");
+    // The real NVML records driver bind/unbind where the platform allows it (not on many VMs).
+    match system::register_events(system::EVENT_GPU_DRIVER_UNBIND | system::EVENT_GPU_DRIVER_BIND) {
+        Ok(set) => {
+            // Nobody binds or unbinds a GPU during the test: a short wait times out (or, woken
+            // early, gives what little there is, each of a known type).
+            match set.wait(10, 4) {
+                Ok(events) => assert!(events.iter().all(|e| e.event_type == 1 || e.event_type == 2), "{:?}", events),
+                Err(e) => assert_eq!((e.status, system::last_nvml_result()), (Status::NotReady, 10), "{}", e.message),
+            }
+        }
+        Err(e) => assert_eq!(e.status, Status::NotSupported, "{}", e.message),
+    }
+}

@@ -13,8 +13,8 @@ use std::sync::Once;
 use common::*;
 use cucore::checkpoint::{Process, ProcessState};
 use cucore::system::{
-    self, Clock, ComputeMode, Control, FieldValue, FieldValueKind, MemoryInfo, Query, Relation, SystemDevice, Text,
-    Utilization,
+    self, Clock, ComputeMode, Control, FieldValue, FieldValueKind, MemoryInfo, Query, Relation, SystemDevice,
+    SystemEvent, SystemEventSet, Text, Utilization,
 };
 use cucore::Status;
 
@@ -132,6 +132,33 @@ fn the_generic_readers_against_the_fake_nvml() {
     let e = d0.wait_event(5).unwrap_err();
     assert_eq!((e.status, system::last_nvml_result()), (Status::NotReady, 10));
     assert_eq!(d0.register_events(0x10).unwrap_err().status, Status::NotSupported);
+}
+
+#[test]
+fn system_event_sets_against_the_fake_nvml() {
+    let _serial = serial();
+    let Some(_dev) = fakes("system_event_sets_against_the_fake_nvml") else { return };
+    // Posting is a C export of libcucore_fake_nvml.so driven from Python (test_system.py); here the
+    // paths: a set records from its registration on, so a wait finds none and times out.
+    let before = cucore::live_object_count(cucore::ObjectType::SystemEventSet).unwrap();
+    let set = system::register_events(system::EVENT_GPU_DRIVER_UNBIND | system::EVENT_GPU_DRIVER_BIND).unwrap();
+    assert_eq!(cucore::live_object_count(cucore::ObjectType::SystemEventSet).unwrap(), before + 1);
+    let e = set.wait(5, 4).unwrap_err();
+    assert_eq!((e.status, system::last_nvml_result()), (Status::NotReady, 10), "{}", e.message);
+    assert_eq!(set.wait(0, 0).unwrap_err().status, Status::InvalidArgument, "capacity 0");
+    assert_eq!(system::last_nvml_result(), 0, "refused before NVML");
+    let e = SystemEventSet::register(0x4).unwrap_err();
+    assert_eq!((e.status, system::last_nvml_result()), (Status::NotSupported, 3), "{}", e.message);
+    assert_eq!(SystemEventSet::register(0).unwrap_err().status, Status::InvalidArgument);
+    let clone = set.clone();
+    drop(set);
+    assert_eq!(clone.wait(0, 1).unwrap_err().status, Status::NotReady, "the clone keeps the set");
+    drop(clone);
+    assert_eq!(cucore::live_object_count(cucore::ObjectType::SystemEventSet).unwrap(), before);
+    let event = SystemEvent { event_type: system::EVENT_GPU_DRIVER_BIND, gpu_id: 0x0001_C100 };
+    assert_eq!(event.pci_bus_id(), "00000001:C1:00.0");
+    let gpu1 = SystemEvent { event_type: system::EVENT_GPU_DRIVER_UNBIND, gpu_id: 2 << 8 };
+    assert_eq!(SystemDevice::by_pci_bus_id(&gpu1.pci_bus_id()).unwrap().index().unwrap(), 1, "the fake's GPU 1");
 }
 
 #[test]
