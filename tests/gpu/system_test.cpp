@@ -235,9 +235,14 @@ TEST_F(SystemTest, TheGenericReadersAnswerRealValues) {
     // This process has a context: NVML lists it where it sees this PID namespace.
     const std::vector<int64_t> processes = query(CUCORE_SYSTEM_QUERY_PROCESSES);
     EXPECT_EQ(processes.size() % 4, 0u);
+    // A virtual machine's NVML may not know the topology (NOT_SUPPORTED); where it does, a GPU is its own
+    // INTERNAL ancestor.
     int level = -1;
-    CUCORE_ASSERT_OK(cucore_system_device_common_ancestor(d, d, &level));
-    EXPECT_EQ(level, 0) << "a GPU is its own INTERNAL ancestor";
+    const cucore_status_t topology = cucore_system_device_common_ancestor(d, d, &level);
+    if (topology == CUCORE_ERROR_NOT_SUPPORTED)
+        EXPECT_EQ(cucore_system_last_nvml_result(), 3) << cucore_last_error_message();
+    else
+        EXPECT_EQ(topology == CUCORE_SUCCESS ? level : -2, 0) << "a GPU is its own INTERNAL ancestor";
     cucore_system_device_release(d);
     cucore_device_release(cuda);
 }

@@ -211,11 +211,8 @@ def test_every_cuda_core_member_against_the_fake_nvml(fakes):
         assert fan.speed == 75
         fan.set_default_speed()
         assert fan.speed == 30
-        try:
-            d0.get_fan(3).speed
-            raise AssertionError("no fan 3")
-        except system.InvalidArgumentError:
-            pass
+        with pytest.raises(ValueError, match=r"Fan index 3 is out of range \[0, 1\)"):
+            d0.get_fan(3)
         values = d0.get_field_values([FieldId.DEV_NVLINK_LINK_COUNT, (FieldId.DEV_POWER_INSTANT, 0),
                                       FieldId.DEV_ECC_PENDING])
         assert len(values) == 3
@@ -625,8 +622,8 @@ def test_every_cuda_core_member_on_the_real_nvml(gpu, fake_driver):
         assert d.get_nvlink(0).version >= (1, 0)
     # A data-center GPU has no fans: NVML answers NOT_SUPPORTED (cuda.core's NotSupportedError), never a crash.
     fans = _supported(lambda: d.num_fans)
-    if not fans:
-        with pytest.raises((system.NotSupportedError, system.InvalidArgumentError)):
+    if not fans:  # none (ValueError, as cuda.core), or no fan count at all (NotSupportedError)
+        with pytest.raises((system.NotSupportedError, ValueError)):
             d.get_fan(0).speed
     else:
         assert 0 <= d.get_fan(0).speed <= 200
@@ -640,9 +637,12 @@ def test_every_cuda_core_member_on_the_real_nvml(gpu, fake_driver):
     assert all(p.pid > 0 for p in d.compute_running_processes)
     others = [system.Device(index=i) for i in range(system.get_num_devices())]
     assert d in others
-    assert system.get_topology_common_ancestor(d, d) is GpuTopologyLevel.INTERNAL
+    # A virtual machine's NVML may not know the topology (NotSupportedError, as cuda.core's); where it does, a GPU
+    # is its own INTERNAL ancestor.
+    level = _supported(lambda: system.get_topology_common_ancestor(d, d))
+    assert level is None or level is GpuTopologyLevel.INTERNAL
     for other in others:
-        if other != d:
+        if other != d and level is not None:
             assert isinstance(system.get_topology_common_ancestor(d, other), GpuTopologyLevel)
             assert isinstance(system.get_p2p_status(d, other, "read"), system.typing.GpuP2PStatus)
 

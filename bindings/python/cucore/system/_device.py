@@ -325,7 +325,11 @@ class Device(HandleObject):
         return CoolerInfo(*self._query("COOLER")[:2])
 
     def get_fan(self, fan: int = 0) -> FanInfo:
-        """Fan `fan` (0 .. num_fans - 1)."""
+        """Fan `fan` (0 .. num_fans - 1): ValueError outside that range, as cuda.core (NotSupportedError where
+        the product reports no fan count)."""
+        count = self.num_fans
+        if not 0 <= int(fan) < count:
+            raise ValueError(f"Fan index {fan} is out of range [0, {count})")
         return FanInfo(self, int(fan))
 
     @property
