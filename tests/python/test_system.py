@@ -28,13 +28,18 @@ def _fake(name):
     return next((str(p.resolve()) for p in candidates if p.is_file()), None)
 
 
-def _run(script, **env):
-    """Runs `script` in a child Python with `env` added; returns its stdout (fails on a non-zero exit)."""
+def _child(script, **env):
+    """Runs `script` in a child Python with `env` added; returns the finished process."""
     from cucore import _lib
     full = dict(os.environ, PYTHONPATH=str(REPO / "bindings" / "python"), CUCORE_LIBRARY=_lib.path(), **env)
     full.pop("CUCORE_TEST_FAKE_DRIVER", None)
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=full, capture_output=True, text=True,
-                       timeout=120, cwd=str(REPO))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=full, capture_output=True, text=True,
+                          timeout=120, cwd=str(REPO))
+
+
+def _run(script, **env):
+    """Runs `script` in a child Python with `env` added; returns its stdout (fails on a non-zero exit)."""
+    r = _child(script, **env)
     assert r.returncode == 0, f"child failed:\n{r.stdout}\n{r.stderr}"
     return r.stdout
 
@@ -463,7 +468,13 @@ def test_system_events_behave_as_cuda_cores_on_the_fake_nvml(fakes, tmp_path):
     script = textwrap.dedent(_EVENTS_BOTH)
     ours = json.loads(_run(script.replace("sys.argv[1]", "'cucore'"), **env).strip().splitlines()[-1])
     assert ours == expected
-    theirs = json.loads(_run(script.replace("sys.argv[1]", "'cuda.core'"), **env).strip().splitlines()[-1])
+    r = _child(script.replace("sys.argv[1]", "'cuda.core'"), **env)
+    if r.returncode != 0 and "cannot resize this array" in r.stderr:
+        # cuda-bindings 13.3's nvml.system_event_set_wait resizes a NumPy array it does not own (the GPU
+        # server's version): cuda.core cannot wait there at all, so there is nothing to compare with.
+        pytest.skip("cuda-bindings' nvml.system_event_set_wait fails in this version: " + r.stderr.splitlines()[-1])
+    assert r.returncode == 0, f"child failed:\n{r.stdout}\n{r.stderr}"
+    theirs = json.loads(r.stdout.strip().splitlines()[-1])
     if theirs == "incompatible":
         pytest.skip("this cuda-bindings has no NVML for cuda.core.system")
     assert theirs == expected, "cuda.core on the same fake NVML"
@@ -659,9 +670,10 @@ def test_system_events_on_the_real_nvml_register_or_are_not_supported(gpu, fake_
         events = system.register_events([SystemEventType.UNBIND, SystemEventType.BIND])
     except system.LibraryNotFoundError as e:
         pytest.skip(f"NVML is not available here: {e}")
-    except (system.NotSupportedError, system.FunctionNotFoundError) as e:
-        # Many virtual machines record no system events; an older NVML lacks the calls: said, never a crash.
-        assert e.status in (3, 13) and "nvmlSystem" in str(e), str(e)
+    except (system.NotSupportedError, system.FunctionNotFoundError, system.UnknownError) as e:
+        # Many virtual machines record no system events (NVML says NOT_SUPPORTED, or UNKNOWN as on the GPU
+        # server's VM, where cuda.core gets the same); an older NVML lacks the calls: said, never a crash.
+        assert e.status in (3, 13, 999) and "nvmlSystem" in str(e), str(e)
         return
     with events:
         # Nobody binds or unbinds a GPU meanwhile: a short wait times out (or, woken early, gives known types).
