@@ -73,14 +73,20 @@ inline typename CoreOf<Handle>::type *get_optional(const Handle *handle, const c
     return handle ? &get(handle, argument) : nullptr;
 }
 
+// An array argument may be NULL only while its count (or capacity: `count_name`) is 0.
+template <class T>
+inline void require_array(T *array, size_t count, const char *argument, const char *count_name = "count") {
+    if (count && !array)
+        core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL with a " + count_name + " of " +
+                                     std::to_string(count));
+}
+
 // The objects behind an array of handle arguments, held until the call returns; a
 // bad element is named "<argument>[i]" in the message.
 template <class Handle>
 inline std::vector<typename CoreOf<Handle>::type *> get_all(Handle *const *handles, size_t count,
                                                            const char *argument) {
-    if (count && !handles)
-        core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL with a count of " +
-                                     std::to_string(count));
+    require_array(handles, count, argument);
     std::vector<typename CoreOf<Handle>::type *> objects;
     objects.reserve(count);
     for (size_t i = 0; i < count; ++i) {
@@ -118,6 +124,26 @@ template <class Handle>
 inline void release(Handle *handle) {
     if (!handle) return;  // NULL is a no-op
     core::handles::release(handle, CoreOf<Handle>::kind, CoreOf<Handle>::argument);
+}
+
+// A list answer: new handles for the first `capacity` objects in `out` (the other slots NULL) and the whole
+// list's size in `total`; a failure part way (no room for a handle) gives none.
+template <class Handle, class T>
+inline void give_list(std::vector<core::Ref<T>> objects, Handle **out, size_t capacity, size_t &total,
+                      const char *argument) {
+    require_array(out, capacity, argument, "capacity");
+    for (size_t i = 0; i < capacity; ++i) out[i] = nullptr;
+    size_t given = 0;
+    try {
+        for (; given < objects.size() && given < capacity; ++given) out[given] = give<Handle>(std::move(objects[given]));
+    } catch (...) {
+        for (size_t i = 0; i < given; ++i) {
+            release(out[i]);
+            out[i] = nullptr;
+        }
+        throw;
+    }
+    total = objects.size();
 }
 
 // Reads a versioned options struct: NULL gives `defaults`; a smaller
@@ -262,9 +288,7 @@ inline void check_flags(uint32_t flags, uint32_t known, const char *argument) {
 // The strings of a (pointer, count) argument: the array may be NULL only with a
 // count of 0, and no string in it may be NULL ("<argument>[i]" is named).
 inline std::vector<std::string> string_list(const char *const *array, size_t count, const char *argument) {
-    if (count && !array)
-        core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL with a count of " +
-                                     std::to_string(count));
+    require_array(array, count, argument);
     std::vector<std::string> result;
     result.reserve(count);
     for (size_t i = 0; i < count; ++i) {
@@ -306,9 +330,7 @@ inline cucore_access_t check_access(const cucore_access_t &access, const char *a
 
 // The numbers of a (pointer, count) argument: the array may be NULL only with a count of 0.
 inline std::vector<uint32_t> number_list(const uint32_t *array, size_t count, const char *argument) {
-    if (count && !array)
-        core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL with a count of " +
-                                     std::to_string(count));
+    require_array(array, count, argument);
     return std::vector<uint32_t>(array, array + count);
 }
 

@@ -45,8 +45,7 @@ cucore_status_t cucore_process_checkpoint(int pid) {
 cucore_status_t cucore_process_restore(int pid, const cucore_gpu_mapping_t *mappings, size_t count) {
     return capi::guarded(__func__, [&] {
         check_pid(pid);
-        if (count && !mappings)
-            core::throw_invalid_argument("argument 'mappings' is NULL with a count of " + std::to_string(count));
+        capi::require_array(mappings, count, "mappings");
         if (count > UINT32_MAX) core::throw_invalid_argument("argument 'count' is too large");
         core::checkpoint::restore(pid, std::vector<cucore_gpu_mapping_t>(mappings, mappings + count));
     });

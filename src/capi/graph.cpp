@@ -16,17 +16,6 @@ std::vector<core::GraphNode *> dependencies_of(cucore_graph_node_t *const *depen
     return capi::get_all(dependencies, count, "dependencies");
 }
 
-// A list answer: up to `capacity` new handles in `out` and the total in `count`.
-template <class Handle, class T>
-void give_list(std::vector<core::Ref<T>> objects, Handle **out, size_t capacity, size_t *count, const char *argument) {
-    size_t &total = capi::out(count, "count");
-    if (capacity && !out)
-        core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL with a non-zero capacity");
-    const size_t given = objects.size() < capacity ? objects.size() : capacity;
-    for (size_t i = 0; i < given; ++i) out[i] = capi::give<Handle>(std::move(objects[i]));
-    total = objects.size();
-}
-
 core::KernelRequest kernel_request(const cucore_launch_config_t *config, cucore_kernel_t *kernel, bool kernel_optional,
                                    const void *const *args, const size_t *arg_sizes, size_t arg_count,
                                    cucore_launch_config_t &resolved) {
@@ -133,8 +122,8 @@ cucore_status_t cucore_graph_definition_debug_dot_print(cucore_graph_definition_
 cucore_status_t cucore_graph_definition_nodes(cucore_graph_definition_t *definition, cucore_graph_node_t **nodes,
                                               size_t capacity, size_t *count) {
     return capi::guarded(__func__, [&] {
-        capi::out(count, "count");
-        give_list(capi::get(definition, "definition").nodes(), nodes, capacity, count, "nodes");
+        size_t &total = capi::out(count, "count");
+        capi::give_list(capi::get(definition, "definition").nodes(), nodes, capacity, total, "nodes");
     });
 }
 
@@ -142,9 +131,8 @@ cucore_status_t cucore_graph_definition_edges(cucore_graph_definition_t *definit
                                               cucore_graph_node_t **to, size_t capacity, size_t *count) {
     return capi::guarded(__func__, [&] {
         size_t &total = capi::out(count, "count");
-        if (capacity && (!from || !to))
-            core::throw_invalid_argument(std::string("argument '") + (from ? "to" : "from") +
-                                         "' is NULL with a non-zero capacity");
+        capi::require_array(from, capacity, "from", "capacity");
+        capi::require_array(to, capacity, "to", "capacity");
         std::vector<core::Ref<core::GraphNode>> sources, targets;
         capi::get(definition, "definition").edges(sources, targets);
         const size_t given = sources.size() < capacity ? sources.size() : capacity;
@@ -386,16 +374,16 @@ cucore_status_t cucore_graph_node_definition(const cucore_graph_node_t *node,
 cucore_status_t cucore_graph_node_dependencies(cucore_graph_node_t *node, cucore_graph_node_t **nodes,
                                                size_t capacity, size_t *count) {
     return capi::guarded(__func__, [&] {
-        capi::out(count, "count");
-        give_list(capi::get(node, "node").dependencies(), nodes, capacity, count, "nodes");
+        size_t &total = capi::out(count, "count");
+        capi::give_list(capi::get(node, "node").dependencies(), nodes, capacity, total, "nodes");
     });
 }
 
 cucore_status_t cucore_graph_node_dependents(cucore_graph_node_t *node, cucore_graph_node_t **nodes, size_t capacity,
                                              size_t *count) {
     return capi::guarded(__func__, [&] {
-        capi::out(count, "count");
-        give_list(capi::get(node, "node").dependents(), nodes, capacity, count, "nodes");
+        size_t &total = capi::out(count, "count");
+        capi::give_list(capi::get(node, "node").dependents(), nodes, capacity, total, "nodes");
     });
 }
 
@@ -491,8 +479,8 @@ cucore_status_t cucore_graph_node_alloc_info(cucore_graph_node_t *node, uint64_t
 cucore_status_t cucore_graph_node_bodies(cucore_graph_node_t *node, cucore_graph_definition_t **bodies,
                                          size_t capacity, size_t *count) {
     return capi::guarded(__func__, [&] {
-        capi::out(count, "count");
-        give_list(capi::get(node, "node").bodies(), bodies, capacity, count, "bodies");
+        size_t &total = capi::out(count, "count");
+        capi::give_list(capi::get(node, "node").bodies(), bodies, capacity, total, "bodies");
     });
 }
 

@@ -144,8 +144,7 @@ cucore_status_t cucore_gl_get_devices(uint32_t device_list, int *ordinals, uint3
         if (device_list < CUCORE_GL_DEVICES_ALL || device_list > CUCORE_GL_DEVICES_NEXT_FRAME)
             core::throw_invalid_argument("argument 'device_list' is " + std::to_string(device_list) +
                                          "; it must be a cucore_gl_device_list_t (ALL, CURRENT_FRAME or NEXT_FRAME)");
-        if (!ordinals && capacity > 0)
-            core::throw_invalid_argument("argument 'ordinals' is NULL but 'capacity' is not 0");
+        capi::require_array(ordinals, capacity, "ordinals", "capacity");
         result = core::gl_devices(device_list, ordinals, capacity);
     });
 }

@@ -144,11 +144,8 @@ cucore_status_t cucore_copy_batch(cucore_stream_t *stream, const cucore_copy_bat
                                   const cucore_copy_options_t *const *options, size_t options_count) {
     return capi::guarded(__func__, [&] {
         core::Stream &on = capi::get(stream, "stream");
-        if (count && !items)
-            core::throw_invalid_argument("argument 'items' is NULL with a count of " + std::to_string(count));
-        if (options_count && !options)
-            core::throw_invalid_argument("argument 'options' is NULL with an options_count of " +
-                                         std::to_string(options_count));
+        capi::require_array(items, count, "items");
+        capi::require_array(options, options_count, "options", "options_count");
         std::vector<cucore_copy_options_t> resolved;
         resolved.reserve(options_count ? options_count : 1);
         for (size_t k = 0; k < options_count; ++k)
@@ -176,8 +173,7 @@ cucore_status_t cucore_copy_3d_batch(cucore_stream_t *stream, const cucore_copy_
                                      const cucore_copy_options_t *options) {
     return capi::guarded(__func__, [&] {
         core::Stream &on = capi::get(stream, "stream");
-        if (count && !copies)
-            core::throw_invalid_argument("argument 'copies' is NULL with a count of " + std::to_string(count));
+        capi::require_array(copies, count, "copies");
         const cucore_copy_options_t resolved_options = read_copy_options(options, "options");
         std::vector<core::Copy3DItem> items(count);
         for (size_t i = 0; i < count; ++i) {
@@ -278,7 +274,7 @@ cucore_status_t cucore_stream_batch_memory_ops(cucore_stream_t *stream, const cu
                                                size_t count) {
     return capi::guarded(__func__, [&] {
         core::Stream &on = capi::get(stream, "stream");
-        if (count && !ops) core::throw_invalid_argument("argument 'ops' is NULL with a count of " + std::to_string(count));
+        capi::require_array(ops, count, "ops");
         if (count > kMaxBatchMemoryOps)
             core::throw_invalid_argument("argument 'count' (" + std::to_string(count) +
                                          ") is above 255, the most cuStreamBatchMemOp takes");

@@ -47,33 +47,8 @@ int64_t check_query_argument(int64_t value, const char *argument) {
     return value;
 }
 
-// An out array with a capacity: NULL only with capacity 0.
-template <class T>
-void check_array_out(T *array, size_t capacity, const char *argument) {
-    if (!array && capacity)
-        core::throw_invalid_argument(std::string("argument '") + argument + "' is NULL with a capacity of " +
-                                     std::to_string(capacity));
-}
-
-// Hands out new handles for the first `capacity` devices.
-void give_devices(const std::vector<core::Ref<core::SystemDevice>> &found, cucore_system_device_t **devices,
-                  size_t capacity, size_t &count) {
-    size_t given = 0;
-    try {
-        for (; given < found.size() && given < capacity; ++given)
-            devices[given] = capi::give<cucore_system_device_t>(found[given]);
-    } catch (...) {  // a failure part way (no room for a handle) leaves none given
-        for (size_t i = 0; i < given; ++i) {
-            cucore_system_device_release(devices[i]);
-            devices[i] = nullptr;
-        }
-        throw;
-    }
-    count = found.size();
-}
-
 void check_fields(const cucore_system_field_value_t *values, size_t count) {
-    check_array_out(values, count, "values");
+    capi::require_array(values, count, "values");
     if (count > static_cast<size_t>(INT32_MAX))
         core::throw_invalid_argument("argument 'count' (" + std::to_string(count) + ") is above INT_MAX");
 }
@@ -260,11 +235,8 @@ cucore_status_t cucore_system_device_processes(const cucore_system_device_t *dev
                                                uint64_t *used_memory, size_t capacity, size_t *count) {
     return nvml_guarded(__func__, [&] {
         size_t &result = capi::out(count, "count");
-        if (capacity && !pids)
-            core::throw_invalid_argument("argument 'pids' is NULL with a capacity of " + std::to_string(capacity));
-        if (capacity && !used_memory)
-            core::throw_invalid_argument("argument 'used_memory' is NULL with a capacity of " +
-                                         std::to_string(capacity));
+        capi::require_array(pids, capacity, "pids", "capacity");
+        capi::require_array(used_memory, capacity, "used_memory", "capacity");
         const std::vector<core::SystemDevice::Process> processes = capi::get(device, "device").processes();
         for (size_t i = 0; i < processes.size() && i < capacity; ++i) {
             pids[i] = processes[i].pid;
@@ -294,9 +266,7 @@ cucore_status_t cucore_system_devices_with_cpu_affinity(unsigned cpu, cucore_sys
                                                         size_t capacity, size_t *count) {
     return nvml_guarded(__func__, [&] {
         size_t &result = capi::out(count, "count");
-        check_array_out(devices, capacity, "devices");
-        for (size_t i = 0; i < capacity; ++i) devices[i] = nullptr;
-        give_devices(core::SystemDevice::with_cpu_affinity(cpu), devices, capacity, result);
+        capi::give_list(core::SystemDevice::with_cpu_affinity(cpu), devices, capacity, result, "devices");
     });
 }
 
@@ -305,7 +275,7 @@ cucore_status_t cucore_system_device_query(const cucore_system_device_t *device,
                                            size_t *count) {
     return nvml_guarded(__func__, [&] {
         size_t &result = capi::out(count, "count");
-        check_array_out(values, capacity, "values");
+        capi::require_array(values, capacity, "values", "capacity");
         core::SystemDevice &object = capi::get(device, "device");
         const cucore_system_query_t which =
             capi::check_enum_range(query, CUCORE_SYSTEM_QUERY_ARCHITECTURE, CUCORE_SYSTEM_QUERY_MEMORY_AFFINITY,
@@ -344,13 +314,13 @@ cucore_status_t cucore_system_device_related(const cucore_system_device_t *devic
                                              size_t *count) {
     return nvml_guarded(__func__, [&] {
         size_t &result = capi::out(count, "count");
-        check_array_out(devices, capacity, "devices");
-        for (size_t i = 0; i < capacity; ++i) devices[i] = nullptr;
+        capi::require_array(devices, capacity, "devices", "capacity");
+        for (size_t i = 0; i < capacity; ++i) devices[i] = nullptr;  // cleared before the handle is checked
         core::SystemDevice &object = capi::get(device, "device");
         const cucore_system_relation_t which =
             capi::check_enum_range(relation, CUCORE_SYSTEM_RELATION_NEAREST_GPUS, CUCORE_SYSTEM_RELATION_MIG_PARENT,
                                    "relation", "is not a cucore_system_relation_t");
-        give_devices(object.related(which, check_query_argument(arg, "arg")), devices, capacity, result);
+        capi::give_list(object.related(which, check_query_argument(arg, "arg")), devices, capacity, result, "devices");
     });
 }
 

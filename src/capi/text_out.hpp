@@ -14,8 +14,7 @@ namespace cucore::capi {
 // before any work so a failed call leaves them cleared.
 inline void check_text_out(char *buffer, size_t capacity, size_t *length) {
     optional_out(length);
-    if (!buffer && capacity)
-        core::throw_invalid_argument("argument 'buffer' is NULL with a capacity of " + std::to_string(capacity));
+    require_array(buffer, capacity, "buffer", "capacity");
     if (buffer) buffer[0] = '\0';
 }
 
