@@ -85,7 +85,7 @@ cucore_status_t cucore_event_context(const cucore_event_t *event, cucore_context
 cucore_status_t cucore_event_handle(const cucore_event_t *event, void **cu_event) {
     return capi::guarded(__func__, [&] {
         void *&result = capi::out(cu_event, "cu_event");
-        result = capi::get(event, "event").cu();
+        result = capi::get(event, "event").escape();
     });
 }
 

@@ -149,7 +149,7 @@ cucore_status_t cucore_stream_capture_status(cucore_stream_t *stream, cucore_cap
 cucore_status_t cucore_stream_handle(const cucore_stream_t *stream, void **cu_stream) {
     return capi::guarded(__func__, [&] {
         void *&result = capi::out(cu_stream, "cu_stream");
-        result = capi::get(stream, "stream").cu();
+        result = capi::get(stream, "stream").escape();
     });
 }
 

@@ -134,6 +134,7 @@ Ref<Context> Context::create_green(Device &device, const std::vector<SmResource 
 }
 
 Context::~Context() {
+    events_.drain();  // while the driver context still exists
     if (green_) {
         destroy_green_context(green_, "destroying a green context");
     } else if (primary_) {

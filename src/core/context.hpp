@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "core/event_cache.hpp"
 #include "core/handle.hpp"
 #include "core/owner.hpp"
 #include "cucore/common.h"
@@ -44,6 +45,9 @@ class Context final : public Object {
     CUgreenCtx green() const noexcept { return green_; }
     void set_current();
     void synchronize();
+    // The driver events this context keeps for reuse (core/event_cache.hpp), drained before it goes; null
+    // for a foreign context, which its owner may destroy under spare events.
+    EventCache *spare_events() noexcept { return primary_ || green_ ? &events_ : nullptr; }
 
   private:
     Ref<Device> device_;
@@ -52,6 +56,7 @@ class Context final : public Object {
     ForeignOwner owner_;  // wrapped contexts only
     CUgreenCtx green_ = nullptr;         // green contexts only (owned)
     std::vector<Ref<Object>> resources_;  // green contexts only: what they were made of
+    EventCache events_;
 };
 
 // Makes `context` current for the lifetime of the guard and restores the

@@ -18,8 +18,9 @@ unsigned driver_event_flags(uint32_t flags) noexcept {
 }
 
 Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
-    CUevent raw = nullptr;
-    {
+    EventCache *spares = context->spare_events();
+    CUevent raw = spares ? spares->take(flags) : nullptr;  // a spare driver event of this kind, if any
+    if (!raw) {
         ScopedContext bind(context->cu());
         CUCORE_CALL(cuEventCreate, &raw, driver_event_flags(flags));
     }
@@ -43,7 +44,8 @@ Event::Event(Ref<Context> context, CUevent event, uint32_t flags, bool owned) no
       cu_context_(context_->cu()),
       event_(event),
       flags_(flags),
-      owned_(owned) {}
+      owned_(owned),
+      reusable_(owned && !(flags & CUCORE_EVENT_INTERPROCESS)) {}
 
 void destroy_event(CUevent event, const char *what) noexcept {
     // cuEventDestroy names its event, so no context is bound (see ScopedContext).
@@ -52,11 +54,22 @@ void destroy_event(CUevent event, const char *what) noexcept {
     });
 }
 
+bool Event::settled() const noexcept {
+    if (!recorded_.load(std::memory_order_relaxed)) return true;
+    // Recorded only on the library's own streams outside any capture (else not reusable): the query can
+    // neither meet a captured record nor disturb a capture.
+    const driver::Table *api = driver::peek();
+    return api && api->cuEventQuery && api->cuEventQuery(event_) == CUDA_SUCCESS;
+}
+
 Event::~Event() {
-    if (owned_)
-        destroy_event(event_, "destroying an event");
-    else
+    if (!owned_) {
         owner_.notify();
+        return;
+    }
+    EventCache *spares = context_->spare_events();
+    if (spares && reusable_.load(std::memory_order_relaxed) && settled() && spares->give(flags_, event_)) return;
+    destroy_event(event_, "destroying an event");
 }
 
 void Event::record(Stream &stream) {
@@ -64,7 +77,11 @@ void Event::record(Stream &stream) {
     ScopedContext bind(cu_context_, stream.is_builtin());
     CUCORE_CALL(cuEventRecord, event_, stream.cu());
     recorded_.store(true, std::memory_order_relaxed);
-    hold_for_capture(stream, *this);
+    // A capture, seen or not, may hold this record after the event goes: its driver event is not reused.
+    if (__builtin_expect(stream.shared() || stream.capture_sink() != nullptr, 0)) {
+        reusable_.store(false, std::memory_order_relaxed);
+        hold_for_capture(stream, *this);
+    }
 }
 
 void Event::synchronize() {

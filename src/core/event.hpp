@@ -28,13 +28,24 @@ class Event final : public Object, public Pooled<Event> {
     ~Event() override;
 
     void record(Stream &stream);
-    // An event record node of a graph records it (not seen by record()): from here the driver, which sees
-    // the graph's launches, says whether it was recorded.
-    void note_graph_record() noexcept { recorded_.store(true, std::memory_order_relaxed); }
+    // The event entered a graph (a record node when `records`, else a wait node) or a capture. A graph's
+    // record is not seen by record(), so from here the driver, which sees the graph's launches, says
+    // whether it was recorded; and its driver event is never reused, since a graph launched before this
+    // event goes may still use it after.
+    void note_graph_use(bool records) noexcept {
+        if (records) recorded_.store(true, std::memory_order_relaxed);
+        reusable_.store(false, std::memory_order_relaxed);
+    }
     void synchronize();
     bool query();
 
     CUevent cu() const noexcept { return event_; }
+    // The driver handle for a caller outside the library (cucore_event_handle, IPC): the driver event is
+    // then never reused (core/event_cache.hpp).
+    CUevent escape() noexcept {
+        reusable_.store(false, std::memory_order_relaxed);
+        return event_;
+    }
     uint32_t flags() const noexcept { return flags_; }
     bool owned() const noexcept { return owned_; }
     Context &context() const noexcept { return *context_; }
@@ -47,7 +58,14 @@ class Event final : public Object, public Pooled<Event> {
     uint32_t flags_;
     bool owned_;
     std::atomic<bool> recorded_{false};
+    // Whether the context may keep the driver event for a new Event when this one goes: owned, not
+    // interprocess, its handle never given out, never in a graph or capture (then also only once its last
+    // record has completed: see ~Event).
+    std::atomic<bool> reusable_;
     ForeignOwner owner_;  // wrapped events only
+
+    // Whether the driver event now answers as a new one would (never recorded, or its last record done).
+    bool settled() const noexcept;
 };
 
 // The driver's CU_EVENT_* flags for cucore_event_flag_t bits.

@@ -438,13 +438,14 @@ Ref<GraphNode> GraphDefinition::add_host_callback(const std::vector<GraphNode *>
 Ref<GraphNode> GraphDefinition::add_event_record(const std::vector<GraphNode *> &dependencies, Event &event) {
     CUCORE_ADD_NODE(cuGraphAddEventRecordNode, event.cu());
     attachments_->keep(Ref<Object>(&event));
-    event.note_graph_record();
+    event.note_graph_use(true);
     return node(added);
 }
 
 Ref<GraphNode> GraphDefinition::add_event_wait(const std::vector<GraphNode *> &dependencies, Event &event) {
     CUCORE_ADD_NODE(cuGraphAddEventWaitNode, event.cu());
     attachments_->keep(Ref<Object>(&event));
+    event.note_graph_use(false);
     return node(added);
 }
 
@@ -684,7 +685,7 @@ void GraphNode::set_event(Event &event) {
     }
     // The replaced event stays held: graphs instantiated before this still use it.
     definition_->attachments().keep(Ref<Object>(&event));
-    if (type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) event.note_graph_record();
+    event.note_graph_use(type == CU_GRAPH_NODE_TYPE_EVENT_RECORD);
 }
 
 namespace {

@@ -252,7 +252,7 @@ void Graph::set_event_node(GraphNode &node, Event &event) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!updates_) updates_ = std::make_shared<GraphAttachments>();
     updates_->keep(Ref<Object>(&event));
-    if (type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) event.note_graph_record();
+    event.note_graph_use(type == CU_GRAPH_NODE_TYPE_EVENT_RECORD);
 }
 
 void Graph::set_child_graph_node(GraphNode &node, GraphDefinition &child) {

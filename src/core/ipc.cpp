@@ -283,7 +283,7 @@ EventDescriptor export_event(Event &event) {
     CUipcEventHandle handle{};
     {
         ScopedContext bind(event.context().cu());
-        CUCORE_CALL(cuIpcGetEventHandle, &handle, event.cu());
+        CUCORE_CALL(cuIpcGetEventHandle, &handle, event.escape());
     }
     return encode_event(handle);
 }

@@ -59,7 +59,8 @@ Stream::Stream(Ref<Context> context, CUstream stream, bool owned) noexcept
       device_ordinal_(context_->device().ordinal()),
       stream_(stream),
       builtin_(stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD),
-      owned_(owned) {}
+      owned_(owned),
+      shared_(builtin_ || !owned) {}
 
 void destroy_stream(CUstream stream, const char *what) noexcept {
     // cuStreamDestroy names its stream, so no context is bound (see ScopedContext).
@@ -105,7 +106,10 @@ bool Stream::query() {
 void Stream::wait(Event &event) {
     ScopedContext bind(cu_context_, builtin_);
     CUCORE_CALL(cuStreamWaitEvent, stream_, event.cu(), 0);
-    hold_for_capture(*this, event);
+    if (__builtin_expect(capture_sink() != nullptr, 0)) {
+        event.note_graph_use(false);
+        hold_for_capture_slow(*this, event);
+    }
 }
 
 void Stream::wait(Stream &other) {

@@ -43,6 +43,15 @@ class Stream final : public Object, public Pooled<Stream> {
     // The legacy and per-thread default streams mean "of the current context".
     bool is_builtin() const noexcept { return builtin_; }
     bool owned() const noexcept { return owned_; }
+    // The driver handle for a caller outside the library (cucore_stream_handle): from then on someone else
+    // may capture this stream, so events recorded on it are no longer reused (core/event_cache.hpp).
+    CUstream escape() noexcept {
+        shared_.store(true, std::memory_order_relaxed);
+        return stream_;
+    }
+    // Whether code outside the library can reach the driver stream (a foreign or built-in stream, or one
+    // whose handle was given out), and so may be capturing it unseen.
+    bool shared() const noexcept { return shared_.load(std::memory_order_relaxed); }
     Context &context() const noexcept { return *context_; }
     const Ref<Context> &context_ref() const noexcept { return context_; }
 
@@ -60,6 +69,7 @@ class Stream final : public Object, public Pooled<Stream> {
     CUstream stream_;
     bool builtin_;
     bool owned_;
+    std::atomic<bool> shared_;  // see shared()
     ForeignOwner owner_;  // wrapped streams only
     std::atomic<GraphAttachments *> capture_sink_{nullptr};
 };

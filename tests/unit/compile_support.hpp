@@ -13,12 +13,12 @@ class CompileFixture : public FakeDriverTest {
     void SetUp() override {
         FakeDriverTest::SetUp();
         for (size_t i = 0; i < kTypes.size(); ++i) before_[i] = live(kTypes[i]);
-        fake_before_ = fake::counters();
+        fake_before_ = driver_objects();
     }
     void TearDown() override {
         for (size_t i = 0; i < kTypes.size(); ++i)
             EXPECT_EQ(live(kTypes[i]), before_[i]) << "leaked objects of type " << kTypes[i];
-        const fake::Counters after = fake::counters();
+        const fake::Counters after = driver_objects();
         EXPECT_EQ(after.libraries, fake_before_.libraries + refused_unloads_) << "driver libraries leaked";
         EXPECT_EQ(after.link_states, fake_before_.link_states + refused_link_destroys_) << "driver link states leaked";
         if (refused_unloads_ || refused_link_destroys_) fake::install(2);  // forget what the fake was made to keep

@@ -562,14 +562,14 @@ TEST_F(FacadeFake, CopyMoveAndCRoundTripKeepEveryObjectCount) {
 TEST_F(FacadeFake, AssignmentOfDefaultEventsReleasesThePreviousObject) {
     const cucore::Device dev(0);
     const std::size_t events0 = live(CUCORE_OBJECT_EVENT);
-    const int driver_events0 = fake::counters().events;
+    const int driver_events0 = driver_objects().events;
     cucore::Event a = dev.create_event();
     cucore::Event b = dev.create_event();
     EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0 + 2);
-    EXPECT_EQ(fake::counters().events, driver_events0 + 2);
+    EXPECT_EQ(driver_objects().events, driver_events0 + 2);
     a = b; // a's first event is released
     EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0 + 1);
-    EXPECT_EQ(fake::counters().events, driver_events0 + 1);
+    EXPECT_EQ(driver_objects().events, driver_events0 + 1);
     const cucore::Event &same = a;
     a = same; // self-assignment keeps it
     EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0 + 1);
@@ -577,7 +577,7 @@ TEST_F(FacadeFake, AssignmentOfDefaultEventsReleasesThePreviousObject) {
     EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0 + 1);
     b = cucore::Event{};
     EXPECT_EQ(live(CUCORE_OBJECT_EVENT), events0);
-    EXPECT_EQ(fake::counters().events, driver_events0);
+    EXPECT_EQ(driver_objects().events, driver_events0);
 }
 
 } // namespace

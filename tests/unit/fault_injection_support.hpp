@@ -72,7 +72,7 @@ class FaultInjection : public Fixture {
         int failures_seen = 0;
         for (long i = 1; i < 200; ++i) {
             const size_t live_before = Fixture::live(CUCORE_OBJECT_ANY);
-            const fake::Counters driver_before = fake::counters();
+            const fake::Counters driver_before = driver_objects();
             const uint64_t release_errors_before = Fixture::release_errors();
             fake::reset_calls();
             fake::fail_call(i, CUDA_ERROR_OUT_OF_MEMORY);
@@ -112,7 +112,7 @@ class FaultInjection : public Fixture {
                 EXPECT_EQ(status, CUCORE_ERROR_OUT_OF_MEMORY) << message;
             }
             EXPECT_EQ(Fixture::live(CUCORE_OBJECT_ANY), live_before) << "no half-made object";
-            const fake::Counters after = fake::counters();
+            const fake::Counters after = driver_objects();
             EXPECT_TRUE(same_driver_state(after, expected))
                 << "expected: " << describe(expected) << "\nafter:    " << describe(after);
         }

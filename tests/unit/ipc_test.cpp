@@ -55,10 +55,10 @@ TEST_F(IpcTest, EventsRoundTripThroughTheirDescriptor) {
     ASSERT_EQ(cucore_ipc_export_event(e, d.data()), CUCORE_SUCCESS) << message();
     EXPECT_EQ(std::memcmp(d.data(), "CUE\x01", 4), 0);
 
-    const int events = fake::counters().events;
+    const int events = driver_objects().events;
     cucore_event_t *imported = nullptr;
     ASSERT_EQ(cucore_ipc_import_event(d1_, d.data(), d.size(), &imported), CUCORE_SUCCESS) << message();
-    EXPECT_EQ(fake::counters().events, events + 1) << "the import is an event of its own (cuIpcOpenEventHandle)";
+    EXPECT_EQ(driver_objects().events, events + 1) << "the import is an event of its own (cuIpcOpenEventHandle)";
     void *raw_imported = nullptr, *raw_exported = nullptr;
     cucore_event_handle(imported, &raw_imported);
     cucore_event_handle(e, &raw_exported);

@@ -278,7 +278,7 @@ TEST_F(ObjectsTest, ForeignObjectsAreNotDestroyedAndOwnersAreToldOnce) {
     fake::set_current_context(nullptr);
     ASSERT_EQ(cucore_event_record(e, s), CUCORE_SUCCESS);
 
-    int streams = fake::counters().streams, events = fake::counters().events;
+    int streams = fake::counters().streams, events = driver_objects().events;
     ASSERT_EQ(cucore_stream_retain(s), CUCORE_SUCCESS);
     cucore_stream_release(s);
     EXPECT_EQ(stream_owner.released, 0) << "not before the last reference";
@@ -289,7 +289,7 @@ TEST_F(ObjectsTest, ForeignObjectsAreNotDestroyedAndOwnersAreToldOnce) {
     EXPECT_EQ(event_owner.released, 1);
     EXPECT_EQ(context_owner.released, 1) << "told exactly once, when its own wrapper went";
     EXPECT_EQ(fake::counters().streams, streams) << "a foreign stream is not destroyed";
-    EXPECT_EQ(fake::counters().events, events) << "a foreign event is not destroyed";
+    EXPECT_EQ(driver_objects().events, events) << "a foreign event is not destroyed";
     fake::table().cuStreamDestroy(raw_stream);
     fake::table().cuEventDestroy(raw_event);
     cucore_context_release(sc);

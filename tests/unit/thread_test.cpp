@@ -47,7 +47,7 @@ TEST_F(ThreadTest, ConcurrentReleasesDestroyExactlyOnce) {
         for (auto &thread : threads) thread.join();
         ASSERT_EQ(ok.load(), 8);
         ASSERT_EQ(bad.load(), 8);
-        ASSERT_EQ(fake::counters().events, 0);
+        ASSERT_EQ(driver_objects().events, 0);
     }
     cucore_device_release(d);
 }

@@ -1,0 +1,217 @@
+// Driver events reused by their context (core/event_cache.hpp) against the fake driver: a released event's
+// driver event serves the next event of the same kind without a cuEventCreate, and that event answers every
+// call as a new one; what must never be reused is not (an event whose handle escaped, an interprocess one,
+// one that entered a graph or a capture, one recorded on a stream others can reach, one whose record is still
+// pending); the cache is bounded per kind and drained before its context goes.
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/event_cache.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using cucore::core::EventCache;
+
+class EventCacheTest : public FakeDriverTest {
+  protected:
+    void SetUp() override {
+        FakeDriverTest::SetUp();
+        if (streams_ != fake::Streams::synchronous) fake::install(2, streams_);
+        d_ = device(0);
+        ASSERT_EQ(cucore_stream_create(d_, nullptr, &s_), CUCORE_SUCCESS) << message();
+        spares_before_ = EventCache::total();
+    }
+    void TearDown() override {
+        cucore_stream_release(s_);
+        cucore_device_release(d_);
+        FakeDriverTest::TearDown();
+    }
+    cucore_event_t *create(uint32_t flags = 0) {
+        cucore_event_options_t o = CUCORE_EVENT_OPTIONS_INIT;
+        o.flags = flags;
+        cucore_event_t *e = nullptr;
+        EXPECT_EQ(cucore_event_create(d_, &o, &e), CUCORE_SUCCESS) << message();
+        return e;
+    }
+    // Spare driver events kept now beyond those at the start of the test.
+    int spares() const { return EventCache::total() - spares_before_; }
+    // How many cuEventCreate calls `body` makes.
+    template <class Body>
+    static int driver_creates(Body &&body) {
+        fake::reset_calls();
+        body();
+        int creates = 0;
+        for (const std::string &call : fake::call_log()) creates += call == "cuEventCreate";
+        return creates;
+    }
+
+    fake::Streams streams_ = fake::Streams::synchronous;
+    cucore_device_t *d_ = nullptr;
+    cucore_stream_t *s_ = nullptr;
+    int spares_before_ = 0;
+};
+
+TEST_F(EventCacheTest, AReleasedEventsDriverEventServesTheNextOfItsKind) {
+    const int driver_events = fake::counters().events;
+    cucore_event_t *first = create();
+    ASSERT_EQ(cucore_event_release(first), CUCORE_SUCCESS);
+    EXPECT_EQ(spares(), 1);
+    EXPECT_EQ(fake::counters().events, driver_events + 1) << "kept, not destroyed";
+    cucore_event_t *second = nullptr;
+    EXPECT_EQ(driver_creates([&] { second = create(); }), 0) << "the spare is taken";
+    EXPECT_EQ(spares(), 0);
+    // Kinds are kept apart: a timing event is not served by a spare made without timing.
+    ASSERT_EQ(cucore_event_release(second), CUCORE_SUCCESS);
+    cucore_event_t *timing = nullptr;
+    EXPECT_EQ(driver_creates([&] { timing = create(CUCORE_EVENT_TIMING); }), 1);
+    uint32_t flags = 0;
+    ASSERT_EQ(cucore_event_flags(timing, &flags), CUCORE_SUCCESS);
+    EXPECT_EQ(flags, uint32_t{CUCORE_EVENT_TIMING});
+    EXPECT_EQ(spares(), 1) << "the untimed spare waits for an untimed event";
+    cucore_event_release(timing);
+}
+
+TEST_F(EventCacheTest, AReusedEventAnswersAsANewOne) {
+    cucore_event_t *used = create(CUCORE_EVENT_TIMING);
+    ASSERT_EQ(cucore_event_record(used, s_), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_event_release(used), CUCORE_SUCCESS);
+    ASSERT_EQ(spares(), 1) << "recorded and complete: kept";
+
+    cucore_event_t *reused = nullptr, *fresh = nullptr;
+    ASSERT_EQ(driver_creates([&] { reused = create(CUCORE_EVENT_TIMING); }), 0);
+    ASSERT_EQ(driver_creates([&] { fresh = create(CUCORE_EVENT_TIMING); }), 1);
+    for (cucore_event_t *e : {reused, fresh}) {
+        SCOPED_TRACE(e == reused ? "reused" : "fresh");
+        int done = -1;
+        EXPECT_EQ(cucore_event_query(e, &done), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(done, 1) << "a never-recorded event is complete";
+        EXPECT_EQ(cucore_event_synchronize(e), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(cucore_stream_wait_event(s_, e), CUCORE_SUCCESS) << message();
+        float ms = -1;
+        EXPECT_EQ(cucore_event_elapsed_time(e, e, &ms), CUCORE_ERROR_INVALID_STATE);
+        EXPECT_NE(message().find("never been recorded"), std::string::npos) << message();
+    }
+    // Recorded anew, it times like the new one.
+    ASSERT_EQ(cucore_event_record(fresh, s_), CUCORE_SUCCESS);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ASSERT_EQ(cucore_event_record(reused, s_), CUCORE_SUCCESS);
+    float ms = -1;
+    ASSERT_EQ(cucore_event_elapsed_time(fresh, reused, &ms), CUCORE_SUCCESS) << message();
+    EXPECT_GE(ms, 2.0f);
+    cucore_event_release(reused);
+    cucore_event_release(fresh);
+}
+
+TEST_F(EventCacheTest, AnEventWhoseHandleEscapedOrThatIsInterprocessIsDestroyed) {
+    const int driver_events = fake::counters().events;
+    cucore_event_t *escaped = create();
+    void *raw = nullptr;
+    ASSERT_EQ(cucore_event_handle(escaped, &raw), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_event_release(escaped), CUCORE_SUCCESS);
+    cucore_event_t *shared = create(CUCORE_EVENT_INTERPROCESS);
+    uint8_t descriptor[CUCORE_IPC_EVENT_DESCRIPTOR_SIZE];
+    ASSERT_EQ(cucore_ipc_export_event(shared, descriptor), CUCORE_SUCCESS) << message();
+    ASSERT_EQ(cucore_event_release(shared), CUCORE_SUCCESS);
+    cucore_event_t *interprocess = create(CUCORE_EVENT_INTERPROCESS);  // never exported: still not kept
+    ASSERT_EQ(cucore_event_release(interprocess), CUCORE_SUCCESS);
+    EXPECT_EQ(spares(), 0);
+    EXPECT_EQ(fake::counters().events, driver_events) << "all three destroyed";
+}
+
+TEST_F(EventCacheTest, AnEventInAGraphOrACaptureOrOnAReachableStreamIsDestroyed) {
+    const int driver_events = fake::counters().events;
+    // A record node, and a wait node.
+    cucore_graph_definition_t *definition = nullptr;
+    ASSERT_EQ(cucore_graph_definition_create(d_, &definition), CUCORE_SUCCESS) << message();
+    cucore_event_t *recorded_by_graph = create(), *waited_by_graph = create();
+    cucore_graph_node_t *record = nullptr, *wait = nullptr;
+    ASSERT_EQ(cucore_graph_definition_add_event_record(definition, nullptr, 0, recorded_by_graph, &record),
+              CUCORE_SUCCESS)
+        << message();
+    ASSERT_EQ(cucore_graph_definition_add_event_wait(definition, nullptr, 0, waited_by_graph, &wait), CUCORE_SUCCESS)
+        << message();
+    cucore_graph_node_release(record);
+    cucore_graph_node_release(wait);
+    cucore_event_release(recorded_by_graph);
+    cucore_event_release(waited_by_graph);
+    cucore_graph_definition_release(definition);  // the last holder of both events
+    // Recorded on a stream whose handle was given out (someone may capture it unseen), and on the legacy
+    // default stream.
+    cucore_stream_t *reachable = nullptr;
+    ASSERT_EQ(cucore_stream_create(d_, nullptr, &reachable), CUCORE_SUCCESS);
+    void *raw_stream = nullptr;
+    ASSERT_EQ(cucore_stream_handle(reachable, &raw_stream), CUCORE_SUCCESS);
+    cucore_stream_t *legacy = nullptr;
+    ASSERT_EQ(cucore_stream_get_legacy_default(d_, &legacy), CUCORE_SUCCESS) << message();
+    for (cucore_stream_t *stream : {reachable, legacy}) {
+        cucore_event_t *e = create();
+        ASSERT_EQ(cucore_event_record(e, stream), CUCORE_SUCCESS) << message();
+        ASSERT_EQ(cucore_stream_synchronize(stream), CUCORE_SUCCESS);
+        ASSERT_EQ(cucore_event_release(e), CUCORE_SUCCESS);
+    }
+    cucore_stream_release(reachable);
+    cucore_stream_release(legacy);
+    EXPECT_EQ(spares(), 0);
+    EXPECT_EQ(fake::counters().events, driver_events) << "all four destroyed";
+}
+
+TEST_F(EventCacheTest, TheCacheIsBoundedPerKindAndDrainedWithItsContext) {
+    cucore_sm_resource_t *all = nullptr;
+    ASSERT_EQ(cucore_sm_resource_of_device(d_, &all), CUCORE_SUCCESS) << message();
+    cucore_context_options_t o = CUCORE_CONTEXT_OPTIONS_INIT;
+    o.sm_resource_count = 1;
+    o.sm_resources = &all;
+    cucore_context_t *green = nullptr;
+    ASSERT_EQ(cucore_context_create(d_, &o, &green), CUCORE_SUCCESS) << message();
+    cucore_sm_resource_release(all);
+    const int driver_events = fake::counters().events;
+    std::vector<cucore_event_t *> events(EventCache::kCapacity + 8, nullptr);
+    for (cucore_event_t *&e : events) ASSERT_EQ(cucore_event_create_in_context(green, nullptr, &e), CUCORE_SUCCESS);
+    cucore_event_t *timing = nullptr;
+    cucore_event_options_t timed = CUCORE_EVENT_OPTIONS_INIT;
+    timed.flags = CUCORE_EVENT_TIMING;
+    ASSERT_EQ(cucore_event_create_in_context(green, &timed, &timing), CUCORE_SUCCESS);
+    for (cucore_event_t *e : events) cucore_event_release(e);
+    cucore_event_release(timing);
+    EXPECT_EQ(spares(), EventCache::kCapacity + 1) << "a full kind, and one of the other";
+    EXPECT_EQ(fake::counters().events, driver_events + EventCache::kCapacity + 1) << "the rest destroyed";
+    const int greens = fake::green_contexts();
+    ASSERT_EQ(cucore_context_release(green), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::green_contexts(), greens - 1);
+    EXPECT_EQ(spares(), 0);
+    EXPECT_EQ(fake::counters().events, driver_events) << "drained";
+    EXPECT_EQ(fake::green_context_violations(), 0) << "drained before the green context was destroyed";
+}
+
+std::atomic<bool> g_release_host{false};
+void wait_for_release(void *) {
+    while (!g_release_host.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+class EventCachePendingTest : public EventCacheTest {
+  protected:
+    EventCachePendingTest() { streams_ = fake::Streams::worker_threads; }  // stream work runs later, as on a device
+};
+
+TEST_F(EventCachePendingTest, AnEventWhoseRecordIsPendingIsDestroyed) {
+    const int driver_events = fake::counters().events;
+    g_release_host = false;
+    ASSERT_EQ(cucore_stream_launch_host_func(s_, wait_for_release, nullptr), CUCORE_SUCCESS) << message();
+    cucore_event_t *pending = create();
+    ASSERT_EQ(cucore_event_record(pending, s_), CUCORE_SUCCESS);
+    int done = -1;
+    ASSERT_EQ(cucore_event_query(pending, &done), CUCORE_SUCCESS);
+    ASSERT_EQ(done, 0) << "the record waits behind the host function";
+    ASSERT_EQ(cucore_event_release(pending), CUCORE_SUCCESS);
+    EXPECT_EQ(spares(), 0) << "a reused event would answer 'not ready' where a new one answers 'done'";
+    g_release_host = true;
+    ASSERT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS);
+    EXPECT_EQ(fake::counters().events, driver_events);
+}
+
+}  // namespace
