@@ -374,3 +374,55 @@ TEST_F(EventTest, FromHandleNeedsACurrentContext) {
 }
 
 } // namespace
+
+namespace {
+
+// The library reuses the driver events of released events (core/event_cache.hpp): an event made right after
+// one was released (complete, pending, timed, blocking) answers every call as a new one would.
+TEST_F(EventTest, EventsMadeAfterReleasesAnswerAsNewOnes) {
+    const cucore_event_options_t blocking = {sizeof(cucore_event_options_t), CUCORE_EVENT_BLOCKING_SYNC};
+    for (const cucore_event_options_t &o : {kNoTiming, kTiming, blocking}) {
+        SCOPED_TRACE(o.flags);
+        // Released complete, and released with its record still pending.
+        cucore_event_t *complete = make(o);
+        CUCORE_ASSERT_OK(cucore_event_record(complete, stream_));
+        CUCORE_ASSERT_OK(cucore_stream_synchronize(stream_));
+        cucore_event_release(complete);
+        Gate gate;
+        CUCORE_ASSERT_OK(gpu::launch(stream_, gate.waiter()));
+        cucore_event_t *pending = make(o);
+        CUCORE_ASSERT_OK(cucore_event_record(pending, stream_));
+        cucore_event_release(pending);
+        for (int round = 0; round < 2; ++round) {
+            cucore_event_t *e = make(o);
+            EXPECT_EQ(done(e), 1) << "never recorded: complete";
+            CUCORE_EXPECT_OK(cucore_event_synchronize(e));
+            float ms = -1;
+            CUCORE_EXPECT_STATUS(cucore_event_elapsed_time(e, e, &ms), CUCORE_ERROR_INVALID_STATE);
+            // Recorded behind the gate, it is not done until the gate opens (round 1 with the gate open).
+            CUCORE_ASSERT_OK(cucore_event_record(e, stream_));
+            if (round == 0) {
+                gpu::sleep_ms(20);
+                EXPECT_EQ(done(e), 0) << "its record waits behind the gate";
+                gate.open();
+            }
+            CUCORE_ASSERT_OK(cucore_event_synchronize(e));
+            EXPECT_EQ(done(e), 1);
+            cucore_event_release(e);
+        }
+    }
+    // Timed anew: the interval of a sleeping host function, as the raw driver measures it.
+    cucore_event_t *start = make(kTiming), *end = make(kTiming);
+    CUCORE_ASSERT_OK(cucore_event_record(start, stream_));
+    sleep_on_stream(kSleepMs);
+    CUCORE_ASSERT_OK(cucore_event_record(end, stream_));
+    CUCORE_ASSERT_OK(cucore_event_synchronize(end));
+    float ms = -1;
+    CUCORE_ASSERT_OK(cucore_event_elapsed_time(start, end, &ms));
+    EXPECT_GE(ms, kSleepMs - kToleranceMs);
+    EXPECT_LT(ms, 10000.0f);
+    cucore_event_release(start);
+    cucore_event_release(end);
+}
+
+}  // namespace
