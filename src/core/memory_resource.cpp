@@ -44,7 +44,8 @@ MemoryResource::MemoryResource(cucore_memory_resource_kind_t kind, Ref<Context> 
       kind_(kind),
       context_(std::move(context)),
       traits_(traits),
-      stream_ordered_(stream_ordered) {}
+      stream_ordered_(stream_ordered),
+      stream_ordinal_(context_ ? context_->device().ordinal() : -1) {}
 
 MemoryResource::~MemoryResource() = default;
 
@@ -66,14 +67,12 @@ cucore_access_t MemoryResource::peer_access(Device &) const {
     not_supported("peer access: only pool and virtual memory resources grant it");
 }
 
-void MemoryResource::check_stream(Stream *stream, const char *what) const {
-    if (!stream_ordered_) return;
+void MemoryResource::refuse_stream(Stream *stream, const char *what) const {
     if (!stream)
         throw_invalid_argument(std::string("argument 'stream' is NULL: this memory resource ") + what + " in stream order");
     // Device-bound pools work on their own device's streams; host pools (device_id -1) on any device's.
-    if (context_ && stream->device_ordinal() != context_->device().ordinal())
-        throw_invalid_argument("argument 'stream' belongs to device " + std::to_string(stream->device_ordinal()) +
-                               ", the resource to device " + std::to_string(context_->device().ordinal()));
+    throw_invalid_argument("argument 'stream' belongs to device " + std::to_string(stream->device_ordinal()) +
+                           ", the resource to device " + std::to_string(stream_ordinal_));
 }
 
 void MemoryResource::deallocate_checked(CUdeviceptr address, uint64_t size, Stream *stream) {

@@ -74,13 +74,21 @@ class MemoryResource : public Object {
     virtual CUdeviceptr allocate_raw(uint64_t size, Stream *stream) = 0;
     [[noreturn]] void not_supported(const char *message) const;
     // A stream-ordered resource needs a stream of its device (host pools: of any device) to `what` on.
-    void check_stream(Stream *stream, const char *what) const;
+    void check_stream(Stream *stream, const char *what) const {
+        if (!stream_ordered_) return;
+        if (__builtin_expect(stream && (stream_ordinal_ < 0 || stream->device_ordinal() == stream_ordinal_), 1))
+            return;
+        refuse_stream(stream, what);
+    }
 
   private:
+    [[noreturn]] void refuse_stream(Stream *stream, const char *what) const;
+
     cucore_memory_resource_kind_t kind_;
     Ref<Context> context_;
     MemoryTraits traits_;
     bool stream_ordered_;
+    int stream_ordinal_;  // the device whose streams it takes (its context's, cached: no chase per call); -1: any
 };
 
 // Page-locked host memory from cuMemAllocHost (synchronous).
