@@ -542,6 +542,16 @@ struct Row {
     double cpp_over_c_median = NAN;
     enum Verdict { NONE, PASS, FAIL, ERROR, SKIP } verdict = NONE;
     Verdict median_verdict = NONE;  // what the medians would say (a note when it differs)
+    // Batch rows (Operation::gain_over): the row of the same work without the batch, each variant's
+    // gain (that row's time over this one's) from the minima and from the medians, the C ABI's and
+    // C++'s gains over the raw driver's, and the verdict on the C ABI's share (min_gain_share).
+    const Row *baseline = nullptr;
+    double gain[3] = {NAN, NAN, NAN};
+    double gain_median[3] = {NAN, NAN, NAN};
+    double gain_share = NAN;  // C ABI gain / raw gain, minima: the verdict's
+    double gain_share_cpp = NAN;
+    double gain_share_median = NAN;
+    Verdict gain_verdict = NONE;
 };
 
 std::vector<Row> build_rows(const Collector &c) {
@@ -587,6 +597,27 @@ std::vector<Row> build_rows(const Collector &c) {
         }
         rows.push_back(row);
     }
+    // Gains of the batch rows, once every row is in (a baseline may come after its batch row).
+    for (Row &row : rows) {
+        if (row.op->gain_over == nullptr) continue;
+        for (const Row &other : rows)
+            if (std::strcmp(other.op->key, row.op->gain_over) == 0) row.baseline = &other;
+        const Row *base = row.baseline;
+        if (base == nullptr) continue;  // filtered out: no gain to show
+        for (int v = 0; v < 3; ++v) {
+            row.gain[v] = base->min[v] / row.min[v];
+            row.gain_median[v] = base->median[v] / row.median[v];
+        }
+        row.gain_share = row.gain[1] / row.gain[0];
+        row.gain_share_cpp = row.gain[2] / row.gain[0];
+        row.gain_share_median = row.gain_median[1] / row.gain_median[0];
+        if (row.verdict == Row::ERROR || base->verdict == Row::ERROR)
+            row.gain_verdict = Row::ERROR;
+        else if (row.verdict == Row::SKIP || base->verdict == Row::SKIP)
+            row.gain_verdict = Row::SKIP;
+        else if (row.op->min_gain_share > 0 && !std::isnan(row.gain_share))
+            row.gain_verdict = row.gain_share >= row.op->min_gain_share ? Row::PASS : Row::FAIL;
+    }
     return rows;
 }
 
@@ -606,6 +637,11 @@ double gb_per_s(const Operation &op, double ns) { return ns > 0 ? op.bytes_per_o
 std::string bandwidth_target_text(const Operation &op) {
     if (op.min_bandwidth_ratio <= 0) return "-";
     return fmt(">= %.2f", op.min_bandwidth_ratio);
+}
+
+std::string gain_target_text(const Operation &op) {
+    if (op.min_gain_share <= 0) return "-";
+    return fmt(">= %.2f", op.min_gain_share);
 }
 
 std::string target_text(const Operation &op) {
@@ -681,6 +717,19 @@ const char *const kBandwidthNotes[] = {
     ("C/raw (GB/s): the C ABI's bandwidth over the raw driver's, from the minima: the reciprocal of C/raw above, "
      "so the same result; target: performance_anchors.md's bound on bandwidth, where it gives one."),
 };
+
+const char *const kGainNotes[] = {
+    ("gain: a batch row's speed-up over the row doing the same work without the batch (its time over the batch "
+     "row's), per column, from the minima (the medians' C ABI share beside)."),
+    ("C/raw share: the C ABI's gain over the raw driver's (C++/raw: the C++ facade's); target: the share of the "
+     "driver's own gain the library must keep; PASS when the minima's share >= target."),
+};
+
+bool any_gain(const std::vector<Row> &rows) {
+    for (const Row &r : rows)
+        if (r.baseline != nullptr) return true;
+    return false;
+}
 
 // Rows that run a fixed number of iterations per repetition (--benchmark_min_time does not apply).
 std::vector<std::string> iteration_notes(const std::vector<Row> &rows) {
@@ -760,10 +809,29 @@ void print_table(std::ostream &os, const Options &opt, const Collector &c, const
             os << line;
         }
     }
+    if (any_gain(rows)) {
+        static const char *const kGainRow = "%-44s %-44s %7s %7s %7s  %7s %8s %6s %7s  %7s\n";
+        os << "\n";
+        std::snprintf(line, sizeof line, kGainRow, "batch row", "gain over", "raw", "C ABI", "C++", "C/raw",
+                      "target", "result", "median", "C++/raw");
+        os << line;
+        os << std::string(std::strlen(line) - 1, '-') << "\n";
+        for (const Row &r : rows) {
+            if (r.baseline == nullptr) continue;
+            std::snprintf(line, sizeof line, kGainRow, r.op->title, r.baseline->op->title,
+                          fmt("%.2fx", r.gain[0]).c_str(), fmt("%.2fx", r.gain[1]).c_str(),
+                          fmt("%.2fx", r.gain[2]).c_str(), fmt("%.3f", r.gain_share).c_str(),
+                          gain_target_text(*r.op).c_str(), verdict_text(r.gain_verdict),
+                          fmt("%.3f", r.gain_share_median).c_str(), fmt("%.3f", r.gain_share_cpp).c_str());
+            os << line;
+        }
+    }
     os << "\n";
     for (const char *n : kNotes) os << "  " << n << "\n";
     if (any_bandwidth(rows))
         for (const char *n : kBandwidthNotes) os << "  " << n << "\n";
+    if (any_gain(rows))
+        for (const char *n : kGainNotes) os << "  " << n << "\n";
     for (const std::string &n : iteration_notes(rows)) os << "  " << n << "\n";
     for (const Row &r : rows)
         if (r.op->target_note[0] != '\0') os << "  target of " << r.op->title << ": " << r.op->target_note << "\n";
@@ -809,10 +877,26 @@ void write_markdown(const Options &opt, const Collector &c, const std::vector<Ro
               << " |\n";
         }
     }
+    if (any_gain(rows)) {
+        f << "\n| batch row | gain over | raw gain | C ABI gain | C++ gain | C ABI / raw gain (minima) | target "
+             "| result | C ABI / raw gain (medians) | C++ / raw gain (minima) |\n";
+        f << "|---|---|---:|---:|---:|---:|---|---|---:|---:|\n";
+        for (const Row &r : rows) {
+            if (r.baseline == nullptr) continue;
+            std::string target = gain_target_text(*r.op);
+            if (target != "-") target = "&ge; " + target.substr(3);
+            f << "| " << r.op->title << " | " << r.baseline->op->title;
+            for (int v = 0; v < 3; ++v) f << " | " << fmt("%.2fx", r.gain[v]);
+            f << " | " << fmt("%.3f", r.gain_share) << " | " << target << " | " << verdict_text(r.gain_verdict)
+              << " | " << fmt("%.3f", r.gain_share_median) << " | " << fmt("%.3f", r.gain_share_cpp) << " |\n";
+        }
+    }
     f << "\n";
     for (const char *n : kNotes) f << "- " << n << "\n";
     if (any_bandwidth(rows))
         for (const char *n : kBandwidthNotes) f << "- " << n << "\n";
+    if (any_gain(rows))
+        for (const char *n : kGainNotes) f << "- " << n << "\n";
     for (const std::string &n : iteration_notes(rows)) f << "- " << n << "\n";
     for (const Row &r : rows)
         if (r.op->target_note[0] != '\0') f << "- target of " << r.op->title << ": " << r.op->target_note << "\n";
@@ -884,7 +968,7 @@ int run(int argc, char **argv) {
     }
     if (opt.strict) {
         for (const Row &r : rows)
-            if (r.verdict == Row::FAIL) {
+            if (r.verdict == Row::FAIL || r.gain_verdict == Row::FAIL) {
                 std::fprintf(stderr, "cucore_bench: %s misses its target (--ratio_strict)\n", r.op->title);
                 rc = 1;
             }
