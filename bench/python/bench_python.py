@@ -898,7 +898,8 @@ def _gl_side_ops(graphics_resource, s, gl, side, closers, batch=True):
             ops.update(zip(GL_BATCH8_ROWS, (ops[row] for row in GL_SINGLE8_ROWS)))
     except Exception as e:
         for row in GL_SINGLE8_ROWS + GL_BATCH8_ROWS:
-            missing[row] = f"{type(e).__name__}: {e}"
+            if row not in ops:  # the singles may stand where the batch failed
+                missing[row] = f"{type(e).__name__}: {e}"
     return ops, missing
 
 
