@@ -56,6 +56,14 @@ struct Operation {
     // Iterations per repetition, fixed, for operations that take milliseconds (1 GiB copies);
     // 0: as many as --benchmark_min_time asks for.
     long long iterations = 0;
+    // Batch rows: the key of the operation that does the same work without the batch (e.g. 8 single
+    // calls). Each variant's gain is that operation's time over this one's, from the minima, and the
+    // gain table after the ratio table compares the C ABI's and C++'s gains with the raw driver's;
+    // nullptr: not a batch row.
+    const char *gain_over = nullptr;
+    // The bound on C ABI gain / raw gain (e.g. 0.92: the library keeps >= 92% of the driver's own
+    // gain), checked like c_over_raw_target; 0: none.
+    double min_gain_share = 0;
 };
 
 // The variants, in the order of the ratio table's columns; names are the benchmark name suffixes.

@@ -8,17 +8,13 @@
 // benchmark thread to one CPU, runs Google Benchmark with interleaved repetitions, collects each
 // variant's minimum and median over the repetitions and prints the ratio table (verdicts from the
 // minima; written as markdown with --ratio_out), with a GB/s table for the operations that move
-// data. A run stopped with skip_run (e.g. a 1 GiB allocation this machine cannot make) shows as
-// SKIP, not as an error.
+// data and a gain table for the batch rows (Operation::gain_over). A run stopped with skip_run (e.g.
+// a 1 GiB allocation this machine cannot make) shows as SKIP, not as an error.
 // Without a CUDA driver or device it prints "skipped: <reason>" and exits 0.
 
-#include <dirent.h>
-#include <sched.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +28,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "pinning.hpp"
 
 namespace cucore_bench {
 
@@ -48,67 +45,6 @@ std::vector<Operation> &operations() {
 }
 
 namespace {
-
-// ---- Pinning -------------------------------------------------------------------------------------
-// The benchmark thread (the main thread: Google Benchmark runs single-threaded benchmarks on it, and
-// the primary context is current there) runs on one CPU for the whole run, so all three variants of
-// every operation run on the same core, without migrations. Threads the driver starts inherit the
-// affinity of the thread that starts them; before every run (outside the timed loop) the other
-// threads of the process are moved off the benchmark CPU, so that e.g. the driver's host-function
-// thread never competes with the benchmark thread for it.
-
-struct Pinning {
-    int cpu = -1;          // the benchmark thread's CPU; -1: not pinned
-    cpu_set_t allowed{};   // the CPUs the process may run on, at start
-    cpu_set_t others{};    // allowed minus cpu (empty when cpu is the only one)
-    std::string why_not;   // when not pinned: why
-};
-
-Pinning &pinning() {
-    static Pinning instance;
-    return instance;
-}
-
-long current_tid() { return syscall(SYS_gettid); }
-
-// Moves every other thread of the process whose affinity includes the benchmark CPU off it (to its
-// own CPUs minus that one, or, when that leaves none, to the other allowed CPUs). Best effort;
-// returns how many threads were moved.
-int keep_other_threads_off() {
-    const Pinning &p = pinning();
-    if (p.cpu < 0 || CPU_COUNT(&p.others) == 0) return 0;
-    DIR *dir = opendir("/proc/self/task");
-    if (dir == nullptr) return 0;
-    const long self = current_tid();
-    int moved = 0;
-    while (const dirent *de = readdir(dir)) {
-        char *end = nullptr;
-        const long tid = std::strtol(de->d_name, &end, 10);
-        if (*de->d_name == '\0' || *end != '\0' || tid <= 0 || tid == self) continue;
-        cpu_set_t mask;
-        CPU_ZERO(&mask);
-        if (sched_getaffinity(static_cast<pid_t>(tid), sizeof mask, &mask) != 0 || !CPU_ISSET(p.cpu, &mask))
-            continue;
-        CPU_CLR(p.cpu, &mask);
-        if (CPU_COUNT(&mask) == 0) mask = p.others;
-        if (sched_setaffinity(static_cast<pid_t>(tid), sizeof mask, &mask) == 0) ++moved;
-    }
-    closedir(dir);
-    return moved;
-}
-
-// Called by every benchmark before its function (outside the timed loop).
-void before_run() {
-    const Pinning &p = pinning();
-    if (p.cpu < 0) return;
-    if (sched_getcpu() != p.cpu) {  // someone changed our affinity: pin again
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(p.cpu, &one);
-        sched_setaffinity(0, sizeof one, &one);
-    }
-    keep_other_threads_off();
-}
 
 double min_of(const std::vector<double> &v) { return v.empty() ? NAN : *std::min_element(v.begin(), v.end()); }
 
@@ -358,81 +294,6 @@ void tear_down() {
     e.cu_context = nullptr;
 }
 
-// ---- Pinning the benchmark thread ------------------------------------------------------------------
-
-std::string cpu_list_text(const cpu_set_t &set) {
-    std::string out;
-    for (int i = 0; i < CPU_SETSIZE; ++i) {
-        if (!CPU_ISSET(i, &set)) continue;
-        int j = i;
-        while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, &set)) ++j;
-        if (!out.empty()) out += ",";
-        out += std::to_string(i);
-        if (j > i) out += "-" + std::to_string(j);
-        i = j;
-    }
-    return out.empty() ? "none" : out;
-}
-
-// Reads the CPUs this process may run on and checks --cpu against them (exit 2 when it is not one
-// of them); does not pin yet.
-void choose_cpu(const Options &opt) {
-    Pinning &p = pinning();
-    if (!opt.pin) {
-        p.why_not = "--cpu=none";
-        return;
-    }
-    CPU_ZERO(&p.allowed);
-    if (sched_getaffinity(0, sizeof p.allowed, &p.allowed) != 0) {
-        p.why_not = std::string("sched_getaffinity: ") + std::strerror(errno);
-        return;
-    }
-    if (opt.cpu >= 0 && !CPU_ISSET(opt.cpu, &p.allowed)) {
-        std::fprintf(stderr, "cucore_bench: --cpu=%d: this process may run only on CPUs %s\n", opt.cpu,
-                     cpu_list_text(p.allowed).c_str());
-        std::exit(2);
-    }
-}
-
-// Pins the calling thread (the benchmark thread) to --cpu, or by default to the highest-numbered
-// CPU the process may run on (CPU 0 tends to take more of the system's housekeeping), and moves
-// the process's other threads (the driver's) off it. Prints what it did.
-void pin_benchmark_thread(const Options &opt) {
-    Pinning &p = pinning();
-    int moved = 0;
-    if (p.why_not.empty()) {
-        int cpu = opt.cpu;
-        for (int i = CPU_SETSIZE - 1; cpu < 0 && i >= 0; --i)
-            if (CPU_ISSET(i, &p.allowed)) cpu = i;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        if (cpu >= 0) CPU_SET(cpu, &one);
-        if (cpu < 0) {
-            p.why_not = "no CPU in the affinity mask";
-        } else if (sched_setaffinity(0, sizeof one, &one) != 0) {
-            p.why_not = std::string("sched_setaffinity: ") + std::strerror(errno);
-        } else {
-            p.cpu = cpu;
-            p.others = p.allowed;
-            CPU_CLR(cpu, &p.others);
-            moved = keep_other_threads_off();
-        }
-    }
-    if (p.cpu >= 0)
-        std::printf("cucore_bench: benchmark thread pinned to CPU %d (this process may run on CPUs %s); "
-                    "%d other thread%s of the process moved off it\n",
-                    p.cpu, cpu_list_text(p.allowed).c_str(), moved, moved == 1 ? "" : "s");
-    else
-        std::printf("cucore_bench: benchmark thread not pinned (%s)\n", p.why_not.c_str());
-    std::fflush(stdout);
-}
-
-std::string pinning_text() {
-    const Pinning &p = pinning();
-    if (p.cpu < 0) return "benchmark thread not pinned (" + p.why_not + ")";
-    return "benchmark thread pinned to CPU " + std::to_string(p.cpu) + " (of " + cpu_list_text(p.allowed) + ")";
-}
-
 // ---- Collecting the results ------------------------------------------------------------------------
 
 struct Samples {
@@ -542,6 +403,16 @@ struct Row {
     double cpp_over_c_median = NAN;
     enum Verdict { NONE, PASS, FAIL, ERROR, SKIP } verdict = NONE;
     Verdict median_verdict = NONE;  // what the medians would say (a note when it differs)
+    // Batch rows (Operation::gain_over): the row of the same work without the batch, each variant's
+    // gain (that row's time over this one's) from the minima and from the medians, the C ABI's and
+    // C++'s gains over the raw driver's, and the verdict on the C ABI's share (min_gain_share).
+    const Row *baseline = nullptr;
+    double gain[3] = {NAN, NAN, NAN};
+    double gain_median[3] = {NAN, NAN, NAN};
+    double gain_share = NAN;  // C ABI gain / raw gain, minima: the verdict's
+    double gain_share_cpp = NAN;
+    double gain_share_median = NAN;
+    Verdict gain_verdict = NONE;
 };
 
 std::vector<Row> build_rows(const Collector &c) {
@@ -587,6 +458,27 @@ std::vector<Row> build_rows(const Collector &c) {
         }
         rows.push_back(row);
     }
+    // Gains of the batch rows, once every row is in (a baseline may come after its batch row).
+    for (Row &row : rows) {
+        if (row.op->gain_over == nullptr) continue;
+        for (const Row &other : rows)
+            if (std::strcmp(other.op->key, row.op->gain_over) == 0) row.baseline = &other;
+        const Row *base = row.baseline;
+        if (base == nullptr) continue;  // filtered out: no gain to show
+        for (int v = 0; v < 3; ++v) {
+            row.gain[v] = base->min[v] / row.min[v];
+            row.gain_median[v] = base->median[v] / row.median[v];
+        }
+        row.gain_share = row.gain[1] / row.gain[0];
+        row.gain_share_cpp = row.gain[2] / row.gain[0];
+        row.gain_share_median = row.gain_median[1] / row.gain_median[0];
+        if (row.verdict == Row::ERROR || base->verdict == Row::ERROR)
+            row.gain_verdict = Row::ERROR;
+        else if (row.verdict == Row::SKIP || base->verdict == Row::SKIP)
+            row.gain_verdict = Row::SKIP;
+        else if (row.op->min_gain_share > 0 && !std::isnan(row.gain_share))
+            row.gain_verdict = row.gain_share >= row.op->min_gain_share ? Row::PASS : Row::FAIL;
+    }
     return rows;
 }
 
@@ -606,6 +498,11 @@ double gb_per_s(const Operation &op, double ns) { return ns > 0 ? op.bytes_per_o
 std::string bandwidth_target_text(const Operation &op) {
     if (op.min_bandwidth_ratio <= 0) return "-";
     return fmt(">= %.2f", op.min_bandwidth_ratio);
+}
+
+std::string gain_target_text(const Operation &op) {
+    if (op.min_gain_share <= 0) return "-";
+    return fmt(">= %.2f", op.min_gain_share);
 }
 
 std::string target_text(const Operation &op) {
@@ -682,6 +579,19 @@ const char *const kBandwidthNotes[] = {
      "so the same result; target: performance_anchors.md's bound on bandwidth, where it gives one."),
 };
 
+const char *const kGainNotes[] = {
+    ("gain: a batch row's speed-up over the row doing the same work without the batch (its time over the batch "
+     "row's), per column, from the minima (the medians' C ABI share beside)."),
+    ("C/raw share: the C ABI's gain over the raw driver's (C++/raw: the C++ facade's); target: the share of the "
+     "driver's own gain the library must keep; PASS when the minima's share >= target."),
+};
+
+bool any_gain(const std::vector<Row> &rows) {
+    for (const Row &r : rows)
+        if (r.baseline != nullptr) return true;
+    return false;
+}
+
 // Rows that run a fixed number of iterations per repetition (--benchmark_min_time does not apply).
 std::vector<std::string> iteration_notes(const std::vector<Row> &rows) {
     std::vector<std::string> out;
@@ -719,10 +629,10 @@ std::string center(const std::string &text, size_t width) {
 }
 
 void print_table(std::ostream &os, const Options &opt, const Collector &c, const std::vector<Row> &rows) {
-    static const char *const kRow = "%-28s %9s %9s  %9s %9s  %9s %9s  %7s %8s %6s %7s  %7s %7s %7s\n";
+    static const char *const kRow = "%-44s %9s %9s  %9s %9s  %9s %9s  %7s %8s %6s %7s  %7s %7s %7s\n";
     char line[768];
     os << "\n" << setup_line(opt, c, rows) << "\n\n";
-    os << std::string(28, ' ') << " " << center("raw ns/op", 19) << "  " << center("C ABI ns/op", 19) << "  "
+    os << std::string(44, ' ') << " " << center("raw ns/op", 19) << "  " << center("C ABI ns/op", 19) << "  "
        << center("C++ ns/op", 19) << "  " << center("C/raw", 31) << "  " << center("C++/C", 15) << "\n";
     std::snprintf(line, sizeof line, kRow, "operation", "min", "median", "min", "median", "min", "median", "min",
                   "target", "result", "median", "min", "median", "max cv");
@@ -740,8 +650,8 @@ void print_table(std::ostream &os, const Options &opt, const Collector &c, const
         if (r.error.empty() && !r.skipped.empty()) os << "    skipped: " << r.skipped << "\n";
     }
     if (any_bandwidth(rows)) {
-        static const char *const kBwRow = "%-28s %8s  %8s %8s  %8s %8s  %8s %8s  %7s %8s %6s\n";
-        os << "\n" << std::string(28, ' ') << " " << std::string(8, ' ') << "  " << center("raw GB/s", 17) << "  "
+        static const char *const kBwRow = "%-44s %8s  %8s %8s  %8s %8s  %8s %8s  %7s %8s %6s\n";
+        os << "\n" << std::string(44, ' ') << " " << std::string(8, ' ') << "  " << center("raw GB/s", 17) << "  "
            << center("C ABI GB/s", 17) << "  " << center("C++ GB/s", 17) << "  " << center("C/raw (GB/s)", 23)
            << "\n";
         std::snprintf(line, sizeof line, kBwRow, "operation", "bytes/op", "best", "median", "best", "median", "best",
@@ -760,10 +670,29 @@ void print_table(std::ostream &os, const Options &opt, const Collector &c, const
             os << line;
         }
     }
+    if (any_gain(rows)) {
+        static const char *const kGainRow = "%-44s %-44s %7s %7s %7s  %7s %8s %6s %7s  %7s\n";
+        os << "\n";
+        std::snprintf(line, sizeof line, kGainRow, "batch row", "gain over", "raw", "C ABI", "C++", "C/raw",
+                      "target", "result", "median", "C++/raw");
+        os << line;
+        os << std::string(std::strlen(line) - 1, '-') << "\n";
+        for (const Row &r : rows) {
+            if (r.baseline == nullptr) continue;
+            std::snprintf(line, sizeof line, kGainRow, r.op->title, r.baseline->op->title,
+                          fmt("%.2fx", r.gain[0]).c_str(), fmt("%.2fx", r.gain[1]).c_str(),
+                          fmt("%.2fx", r.gain[2]).c_str(), fmt("%.3f", r.gain_share).c_str(),
+                          gain_target_text(*r.op).c_str(), verdict_text(r.gain_verdict),
+                          fmt("%.3f", r.gain_share_median).c_str(), fmt("%.3f", r.gain_share_cpp).c_str());
+            os << line;
+        }
+    }
     os << "\n";
     for (const char *n : kNotes) os << "  " << n << "\n";
     if (any_bandwidth(rows))
         for (const char *n : kBandwidthNotes) os << "  " << n << "\n";
+    if (any_gain(rows))
+        for (const char *n : kGainNotes) os << "  " << n << "\n";
     for (const std::string &n : iteration_notes(rows)) os << "  " << n << "\n";
     for (const Row &r : rows)
         if (r.op->target_note[0] != '\0') os << "  target of " << r.op->title << ": " << r.op->target_note << "\n";
@@ -809,10 +738,26 @@ void write_markdown(const Options &opt, const Collector &c, const std::vector<Ro
               << " |\n";
         }
     }
+    if (any_gain(rows)) {
+        f << "\n| batch row | gain over | raw gain | C ABI gain | C++ gain | C ABI / raw gain (minima) | target "
+             "| result | C ABI / raw gain (medians) | C++ / raw gain (minima) |\n";
+        f << "|---|---|---:|---:|---:|---:|---|---|---:|---:|\n";
+        for (const Row &r : rows) {
+            if (r.baseline == nullptr) continue;
+            std::string target = gain_target_text(*r.op);
+            if (target != "-") target = "&ge; " + target.substr(3);
+            f << "| " << r.op->title << " | " << r.baseline->op->title;
+            for (int v = 0; v < 3; ++v) f << " | " << fmt("%.2fx", r.gain[v]);
+            f << " | " << fmt("%.3f", r.gain_share) << " | " << target << " | " << verdict_text(r.gain_verdict)
+              << " | " << fmt("%.3f", r.gain_share_median) << " | " << fmt("%.3f", r.gain_share_cpp) << " |\n";
+        }
+    }
     f << "\n";
     for (const char *n : kNotes) f << "- " << n << "\n";
     if (any_bandwidth(rows))
         for (const char *n : kBandwidthNotes) f << "- " << n << "\n";
+    if (any_gain(rows))
+        for (const char *n : kGainNotes) f << "- " << n << "\n";
     for (const std::string &n : iteration_notes(rows)) f << "- " << n << "\n";
     for (const Row &r : rows)
         if (r.op->target_note[0] != '\0') f << "- target of " << r.op->title << ": " << r.op->target_note << "\n";
@@ -840,7 +785,7 @@ int run(int argc, char **argv) {
         return 0;
     }
 
-    choose_cpu(opt);  // a --cpu the process may not run on is a bad command line, GPU or not
+    choose_cpu(opt.pin, opt.cpu);  // a --cpu the process may not run on is a bad command line, GPU or not
     try {
         set_up(opt.device);
     } catch (const Skip &s) {
@@ -858,7 +803,7 @@ int run(int argc, char **argv) {
     }
 
     // After set_up: the driver's threads started so far keep their own CPUs, less the benchmark's.
-    pin_benchmark_thread(opt);
+    pin_benchmark_thread(opt.cpu);
 
     Collector collector(opt.color ? benchmark::ConsoleReporter::OO_ColorTabular
                                   : benchmark::ConsoleReporter::OO_Tabular);
@@ -884,7 +829,7 @@ int run(int argc, char **argv) {
     }
     if (opt.strict) {
         for (const Row &r : rows)
-            if (r.verdict == Row::FAIL) {
+            if (r.verdict == Row::FAIL || r.gain_verdict == Row::FAIL) {
                 std::fprintf(stderr, "cucore_bench: %s misses its target (--ratio_strict)\n", r.op->title);
                 rc = 1;
             }

@@ -2,17 +2,26 @@
 //
 // Every frame a CUDA kernel, compiled at run time with cucore::Program, writes
 // the vertices (positions and normals) of a rippling height-field mesh straight
-// into a GL vertex buffer mapped through cucore::GraphicsResource; a second
-// kernel paints an animated pattern that is copied into a GL texture through a
-// mapped CUDA array. GL then draws the lit, textured mesh from an orbiting
-// camera (core profile 3.3).
+// into a GL vertex buffer, and a second kernel paints an animated pattern into
+// a GL pixel buffer that GL then copies into the mesh's texture. GL draws the
+// lit, textured mesh from an orbiting camera (core profile 3.3).
 //
-//   auto vbo_res = cucore::GraphicsResource::from_gl_buffer(dev, vbo, GraphicsRegisterFlags::write_discard);
+// Both GL buffers are mapped once per frame, together, in one batch map call,
+// both kernels run inside that one mapping, and one batch unmap call ends it:
+//
+//   std::vector<cucore::GraphicsResource> frame = {vbo_res, pbo_res};   // registered once
 //   {
-//       cucore::Buffer vertices = vbo_res.map(stream);       // unmaps on `stream` at scope end
-//       cucore::launch(stream, config, heightfield, vertices, n, t);
-//   }
-//   glDrawElements(...);                                    // GL sees what the kernel wrote
+//       cucore::MappedBuffers mapped = cucore::GraphicsResource::map_all(frame, stream);
+//       cucore::launch(stream, mesh_config, heightfield, mapped[0], n, t);
+//       cucore::launch(stream, texture_config, pattern, mapped[1], w, h, t);
+//   }                                      // one unmap call for both, on `stream`
+//   glTexSubImage2D(... from the pixel buffer ...); glDrawElements(...);
+//
+// Why: a map + unmap submits in ~10 us, but its full cost, once GL and the
+// stream have caught up with it, is ~325 us on an H100/H200 server, paid per
+// map call, not per resource (docs/performance.md, "OpenGL interop"). One batch
+// map per frame pays it once; a map per resource pays it per resource. At the
+// end the demo prints what its frames paid and measures both ways.
 //
 // Usage: gl_interop [--frames N] [--screenshot FILE.png] [--size WxH]
 //   In a window it runs until closed (Esc or the close button), or N frames.
@@ -246,7 +255,7 @@ void check_gl(const char *where) {
 
 // The GL objects of the scene; created and deleted with the GL context current.
 struct Scene {
-    GLuint program = 0, vao = 0, vbo = 0, ibo = 0, texture = 0;
+    GLuint program = 0, vao = 0, vbo = 0, ibo = 0, texture = 0, pbo = 0;
     GLuint fbo_ms = 0, color_ms = 0, depth_ms = 0, fbo = 0, color = 0;
     GLsizei index_count = 0;
     int width = 0, height = 0;
@@ -286,6 +295,14 @@ struct Scene {
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
         glBindTexture(GL_TEXTURE_2D, 0);
+        // The texels CUDA paints: a pixel buffer GL copies into the texture
+        // (upload_texture), so that a frame's CUDA writes all go to GL buffers,
+        // which map together in one batch call (an image maps on its own).
+        glGenBuffers(1, &pbo);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+        glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(kTextureSize) * kTextureSize * 4, nullptr,
+                     GL_STREAM_DRAW);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 
         // The scene renders into a 4x multisampled framebuffer, resolved into a
         // plain one (read for the screenshot) and blitted to the window.
@@ -324,10 +341,22 @@ struct Scene {
         glDeleteRenderbuffers(1, &depth_ms);
         glDeleteRenderbuffers(1, &color_ms);
         glDeleteTextures(1, &texture);
+        glDeleteBuffers(1, &pbo);
         glDeleteBuffers(1, &ibo);
         glDeleteBuffers(1, &vbo);
         glDeleteVertexArrays(1, &vao);
         glDeleteProgram(program);
+    }
+
+    // Copies the pixel buffer (once CUDA has unmapped it) into the texture, on the GPU.
+    void upload_texture() const {
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+        glBindTexture(GL_TEXTURE_2D, texture);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kTextureSize, kTextureSize, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        check_gl("copying the pixel buffer into the texture");
     }
 
     // Draws the mesh at time `t` into the multisampled framebuffer and resolves it.
@@ -397,6 +426,52 @@ double covered(const std::vector<std::uint8_t> &rgba) {
     return rgba.empty() ? 0.0 : static_cast<double>(drawn) / static_cast<double>(rgba.size() / 4);
 }
 
+using Clock = std::chrono::steady_clock;
+
+double micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+
+// The cost of mapping a frame's resources, measured apart from the animation
+// (in a frame the full cost overlaps with GL's own work, so it cannot be read
+// off the frames alone): kMapCostRounds rounds of map + unmap of all of them, each round followed by the
+// drain that a frame's end amounts to (stream synchronize, glFinish), all
+// timed (full), and the map and unmap calls alone (host submit); once with one
+// batch map call, once with one map call per resource. Per round, in us.
+struct MapCost {
+    double batch_submit = 0, batch_full = 0, single_submit = 0, single_full = 0;
+};
+
+constexpr int kMapCostRounds = 32;
+
+MapCost measure_map_cost(const std::vector<cucore::GraphicsResource> &resources, const cucore::Stream &stream) {
+    auto rounds = [&](bool batch, int n, double *submit_us, double *full_us) {
+        Clock::duration submit{};
+        const Clock::time_point start = Clock::now();
+        for (int i = 0; i < n; ++i) {
+            const Clock::time_point t0 = Clock::now();
+            if (batch) {
+                cucore::MappedBuffers mapped = cucore::GraphicsResource::map_all(resources, stream);
+                mapped.unmap();  // one call for all
+            } else {
+                std::vector<cucore::Buffer> mapped;
+                for (const cucore::GraphicsResource &r : resources) mapped.push_back(r.map(stream));
+                mapped.clear();  // one unmap call each
+            }
+            submit += Clock::now() - t0;
+            stream.synchronize();
+            glFinish();
+        }
+        *submit_us = micros(submit) / n;
+        *full_us = micros(Clock::now() - start) / n;
+    };
+    MapCost cost;
+    double ignored = 0;
+    rounds(true, 2, &ignored, &ignored);  // warm-up
+    rounds(false, 2, &ignored, &ignored);
+    rounds(true, kMapCostRounds, &cost.batch_submit, &cost.batch_full);
+    rounds(false, kMapCostRounds, &cost.single_submit, &cost.single_full);
+    return cost;
+}
+
 // Everything after a usable NVIDIA GL context exists. Returns the exit status.
 int run(SDL_Window *window, const Options &options, int cuda_ordinal) {
     const cucore::Device dev(cuda_ordinal);
@@ -416,20 +491,22 @@ int run(SDL_Window *window, const Options &options, int cuda_ordinal) {
     std::printf("Kernels compiled for %s with NVRTC\n", program_options.arch.c_str());
 
     const Scene scene(options.width, options.height);
-    // The pattern is painted into an ordinary device buffer, then copied into
-    // the texture through its mapped array.
-    const cucore::Buffer texels = dev.allocate(static_cast<std::uint64_t>(kTextureSize) * kTextureSize * 4, stream);
+    // Registered once; mapped together once per frame (map_all). CUDA rewrites
+    // both whole buffers every frame: write_discard lets the driver skip
+    // keeping their old contents.
     using Flags = cucore::GraphicsRegisterFlags;
-    const cucore::GraphicsResource vbo_res = cucore::GraphicsResource::from_gl_buffer(dev, scene.vbo, Flags::write_discard);
-    const cucore::GraphicsResource tex_res =
-        cucore::GraphicsResource::from_gl_image(dev, scene.texture, GL_TEXTURE_2D, Flags::write_discard);
-    std::printf("Registered GL buffer %u (%u vertices) and GL texture %u (%ux%u RGBA8) with CUDA\n", scene.vbo,
-                kGrid * kGrid, scene.texture, kTextureSize, kTextureSize);
+    std::vector<cucore::GraphicsResource> frame_resources;
+    frame_resources.push_back(cucore::GraphicsResource::from_gl_buffer(dev, scene.vbo, Flags::write_discard));
+    frame_resources.push_back(cucore::GraphicsResource::from_gl_buffer(dev, scene.pbo, Flags::write_discard));
+    std::printf("Registered GL buffer %u (%u vertices) and GL pixel buffer %u (texels of a %ux%u RGBA8 texture) "
+                "with CUDA\n",
+                scene.vbo, kGrid * kGrid, scene.pbo, kTextureSize, kTextureSize);
 
     const cucore::LaunchConfig mesh_config({(kGrid + 15) / 16, (kGrid + 15) / 16}, {16, 16});
     const cucore::LaunchConfig texture_config({(kTextureSize + 15) / 16, (kTextureSize + 15) / 16}, {16, 16});
     const bool offscreen = !options.screenshot.empty();
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
+    Clock::duration map_submit{};  // the frames' map and unmap calls
     int frame = 0;
     bool quit = false;
     while (!quit && (options.frames == 0 || frame < options.frames)) {
@@ -443,14 +520,19 @@ int run(SDL_Window *window, const Options &options, int cuda_ordinal) {
         const float t = offscreen ? static_cast<float>(frame) / 60.0f
                                   : std::chrono::duration<float>(std::chrono::steady_clock::now() - start).count();
         {
-            // Both mappings end (unmap on `stream`) at the end of this scope,
-            // before GL touches the buffer or the texture again.
-            const cucore::Buffer vertices = vbo_res.map(stream, cucore::GraphicsMapHint::write_discard);
-            cucore::launch(stream, mesh_config, heightfield, vertices, kGrid, t);
-            cucore::launch(stream, texture_config, pattern, texels, kTextureSize, kTextureSize, t);
-            const cucore::OpaqueArray array = tex_res.map_array(stream, 0, 0, cucore::GraphicsMapHint::write_discard);
-            array.copy_from(texels, stream);
+            // One batch map of everything CUDA writes this frame, both kernels
+            // inside it, one batch unmap (on `stream`) before GL touches the
+            // buffers again: the frame pays a map's full cost once.
+            const Clock::time_point t0 = Clock::now();
+            cucore::MappedBuffers mapped = cucore::GraphicsResource::map_all(frame_resources, stream);
+            const Clock::time_point t1 = Clock::now();
+            cucore::launch(stream, mesh_config, heightfield, mapped[0], kGrid, t);
+            cucore::launch(stream, texture_config, pattern, mapped[1], kTextureSize, kTextureSize, t);
+            const Clock::time_point t2 = Clock::now();
+            mapped.unmap();
+            map_submit += (t1 - t0) + (Clock::now() - t2);
         }
+        scene.upload_texture();
         scene.draw(t);
         int drawable_width = 0, drawable_height = 0;
         SDL_GL_GetDrawableSize(window, &drawable_width, &drawable_height);
@@ -459,8 +541,21 @@ int run(SDL_Window *window, const Options &options, int cuda_ordinal) {
         ++frame;
     }
     glFinish();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     std::printf("%d frames in %.2f s (%.1f frames/s)\n", frame, seconds, seconds > 0 ? frame / seconds : 0.0);
+
+    // The lever, in numbers: what the frames paid, and the full cost of one
+    // batch map against one map per resource (measured now, drains timed).
+    const MapCost cost = measure_map_cost(frame_resources, stream);
+    std::printf("Map cost per frame (%zu GL buffers):\n", frame_resources.size());
+    if (frame > 0)
+        std::printf("  paid in the %d frames: one batch map + one batch unmap, host submit %.1f us\n", frame,
+                    micros(map_submit) / frame);
+    std::printf("  measured apart, the stream and GL drained after each of %d rounds:\n"
+                "    one batch map:          host submit %7.1f us, full cost %7.1f us\n"
+                "    one map per resource:   host submit %7.1f us, full cost %7.1f us (%.2fx the batch)\n",
+                kMapCostRounds, cost.batch_submit, cost.batch_full, cost.single_submit, cost.single_full,
+                cost.batch_full > 0 ? cost.single_full / cost.batch_full : 0.0);
 
     int status = 0;
     if (offscreen) {
@@ -480,8 +575,7 @@ int run(SDL_Window *window, const Options &options, int cuda_ordinal) {
         }
     }
     // Unregister while the GL context is still current, before the GL objects go.
-    tex_res.close();
-    vbo_res.close();
+    for (const cucore::GraphicsResource &r : frame_resources) r.close();
     stream.synchronize();
     std::printf(status == 0 ? "gl_interop OK\n" : "gl_interop FAILED\n");
     return status;

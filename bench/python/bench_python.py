@@ -45,12 +45,16 @@ calls Graph.launch; the driver's is cuGraphLaunch of cuda.core's graph through c
 slower): one cuGraphLaunch is microseconds of the driver's own time on both sides. Skipped under the fake
 driver (it cannot load real code).
 
-GL interop rows (the OpenGL issue): register + unregister of one 1 MiB GL buffer, and map + pointer + unmap of
-a registered one on one stream (synchronized every 64 maps, as bench/graphics_bench.cpp), in a headless NVIDIA
-GL context made current on the benchmark thread by tests/python/egl_context.py. cuda.core's side is its
-GraphicsResource (from_gl_buffer, map(stream=...) -> Buffer, Buffer.close() unmaps), the driver's is
+GL interop rows (the OpenGL issue, issue 18): register + unregister of one 1 MiB GL buffer, map + pointer + unmap
+of a registered one on one stream, and 8 registered ones mapped with 8 single calls or one batch call, as
+bench/graphics_bench.cpp, in a headless NVIDIA GL context made current on the benchmark thread by
+tests/python/egl_context.py. Each operation has two rows: "host submit" (the calls alone; the drains every 64
+operations, or 8 of 8 buffers, are left out) and "full cost" (a drain, glFinish + stream synchronize, after every
+operation, timed: what a frame pays). cuda.core's side is its GraphicsResource (from_gl_buffer, map(stream=...)
+-> Buffer, Buffer.close() unmaps; no batch map: its batch column is its 8 single maps), the driver's is
 cuGraphicsGLRegisterBuffer & co. through cuda.bindings. Without an NVIDIA GL context (no libEGL, Mesa only, the
-fake driver) both rows are skipped with the reason. Target 1.0x (no slower): both are mostly the driver's time.
+fake driver) the rows are skipped with the reason. Target 1.0x (no slower): they are mostly the driver's time;
+the batch's full cost <= 0.15x cuda.core's 8 single maps (>= 92% of the driver's 7.07x on the H200 anchor).
 """
 import argparse
 import ctypes
@@ -75,17 +79,18 @@ DEFAULT_TARGET_MS = 40.0
 
 
 def ns_per_op(fn, n):
-    """The ns/op of one repeat (fn runs the operation n times), with the garbage collector off."""
+    """The ns/op of one repeat (fn runs the operation n times), with the garbage collector off. A loop that
+    returns a number of ns had its timer paused that long (the GL host submit rows' drains): left out."""
     gc_was = gc.isenabled()
     gc.disable()
     try:
         t0 = time.perf_counter_ns()
-        fn(n)
+        paused = fn(n)
         t1 = time.perf_counter_ns()
     finally:
         if gc_was:
             gc.enable()
-    return (t1 - t0) / n
+    return (t1 - t0 - (paused or 0)) / n
 
 
 def calibrate(fn, target_ms):
@@ -139,18 +144,27 @@ ROWS = (
     "texture object create + destroy",
     "buffer -> array copy, 64 MiB",
     "array -> buffer copy, 64 MiB",
-    "GL buffer register + unregister",
-    "GL buffer map + pointer + unmap",
+    "GL buffer register + unregister, host submit",
+    "GL buffer register + unregister, full cost",
+    "GL buffer map + pointer + unmap, host submit",
+    "GL buffer map + pointer + unmap, full cost",
+    "8 GL buffers, 8 single maps, host submit",
+    "8 GL buffers, 8 single maps, full cost",
+    "8 GL buffers, one batch map, host submit",
+    "8 GL buffers, one batch map, full cost",
     "copy batch, 64 x 256 B (one call)",
 )
-GL_ROWS = ("GL buffer register + unregister", "GL buffer map + pointer + unmap")
+GL_ROWS = tuple(row for row in ROWS if "GL buffer" in row)  # the host submit and full cost of each
 # Targets per row (cucore/cuda.core, minima): the issues' anchors; every other row TARGET_RATIO.
 # The GL rows: not slower than cuda.core (1.00). Their time is the driver's (the anchors give cuda.core
-# 118 us per register + unregister and 325 us per map + pointer + unmap on the H200), so a wrapper's
-# microsecond is under 1% of it: 0.80 would ask for a driver faster than itself.
+# 118 us per register + unregister and 325 us per map + pointer + unmap in full on the H200), so a wrapper's
+# microsecond is under 1% of it: 0.80 would ask for a driver faster than itself. The batch row's full cost
+# against cuda.core's 8 single maps (cuda.core has no batch map): the issue's >= 92% of the driver's batch
+# gain (7.07x on the H200 anchor), i.e. <= 1 / (0.92 x 7.07) = 0.15; the C benchmark's gain table checks
+# the same share against the driver's gain of the same run.
 ROW_TARGETS = {"program cache hit, in memory": 0.50, "program cache hit, on disk": 0.50,
                "compile one small kernel to cubin (cold)": 1.00,
-               "GL buffer register + unregister": 1.00, "GL buffer map + pointer + unmap": 1.00,
+               **{row: 1.00 for row in GL_ROWS}, "8 GL buffers, one batch map, full cost": 0.15,
                "array create + destroy, 1024 x 1024 float32": 1.05, "buffer -> array copy, 64 MiB": 1.02,
                "array -> buffer copy, 64 MiB": 1.02,
                "graph launch, 1 kernel node": 1.00, "graph launch, 100 kernel nodes": 1.00}
@@ -670,30 +684,50 @@ def _driver_array_ops(s, keep):
 
 
 # ---------------------------------------------------------------------------------------------
-# GL interop rows (the OpenGL issue), as bench/graphics_bench.cpp measures them:
+# GL interop rows (the OpenGL issue, issue 18), as bench/graphics_bench.cpp measures them, each twice:
 #
 #   GL buffer register + unregister   cuGraphicsGLRegisterBuffer (no flags) + cuGraphicsUnregisterResource
-#                                     of one 1 MiB GL buffer
+#                                     of one 1 MiB GL buffer; its drain is glFinish
 #   GL buffer map + pointer + unmap   cuGraphicsMapResources + cuGraphicsResourceGetMappedPointer +
 #                                     cuGraphicsUnmapResources of one registered 1 MiB GL buffer on one
-#                                     non-blocking stream, synchronized every GL_SYNC_EVERY iterations
+#                                     non-blocking stream; its drain is glFinish + stream synchronize
+#   8 GL buffers, 8 single maps       the same for 8 registered GL buffers, one map and one unmap call each
+#   8 GL buffers, one batch map       the same, one map call and one unmap call for all 8 (cucore's
+#                                     GraphicsResource.map_all; the driver's count of 8). cuda.core has no
+#                                     batch map: its column is its 8 single maps, what a cuda.core user writes
+#
+# "..., host submit": the calls alone; every GL_SYNC_EVERY operations (GL_BATCH_SYNC_EVERY for 8 buffers) the
+# loop drains, outside the figure (the loop returns the drains' ns and ns_per_op leaves them out): undrained,
+# GL's queue grows and each later call gets slower. "..., full cost": the calls and a drain after every
+# operation, all timed: what a frame loop pays that maps, unmaps and hands the buffers back to GL once per
+# frame (325 us per map + unmap on the H100/H200 where the submit is ~10 us; docs/performance.md, "OpenGL
+# interop").
 #
 # The GL buffers live in one headless NVIDIA GL context (tests/python/egl_context.py, through EGL) made
-# current on the benchmark thread, which runs every side. Each side maps its own GL buffer (registered
-# once, before the loops), so no buffer is ever registered twice at a time; the register row's buffer is
-# registered only inside the loops. Where no NVIDIA GL context can be made, both rows are skipped with
-# EGL's reason. cucore's and cuda.core's GraphicsResource read alike, so both sides run _gl_side_ops().
+# current on the benchmark thread, which runs every side. Each side maps its own GL buffers (registered
+# once, before the loops), so no buffer is ever registered twice at a time; the register rows' buffer is
+# registered only inside the loops. Where no NVIDIA GL context can be made, the rows are skipped with EGL's
+# reason. cucore's and cuda.core's GraphicsResource read alike, so both sides run _gl_side_ops().
 # ---------------------------------------------------------------------------------------------
 
 GL_BUFFER_BYTES = 1 << 20
-# As bench/graphics_bench.cpp (kSyncEvery): every 64 operations the stream is synchronized and GL's queue
-# drained (glFinish), which registrations and maps also feed; undrained, each later call gets slower.
+# As bench/graphics_bench.cpp (kSyncEvery, kBatchSyncEvery): operations between two drains (glFinish, and
+# the stream for the maps) in the host submit rows.
 GL_SYNC_EVERY = 64
-GL_BUFFER_ROLES = ("register", "cucore map", "cuda.core map", "driver map")  # one GL buffer each
+GL_BATCH_SYNC_EVERY = 8
+GL_BATCH = 8
+# One GL buffer per role, GL_BATCH for the roles of the 8-buffer rows.
+GL_BUFFER_ROLES = ("register", "cucore map", "cuda.core map", "driver map")
+GL_BATCH_ROLES = ("cucore 8", "cuda.core 8", "driver 8")
+
+
+# (host submit, full cost) of each operation, in ROWS' order.
+GL_REGISTER_ROWS, GL_MAP_ROWS, GL_SINGLE8_ROWS, GL_BATCH8_ROWS = (GL_ROWS[i:i + 2] for i in range(0, 8, 2))
 
 
 class GlSetup:
-    """The benchmark thread's headless NVIDIA GL context and its GL buffers (GL_BUFFER_ROLES -> name)."""
+    """The benchmark thread's headless NVIDIA GL context and its GL buffers (GL_BUFFER_ROLES -> name,
+    GL_BATCH_ROLES -> list of GL_BATCH names)."""
 
     def __init__(self, ctx, names):
         self.ctx, self.names = ctx, names
@@ -709,7 +743,8 @@ class GlSetup:
         try:
             self.ctx.make_current()
             for name in self.names.values():
-                self.ctx.gl.delete_buffer(name)
+                for n in (name if isinstance(name, list) else [name]):
+                    self.ctx.gl.delete_buffer(n)
             self.ctx.close()
         except Exception as e:
             print(f"bench_python: closing the GL context failed at the end: {type(e).__name__}: {e}")
@@ -736,10 +771,12 @@ def gl_setup(fake):
         return None, f"no NVIDIA GL context on CUDA device 0: {type(e).__name__}: {e}"
     try:
         names = {role: ctx.gl.gen_buffer(size=GL_BUFFER_BYTES) for role in GL_BUFFER_ROLES}
+        for role in GL_BATCH_ROLES:
+            names[role] = [ctx.gl.gen_buffer(size=GL_BUFFER_BYTES) for _ in range(GL_BATCH)]
         ctx.gl.BindBuffer(egl.GL_ARRAY_BUFFER, 0)
         ctx.gl.Finish()
         ctx.gl.check()
-        if not all(names.values()):
+        if not all(n for name in names.values() for n in (name if isinstance(name, list) else [name])):
             raise RuntimeError(f"glGenBuffers gave {names}")
     except Exception as e:
         ctx.close()
@@ -751,42 +788,66 @@ def _add_note(notes, row, text):
     notes[row] = f"{notes[row]}; {text}" if notes.get(row) else text
 
 
-def _gl_side_ops(graphics_resource, s, gl, role, closers):
+def _gl_loops(step, drain, every):
+    """The two loops of one GL operation (step() does it once; drain() waits for GL and CUDA to be done with
+    it): (host submit, full cost). The host submit loop drains every `every` operations and at its end and
+    returns the ns it spent draining, which ns_per_op leaves out; the full cost loop drains after every
+    operation, timed."""
+    clock = time.perf_counter_ns
+
+    def host_submit(n):
+        paused = 0
+        for i in range(n):
+            step()
+            if i % every == every - 1:
+                t0 = clock()
+                drain()
+                paused += clock() - t0
+        t0 = clock()
+        drain()
+        return paused + clock() - t0
+
+    def full_cost(n):
+        for _ in range(n):
+            step()
+            drain()
+
+    return host_submit, full_cost
+
+
+def _gl_put(ops, rows, step, drain, every):
+    """ops[rows[0]], ops[rows[1]] = the host submit and full cost loops of `step`, each run twice first so
+    that a failure shows here, not mid-measurement."""
+    loops = _gl_loops(step, drain, every)
+    for loop in loops:
+        loop(2)
+    ops.update(zip(rows, loops))
+
+
+def _gl_side_ops(graphics_resource, s, gl, side, closers, batch=True):
     """One side's GL rows through its GraphicsResource class on its stream `s`: ({row: loop}, {row: why
-    missing}). The map row's resource (GL buffer names[role]) is registered here, once; its close() goes
-    to `closers`. Each row runs twice before it is accepted, so that it fails here, not mid-measurement."""
+    missing}). The map rows' resources (GL buffers names[f"{side} map"] and names[f"{side} 8"]) are
+    registered here, once; their close() goes to `closers`. `batch`: the class has map_all (cucore); else
+    the batch rows run the 8 single maps (cuda.core has no batch map)."""
     ops, missing = {}, {}
     from_gl_buffer = graphics_resource.from_gl_buffer
     names, finish = gl.names, gl.ctx.gl.Finish
     register_name = names["register"]
+    sync = s.sync
 
-    def register_unregister(n):
-        for i in range(n):
-            from_gl_buffer(register_name).close()
-            if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1:
-                finish()
+    def drain():
+        finish()
+        sync()
 
     try:
-        register_unregister(2)
-        ops["GL buffer register + unregister"] = register_unregister
+        _gl_put(ops, GL_REGISTER_ROWS, lambda: from_gl_buffer(register_name).close(), finish, GL_SYNC_EVERY)
     except Exception as e:
-        missing["GL buffer register + unregister"] = f"{type(e).__name__}: {e}"
+        for row in GL_REGISTER_ROWS:
+            missing[row] = f"{type(e).__name__}: {e}"
 
     try:
-        res = from_gl_buffer(names[role])
+        res = from_gl_buffer(names[f"{side} map"])
         closers.append(res.close)  # close() unmaps first if a failure below left it mapped
-
-        def map_pointer_unmap(n):
-            map_, sync = res.map, s.sync
-            for i in range(n):
-                buf = map_(stream=s)
-                buf.handle  # the mapped pointer (cuGraphicsResourceGetMappedPointer's)
-                buf.close()  # unmaps on the mapping stream, s
-                if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1:
-                    finish()
-                    sync()
-            sync()
-
         buf = res.map(stream=s)  # the mapping is right: a device pointer to the whole GL buffer
         try:
             ptr, size = int(buf.handle), int(buf.size)
@@ -797,10 +858,48 @@ def _gl_side_ops(graphics_resource, s, gl, role, closers):
             raise RuntimeError(f"the mapped buffer is {size} bytes at {ptr:#x} (expected {GL_BUFFER_BYTES} bytes)")
         if res.is_mapped:
             raise RuntimeError("closing the mapped Buffer did not unmap the resource")
-        map_pointer_unmap(2)
-        ops["GL buffer map + pointer + unmap"] = map_pointer_unmap
+        map_ = res.map
+
+        def map_pointer_unmap():
+            buf = map_(stream=s)
+            buf.handle  # the mapped pointer (cuGraphicsResourceGetMappedPointer's)
+            buf.close()  # unmaps on the mapping stream, s
+
+        _gl_put(ops, GL_MAP_ROWS, map_pointer_unmap, drain, GL_SYNC_EVERY)
     except Exception as e:
-        missing["GL buffer map + pointer + unmap"] = f"{type(e).__name__}: {e}"
+        for row in GL_MAP_ROWS:
+            missing[row] = f"{type(e).__name__}: {e}"
+
+    try:
+        resources = []
+        for name in names[f"{side} 8"]:
+            resources.append(from_gl_buffer(name))
+            closers.append(resources[-1].close)
+        maps = [r.map for r in resources]
+
+        def single_maps():
+            bufs = [m(stream=s) for m in maps]
+            for b in bufs:
+                b.handle
+            for b in bufs:
+                b.close()  # one unmap call each
+
+        _gl_put(ops, GL_SINGLE8_ROWS, single_maps, drain, GL_BATCH_SYNC_EVERY)
+        if batch:
+            map_all = graphics_resource.map_all
+
+            def batch_map():
+                with map_all(resources, s) as bufs:  # one map call; the block's end: one unmap call
+                    for b in bufs:
+                        b.handle
+
+            _gl_put(ops, GL_BATCH8_ROWS, batch_map, drain, GL_BATCH_SYNC_EVERY)
+        else:
+            ops.update(zip(GL_BATCH8_ROWS, (ops[row] for row in GL_SINGLE8_ROWS)))
+    except Exception as e:
+        for row in GL_SINGLE8_ROWS + GL_BATCH8_ROWS:
+            if row not in ops:  # the singles may stand where the batch failed
+                missing[row] = f"{type(e).__name__}: {e}"
     return ops, missing
 
 
@@ -809,12 +908,13 @@ def cucore_gl_ops(dev, gl, why_no_gl, closers):
     if gl is None:
         return {}, [], {row: why_no_gl for row in GL_ROWS}
     s = dev.create_stream()  # non-blocking, priority 0
-    ops, missing = _gl_side_ops(cucore.GraphicsResource, s, gl, "cucore map", closers)
+    ops, missing = _gl_side_ops(cucore.GraphicsResource, s, gl, "cucore", closers)
     return ops, [s], {row: f"cucore's GraphicsResource failed: {why}" for row, why in missing.items()}
 
 
 def cuda_core_gl_ops(cc, s, gl, notes, closers):
-    """cuda.core's GL rows (GraphicsResource, cuda.core >= 0.7) on its stream `s`; notes say what is missing."""
+    """cuda.core's GL rows (GraphicsResource, cuda.core >= 0.7) on its stream `s`; notes say what is missing.
+    cuda.core has no batch map: its column of the batch rows is its 8 single maps."""
     graphics_resource = getattr(cc, "GraphicsResource", None)
     if graphics_resource is None:
         try:
@@ -823,57 +923,92 @@ def cuda_core_gl_ops(cc, s, gl, notes, closers):
             for row in GL_ROWS:
                 _add_note(notes, row, "cuda.core column missing: this cuda.core has no GraphicsResource")
             return {}
-    ops, missing = _gl_side_ops(graphics_resource, s, gl, "cuda.core map", closers)
+    batch = hasattr(graphics_resource, "map_all")
+    ops, missing = _gl_side_ops(graphics_resource, s, gl, "cuda.core", closers, batch=batch)
     for row, why in missing.items():
         _add_note(notes, row, f"cuda.core column missing: {why}")
+    if not batch:
+        for row in GL_BATCH8_ROWS:
+            if row in ops:
+                _add_note(notes, row, "cuda.core column: its 8 single maps (cuda.core has no batch map)")
     return ops
 
 
-def _driver_gl_ops(s, gl, closers):
-    """The GL rows' driver calls through cuda.bindings, on cuda.core's stream."""
+def _driver_gl_ops(s, gl, closers, notes):
+    """The GL rows' driver calls through cuda.bindings, on cuda.core's stream; `notes` say what is missing."""
     from cuda.bindings import driver
 
     OK = driver.CUresult.CUDA_SUCCESS
     s_h = s.handle
     register, unregister = driver.cuGraphicsGLRegisterBuffer, driver.cuGraphicsUnregisterResource
-    register_name, map_name = gl.names["register"], gl.names["driver map"]
+    map_, pointer = driver.cuGraphicsMapResources, driver.cuGraphicsResourceGetMappedPointer
+    unmap, stream_sync = driver.cuGraphicsUnmapResources, driver.cuStreamSynchronize
+    register_name = gl.names["register"]
     finish = gl.ctx.gl.Finish
 
-    def raw_register_unregister(n):
-        for i in range(n):
-            err, r = register(register_name, 0)
-            if err != OK or unregister(r)[0] != OK:
-                raise RuntimeError(f"cuGraphicsGLRegisterBuffer/cuGraphicsUnregisterResource failed: {err}")
-            if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1:
-                finish()
-
-    err, res = register(map_name, 0)
-    if err != OK:
-        raise RuntimeError(f"cuGraphicsGLRegisterBuffer failed: {err}")
-    closers.append(lambda: unregister(res))
-
-    def raw_map_pointer_unmap(n):
-        map_, pointer = driver.cuGraphicsMapResources, driver.cuGraphicsResourceGetMappedPointer
-        unmap, sync = driver.cuGraphicsUnmapResources, driver.cuStreamSynchronize
-        for i in range(n):
-            if map_(1, res, s_h)[0] != OK:
-                raise RuntimeError("cuGraphicsMapResources failed")
-            err, ptr, size = pointer(res)
-            if err != OK:
-                raise RuntimeError(f"cuGraphicsResourceGetMappedPointer failed: {err}")
-            if unmap(1, res, s_h)[0] != OK:
-                raise RuntimeError("cuGraphicsUnmapResources failed")
-            if i % GL_SYNC_EVERY == GL_SYNC_EVERY - 1:
-                finish()
-                if sync(s_h)[0] != OK:
-                    raise RuntimeError("cuStreamSynchronize failed")
-        if sync(s_h)[0] != OK:
+    def drain():
+        finish()
+        if stream_sync(s_h)[0] != OK:
             raise RuntimeError("cuStreamSynchronize failed")
 
-    ops = {"GL buffer register + unregister": raw_register_unregister,
-           "GL buffer map + pointer + unmap": raw_map_pointer_unmap}
-    for fn in ops.values():
-        fn(2)  # fails here, not in the middle of the measurements
+    def registered(name):
+        err, r = register(name, 0)
+        if err != OK:
+            raise RuntimeError(f"cuGraphicsGLRegisterBuffer failed: {err}")
+        closers.append(lambda: unregister(r))
+        return r
+
+    def register_unregister():
+        err, r = register(register_name, 0)
+        if err != OK or unregister(r)[0] != OK:
+            raise RuntimeError(f"cuGraphicsGLRegisterBuffer/cuGraphicsUnregisterResource failed: {err}")
+
+    res = registered(gl.names["driver map"])
+
+    def map_pointer_unmap():
+        if map_(1, res, s_h)[0] != OK:
+            raise RuntimeError("cuGraphicsMapResources failed")
+        err, ptr, size = pointer(res)
+        if err != OK:
+            raise RuntimeError(f"cuGraphicsResourceGetMappedPointer failed: {err}")
+        if unmap(1, res, s_h)[0] != OK:
+            raise RuntimeError("cuGraphicsUnmapResources failed")
+
+    res8 = [registered(name) for name in gl.names["driver 8"]]
+
+    def single_maps():
+        for r in res8:
+            if map_(1, r, s_h)[0] != OK:
+                raise RuntimeError("cuGraphicsMapResources failed")
+        for r in res8:
+            if pointer(r)[0] != OK:
+                raise RuntimeError("cuGraphicsResourceGetMappedPointer failed")
+        for r in res8:
+            if unmap(1, r, s_h)[0] != OK:
+                raise RuntimeError("cuGraphicsUnmapResources failed")
+
+    # cuda.bindings takes the resources of a batch as the address of a CUgraphicsResource array.
+    array8 = (ctypes.c_void_p * GL_BATCH)(*[int(r) for r in res8])
+    address8 = ctypes.addressof(array8)
+
+    def batch_map(_array=array8):  # holds the array the address points into
+        if map_(GL_BATCH, address8, s_h)[0] != OK:
+            raise RuntimeError("cuGraphicsMapResources failed")
+        for r in res8:
+            if pointer(r)[0] != OK:
+                raise RuntimeError("cuGraphicsResourceGetMappedPointer failed")
+        if unmap(GL_BATCH, address8, s_h)[0] != OK:
+            raise RuntimeError("cuGraphicsUnmapResources failed")
+
+    ops = {}
+    _gl_put(ops, GL_REGISTER_ROWS, register_unregister, finish, GL_SYNC_EVERY)
+    _gl_put(ops, GL_MAP_ROWS, map_pointer_unmap, drain, GL_SYNC_EVERY)
+    _gl_put(ops, GL_SINGLE8_ROWS, single_maps, drain, GL_BATCH_SYNC_EVERY)
+    try:
+        _gl_put(ops, GL_BATCH8_ROWS, batch_map, drain, GL_BATCH_SYNC_EVERY)
+    except Exception as e:  # a cuda.bindings that takes the array otherwise: the other rows stand
+        for row in GL_BATCH8_ROWS:
+            _add_note(notes, row, f"no driver column: {type(e).__name__}: {e}")
     return ops
 
 
@@ -1013,7 +1148,7 @@ def cuda_core_ops(gl=None, gl_closers=None):
                 _add_note(notes, row, f"no driver column: {type(e).__name__}: {e}")
     if gl is not None:
         try:
-            driver_ops.update(_driver_gl_ops(s, gl, gl_closers))
+            driver_ops.update(_driver_gl_ops(s, gl, gl_closers, notes))
         except Exception as e:  # no cuda.bindings, or one without the GL entry points
             for row in GL_ROWS:
                 _add_note(notes, row, f"no driver column: {type(e).__name__}: {e}")
