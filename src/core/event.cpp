@@ -56,6 +56,10 @@ void destroy_event(CUevent event, const char *what) noexcept {
 
 bool Event::settled() const noexcept {
     if (!recorded_.load(std::memory_order_relaxed)) return true;
+    // A timing event keeps the timestamp of its last record, which the driver would show (elapsed time
+    // through a raw handle, or once a graph may record it) where a new event has none; an untimed event has
+    // no timestamp, so once its record completes the driver answers as for a new one.
+    if (flags_ & CUCORE_EVENT_TIMING) return false;
     // Recorded only on the library's own streams outside any capture (else not reusable): the query can
     // neither meet a captured record nor disturb a capture.
     const driver::Table *api = driver::peek();

@@ -64,7 +64,8 @@ class Event final : public Object, public Pooled<Event> {
     std::atomic<bool> reusable_;
     ForeignOwner owner_;  // wrapped events only
 
-    // Whether the driver event now answers as a new one would (never recorded, or its last record done).
+    // Whether the driver event now answers as a new one would (never recorded, or untimed with its last
+    // record done).
     bool settled() const noexcept;
 };
 

@@ -4,7 +4,7 @@
 // keeps, for each kind of event (timing or not, blocking sync or not), up to kCapacity driver events that a
 // released Event gave back in the state of a new one, and destroys them when the context goes. Which events
 // may come back is decided by Event (core/event.cpp): never one whose driver handle escaped or that entered
-// a graph or a capture, and only once its last record has completed.
+// a graph or a capture, and only never recorded or (untimed) once its last record has completed.
 #pragma once
 
 #include <cuda.h>
