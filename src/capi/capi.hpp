@@ -357,6 +357,7 @@ inline std::string check_arch(const char *arch, const char *argument) {
 // The flags of an event's options (cucore_event_create*, cucore_stream_record): known bits, and not
 // INTERPROCESS with TIMING (the driver shares only events without timing).
 inline uint32_t read_event_flags(const cucore_event_options_t *options) {
+    if (!options) return 0;  // the defaults, without copying them (events are created on hot paths)
     constexpr cucore_event_options_t defaults = CUCORE_EVENT_OPTIONS_INIT;
     const cucore_event_options_t resolved = read_options(options, defaults, "options");
     check_flags(resolved.flags, CUCORE_EVENT_TIMING | CUCORE_EVENT_BLOCKING_SYNC | CUCORE_EVENT_INTERPROCESS,
