@@ -71,8 +71,8 @@ const bool registered = register_operation({
     50,
     "device_attribute",
     "device attribute query",
-    0.0,  // the anchors give no target
-    "",
+    1.03,
+    "issue 18: every other C row <= 1.03x raw",
     device_attribute_raw,
     device_attribute_c,
     device_attribute_cpp,
