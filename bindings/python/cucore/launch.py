@@ -46,8 +46,8 @@ from .texture import SurfaceObject, TextureObject
 if TYPE_CHECKING:
     from .device import Device
 
-(_cucore_launch_config_validate, _cucore_launch) = _lib.bind(globals(), "cucore_launch_config_validate",
-                                                             "cucore_launch")
+(_cucore_launch_config_validate, _cucore_launch, _cucore_launch_block) = _lib.bind(
+    globals(), "cucore_launch_config_validate", "cucore_launch", "cucore_launch_block")
 (_fast_launch_block,) = _lib.bind_unchecked(globals(), "cucore_launch_block")
 
 _c_size_t = ctypes.c_size_t
