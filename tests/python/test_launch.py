@@ -403,6 +403,30 @@ def test_launch_blocks_follow_the_stream_and_the_config(fake_kernels, fake):
 
 
 @pytest.mark.gpu
+def test_a_packer_refuses_other_argument_lists(fake_kernels, fake):
+    # A kernel's last packer checks the argument types (and count) before packing: another list takes
+    # another packer, and the errors are the library's or the converter's, never the packer's.
+    code, s = fake_kernels
+    k = code.get_kernel("one8")
+    cucore.launch(s, cucore.LaunchConfig(), k, 1)
+    with pytest.raises(cucore.InvalidArgumentError, match="arg_count"):
+        cucore.launch(s, cucore.LaunchConfig(), k, 1, 2)
+    with pytest.raises(cucore.InvalidArgumentError, match="arg_count"):
+        cucore.launch(s, cucore.LaunchConfig(), k, 1, 2, 3)
+    b = fake.allocate(64, stream=s)
+    address = b.handle
+    cucore.launch(s, cucore.LaunchConfig(), k, b)
+    assert last_args() == [struct.pack("<Q", address)]
+    b.close()
+    with pytest.raises(cucore.InvalidHandleError, match="Buffer is closed"):
+        cucore.launch(s, cucore.LaunchConfig(), k, b)
+    cucore.launch(s, cucore.LaunchConfig(), k, 7)
+    assert last_args() == [struct.pack("<q", 7)]
+    cucore.launch(s, cucore.LaunchConfig(), k, 2.5)
+    assert last_args() == [struct.pack("<d", 2.5)]
+
+
+@pytest.mark.gpu
 def test_alternating_argument_types_and_structured_dtypes(fake_kernels):
     np = pytest.importorskip("numpy")
     code, s = fake_kernels

@@ -30,6 +30,7 @@ pointer and size arrays and a compiled struct.Struct), and each LaunchConfig its
 from __future__ import annotations
 
 import ctypes
+import functools
 import operator
 import struct
 from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
@@ -320,8 +321,8 @@ class _Packer:
     cucore_launch_block takes. struct_size, arg_count, the argument pointer and size arrays and the kernel
     are written once, here; the stream and config when they differ from the last launch's (`stream`,
     `config`: the ints last written, compared by identity: a false miss only writes them again)."""
-    __slots__ = ("pack", "buf", "at", "head", "ref", "ptrs", "sizes", "n", "converts", "args", "key", "stream",
-                 "config")
+    __slots__ = ("pack", "fill", "buf", "at", "head", "ref", "ptrs", "sizes", "n", "converts", "args", "key",
+                 "stream", "config")
 
     def __init__(self, key, args_desc, kernel_hv=0):
         self.key = key
@@ -355,6 +356,7 @@ class _Packer:
         self.ref = ctypes.byref(self.buf, at)
         conv = tuple((i, a.convert) for i, a in enumerate(args_desc) if a.convert is not None)
         self.converts = conv or None
+        self.fill = _fill_function(s.pack_into, self.buf, self.at, key, conv) if n else None
 
     def set_handles(self, sh, config):
         """Write the stream and config (ints) into the block."""
@@ -389,6 +391,26 @@ class _Packer:
                     raise OverflowError(f"launch argument {i}: {v!r} does not fit in the kernel's "
                                         f"{a.size}-byte floating-point parameter") from None
         self.pack(self.buf, self.at, *vals)
+
+
+class _Mismatch(Exception):
+    """An argument of another type than the packer was made for (raised by its fill function)."""
+
+
+def _fill_function(pack, buf, at, key, conv):
+    """`fill(*args)`: checks that each argument has the type of `key` (else _Mismatch), then packs them
+    (converted where `conv` says) into `buf` at `at`: a function made for this argument list, so a launch
+    needs no tuple of types, no per-launch list, loop or method call for conversions."""
+    names = [f"a{i}" for i in range(len(key))]
+    converted = dict(conv)
+    check = " or ".join(f"_type({a}) is not _t{i}" for i, a in enumerate(names))
+    values = ", ".join(f"_c{i}({a})" if i in converted else a for i, a in enumerate(names))
+    namespace = {"_pack": pack, "_buf": buf, "_at": at, "_type": type, "_Mismatch": _Mismatch,
+                 **{f"_t{i}": t for i, t in enumerate(key)}, **{f"_c{i}": f for i, f in conv}}
+    exec(f"def fill({', '.join(names)}):\n"  # noqa: S102
+         f"    if {check}:\n        raise _Mismatch\n"
+         f"    _pack(_buf, _at, {values})\n", namespace)
+    return namespace["fill"]
 
 
 def _new_packer(kernel, key, args, cache=True):
@@ -427,6 +449,35 @@ def _block0(kernel, sh, config):
     p.set_handles(sh, config._addr)
     configs[config._addr] = p.ref  # the byref keeps the block's buffer alive
     return p.ref
+
+
+def _other_packer(kernel, popped, args):
+    """A packer for the types of `args`, filled with them (the launch's most recent packer, `popped`, was
+    for other types, or there was none): from the kernel's free list for those types, else new."""
+    if popped is not None:
+        kernel._packers[popped.key].append(popped)
+    key = tuple(map(type, args))
+    try:
+        p = kernel._packers[key].pop()
+    except (KeyError, IndexError):
+        p = _new_packer(kernel, key, args)
+    try:
+        p.fill(*args)
+    except (_struct_error, OverflowError):
+        p.pack_checked(args)
+    except _LayoutChanged:
+        kernel._packers[key].append(p)
+        return _one_off_packer(kernel, args)
+    return p
+
+
+def _one_off_packer(kernel, args):
+    """A packer for this one launch (key None: not kept), for a NumPy structured scalar of another dtype than
+    the kept packer's (they share one type)."""
+    p = _new_packer(kernel, tuple(map(type, args)), args, cache=False)
+    p.pack_checked(args)
+    p.key = None
+    return p
 
 
 def _slow_operands(stream, config, kernel):
@@ -488,36 +539,27 @@ def launch(stream: Any, config: LaunchConfig, kernel: Kernel, *args: Any, _Strea
         if st:
             raise_error(st, kernel, stream)
         return
-    key = _tuple(_map(_type, args))
     free = kernel._free
     try:
         p = free.pop()
-        if p.key != key:
-            kernel._packers[p.key].append(p)
-            p = kernel._packers[key].pop()
-    except (KeyError, IndexError):
-        p = _new_packer(kernel, key, args)
-    if p.stream is not sh or p.config is not config._addr:
-        p.set_handles(sh, config._addr)
-    try:
-        if p.converts is None:
-            p.pack(p.buf, p.at, *args)
-        else:
-            p.pack(p.buf, p.at, *p.values(args))
-        st = _fast_launch_block(p.ref)
+        p.fill(*args)  # checks the argument types first: _Mismatch if this packer is for others
+    except IndexError:  # no packer yet
+        p = _other_packer(kernel, None, args)
+    except (_Mismatch, TypeError):  # other types, or another number of arguments (or a converter's error,
+        p = _other_packer(kernel, p, args)  # which the new packer raises again)
     except (_struct_error, OverflowError):
         try:
             p.pack_checked(args)
-            st = _fast_launch_block(p.ref)
-        finally:
+        except BaseException:
             free.append(p)
+            raise
     except _LayoutChanged:  # rare: a one-off packer for this structured dtype
         free.append(p)
-        q = _new_packer(kernel, key, args, cache=False)
-        q.set_handles(sh, config._addr)
-        q.pack_checked(args)
-        st = _fast_launch_block(q.ref)
-    else:
+        p = _one_off_packer(kernel, args)
+    if p.stream is not sh or p.config is not config._addr:
+        p.set_handles(sh, config._addr)
+    st = _fast_launch_block(p.ref)
+    if p.key is not None:
         free.append(p)
     if st:
         raise_error(st, kernel, stream)
