@@ -25,12 +25,12 @@ The stream is a Stream or any object with __cuda_stream__; a GraphBuilder captur
 
 The hot path costs one ctypes call with one argument (cucore_launch_block): each kernel keeps, per tuple of
 argument types, free lists of packers (a preallocated launch block followed by the argument bytes, its
-pointer and size arrays and a compiled struct.Struct), and each LaunchConfig its C struct.
+pointer and size arrays, a compiled struct.Struct and a fill function made for the argument types), read-only
+blocks for launches without arguments per stream and config, and each LaunchConfig its C struct.
 """
 from __future__ import annotations
 
 import ctypes
-import functools
 import operator
 import struct
 from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
@@ -317,8 +317,8 @@ def _describe(tp, value, param_size):
 
 class _Packer:
     """One launch block (cucore_launch_block_t, then the argument bytes) for one kernel and one tuple of
-    argument types: `pack(buf, at, *values)` writes every argument at its offset, and `ref` is what
-    cucore_launch_block takes. struct_size, arg_count, the argument pointer and size arrays and the kernel
+    argument types: `fill(*args)` checks the arguments' types and writes them (converted) at their offsets
+    (`pack(buf, at, *values)` writes values already converted), and `ref` is what cucore_launch_block takes. struct_size, arg_count, the argument pointer and size arrays and the kernel
     are written once, here; the stream and config when they differ from the last launch's (`stream`,
     `config`: the ints last written, compared by identity: a false miss only writes them again)."""
     __slots__ = ("pack", "fill", "buf", "at", "head", "ref", "ptrs", "sizes", "n", "converts", "args", "key",
