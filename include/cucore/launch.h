@@ -65,6 +65,35 @@ CUCORE_API cucore_status_t cucore_launch(cucore_stream_t *stream, const cucore_l
                                          cucore_kernel_t *kernel, const void *const *args,
                                          const size_t *arg_sizes, size_t arg_count);
 
+/* Everything one launch needs, in one block of memory (cucore_launch_block):
+ * a binding that cannot pass many arguments cheaply (Python's ctypes pays per
+ * argument) keeps one block per kernel and argument layout, with the argument
+ * bytes right after it, writes the stream, configuration, kernel and argument
+ * values into it and passes one pointer. The fields mean what the parameters
+ * of cucore_launch of the same names mean. struct_size first, as in options
+ * structs (CUCORE_LAUNCH_BLOCK_INIT). */
+typedef struct cucore_launch_block {
+    uint32_t struct_size;
+    uint32_t arg_count;                   /* number of kernel arguments */
+    const void *const *args;              /* arg_count pointers to the argument bytes */
+    const size_t *arg_sizes;              /* arg_count sizes in bytes */
+    cucore_stream_t *stream;              /* borrowed: the stream to launch into */
+    const cucore_launch_config_t *config; /* NULL: one thread */
+    cucore_kernel_t *kernel;              /* borrowed: the kernel */
+} cucore_launch_block_t;
+
+#define CUCORE_LAUNCH_BLOCK_INIT {(uint32_t)sizeof(cucore_launch_block_t), 0, NULL, NULL, NULL, NULL, NULL}
+
+/* Launches as cucore_launch(block->stream, block->config, block->kernel,
+ * block->args, block->arg_sizes, block->arg_count) does, with the same checks
+ * and the same error messages (naming the fields as cucore_launch names its
+ * parameters); the block is only read, during the call, and the handles in it
+ * are borrowed.
+ * Errors: INVALID_ARGUMENT (NULL block, bad struct_size, and as
+ * cucore_launch), INVALID_HANDLE, NOT_SUPPORTED (a struct_size larger than
+ * this library's with the unknown tail not zero), CUDA. */
+CUCORE_API cucore_status_t cucore_launch_block(const cucore_launch_block_t *block);
+
 /* Occupancy for clusters: the largest cluster size `config` (its grid, block,
  * shared memory; its cluster is ignored) can use for `kernel` on `device`.
  * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), NOT_SUPPORTED (compute

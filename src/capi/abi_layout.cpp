@@ -328,6 +328,15 @@ const FieldLayout k_cucore_launch_config_t[] = {
     {"flags", offsetof(cucore_launch_config_t, flags)},
     {"priority", offsetof(cucore_launch_config_t, priority)},
 };
+const FieldLayout k_cucore_launch_block_t[] = {
+    {"struct_size", offsetof(cucore_launch_block_t, struct_size)},
+    {"arg_count", offsetof(cucore_launch_block_t, arg_count)},
+    {"args", offsetof(cucore_launch_block_t, args)},
+    {"arg_sizes", offsetof(cucore_launch_block_t, arg_sizes)},
+    {"stream", offsetof(cucore_launch_block_t, stream)},
+    {"config", offsetof(cucore_launch_block_t, config)},
+    {"kernel", offsetof(cucore_launch_block_t, kernel)},
+};
 const FieldLayout k_cucore_opaque_array_options_t[] = {
     {"struct_size", offsetof(cucore_opaque_array_options_t, struct_size)},
     {"format", offsetof(cucore_opaque_array_options_t, format)},
@@ -506,6 +515,7 @@ const StructLayout kStructs[] = {
     {"cucore_linker_options_t", sizeof(cucore_linker_options_t), k_cucore_linker_options_t, 18},
     {"cucore_program_cache_stats_t", sizeof(cucore_program_cache_stats_t), k_cucore_program_cache_stats_t, 7},
     {"cucore_launch_config_t", sizeof(cucore_launch_config_t), k_cucore_launch_config_t, 7},
+    {"cucore_launch_block_t", sizeof(cucore_launch_block_t), k_cucore_launch_block_t, 7},
     {"cucore_opaque_array_options_t", sizeof(cucore_opaque_array_options_t), k_cucore_opaque_array_options_t, 10},
     {"cucore_opaque_array_info_t", sizeof(cucore_opaque_array_info_t), k_cucore_opaque_array_info_t, 18},
     {"cucore_array_region_t", sizeof(cucore_array_region_t), k_cucore_array_region_t, 4},

@@ -28,6 +28,17 @@ cucore_status_t cucore_launch(cucore_stream_t *stream, const cucore_launch_confi
     });
 }
 
+cucore_status_t cucore_launch_block(const cucore_launch_block_t *block) {
+    return capi::guarded(__func__, [&] {
+        const cucore_launch_block_t b = capi::read_block(block);
+        core::Stream &target = capi::get(b.stream, "stream");
+        core::Kernel &object = capi::get(b.kernel, "kernel");
+        const cucore_launch_config_t resolved = capi::read_config(b.config);
+        capi::check_args(b.args, b.arg_sizes, b.arg_count);
+        core::launch(target, resolved, object, b.args, b.arg_sizes, b.arg_count);
+    });
+}
+
 cucore_status_t cucore_launch_max_potential_cluster_size(const cucore_launch_config_t *config,
                                                          cucore_kernel_t *kernel, cucore_device_t *device,
                                                          int *cluster_size) {

@@ -19,6 +19,13 @@ inline const cucore_launch_config_t &required_config(const cucore_launch_config_
     return *config;
 }
 
+// A cucore_launch_block_t: required, struct_size checked as an options struct's.
+inline cucore_launch_block_t read_block(const cucore_launch_block_t *block) {
+    static constexpr cucore_launch_block_t kDefaults = CUCORE_LAUNCH_BLOCK_INIT;
+    require(block, "block");
+    return read_options(block, kDefaults, "block");
+}
+
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_null_arrays(const void *const *args) {
     core::throw_invalid_argument(std::string("argument '") + (args ? "arg_sizes" : "args") +
                                  "' is NULL with a non-zero arg_count");

@@ -290,6 +290,17 @@ template <> struct FieldsOf<cucore_launch_config_t> {
         {"priority", offsetof(cucore_launch_config_t, priority), sizeof(cucore_launch_config_t::priority)},
     };
 };
+template <> struct FieldsOf<cucore_launch_block_t> {
+    static constexpr FieldSpan fields[] = {
+        {"struct_size", offsetof(cucore_launch_block_t, struct_size), sizeof(cucore_launch_block_t::struct_size)},
+        {"arg_count", offsetof(cucore_launch_block_t, arg_count), sizeof(cucore_launch_block_t::arg_count)},
+        {"args", offsetof(cucore_launch_block_t, args), sizeof(cucore_launch_block_t::args)},
+        {"arg_sizes", offsetof(cucore_launch_block_t, arg_sizes), sizeof(cucore_launch_block_t::arg_sizes)},
+        {"stream", offsetof(cucore_launch_block_t, stream), sizeof(cucore_launch_block_t::stream)},
+        {"config", offsetof(cucore_launch_block_t, config), sizeof(cucore_launch_block_t::config)},
+        {"kernel", offsetof(cucore_launch_block_t, kernel), sizeof(cucore_launch_block_t::kernel)},
+    };
+};
 template <> struct FieldsOf<cucore_opaque_array_options_t> {
     static constexpr FieldSpan fields[] = {
         {"struct_size", offsetof(cucore_opaque_array_options_t, struct_size), sizeof(cucore_opaque_array_options_t::struct_size)},

@@ -367,6 +367,66 @@ def test_concurrent_launches_pack_their_own_arguments(fake_kernels):
 
 
 @pytest.mark.gpu
+def test_launch_blocks_follow_the_stream_and_the_config(fake_kernels, fake):
+    # Launches go through cucore_launch_block: blocks without arguments are kept per stream and config, packers
+    # rewrite the stream and config when they change; every launch must reach the driver with its own.
+    code, s = fake_kernels
+    empty, one8 = code.get_kernel("empty"), code.get_kernel("one8")
+    s2 = fake.create_stream()
+    for stream in (s, s2, s):
+        for grid in (1, 3):
+            c = cucore.LaunchConfig(grid=grid, block=2)
+            cucore.launch(stream, c, empty)
+            L = last_launch()
+            assert (L.stream, L.grid[0], L.block[0], L.nparams) == (stream.handle, grid, 2, 0)
+            cucore.launch(stream, c, one8, grid * 10)
+            L = last_launch()
+            assert (L.stream, L.grid[0], L.block[0]) == (stream.handle, grid, 2)
+            assert last_args() == [struct.pack("<q", grid * 10)]
+    c = cucore.LaunchConfig(grid=2)
+    cucore.launch(s, c, empty)
+    c.grid = 5  # a new C struct: the block of the old one is not used
+    cucore.launch(s, c, empty)
+    assert last_launch().grid[0] == 5
+    for i in range(70):  # configs made and dropped (their addresses come back); at most 64 blocks kept
+        cucore.launch(s, cucore.LaunchConfig(grid=i + 1), empty)
+        assert last_launch().grid[0] == i + 1
+    assert len(empty._blocks0[s._hv]) <= 64
+    del s2._hv  # a Stream made without its int handle: read once, then kept
+    cucore.launch(s2, c, empty)
+    assert last_launch().stream == s2.handle and s2._hv
+    s2.close()
+    with pytest.raises(cucore.InvalidHandleError, match="Stream is closed"):
+        cucore.launch(s2, c, empty)
+    with pytest.raises(cucore.InvalidHandleError, match="Stream is closed"):
+        cucore.launch(s2, c, one8, 1)
+
+
+@pytest.mark.gpu
+def test_a_packer_refuses_other_argument_lists(fake_kernels, fake):
+    # A kernel's last packer checks the argument types (and count) before packing: another list takes
+    # another packer, and the errors are the library's or the converter's, never the packer's.
+    code, s = fake_kernels
+    k = code.get_kernel("one8")
+    cucore.launch(s, cucore.LaunchConfig(), k, 1)
+    with pytest.raises(cucore.InvalidArgumentError, match="arg_count"):
+        cucore.launch(s, cucore.LaunchConfig(), k, 1, 2)
+    with pytest.raises(cucore.InvalidArgumentError, match="arg_count"):
+        cucore.launch(s, cucore.LaunchConfig(), k, 1, 2, 3)
+    b = fake.allocate(64, stream=s)
+    address = b.handle
+    cucore.launch(s, cucore.LaunchConfig(), k, b)
+    assert last_args() == [struct.pack("<Q", address)]
+    b.close()
+    with pytest.raises(cucore.InvalidHandleError, match="Buffer is closed"):
+        cucore.launch(s, cucore.LaunchConfig(), k, b)
+    cucore.launch(s, cucore.LaunchConfig(), k, 7)
+    assert last_args() == [struct.pack("<q", 7)]
+    cucore.launch(s, cucore.LaunchConfig(), k, 2.5)
+    assert last_args() == [struct.pack("<d", 2.5)]
+
+
+@pytest.mark.gpu
 def test_alternating_argument_types_and_structured_dtypes(fake_kernels):
     np = pytest.importorskip("numpy")
     code, s = fake_kernels

@@ -594,6 +594,12 @@ TEST_F(ArgumentTest, KernelAndLaunchArguments) {
     expect(cucore_launch(s_, nullptr, k, nullptr, sizes, 1), "cucore_launch", "'args'");
     expect(cucore_launch(s_, nullptr, k, args, nullptr, 1), "cucore_launch", "'arg_sizes'");
     expect(cucore_launch(s_, nullptr, k, args, sizes, 1), "cucore_launch", "'args[0]'");
+    expect(cucore_launch_block(nullptr), "cucore_launch_block", "'block'");
+    cucore_launch_block_t b = CUCORE_LAUNCH_BLOCK_INIT;
+    b.stream = s_;
+    b.kernel = k;
+    b.struct_size = 0;
+    expect(cucore_launch_block(&b), "cucore_launch_block", "'block' has struct_size 0");
     cucore_kernel_release(k);
 }
 

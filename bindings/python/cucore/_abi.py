@@ -344,6 +344,15 @@ STRUCTS = {
         ('flags', 'uint32_t'),
         ('priority', 'int32_t'),
     ),
+    'cucore_launch_block_t': (
+        ('struct_size', 'uint32_t'),
+        ('arg_count', 'uint32_t'),
+        ('args', 'void**'),
+        ('arg_sizes', 'size_t*'),
+        ('stream', 'cucore_stream_t*'),
+        ('config', 'cucore_launch_config_t*'),
+        ('kernel', 'cucore_kernel_t*'),
+    ),
     'cucore_opaque_array_options_t': (
         ('struct_size', 'uint32_t'),
         ('format', 'cucore_array_format_t'),
@@ -524,6 +533,7 @@ LAYOUTS = {
     'cucore_linker_options_t': (104, 8, (0, 8, 16, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64, 72, 80, 88, 96)),
     'cucore_program_cache_stats_t': (56, 8, (0, 8, 16, 24, 32, 40, 48)),
     'cucore_launch_config_t': (52, 4, (0, 4, 16, 28, 40, 44, 48)),
+    'cucore_launch_block_t': (48, 8, (0, 4, 8, 16, 24, 32, 40)),
     'cucore_opaque_array_options_t': (56, 8, (0, 4, 8, 12, 16, 20, 24, 32, 40, 48)),
     'cucore_opaque_array_info_t': (104, 8, (0, 4, 8, 12, 16, 20, 24, 32, 40, 48, 56, 64, 72, 80, 88, 92, 96, 100)),
     'cucore_array_region_t': (32, 8, (0, 8, 16, 24)),
@@ -566,6 +576,7 @@ INITS = {
     'cucore_linker_options_t': {},
     'cucore_program_cache_stats_t': {},
     'cucore_launch_config_t': {'grid[0]': 1, 'grid[1]': 1, 'grid[2]': 1, 'block[0]': 1, 'block[1]': 1, 'block[2]': 1},
+    'cucore_launch_block_t': {},
     'cucore_opaque_array_options_t': {},
     'cucore_opaque_array_info_t': {},
     'cucore_array_region_t': {},
@@ -851,6 +862,7 @@ ABI = {
     # ---- include/cucore/launch.h ----
     'cucore_launch_config_validate': ('cucore_status_t', ('cucore_launch_config_t*', 'cucore_kernel_t*', 'cucore_device_t*', )),
     'cucore_launch': ('cucore_status_t', ('cucore_stream_t*', 'cucore_launch_config_t*', 'cucore_kernel_t*', 'void**', 'size_t*', 'size_t', )),
+    'cucore_launch_block': ('cucore_status_t', ('cucore_launch_block_t*', )),
     'cucore_launch_max_potential_cluster_size': ('cucore_status_t', ('cucore_launch_config_t*', 'cucore_kernel_t*', 'cucore_device_t*', 'int*', )),
     'cucore_launch_max_active_clusters': ('cucore_status_t', ('cucore_launch_config_t*', 'cucore_kernel_t*', 'cucore_device_t*', 'int*', )),
     # ---- include/cucore/opaque_array.h ----

@@ -285,11 +285,21 @@ class Buffer(HandleObject, _MemoryAccess):
         """Free the memory now, ordered on `stream` (a Stream or any object with __cuda_stream__; None:
         the deallocation stream), and drop this object's reference. Views keep the memory until they go.
         Idempotent; later use raises InvalidHandleError (size and handle read 0)."""
-        if self._h is None:
+        h = self._h
+        if h is None:
             return
-        if stream is None:
-            keep = sh = None
-        elif type(stream) is _Stream:
+        if stream is None:  # the common case: no stream to check, no owner to tell
+            self._h = None  # taken first: a concurrent close() sees it closed and does nothing
+            st = _fast_buffer_close(h, None)
+            if st:
+                self._h = h  # still open: the caller may retry, or the finalizer frees it
+                raise_error(st, self)
+            self._mr = self._owner = None
+            st = _fast_buffer_release(h)
+            if st:
+                raise_error(st)
+            return
+        if type(stream) is _Stream:
             keep = stream
             sh = stream._h
             if sh is None:
@@ -299,15 +309,14 @@ class Buffer(HandleObject, _MemoryAccess):
         h = self._h
         if h is None:
             return
-        self._h = None  # taken first: a concurrent close() sees it closed and does nothing
-        if keep is not None and type(getattr(self, "_owner", None)) is _Deallocation:
+        self._h = None
+        if type(getattr(self, "_owner", None)) is _Deallocation:
             self._owner.stream = keep  # memory of Buffer.from_handle(ptr, size, mr): mr frees it on `stream`
         st = _fast_buffer_close(h, sh)
         if st:
-            self._h = h  # still open: the caller may retry, or the finalizer frees it
+            self._h = h
             raise_error(st, self, keep)
-        self._mr = None
-        self._owner = None
+        self._mr = self._owner = None
         st = _fast_buffer_release(h)
         if st:
             raise_error(st)

@@ -480,6 +480,7 @@ class Device:
             raise_error(st, self)
         s = _new(Stream)
         s._h = _handle_arg(h)
+        s._hv = h
         s._raw = None
         return s
 

@@ -163,6 +163,7 @@ class _BuilderStream(Stream):
     def _wrap_for(cls, hv: Any, builder: GraphBuilder) -> _BuilderStream:
         s = _new(cls)
         s._h = _handle_arg(hv)
+        s._hv = hv
         s._raw = None
         s._builder = builder
         return s

@@ -221,11 +221,13 @@ class Kernel(HandleObject):
     """A kernel of an ObjectCode (ObjectCode.get_kernel), or a wrapped foreign CUkernel
     (Kernel.from_handle). Launch it with cucore.launch()."""
 
-    __slots__ = ("_code", "_params", "_packers", "_free")
+    __slots__ = ("_hv", "_code", "_params", "_packers", "_free", "_blocks0")
+    _hv: int  # the libcucore handle as an int (launch blocks hold it); valid while _h is not None
     _code: Any
     _params: Any
     _packers: Any
     _free: Any
+    _blocks0: Any
     _release = staticmethod(_fast_kernel_release)
     _handle_fn = staticmethod(_cucore_kernel_handle)
 
@@ -236,11 +238,13 @@ class Kernel(HandleObject):
     def _wrap(cls, hv, code):
         k = _new(cls)
         k._h = _lib.handle_arg(hv)
+        k._hv = hv
         k._raw = None
         k._code = code
         k._params = None   # ParamInfo list once asked (False: the driver cannot say)
         k._packers = {}    # launch.py: argument types -> free list of packers
         k._free = []       # launch.py: the most recently used packers (any argument types)
+        k._blocks0 = {}    # launch.py: the blocks of launches without arguments, by stream and config
         return k
 
     @classmethod

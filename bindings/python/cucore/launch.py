@@ -23,9 +23,10 @@ launch() packs each argument into the bytes the kernel's parameter takes:
   - anything else: TypeError naming the argument's index and type.
 The stream is a Stream or any object with __cuda_stream__; a GraphBuilder captures the launch into its graph.
 
-The hot path costs one ctypes call: each kernel keeps, per tuple of argument types, free lists of
-packers (a preallocated argument block, its pointer and size arrays and a compiled struct.Struct), and
-each LaunchConfig its C struct.
+The hot path costs one ctypes call with one argument (cucore_launch_block): each kernel keeps, per tuple of
+argument types, free lists of packers (a preallocated launch block followed by the argument bytes, its
+pointer and size arrays, a compiled struct.Struct and a fill function made for the argument types), read-only
+blocks for launches without arguments per stream and config, and each LaunchConfig its C struct.
 """
 from __future__ import annotations
 
@@ -46,12 +47,19 @@ from .texture import SurfaceObject, TextureObject
 if TYPE_CHECKING:
     from .device import Device
 
-(_cucore_launch_config_validate, _cucore_launch) = _lib.bind(globals(), "cucore_launch_config_validate",
-                                                             "cucore_launch")
-(_fast_launch,) = _lib.bind_unchecked(globals(), "cucore_launch")
+(_cucore_launch_config_validate, _cucore_launch, _cucore_launch_block) = _lib.bind(
+    globals(), "cucore_launch_config_validate", "cucore_launch", "cucore_launch_block")
+(_fast_launch_block,) = _lib.bind_unchecked(globals(), "cucore_launch_block")
 
 _c_size_t = ctypes.c_size_t
-_ZERO = _c_size_t(0)
+_Block = _lib.STRUCTS["cucore_launch_block_t"]
+_BLOCK_SIZE = ctypes.sizeof(_Block)
+_BLOCK_HEAD = struct.Struct("=II" + "Q" * (_Block.stream.offset // 8 - 1))  # struct_size, arg_count, args, arg_sizes
+_BLOCK_TAIL = _Block.stream.offset  # stream, config and kernel, then (after the block) the arguments
+_BLOCK_HANDLES = struct.Struct("=QQQ")
+_BLOCK_STREAM_CONFIG = struct.Struct("=QQ")
+assert (_Block.config.offset, _Block.kernel.offset, _BLOCK_SIZE) == (_BLOCK_TAIL + 8, _BLOCK_TAIL + 16,
+                                                                    _BLOCK_TAIL + 24)
 _Struct = struct.Struct
 _struct_error = struct.error
 
@@ -89,7 +97,7 @@ class LaunchConfig:
     `validate(kernel)`)."""
 
     __slots__ = ("grid", "cluster", "block", "shmem_size", "is_cooperative",
-                 "programmatic_stream_serialization", "priority", "_struct", "_ref")
+                 "programmatic_stream_serialization", "priority", "_struct", "_ref", "_addr")
     grid: Tuple[int, int, int]
     cluster: Optional[Tuple[int, int, int]]
     block: Tuple[int, int, int]
@@ -99,6 +107,7 @@ class LaunchConfig:
     priority: Optional[int]
     _struct: Any
     _ref: Any
+    _addr: int
 
     def __init__(self, grid: Union[int, Tuple[int, ...], None] = None, cluster: Union[int, Tuple[int, ...], None] = None,
                  block: Union[int, Tuple[int, ...], None] = None, shmem_size: Optional[int] = None,
@@ -138,6 +147,7 @@ class LaunchConfig:
         s.priority = priority or 0
         set_(self, "_struct", s)
         set_(self, "_ref", ctypes.byref(s))
+        set_(self, "_addr", ctypes.addressof(s))  # what a launch block holds (kept alive by _struct)
 
     @property
     def cooperative_launch(self) -> bool:
@@ -306,14 +316,18 @@ def _describe(tp, value, param_size):
 
 
 class _Packer:
-    """One argument block for one tuple of argument types: `pack(buf, 0, *values)` writes every
-    argument at its offset; `ptrs`/`sizes` are the C arrays cucore_launch takes."""
-    __slots__ = ("pack", "buf", "ptrs", "sizes", "n", "converts", "args", "key")
+    """One launch block (cucore_launch_block_t, then the argument bytes) for one kernel and one tuple of
+    argument types: `fill(*args)` checks the arguments' types and writes them (converted) at their offsets
+    (`pack(buf, at, *values)` writes values already converted), and `ref` is what cucore_launch_block takes. struct_size, arg_count, the argument pointer and size arrays and the kernel
+    are written once, here; the stream and config when they differ from the last launch's (`stream`,
+    `config`: the ints last written, compared by identity: a false miss only writes them again)."""
+    __slots__ = ("pack", "fill", "buf", "at", "head", "ref", "ptrs", "sizes", "n", "converts", "args", "key",
+                 "stream", "config")
 
-    def __init__(self, key, args_desc):
+    def __init__(self, key, args_desc, kernel_hv=0):
         self.key = key
         self.args = args_desc
-        fmt, offset, offsets = ["="], 0, []
+        fmt, offset, offsets = ["="], _BLOCK_SIZE, []
         for a in args_desc:
             align = 16 if a.align > 8 else 8  # every argument starts on 8 bytes at least
             pad = -offset % align
@@ -325,17 +339,29 @@ class _Packer:
             offset += a.size
         s = _Struct("".join(fmt))
         n = len(args_desc)
-        self.buf = ctypes.create_string_buffer(max(s.size, 1) + 16)
+        self.buf = ctypes.create_string_buffer(offset + 16)
         base = ctypes.addressof(self.buf)
-        base_pad = -base % 16
-        if base_pad:  # align the block to 16 bytes
-            s = _Struct("=" + f"{base_pad}x" + "".join(fmt[1:]))
+        at = -base % 16  # the block starts on 16 bytes (a by-value argument may need them)
+        block = base + at
+        self.head = at + _BLOCK_TAIL
+        self.at = at + _BLOCK_SIZE
         self.pack = s.pack_into
-        self.ptrs = (ctypes.c_void_p * n)(*[base + base_pad + o for o in offsets])
+        self.ptrs = (ctypes.c_void_p * n)(*[block + o for o in offsets])
         self.sizes = (_c_size_t * n)(*[a.size for a in args_desc])
-        self.n = _c_size_t(n)
+        self.n = _c_size_t(n)  # graph kernel nodes take ptrs, sizes and n (graph.py)
+        _BLOCK_HEAD.pack_into(self.buf, at, _BLOCK_SIZE, n, ctypes.addressof(self.ptrs) if n else 0,
+                              ctypes.addressof(self.sizes) if n else 0)
+        _BLOCK_HANDLES.pack_into(self.buf, self.head, 0, 0, kernel_hv)
+        self.stream = self.config = None
+        self.ref = ctypes.byref(self.buf, at)
         conv = tuple((i, a.convert) for i, a in enumerate(args_desc) if a.convert is not None)
         self.converts = conv or None
+        self.fill = _fill_function(s.pack_into, self.buf, self.at, key, conv) if n else None
+
+    def set_handles(self, sh, config):
+        """Write the stream and config (ints) into the block."""
+        _BLOCK_STREAM_CONFIG.pack_into(self.buf, self.head, sh, config)
+        self.stream, self.config = sh, config
 
     def values(self, args):
         conv = self.converts
@@ -364,11 +390,31 @@ class _Packer:
                 except (OverflowError, _struct_error):
                     raise OverflowError(f"launch argument {i}: {v!r} does not fit in the kernel's "
                                         f"{a.size}-byte floating-point parameter") from None
-        self.pack(self.buf, 0, *vals)
+        self.pack(self.buf, self.at, *vals)
+
+
+class _Mismatch(Exception):
+    """An argument of another type than the packer was made for (raised by its fill function)."""
+
+
+def _fill_function(pack, buf, at, key, conv):
+    """`fill(*args)`: checks that each argument has the type of `key` (else _Mismatch), then packs them
+    (converted where `conv` says) into `buf` at `at`: a function made for this argument list, so a launch
+    needs no tuple of types, no per-launch list, loop or method call for conversions."""
+    names = [f"a{i}" for i in range(len(key))]
+    converted = dict(conv)
+    check = " or ".join(f"_type({a}) is not _t{i}" for i, a in enumerate(names))
+    values = ", ".join(f"_c{i}({a})" if i in converted else a for i, a in enumerate(names))
+    namespace = {"_pack": pack, "_buf": buf, "_at": at, "_type": type, "_Mismatch": _Mismatch,
+                 **{f"_t{i}": t for i, t in enumerate(key)}, **{f"_c{i}": f for i, f in conv}}
+    exec(f"def fill({', '.join(names)}):\n"  # noqa: S102
+         f"    if {check}:\n        raise _Mismatch\n"
+         f"    _pack(_buf, _at, {values})\n", namespace)
+    return namespace["fill"]
 
 
 def _new_packer(kernel, key, args, cache=True):
-    params = kernel._param_info() if kernel._h is not None else None
+    params = kernel._param_info() if kernel._h is not None and key else None
     if params is not None and len(params) != len(args):
         params = None  # libcucore reports the count mismatch, naming the kernel
     desc = []
@@ -383,11 +429,60 @@ def _new_packer(kernel, key, args, cache=True):
         desc.append(a)
     if cache:
         kernel._packers.setdefault(key, [])
-    return _Packer(key, desc)
+    return _Packer(key, desc, kernel._hv if kernel._h is not None else 0)
+
+
+def _block0(kernel, sh, config):
+    """The read-only block of launches of `kernel` without arguments into the stream `sh` (an int) with
+    `config` (a LaunchConfig), made on first use and kept in kernel._blocks0[sh][config._addr]: its content
+    is its key, so any number of threads may launch from it at once. Each level keeps at most 64 entries
+    (streams and configs come and go)."""
+    streams = kernel._blocks0
+    configs = streams.get(sh)
+    if configs is None:
+        if len(streams) >= 64:
+            streams.clear()
+        configs = streams[sh] = {}
+    elif len(configs) >= 64:
+        configs.clear()
+    p = _Packer((), (), kernel._hv)
+    p.set_handles(sh, config._addr)
+    configs[config._addr] = p.ref  # the byref keeps the block's buffer alive
+    return p.ref
+
+
+def _other_packer(kernel, popped, args):
+    """A packer for the types of `args`, filled with them (the launch's most recent packer, `popped`, was
+    for other types, or there was none): from the kernel's free list for those types, else new."""
+    if popped is not None:
+        kernel._packers[popped.key].append(popped)
+    key = tuple(map(type, args))
+    try:
+        p = kernel._packers[key].pop()
+    except (KeyError, IndexError):
+        p = _new_packer(kernel, key, args)
+    try:
+        p.fill(*args)
+    except (_struct_error, OverflowError):
+        p.pack_checked(args)
+    except _LayoutChanged:
+        kernel._packers[key].append(p)
+        return _one_off_packer(kernel, args)
+    return p
+
+
+def _one_off_packer(kernel, args):
+    """A packer for this one launch (key None: not kept), for a NumPy structured scalar of another dtype than
+    the kept packer's (they share one type)."""
+    p = _new_packer(kernel, tuple(map(type, args)), args, cache=False)
+    p.pack_checked(args)
+    p.key = None
+    return p
 
 
 def _slow_operands(stream, config, kernel):
-    """Checks and conversions for launch() arguments off the fast path; returns (stream, its handle)."""
+    """Checks and conversions for launch() arguments off the fast path; returns (stream, its handle as
+    an int)."""
     if not isinstance(config, LaunchConfig):
         raise TypeError(f"config must be a LaunchConfig, not {type(config).__name__}")
     if not isinstance(kernel, Kernel):
@@ -399,52 +494,71 @@ def _slow_operands(stream, config, kernel):
         stream = Stream.from_handle(stream)
     if stream._h is None:
         raise closed_error(stream)
-    return stream, stream._h
+    if kernel._h is None:
+        raise closed_error(kernel)
+    try:
+        return stream, stream._hv
+    except AttributeError:
+        return stream, _stream_int(stream)
 
 
-def launch(stream: Any, config: LaunchConfig, kernel: Kernel, *args: Any, _Stream: Any = Stream,
-           _LaunchConfig: Any = LaunchConfig, _Kernel: Any = Kernel, _zero: Any = _ZERO, _type: Any = type,
-           _map: Any = map, _tuple: Any = tuple) -> None:
+def _stream_int(stream):
+    """The libcucore handle of `stream` as an int, kept in its `_hv` (every Stream the package makes has
+    it; this serves one made another way)."""
+    hv = stream._hv = ctypes.cast(stream._h, ctypes.c_void_p).value
+    return hv
+
+
+def launch(stream: Any, config: LaunchConfig, kernel: Kernel, *args: Any) -> None:
     """Launch `kernel` on `stream` (a Stream or an object with __cuda_stream__) with `config` (a
-    LaunchConfig) and `args` (packed as the module docstring says). Asynchronous: returns once queued.
-    (The keyword-only parameters are private: module globals bound as locals for speed.)"""
-    if _type(stream) is _Stream and _type(config) is _LaunchConfig and _type(kernel) is _Kernel:
-        sh = stream._h
-        if sh is None:
-            raise closed_error(stream)
+    LaunchConfig) and `args` (packed as the module docstring says). Asynchronous: returns once queued."""
+    # Module globals, not defaults bound as locals: keyword-only defaults are copied into every call
+    # (~750 host instructions for six on Python 3.11), a global read is cached.
+    # One ctypes call with one argument (cucore_launch_block): ctypes costs per argument (~400 host
+    # instructions each), so the stream, config, kernel and arguments go into a prepared block.
+    if type(stream) is Stream and type(config) is LaunchConfig and type(kernel) is Kernel \
+            and stream._h is not None and kernel._h is not None:
+        try:
+            sh = stream._hv
+        except AttributeError:  # a Stream made without it (its int handle is then read once)
+            sh = _stream_int(stream)
     else:
         stream, sh = _slow_operands(stream, config, kernel)
+    # Without arguments: a read-only block per stream and config (_block0). With arguments, the kernel's
+    # most recent packers wait in a free list: the common case (the same argument types as last time)
+    # costs one pop and one append; other types go through the per-types free lists. A packer belongs to
+    # one launch at a time (ctypes lets other threads run during the call); one lost to an exception is
+    # only garbage, its list makes another.
     if not args:
-        st = _fast_launch(sh, config._ref, kernel._h, None, None, _zero)
+        try:
+            ref = kernel._blocks0[sh][config._addr]
+        except KeyError:
+            ref = _block0(kernel, sh, config)
+        st = _fast_launch_block(ref)
         if st:
             raise_error(st, kernel, stream)
         return
-    key = _tuple(_map(_type, args))
-    # The kernel's most recent packers wait in one list (`_free`): the common case (the same argument
-    # types as last time) costs one pop and one append; other types go through the per-types free lists.
     free = kernel._free
     try:
         p = free.pop()
-        if p.key != key:
-            kernel._packers[p.key].append(p)
-            p = kernel._packers[key].pop()
-    except (KeyError, IndexError):
-        p = _new_packer(kernel, key, args)
-    try:
+        p.fill(*args)  # checks the argument types first: _Mismatch if this packer is for others
+    except IndexError:  # no packer yet
+        p = _other_packer(kernel, None, args)
+    except (_Mismatch, TypeError):  # other types, or another number of arguments (or a converter's error,
+        p = _other_packer(kernel, p, args)  # which the new packer raises again)
+    except (_struct_error, OverflowError):
         try:
-            if p.converts is None:
-                p.pack(p.buf, 0, *args)
-            else:
-                p.pack(p.buf, 0, *p.values(args))
-            q = p
-        except (_struct_error, OverflowError):
             p.pack_checked(args)
-            q = p
-        except _LayoutChanged:  # rare: a one-off packer for this structured dtype
-            q = _new_packer(kernel, key, args, cache=False)
-            q.pack_checked(args)
-        st = _fast_launch(sh, config._ref, kernel._h, q.ptrs, q.sizes, q.n)
-    finally:
+        except BaseException:
+            free.append(p)
+            raise
+    except _LayoutChanged:  # rare: a one-off packer for this structured dtype
+        free.append(p)
+        p = _one_off_packer(kernel, args)
+    if p.stream is not sh or p.config is not config._addr:
+        p.set_handles(sh, config._addr)
+    st = _fast_launch_block(p.ref)
+    if p.key is not None:
         free.append(p)
     if st:
         raise_error(st, kernel, stream)

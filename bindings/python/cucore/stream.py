@@ -170,7 +170,8 @@ class Stream(HandleObject):
     """A CUDA stream. Create with Device.create_stream(); wrap a foreign stream with
     Stream.from_handle(). Speaks the __cuda_stream__ protocol."""
 
-    __slots__ = ()
+    __slots__ = ("_hv",)
+    _hv: int  # the libcucore handle as an int (launch blocks hold it); valid while _h is not None
     _release = staticmethod(_fast_stream_release)
     _handle_fn = staticmethod(_cucore_stream_handle)
 
@@ -183,6 +184,7 @@ class Stream(HandleObject):
         """A new wrapper owning the +1 reference in `h` (a c_void_p out-parameter)."""
         obj = object.__new__(cls)
         obj._h = _handle_arg(h.value)
+        obj._hv = h.value
         obj._raw = None
         return obj
 
@@ -235,6 +237,7 @@ class Stream(HandleObject):
             raise_error(st)
         obj = object.__new__(cls)
         obj._h = _handle_arg(hv)
+        obj._hv = hv
         obj._raw = None
         return obj
 

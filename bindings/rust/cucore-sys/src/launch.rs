@@ -60,6 +60,51 @@ impl Default for cucore_launch_config_t {
     }
 }
 
+/// Everything one launch needs, in one block of memory (cucore_launch_block):
+/// a binding that cannot pass many arguments cheaply (Python's ctypes pays per
+/// argument) keeps one block per kernel and argument layout, with the argument
+/// bytes right after it, writes the stream, configuration, kernel and argument
+/// values into it and passes one pointer. The fields mean what the parameters
+/// of cucore_launch of the same names mean. struct_size first, as in options
+/// structs (CUCORE_LAUNCH_BLOCK_INIT).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct cucore_launch_block_t {
+    pub struct_size: u32,
+    /// number of kernel arguments
+    pub arg_count: u32,
+    /// arg_count pointers to the argument bytes
+    pub args: *const *const c_void,
+    /// arg_count sizes in bytes
+    pub arg_sizes: *const usize,
+    /// borrowed: the stream to launch into
+    pub stream: *mut cucore_stream_t,
+    /// NULL: one thread
+    pub config: *const cucore_launch_config_t,
+    /// borrowed: the kernel
+    pub kernel: *mut cucore_kernel_t,
+}
+
+impl cucore_launch_block_t {
+    /// `CUCORE_LAUNCH_BLOCK_INIT`.
+    pub const INIT: cucore_launch_block_t = cucore_launch_block_t {
+        struct_size: size_of::<cucore_launch_block_t>() as u32,
+        arg_count: 0,
+        args: ptr::null(),
+        arg_sizes: ptr::null(),
+        stream: ptr::null_mut(),
+        config: ptr::null(),
+        kernel: ptr::null_mut(),
+    };
+}
+
+impl Default for cucore_launch_block_t {
+    /// `CUCORE_LAUNCH_BLOCK_INIT`.
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
 extern "C" {
     /// Checks `config` for `kernel` on `device` without launching, with the
     /// specific message a launch would fail with: a block larger than the kernel's
@@ -84,6 +129,15 @@ extern "C" {
     /// config violations, a wrapped CUfunction launched into another context's
     /// stream), CUDA (the driver refused the launch).
     pub fn cucore_launch(stream: *mut cucore_stream_t, config: *const cucore_launch_config_t, kernel: *mut cucore_kernel_t, args: *const *const c_void, arg_sizes: *const usize, arg_count: usize) -> cucore_status_t;
+    /// Launches as cucore_launch(block-\>stream, block-\>config, block-\>kernel,
+    /// block-\>args, block-\>arg_sizes, block-\>arg_count) does, with the same checks
+    /// and the same error messages (naming the fields as cucore_launch names its
+    /// parameters); the block is only read, during the call, and the handles in it
+    /// are borrowed.
+    /// Errors: INVALID_ARGUMENT (NULL block, bad struct_size, and as
+    /// cucore_launch), INVALID_HANDLE, NOT_SUPPORTED (a struct_size larger than
+    /// this library's with the unknown tail not zero), CUDA.
+    pub fn cucore_launch_block(block: *const cucore_launch_block_t) -> cucore_status_t;
     /// Occupancy for clusters: the largest cluster size `config` (its grid, block,
     /// shared memory; its cluster is ignored) can use for `kernel` on `device`.
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), NOT_SUPPORTED (compute

@@ -443,6 +443,19 @@ fn layout_cucore_launch_config_t() {
 }
 
 #[test]
+fn layout_cucore_launch_block_t() {
+    assert_eq!((size_of::<cucore_launch_block_t>(), align_of::<cucore_launch_block_t>()), (48, 8));
+    assert_eq!(offset!(cucore_launch_block_t, struct_size), 0);
+    assert_eq!(offset!(cucore_launch_block_t, arg_count), 4);
+    assert_eq!(offset!(cucore_launch_block_t, args), 8);
+    assert_eq!(offset!(cucore_launch_block_t, arg_sizes), 16);
+    assert_eq!(offset!(cucore_launch_block_t, stream), 24);
+    assert_eq!(offset!(cucore_launch_block_t, config), 32);
+    assert_eq!(offset!(cucore_launch_block_t, kernel), 40);
+    assert_eq!(cucore_launch_block_t::INIT.struct_size as usize, 48);
+}
+
+#[test]
 fn layout_cucore_opaque_array_options_t() {
     assert_eq!((size_of::<cucore_opaque_array_options_t>(), align_of::<cucore_opaque_array_options_t>()), (56, 8));
     assert_eq!(offset!(cucore_opaque_array_options_t, struct_size), 0);
