@@ -1,5 +1,7 @@
 #include "core/event.hpp"
 
+#include <utility>
+
 #include "core/error.hpp"
 #include "core/owned.hpp"
 #include "core/release.hpp"
@@ -74,6 +76,27 @@ Event::~Event() {
     EventCache *spares = context_->spare_events();
     if (spares && reusable_.load(std::memory_order_relaxed) && settled() && spares->give(flags_, event_)) return;
     destroy_event(event_, "destroying an event");
+}
+
+void Event::reset(uint32_t caller_references) {
+    if (!handles::held_only_by(this, caller_references))
+        throw Error(CUCORE_ERROR_INVALID_STATE, "argument 'event' is held elsewhere too (another reference, a graph "
+                                                "or a capture); release it instead");
+    if (!owned_)
+        throw Error(CUCORE_ERROR_INVALID_STATE, "argument 'event' wraps a foreign CUevent (cucore_event_from_handle), "
+                                                "which the library cannot renew");
+    EventCache *spares = context_->spare_events();
+    if (!reusable_.load(std::memory_order_relaxed) || !settled()) {
+        // Someone may still use (or read the past of) this driver event: a spare or a new one takes its place.
+        CUevent fresh = spares ? spares->take(flags_) : nullptr;
+        if (!fresh) {
+            ScopedContext bind(cu_context_);
+            CUCORE_CALL(cuEventCreate, &fresh, driver_event_flags(flags_));
+        }
+        destroy_event(std::exchange(event_, fresh), "destroying an event's driver event replaced by a reset");
+    }
+    recorded_.store(false, std::memory_order_relaxed);
+    reusable_.store(!(flags_ & CUCORE_EVENT_INTERPROCESS), std::memory_order_relaxed);
 }
 
 void Event::record(Stream &stream) {

@@ -38,6 +38,11 @@ class Event final : public Object, public Pooled<Event> {
     }
     void synchronize();
     bool query();
+    // Makes this event answer as a new one (cucore_event_reset): never recorded, with a driver event no one
+    // else uses. Only for a caller holding it alone with `caller_references` user references (and nothing
+    // else holding it): INVALID_STATE otherwise, and for a foreign event; or the driver's error making a new
+    // driver event. The event is unchanged when it throws.
+    void reset(uint32_t caller_references);
 
     CUevent cu() const noexcept { return event_; }
     // The driver handle for a caller outside the library (cucore_event_handle, IPC): the driver event is

@@ -212,6 +212,13 @@ void release(const void *handle, cucore_object_type_t type, const char *argument
     if (count_of(word) == 1) release_held(slot.object.load(std::memory_order_acquire));  // the users' reference
 }
 
+bool held_only_by(const Object *object, uint32_t user_references) noexcept {
+    if (object->immortal()) return false;
+    Slot &slot = slot_at(object->slot());
+    return count_of(slot.handle.load(std::memory_order_acquire)) == user_references &&
+           count_of(slot.life.load(std::memory_order_acquire)) == 1;
+}
+
 void retain_held(const Object *object) noexcept {
     if (object->immortal()) return;
     slot_at(object->slot()).life.fetch_add(1, std::memory_order_relaxed);

@@ -53,6 +53,10 @@ void drop_user(Object *object) noexcept;
 void retain(const void *handle, cucore_object_type_t type, const char *argument);
 void release(const void *handle, cucore_object_type_t type, const char *argument);
 
+// Whether a caller holding `user_references` user references (a handle's owner: 1; inside a call that holds
+// the handle: 2) holds `object` alone: no other user reference and no library reference but the users' one.
+bool held_only_by(const Object *object, uint32_t user_references) noexcept;
+
 // Library references. The caller of retain_held already holds one.
 void retain_held(const Object *object) noexcept;
 void release_held(const Object *object) noexcept;

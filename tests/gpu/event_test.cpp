@@ -425,4 +425,38 @@ TEST_F(EventTest, EventsMadeAfterReleasesAnswerAsNewOnes) {
     cucore_event_release(end);
 }
 
+// cucore_event_reset on the real driver: a recorded timing event and an escaped one come back as new ones
+// (with another driver event), and time anew.
+TEST_F(EventTest, ResetEventsAnswerAsNewOnes) {
+    cucore_event_t *timed = make(kTiming), *escaped = make(kTiming);
+    CUCORE_ASSERT_OK(cucore_event_record(timed, stream_));
+    CUCORE_ASSERT_OK(cucore_stream_synchronize(stream_));
+    void *old_raw = nullptr;
+    CUCORE_ASSERT_OK(cucore_event_handle(escaped, &old_raw));
+    for (cucore_event_t *e : {timed, escaped}) {
+        CUCORE_ASSERT_OK(cucore_event_reset(e));
+        EXPECT_EQ(done(e), 1);
+        CUCORE_EXPECT_OK(cucore_event_synchronize(e));
+        float ms = -1;
+        CUCORE_EXPECT_STATUS(cucore_event_elapsed_time(e, e, &ms), CUCORE_ERROR_INVALID_STATE);
+    }
+    void *new_raw = nullptr;
+    CUCORE_ASSERT_OK(cucore_event_handle(escaped, &new_raw));
+    EXPECT_NE(new_raw, old_raw);
+    CUCORE_ASSERT_OK(cucore_event_record(timed, stream_));
+    sleep_on_stream(kSleepMs);
+    CUCORE_ASSERT_OK(cucore_event_record(escaped, stream_));
+    CUCORE_ASSERT_OK(cucore_event_synchronize(escaped));
+    float ms = -1;
+    CUCORE_ASSERT_OK(cucore_event_elapsed_time(timed, escaped, &ms));
+    EXPECT_GE(ms, kSleepMs - kToleranceMs);
+    EXPECT_LT(ms, 10000.0f);
+    // Held twice: refused, unchanged.
+    CUCORE_ASSERT_OK(cucore_event_retain(timed));
+    CUCORE_EXPECT_STATUS(cucore_event_reset(timed), CUCORE_ERROR_INVALID_STATE);
+    cucore_event_release(timed);
+    cucore_event_release(timed);
+    cucore_event_release(escaped);
+}
+
 }  // namespace

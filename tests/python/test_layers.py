@@ -44,7 +44,7 @@ RANK["__init__"] = len(LAYERS)
 HANDED_DOWN = {
     ("common", "_lib"): {"LibraryNotFoundError", "NotSupportedError", "Status"},  # raised by the loader
     ("context", "device"): {"Context"},                                    # Device.context
-    ("event", "device"): {"Event", "_event_options_ref"},                   # Device.create_event
+    ("event", "device"): {"Event", "_event_flags_ref", "_event_options_flags"},                   # Device.create_event
     ("event", "context"): {"Event"},                                       # Context.create_event
     ("stream", "device"): {"Stream", "_stream_options_ref"},                # Device.create_stream, default streams
     ("stream", "context"): {"Stream"},                                     # Context.create_stream

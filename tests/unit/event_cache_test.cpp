@@ -2,7 +2,8 @@
 // driver event serves the next event of the same kind without a cuEventCreate, and that event answers every
 // call as a new one; what must never be reused is not (an event whose handle escaped, an interprocess one,
 // one that entered a graph or a capture, one recorded on a stream others can reach, one whose record is still
-// pending); the cache is bounded per kind and drained before its context goes.
+// pending); the cache is bounded per kind and drained before its context goes. cucore_event_reset renews an
+// event its caller holds alone by the same rules.
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -212,6 +213,97 @@ TEST_F(EventCacheTest, TheCacheIsBoundedPerKindAndDrainedWithItsContext) {
     EXPECT_EQ(spares(), 0);
     EXPECT_EQ(fake::counters().events, driver_events) << "drained";
     EXPECT_EQ(fake::green_context_violations(), 0) << "drained before the green context was destroyed";
+}
+
+TEST_F(EventCacheTest, ResetKeepsAReusableDriverEventAndRenewsTheState) {
+    cucore_event_t *e = create();
+    ASSERT_EQ(cucore_event_record(e, s_), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS);
+    fake::reset_calls();
+    ASSERT_EQ(cucore_event_reset(e), CUCORE_SUCCESS) << message();
+    for (const std::string &call : fake::call_log()) EXPECT_NE(call, "cuEventCreate") << "kept its driver event";
+    expect_answers_as_new(s_, e);
+    uint32_t flags = 99;
+    ASSERT_EQ(cucore_event_flags(e, &flags), CUCORE_SUCCESS);
+    EXPECT_EQ(flags, 0u);
+    ASSERT_EQ(cucore_event_release(e), CUCORE_SUCCESS);
+}
+
+TEST_F(EventCacheTest, ResetReplacesADriverEventOthersMayUse) {
+    // A recorded timing event (its timestamp), and one whose handle escaped: a new driver event each.
+    cucore_event_t *timed = create(CUCORE_EVENT_TIMING), *escaped = create();
+    ASSERT_EQ(cucore_event_record(timed, s_), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS);
+    void *old_raw = nullptr;
+    ASSERT_EQ(cucore_event_handle(escaped, &old_raw), CUCORE_SUCCESS);
+    const int driver_events = fake::counters().events;
+    for (cucore_event_t *e : {timed, escaped}) {
+        EXPECT_EQ(driver_creates([&] { ASSERT_EQ(cucore_event_reset(e), CUCORE_SUCCESS) << message(); }), 1);
+        expect_answers_as_new(s_, e);
+    }
+    EXPECT_EQ(fake::counters().events, driver_events) << "each old driver event destroyed";
+    void *new_raw = nullptr;
+    ASSERT_EQ(cucore_event_handle(escaped, &new_raw), CUCORE_SUCCESS);
+    EXPECT_NE(new_raw, old_raw) << "the escaped driver event is the user's past, not the renewed event's";
+    // Renewed, the timing event times anew.
+    cucore_event_t *start = create(CUCORE_EVENT_TIMING);
+    ASSERT_EQ(cucore_event_record(start, s_), CUCORE_SUCCESS);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ASSERT_EQ(cucore_event_record(timed, s_), CUCORE_SUCCESS);
+    float ms = -1;
+    ASSERT_EQ(cucore_event_elapsed_time(start, timed, &ms), CUCORE_SUCCESS) << message();
+    EXPECT_GE(ms, 2.0f);
+    for (cucore_event_t *e : {timed, escaped, start}) cucore_event_release(e);
+}
+
+TEST_F(EventCacheTest, ResetRefusesAnEventHeldElsewhereOrForeign) {
+    cucore_event_t *e = create();
+    // Another user reference.
+    ASSERT_EQ(cucore_event_retain(e), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_event_reset(e), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("held elsewhere"), std::string::npos) << message();
+    ASSERT_EQ(cucore_event_release(e), CUCORE_SUCCESS);
+    // A graph's reference.
+    cucore_graph_definition_t *definition = nullptr;
+    ASSERT_EQ(cucore_graph_definition_create(d_, &definition), CUCORE_SUCCESS);
+    cucore_graph_node_t *node = nullptr;
+    ASSERT_EQ(cucore_graph_definition_add_event_record(definition, nullptr, 0, e, &node), CUCORE_SUCCESS);
+    EXPECT_EQ(cucore_event_reset(e), CUCORE_ERROR_INVALID_STATE);
+    cucore_graph_node_release(node);
+    cucore_graph_definition_release(definition);
+    EXPECT_EQ(driver_creates([&] { ASSERT_EQ(cucore_event_reset(e), CUCORE_SUCCESS) << message(); }), 1)
+        << "alone again: renewed, with a new driver event (the graph's is never reused)";
+    expect_answers_as_new(s_, e);
+    ASSERT_EQ(cucore_event_release(e), CUCORE_SUCCESS);
+    // A foreign event (wrapped in the current context: the primary one, made current for it).
+    cucore_event_t *made = create();
+    void *raw = nullptr;
+    ASSERT_EQ(cucore_event_handle(made, &raw), CUCORE_SUCCESS);
+    cucore_context_t *context = nullptr;
+    ASSERT_EQ(cucore_event_context(made, &context), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_context_set_current(context), CUCORE_SUCCESS);
+    cucore_event_t *foreign = nullptr;
+    ASSERT_EQ(cucore_event_from_handle(raw, nullptr, nullptr, &foreign), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(cucore_event_reset(foreign), CUCORE_ERROR_INVALID_STATE);
+    EXPECT_NE(message().find("foreign"), std::string::npos) << message();
+    cucore_event_release(foreign);
+    cucore_event_release(made);
+    cucore_context_release(context);
+    fake::set_current_context(nullptr);
+}
+
+TEST_F(EventCacheTest, AFailedResetLeavesTheEventAsItWas) {
+    cucore_event_t *e = create(CUCORE_EVENT_TIMING);
+    ASSERT_EQ(cucore_event_record(e, s_), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS);
+    fake::fail_entry("cuEventCreate", CUDA_ERROR_OUT_OF_MEMORY);
+    EXPECT_EQ(cucore_event_reset(e), CUCORE_ERROR_OUT_OF_MEMORY) << message();
+    EXPECT_EQ(cucore_last_cuda_result(), CUDA_ERROR_OUT_OF_MEMORY);
+    fake::fail_entry("");
+    float ms = -1;
+    EXPECT_EQ(cucore_event_elapsed_time(e, e, &ms), CUCORE_SUCCESS) << "still recorded: " << message();
+    EXPECT_EQ(ms, 0.0f);
+    ASSERT_EQ(cucore_event_release(e), CUCORE_SUCCESS);
 }
 
 std::atomic<bool> g_release_host{false};

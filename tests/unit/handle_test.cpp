@@ -197,6 +197,7 @@ std::vector<Call> all_calls() {
         {"cucore_event_record", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &w, bool &c) { c = true; return cucore_event_record(as<E>(h), w.stream); }},
         {"cucore_event_record", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_event_record(w.event, as<S>(h)); }},
         {"cucore_event_synchronize", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { c = true; return cucore_event_synchronize(as<E>(h)); }},
+        {"cucore_event_reset", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { c = true; return cucore_event_reset(as<E>(h)); }},
         {"cucore_event_query", "event", CUCORE_OBJECT_EVENT, [](void *h, const World &, bool &c) { int v = 9; auto s = cucore_event_query(as<E>(h), &v); c = v == 0; return s; }},
         {"cucore_event_elapsed_time", "start", CUCORE_OBJECT_EVENT, [](void *h, const World &w, bool &c) { float v = 9; auto s = cucore_event_elapsed_time(as<E>(h), w.event, &v); c = v == 0.0f; return s; }},
         {"cucore_event_elapsed_time", "end", CUCORE_OBJECT_EVENT, [](void *h, const World &w, bool &c) { float v = 9; auto s = cucore_event_elapsed_time(w.event, as<E>(h), &v); c = v == 0.0f; return s; }},

@@ -685,6 +685,7 @@ ABI = {
     'cucore_event_device': ('cucore_status_t', ('cucore_event_t*', 'cucore_device_t**', )),
     'cucore_event_context': ('cucore_status_t', ('cucore_event_t*', 'cucore_context_t**', )),
     'cucore_event_handle': ('cucore_status_t', ('cucore_event_t*', 'void**', )),
+    'cucore_event_reset': ('cucore_status_t', ('cucore_event_t*', )),
     # ---- include/cucore/stream.h ----
     'cucore_stream_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_stream_options_t*', 'cucore_stream_t**', )),
     'cucore_stream_create_in_context': ('cucore_status_t', ('cucore_context_t*', 'cucore_stream_options_t*', 'cucore_stream_t**', )),

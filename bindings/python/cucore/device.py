@@ -9,7 +9,7 @@ from __future__ import annotations
 import ctypes
 import operator
 import threading
-from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 from . import _lib
 from .common import raise_error
@@ -51,7 +51,8 @@ if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand 
     from .event import Event, EventOptions
     from .memory_resource import MemoryResource, _allocate_from_device
     from .stream import Stream, StreamOptions
-    from .event import _options_ref as _event_options_ref
+    from .event import _flags_ref as _event_flags_ref
+    from .event import _options_flags as _event_options_flags
     from .stream import _options_ref as _stream_options_ref
     from .opaque_array import (MipmappedArray, MipmappedArrayOptions, OpaqueArray, OpaqueArrayOptions,
                                _create_mipmapped_array, _create_opaque_array)
@@ -63,7 +64,7 @@ if TYPE_CHECKING:  # for type checkers only: at run time the modules above hand 
     from .device_resources import ContextOptions, DeviceResources, _create_context
 else:
     Context = None                                  # context.py: Device.context
-    Event = _event_options_ref = None               # event.py: Device.create_event
+    Event = _event_flags_ref = _event_options_flags = None  # event.py: Device.create_event
     Stream = _stream_options_ref = None             # stream.py: Device.create_stream, the default streams
     MemoryResource = _allocate_from_device = None   # memory_resource.py: Device.memory_resource, Device.allocate
     user_memory = None                              # user_memory.py: a user-defined default resource is kept
@@ -194,6 +195,7 @@ class Device:
     _h: Any                  # the handle argument (_lib.handle_arg)
     _id: int
     _cache: Dict[str, Any]   # values that never change, once asked for
+    _event_spares: Tuple[List[Any], ...]  # renewed events for create_event, per kind (see __new__)
 
     def __new__(cls, device_id: Union[int, Device, None] = None) -> Device:
         if device_id is None:
@@ -240,6 +242,9 @@ class Device:
             dev._h = _handle_arg(h.value)
             dev._id = device_id  # type: ignore[assignment]  # an int here (narrowed above)
             dev._cache = {}
+            # Events given back by Event.close(), renewed (cucore_event_reset), for create_event to hand out
+            # again: one list per kind (EVENT_TIMING | EVENT_BLOCKING_SYNC bits); never interprocess ones.
+            dev._event_spares = ([], [], [], [])
             _devices[device_id] = dev
             return dev
 
@@ -485,20 +490,28 @@ class Device:
         return s
 
     def create_event(self, options: Union[EventOptions, Dict[str, Any], None] = None) -> Event:
-        """A new Event in the device's primary context (EventOptions or None for the defaults)."""
+        """A new Event in the device's primary context (EventOptions or None for the defaults). An event
+        closed earlier may come back renewed: it answers every call as a newly created one."""
+        flags = 0 if options is None else _event_options_flags(options)
+        spares = self._event_spares[flags] if flags < 4 else None  # interprocess events are never kept
         try:
-            out, ref = pair = _handle_outs.pop()
-        except IndexError:
-            out, ref = pair = _new_out(_c_void_p)
-        st = _fast_event_create(self._h, None if options is None else _event_options_ref(options), ref)
-        h = out.value
-        _handle_outs.append(pair)
-        if st:
-            raise_error(st, self)
+            h = spares.pop()  # type: ignore[union-attr]  # None: AttributeError, made below
+        except (IndexError, AttributeError):
+            try:
+                out, ref = pair = _handle_outs.pop()
+            except IndexError:
+                out, ref = pair = _new_out(_c_void_p)
+            st = _fast_event_create(self._h, _event_flags_ref(flags), ref)
+            value = out.value
+            _handle_outs.append(pair)
+            if st:
+                raise_error(st, self)
+            h = _handle_arg(value)
         e = _new(Event)
-        e._h = _handle_arg(h)
+        e._h = h
         e._raw = None
         e._flags = None
+        e._spares = spares
         return e
 
     def create_graph_builder(self) -> GraphBuilder:

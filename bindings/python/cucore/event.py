@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 from . import _lib
 from ._handle import HandleObject
@@ -20,9 +20,12 @@ from .device import _device_from_owned_handle
     "cucore_event_query", "cucore_event_elapsed_time", "cucore_event_flags", "cucore_event_device",
     "cucore_event_context", "cucore_event_handle")
 (_fast_event_create_in_context, _fast_event_release, _fast_event_record, _fast_event_synchronize,
- _fast_event_query, _fast_event_elapsed_time) = _lib.bind_unchecked(
+ _fast_event_query, _fast_event_elapsed_time, _fast_event_reset) = _lib.bind_unchecked(
     globals(), "cucore_event_create_in_context", "cucore_event_release", "cucore_event_record",
-    "cucore_event_synchronize", "cucore_event_query", "cucore_event_elapsed_time")
+    "cucore_event_synchronize", "cucore_event_query", "cucore_event_elapsed_time", "cucore_event_reset")
+# Renewed events a device keeps per kind for create_event (Event.close): bounded like the library's own
+# spare driver events (core/event_cache.hpp).
+_SPARES_PER_KIND = 32
 
 _c_void_p = ctypes.c_void_p
 _c_int = ctypes.c_int
@@ -85,6 +88,15 @@ def _cached_options(flags):
     return c
 
 
+def _flags_ref(flags):
+    """What unchecked calls take for event flags: None (NULL, the C defaults) for 0, else a byref() of the
+    struct for them."""
+    if not flags:
+        return None
+    c = _options_cache.get(flags)
+    return (c if c is not None else _cached_options(flags))[1]
+
+
 def _options_struct(options):
     """The C struct for `options` (EventOptions, a dict of its fields, or None -> None)."""
     if options is None:
@@ -110,8 +122,11 @@ class Event(HandleObject):
     """A CUDA event. Create with Device.create_event() or Stream.record(); wrap a foreign CUevent with
     Event.from_handle(). `end - start` is the elapsed time in milliseconds between two timing events."""
 
-    __slots__ = ("_flags",)
+    __slots__ = ("_flags", "_spares")
     _flags: Any
+    # Where close() gives the event back renewed for Device.create_event (the device's list for its kind),
+    # or None: released as any handle.
+    _spares: Optional[List[Any]]
     _release = staticmethod(_fast_event_release)
     _handle_fn = staticmethod(_cucore_event_handle)
 
@@ -126,6 +141,7 @@ class Event(HandleObject):
         obj._h = _handle_arg(h.value)
         obj._raw = None
         obj._flags = flags
+        obj._spares = None
         return obj
 
     @classmethod
@@ -151,6 +167,23 @@ class Event(HandleObject):
         if st:
             raise_error(st)
         return cls._wrap(h)
+
+    def close(self) -> None:
+        """Release this object's reference (idempotent); later use raises InvalidHandleError. An event of
+        Device.create_event that nothing else holds is renewed (cucore_event_reset: never recorded, a driver
+        event no one else uses) and kept for the device's next create_event; otherwise the last reference
+        destroys it (the library may keep its driver event for reuse)."""
+        h = self._h
+        if h is None:
+            return
+        self._h = None
+        spares = self._spares
+        if spares is not None and len(spares) < _SPARES_PER_KIND and not _fast_event_reset(h):
+            spares.append(h)
+            return
+        st = _fast_event_release(h)
+        if st:
+            raise_error(st)
 
     # ---- operations -------------------------------------------------------------------------
 
@@ -274,4 +307,4 @@ class Event(HandleObject):
 
 # Device.create_event and Context.create_event make Events; device.py and context.py are below this module.
 _lib.hand_down(("device", "context"), Event=Event)
-_lib.hand_down("device", _event_options_ref=_options_ref)
+_lib.hand_down("device", _event_flags_ref=_flags_ref, _event_options_flags=_options_flags)

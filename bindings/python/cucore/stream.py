@@ -346,6 +346,7 @@ class Stream(HandleObject):
             e._h = _handle_arg(h)
             e._raw = None
             e._flags = 0 if options is None else None
+            e._spares = None
             return e
         if not isinstance(event, Event):
             raise TypeError(f"record() takes an Event or None, not {type(event).__name__}")

@@ -85,6 +85,16 @@ extern "C" {
     pub fn cucore_event_device(event: *const cucore_event_t, device: *mut *mut cucore_device_t) -> cucore_status_t;
     /// The event's context (+1 reference). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_event_context(event: *const cucore_event_t, context: *mut *mut cucore_context_t) -> cucore_status_t;
-    /// The raw CUevent. Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
+    /// The raw CUevent. From then on its driver event is never reused by the library (cucore_event_reset
+    /// replaces it). Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL).
     pub fn cucore_event_handle(event: *const cucore_event_t, cu_event: *mut *mut c_void) -> cucore_status_t;
+    /// Makes `event` answer as a newly created event of the same flags, context and device: never recorded, with
+    /// a driver event no one else uses (its own when the library's rules of reuse allow it, else a spare or a new
+    /// one, the old one destroyed or kept for reuse). For bindings that keep the events their users release and
+    /// hand them out again instead of creating new ones (one call in place of a release and a create).
+    /// The caller keeps its reference, which must be the only one: the library's (a graph, a capture) and every
+    /// other user reference make it INVALID_STATE, and the event is unchanged (release it instead).
+    /// Errors: INVALID_HANDLE, INVALID_STATE (another holder; a foreign event from cucore_event_from_handle),
+    /// OUT_OF_MEMORY or CUDA (making a new driver event; the event is then unchanged).
+    pub fn cucore_event_reset(event: *mut cucore_event_t) -> cucore_status_t;
 }
