@@ -40,6 +40,11 @@ CUCORE_API cucore_status_t cucore_buffer_release(cucore_buffer_t *buffer);
  * Errors: INVALID_HANDLE, CUDA. */
 CUCORE_API cucore_status_t cucore_buffer_close(cucore_buffer_t *buffer, cucore_stream_t *stream);
 
+/* cucore_buffer_close(buffer, stream), then cucore_buffer_release(buffer), in one call: for bindings whose
+ * close() does both (one call instead of two on the hot path of every allocate + free). When the close fails
+ * the caller keeps its reference. Errors: INVALID_HANDLE, CUDA. */
+CUCORE_API cucore_status_t cucore_buffer_dispose(cucore_buffer_t *buffer, cucore_stream_t *stream);
+
 /* Makes `stream` the stream the memory is freed on (the buffer holds it).
  * Errors: INVALID_HANDLE, INVALID_STATE (closed). */
 CUCORE_API cucore_status_t cucore_buffer_set_deallocation_stream(cucore_buffer_t *buffer,

@@ -23,6 +23,15 @@ cucore_status_t cucore_buffer_close(cucore_buffer_t *buffer, cucore_stream_t *st
     });
 }
 
+cucore_status_t cucore_buffer_dispose(cucore_buffer_t *buffer, cucore_stream_t *stream) {
+    return capi::guarded(__func__, [&] {
+        core::Buffer &object = capi::get(buffer, "buffer");
+        object.close(capi::get_optional(stream, "stream"));
+        // The caller's reference; this call's hold keeps the object until it returns.
+        core::handles::release(buffer, CUCORE_OBJECT_BUFFER, "buffer");
+    });
+}
+
 cucore_status_t cucore_buffer_set_deallocation_stream(cucore_buffer_t *buffer, cucore_stream_t *stream) {
     return capi::guarded(__func__, [&] {
         core::Buffer &object = capi::get(buffer, "buffer");

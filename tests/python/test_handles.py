@@ -83,7 +83,7 @@ def test_null_handles_are_invalid_handle(lib):
 @pytest.mark.gpu
 def test_released_and_wrong_type_handles(gpu, lib):
     s = gpu.create_stream()
-    e = gpu.create_event()
+    e = s.record()  # released by close() (create_event's events are kept renewed for the device: test_event_reuse)
     ctx = gpu.context
     sh, eh, ch = s._h, e._h, ctx._h  # the handles as the wrappers pass them
     f = lib.function

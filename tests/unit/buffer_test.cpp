@@ -138,6 +138,35 @@ TEST_F(BufferTest, CloseFreesOnTheGivenStreamAndLeavesAClosedHandle) {
     EXPECT_EQ(fake::counters().streams, 1);
 }
 
+TEST_F(BufferTest, DisposeClosesAndReleasesInOneCall) {
+    cucore_stream_t *other = nullptr;
+    ASSERT_EQ(cucore_stream_create(d_, nullptr, &other), CUCORE_SUCCESS);
+    const size_t buffers = live(CUCORE_OBJECT_BUFFER);
+    cucore_buffer_t *a = allocate(16);
+    cucore_buffer_t *view = nullptr;
+    ASSERT_EQ(cucore_buffer_view(a, 0, 8, &view), CUCORE_SUCCESS);
+    const int allocations = fake::counters().allocations;
+    fake::reset_calls();
+    ASSERT_EQ(cucore_buffer_dispose(a, other), CUCORE_SUCCESS) << message();
+    EXPECT_EQ(fake::counters().allocations, allocations) << "the view keeps the memory, as after a close";
+    EXPECT_EQ(live(CUCORE_OBJECT_BUFFER), buffers + 1) << "the buffer went with the caller's reference";
+    uint64_t size = 0;
+    EXPECT_EQ(cucore_buffer_size(a, &size), CUCORE_ERROR_INVALID_HANDLE) << "released";
+    cucore_buffer_release(view);
+    EXPECT_EQ(fake::counters().allocations, allocations - 1);
+    std::vector<std::string> log = fake::call_log();
+    EXPECT_NE(std::find(log.begin(), log.end(), "cuMemFreeAsync"), log.end());
+    // Another reference keeps the handle valid, closed; a failed free is reported and the handle released.
+    cucore_buffer_t *b = allocate(16);
+    ASSERT_EQ(cucore_buffer_retain(b), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_buffer_dispose(b, nullptr), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_buffer_size(b, &size), CUCORE_SUCCESS);
+    EXPECT_EQ(size, 0u) << "closed";
+    cucore_buffer_release(b);
+    EXPECT_EQ(cucore_buffer_dispose(nullptr, nullptr), CUCORE_ERROR_INVALID_HANDLE);
+    cucore_stream_release(other);
+}
+
 TEST_F(BufferTest, ZeroSizeBuffersAreValidAndOwnNothing) {
     int allocations = fake::counters().allocations;
     fake::reset_calls();

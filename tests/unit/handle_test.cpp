@@ -82,6 +82,7 @@ std::vector<Call> all_calls() {
         {"cucore_buffer_release", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { c = true; return cucore_buffer_release(as<B>(h)); }},
         {"cucore_buffer_close", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_close(as<B>(h), w.stream); }},
         {"cucore_buffer_close", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_close(w.buffer, as<S>(h)); }},
+        {"cucore_buffer_dispose", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_dispose(as<B>(h), w.stream); }},
         {"cucore_buffer_set_deallocation_stream", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_set_deallocation_stream(as<B>(h), w.stream); }},
         {"cucore_buffer_set_deallocation_stream", "stream", CUCORE_OBJECT_STREAM, [](void *h, const World &w, bool &c) { c = true; return cucore_buffer_set_deallocation_stream(w.buffer, as<S>(h)); }},
         {"cucore_buffer_size", "buffer", CUCORE_OBJECT_BUFFER, [](void *h, const World &, bool &c) { uint64_t v = 9; auto s = cucore_buffer_size(as<B>(h), &v); c = v == 0; return s; }},
@@ -386,6 +387,7 @@ std::vector<Call> all_calls() {
 // memory_resource_test.cpp, ...).
 bool null_allowed(const Call &call) {
     return (call.name == "cucore_buffer_close" && call.argument == "stream") ||
+           (call.name == "cucore_buffer_dispose" && call.argument == "stream") ||
            (call.name == "cucore_buffer_from_handle" && call.argument == "device") ||
            (call.name == "cucore_memory_resource_allocate" && call.argument == "stream") ||
            (call.name == "cucore_device_set_memory_resource" && call.argument == "resource") ||

@@ -728,6 +728,7 @@ ABI = {
     'cucore_buffer_retain': ('cucore_status_t', ('cucore_buffer_t*', )),
     'cucore_buffer_release': ('cucore_status_t', ('cucore_buffer_t*', )),
     'cucore_buffer_close': ('cucore_status_t', ('cucore_buffer_t*', 'cucore_stream_t*', )),
+    'cucore_buffer_dispose': ('cucore_status_t', ('cucore_buffer_t*', 'cucore_stream_t*', )),
     'cucore_buffer_set_deallocation_stream': ('cucore_status_t', ('cucore_buffer_t*', 'cucore_stream_t*', )),
     'cucore_buffer_size': ('cucore_status_t', ('cucore_buffer_t*', 'uint64_t*', )),
     'cucore_buffer_address': ('cucore_status_t', ('cucore_buffer_t*', 'uint64_t*', )),

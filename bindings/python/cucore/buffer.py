@@ -36,15 +36,15 @@ from .stream import Stream, _open_stream_handle, _stream_of
  _cucore_buffer_set_deallocation_stream, _cucore_buffer_size, _cucore_buffer_address, _cucore_buffer_device_id,
  _cucore_buffer_memory_resource, _cucore_buffer_view, _cucore_buffer_copy, _cucore_buffer_copy_from_host,
  _cucore_buffer_copy_to_host, _cucore_buffer_fill, _cucore_buffer_accessibility, _cucore_buffer_deallocation_stream,
- _cucore_buffer_grow) = _lib.bind(
+ _cucore_buffer_grow, _cucore_buffer_dispose) = _lib.bind(
     globals(), "cucore_buffer_from_handle", "cucore_buffer_retain", "cucore_buffer_release", "cucore_buffer_close",
     "cucore_buffer_set_deallocation_stream", "cucore_buffer_size", "cucore_buffer_address",
     "cucore_buffer_device_id", "cucore_buffer_memory_resource", "cucore_buffer_view", "cucore_buffer_copy",
     "cucore_buffer_copy_from_host", "cucore_buffer_copy_to_host", "cucore_buffer_fill",
-    "cucore_buffer_accessibility", "cucore_buffer_deallocation_stream", "cucore_buffer_grow")
-(_fast_buffer_release, _fast_buffer_close, _fast_buffer_view, _fast_buffer_copy, _fast_buffer_copy_from_host,
+    "cucore_buffer_accessibility", "cucore_buffer_deallocation_stream", "cucore_buffer_grow", "cucore_buffer_dispose")
+(_fast_buffer_release, _fast_buffer_dispose, _fast_buffer_view, _fast_buffer_copy, _fast_buffer_copy_from_host,
  _fast_buffer_copy_to_host, _fast_buffer_fill) = _lib.bind_unchecked(
-    globals(), "cucore_buffer_release", "cucore_buffer_close", "cucore_buffer_view", "cucore_buffer_copy",
+    globals(), "cucore_buffer_release", "cucore_buffer_dispose", "cucore_buffer_view", "cucore_buffer_copy",
     "cucore_buffer_copy_from_host", "cucore_buffer_copy_to_host", "cucore_buffer_fill")
 
 _c_void_p = ctypes.c_void_p
@@ -290,14 +290,11 @@ class Buffer(HandleObject, _MemoryAccess):
             return
         if stream is None:  # the common case: no stream to check, no owner to tell
             self._h = None  # taken first: a concurrent close() sees it closed and does nothing
-            st = _fast_buffer_close(h, None)
+            st = _fast_buffer_dispose(h, None)  # close + release in one call
             if st:
                 self._h = h  # still open: the caller may retry, or the finalizer frees it
                 raise_error(st, self)
             self._mr = self._owner = None
-            st = _fast_buffer_release(h)
-            if st:
-                raise_error(st)
             return
         if type(stream) is _Stream:
             keep = stream
@@ -312,14 +309,11 @@ class Buffer(HandleObject, _MemoryAccess):
         self._h = None
         if type(getattr(self, "_owner", None)) is _Deallocation:
             self._owner.stream = keep  # memory of Buffer.from_handle(ptr, size, mr): mr frees it on `stream`
-        st = _fast_buffer_close(h, sh)
+        st = _fast_buffer_dispose(h, sh)  # close + release in one call
         if st:
             self._h = h
             raise_error(st, self, keep)
         self._mr = self._owner = None
-        st = _fast_buffer_release(h)
-        if st:
-            raise_error(st)
 
     def set_deallocation_stream(self, stream: Any) -> None:
         """Free the memory on `stream` (a Stream or any object with __cuda_stream__; the buffer holds it)

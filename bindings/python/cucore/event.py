@@ -14,11 +14,11 @@ from .device import _device_from_owned_handle
 (_cucore_event_create, _cucore_event_create_in_context, _cucore_event_from_handle, _cucore_event_retain,
  _cucore_event_release, _cucore_event_record, _cucore_event_synchronize, _cucore_event_query,
  _cucore_event_elapsed_time, _cucore_event_flags, _cucore_event_device, _cucore_event_context,
- _cucore_event_handle) = _lib.bind(
+ _cucore_event_handle, _cucore_event_reset) = _lib.bind(
     globals(), "cucore_event_create", "cucore_event_create_in_context", "cucore_event_from_handle",
     "cucore_event_retain", "cucore_event_release", "cucore_event_record", "cucore_event_synchronize",
     "cucore_event_query", "cucore_event_elapsed_time", "cucore_event_flags", "cucore_event_device",
-    "cucore_event_context", "cucore_event_handle")
+    "cucore_event_context", "cucore_event_handle", "cucore_event_reset")
 (_fast_event_create_in_context, _fast_event_release, _fast_event_record, _fast_event_synchronize,
  _fast_event_query, _fast_event_elapsed_time, _fast_event_reset) = _lib.bind_unchecked(
     globals(), "cucore_event_create_in_context", "cucore_event_release", "cucore_event_record",

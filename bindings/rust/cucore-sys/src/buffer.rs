@@ -30,6 +30,10 @@ extern "C" {
     /// cucore_buffer_release, since the buffer is closed either way.
     /// Errors: INVALID_HANDLE, CUDA.
     pub fn cucore_buffer_close(buffer: *mut cucore_buffer_t, stream: *mut cucore_stream_t) -> cucore_status_t;
+    /// cucore_buffer_close(buffer, stream), then cucore_buffer_release(buffer), in one call: for bindings whose
+    /// close() does both (one call instead of two on the hot path of every allocate + free). When the close fails
+    /// the caller keeps its reference. Errors: INVALID_HANDLE, CUDA.
+    pub fn cucore_buffer_dispose(buffer: *mut cucore_buffer_t, stream: *mut cucore_stream_t) -> cucore_status_t;
     /// Makes `stream` the stream the memory is freed on (the buffer holds it).
     /// Errors: INVALID_HANDLE, INVALID_STATE (closed).
     pub fn cucore_buffer_set_deallocation_stream(buffer: *mut cucore_buffer_t, stream: *mut cucore_stream_t) -> cucore_status_t;
