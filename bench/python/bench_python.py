@@ -136,6 +136,8 @@ ROWS = (
     "launch, 16 arguments (size_t)",
     "launch, one 64-byte struct by value",
     "launch, no arguments: bare ctypes cuLaunchKernel (reference)",
+    "event record: bare ctypes cuEventRecord (reference)",
+    "device attribute query: bare ctypes cuDeviceGetAttribute (reference)",
     "graph launch, 1 kernel node",
     "graph launch, 100 kernel nodes",
     "compile one small kernel to cubin (cold)",
@@ -160,6 +162,12 @@ GL_ROWS = tuple(row for row in ROWS if "GL buffer" in row)  # the host submit an
 # column, beside cuda.core's empty launch: how much of a Python launch is the driver itself in a Python process
 # (a reference, no target).
 BARE_LAUNCH_ROW = "launch, no arguments: bare ctypes cuLaunchKernel (reference)"
+# Likewise the driver's cuEventRecord (2 arguments) and cuDeviceGetAttribute (3) through bare ctypes: what one
+# ctypes call of that many arguments costs in this process, the floor of the rows a binding makes in one
+# ctypes call (event record, the uncached attribute), beside cuda.core's record and cuda.bindings' query.
+BARE_RECORD_ROW = "event record: bare ctypes cuEventRecord (reference)"
+BARE_ATTRIBUTE_ROW = "device attribute query: bare ctypes cuDeviceGetAttribute (reference)"
+BARE_ROWS = (BARE_LAUNCH_ROW, BARE_RECORD_ROW, BARE_ATTRIBUTE_ROW)
 # Targets per row (cucore/cuda.core, minima): the issues' anchors; every other row TARGET_RATIO.
 # The GL rows: not slower than cuda.core (1.00). Their time is the driver's (the anchors give cuda.core
 # 118 us per register + unregister and 325 us per map + pointer + unmap in full on the H200), so a wrapper's
@@ -175,7 +183,7 @@ ROW_TARGETS = {"program cache hit, in memory": 0.50, "program cache hit, on disk
                "graph launch, 1 kernel node": 1.00, "graph launch, 100 kernel nodes": 1.00,
                # Issue 18: one ctypes call costs more than cuda.core's whole overhead of a record; create +
                # destroy is ahead by design (recycled driver events); the bare cuLaunchKernel row is a reference.
-               "event record": 1.30, "event create + destroy": 0.50, BARE_LAUNCH_ROW: None}
+               "event record": 1.30, "event create + destroy": 0.50, **{row: None for row in BARE_ROWS}}
 ARRAY_ROWS = ("array create + destroy, 1024 x 1024 float32", "texture object create + destroy",
               "buffer -> array copy, 64 MiB", "array -> buffer copy, 64 MiB")
 ARRAY_SHAPE = (1024, 1024)
@@ -369,6 +377,40 @@ def _bare_ctypes_launch_loop(kernel, s):
     return bare_launch
 
 
+def _bare_ctypes_loops(dev, keep):
+    """The driver's own cuEventRecord (2 arguments) and cuDeviceGetAttribute (3) through bare ctypes (no argtypes,
+    pre-made arguments: the cheapest ctypes call, as cucore's hot paths make theirs), on a stream and event of
+    their own, in the loops of the rows they stand beside."""
+    if os.environ.get("CUCORE_CUDA_DRIVER_PATH"):
+        raise RuntimeError("libcucore runs on a substitute driver, not libcuda.so.1")
+    libcuda = ctypes.CDLL("libcuda.so.1")  # the driver libcucore loaded (the same library, already mapped)
+    s, ev = dev.create_stream(), dev.create_event()
+    keep += [s, ev]
+    stream, event = ctypes.c_void_p(s.handle), ctypes.c_void_p(ev.handle)
+    record, sync = libcuda.cuEventRecord, s.sync
+    cu_device = ctypes.c_int()
+    if libcuda.cuDeviceGet(ctypes.byref(cu_device), dev.device_id):
+        raise RuntimeError("cuDeviceGet failed")
+    value = ctypes.c_int()
+    out, get, attribute = ctypes.byref(value), libcuda.cuDeviceGetAttribute, 16  # MULTIPROCESSOR_COUNT
+    if record(event, stream) or get(out, attribute, cu_device) or value.value != dev.properties.multiprocessor_count:
+        raise RuntimeError("cuEventRecord or cuDeviceGetAttribute failed")
+    sync()
+
+    def bare_record(n):
+        for _ in range(n):
+            if record(event, stream):
+                raise RuntimeError("cuEventRecord failed")
+        sync()
+
+    def bare_attribute(n):
+        for _ in range(n):
+            if get(out, attribute, cu_device):
+                raise RuntimeError("cuDeviceGetAttribute failed")
+
+    return {BARE_RECORD_ROW: bare_record, BARE_ATTRIBUTE_ROW: bare_attribute}
+
+
 def cuda_core_compile_ops(cc, dev, s, notes):
     """cuda.core's launch and program rows (those its version has); notes say what is missing."""
     import tempfile
@@ -493,6 +535,11 @@ def cucore_ops(dev):
     ops = dict(zip(ROWS, (event_record, event_create_destroy, stream_create_destroy, host_func_round_trip,
                           attribute_cached, attribute_uncached, pool_alloc_free)))
     keep, skipped = [s, ev, mr], {}
+    try:
+        ops.update(_bare_ctypes_loops(dev, keep))
+    except (OSError, RuntimeError) as e:
+        for row in (BARE_RECORD_ROW, BARE_ATTRIBUTE_ROW):
+            skipped[row] = f"the driver's entry point through ctypes: {type(e).__name__}: {e}"
     for row, cls, options in EXTRA_POOLS:
         try:  # a driver without host or managed pools: the row is skipped, saying why
             pool = getattr(cucore, cls)(options, device=dev)
@@ -1203,6 +1250,12 @@ def cuda_core_ops(gl=None, gl_closers=None):
         # cuda.core caches attributes: its users call cuda.bindings for a fresh query
         ops["device attribute query (uncached)"] = driver_ops["device attribute query (uncached)"]
         notes["device attribute query (uncached)"] = "cuda.core column: cuda.bindings cuDeviceGetAttribute"
+        ops[BARE_ATTRIBUTE_ROW] = ops["device attribute query (uncached)"]
+        notes[BARE_ATTRIBUTE_ROW] = ("cucore column: the driver's own cuDeviceGetAttribute through bare ctypes "
+                                     "(3 arguments), not cucore; cuda.core column: cuda.bindings' call")
+    ops[BARE_RECORD_ROW] = ops["event record"]  # cuda.core's record beside the bare driver call
+    notes[BARE_RECORD_ROW] = ("cucore column: the driver's own cuEventRecord through bare ctypes (2 arguments), "
+                              "not cucore; cuda.core column: its Stream.record")
     return ops, driver_ops, notes, f"cuda.core {version}", keep
 
 
