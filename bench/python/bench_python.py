@@ -54,7 +54,8 @@ operation, timed: what a frame pays). cuda.core's side is its GraphicsResource (
 -> Buffer, Buffer.close() unmaps; no batch map: its batch column is its 8 single maps), the driver's is
 cuGraphicsGLRegisterBuffer & co. through cuda.bindings. Without an NVIDIA GL context (no libEGL, Mesa only, the
 fake driver) the rows are skipped with the reason. Target 1.0x (no slower): they are mostly the driver's time;
-the batch's full cost <= 0.15x cuda.core's 8 single maps (>= 92% of the driver's 7.07x on the H200 anchor).
+the batch rows too (cuda.core's 8 single maps beside cucore's batch, both drained once per operation; the share of
+the driver's own batch gain is checked by the C benchmark's gain table, in the same run).
 """
 import argparse
 import ctypes
@@ -171,13 +172,14 @@ BARE_ROWS = (BARE_LAUNCH_ROW, BARE_RECORD_ROW, BARE_ATTRIBUTE_ROW)
 # Targets per row (cucore/cuda.core, minima): the issues' anchors; every other row TARGET_RATIO.
 # The GL rows: not slower than cuda.core (1.00). Their time is the driver's (the anchors give cuda.core
 # 118 us per register + unregister and 325 us per map + pointer + unmap in full on the H200), so a wrapper's
-# microsecond is under 1% of it: 0.80 would ask for a driver faster than itself. The batch row's full cost
-# against cuda.core's 8 single maps (cuda.core has no batch map): the issue's >= 92% of the driver's batch
-# gain (7.07x on the H200 anchor), i.e. <= 1 / (0.92 x 7.07) = 0.15; the C benchmark's gain table checks
-# the same share against the driver's gain of the same run.
+# microsecond is under 1% of it: 0.80 would ask for a driver faster than itself. The batch rows against
+# cuda.core's 8 single maps (cuda.core has no batch map): 1.00 as well. The anchors' 7.07x batch gain was
+# against 8 maps each drained; drained once per operation, as here, the driver's batch gains ~1.2x (issue
+# 18's run), so a fixed bound from the anchor (0.15) would ask for the impossible. The C benchmark's gain table
+# checks the library's share of the driver's gain measured in the same run.
 ROW_TARGETS = {"program cache hit, in memory": 0.50, "program cache hit, on disk": 0.50,
                "compile one small kernel to cubin (cold)": 1.00,
-               **{row: 1.00 for row in GL_ROWS}, "8 GL buffers, one batch map, full cost": 0.15,
+               **{row: 1.00 for row in GL_ROWS},
                "array create + destroy, 1024 x 1024 float32": 1.05, "buffer -> array copy, 64 MiB": 1.02,
                "array -> buffer copy, 64 MiB": 1.02,
                "graph launch, 1 kernel node": 1.00, "graph launch, 100 kernel nodes": 1.00,
