@@ -115,6 +115,12 @@ inline Handle *give(core::Ref<T> object) {
     return static_cast<Handle *>(core::handles::hand_out(object.detach()));
 }
 
+// give() for an object the call has just made (core's create and allocate paths), never handed out before.
+template <class Handle, class T>
+inline Handle *give_new(core::Ref<T> object) {
+    return static_cast<Handle *>(core::handles::hand_out_new(object.detach()));
+}
+
 template <class Handle>
 inline void retain(Handle *handle) {
     core::handles::retain(handle, CoreOf<Handle>::kind, CoreOf<Handle>::argument);

@@ -11,7 +11,7 @@ cucore_status_t cucore_event_create(cucore_device_t *device, const cucore_event_
         cucore_event_t *&result = capi::out(event, "event");
         core::Device &object = capi::get(device, "device");
         uint32_t flags = capi::read_event_flags(options);  // before the primary context is retained
-        result = capi::give<cucore_event_t>(core::Event::create(object.primary_context(), flags));
+        result = capi::give_new<cucore_event_t>(core::Event::create(object.primary_context(), flags));
     });
 }
 
@@ -21,7 +21,7 @@ cucore_status_t cucore_event_create_in_context(cucore_context_t *context, const 
         cucore_event_t *&result = capi::out(event, "event");
         core::Context &object = capi::get(context, "context");
         uint32_t flags = capi::read_event_flags(options);  // before the primary context is retained
-        result = capi::give<cucore_event_t>(core::Event::create(core::Ref<core::Context>(&object), flags));
+        result = capi::give_new<cucore_event_t>(core::Event::create(core::Ref<core::Context>(&object), flags));
     });
 }
 

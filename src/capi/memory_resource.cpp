@@ -37,7 +37,7 @@ cucore_status_t cucore_device_allocate(cucore_device_t *device, uint64_t size, c
     return capi::guarded(__func__, [&] {
         cucore_buffer_t *&result = capi::out(buffer, "buffer");
         core::Device &object = capi::get(device, "device");
-        result = capi::give<cucore_buffer_t>(object.allocate(size, capi::get_optional(stream, "stream")));
+        result = capi::give_new<cucore_buffer_t>(object.allocate(size, capi::get_optional(stream, "stream")));
     });
 }
 
@@ -46,7 +46,7 @@ cucore_status_t cucore_memory_resource_allocate(cucore_memory_resource_t *resour
     return capi::guarded(__func__, [&] {
         cucore_buffer_t *&result = capi::out(buffer, "buffer");
         core::MemoryResource &object = capi::get(resource, "resource");
-        result = capi::give<cucore_buffer_t>(object.allocate(size, capi::get_optional(stream, "stream")));
+        result = capi::give_new<cucore_buffer_t>(object.allocate(size, capi::get_optional(stream, "stream")));
     });
 }
 

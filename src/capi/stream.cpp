@@ -21,7 +21,7 @@ cucore_status_t cucore_stream_create(cucore_device_t *device, const cucore_strea
         cucore_stream_t *&result = capi::out(stream, "stream");
         core::Device &object = capi::get(device, "device");
         cucore_stream_options_t resolved = stream_options(options);
-        result = capi::give<cucore_stream_t>(
+        result = capi::give_new<cucore_stream_t>(
             core::Stream::create(object.primary_context(), resolved.flags, resolved.priority));
     });
 }
@@ -32,7 +32,7 @@ cucore_status_t cucore_stream_create_in_context(cucore_context_t *context, const
         cucore_stream_t *&result = capi::out(stream, "stream");
         core::Context &object = capi::get(context, "context");
         cucore_stream_options_t resolved = stream_options(options);
-        result = capi::give<cucore_stream_t>(
+        result = capi::give_new<cucore_stream_t>(
             core::Stream::create(core::Ref<core::Context>(&object), resolved.flags, resolved.priority));
     });
 }

@@ -175,6 +175,15 @@ void *hand_out(Object *object) {
     return reinterpret_cast<void *>(static_cast<uintptr_t>(encode(index, high_of(word))));
 }
 
+void *hand_out_new(Object *object) {
+    const uint32_t index = object->slot();
+    Slot &slot = slot_at(index);
+    const uint64_t word = slot.handle.load(std::memory_order_relaxed);
+    if (__builtin_expect(high_of(word) == kSpent || count_of(word) != 0, 0)) return hand_out(object);
+    slot.handle.store(word + 1, std::memory_order_release);  // consumes the caller's library reference
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(encode(index, high_of(word))));
+}
+
 namespace {
 // The handle word with one user reference fewer: the last one bumps the generation.
 uint64_t dropped(uint64_t word) {

@@ -40,6 +40,10 @@ void register_object(Object *object);
 // returns the C handle for it (the caller's reference is consumed either way).
 // Throws INVALID_STATE if the object's slot has spent its 2^32 generations.
 void *hand_out(Object *object);
+// hand_out for an object make<> has just made, which no other thread can reach yet: its first user reference
+// is a plain store instead of a compare-and-swap (no handle names it: stale handles of the slot's earlier
+// objects carry another generation and never write to it). Hot create paths (events, buffers, streams).
+void *hand_out_new(Object *object);
 
 // acquire(handle, type, argument): validates a handle and takes a user
 // reference for the duration of a call. In handle_table.hpp (inline, hot path).
