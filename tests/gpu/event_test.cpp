@@ -37,6 +37,19 @@ protected:
     void sleep_on_stream(int ms) {
         ASSERT_EQ(gpu::launch(stream_, [ms] { gpu::sleep_ms(ms); }), CUCORE_SUCCESS);
     }
+    // Records `start`, a host function sleeping kSleepMs and `end` on the stream, waits for `end`, and returns
+    // the elapsed milliseconds, checked to cover the sleep.
+    float time_a_sleep(cucore_event_t *start, cucore_event_t *end) {
+        float ms = -1;
+        EXPECT_EQ(cucore_event_record(start, stream_), CUCORE_SUCCESS) << cucore_last_error_message();
+        sleep_on_stream(kSleepMs);
+        EXPECT_EQ(cucore_event_record(end, stream_), CUCORE_SUCCESS) << cucore_last_error_message();
+        EXPECT_EQ(cucore_event_synchronize(end), CUCORE_SUCCESS) << cucore_last_error_message();
+        EXPECT_EQ(cucore_event_elapsed_time(start, end, &ms), CUCORE_SUCCESS) << cucore_last_error_message();
+        EXPECT_GE(ms, kSleepMs - kToleranceMs);
+        EXPECT_LT(ms, 10000.0f);
+        return ms;
+    }
     cucore_stream_t *stream_ = nullptr;
 };
 
@@ -48,14 +61,7 @@ int done(cucore_event_t *e) {
 
 TEST_F(EventTest, ElapsedTimeCoversASleepingHostFunction) {
     cucore_event_t *start = make(kTiming), *end = make(kTiming);
-    CUCORE_ASSERT_OK(cucore_event_record(start, stream_));
-    sleep_on_stream(kSleepMs);
-    CUCORE_ASSERT_OK(cucore_event_record(end, stream_));
-    CUCORE_ASSERT_OK(cucore_event_synchronize(end));
-    float ms = -1;
-    CUCORE_ASSERT_OK(cucore_event_elapsed_time(start, end, &ms));
-    EXPECT_GE(ms, kSleepMs - kToleranceMs);
-    EXPECT_LT(ms, 10000.0f);
+    const float ms = time_a_sleep(start, end);
     float back = 1;
     CUCORE_EXPECT_OK(cucore_event_elapsed_time(end, start, &back)); // reversed: negative
     EXPECT_NEAR(back, -ms, 0.01);
@@ -411,16 +417,9 @@ TEST_F(EventTest, EventsMadeAfterReleasesAnswerAsNewOnes) {
             cucore_event_release(e);
         }
     }
-    // Timed anew: the interval of a sleeping host function, as the raw driver measures it.
+    // Timed anew: the interval of a sleeping host function.
     cucore_event_t *start = make(kTiming), *end = make(kTiming);
-    CUCORE_ASSERT_OK(cucore_event_record(start, stream_));
-    sleep_on_stream(kSleepMs);
-    CUCORE_ASSERT_OK(cucore_event_record(end, stream_));
-    CUCORE_ASSERT_OK(cucore_event_synchronize(end));
-    float ms = -1;
-    CUCORE_ASSERT_OK(cucore_event_elapsed_time(start, end, &ms));
-    EXPECT_GE(ms, kSleepMs - kToleranceMs);
-    EXPECT_LT(ms, 10000.0f);
+    time_a_sleep(start, end);
     cucore_event_release(start);
     cucore_event_release(end);
 }
@@ -443,14 +442,7 @@ TEST_F(EventTest, ResetEventsAnswerAsNewOnes) {
     void *new_raw = nullptr;
     CUCORE_ASSERT_OK(cucore_event_handle(escaped, &new_raw));
     EXPECT_NE(new_raw, old_raw);
-    CUCORE_ASSERT_OK(cucore_event_record(timed, stream_));
-    sleep_on_stream(kSleepMs);
-    CUCORE_ASSERT_OK(cucore_event_record(escaped, stream_));
-    CUCORE_ASSERT_OK(cucore_event_synchronize(escaped));
-    float ms = -1;
-    CUCORE_ASSERT_OK(cucore_event_elapsed_time(timed, escaped, &ms));
-    EXPECT_GE(ms, kSleepMs - kToleranceMs);
-    EXPECT_LT(ms, 10000.0f);
+    time_a_sleep(timed, escaped);
     // Held twice: refused, unchanged.
     CUCORE_ASSERT_OK(cucore_event_retain(timed));
     CUCORE_EXPECT_STATUS(cucore_event_reset(timed), CUCORE_ERROR_INVALID_STATE);
