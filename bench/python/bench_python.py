@@ -168,9 +168,10 @@ BARE_ROWS = (BARE_LAUNCH_ROW, BARE_RECORD_ROW, BARE_ATTRIBUTE_ROW)
 # 118 us per register + unregister and 325 us per map + pointer + unmap in full on the H200), so a wrapper's
 # microsecond is under 1% of it: 0.80 would ask for a driver faster than itself. The batch rows against
 # cuda.core's 8 single maps (cuda.core has no batch map): 1.00 as well. The anchors' 7.07x batch gain was
-# against 8 maps each drained; drained once per operation, as here, the driver's batch gains ~1.2x (issue
-# 18's run), so a fixed bound from the anchor (0.15) would ask for the impossible. The C benchmark's gain table
-# checks the library's share of the driver's gain measured in the same run.
+# against 8 maps each unmapped before the next (8 rounds of GL handing a buffer to CUDA and back); here all 8 are
+# mapped and then unmapped (one or two rounds: issue 18's probe), where the driver's batch gains ~1.2-1.9x, so a
+# fixed bound from the anchor (0.15) would ask for the impossible. The C benchmark's gain table checks the
+# library's share of the driver's gain measured in the same run.
 ROW_TARGETS = {"program cache hit, in memory": 0.50, "program cache hit, on disk": 0.50,
                "compile one small kernel to cubin (cold)": 1.00,
                **{row: 1.00 for row in GL_ROWS},
