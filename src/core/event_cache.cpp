@@ -12,14 +12,14 @@ namespace cucore::core {
 namespace {
 
 // Every cache, for total() and forget_all(): contexts come and go rarely, so a locked list costs the hot
-// paths nothing.
+// paths nothing. Never destroyed, so a context that goes during the process's exit still finds it.
 std::mutex &registry_mutex() {
-    static std::mutex mutex;
-    return mutex;
+    static std::mutex *mutex = new std::mutex;
+    return *mutex;
 }
 std::vector<EventCache *> &registry() {
-    static std::vector<EventCache *> caches;
-    return caches;
+    static std::vector<EventCache *> *caches = new std::vector<EventCache *>;
+    return *caches;
 }
 
 }  // namespace
