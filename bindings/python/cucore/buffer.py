@@ -222,8 +222,9 @@ class Buffer(HandleObject, _MemoryAccess):
     stream for pools), or earlier with close(). After close(), `size` and `handle` read 0 and every other
     use raises InvalidHandleError. Copies and fills are ordered on the stream they are given."""
 
-    __slots__ = ("_size", "_mr", "_owner")
+    __slots__ = ("_size", "_mr", "_owner", "_hv")
     _size: int
+    _hv: int  # the handle's value, for the structs of batched calls (ctypes.cast of _h costs ~1 us)
     _mr: Any
     _owner: Any
     _release = staticmethod(_fast_buffer_release)
@@ -236,6 +237,7 @@ class Buffer(HandleObject, _MemoryAccess):
     def _wrap(cls, hv, size, mr):
         b = _new(cls)
         b._h = _handle_arg(hv)
+        b._hv = hv
         b._raw = None
         b._size = size
         b._mr = mr
@@ -507,6 +509,7 @@ class Buffer(HandleObject, _MemoryAccess):
             raise_error(st, self)
         b = _new(type(self))  # a view of a ManagedBuffer is one too
         b._h = _handle_arg(h)
+        b._hv = h
         b._raw = None
         b._size = size
         b._mr = _UNKNOWN

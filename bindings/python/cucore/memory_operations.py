@@ -195,8 +195,8 @@ def copy_batch(stream: Any, srcs: Sequence[Buffer], dsts: Sequence[Buffer], *,
         if dst.size != size:
             raise ValueError(f"srcs[{i}] has {size} bytes and dsts[{i}] {dst.size}: sizes must match")
         item = items[i]
-        item.src = _address(src._h)
-        item.dst = _address(dst._h)
+        item.src = src._hv if src._h is not None else None  # a closed buffer: NULL, which the library refuses
+        item.dst = dst._hv if dst._h is not None else None
         item.size = size
         item.options_index = unique.setdefault(per_copy[i], len(unique))
     structs = [o._to_c() for o in unique]
@@ -229,7 +229,7 @@ def _strided(dst, src, extent, hosts, i):
         if isinstance(mem, Buffer):
             if mem._h is None:
                 raise closed_error(mem)
-            cr.buffer = _address(mem._h)
+            cr.buffer = mem._hv
             continue
         try:
             m = hosts.enter_context(_HostMemory(mem, side == "dst"))
@@ -276,7 +276,7 @@ def copy_3d_batch(stream: Any, copies: Sequence[Any], *, options: Optional[CopyO
 
 def _managed_handles(buffers, what="buffers"):
     buffers = _buffers(buffers, what)
-    return buffers, (_c_void_p * len(buffers))(*[_address(b._h) for b in buffers])
+    return buffers, (_c_void_p * len(buffers))(*[b._hv if b._h is not None else None for b in buffers])
 
 
 def _location_list(locations, count):

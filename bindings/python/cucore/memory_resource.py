@@ -338,6 +338,7 @@ class MemoryResource(HandleObject, _MemoryAccess, metaclass=_ResourceType):
             raise_error(st, self, keep)
         b = _new(Buffer)
         b._h = _handle_arg(h)
+        b._hv = h
         b._raw = None
         b._size = size
         b._mr = self
@@ -440,7 +441,8 @@ def _allocate_from_device(device, size, stream):
             raise exc
         raise_error(st, device, keep)
     b = _new(Buffer)
-    b._h = _handle_arg(out.value)
+    b._hv = out.value
+    b._h = _handle_arg(b._hv)
     b._raw = None
     b._size = size
     b._mr = _UNKNOWN  # asked from libcucore on first use (the wrapper registry keeps identity)
