@@ -27,8 +27,7 @@ cucore_status_t cucore_buffer_dispose(cucore_buffer_t *buffer, cucore_stream_t *
     return capi::guarded(__func__, [&] {
         core::Buffer &object = capi::get(buffer, "buffer");
         object.close(capi::get_optional(stream, "stream"));
-        // The caller's reference; this call's hold keeps the object until it returns.
-        core::handles::release(buffer, CUCORE_OBJECT_BUFFER, "buffer");
+        capi::release(buffer);  // the caller's reference; this call's hold keeps the object until it returns
     });
 }
 

@@ -36,7 +36,7 @@ cucore_status_t cucore_event_from_handle(void *cu_event, cucore_release_fn on_re
 
 cucore_status_t cucore_event_reset(cucore_event_t *event) {
     return capi::guarded(__func__, [&] {
-        capi::get(event, "event").reset(2);  // held by the caller's reference and this call
+        capi::get(event, "event").reset();
     });
 }
 

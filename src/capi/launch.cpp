@@ -5,6 +5,17 @@
 
 using namespace cucore;
 
+namespace {
+// cucore_launch and cucore_launch_block: one set of checks and messages.
+void launch_checked(cucore_stream_t *stream, const cucore_launch_config_t *config, cucore_kernel_t *kernel,
+                    const void *const *args, const size_t *arg_sizes, size_t arg_count) {
+    core::Stream &target = capi::get(stream, "stream");
+    core::Kernel &object = capi::get(kernel, "kernel");
+    const cucore_launch_config_t resolved = capi::read_config(config);
+    capi::check_args(args, arg_sizes, arg_count);
+    core::launch(target, resolved, object, args, arg_sizes, arg_count);
+}
+}  // namespace
 
 extern "C" {
 
@@ -19,23 +30,13 @@ cucore_status_t cucore_launch_config_validate(const cucore_launch_config_t *conf
 
 cucore_status_t cucore_launch(cucore_stream_t *stream, const cucore_launch_config_t *config, cucore_kernel_t *kernel,
                               const void *const *args, const size_t *arg_sizes, size_t arg_count) {
-    return capi::guarded(__func__, [&] {
-        core::Stream &target = capi::get(stream, "stream");
-        core::Kernel &object = capi::get(kernel, "kernel");
-        const cucore_launch_config_t resolved = capi::read_config(config);
-        capi::check_args(args, arg_sizes, arg_count);
-        core::launch(target, resolved, object, args, arg_sizes, arg_count);
-    });
+    return capi::guarded(__func__, [&] { launch_checked(stream, config, kernel, args, arg_sizes, arg_count); });
 }
 
 cucore_status_t cucore_launch_block(const cucore_launch_block_t *block) {
     return capi::guarded(__func__, [&] {
         const cucore_launch_block_t b = capi::read_block(block);
-        core::Stream &target = capi::get(b.stream, "stream");
-        core::Kernel &object = capi::get(b.kernel, "kernel");
-        const cucore_launch_config_t resolved = capi::read_config(b.config);
-        capi::check_args(b.args, b.arg_sizes, b.arg_count);
-        core::launch(target, resolved, object, b.args, b.arg_sizes, b.arg_count);
+        launch_checked(b.stream, b.config, b.kernel, b.args, b.arg_sizes, b.arg_count);
     });
 }
 

@@ -36,6 +36,16 @@ class CallFrame {
         return object;
     }
 
+    // How many holds the running call has on `object` (0 outside a call).
+    static uint32_t holds(const Object *object) noexcept {
+        const CallFrame *frame = current_;
+        if (!frame) return 0;
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < frame->count_ && i < kInline; ++i) n += frame->held_[i] == object;
+        for (const Object *held : frame->overflow_) n += held == object;
+        return n;
+    }
+
   private:
     static constexpr uint32_t kInline = 6;
     static thread_local CallFrame *current_;

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/call_frame.hpp"
 #include "core/error.hpp"
 #include "core/owned.hpp"
 #include "core/release.hpp"
@@ -19,13 +20,22 @@ unsigned driver_event_flags(uint32_t flags) noexcept {
     return driver_flags;
 }
 
-Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
-    EventCache *spares = context->spare_events();
-    CUevent raw = spares ? spares->take(flags) : nullptr;  // a spare driver event of this kind, if any
+namespace {
+// A driver event of cucore_event_flag_t `flags` in `context` that no one else uses: a spare of the context's
+// (core/event_cache.hpp) when it keeps one of this kind, else a new one.
+CUevent fresh_driver_event(Context &context, uint32_t flags) {
+    EventCache *spares = context.spare_events();
+    CUevent raw = spares ? spares->take(flags) : nullptr;
     if (!raw) {
-        ScopedContext bind(context->cu());
+        ScopedContext bind(context.cu());
         CUCORE_CALL(cuEventCreate, &raw, driver_event_flags(flags));
     }
+    return raw;
+}
+}  // namespace
+
+Ref<Event> Event::create(Ref<Context> context, uint32_t flags) {
+    CUevent raw = fresh_driver_event(*context, flags);
     auto created =
         own(raw, [](CUevent unmade) noexcept { destroy_event(unmade, "destroying an event that was not made"); });
     Ref<Event> event = make<Event>(std::move(context), created.get(), flags, true);
@@ -56,7 +66,8 @@ void destroy_event(CUevent event, const char *what) noexcept {
     });
 }
 
-bool Event::settled() const noexcept {
+bool Event::reusable_now() const noexcept {
+    if (!reusable_.load(std::memory_order_relaxed)) return false;
     if (!recorded_.load(std::memory_order_relaxed)) return true;
     // A timing event keeps the timestamp of its last record, which the driver would show (elapsed time
     // through a raw handle, or once a graph may record it) where a new event has none; an untimed event has
@@ -74,26 +85,22 @@ Event::~Event() {
         return;
     }
     EventCache *spares = context_->spare_events();
-    if (spares && reusable_.load(std::memory_order_relaxed) && settled() && spares->give(flags_, event_)) return;
+    if (spares && reusable_now() && spares->give(flags_, event_)) return;
     destroy_event(event_, "destroying an event");
 }
 
-void Event::reset(uint32_t caller_references) {
-    if (!handles::held_only_by(this, caller_references))
+void Event::reset() {
+    // The caller's one reference, and the holds of the running C ABI call (call_frame.hpp).
+    if (!handles::held_only_by(this, 1 + CallFrame::holds(this)))
         throw Error(CUCORE_ERROR_INVALID_STATE, "argument 'event' is held elsewhere too (another reference, a graph "
                                                 "or a capture); release it instead");
     if (!owned_)
         throw Error(CUCORE_ERROR_INVALID_STATE, "argument 'event' wraps a foreign CUevent (cucore_event_from_handle), "
                                                 "which the library cannot renew");
-    EventCache *spares = context_->spare_events();
-    if (!reusable_.load(std::memory_order_relaxed) || !settled()) {
+    if (!reusable_now()) {
         // Someone may still use (or read the past of) this driver event: a spare or a new one takes its place.
-        CUevent fresh = spares ? spares->take(flags_) : nullptr;
-        if (!fresh) {
-            ScopedContext bind(cu_context_);
-            CUCORE_CALL(cuEventCreate, &fresh, driver_event_flags(flags_));
-        }
-        destroy_event(std::exchange(event_, fresh), "destroying an event's driver event replaced by a reset");
+        destroy_event(std::exchange(event_, fresh_driver_event(*context_, flags_)),
+                      "destroying an event's driver event replaced by a reset");
     }
     recorded_.store(false, std::memory_order_relaxed);
     reusable_.store(!(flags_ & CUCORE_EVENT_INTERPROCESS), std::memory_order_relaxed);

@@ -39,10 +39,10 @@ class Event final : public Object, public Pooled<Event> {
     void synchronize();
     bool query();
     // Makes this event answer as a new one (cucore_event_reset): never recorded, with a driver event no one
-    // else uses. Only for a caller holding it alone with `caller_references` user references (and nothing
-    // else holding it): INVALID_STATE otherwise, and for a foreign event; or the driver's error making a new
-    // driver event. The event is unchanged when it throws.
-    void reset(uint32_t caller_references);
+    // else uses. Only for a caller holding it alone (one user reference, besides the running call's holds,
+    // and nothing else holding it): INVALID_STATE otherwise, and for a foreign event; or the driver's error
+    // making a new driver event. The event is unchanged when it throws.
+    void reset();
 
     CUevent cu() const noexcept { return event_; }
     // The driver handle for a caller outside the library (cucore_event_handle, IPC): the driver event is
@@ -69,9 +69,9 @@ class Event final : public Object, public Pooled<Event> {
     std::atomic<bool> reusable_;
     ForeignOwner owner_;  // wrapped events only
 
-    // Whether the driver event now answers as a new one would (never recorded, or untimed with its last
-    // record done).
-    bool settled() const noexcept;
+    // Whether its driver event may serve a new event now: reusable_, and never recorded or untimed with its
+    // last record done (then it answers as a new one would).
+    bool reusable_now() const noexcept;
 };
 
 // The driver's CU_EVENT_* flags for cucore_event_flag_t bits.

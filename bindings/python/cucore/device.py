@@ -495,8 +495,10 @@ class Device:
         flags = 0 if options is None else _event_options_flags(options)
         spares = self._event_spares[flags] if flags < 4 else None  # interprocess events are never kept
         try:
-            h = spares.pop()  # type: ignore[union-attr]  # None: AttributeError, made below
-        except (IndexError, AttributeError):
+            if spares is None:
+                raise IndexError
+            h = spares.pop()
+        except IndexError:
             try:
                 out, ref = pair = _handle_outs.pop()
             except IndexError:
