@@ -38,5 +38,6 @@
 #include "cucore/tensor_map.h"
 #include "cucore/system.h"
 #include "cucore/checkpoint.h"
+#include "cucore/communicator.h"
 
 #endif /* CUCORE_H */

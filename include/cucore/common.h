@@ -124,7 +124,8 @@ typedef enum cucore_object_type {
     CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR = 23,
     CUCORE_OBJECT_SYSTEM_DEVICE = 24,
     CUCORE_OBJECT_SYSTEM_EVENT_SET = 25,
-    CUCORE_OBJECT_TYPE_COUNT = 26, /* one past the last type; grows with the library */
+    CUCORE_OBJECT_COMMUNICATOR = 26,
+    CUCORE_OBJECT_TYPE_COUNT = 27, /* one past the last type; grows with the library */
     CUCORE_OBJECT_TYPE_FORCE_INT32 = 0x7fffffff
 } cucore_object_type_t;
 
@@ -155,6 +156,7 @@ typedef struct cucore_workqueue_resource cucore_workqueue_resource_t;
 typedef struct cucore_tensor_map_descriptor cucore_tensor_map_descriptor_t;
 typedef struct cucore_system_device cucore_system_device_t;
 typedef struct cucore_system_event_set cucore_system_event_set_t;
+typedef struct cucore_communicator cucore_communicator_t;
 
 /* A switch whose default belongs to the tool (NVRTC, the linker): 0 leaves it
  * to the tool, ON and OFF set it either way. */

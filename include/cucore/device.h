@@ -130,6 +130,21 @@ CUCORE_API cucore_status_t cucore_device_can_access_peer(const cucore_device_t *
                                                          const cucore_device_t *peer,
                                                          int *can_access);
 
+/* Lets kernels and copies in `device`'s primary context reach memory of
+ * `peer`'s primary context directly (cuCtxEnablePeerAccess): memory made by
+ * cuMemAlloc there and foreign pointers. (Pool and virtual memory are granted
+ * per resource: cucore_memory_resource_set_peer_access.) Lasts until disabled
+ * or the process ends; enabling twice is no error. Copies between devices need
+ * none of this: without it they go through the host.
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, `peer` is `device`),
+ * NOT_SUPPORTED (cucore_device_can_access_peer says 0), CUDA. */
+CUCORE_API cucore_status_t cucore_device_enable_peer_access(cucore_device_t *device, cucore_device_t *peer);
+
+/* Withdraws what cucore_device_enable_peer_access granted (cuCtxDisablePeerAccess).
+ * Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, `peer` is `device`),
+ * INVALID_STATE (not enabled), CUDA. */
+CUCORE_API cucore_status_t cucore_device_disable_peer_access(cucore_device_t *device, cucore_device_t *peer);
+
 CUCORE_EXTERN_C_END
 
 #endif /* CUCORE_DEVICE_H */

@@ -21,6 +21,7 @@
 #include "graphics.h"
 #include "tensor_map.h"
 #include "system.h"
+#include "communicator.h"
 
 namespace cucore {
 namespace detail {
@@ -152,6 +153,11 @@ template <> struct HandleTraits<cucore_system_event_set_t> {
     static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_SYSTEM_EVENT_SET;
     static cucore_status_t retain(cucore_system_event_set_t *h) noexcept { return cucore_system_event_set_retain(h); }
     static cucore_status_t release(cucore_system_event_set_t *h) noexcept { return cucore_system_event_set_release(h); }
+};
+template <> struct HandleTraits<cucore_communicator_t> {
+    static constexpr cucore_object_type_t object_type = CUCORE_OBJECT_COMMUNICATOR;
+    static cucore_status_t retain(cucore_communicator_t *h) noexcept { return cucore_communicator_retain(h); }
+    static cucore_status_t release(cucore_communicator_t *h) noexcept { return cucore_communicator_release(h); }
 };
 
 } // namespace detail

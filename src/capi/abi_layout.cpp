@@ -480,6 +480,9 @@ const FieldLayout k_cucore_gpu_mapping_t[] = {
     {"old_uuid", offsetof(cucore_gpu_mapping_t, old_uuid)},
     {"new_uuid", offsetof(cucore_gpu_mapping_t, new_uuid)},
 };
+const FieldLayout k_cucore_communicator_id_t[] = {
+    {"internal", offsetof(cucore_communicator_id_t, internal)},
+};
 
 const StructLayout kStructs[] = {
     {"cucore_uuid_t", sizeof(cucore_uuid_t), k_cucore_uuid_t, 1},
@@ -532,6 +535,7 @@ const StructLayout kStructs[] = {
     {"cucore_system_event_t", sizeof(cucore_system_event_t), k_cucore_system_event_t, 4},
     {"cucore_process_lock_options_t", sizeof(cucore_process_lock_options_t), k_cucore_process_lock_options_t, 2},
     {"cucore_gpu_mapping_t", sizeof(cucore_gpu_mapping_t), k_cucore_gpu_mapping_t, 2},
+    {"cucore_communicator_id_t", sizeof(cucore_communicator_id_t), k_cucore_communicator_id_t, 1},
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/communicator.hpp"
 #include "core/context.hpp"
 #include "core/device.hpp"
 #include "core/enum_value.hpp"
@@ -253,6 +254,18 @@ template <class Enum>
 inline Enum check_enum_range(const Enum &value, int32_t first, int32_t last, const char *argument,
                              const char *expected) {
     return check_enum(value, [first, last](int32_t raw) { return raw >= first && raw <= last; }, argument, expected);
+}
+
+// A collective's element type: one of the named types (not UNSET).
+inline cucore_data_type_t check_data_type(const cucore_data_type_t &type, const char *argument) {
+    return check_enum_range(type, CUCORE_DATA_TYPE_INT8, CUCORE_DATA_TYPE_FLOAT8_E5M2, argument,
+                            "must name a data type, CUCORE_DATA_TYPE_INT8 .. CUCORE_DATA_TYPE_FLOAT8_E5M2");
+}
+
+// A collective's reduction: CUCORE_REDUCE_SUM (0, the default) .. CUCORE_REDUCE_AVG.
+inline cucore_reduce_op_t check_reduce_op(const cucore_reduce_op_t &op, const char *argument) {
+    return check_enum_range(op, CUCORE_REDUCE_SUM, CUCORE_REDUCE_AVG, argument,
+                            "must be CUCORE_REDUCE_SUM, _PROD, _MAX, _MIN or _AVG");
 }
 
 // A compile target (cucore_program_compile, cucore_program_cache_key): PTX, CUBIN or LTOIR (the program's

@@ -133,4 +133,12 @@ cucore_status_t cucore_device_can_access_peer(const cucore_device_t *device, con
     });
 }
 
+cucore_status_t cucore_device_enable_peer_access(cucore_device_t *device, cucore_device_t *peer) {
+    return capi::guarded(__func__, [&] { capi::get(device, "device").enable_peer_access(capi::get(peer, "peer")); });
+}
+
+cucore_status_t cucore_device_disable_peer_access(cucore_device_t *device, cucore_device_t *peer) {
+    return capi::guarded(__func__, [&] { capi::get(device, "device").disable_peer_access(capi::get(peer, "peer")); });
+}
+
 }  // extern "C"

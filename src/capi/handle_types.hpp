@@ -31,6 +31,7 @@ class WorkqueueResource;
 class TensorMapDescriptor;
 class SystemDevice;
 class SystemEventSet;
+class Communicator;
 }  // namespace cucore::core
 
 namespace cucore::capi {
@@ -160,6 +161,11 @@ template <> struct CoreOf<cucore_system_event_set_t> {
     using type = core::SystemEventSet;
     static constexpr cucore_object_type_t kind = CUCORE_OBJECT_SYSTEM_EVENT_SET;
     static constexpr const char *argument = "event_set";
+};
+template <> struct CoreOf<cucore_communicator_t> {
+    using type = core::Communicator;
+    static constexpr cucore_object_type_t kind = CUCORE_OBJECT_COMMUNICATOR;
+    static constexpr const char *argument = "communicator";
 };
 
 }  // namespace cucore::capi

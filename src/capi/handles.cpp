@@ -206,4 +206,12 @@ cucore_status_t cucore_system_event_set_release(cucore_system_event_set_t *event
     return capi::guarded(__func__, [&] { capi::release(event_set); });
 }
 
+cucore_status_t cucore_communicator_retain(cucore_communicator_t *communicator) {
+    return capi::guarded(__func__, [&] { capi::retain(communicator); });
+}
+
+cucore_status_t cucore_communicator_release(cucore_communicator_t *communicator) {
+    return capi::guarded(__func__, [&] { capi::release(communicator); });
+}
+
 }  // extern "C"

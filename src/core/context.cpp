@@ -20,6 +20,12 @@ ScopedContext::ScopedContext(CUcontext context, bool needed) {
     }
 }
 
+ScopedContext::ScopedContext(CUcontext context, RestoreAlways) {
+    CUCORE_CALL(cuCtxGetCurrent, &previous_);
+    if (context && previous_ != context) CUCORE_CALL(cuCtxSetCurrent, context);
+    switched_ = true;
+}
+
 ScopedContext::ScopedContext(CUcontext context, ReleasePath release) noexcept {
     const driver::Table *api = driver::peek();
     if (!api) return;  // no driver: the release call itself reports that

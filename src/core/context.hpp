@@ -81,7 +81,12 @@ class ScopedContext {
         const char *what;
     };
 
+    // For calls into a library that may switch the thread's context itself (NCCL sets devices): binds
+    // `context` (null: keeps the current one) and always sets the caller's back at the end.
+    struct RestoreAlways {};
+
     explicit ScopedContext(CUcontext context) : ScopedContext(context, true) {}
+    ScopedContext(CUcontext context, RestoreAlways);  // throws if the driver fails
     ScopedContext(CUcontext context, bool needed);  // throws if the driver fails
     ScopedContext(CUcontext context, ReleasePath release) noexcept;
     ~ScopedContext();

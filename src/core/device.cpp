@@ -191,14 +191,47 @@ void Device::forget_primary(const Context *context) noexcept {
     if (shared_.primary.refers_to(context)) shared_.primary = WeakRef<Context>();
 }
 
-void Device::set_current() {
+void Device::set_current() { pin_primary()->set_current(); }
+
+Ref<Context> Device::pin_primary() {
     Ref<Context> context = primary_context();
-    context->set_current();
     Context *expected = nullptr;
     if (shared_.pinned_primary.compare_exchange_strong(expected, context.get())) {
-        Context *pinned = context.detach();  // this reference is never dropped
+        Context *pinned = Ref<Context>(context).detach();  // this reference is never dropped
         pinned->make_immortal();
     }
+    return context;
+}
+
+void Device::enable_peer_access(Device &peer) {
+    if (peer.shared_.device == shared_.device)
+        throw_invalid_argument("argument 'peer' is the device itself; it always reaches its own memory");
+    if (!can_access_peer(peer))
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED, "device " + std::to_string(ordinal()) + " cannot reach device " +
+                                                    std::to_string(peer.ordinal()) +
+                                                    "'s memory directly (cuDeviceCanAccessPeer says 0)");
+    // Both primary contexts are kept for the process, so what is granted is not lost when the last object
+    // using one of them goes (the driver would forget it with the context).
+    Ref<Context> context = pin_primary();
+    Ref<Context> other = peer.pin_primary();
+    ScopedContext bind(context->cu());
+    const CUresult result = driver::api().cuCtxEnablePeerAccess(other->cu(), 0);
+    if (result != CUDA_SUCCESS && result != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+        throw_cuda(result, "cuCtxEnablePeerAccess");
+}
+
+void Device::disable_peer_access(Device &peer) {
+    if (peer.shared_.device == shared_.device)
+        throw_invalid_argument("argument 'peer' is the device itself; it always reaches its own memory");
+    Ref<Context> context = primary_context();
+    Ref<Context> other = peer.primary_context();
+    ScopedContext bind(context->cu());
+    const CUresult result = driver::api().cuCtxDisablePeerAccess(other->cu());
+    if (result == CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)
+        throw Error(CUCORE_ERROR_INVALID_STATE, "device " + std::to_string(ordinal()) + " has no peer access to device " +
+                                                    std::to_string(peer.ordinal()) + " to disable",
+                    result);
+    check(result, "cuCtxDisablePeerAccess");
 }
 
 Ref<MemoryResource> Device::memory_resource() {

@@ -48,6 +48,10 @@ class Device final : public Object, public Pooled<Device> {
     void compute_capability(int &major, int &minor) const;
     void properties(cucore_device_properties_t &out) const;
     bool can_access_peer(const Device &peer) const;
+    // cuCtxEnablePeerAccess / cuCtxDisablePeerAccess between the primary contexts (enabling pins both for
+    // the process; enabling twice is no error, disabling what is not enabled is INVALID_STATE).
+    void enable_peer_access(Device &peer);
+    void disable_peer_access(Device &peer);
 
     // The primary context, retained while any returned reference lives.
     Ref<Context> primary_context();
@@ -66,6 +70,8 @@ class Device final : public Object, public Pooled<Device> {
   private:
     friend class Context;
     void forget_primary(const Context *context) noexcept;
+    // The primary context, kept for the life of the process from the first call (set_current, peer access).
+    Ref<Context> pin_primary();
 
     Shared &shared_;
     const bool caches_primary_;

@@ -30,6 +30,8 @@ typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v4010)(unsigned int *, CUdevice_v1 
     X(cuDevicePrimaryCtxRelease, 11000)        \
     X(cuCtxGetCurrent, 4000)                   \
     X(cuCtxSetCurrent, 4000)                   \
+    X(cuCtxEnablePeerAccess, 4000)             \
+    X(cuCtxDisablePeerAccess, 4000)            \
     X(cuCtxGetDevice, 2000)                    \
     X(cuCtxSynchronize, 2000)                  \
     X(cuCtxGetStreamPriorityRange, 5050)       \

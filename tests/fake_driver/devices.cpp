@@ -232,6 +232,22 @@ CUresult f_cuCtxSetCurrent(CUcontext context) {
     t_current = context;
     return CUDA_SUCCESS;
 }
+CUresult f_cuCtxEnablePeerAccess(CUcontext peer, unsigned flags) {
+    Lock lock(state().mutex);
+    Context *context = as_context(t_current);
+    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+    Context *other = as_context(peer);
+    if (!other || flags) return CUDA_ERROR_INVALID_VALUE;
+    if (other->device == context->device) return CUDA_ERROR_INVALID_DEVICE;
+    return context->peers.insert(peer).second ? CUDA_SUCCESS : CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+}
+CUresult f_cuCtxDisablePeerAccess(CUcontext peer) {
+    Lock lock(state().mutex);
+    Context *context = as_context(t_current);
+    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!as_context(peer)) return CUDA_ERROR_INVALID_VALUE;
+    return context->peers.erase(peer) ? CUDA_SUCCESS : CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+}
 CUresult f_cuCtxGetDevice(CUdevice *device) {
     if (!device) return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);
@@ -266,7 +282,7 @@ void set_driver_version(int version) {
 CUcontext make_foreign_context(int device) {
     Lock lock(state().mutex);
     auto &foreign = state().foreign;
-    foreign.push_back(std::make_unique<detail::Context>(detail::Context{device, false}));
+    foreign.push_back(std::make_unique<detail::Context>(detail::Context{device, false, nullptr, {}}));
     state().contexts.insert(foreign.back().get());
     return reinterpret_cast<CUcontext>(foreign.back().get());
 }

@@ -217,7 +217,7 @@ CUresult f_cuGreenCtxCreate(CUgreenCtx *context, CUdevResourceDesc desc, CUdevic
         if (reinterpret_cast<CUdevResourceDesc>(const_cast<Descriptor *>(&known)) == desc) d = &known;
     if (!d) return CUDA_ERROR_INVALID_VALUE;
     if (d->device != device) return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
-    g_converted.push_back(std::make_unique<Context>(Context{device, false}));
+    g_converted.push_back(std::make_unique<Context>(Context{device, false, nullptr, {}}));
     state().contexts.insert(g_converted.back().get());
     auto green = std::make_unique<Green>(Green{device, d->sm_count, d->has_workqueue, d->workqueue,
                                                g_converted.back().get()});

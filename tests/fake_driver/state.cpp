@@ -84,7 +84,7 @@ void make_devices(int devices) {
     State &g = state();
     g.devices = devices;
     while (static_cast<int>(g.primary.size()) < devices) {
-        g.primary.push_back(std::make_unique<Context>(Context{static_cast<int>(g.primary.size()), true}));
+        g.primary.push_back(std::make_unique<Context>(Context{static_cast<int>(g.primary.size()), true, nullptr, {}}));
         g.contexts.insert(g.primary.back().get());
         g.primary_refs.push_back(0);
     }

@@ -60,6 +60,7 @@ struct Context {
     int device;
     bool primary;
     Stream *default_stream = nullptr;  // what CU_STREAM_LEGACY / PER_THREAD / 0 name here
+    std::set<CUcontext> peers;         // contexts cuCtxEnablePeerAccess granted it
 };
 // Shared by an event and the events opened from its IPC handle (one process:
 // waiting on the opened one waits for the exporter's record).

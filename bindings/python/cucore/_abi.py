@@ -34,6 +34,7 @@ HANDLE_TYPES = {
     'cucore_tensor_map_descriptor_t': ('tensor_map_descriptor', 23),
     'cucore_system_device_t': ('system_device', 24),
     'cucore_system_event_set_t': ('system_event_set', 25),
+    'cucore_communicator_t': ('communicator', 26),
 }
 
 # Structs: name -> ((field, C type), ...), in declaration order; a struct used as a field comes first.
@@ -496,6 +497,9 @@ STRUCTS = {
         ('old_uuid', 'cucore_uuid_t'),
         ('new_uuid', 'cucore_uuid_t'),
     ),
+    'cucore_communicator_id_t': (
+        ('internal', 'char[128]'),
+    ),
 }
 
 # Struct layouts as the C compiler gives them: name -> (size, alignment, (offset of each field, ...)).
@@ -550,6 +554,7 @@ LAYOUTS = {
     'cucore_system_event_t': (24, 8, (0, 8, 16, 20)),
     'cucore_process_lock_options_t': (8, 4, (0, 4)),
     'cucore_gpu_mapping_t': (32, 1, (0, 16)),
+    'cucore_communicator_id_t': (128, 1, (0,)),
 }
 
 # The non-zero values of each struct's _INIT macro but struct_size: name -> {field path: value}.
@@ -640,6 +645,8 @@ ABI = {
     'cucore_device_set_current': ('cucore_status_t', ('cucore_device_t*', )),
     'cucore_device_synchronize': ('cucore_status_t', ('cucore_device_t*', )),
     'cucore_device_can_access_peer': ('cucore_status_t', ('cucore_device_t*', 'cucore_device_t*', 'int*', )),
+    'cucore_device_enable_peer_access': ('cucore_status_t', ('cucore_device_t*', 'cucore_device_t*', )),
+    'cucore_device_disable_peer_access': ('cucore_status_t', ('cucore_device_t*', 'cucore_device_t*', )),
     # ---- include/cucore/context.h ----
     'cucore_context_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_context_options_t*', 'cucore_context_t**', )),
     'cucore_context_is_green': ('cucore_status_t', ('cucore_context_t*', 'int*', )),
@@ -1059,4 +1066,27 @@ ABI = {
     'cucore_process_checkpoint': ('cucore_status_t', ('int', )),
     'cucore_process_restore': ('cucore_status_t', ('int', 'cucore_gpu_mapping_t*', 'size_t', )),
     'cucore_process_unlock': ('cucore_status_t', ('int', )),
+    # ---- include/cucore/communicator.h ----
+    'cucore_communicator_library_version': ('cucore_status_t', ('int*', )),
+    'cucore_data_type_size': ('cucore_status_t', ('cucore_data_type_t', 'uint32_t*', )),
+    'cucore_communicator_id_create': ('cucore_status_t', ('cucore_communicator_id_t*', )),
+    'cucore_communicator_create': ('cucore_status_t', ('cucore_device_t*', 'cucore_communicator_id_t*', 'int', 'int', 'cucore_communicator_t**', )),
+    'cucore_communicator_create_all': ('cucore_status_t', ('cucore_device_t**', 'size_t', 'cucore_communicator_t**', )),
+    'cucore_communicator_retain': ('cucore_status_t', ('cucore_communicator_t*', )),
+    'cucore_communicator_release': ('cucore_status_t', ('cucore_communicator_t*', )),
+    'cucore_communicator_rank': ('cucore_status_t', ('cucore_communicator_t*', 'int*', )),
+    'cucore_communicator_rank_count': ('cucore_status_t', ('cucore_communicator_t*', 'int*', )),
+    'cucore_communicator_device': ('cucore_status_t', ('cucore_communicator_t*', 'cucore_device_t**', )),
+    'cucore_communicator_handle': ('cucore_status_t', ('cucore_communicator_t*', 'void**', )),
+    'cucore_communicator_check': ('cucore_status_t', ('cucore_communicator_t*', )),
+    'cucore_communicator_all_reduce': ('cucore_status_t', ('cucore_communicator_t*', 'cucore_buffer_t*', 'cucore_buffer_t*', 'uint64_t', 'cucore_data_type_t', 'cucore_reduce_op_t', 'cucore_stream_t*', )),
+    'cucore_communicator_all_gather': ('cucore_status_t', ('cucore_communicator_t*', 'cucore_buffer_t*', 'cucore_buffer_t*', 'uint64_t', 'cucore_data_type_t', 'cucore_stream_t*', )),
+    'cucore_communicator_reduce_scatter': ('cucore_status_t', ('cucore_communicator_t*', 'cucore_buffer_t*', 'cucore_buffer_t*', 'uint64_t', 'cucore_data_type_t', 'cucore_reduce_op_t', 'cucore_stream_t*', )),
+    'cucore_communicator_broadcast': ('cucore_status_t', ('cucore_communicator_t*', 'cucore_buffer_t*', 'cucore_buffer_t*', 'uint64_t', 'cucore_data_type_t', 'int', 'cucore_stream_t*', )),
+    'cucore_communicator_reduce': ('cucore_status_t', ('cucore_communicator_t*', 'cucore_buffer_t*', 'cucore_buffer_t*', 'uint64_t', 'cucore_data_type_t', 'cucore_reduce_op_t', 'int', 'cucore_stream_t*', )),
+    'cucore_communicator_send': ('cucore_status_t', ('cucore_communicator_t*', 'cucore_buffer_t*', 'uint64_t', 'cucore_data_type_t', 'int', 'cucore_stream_t*', )),
+    'cucore_communicator_recv': ('cucore_status_t', ('cucore_communicator_t*', 'cucore_buffer_t*', 'uint64_t', 'cucore_data_type_t', 'int', 'cucore_stream_t*', )),
+    'cucore_communicator_group_start': ('cucore_status_t', ()),
+    'cucore_communicator_group_end': ('cucore_status_t', ()),
+    'cucore_communicator_group_depth': ('int', ()),
 }

@@ -46,7 +46,8 @@ ENUMS = {
         ('CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR', 23),
         ('CUCORE_OBJECT_SYSTEM_DEVICE', 24),
         ('CUCORE_OBJECT_SYSTEM_EVENT_SET', 25),
-        ('CUCORE_OBJECT_TYPE_COUNT', 26),
+        ('CUCORE_OBJECT_COMMUNICATOR', 26),
+        ('CUCORE_OBJECT_TYPE_COUNT', 27),
         ('CUCORE_OBJECT_TYPE_FORCE_INT32', 2147483647),
     ),
     'cucore_toggle_t': (
@@ -769,8 +770,32 @@ ENUMS = {
         ('CUCORE_PROCESS_STATE_FAILED', 4),
         ('CUCORE_PROCESS_STATE_FORCE_INT32', 2147483647),
     ),
+    'cucore_data_type_t': (
+        ('CUCORE_DATA_TYPE_UNSET', 0),
+        ('CUCORE_DATA_TYPE_INT8', 1),
+        ('CUCORE_DATA_TYPE_UINT8', 2),
+        ('CUCORE_DATA_TYPE_INT32', 3),
+        ('CUCORE_DATA_TYPE_UINT32', 4),
+        ('CUCORE_DATA_TYPE_INT64', 5),
+        ('CUCORE_DATA_TYPE_UINT64', 6),
+        ('CUCORE_DATA_TYPE_FLOAT16', 7),
+        ('CUCORE_DATA_TYPE_FLOAT32', 8),
+        ('CUCORE_DATA_TYPE_FLOAT64', 9),
+        ('CUCORE_DATA_TYPE_BFLOAT16', 10),
+        ('CUCORE_DATA_TYPE_FLOAT8_E4M3', 11),
+        ('CUCORE_DATA_TYPE_FLOAT8_E5M2', 12),
+        ('CUCORE_DATA_TYPE_FORCE_INT32', 2147483647),
+    ),
+    'cucore_reduce_op_t': (
+        ('CUCORE_REDUCE_SUM', 0),
+        ('CUCORE_REDUCE_PROD', 1),
+        ('CUCORE_REDUCE_MAX', 2),
+        ('CUCORE_REDUCE_MIN', 3),
+        ('CUCORE_REDUCE_AVG', 4),
+        ('CUCORE_REDUCE_OP_FORCE_INT32', 2147483647),
+    ),
 }
-ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_sm_split_flag_t', 'cucore_workqueue_sharing_scope_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_capture_status_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'cucore_memcpy_src_access_order_t', 'cucore_memcpy_overlap_mode_t', 'cucore_memory_barrier_scope_t', 'cucore_stream_memory_op_type_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_pch_status_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_array_format_t', 'cucore_array_kind_t', 'cucore_array_flag_t', 'cucore_resource_kind_t', 'cucore_address_mode_t', 'cucore_filter_mode_t', 'cucore_read_mode_t', 'cucore_graph_node_type_t', 'cucore_graph_conditional_type_t', 'cucore_graph_condition_flag_t', 'cucore_graph_memory_type_t', 'cucore_graph_complete_flag_t', 'cucore_graph_dot_flag_t', 'cucore_graph_update_result_t', 'cucore_capture_mode_t', 'cucore_graph_memory_attribute_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t', 'cucore_tensor_map_data_type_t', 'cucore_tensor_map_interleave_t', 'cucore_tensor_map_swizzle_t', 'cucore_tensor_map_l2_promotion_t', 'cucore_tensor_map_oob_fill_t', 'cucore_tensor_map_im2col_wide_mode_t', 'cucore_tensor_map_kind_t', 'cucore_system_clock_t', 'cucore_compute_mode_t', 'cucore_system_query_t', 'cucore_system_text_t', 'cucore_system_control_t', 'cucore_system_relation_t', 'cucore_process_state_t',)
+ENUM_TYPES = ('cucore_status_t', 'cucore_object_type_t', 'cucore_toggle_t', 'cucore_device_attribute_t', 'cucore_sm_split_flag_t', 'cucore_workqueue_sharing_scope_t', 'cucore_event_flag_t', 'cucore_stream_flag_t', 'cucore_capture_status_t', 'cucore_memory_resource_kind_t', 'cucore_location_type_t', 'cucore_access_t', 'cucore_pool_attribute_t', 'cucore_memory_advice_t', 'cucore_memcpy_src_access_order_t', 'cucore_memcpy_overlap_mode_t', 'cucore_memory_barrier_scope_t', 'cucore_stream_memory_op_type_t', 'DLDeviceType', 'DLDataTypeCode', 'cucore_code_type_t', 'cucore_compiler_backend_t', 'cucore_pch_status_t', 'cucore_kernel_attribute_t', 'cucore_launch_flag_t', 'cucore_array_format_t', 'cucore_array_kind_t', 'cucore_array_flag_t', 'cucore_resource_kind_t', 'cucore_address_mode_t', 'cucore_filter_mode_t', 'cucore_read_mode_t', 'cucore_graph_node_type_t', 'cucore_graph_conditional_type_t', 'cucore_graph_condition_flag_t', 'cucore_graph_memory_type_t', 'cucore_graph_complete_flag_t', 'cucore_graph_dot_flag_t', 'cucore_graph_update_result_t', 'cucore_capture_mode_t', 'cucore_graph_memory_attribute_t', 'cucore_graphics_register_flag_t', 'cucore_graphics_map_hint_t', 'cucore_gl_device_list_t', 'cucore_tensor_map_data_type_t', 'cucore_tensor_map_interleave_t', 'cucore_tensor_map_swizzle_t', 'cucore_tensor_map_l2_promotion_t', 'cucore_tensor_map_oob_fill_t', 'cucore_tensor_map_im2col_wide_mode_t', 'cucore_tensor_map_kind_t', 'cucore_system_clock_t', 'cucore_compute_mode_t', 'cucore_system_query_t', 'cucore_system_text_t', 'cucore_system_control_t', 'cucore_system_relation_t', 'cucore_process_state_t', 'cucore_data_type_t', 'cucore_reduce_op_t',)
 
 # Integer macros: name -> value.
 CONSTANTS = {
@@ -800,4 +825,5 @@ CONSTANTS = {
     'CUCORE_SYSTEM_MEMORY_NOT_AVAILABLE': -1,
     'CUCORE_SYSTEM_EVENT_GPU_DRIVER_UNBIND': 1,
     'CUCORE_SYSTEM_EVENT_GPU_DRIVER_BIND': 2,
+    'CUCORE_COMMUNICATOR_ID_BYTES': 128,
 }

@@ -215,6 +215,14 @@ pub struct cucore_system_event_set {
 }
 pub type cucore_system_event_set_t = cucore_system_event_set;
 
+/// `struct cucore_communicator` (incomplete: used through pointers only).
+#[repr(C)]
+pub struct cucore_communicator {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type cucore_communicator_t = cucore_communicator;
+
 /// `cucore_status_t`.
 pub type cucore_status_t = c_int;
 pub const CUCORE_SUCCESS: cucore_status_t = 0;
@@ -274,8 +282,9 @@ pub const CUCORE_OBJECT_WORKQUEUE_RESOURCE: cucore_object_type_t = 22;
 pub const CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR: cucore_object_type_t = 23;
 pub const CUCORE_OBJECT_SYSTEM_DEVICE: cucore_object_type_t = 24;
 pub const CUCORE_OBJECT_SYSTEM_EVENT_SET: cucore_object_type_t = 25;
+pub const CUCORE_OBJECT_COMMUNICATOR: cucore_object_type_t = 26;
 /// one past the last type; grows with the library
-pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 26;
+pub const CUCORE_OBJECT_TYPE_COUNT: cucore_object_type_t = 27;
 pub const CUCORE_OBJECT_TYPE_FORCE_INT32: cucore_object_type_t = 0x7fffffff;
 
 /// A switch whose default belongs to the tool (NVRTC, the linker): 0 leaves it

@@ -153,4 +153,17 @@ extern "C" {
     /// Whether `device` can access `peer`'s memory directly (1) or not (0).
     /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL), CUDA.
     pub fn cucore_device_can_access_peer(device: *const cucore_device_t, peer: *const cucore_device_t, can_access: *mut c_int) -> cucore_status_t;
+    /// Lets kernels and copies in `device`'s primary context reach memory of
+    /// `peer`'s primary context directly (cuCtxEnablePeerAccess): memory made by
+    /// cuMemAlloc there and foreign pointers. (Pool and virtual memory are granted
+    /// per resource: cucore_memory_resource_set_peer_access.) Lasts until disabled
+    /// or the process ends; enabling twice is no error. Copies between devices need
+    /// none of this: without it they go through the host.
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, `peer` is `device`),
+    /// NOT_SUPPORTED (cucore_device_can_access_peer says 0), CUDA.
+    pub fn cucore_device_enable_peer_access(device: *mut cucore_device_t, peer: *mut cucore_device_t) -> cucore_status_t;
+    /// Withdraws what cucore_device_enable_peer_access granted (cuCtxDisablePeerAccess).
+    /// Errors: INVALID_HANDLE, INVALID_ARGUMENT (NULL, `peer` is `device`),
+    /// INVALID_STATE (not enabled), CUDA.
+    pub fn cucore_device_disable_peer_access(device: *mut cucore_device_t, peer: *mut cucore_device_t) -> cucore_status_t;
 }

@@ -659,6 +659,12 @@ fn layout_cucore_gpu_mapping_t() {
 }
 
 #[test]
+fn layout_cucore_communicator_id_t() {
+    assert_eq!((size_of::<cucore_communicator_id_t>(), align_of::<cucore_communicator_id_t>()), (128, 1));
+    assert_eq!(offset!(cucore_communicator_id_t, internal), 0);
+}
+
+#[test]
 fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_status_t>(), 4);
     assert_eq!(size_of::<cucore_object_type_t>(), 4);
@@ -718,6 +724,8 @@ fn enums_are_c_sized() {
     assert_eq!(size_of::<cucore_system_control_t>(), 4);
     assert_eq!(size_of::<cucore_system_relation_t>(), 4);
     assert_eq!(size_of::<cucore_process_state_t>(), 4);
+    assert_eq!(size_of::<cucore_data_type_t>(), 4);
+    assert_eq!(size_of::<cucore_reduce_op_t>(), 4);
     assert_eq!(size_of::<cucore_release_fn>(), size_of::<*mut std::os::raw::c_void>());
     assert_eq!(size_of::<cucore_release_error_fn>(), size_of::<*mut std::os::raw::c_void>());
     assert_eq!(size_of::<cucore_host_fn>(), size_of::<*mut std::os::raw::c_void>());

@@ -78,6 +78,8 @@ mod system;
 pub use system::*;
 mod checkpoint;
 pub use checkpoint::*;
+mod communicator;
+pub use communicator::*;
 
 #[cfg(test)]
 mod layout_tests;
@@ -422,5 +424,18 @@ impl Handle for cucore_system_event_set_t {
     unsafe fn release(handle: *mut Self) -> cucore_status_t {
         // SAFETY: as above.
         unsafe { cucore_system_event_set_release(handle) }
+    }
+}
+
+impl Handle for cucore_communicator_t {
+    const OBJECT_TYPE: cucore_object_type_t = CUCORE_OBJECT_COMMUNICATOR;
+    const NOUN: &'static str = "communicator";
+    unsafe fn retain(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: forwarded to the C function under the trait's contract.
+        unsafe { cucore_communicator_retain(handle) }
+    }
+    unsafe fn release(handle: *mut Self) -> cucore_status_t {
+        // SAFETY: as above.
+        unsafe { cucore_communicator_release(handle) }
     }
 }

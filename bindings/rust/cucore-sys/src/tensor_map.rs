@@ -12,7 +12,7 @@ use crate::*;
 /// The most dimensions a tensor map describes.
 pub const CUCORE_TENSOR_MAP_MAX_RANK: u32 = 5;
 /// The size of a descriptor (a CUtensorMap) and the alignment it needs.
-pub const CUCORE_TENSOR_MAP_SIZE: u32 = 128;
+pub const CUCORE_TENSOR_MAP_SIZE: usize = 128;
 pub const CUCORE_TENSOR_MAP_ALIGNMENT: u32 = 64;
 
 /// The element type (CUtensorMapDataType; the value is the driver's + 1, since

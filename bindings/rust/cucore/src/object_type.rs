@@ -58,6 +58,8 @@ pub enum ObjectType {
     SystemDevice,
     /// [`SystemEventSet`](crate::SystemEventSet)
     SystemEventSet,
+    /// [`Communicator`](crate::Communicator)
+    Communicator,
 }
 
 impl ObjectType {
@@ -90,6 +92,7 @@ impl ObjectType {
             ObjectType::TensorMapDescriptor => sys::CUCORE_OBJECT_TENSOR_MAP_DESCRIPTOR,
             ObjectType::SystemDevice => sys::CUCORE_OBJECT_SYSTEM_DEVICE,
             ObjectType::SystemEventSet => sys::CUCORE_OBJECT_SYSTEM_EVENT_SET,
+            ObjectType::Communicator => sys::CUCORE_OBJECT_COMMUNICATOR,
         }
     }
 }
