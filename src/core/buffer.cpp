@@ -147,6 +147,14 @@ void hold_buffer_for_capture(Stream &stream, Buffer &buffer) {
     if (GraphAttachments *sink = stream.capture_sink(); __builtin_expect(sink != nullptr, 0)) sink->keep_buffer(buffer);
 }
 
+void check_stream_reaches(const Buffer &buffer, const Stream &stream, const char *name) {
+    if (is_device_memory(buffer) && buffer.device_id() != stream.device_ordinal())
+        throw_invalid_argument(std::string("'") + name + "' is memory of device " + std::to_string(buffer.device_id()) +
+                               " and 'stream' a stream of device " + std::to_string(stream.device_ordinal()) +
+                               "; copy it on a stream of its own device (copies between two devices' memory may "
+                               "use either)");
+}
+
 void Buffer::copy_from(Buffer &source, Stream &stream) {
     check_open("dst");
     source.check_open("src");
@@ -164,6 +172,8 @@ void Buffer::copy_from(Buffer &source, Stream &stream) {
         CUCORE_CALL(cuMemcpyPeerAsync, address_, destination->cu(), source.address_, origin->cu(),
                     static_cast<size_t>(size_), stream.cu());
     } else {
+        check_stream_reaches(*this, stream, "dst");
+        check_stream_reaches(source, stream, "src");
         CUCORE_CALL(cuMemcpyAsync, address_, source.address_, static_cast<size_t>(size_), stream.cu());
     }
     hold_buffer_for_capture(stream, *this);
@@ -175,6 +185,7 @@ void Buffer::copy_from_host(uint64_t offset, const void *source, uint64_t size, 
                                  "from a pinned buffer with cucore_buffer_copy)");
     check_open("buffer");
     check_range(offset, size, "the buffer");
+    check_stream_reaches(*this, stream, "buffer");
     if (size == 0) return;
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemcpyAsync, address_ + offset, reinterpret_cast<CUdeviceptr>(source), static_cast<size_t>(size),
@@ -187,6 +198,7 @@ void Buffer::copy_to_host(uint64_t offset, void *destination, uint64_t size, Str
                                  "to a pinned buffer with cucore_buffer_copy)");
     check_open("buffer");
     check_range(offset, size, "the buffer");
+    check_stream_reaches(*this, stream, "buffer");
     if (size == 0) return;
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
     CUCORE_CALL(cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(destination), address_ + offset,

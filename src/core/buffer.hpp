@@ -143,6 +143,15 @@ void check_fill_value(uint32_t value, uint32_t value_size, const char *size_argu
 
 // Keeps `buffer` alive for the graph `stream` is being captured into, if any
 // (not graph memory of that capture, whose free belongs in the graph).
+// Device memory that belongs to one device (not managed, not host memory).
+inline bool is_device_memory(const Buffer &buffer) noexcept {
+    return buffer.device_id() >= 0 && !buffer.is_managed();
+}
+// A copy between `buffer` and host memory must run on a stream of the buffer's own device: the driver
+// does not reach another device's memory that way (it crashed doing so on an H200 pair). INVALID_ARGUMENT
+// naming `name` otherwise.
+void check_stream_reaches(const Buffer &buffer, const Stream &stream, const char *name);
+
 void hold_buffer_for_capture(Stream &stream, Buffer &buffer);
 
 }  // namespace cucore::core

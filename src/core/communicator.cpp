@@ -246,7 +246,8 @@ void Communicator::submit(const Operation &operation) {
     } else if (t_group.depth > 0) {
         t_group.pending.emplace_back(held->stream, std::move(held));
     } else {
-        release_after({held->stream}, std::move(held));
+        Ref<Stream> on = held->stream;  // read before `held` moves into the call
+        release_after({std::move(on)}, std::move(held));
     }
 }
 

@@ -3,7 +3,11 @@
 
 #include <string>
 
+#include "core/buffer.hpp"
+#include "core/context.hpp"
+#include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/stream.hpp"
 #include "driver/driver.hpp"
 
 namespace cucore::core {
@@ -92,6 +96,33 @@ void describe_copy_side(const CopySide &side, uint64_t rows, uint64_t depth, boo
         params.dstZ = static_cast<size_t>(region.z);
     }
 }
+namespace {
+// The peer form of `params`: the same copy, each side with its device's primary context.
+CUDA_MEMCPY3D_PEER peer_params(const CUDA_MEMCPY3D &params, Buffer &source, Buffer &destination) {
+    CUDA_MEMCPY3D_PEER peer{};
+    peer.srcXInBytes = params.srcXInBytes;
+    peer.srcY = params.srcY;
+    peer.srcZ = params.srcZ;
+    peer.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    peer.srcDevice = params.srcDevice;
+    peer.srcContext = Device::get(source.device_id())->primary_context()->cu();
+    peer.srcPitch = params.srcPitch;
+    peer.srcHeight = params.srcHeight;
+    peer.dstXInBytes = params.dstXInBytes;
+    peer.dstY = params.dstY;
+    peer.dstZ = params.dstZ;
+    peer.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    peer.dstDevice = params.dstDevice;
+    peer.dstContext = Device::get(destination.device_id())->primary_context()->cu();
+    peer.dstPitch = params.dstPitch;
+    peer.dstHeight = params.dstHeight;
+    peer.WidthInBytes = params.WidthInBytes;
+    peer.Height = params.Height;
+    peer.Depth = params.Depth;
+    return peer;  // the primary contexts stay retained: every device keeps its own while buffers of it live
+}
+}  // namespace
+
 void copy_3d(const CopySide &source, const CopySide &destination, uint64_t width, uint64_t rows, uint64_t depth,
              Stream &stream) {
     if (source.buffer) source.buffer->check_open("copy.src.buffer");
@@ -103,8 +134,17 @@ void copy_3d(const CopySide &source, const CopySide &destination, uint64_t width
         return;
     }
     const CUDA_MEMCPY3D params = copy_3d_params(source, destination, width, rows, depth);
+    Buffer *src = source.buffer, *dst = destination.buffer;
     ScopedContext bind(stream.cu_context(), stream.is_builtin());
-    CUCORE_CALL(cuMemcpy3DAsync, &params, stream.cu());
+    if (src && dst && is_device_memory(*src) && is_device_memory(*dst) && src->device_id() != dst->device_id()) {
+        // Memory of two devices: a peer copy, each side named with its device's context (as Buffer::copy_from).
+        CUDA_MEMCPY3D_PEER peer = peer_params(params, *src, *dst);
+        CUCORE_CALL(cuMemcpy3DPeerAsync, &peer, stream.cu());
+    } else {
+        if (src) check_stream_reaches(*src, stream, "copy.src.buffer");
+        if (dst) check_stream_reaches(*dst, stream, "copy.dst.buffer");
+        CUCORE_CALL(cuMemcpy3DAsync, &params, stream.cu());
+    }
     if (source.buffer) hold_buffer_for_capture(stream, *source.buffer);
     if (destination.buffer) hold_buffer_for_capture(stream, *destination.buffer);
 }

@@ -66,6 +66,7 @@ typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v4010)(unsigned int *, CUdevice_v1 
     X(cuMemsetD32Async, 3020)                  \
     X(cuMemcpyPeerAsync, 4000)                 \
     X(cuMemcpy3DAsync, 3020)                   \
+    X(cuMemcpy3DPeerAsync, 4000)               \
     X(cuMemPoolSetAccess, 11020)               \
     X(cuMemPoolGetAccess, 11020)               \
     X(cuMemPoolExportToShareableHandle, 11020) \

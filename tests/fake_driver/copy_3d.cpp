@@ -95,4 +95,34 @@ CUresult f_cuMemcpy3DAsync(const CUDA_MEMCPY3D *original, CUstream stream) {
     return copy_3d(&lock, original, stream, Copy3D::queue);
 }
 
+CUresult f_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *peer, CUstream stream) {
+    if (!peer) return CUDA_ERROR_INVALID_VALUE;
+    Lock lock(state().mutex);
+    if (!as_context(peer->srcContext) || !as_context(peer->dstContext)) return CUDA_ERROR_INVALID_CONTEXT;
+    // One address space here: the same copy as cuMemcpy3DAsync's, the contexts checked above.
+    CUDA_MEMCPY3D params{};
+    params.srcXInBytes = peer->srcXInBytes;
+    params.srcY = peer->srcY;
+    params.srcZ = peer->srcZ;
+    params.srcMemoryType = peer->srcMemoryType;
+    params.srcHost = peer->srcHost;
+    params.srcDevice = peer->srcDevice;
+    params.srcArray = peer->srcArray;
+    params.srcPitch = peer->srcPitch;
+    params.srcHeight = peer->srcHeight;
+    params.dstXInBytes = peer->dstXInBytes;
+    params.dstY = peer->dstY;
+    params.dstZ = peer->dstZ;
+    params.dstMemoryType = peer->dstMemoryType;
+    params.dstHost = peer->dstHost;
+    params.dstDevice = peer->dstDevice;
+    params.dstArray = peer->dstArray;
+    params.dstPitch = peer->dstPitch;
+    params.dstHeight = peer->dstHeight;
+    params.WidthInBytes = peer->WidthInBytes;
+    params.Height = peer->Height;
+    params.Depth = peer->Depth;
+    return copy_3d(&lock, &params, stream, Copy3D::queue);
+}
+
 }  // namespace fake::detail

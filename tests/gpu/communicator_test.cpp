@@ -496,11 +496,18 @@ TEST_F(CommunicatorGpuTest, PeerCopiesBothWays) {
         CUCORE_ASSERT_OK(cucore_buffer_fill(c, 0, 1, streams_[0]));
         CUCORE_ASSERT_OK(cucore_stream_synchronize(streams_[0]));
         CUCORE_ASSERT_OK(cucore_buffer_copy(c, b, streams_[1]));
-        EXPECT_EQ(download(1, c), pattern);
+        CUCORE_ASSERT_OK(cucore_stream_synchronize(streams_[1]));
+        EXPECT_EQ(download(0, c), pattern);
         CUCORE_EXPECT_OK(cucore_device_disable_peer_access(devices_[1], devices_[0]));
         CUCORE_EXPECT_STATUS(cucore_device_disable_peer_access(devices_[1], devices_[0]), CUCORE_ERROR_INVALID_STATE);
     }
     CUCORE_EXPECT_STATUS(cucore_device_enable_peer_access(devices_[0], devices_[0]), CUCORE_ERROR_INVALID_ARGUMENT);
+    // Host copies of a device's memory run on its own streams: the driver cannot do them on another device's.
+    std::vector<uint8_t> host(size);
+    CUCORE_EXPECT_STATUS(cucore_buffer_copy_to_host(a, 0, host.data(), size, streams_[1]), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(last_message().find("device 0"), std::string::npos) << last_message();
+    CUCORE_EXPECT_STATUS(cucore_buffer_copy_from_host(a, 0, host.data(), size, streams_[1]),
+                         CUCORE_ERROR_INVALID_ARGUMENT);
     cucore_buffer_release(a);
     cucore_buffer_release(b);
     cucore_buffer_release(c);

@@ -176,14 +176,30 @@ protected:
         EXPECT_EQ(cucore_stream_synchronize(s_), CUCORE_SUCCESS) << cucore_last_error_message();
     }
 
-    // `n` bytes at an address through the raw driver (cuMemcpyDtoH in the
-    // primary context of device 0; unified addressing reaches every device's
-    // and managed memory). The caller synchronizes the library's work first.
+    // `n` bytes at an address through the raw driver: cuMemcpyDtoH in the
+    // primary context of the device the memory belongs to (device 0 for host and
+    // managed memory; another device's pool memory is not mapped in device 0's
+    // context). The caller synchronizes the library's work first.
     Bytes raw_read(std::uint64_t address, std::size_t n) {
         Bytes out(n, 0xEE);
-        ScopedContext scope(primary_);
-        const CUresult r = cu().MemcpyDtoH(out.data(), static_cast<CUdeviceptr>(address), n);
-        EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemcpyDtoH -> " << raw::error_name(r);
+        int ordinal = -1;
+        unsigned memory_type = 0;
+        const CUdeviceptr pointer = static_cast<CUdeviceptr>(address);
+        CUcontext context = primary_;
+        CUdevice owner = cu_dev_;
+        if (cu().PointerGetAttribute(&memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, pointer) == CUDA_SUCCESS &&
+            memory_type == CU_MEMORYTYPE_DEVICE &&
+            cu().PointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, pointer) == CUDA_SUCCESS &&
+            ordinal > 0) {
+            EXPECT_EQ(cu().DeviceGet(&owner, ordinal), CUDA_SUCCESS);
+            EXPECT_EQ(cu().DevicePrimaryCtxRetain(&context, owner), CUDA_SUCCESS);
+        }
+        {
+            ScopedContext scope(context);
+            const CUresult r = cu().MemcpyDtoH(out.data(), pointer, n);
+            EXPECT_EQ(r, CUDA_SUCCESS) << "cuMemcpyDtoH -> " << raw::error_name(r);
+        }
+        if (context != primary_) cu().DevicePrimaryCtxRelease(owner);
         return out;
     }
 

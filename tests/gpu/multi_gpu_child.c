@@ -10,8 +10,9 @@
  *     and broadcasts rank 0's COUNT int32s, checking every value.
  *   cucore_multi_gpu_child REPORT_FD ipc_peer POOL_FD POOL_ID_HEX BUFFER_HEX SIZE SEED FILL
  *     Imports the device-0 pool whose descriptor it inherited, grants device 1
- *     access to it, reads the buffer's bytes through a stream of device 1 (they
- *     must be SEED's pattern), then fills it with the byte FILL from device 1.
+ *     access to it, reads the buffer's bytes on a stream of device 1 (a peer
+ *     copy; they must be SEED's pattern), then fills it with the byte FILL by a
+ *     memset that runs on device 1 (through the granted access).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -179,7 +180,7 @@ static void ipc_peer(int pool_fd, const uint8_t *pool_id, const uint8_t *descrip
     cucore_device_t *dev0 = NULL, *dev1 = NULL;
     cucore_stream_t *s0 = NULL, *s1 = NULL;
     cucore_memory_resource_t *mr = NULL;
-    cucore_buffer_t *b = NULL;
+    cucore_buffer_t *b = NULL, *mine = NULL;
     uint8_t *host = malloc(size);
     cucore_ipc_pool_handle_t pool;
     memset(&pool, 0, sizeof pool);
@@ -208,8 +209,11 @@ static void ipc_peer(int pool_fd, const uint8_t *pool_id, const uint8_t *descrip
     }
     report("ok import_and_grant");
     REQUIRE("import_buffer", cucore_ipc_import_buffer(mr, descriptor, CUCORE_IPC_BUFFER_DESCRIPTOR_SIZE, s0, &b));
+    /* Read on device 1: a peer copy into device 1's memory, then to the host on device 1's stream. */
     memset(host, 0, size);
-    REQUIRE("read_on_device_1", cucore_buffer_copy_to_host(b, 0, host, size, s1));
+    REQUIRE("read_on_device_1", cucore_device_allocate(dev1, size, s1, &mine));
+    REQUIRE("read_on_device_1", cucore_buffer_copy(mine, b, s1));
+    REQUIRE("read_on_device_1", cucore_buffer_copy_to_host(mine, 0, host, size, s1));
     REQUIRE("read_on_device_1", cucore_stream_synchronize(s1));
     {
         size_t bad = size;
@@ -228,7 +232,9 @@ static void ipc_peer(int pool_fd, const uint8_t *pool_id, const uint8_t *descrip
     REQUIRE("write_on_device_1", cucore_stream_synchronize(s1));
     report("ok write_on_device_1");
 out:
+    cucore_buffer_release(mine);
     cucore_buffer_release(b);
+    if (s1 && cucore_stream_synchronize(s1) != CUCORE_SUCCESS) fail("release", "synchronize device 1");
     if (s0 && cucore_stream_synchronize(s0) != CUCORE_SUCCESS) fail("release", "synchronize");
     cucore_memory_resource_release(mr);
     cucore_stream_release(s0);
