@@ -15,6 +15,16 @@ State &state() {
     return *s;
 }
 
+Driver driver() {
+    Lock lock(state().mutex);
+    return state().driver;
+}
+
+int version() {
+    Lock lock(state().mutex);
+    return state().version;
+}
+
 namespace {
 
 thread_local std::string t_last_error;
@@ -160,7 +170,7 @@ n::Result post(const Posting &p) {
             storage->push_back(std::make_unique<Posting>(p));  // kept for the process: the graph may run any time
             saved = storage->back().get();
         }
-        const CUresult r = g.driver.cuLaunchHostFunc(p.stream, replay, saved);
+        const CUresult r = driver().cuLaunchHostFunc(p.stream, replay, saved);
         if (r != CUDA_SUCCESS)
             return fail(n::kUnhandledCudaError, "cuLaunchHostFunc on the capturing stream failed: CUresult " +
                                                     std::to_string(static_cast<int>(r)));
@@ -178,16 +188,17 @@ n::Result post(const Posting &p) {
 // Checks the stream and posts the operation, or holds it for the group's end.
 n::Result submit(Posting p) {
     State &g = state();
-    if (g.driver.cuStreamIsCapturing) {
+    const Driver d = driver();
+    if (d.cuStreamIsCapturing) {
         CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-        if (const CUresult r = g.driver.cuStreamIsCapturing(p.stream, &status); r != CUDA_SUCCESS)
+        if (const CUresult r = d.cuStreamIsCapturing(p.stream, &status); r != CUDA_SUCCESS)
             return fail(n::kUnhandledCudaError,
                         "the stream is not usable (cuStreamIsCapturing: CUresult " + std::to_string(static_cast<int>(r)) + ")");
         if (status == CU_STREAM_CAPTURE_STATUS_INVALIDATED)
             return fail(n::kUnhandledCudaError, "the stream's capture was invalidated");
         p.captured = status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
     }
-    if (g.driver.cuCtxGetCurrent) g.driver.cuCtxGetCurrent(&p.context);
+    if (d.cuCtxGetCurrent) d.cuCtxGetCurrent(&p.context);
     if (t_group.depth > 0) {
         Lock lock(g.mutex);
         if (t_group.generation != g.generation) t_group.postings.clear();
@@ -201,13 +212,15 @@ n::Result submit(Posting p) {
 
 // The argument checks every operation shares; kSuccess or the failure.
 n::Result check_common(Comm *&comm, n::Comm c, n::DataType type) {
+    int loaded;
     {
         Lock lock(state().mutex);
         comm = live_comm(c);
+        loaded = state().version;
     }
     if (!comm) return fail(n::kInvalidArgument, c ? "comm is not a live communicator" : "comm is NULL");
     const bool float8 = type == n::kFloat8e4m3 || type == n::kFloat8e5m2;
-    if (!type_size(type) || (float8 && state().version < n::kFloat8Version))
+    if (!type_size(type) || (float8 && loaded < n::kFloat8Version))
         return fail(n::kInvalidArgument, "invalid type " + std::to_string(type));
     return n::kSuccess;
 }
@@ -246,7 +259,7 @@ const char *f_ncclGetLastError(n::Comm c) {
 n::Result f_ncclGetVersion(int *version) {
     FAKE_NCCL_ENTER(ncclGetVersion);
     if (!version) return fail(n::kInvalidArgument, "version is NULL");
-    *version = state().version;
+    *version = detail::version();
     return n::kSuccess;
 }
 
@@ -277,9 +290,9 @@ n::Result f_ncclCommInitRank(n::Comm *c, int rank_count, n::UniqueId id, int ran
     std::memcpy(&pid, id.internal + 16, sizeof pid);
     int device = 0;
     State &g = state();
-    if (g.driver.cuCtxGetDevice) {
+    if (const Driver driven = driver(); driven.cuCtxGetDevice) {
         CUdevice d = 0;
-        if (const CUresult r = g.driver.cuCtxGetDevice(&d); r != CUDA_SUCCESS)
+        if (const CUresult r = driven.cuCtxGetDevice(&d); r != CUDA_SUCCESS)
             return fail(n::kUnhandledCudaError,
                         "no current device (cuCtxGetDevice: CUresult " + std::to_string(static_cast<int>(r)) + ")");
         device = d;
@@ -309,7 +322,7 @@ n::Result f_ncclCommInitAll(n::Comm *comms, int count, const int *devices) {
     if (count < 1) return fail(n::kInvalidArgument, "invalid ndev " + std::to_string(count));
     State &g = state();
     int available = 1 << 30;
-    if (g.driver.cuDeviceGetCount && g.driver.cuDeviceGetCount(&available) != CUDA_SUCCESS)
+    if (const Driver d = driver(); d.cuDeviceGetCount && d.cuDeviceGetCount(&available) != CUDA_SUCCESS)
         return fail(n::kUnhandledCudaError, "cuDeviceGetCount failed");
     std::vector<int> ordinals;
     for (int i = 0; i < count; ++i) {

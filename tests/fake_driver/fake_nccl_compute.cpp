@@ -170,7 +170,7 @@ bool builtin(CUstream s) { return s == nullptr || s == CU_STREAM_LEGACY || s == 
 // One driver copy in `p`'s stream order (or a direct one), binding `p`'s context for a built-in stream.
 CUresult copy(const Posting &p, void *dst, const void *src, size_t bytes) {
     if (bytes == 0) return CUDA_SUCCESS;
-    const Driver &d = state().driver;
+    const Driver d = driver();
     if (p.replayed || !d.cuMemcpyAsync) {
         std::memmove(dst, src, bytes);
         return CUDA_SUCCESS;

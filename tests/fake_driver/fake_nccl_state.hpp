@@ -82,6 +82,9 @@ struct State {
     std::string last_fault;
 };
 State &state();
+// Copies of the driver and version, read under the lock (the shared library finds its driver late).
+Driver driver();
+int version();
 
 // Sets the calling thread's last error (ncclGetLastError) and answers `result`.
 n::Result fail(n::Result result, const std::string &text);
