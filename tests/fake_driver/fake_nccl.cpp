@@ -527,10 +527,9 @@ namespace fake::nccl {
 
 using namespace detail;
 
-const cucore::driver::NcclTable &table(const Driver &driver, int version) {
+void reset(int version) {
     State &g = state();
     Lock lock(g.mutex);
-    g.driver = driver;
     g.version = version;
     g.calls = 0;
     g.fail_at = 0;
@@ -544,6 +543,11 @@ const cucore::driver::NcclTable &table(const Driver &driver, int version) {
     g.completed = 0;
     g.faults = 0;
     g.last_fault.clear();
+}
+
+const cucore::driver::NcclTable &table(const Driver &driver, int version) {
+    set_driver(driver);
+    reset(version);
     return g_table;
 }
 

@@ -99,6 +99,8 @@ struct Driver {
 const cucore::driver::NcclTable &table(const Driver &driver, int version = kDefaultVersion);
 // The fake's table as it is.
 const cucore::driver::NcclTable &current_table();
+// Resets the fake as table() does, keeping its driver.
+void reset(int version = kDefaultVersion);
 // Replaces the driver the fake works through (the shared library resolves the
 // fake driver once it is loaded), keeping everything else.
 void set_driver(const Driver &driver);

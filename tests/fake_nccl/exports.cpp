@@ -78,7 +78,14 @@ CUCORE_NCCL_ENTRY_POINTS(FAKE_NCCL_FORWARD)
 #undef FAKE_NCCL_FORWARD
 }  // namespace cucore::driver
 
-// Controls. Make every call of `name` fail with `result` (NULL or "" clears);
+// Controls. Forget every comm, clique, posting, counter and injected failure (what ncclGetVersion answers:
+// `version`, 0 for FAKE_NCCL_VERSION or 22809): a test's start, in a process that runs many.
+FAKE_NCCL_EXPORT void fake_nccl_reset(int version) {
+    fake_table();
+    const char *env = std::getenv("FAKE_NCCL_VERSION");
+    fake::nccl::reset(version ? version : env && *env ? std::atoi(env) : fake::nccl::kDefaultVersion);
+}
+// Make every call of `name` fail with `result` (NULL or "" clears);
 // fail the n-th counted call from now (0 disables).
 FAKE_NCCL_EXPORT void fake_nccl_fail_entry(const char *name, int result) {
     fake_table();
