@@ -137,6 +137,8 @@ struct Communicator::Operation {
     Stream &stream;
     std::function<nc::Result(CUstream)> enqueue;
     const char *entry_point;
+    const char *send_name = "send";  // the C argument each buffer came from (send and recv take 'buffer')
+    const char *recv_name = "recv";
 };
 
 Communicator::Communicator(Ref<Context> context, nc::Comm comm, int rank, int rank_count) noexcept
@@ -212,7 +214,7 @@ void Communicator::check() {
 
 void Communicator::submit(const Operation &operation) {
     const int ordinal = context_->device().ordinal();
-    for (auto [buffer, name] : {std::pair{operation.send, "send"}, std::pair{operation.recv, "recv"}}) {
+    for (auto [buffer, name] : {std::pair{operation.send, operation.send_name}, std::pair{operation.recv, operation.recv_name}}) {
         if (!buffer) continue;
         buffer->check_open(name);
         if (!buffer->device_accessible() || (buffer->device_id() != ordinal && !buffer->is_managed()))
@@ -246,7 +248,8 @@ void Communicator::submit(const Operation &operation) {
     } else if (t_group.depth > 0) {
         t_group.pending.emplace_back(held->stream, std::move(held));
     } else {
-        Ref<Stream> on = held->stream;  // read before `held` moves into the call
+        // The stream first: the order in which arguments are made is unspecified, and the held copy is moved.
+        Ref<Stream> on = held->stream;
         release_after({std::move(on)}, std::move(held));
     }
 }
@@ -332,7 +335,7 @@ void Communicator::send(Buffer &buffer, uint64_t count, cucore_data_type_t type,
     const void *s = reinterpret_cast<const void *>(buffer.address());
     submit({&buffer, nullptr, stream, [&](CUstream cu) {
                 return driver::nccl_api().table->ncclSend(s, count, t, peer, comm_, cu);
-            }, "ncclSend"});
+            }, "ncclSend", "buffer", "recv"});
 }
 
 void Communicator::recv(Buffer &buffer, uint64_t count, cucore_data_type_t type, int peer, Stream &stream) {
@@ -342,7 +345,7 @@ void Communicator::recv(Buffer &buffer, uint64_t count, cucore_data_type_t type,
     void *r = reinterpret_cast<void *>(buffer.address());
     submit({nullptr, &buffer, stream, [&](CUstream cu) {
                 return driver::nccl_api().table->ncclRecv(r, count, t, peer, comm_, cu);
-            }, "ncclRecv"});
+            }, "ncclRecv", "send", "buffer"});
 }
 
 void Communicator::group_start() {
