@@ -798,7 +798,6 @@ def test_one_process_per_gpu(nccl_version, monkeypatch):
 
 
 @pytest.mark.gpu
-@real_gpu_only
 def test_threads_one_per_rank(nccl_version):
     """Communicator(device, id, 2, rank) from two threads of one process, each blocking until both joined."""
     d0, d1 = _two_devices()

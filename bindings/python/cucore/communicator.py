@@ -356,7 +356,7 @@ class Communicator(HandleObject):
         st = _cucore_communicator_create_all(handles, n, out)
         if st:
             raise_error(st)
-        return [cls._wrap(out[i], i, n) for i in range(n)]
+        return [cls._wrap(out[i] or 0, i, n) for i in range(n)]  # never NULL on success
 
     def __reduce__(self):
         raise TypeError("a Communicator cannot be pickled: pass its CommunicatorId to the other process and "

@@ -460,20 +460,18 @@ class Device:
         (`DeviceMemoryResource.peer_accessible_by`). Lasts until disabled or the process ends; enabling twice
         is no error. InvalidArgumentError when `peer` is this device, NotSupportedError when
         `can_access_peer(peer)` is False."""
-        if not isinstance(peer, Device):
-            peer = _device(peer)
-        st = _cucore_device_enable_peer_access(self._h, peer._h)
+        other: Device = peer if isinstance(peer, Device) else _device(peer)
+        st = _cucore_device_enable_peer_access(self._h, other._h)
         if st:
-            raise_error(st, self, peer)
+            raise_error(st, self, other)
 
     def disable_peer_access(self, peer: Union[Device, int]) -> None:
         """Withdraw what `enable_peer_access(peer)` granted (cuCtxDisablePeerAccess). InvalidStateError when
         it was not enabled, InvalidArgumentError when `peer` is this device."""
-        if not isinstance(peer, Device):
-            peer = _device(peer)
-        st = _cucore_device_disable_peer_access(self._h, peer._h)
+        other: Device = peer if isinstance(peer, Device) else _device(peer)
+        st = _cucore_device_disable_peer_access(self._h, other._h)
         if st:
-            raise_error(st, self, peer)
+            raise_error(st, self, other)
 
     @property
     def context(self) -> Context:
