@@ -617,6 +617,37 @@ def test_foreign_streams_and_graph_builders_are_streams(ranks):
     assert _read(bufs[0], s0, "uint8") == [11] * 3 and _read(bufs[1], s1, "uint8") == [11] * 3
 
 
+@pytest.mark.gpu
+def test_an_operation_captured_by_a_graph_builder_is_held_by_the_graph(nccl_version):
+    """A clique of one: all-reduce copies send into recv. Captured by a GraphBuilder, the graph holds the
+    communicator and both buffers, which are dropped before the graph runs (twice)."""
+    d0 = cucore.Device(0)
+    d0.set_current()
+    s = d0.create_stream()
+    (comm,) = Communicator.create_all([d0])
+    send = _buffer(d0, s, encode("int32", [4, 5, 6, 7]))
+    recv = _buffer(d0, s, encode("int32", [0] * 4))
+    s.sync()
+    gb = d0.create_graph_builder().begin_building()
+    comm.all_reduce(send, recv, dtype="int32", stream=gb)
+    graph = gb.end_building().complete()
+    before = _live(cucore.ObjectType.COMMUNICATOR)
+    comm.close()
+    del comm, send, gb  # dropped (not closed: close() frees memory at once): the graph holds the buffer
+    assert _live(cucore.ObjectType.COMMUNICATOR) == before  # still held
+    graph.launch(s)
+    assert _read(recv, s, "int32") == [4, 5, 6, 7]
+    recv.fill(0, stream=s)
+    graph.launch(s)
+    assert _read(recv, s, "int32") == [4, 5, 6, 7]
+    graph.close()
+    s.sync()
+    deadline = time.monotonic() + 10
+    while _live(cucore.ObjectType.COMMUNICATOR) != before - 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _live(cucore.ObjectType.COMMUNICATOR) == before - 1
+
+
 # ---- peer access ---------------------------------------------------------------------------------------------
 
 @pytest.mark.gpu
