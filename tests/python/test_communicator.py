@@ -148,7 +148,7 @@ def test_dtype_spellings():
     assert dt(DtypeLike()) is DataType.INT64
     with pytest.raises(TypeError, match="dtype is required"):
         dt(None)
-    for bad in ("complex64", "float128", 0, 99):
+    for bad in ("complex64", "float128", "float", 0, 99):
         with pytest.raises(cucore.InvalidArgumentError):
             dt(bad)
     for bad in (1.5, True, object()):
@@ -230,9 +230,12 @@ def _child(script, **env):
 def test_a_pip_installed_nccl_is_found(lib, tmp_path):
     # nvidia-nccl-cu13's layout: nvidia/nccl/lib/libnccl.so.2 in site-packages (here an empty file, which
     # libcucore then fails to load: NotSupportedError naming it).
+    # Regular packages (with __init__.py), so that they win over a real nvidia package later on sys.path.
     nccl = tmp_path / "nvidia" / "nccl" / "lib" / "libnccl.so.2"
     nccl.parent.mkdir(parents=True)
     nccl.write_bytes(b"")
+    for package in (tmp_path / "nvidia", tmp_path / "nvidia" / "nccl"):
+        (package / "__init__.py").write_text("")
     script = f"""
         import os, sys
         sys.path.insert(0, {str(tmp_path)!r})
@@ -252,6 +255,15 @@ def test_a_pip_installed_nccl_is_found(lib, tmp_path):
                  .replace(f"assert {str(nccl)!r} in str(e), str(e)", "assert '/nowhere/libnccl.so.2' in str(e)"),
                  CUCORE_NCCL_PATH="/nowhere/libnccl.so.2")
     assert out.strip() == "/nowhere/libnccl.so.2"
+    # The CUDA 13 wheels' layout: nvidia/cu13/lib.
+    other = tmp_path / "cu13"
+    cu13 = other / "nvidia" / "cu13" / "lib" / "libnccl.so.2"
+    cu13.parent.mkdir(parents=True)
+    cu13.write_bytes(b"")
+    (other / "nvidia" / "__init__.py").write_text("")
+    out = _child(script.replace(repr(str(tmp_path)), repr(str(other))).replace(repr(str(nccl)), repr(str(cu13))),
+                 CUCORE_NCCL_PATH=None)
+    assert out.strip() == str(cu13)
 
 
 def test_without_nccl_each_call_says_so_and_the_rest_works(lib):

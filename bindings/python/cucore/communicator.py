@@ -80,17 +80,21 @@ _nccl_lock = threading.Lock()
 _nccl_looked = False
 
 
-def _pip_nccl() -> Optional[str]:
-    """The libnccl.so.2 of the pip package nvidia-nccl-cu* (nvidia/nccl/lib in site-packages), or None."""
+def _package_dirs(name: str) -> List[pathlib.Path]:
+    """The directories of the package `name` (found, not imported beyond its parents), or none."""
     try:
-        spec = importlib.util.find_spec("nvidia.nccl")
+        spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
-        return None
-    for directory in (spec.submodule_search_locations or ()) if spec is not None else ():
-        candidate = pathlib.Path(directory) / "lib" / "libnccl.so.2"
-        if candidate.is_file():
-            return str(candidate)
-    return None
+        return []
+    return [pathlib.Path(d) for d in ((spec.submodule_search_locations or ()) if spec is not None else ())]
+
+
+def _pip_nccl() -> Optional[str]:
+    """The libnccl.so.2 of the pip package nvidia-nccl-cu13 (or -cu12): nvidia/nccl/lib in site-packages (or the
+    CUDA 13 wheels' nvidia/cu13/lib), or None."""
+    candidates = [d / "lib" / "libnccl.so.2" for d in _package_dirs("nvidia.nccl")]
+    candidates += [d / cu / "lib" / "libnccl.so.2" for d in _package_dirs("nvidia") for cu in ("cu13", "cu12")]
+    return next((str(c) for c in candidates if c.is_file()), None)
 
 
 def _find_nccl() -> None:
@@ -160,9 +164,8 @@ class ReduceOp(enum.IntEnum):
 
 # Names a dtype goes by: the members' (lower case) and NumPy's, ml_dtypes' and PyTorch's spellings of them.
 _DTYPE_NAMES = {m.name.lower(): m for m in DataType}
-_DTYPE_NAMES.update({"float8_e4m3fn": DataType.FLOAT8_E4M3, "half": DataType.FLOAT16, "float": DataType.FLOAT32,
-                     "double": DataType.FLOAT64, "int": DataType.INT32, "long": DataType.INT64,
-                     "char": DataType.INT8, "byte": DataType.UINT8})
+# ("float", "int", "byte" are left out: NumPy and PyTorch read them as different types.)
+_DTYPE_NAMES.update({"float8_e4m3fn": DataType.FLOAT8_E4M3, "half": DataType.FLOAT16, "double": DataType.FLOAT64})
 _OP_NAMES = {m.name.lower(): m for m in ReduceOp}
 
 
