@@ -289,6 +289,14 @@ def _gbs(x):
     return "" if x is None else f"{x:.1f}"
 
 
+def skip(out, reason):
+    """Nothing measured: the reason, printed and (with --out) written as this table's only line; exit status 0."""
+    print(f"bench_nccl: skipped, {reason}")
+    if out:
+        out.write_text(f"# Two GPUs: NCCL all-reduce and peer copies (bench_nccl.py)\n\n- skipped: {reason}\n")
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=pathlib.Path, help="write the results as markdown to this file")
@@ -309,15 +317,12 @@ def main(argv=None):
         print(f"bench_nccl: libcucore could not be loaded:\n{e}", file=sys.stderr)
         return 2
     except cucore.CUDAError as e:
-        print(f"bench_nccl: skipped, no GPU here ({e})")
-        return 0
+        return skip(args.out, f"no GPU here ({e})")
     if count < 2:
-        print(f"bench_nccl: skipped, it needs 2 GPUs and {count} is visible")
-        return 0
+        return skip(args.out, f"it needs 2 GPUs and {count} is visible")
     fake = bool(os.environ.get("CUCORE_CUDA_DRIVER_PATH"))
     if fake and not args.fake_ok:
-        print("bench_nccl: skipped under the fake driver (CUCORE_CUDA_DRIVER_PATH): nothing real to measure")
-        return 0
+        return skip(args.out, "under the fake driver (CUCORE_CUDA_DRIVER_PATH) there is nothing real to measure")
     size = args.size_mib << 20
     devs = [cucore.Device(0), cucore.Device(1)]
     notes, rows, skipped = [], [], []
