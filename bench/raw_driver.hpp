@@ -44,6 +44,11 @@ namespace cucore_bench {
     X(cuMemAllocHost)                    \
     X(cuMemFreeHost)                     \
     X(cuMemcpyAsync)                     \
+    X(cuMemcpyPeerAsync)                 \
+    X(cuCtxEnablePeerAccess)             \
+    X(cuMemPoolCreate)                   \
+    X(cuMemPoolDestroy)                  \
+    X(cuMemPoolSetAccess)                \
     X(cuMemsetD32Async)                  \
     X(cuLibraryLoadData)                 \
     X(cuLibraryUnload)                   \

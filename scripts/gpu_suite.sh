@@ -32,6 +32,20 @@ export CUCORE_LIBRARY="$PWD/$stage/lib/libcucore.so"
 # The Python suite also reruns its GPU tests on this fake driver.
 export CUCORE_TEST_FAKE_CUDA="$PWD/$stage/lib/libcucore_fake_cuda.so"
 export PYTHONUNBUFFERED=1
+# Several GPUs (issue 19): NVLink multicast stays off, in this script and every process it starts (the
+# device tool's rule: a program that uses it can take the host's shared GPUs out of service).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+# NCCL for the communicator tests and benchmarks: CUCORE_NCCL_PATH if set, else the pip package's
+# (nvidia-nccl-cu13, which PyTorch uses) or the toolkit's. With two GPUs and an NCCL, the tests must not
+# skip for want of it (CUCORE_TEST_REQUIRE_NCCL).
+if [[ -z ${CUCORE_NCCL_PATH:-} ]]; then
+    for candidate in "$(python3 -c 'import os, nvidia.nccl as n; print(os.path.join(list(n.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null)" \
+                     /usr/local/cuda/lib64/libnccl.so.2 /usr/lib/x86_64-linux-gnu/libnccl.so.2; do
+        [[ -n $candidate && -f $candidate ]] && { export CUCORE_NCCL_PATH=$candidate; break; }
+    done
+fi
+gpu_count=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [[ $gpu_count -ge 2 && -n ${CUCORE_NCCL_PATH:-} ]]; then export CUCORE_TEST_REQUIRE_NCCL=1; fi
 log="$out/suite.log"
 summary="$out/summary.md"
 : >"$log"
@@ -43,7 +57,9 @@ wants() { [[ $parts == *" $1 "* ]]; }
     echo "# GPU suite on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo
     echo '```'
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -4
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -8
+    nvidia-smi topo -m 2>&1 | head -6
+    echo "NCCL: ${CUCORE_NCCL_PATH:-none found}"
     echo '```'
     echo
     echo "| suite | passed | skipped | failed | status |"

@@ -20,6 +20,8 @@ cp -a build/default/lib/libcucore.so* .device/lib/
 # The loader tests' stand-in drivers live beside the library in the build tree.
 cp -a build/default/lib/libstandin_cuda_*.so build/default/lib/libcucore_fake_cuda.so build/default/lib/libcucore_fake_nvml.so \
   .device/lib/
+# The fake NCCL (issue 19), for the Python and Rust suites' fake-driver runs.
+if [[ -e build/default/lib/libcucore_fake_nccl.so ]]; then cp -a build/default/lib/libcucore_fake_nccl.so .device/lib/; fi
 CUCORE_LIB_DIR="$PWD/build/default/lib" python3 bindings/rust/test_binaries.py --copy .device/rust >/dev/null
 # Symbols and debug info stay in the build tree; the staged copies travel (64 MiB limit with the tree).
 find .device -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-unneeded {} + 2>/dev/null || true
