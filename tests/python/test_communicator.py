@@ -10,7 +10,8 @@ every collective for every element type and reduction with the values read back,
 holds once its objects are dropped right after the call. With two real GPUs: one process per GPU (spawned, the
 id pickled, NCCL_NVLS_ENABLE=0 in the children), and a kernel on device 1 using device 0's memory after peer access
 is granted (through a pool's peer_accessible_by and through Device.enable_peer_access). Fewer than two GPUs or no
-NCCL: skipped with the reason."""
+NCCL: skipped with the reason (a failure where CUCORE_TEST_REQUIRE_NCCL=1, as gpu_suite.sh sets it with two GPUs and
+an NCCL, except under the fake driver)."""
 import ctypes
 import gc
 import math
@@ -298,11 +299,13 @@ def _nccl_or_skip():
     try:
         return communicator.library_version()
     except cucore.NotSupportedError as e:
+        if os.environ.get("CUCORE_TEST_REQUIRE_NCCL") == "1" and not FAKE_DRIVER:
+            pytest.fail(f"CUCORE_TEST_REQUIRE_NCCL=1 (gpu_suite.sh: two GPUs and an NCCL) but NCCL is missing: {e}")
         pytest.skip(f"NCCL is missing: {e}")
 
 
 def _two_devices():
-    if cucore.Device.count() < 2:
+    if cucore.Device.count() < 2:  # (gpu_suite.sh sets CUCORE_TEST_REQUIRE_NCCL only with two GPUs)
         pytest.skip(f"needs two GPUs; {cucore.Device.count()} visible")
     return cucore.Device(0), cucore.Device(1)
 
