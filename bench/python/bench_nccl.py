@@ -159,7 +159,12 @@ def _torch_rank(rank, nbytes, iters, repeats, port, results):
             torch.cuda.synchronize()
             times.append((time.perf_counter() - t0) / iters)
         if rank == 0:
-            version = ".".join(map(str, torch.cuda.nccl.version())) if hasattr(torch.cuda, "nccl") else "?"
+            try:
+                import torch.cuda.nccl as torch_nccl
+                version = torch_nccl.version()  # a tuple (2, 27, 3), or an int in older releases
+                version = ".".join(map(str, version)) if isinstance(version, tuple) else str(version)
+            except Exception:  # noqa: BLE001
+                version = "?"
             results.put((times, f"torch {torch.__version__}, its NCCL {version}"))
     finally:
         dist.destroy_process_group()
