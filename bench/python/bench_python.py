@@ -3,7 +3,7 @@
 
 Usage:
     CUCORE_LIBRARY=build/default/lib/libcucore.so python3 bench/python/bench_python.py [--out FILE.md]
-        [--repeats 15] [--target-ms 40] [--quick]
+        [--repeats 15] [--target-ms 40] [--quick] [--no-nccl]
 
 Each operation runs in a tight loop (after a warm-up) for about --target-ms per repeat; repeats of the
 sides alternate. For each side the minimum and the median ns/op over the repeats are reported; the ratio
@@ -56,6 +56,10 @@ cuGraphicsGLRegisterBuffer & co. through cuda.bindings. Without an NVIDIA GL con
 fake driver) the rows are skipped with the reason. Target 1.0x (no slower): they are mostly the driver's time;
 the batch rows too (cuda.core's 8 single maps beside cucore's batch, both drained once per operation; the share of
 the driver's own batch gain is checked by the C benchmark's gain table, in the same run).
+
+Two-GPU rows (issue 19): a full run (not --quick, not --no-nccl) then runs bench_nccl.py in its own process (NCCL
+all-reduce of 1 GiB beside torch.distributed and raw NCCL, peer copies of 1 GiB beside cuda.core and
+cuMemcpyPeerAsync; it skips with the reason on fewer than 2 GPUs) and appends its table to --out.
 """
 import argparse
 import ctypes
@@ -65,6 +69,7 @@ import os
 import pathlib
 import platform
 import statistics
+import subprocess
 import sys
 import time
 
@@ -79,6 +84,9 @@ from bench_gl import (GL_ROWS, add_note as _add_note, cucore_gl_ops, cuda_core_g
 TARGET_RATIO = 1.00  # issue 18: every per-call row at or below cuda.core's cost (ROW_TARGETS: the exceptions)
 DEFAULT_REPEATS = 15
 DEFAULT_TARGET_MS = 40.0
+# bench_nccl.py gets what is left of this budget (gpu_suite.sh gives the whole run 400 s), at most 240 s (PyTorch's
+# spawned ranks start in ~30 s; its rows take ~10 s), and is not started with less than 60 s left.
+NCCL_BENCH_BUDGET = 380
 
 
 def ns_per_op(fn, n):
@@ -1065,6 +1073,7 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=DEFAULT_REPEATS)
     ap.add_argument("--target-ms", type=float, default=DEFAULT_TARGET_MS, help="time per repeat, operation and side")
     ap.add_argument("--quick", action="store_true", help="few, short repeats (a smoke test)")
+    ap.add_argument("--no-nccl", action="store_true", help="leave out bench_nccl.py's rows (2 GPUs; not with --quick)")
     args = ap.parse_args(argv)
     if args.quick:
         args.repeats, args.target_ms = 3, 5.0
@@ -1196,7 +1205,33 @@ def main(argv=None):
     if gl is not None:
         gl.close(gl_closers)
     del keep_ours, keep_theirs
+    if not (args.quick or args.no_nccl):
+        _run_nccl_bench(args.out, NCCL_BENCH_BUDGET - (time.monotonic() - started))
     return 0
+
+
+def _run_nccl_bench(out, budget):
+    """bench_nccl.py (2 GPUs: NCCL all-reduce and peer copies) in its own process, NCCL and PyTorch's spawned
+    ranks kept out of this one; its table is appended to `out`. Its failure is reported, never this run's."""
+    if budget < 60:
+        print(f"bench_python: bench_nccl.py not run: {budget:.0f} s left of this run's {NCCL_BENCH_BUDGET} s")
+        return
+    timeout = min(240, budget)
+    nccl_out = out.with_name(out.stem + "_nccl.md") if out else None
+    cmd = [sys.executable, str(pathlib.Path(__file__).with_name("bench_nccl.py"))] + \
+        (["--out", str(nccl_out)] if nccl_out else [])
+    proc = subprocess.Popen(cmd, start_new_session=True)  # its own group: PyTorch's ranks go with it on a timeout
+    try:
+        rc = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.wait()
+        rc = f"timed out after {timeout:.0f} s"
+    if rc != 0:
+        print(f"bench_python: bench_nccl.py failed ({rc}); its rows are missing")
+    if out and nccl_out and nccl_out.exists():
+        with out.open("a") as f:
+            f.write("\n" + nccl_out.read_text())
 
 
 if __name__ == "__main__":

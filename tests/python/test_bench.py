@@ -54,3 +54,37 @@ def test_bench_quick_run(gpu, tmp_path):
             assert skipped.group(1).strip(), text
         if FAKE_DRIVER:
             assert skipped and "fake driver" in skipped.group(1), text
+
+
+NCCL_BENCH = REPO / "bench" / "python" / "bench_nccl.py"
+
+
+def test_nccl_bench_without_two_gpus_exits_zero(lib):
+    if gpu_state()[0] >= 2:
+        pytest.skip("two GPUs are present: covered by test_nccl_bench_quick_run")
+    r = subprocess.run([sys.executable, str(NCCL_BENCH), "--quick"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "bench_nccl: skipped" in r.stdout, r.stdout
+
+
+@pytest.mark.gpu
+def test_nccl_bench_quick_run(gpu, tmp_path):
+    """bench_nccl.py on 8 MiB without PyTorch's (slow to start) column: every row measured or skipped with the
+    reason; under the fake driver (--fake-ok) with the fake NCCL the rerun names, or none."""
+    if gpu_state()[0] < 2:
+        pytest.skip("needs two GPUs")
+    out = tmp_path / "nccl.md"
+    cmd = [sys.executable, str(NCCL_BENCH), "--quick", "--size-mib", "8", "--no-torch", "--out", str(out)]
+    env = dict(os.environ)
+    if FAKE_DRIVER:
+        cmd.append("--fake-ok")
+        env.setdefault("CUCORE_NCCL_PATH", "/nonexistent/libcucore_fake_nccl.so")  # never a real NCCL here
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = out.read_text()
+    for row in ("peer copy 0 -> 1", "peer copy 1 -> 0"):
+        assert re.search(rf"^\| {re.escape(row)} \| [0-9.]+ \|", text, re.M), text
+    all_reduce = re.search(r"^\| all-reduce 8 MiB float32 \| [0-9.]+ \|.*\| [0-9.]+ \| [0-9.]+ \|$", text, re.M)
+    assert bool(all_reduce) != ("- skipped: all-reduce: NCCL is missing" in text), text
+    if not FAKE_DRIVER:
+        assert "no cuMemcpyPeerAsync column" not in text, text

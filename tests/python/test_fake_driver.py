@@ -4,7 +4,8 @@ real libcucore on machines without a GPU.
 
 The fake is the shared library CMake built (CUCORE_TEST_FAKE_CUDA), or is compiled here with the system C++
 compiler from tests/fake_driver (needs cuda.h: CUDA_HOME, CUDA_PATH or /usr/local/cuda); libcucore gets it
-through CUCORE_CUDA_DRIVER_PATH in a child pytest process (it loads the driver once per process). Skips with
+through CUCORE_CUDA_DRIVER_PATH in a child pytest process (it loads the driver once per process), and the fake
+NCCL (CUCORE_TEST_FAKE_NCCL, or libcucore_fake_nccl.so beside the fake driver) through CUCORE_NCCL_PATH. Skips with
 the reason when there is neither a prebuilt fake nor a C++ compiler and cuda.h, or no libcucore."""
 import os
 import shutil
@@ -44,9 +45,21 @@ def fake_driver_path(tmp_path_factory):
     return out
 
 
+def fake_nccl_path(fake_driver_path):
+    """The fake NCCL (tests/fake_nccl, over the fake driver's memory): CUCORE_TEST_FAKE_NCCL, else the one CMake
+    built beside the fake driver or libcucore; else a path that does not exist, so that the communicator tests
+    skip (NCCL missing) rather than load a real NCCL, which would drive the real driver."""
+    from cucore import _lib
+    name = "libcucore_fake_nccl.so"
+    candidates = [os.environ.get("CUCORE_TEST_FAKE_NCCL"), os.path.join(os.path.dirname(str(fake_driver_path)), name),
+                  os.path.join(os.path.dirname(_lib.path()), name)]
+    found = next((p for p in candidates if p and os.path.isfile(p)), None)
+    return found or f"/nonexistent/{name} (not built: the communicator tests skip)"
+
+
 def test_gpu_suite_under_the_fake_driver(fake_driver_path):
     env = dict(os.environ, CUCORE_CUDA_DRIVER_PATH=str(fake_driver_path), CUCORE_TEST_FAKE_DRIVER="1",
-               FAKE_CUDA_DEVICES="2")
+               FAKE_CUDA_DEVICES="2", CUCORE_NCCL_PATH=fake_nccl_path(fake_driver_path))
     from cucore import _lib
     env.setdefault("CUCORE_LIBRARY", _lib.path())
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "gpu", "-rs",

@@ -33,7 +33,7 @@ LAYERS = (
     "textures", "tensor_map", "_strided_copy", "strided_memory_view", "graphics",
     "_graph_options", "kernel", "launch", "program", "object_code", "program_cache", "utils", "linker",
     "graph_builder", "graph", "_graph_node", "_executable_graph_node",
-    "system", "checkpoint",
+    "system", "checkpoint", "communicator",
 )
 RANK = {m: i for i, m in enumerate(LAYERS)}
 RANK["__init__"] = len(LAYERS)

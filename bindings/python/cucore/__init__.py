@@ -76,6 +76,8 @@ from . import _graph_node  # noqa: F401  (cucore.graph's node classes; hands the
 from . import _executable_graph_node  # noqa: F401  (cucore.graph's Executable*Node views; hands them down to it)
 from . import system  # noqa: F401  (cucore.system, as cuda.core's: NVML; hands Device.to_system_device down)
 from . import checkpoint  # noqa: F401  (cucore.checkpoint, as cuda.core's: Process)
+from . import communicator  # noqa: F401  (cucore.communicator: group(), library_version(), NCCL)
+from .communicator import Communicator, CommunicatorId, DataType, ReduceOp
 
 __all__ = [
     "__version__",
@@ -120,6 +122,8 @@ __all__ = [
     "TensorMapSwizzle", "TensorMapL2Promotion", "TensorMapOOBFill", "TensorMapIm2ColWideMode",
     # graphics interop (OpenGL)
     "GraphicsResource", "MappedBuffers", "gl_get_devices",
+    # collectives between GPUs (NCCL; cucore.communicator has group() and library_version())
+    "Communicator", "CommunicatorId", "DataType", "ReduceOp",
 ]
 
 

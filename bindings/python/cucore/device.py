@@ -20,14 +20,15 @@ from .device_attributes import DeviceAttribute
  _cucore_device_name, _cucore_device_pci_bus_id, _cucore_device_uuid, _cucore_device_compute_capability,
  _cucore_device_total_memory, _cucore_device_attribute, _cucore_device_properties,
  _cucore_device_set_current, _cucore_device_synchronize, _cucore_device_can_access_peer,
- _cucore_stream_priority_range, _cucore_device_get_memory_resource, _cucore_device_set_memory_resource) = _lib.bind(
+ _cucore_stream_priority_range, _cucore_device_get_memory_resource, _cucore_device_set_memory_resource,
+ _cucore_device_enable_peer_access, _cucore_device_disable_peer_access) = _lib.bind(
     globals(), "cucore_driver_version", "cucore_device_count", "cucore_device_get",
     "cucore_device_get_current", "cucore_device_retain", "cucore_device_release", "cucore_device_ordinal",
     "cucore_device_handle", "cucore_device_name", "cucore_device_pci_bus_id", "cucore_device_uuid",
     "cucore_device_compute_capability", "cucore_device_total_memory", "cucore_device_attribute",
     "cucore_device_properties", "cucore_device_set_current", "cucore_device_synchronize",
     "cucore_device_can_access_peer", "cucore_stream_priority_range", "cucore_device_get_memory_resource",
-    "cucore_device_set_memory_resource")
+    "cucore_device_set_memory_resource", "cucore_device_enable_peer_access", "cucore_device_disable_peer_access")
 (_fast_device_get_current, _fast_device_ordinal, _fast_device_release, _fast_device_attribute,
  _fast_device_set_current, _fast_device_synchronize, _fast_stream_create, _fast_event_create) = \
     _lib.bind_unchecked(
@@ -451,6 +452,26 @@ class Device:
         if st:
             raise_error(st, self, peer)
         return bool(out.value)
+
+    def enable_peer_access(self, peer: Union[Device, int]) -> None:
+        """Let kernels and copies on this device reach memory of `peer` (a Device or ordinal) directly
+        (cuCtxEnablePeerAccess between the primary contexts): memory of `peer`'s primary context made by
+        cuMemAlloc and foreign pointers there. Pool and virtual memory are granted per resource instead
+        (`DeviceMemoryResource.peer_accessible_by`). Lasts until disabled or the process ends; enabling twice
+        is no error. InvalidArgumentError when `peer` is this device, NotSupportedError when
+        `can_access_peer(peer)` is False."""
+        other: Device = peer if isinstance(peer, Device) else _device(peer)
+        st = _cucore_device_enable_peer_access(self._h, other._h)
+        if st:
+            raise_error(st, self, other)
+
+    def disable_peer_access(self, peer: Union[Device, int]) -> None:
+        """Withdraw what `enable_peer_access(peer)` granted (cuCtxDisablePeerAccess). InvalidStateError when
+        it was not enabled, InvalidArgumentError when `peer` is this device."""
+        other: Device = peer if isinstance(peer, Device) else _device(peer)
+        st = _cucore_device_disable_peer_access(self._h, other._h)
+        if st:
+            raise_error(st, self, other)
 
     @property
     def context(self) -> Context:
