@@ -123,6 +123,12 @@ TEST_F(CommunicatorFacadeTest, AllReduceSumsAndTypedOverloadsNameTheirType) {
     }
     EXPECT_EQ(values<std::int32_t>(0, ints[0]), (std::vector<std::int32_t>{5, 8, 7}));
     EXPECT_EQ(values<std::int32_t>(1, ints[1]), (std::vector<std::int32_t>{5, 8, 100}));
+
+    // Outside a group, as one thread per rank would call (the fake never blocks: it computes when
+    // the last rank's call posts); min over uint64.
+    std::vector<cucore::Buffer> u{buffer<std::uint64_t>(0, {3, 40}), buffer<std::uint64_t>(1, {30, 4})};
+    for (int r = 0; r < 2; ++r) comms_[r].all_reduce<std::uint64_t>(u[r], u[r], stream(r), cucore::ReduceOp::min);
+    for (int r = 0; r < 2; ++r) EXPECT_EQ(values<std::uint64_t>(r, u[r]), (std::vector<std::uint64_t>{3, 4}));
 }
 
 TEST_F(CommunicatorFacadeTest, GatherScatterBroadcastReduce) {
