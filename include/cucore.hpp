@@ -52,5 +52,6 @@
 #include "cucore/graphics.hpp"
 #include "cucore/system.hpp"
 #include "cucore/checkpoint.hpp"
+#include "cucore/communicator.hpp"
 
 #endif // CUCORE_HPP

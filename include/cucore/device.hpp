@@ -235,6 +235,21 @@ public:
         return v != 0;
     }
 
+    // Lets kernels and copies in this device's primary context reach memory of
+    // `peer`'s primary context directly (cuCtxEnablePeerAccess): cuMemAlloc memory
+    // and foreign pointers (pools and virtual memory are granted per resource:
+    // MemoryResource::set_peer_access). Lasts until disabled; enabling twice is no
+    // error. Throws Error: INVALID_HANDLE, INVALID_ARGUMENT (`peer` is this device),
+    // NOT_SUPPORTED (can_access_peer() is false), CUDA.
+    void enable_peer_access(const Device &peer) const {
+        detail::check(cucore_device_enable_peer_access(handle_, peer.get()));
+    }
+    // Withdraws it (cuCtxDisablePeerAccess). Throws Error: INVALID_HANDLE,
+    // INVALID_ARGUMENT, INVALID_STATE (not enabled), CUDA.
+    void disable_peer_access(const Device &peer) const {
+        detail::check(cucore_device_disable_peer_access(handle_, peer.get()));
+    }
+
     // The primary context, retained while the result or any object made in it
     // lives. Throws Error: INVALID_HANDLE, CUDA.
     Context primary_context() const;

@@ -12,6 +12,7 @@
 #include <cucore/copy_3d.hpp>
 #include <cucore/system.hpp>
 #include <cucore/checkpoint.hpp>
+#include <cucore/communicator.hpp>
 #include <cucore/memory_operations.hpp>
 #include <cucore/launch.hpp>
 #include <cucore/graph.hpp>
@@ -538,6 +539,41 @@ int cucore_facade_graph_compile_check(const cucore::Device &dev, const cucore::S
 }
 
 // Referenced from nowhere: the point is that it compiles cleanly.
+// Communicators: ids, both creations, every operation in both overloads, groups, peer access.
+int cucore_facade_communicator_compile_check(const cucore::Device &dev, const cucore::Stream &s, const cucore::Buffer &b);
+int cucore_facade_communicator_compile_check(const cucore::Device &dev, const cucore::Stream &s, const cucore::Buffer &b) {
+    static_assert(sizeof(cucore::Communicator) == sizeof(void *) && cucore::CommunicatorId::size == 128);
+    static_assert(cucore::data_type_of<float> == cucore::DataType::float32 &&
+                  cucore::data_type_of<cucore::bfloat16> == cucore::DataType::bfloat16);
+    const cucore::CommunicatorId id = cucore::CommunicatorId::create();
+    const cucore::CommunicatorId id2 = cucore::CommunicatorId::from_bytes(id.data(), cucore::CommunicatorId::size);
+    const cucore::Communicator c = cucore::Communicator::create(dev, cucore::CommunicatorId::from_bytes(id.bytes()), 2, 0);
+    const std::vector<cucore::Communicator> all = cucore::Communicator::create_all({dev, dev});
+    cucore::Group g;
+    c.all_reduce(b, b, cucore::DataType::float64, s, cucore::ReduceOp::max, 4);
+    c.all_reduce<std::int32_t>(b, b, s);
+    c.all_gather(b, b, cucore::DataType::uint8, s);
+    c.all_gather<double>(b, b, s, 2);
+    c.reduce_scatter(b, b, cucore::DataType::float16, s, cucore::ReduceOp::avg);
+    c.reduce_scatter<cucore::float16>(b, b, s, cucore::ReduceOp::min, 1);
+    c.broadcast(b, cucore::Buffer(), cucore::DataType::int64, 1, s);
+    c.broadcast<std::uint64_t>(b, b, 0, s, 3);
+    c.reduce(b, b, cucore::DataType::int8, 0, s, cucore::ReduceOp::prod);
+    c.reduce<float>(b, b, 1, s);
+    c.send(b, cucore::DataType::float8_e4m3, 1, s);
+    c.send<std::uint32_t>(b, 1, s, 2);
+    c.recv(b, cucore::DataType::float8_e5m2, 1, s, 2);
+    c.recv<std::int8_t>(b, 1, s);
+    cucore::Group g2(std::move(g));
+    g2.end();
+    dev.enable_peer_access(dev);
+    dev.disable_peer_access(dev);
+    c.check();
+    return c.rank() + c.rank_count() + c.device().ordinal() + static_cast<int>(c.handle() != nullptr) +
+           static_cast<int>(all.size() + cucore::data_type_size(cucore::DataType::bfloat16)) + cucore::Group::depth() +
+           cucore::communicator_library_version() + static_cast<int>(id == id2) + static_cast<int>(g2.is_open());
+}
+
 int cucore_facade_compile_check();
 
 int cucore_facade_compile_check() {
@@ -845,6 +881,7 @@ int cucore_facade_compile_check() {
     sum += cucore_facade_tensor_map_compile_check(s1, b1, cucore::Kernel::from_handle(reinterpret_cast<void *>(1)));
     sum += cucore_facade_green_compile_check(dev);
     sum += cucore_facade_graph_compile_check(dev, s1, b1);
+    sum += cucore_facade_communicator_compile_check(dev, s1, b1);
 
     try {
         (void)cucore::live_object_count(CUCORE_OBJECT_STREAM);

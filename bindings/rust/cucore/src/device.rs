@@ -336,6 +336,25 @@ impl Device {
         Ok(c_bool(v))
     }
 
+    /// Lets kernels and copies in this device's primary context reach memory of `peer`'s
+    /// primary context directly (`cucore_device_enable_peer_access`; `cuCtxEnablePeerAccess`):
+    /// memory made by `cuMemAlloc` there and foreign pointers (pool and virtual memory are
+    /// granted per resource: [`MemoryResource::set_peer_access`](crate::MemoryResource::set_peer_access)). Lasts
+    /// until disabled or the process ends; enabling twice is no error. `Status::InvalidArgument`
+    /// for `peer` == `self`, `Status::NotSupported` where [`can_access_peer`](Self::can_access_peer)
+    /// says no. Copies between devices need none of this.
+    pub fn enable_peer_access(&self, peer: &Device) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::cucore_device_enable_peer_access(self.as_raw(), peer.as_raw()) })
+    }
+
+    /// Withdraws what [`enable_peer_access`](Self::enable_peer_access) granted
+    /// (`cuCtxDisablePeerAccess`); `Status::InvalidState` where it was not enabled.
+    pub fn disable_peer_access(&self, peer: &Device) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::cucore_device_disable_peer_access(self.as_raw(), peer.as_raw()) })
+    }
+
     /// The device's primary context, retained while the returned value (or anything made in
     /// it) lives (cuda.core's `Device.context`).
     pub fn primary_context(&self) -> Result<Context> {

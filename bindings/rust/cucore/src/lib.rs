@@ -4,7 +4,8 @@
 //! Every handle type ([`Device`], [`Context`], [`Stream`], [`Event`], [`MemoryResource`],
 //! [`Buffer`], [`Program`], [`ObjectCode`], [`Linker`], [`Kernel`], [`ProgramCache`],
 //! [`GraphicsResource`], [`OpaqueArray`], [`MipmappedArray`], [`TextureObject`],
-//! [`SurfaceObject`], [`GraphDefinition`], [`GraphNode`], [`Graph`], [`GraphBuilder`]) owns one
+//! [`SurfaceObject`], [`GraphDefinition`], [`GraphNode`], [`Graph`], [`GraphBuilder`],
+//! [`Communicator`]) owns one
 //! reference to a library object: `Clone` adds one
 //! (`cucore_*_retain`), `Drop` gives it back (`cucore_*_release`). Objects hold references to
 //! what they depend on (a stream holds its context, which holds its device; a buffer holds its
@@ -190,6 +191,8 @@ pub mod graphics;
 
 pub mod checkpoint;
 pub mod system;
+// Collectives between GPUs through NCCL.
+pub mod communicator;
 
 pub use common::{
     live_object_count, release_error_count, set_release_error_handler, version, version_string, Error, ObjectType,
@@ -249,6 +252,7 @@ pub use graph_memory::{GraphMemoryAttribute, GraphMemoryResource};
 
 pub use checkpoint::{Process, ProcessState};
 pub use system::{SystemDevice, SystemEventSet};
+pub use communicator::{group, CollectiveElement, Communicator, CommunicatorId, DataType, Group, ReduceOp};
 pub use graphics::{
     gl_get_devices, GlDeviceList, GraphicsMapHint, GraphicsRegisterFlags, GraphicsResource, MappedBuffer,
     MappedBuffers,

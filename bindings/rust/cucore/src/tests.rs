@@ -130,8 +130,10 @@ fn object_types() {
     assert_eq!(ObjectType::WorkqueueResource.raw(), 22);
     assert_eq!(ObjectType::TensorMapDescriptor.raw(), 23);
     assert_eq!(ObjectType::SystemDevice.raw(), 24);
-    assert_eq!(ObjectType::SystemEventSet.raw(), sys::CUCORE_OBJECT_TYPE_COUNT - 1);
+    assert_eq!(ObjectType::SystemEventSet.raw(), 25);
     assert_eq!(ObjectType::SystemEventSet.name(), "system event set");
+    assert_eq!(ObjectType::Communicator.raw(), sys::CUCORE_OBJECT_TYPE_COUNT - 1);
+    assert_eq!(ObjectType::Communicator.name(), "communicator");
     assert_eq!(ObjectType::SmResource.name(), "sm resource");
     assert_eq!(ObjectType::TensorMapDescriptor.name(), "tensor map descriptor");
     assert_eq!(ObjectType::GraphDefinition.name(), "graph definition");
