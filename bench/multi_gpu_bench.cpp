@@ -518,7 +518,46 @@ void all_reduce_c(benchmark::State &state) {
     }
 }
 
-void all_reduce_cpp(benchmark::State &state) { skip_run(state, "the C++ facade of communicators lands later"); }
+void all_reduce_cpp(benchmark::State &state) {
+    if (!two_gpus(state) || !nccl_present(state)) return;
+    const int n = ranks();
+    CGpus &gpus = CGpus::get();  // the C ABI row's devices, pools, streams and communicators, borrowed
+    if (!gpus.start(state, n)) return;
+    std::vector<cucore_communicator_t *> &raw_comms = c_communicators(state, n);
+    if (raw_comms.empty()) return;
+    try {
+        std::vector<cucore::Communicator> comms;
+        std::vector<cucore::Stream> streams;
+        std::vector<cucore::Buffer> send, recv;
+        for (int i = 0; i < n; ++i) {
+            comms.push_back(cucore::Communicator::borrow(raw_comms[i]));
+            streams.push_back(cucore::Stream::borrow(gpus[i].stream));
+            cucore::MemoryResource pool = cucore::MemoryResource::borrow(gpus[i].pool);
+            send.push_back(pool.allocate(kGiB, streams[i]));
+            recv.push_back(pool.allocate(kGiB, streams[i]));
+            send[i].fill(float_bits(1.0f), streams[i]);
+            streams[i].synchronize();
+        }
+        timed_loop(
+            state,
+            [&] {
+                cucore::Group group;
+                for (int i = 0; i < n; ++i) comms[i].all_reduce<float>(send[i], recv[i], streams[i]);
+                group.end();
+                return true;
+            },
+            [&] {
+                for (cucore::Stream &s : streams) s.synchronize();
+                return true;
+            });
+        std::uint32_t last = 0;
+        recv[n - 1].copy_to_host(kGiB - 4, &last, 4, streams[n - 1]);
+        streams[n - 1].synchronize();
+        if (!state.error_occurred()) check_word(state, "the last rank's last word", last, float_bits(static_cast<float>(n)));
+    } catch (const std::exception &e) {
+        fail_cpp(state, e);
+    }
+}
 
 constexpr double kBusBytes = 2.0 * (kRanks - 1) / kRanks * static_cast<double>(kGiB);
 

@@ -327,6 +327,17 @@ TEST_F(BufferKindsTest, CopiesBetweenDevicesArePeerCopies) {
     EXPECT_FALSE(called("cuMemcpyPeerAsync"));
     EXPECT_EQ(read_all(c), data);
     EXPECT_EQ(fake::current_context(), nullptr) << "the caller's context is left alone";
+    // Host copies of a device's memory run on that device's streams (the driver crashes on another's).
+    Bytes host(256);
+    fake::reset_calls();
+    EXPECT_EQ(cucore_buffer_copy_to_host(b, 0, host.data(), 256, s0_), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("'buffer' is memory of device 1 and 'stream' a stream of device 0"), std::string::npos)
+        << message();
+    EXPECT_EQ(cucore_buffer_copy_from_host(a, 0, host.data(), 256, s1_), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cucore_buffer_copy(c, b, s0_), CUCORE_ERROR_INVALID_ARGUMENT) << "same device, another's stream";
+    EXPECT_FALSE(called("cuMemcpyAsync"));
+    // Managed memory is reachable from any device's stream.
+    EXPECT_EQ(cucore_buffer_copy_to_host(m, 0, host.data(), 256, s0_), CUCORE_SUCCESS) << message();
     for (cucore_buffer_t *x : {a, b, m, c}) cucore_buffer_release(x);
     for (cucore_memory_resource_t *r : {pool0, pool1, managed}) cucore_memory_resource_release(r);
 }

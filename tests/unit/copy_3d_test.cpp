@@ -274,3 +274,45 @@ TEST_F(Copy3DTest, AClosedBufferIsInvalidState) {
 }
 
 }  // namespace
+
+namespace {
+
+// Between two devices' memory the copy is a peer copy on either device's stream (the driver's plain 3D copy
+// does not reach another device's memory); host memory and a device's memory are copied on its own streams.
+TEST_F(Copy3DTest, BetweenTwoDevicesIsAPeerCopyAndHostSidesUseTheirDevicesStream) {
+    cucore_memory_resource_t *pool1 = nullptr;
+    ASSERT_EQ(cucore_device_memory_resource_get_default(d1_, &pool1), CUCORE_SUCCESS);
+    cucore_buffer_t *other = alloc(pool1, kBufferSize, s1_);
+    ASSERT_EQ(cucore_buffer_fill(other, 0x11, 1, s1_), CUCORE_SUCCESS);
+    ASSERT_EQ(cucore_stream_synchronize(s1_), CUCORE_SUCCESS);
+    const Layout from{0, 32, 4, 0, 0, 0}, to{8, 32, 4, 0, 1, 0};
+    cucore_copy_3d_t c = CUCORE_COPY_3D_INIT;
+    c.src = region(from);
+    c.src.buffer = buffer_;
+    c.dst = region(to);
+    c.dst.buffer = other;
+    c.width = 16;
+    c.rows = 2;
+    c.depth = 2;
+    fake::reset_calls();
+    ASSERT_EQ(cucore_copy_3d(&c, s0_), CUCORE_SUCCESS) << message();
+    EXPECT_TRUE(called("cuMemcpy3DPeerAsync"));
+    EXPECT_FALSE(called("cuMemcpy3DAsync"));
+    ASSERT_EQ(cucore_stream_synchronize(s0_), CUCORE_SUCCESS);
+    Bytes expected(kBufferSize, 0x11);
+    reference_copy(expected, to, Bytes(kBufferSize, 0x5A), from, 16, 2, 2);
+    EXPECT_EQ(read_all(other), expected);
+    // Host memory into device 1's memory on device 0's stream: refused before the driver.
+    cucore_copy_3d_t h = host_to_buffer();
+    h.dst.buffer = other;
+    fake::reset_calls();
+    EXPECT_EQ(cucore_copy_3d(&h, s0_), CUCORE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message().find("'copy.dst.buffer' is memory of device 1"), std::string::npos) << message();
+    EXPECT_FALSE(called("cuMemcpy3DAsync"));
+    EXPECT_EQ(cucore_copy_3d(&h, s1_), CUCORE_SUCCESS) << message();
+    cucore_buffer_release(other);
+    ASSERT_EQ(cucore_stream_synchronize(s1_), CUCORE_SUCCESS);
+    cucore_memory_resource_release(pool1);
+}
+
+}  // namespace

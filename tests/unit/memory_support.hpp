@@ -48,17 +48,24 @@ class MemoryFixture : public FakeDriverTest {
         EXPECT_EQ(cucore_memory_resource_allocate(resource, size, stream, &b), CUCORE_SUCCESS) << message();
         return b;
     }
+    // A stream of the buffer's own device (device 1's memory is copied to and from the host on device 1).
+    cucore_stream_t *stream_of(cucore_buffer_t *b) {
+        int device = 0;
+        EXPECT_EQ(cucore_buffer_device_id(b, &device), CUCORE_SUCCESS) << message();
+        return device == 1 ? s1_ : s0_;
+    }
     Bytes read(cucore_buffer_t *b, uint64_t offset, uint64_t size) {
         Bytes out(size, 0xEE);
-        EXPECT_EQ(cucore_buffer_copy_to_host(b, offset, out.data(), size, s0_), CUCORE_SUCCESS) << message();
-        EXPECT_EQ(cucore_stream_synchronize(s0_), CUCORE_SUCCESS);
+        cucore_stream_t *s = stream_of(b);
+        EXPECT_EQ(cucore_buffer_copy_to_host(b, offset, out.data(), size, s), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(cucore_stream_synchronize(s), CUCORE_SUCCESS);
         return out;
     }
     Bytes read_all(cucore_buffer_t *b) { return read(b, 0, size_of(b)); }
     void write(cucore_buffer_t *b, uint64_t offset, const Bytes &bytes) {
-        EXPECT_EQ(cucore_buffer_copy_from_host(b, offset, bytes.data(), bytes.size(), s0_), CUCORE_SUCCESS)
-            << message();
-        EXPECT_EQ(cucore_stream_synchronize(s0_), CUCORE_SUCCESS);
+        cucore_stream_t *s = stream_of(b);
+        EXPECT_EQ(cucore_buffer_copy_from_host(b, offset, bytes.data(), bytes.size(), s), CUCORE_SUCCESS) << message();
+        EXPECT_EQ(cucore_stream_synchronize(s), CUCORE_SUCCESS);
     }
     static uint64_t address_of(const cucore_buffer_t *b) {
         uint64_t a = ~uint64_t{0};

@@ -128,7 +128,7 @@ fn memory_resource_enum_values_match_header() {
     assert_eq!(CUCORE_OBJECT_BUFFER, 6);
     assert_eq!(CUCORE_OBJECT_PROGRAM_CACHE, 11);
     assert_eq!(CUCORE_MEMORY_RESOURCE_GRAPH, 9);
-    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 26);
+    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 27);
     assert_eq!(size_of::<cucore_memory_resource_kind_t>(), 4);
 }
 
