@@ -139,6 +139,30 @@ double reduce(cucore_reduce_op_t op, const std::vector<double> &xs, bool integer
 
 class CommunicatorGpuTest : public GpuTest {
   protected:
+    // One communicator per GPU for the whole suite, made before the first test takes its baseline of live
+    // objects: NCCL's initialisation takes seconds (tens under compute-sanitizer).
+    static void SetUpTestSuite() {
+        if (!gpu::cu().available) return;
+        int n = 0, version = 0;
+        if (cucore_device_count(&n) != CUCORE_SUCCESS || n < 2 ||
+            cucore_communicator_library_version(&version) != CUCORE_SUCCESS) {
+            cucore_clear_last_error();
+            return;
+        }
+        std::vector<cucore_device_t *> devices(static_cast<size_t>(n), nullptr);
+        for (int d = 0; d < n; ++d) (void)cucore_device_get(d, &devices[d]);
+        shared_.assign(static_cast<size_t>(n), nullptr);
+        if (cucore_communicator_create_all(devices.data(), devices.size(), shared_.data()) != CUCORE_SUCCESS) {
+            shared_failure_ = cucore_last_error_message();
+            shared_.clear();
+        }
+        for (cucore_device_t *d : devices) cucore_device_release(d);
+    }
+    static void TearDownTestSuite() {
+        for (cucore_communicator_t *c : shared_) cucore_communicator_release(c);
+        shared_.clear();
+    }
+
     void SetUp() override {
         GpuTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
@@ -161,12 +185,11 @@ class CommunicatorGpuTest : public GpuTest {
             CUCORE_ASSERT_OK(cucore_stream_create(dev, nullptr, &s));
             streams_.push_back(s);
         }
-        comms_.assign(static_cast<size_t>(ranks_), nullptr);
-        CUCORE_ASSERT_OK(cucore_communicator_create_all(devices_.data(), devices_.size(), comms_.data()));
+        ASSERT_EQ(shared_.size(), static_cast<size_t>(ranks_)) << "no communicators: " << shared_failure_;
+        comms_ = shared_;
     }
     void TearDown() override {
         for (cucore_stream_t *s : streams_) (void)cucore_stream_synchronize(s);
-        for (cucore_communicator_t *c : comms_) cucore_communicator_release(c);
         for (cucore_stream_t *s : streams_) cucore_stream_release(s);
         for (cucore_device_t *d : devices_) cucore_device_release(d);
         GpuTest::TearDown();
@@ -210,8 +233,12 @@ class CommunicatorGpuTest : public GpuTest {
     int ranks_ = 0;
     std::vector<cucore_device_t *> devices_;
     std::vector<cucore_stream_t *> streams_;
-    std::vector<cucore_communicator_t *> comms_;
+    std::vector<cucore_communicator_t *> comms_;  // the suite's (shared_)
+    static std::vector<cucore_communicator_t *> shared_;
+    static std::string shared_failure_;
 };
+std::vector<cucore_communicator_t *> CommunicatorGpuTest::shared_;
+std::string CommunicatorGpuTest::shared_failure_;
 
 TEST_F(CommunicatorGpuTest, CreateAllGivesOneRankPerDevice) {
     EXPECT_GE(nccl_version_, 20700);
@@ -422,6 +449,8 @@ TEST_F(CommunicatorGpuTest, HandlesMayGoRightAfterTheCall) {
     const TypeCase &t = kTypes[7];  // float32
     const size_t count = size_t{16} << 20;  // 64 MiB per rank: still running when the handles go
     std::vector<cucore_buffer_t *> send(ranks_), recv(ranks_), keep(ranks_);
+    std::vector<cucore_communicator_t *> own(static_cast<size_t>(ranks_), nullptr);  // released below, mid-flight
+    CUCORE_ASSERT_OK(cucore_communicator_create_all(devices_.data(), devices_.size(), own.data()));
     for (int r = 0; r < ranks_; ++r) {
         send[r] = allocate(r, count * t.size);
         CUCORE_ASSERT_OK(cucore_buffer_fill(send[r], 0x3f800000u + (static_cast<uint32_t>(r) << 23), 4,
@@ -431,15 +460,12 @@ TEST_F(CommunicatorGpuTest, HandlesMayGoRightAfterTheCall) {
     }
     CUCORE_ASSERT_OK(cucore_communicator_group_start());
     for (int r = 0; r < ranks_; ++r)
-        CUCORE_EXPECT_OK(cucore_communicator_all_reduce(comms_[r], send[r], recv[r], 0, t.type, CUCORE_REDUCE_SUM,
+        CUCORE_EXPECT_OK(cucore_communicator_all_reduce(own[r], send[r], recv[r], 0, t.type, CUCORE_REDUCE_SUM,
                                                         streams_[r]));
     release_all(send);  // inside the group: not yet handed to NCCL
     CUCORE_ASSERT_OK(cucore_communicator_group_end());
     release_all(recv);
-    for (cucore_communicator_t *&c : comms_) {
-        cucore_communicator_release(c);
-        c = nullptr;
-    }
+    for (cucore_communicator_t *c : own) cucore_communicator_release(c);
     double expected = 0;
     for (int r = 0; r < ranks_; ++r) expected += std::ldexp(1.0, r);
     for (int r = 0; r < ranks_; ++r) {

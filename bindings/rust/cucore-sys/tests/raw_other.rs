@@ -38,7 +38,8 @@ fn graphics_and_array_object_types_match_the_header() {
     assert_eq!((CUCORE_OBJECT_TEXTURE_OBJECT, CUCORE_OBJECT_SURFACE_OBJECT), (15, 16));
     assert_eq!((CUCORE_OBJECT_GRAPH_DEFINITION, CUCORE_OBJECT_GRAPH_NODE), (17, 18));
     assert_eq!((CUCORE_OBJECT_GRAPH, CUCORE_OBJECT_GRAPH_BUILDER), (19, 20));
-    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 26);
+    assert_eq!(CUCORE_OBJECT_COMMUNICATOR, 26);
+    assert_eq!(CUCORE_OBJECT_TYPE_COUNT, 27);
 }
 
 #[test]
