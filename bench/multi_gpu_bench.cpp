@@ -380,7 +380,11 @@ void peer_copy_cpp(benchmark::State &state) {
 constexpr int kRanks = 2;
 int ranks() { return kRanks; }
 
-void all_reduce_raw(benchmark::State &state) {
+void no_op(void *) {}
+
+// `with_host_function`: each rank's stream also gets a no-op host function after its all-reduce, as the
+// library queues one to release what the operation holds (the reference row that prices it).
+void all_reduce_raw_impl(benchmark::State &state, bool with_host_function) {
     if (!two_gpus(state)) return;
     const RawNccl &nccl = RawNccl::get();
     if (!nccl.failure.empty()) return skip_run(state, nccl.failure);
@@ -425,7 +429,14 @@ void all_reduce_raw(benchmark::State &state) {
                                                 kNcclSum, comms[i], gpus[i].stream),
                                  "ncclAllReduce"))
                         return false;
-                return nccl.ok(state, nccl.GroupEnd(), "ncclGroupEnd");
+                if (!nccl.ok(state, nccl.GroupEnd(), "ncclGroupEnd")) return false;
+                if (with_host_function)
+                    for (int i = 0; i < n; ++i) {
+                        d.cuCtxSetCurrent_fn(gpus[i].context);
+                        if (!ok(state, d.cuLaunchHostFunc_fn(gpus[i].stream, &no_op, nullptr), "cuLaunchHostFunc"))
+                            return false;
+                    }
+                return true;
             },
             [&] {
                 for (int i = 0; i < n; ++i)
@@ -446,6 +457,9 @@ void all_reduce_raw(benchmark::State &state) {
     }
     d.cuCtxSetCurrent_fn(env().cu_context);
 }
+
+void all_reduce_raw(benchmark::State &state) { all_reduce_raw_impl(state, false); }
+void all_reduce_raw_host_function(benchmark::State &state) { all_reduce_raw_impl(state, true); }
 
 // The communicators of the C ABI and C++ rows, made once (creating them takes seconds).
 std::vector<cucore_communicator_t *> &c_communicators(benchmark::State &state, int n) {
@@ -577,6 +591,12 @@ const bool registered = [] {
                         "issue 19: all-reduce of 1 GiB, bus bandwidth >= 0.98x NCCL called directly, i.e. <= "
                         "1.0204x in time",
                         &all_reduce_raw, &all_reduce_c, &all_reduce_cpp, kBusBytes, kBandwidthRatio,
+                        kAllReduceIterations});
+    register_operation({93, "all_reduce_1g_host_function",
+                        "all-reduce, 1 GiB, 2 GPUs; raw + a host function per op (reference)", 0,
+                        "the raw column also queues a no-op host function per rank and operation (what the library "
+                        "queues to release an operation's holds): prices that part of the C ABI's cost",
+                        &all_reduce_raw_host_function, &all_reduce_c, &all_reduce_cpp, kBusBytes, 0,
                         kAllReduceIterations});
     return true;
 }();

@@ -172,8 +172,10 @@ void Buffer::copy_from(Buffer &source, Stream &stream) {
         CUCORE_CALL(cuMemcpyPeerAsync, address_, destination->cu(), source.address_, origin->cu(),
                     static_cast<size_t>(size_), stream.cu());
     } else {
-        check_stream_reaches(*this, stream, "dst");
-        check_stream_reaches(source, stream, "src");
+        // Host memory on one side: the device side's own stream (two buffers of one device may use another
+        // device's stream where that device was granted access).
+        if (source.device_id() < 0) check_stream_reaches(*this, stream, "dst");
+        if (device_id() < 0) check_stream_reaches(source, stream, "src");
         CUCORE_CALL(cuMemcpyAsync, address_, source.address_, static_cast<size_t>(size_), stream.cu());
     }
     hold_buffer_for_capture(stream, *this);

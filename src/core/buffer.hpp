@@ -148,8 +148,8 @@ inline bool is_device_memory(const Buffer &buffer) noexcept {
     return buffer.device_id() >= 0 && !buffer.is_managed();
 }
 // A copy between `buffer` and host memory must run on a stream of the buffer's own device: the driver
-// does not reach another device's memory that way (it crashed doing so on an H200 pair). INVALID_ARGUMENT
-// naming `name` otherwise.
+// segfaulted copying another device's memory to pageable host memory on an H200 pair. INVALID_ARGUMENT
+// naming `name` otherwise (device memory only; managed and host memory are reachable from any stream).
 void check_stream_reaches(const Buffer &buffer, const Stream &stream, const char *name);
 
 void hold_buffer_for_capture(Stream &stream, Buffer &buffer);

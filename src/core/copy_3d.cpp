@@ -141,8 +141,10 @@ void copy_3d(const CopySide &source, const CopySide &destination, uint64_t width
         CUDA_MEMCPY3D_PEER peer = peer_params(params, *src, *dst);
         CUCORE_CALL(cuMemcpy3DPeerAsync, &peer, stream.cu());
     } else {
-        if (src) check_stream_reaches(*src, stream, "copy.src.buffer");
-        if (dst) check_stream_reaches(*dst, stream, "copy.dst.buffer");
+        // Host memory on one side (a host pointer or a host buffer): the device side's own stream.
+        const bool host_src = !src || src->device_id() < 0, host_dst = !dst || dst->device_id() < 0;
+        if (src && host_dst) check_stream_reaches(*src, stream, "copy.src.buffer");
+        if (dst && host_src) check_stream_reaches(*dst, stream, "copy.dst.buffer");
         CUCORE_CALL(cuMemcpy3DAsync, &params, stream.cu());
     }
     if (source.buffer) hold_buffer_for_capture(stream, *source.buffer);

@@ -169,6 +169,10 @@ _DTYPE_NAMES.update({"float8_e4m3fn": DataType.FLOAT8_E4M3, "half": DataType.FLO
 _OP_NAMES = {m.name.lower(): m for m in ReduceOp}
 
 
+# Names NumPy and PyTorch give different widths (NumPy's "float" is 64 bits, PyTorch's 32).
+_AMBIGUOUS_NAMES = frozenset({"float", "int", "byte", "long", "short", "uint"})
+
+
 def data_type(dtype: Any) -> DataType:
     """`dtype` as a DataType: a member, its value, a name ("float32", "bfloat16", "float8_e4m3fn", NumPy's "f4"
     when NumPy is imported), a NumPy dtype or scalar type, or a PyTorch dtype (torch.float32). TypeError for
@@ -198,7 +202,8 @@ def data_type(dtype: Any) -> DataType:
         if found is not None:
             return found
         numpy = sys.modules.get("numpy")  # NumPy's spellings ("f4", "<i8") only from a program that imported it
-        if numpy is not None:
+        # ("float", "int" and "byte" stay refused: NumPy and PyTorch read them as different types)
+        if numpy is not None and name.lower() not in _AMBIGUOUS_NAMES:
             try:
                 found = _DTYPE_NAMES.get(numpy.dtype(dtype).name)
             except (TypeError, ValueError):
