@@ -162,7 +162,9 @@ void Buffer::copy_from(Buffer &source, Stream &stream) {
         throw_invalid_argument("buffer sizes differ: 'dst' has " + std::to_string(size_) + " bytes, 'src' " +
                                std::to_string(source.size_));
     if (size_ == 0) return;
-    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    // A copy that touches host memory runs with the stream's context current: the driver refused pageable host
+    // copies into device 1's memory (INVALID_VALUE) while device 0's context was current (H200 pair).
+    ScopedContext bind(stream.cu_context(), stream.is_builtin() || source.device_id() < 0 || device_id() < 0);
     const bool device_to_device = traits_.device_id >= 0 && source.traits_.device_id >= 0 && !traits_.managed &&
                                   !source.traits_.managed;
     if (device_to_device && traits_.device_id != source.traits_.device_id) {
@@ -189,7 +191,7 @@ void Buffer::copy_from_host(uint64_t offset, const void *source, uint64_t size, 
     check_range(offset, size, "the buffer");
     check_stream_reaches(*this, stream, "buffer");
     if (size == 0) return;
-    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    ScopedContext bind(stream.cu_context());  // host memory: the stream's context current (see copy_from)
     CUCORE_CALL(cuMemcpyAsync, address_ + offset, reinterpret_cast<CUdeviceptr>(source), static_cast<size_t>(size),
                 stream.cu());
     hold_buffer_for_capture(stream, *this);
@@ -202,7 +204,7 @@ void Buffer::copy_to_host(uint64_t offset, void *destination, uint64_t size, Str
     check_range(offset, size, "the buffer");
     check_stream_reaches(*this, stream, "buffer");
     if (size == 0) return;
-    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    ScopedContext bind(stream.cu_context());  // host memory: the stream's context current (see copy_from)
     CUCORE_CALL(cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(destination), address_ + offset,
                 static_cast<size_t>(size), stream.cu());
     hold_buffer_for_capture(stream, *this);

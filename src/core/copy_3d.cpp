@@ -135,14 +135,15 @@ void copy_3d(const CopySide &source, const CopySide &destination, uint64_t width
     }
     const CUDA_MEMCPY3D params = copy_3d_params(source, destination, width, rows, depth);
     Buffer *src = source.buffer, *dst = destination.buffer;
-    ScopedContext bind(stream.cu_context(), stream.is_builtin());
+    const bool host_src = !src || src->device_id() < 0, host_dst = !dst || dst->device_id() < 0;
+    // Host memory on a side: the stream's context current, as Buffer::copy_from_host binds it.
+    ScopedContext bind(stream.cu_context(), stream.is_builtin() || host_src || host_dst);
     if (src && dst && is_device_memory(*src) && is_device_memory(*dst) && src->device_id() != dst->device_id()) {
         // Memory of two devices: a peer copy, each side named with its device's context (as Buffer::copy_from).
         CUDA_MEMCPY3D_PEER peer = peer_params(params, *src, *dst);
         CUCORE_CALL(cuMemcpy3DPeerAsync, &peer, stream.cu());
     } else {
         // Host memory on one side (a host pointer or a host buffer): the device side's own stream.
-        const bool host_src = !src || src->device_id() < 0, host_dst = !dst || dst->device_id() < 0;
         if (src && host_dst) check_stream_reaches(*src, stream, "copy.src.buffer");
         if (dst && host_src) check_stream_reaches(*dst, stream, "copy.dst.buffer");
         CUCORE_CALL(cuMemcpy3DAsync, &params, stream.cu());

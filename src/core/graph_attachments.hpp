@@ -5,10 +5,10 @@
 // data. Each definition holds one GraphAttachments; clones and definitions
 // that copied it as a child graph hold it too, and every executable graph made
 // from it holds it (with what its updates brought in). An executable released
-// while launches may be in flight does not drop these at once: a host
-// function queued on each stream it was launched on hands them to the
-// library's release thread when the stream reaches it (release_after), so they
-// outlive the work, and release order never matters. (Driver user objects
+// while launches may be in flight does not drop these at once: an event
+// recorded on each stream it was launched on tells the library's release
+// thread when the stream has passed them (release_after), so they outlive the
+// work, and release order never matters. (Driver user objects
 // would do the same inside the driver, but measured on the H100 they made
 // every graph launch about 2 us slower; see docs/performance.md.)
 #pragma once
@@ -71,15 +71,16 @@ class GraphAttachments {
 // captures it, the graph holds the kernel and knows it as its node's kernel.
 void hold_kernel_for_capture(Stream &stream, Object &kernel);
 
-// Releases `held` once every stream in `streams` has reached this point (a
-// host function on each queues it for the release thread, which drops the
-// last copy): what launches of a graph used outlives the graph object until
-// they are done. Where a host function cannot be queued, waits for the stream.
+// Releases `held` once every stream in `streams` has reached this point (an
+// event recorded on each, which the release thread polls before dropping the
+// last copy; an event, unlike a host function, does not hold the stream up):
+// what enqueued work used outlives its handles until the work is done (graph
+// launches, collectives). Where no event can be recorded, waits for the stream.
 void release_after(const std::vector<Ref<Stream>> &streams, std::shared_ptr<void> held) noexcept;
 
-// Waits until every attachment reference the driver has given back so far is
-// dropped (the release thread's queue is empty), so counts of live objects are
-// exact. Cheap when nothing is queued.
+// Drops what release_after holds for work that is done (its events have
+// completed) and waits for the release thread's drops in progress, so counts
+// of live objects are exact. Never waits for work still running.
 void drain_graph_releases() noexcept;
 
 // Runs a closure's release now (a create path that failed before the closure was attached).
