@@ -383,7 +383,8 @@ int ranks() { return kRanks; }
 void no_op(void *) {}
 
 // `with_host_function`: each rank's stream also gets a no-op host function after its all-reduce, as the
-// library queues one to release what the operation holds (the reference row that prices it).
+// library queued one to release what the operation holds until it moved to events (the reference row that
+// priced it: docs/performance.md, issue 19).
 void all_reduce_raw_impl(benchmark::State &state, bool with_host_function) {
     if (!two_gpus(state)) return;
     const RawNccl &nccl = RawNccl::get();
@@ -594,8 +595,8 @@ const bool registered = [] {
                         kAllReduceIterations});
     register_operation({93, "all_reduce_1g_host_function",
                         "all-reduce, 1 GiB, 2 GPUs; raw + a host function per op (reference)", 0,
-                        "the raw column also queues a no-op host function per rank and operation (what the library "
-                        "queues to release an operation's holds): prices that part of the C ABI's cost",
+                        "the raw column also queues a no-op host function per rank and operation (how the library "
+                        "released an operation's holds before it recorded events instead): prices that design",
                         &all_reduce_raw_host_function, &all_reduce_c, &all_reduce_cpp, kBusBytes, 0,
                         kAllReduceIterations});
     return true;

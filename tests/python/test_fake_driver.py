@@ -62,7 +62,7 @@ def test_gpu_suite_under_the_fake_driver(fake_driver_path):
                FAKE_CUDA_DEVICES="2", CUCORE_NCCL_PATH=fake_nccl_path(fake_driver_path))
     from cucore import _lib
     env.setdefault("CUCORE_LIBRARY", _lib.path())
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "gpu", "-rs",
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "gpu", "-rfEs", "--tb=short",
            str(TESTS_DIR)]
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=str(REPO))
     print(r.stdout[-6000:])
