@@ -265,11 +265,13 @@ if command -v compute-sanitizer >/dev/null; then
     echo "== compute-sanitizer memcheck" >>"$log"
     # --report-api-errors no: the tests provoke driver errors on purpose (not
     # ready, invalid handle); memory errors and leaks still fail the run.
-    # --target-processes application-only: the tests' helper processes (IPC importers, one NCCL rank per
-    # process) run without it: under memcheck the NCCL ranks died in their first collective (H200 pair, 2026-11-28).
+    # --target-processes application-only: the tests' helper processes (IPC importers) run without it.
+    # CommunicatorGpuTest.OneProcessPerGpu is left out: its NCCL ranks, one child process per GPU, died in their
+    # first collective under memcheck (run 1, 2026-11-28) and hung in ncclCommInitRank with the children outside
+    # it (run 9); it passes in the GPU suite above, and the in-process collectives run under memcheck here.
     timeout 600 compute-sanitizer --tool memcheck --error-exitcode 99 --leak-check full --report-api-errors no \
         --target-processes application-only \
-        "$stage/bin/cucore_gpu_tests" >"$out/memcheck.log" 2>&1
+        "$stage/bin/cucore_gpu_tests" --gtest_filter=-CommunicatorGpuTest.OneProcessPerGpu >"$out/memcheck.log" 2>&1
     rc=$?
     read -r p s f < <(gtest_counts "$out/memcheck.log")
     grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1 >>"$summary"

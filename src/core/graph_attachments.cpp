@@ -95,6 +95,27 @@ namespace {
 // had run (measured on an H200 pair: +3.5% on a 1 GiB all-reduce, see docs/performance.md). The thread polls
 // the entries' events, backing off while none is done. Leaked on purpose: entries may outlive static
 // destructors at process exit.
+// Puts the calling thread in the relaxed capture interaction mode for its scope (cuThreadExchangeStreamCaptureMode),
+// so its driver calls never invalidate another thread's capture.
+class RelaxedCapture {
+  public:
+    explicit RelaxedCapture(const driver::Table *api) noexcept : api_(api) {
+        if (api_ && api_->cuThreadExchangeStreamCaptureMode &&
+            api_->cuThreadExchangeStreamCaptureMode(&mode_) == CUDA_SUCCESS)
+            exchanged_ = true;
+    }
+    ~RelaxedCapture() {
+        if (exchanged_) api_->cuThreadExchangeStreamCaptureMode(&mode_);  // back to the caller's mode
+    }
+    RelaxedCapture(const RelaxedCapture &) = delete;
+    RelaxedCapture &operator=(const RelaxedCapture &) = delete;
+
+  private:
+    const driver::Table *api_;
+    CUstreamCaptureMode mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+    bool exchanged_ = false;
+};
+
 class ReleaseQueue {
   public:
     struct Entry {
@@ -162,10 +183,14 @@ class ReleaseQueue {
     }
 
     // The entries whose events have completed (or failed: the work is gone either way), out of the queue.
-    // Called with the lock held; queries the driver (cheap, never blocking).
+    // Called with the lock held; queries the driver (cheap, never blocking). The queries run in the relaxed
+    // capture mode: in the default (global) mode an event query while another thread captures a stream would
+    // invalidate that capture (seen on an H200: a graph builder's join failed with CAPTURE_INVALIDATED).
     std::vector<Entry> take_done(std::unique_lock<std::mutex> &) noexcept {
         std::vector<Entry> done;
         const driver::Table *api = driver::peek();
+        if (queue_.empty()) return done;
+        RelaxedCapture relaxed(api);
         for (auto it = queue_.begin(); it != queue_.end();) {
             bool finished = it->event == nullptr || api == nullptr;
             if (!finished) {
@@ -189,6 +214,7 @@ class ReleaseQueue {
     // Destroys the entry's event (after waiting for it when `wait`) and drops what it held.
     static void finish(const Entry &entry, bool wait) noexcept {
         if (entry.event) {
+            RelaxedCapture relaxed(driver::peek());
             ScopedContext bind(entry.context, ScopedContext::ReleasePath{"releasing what enqueued work used"});
             if (wait)
                 release_reported("cuEventSynchronize", "waiting for enqueued work before releasing what it used",

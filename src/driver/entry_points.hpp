@@ -142,6 +142,7 @@ typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v4010)(unsigned int *, CUdevice_v1 
     X(cuStreamBeginCaptureToGraph, 12030)      \
     X(cuStreamEndCapture, 10000)               \
     X(cuStreamIsCapturing, 10000)              \
+    X(cuThreadExchangeStreamCaptureMode, 10010) \
     X(cuStreamGetCaptureInfo, 12030)           \
     X(cuStreamUpdateCaptureDependencies, 12030) \
     X(cuGraphCreate, 10000)                    \

@@ -213,6 +213,16 @@ CUresult f_cuStreamEndCapture(CUstream stream, CUgraph *graph) {
     *graph = handle_of(c->graph);
     return CUDA_SUCCESS;
 }
+// The calling thread's capture interaction mode (kept, not enforced: the fake prohibits no call during a capture).
+CUresult f_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
+    static thread_local CUstreamCaptureMode t_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+    if (!mode) return CUDA_ERROR_INVALID_VALUE;
+    const CUstreamCaptureMode previous = t_mode;
+    t_mode = *mode;
+    *mode = previous;
+    return CUDA_SUCCESS;
+}
+
 CUresult f_cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status) {
     if (!status) return CUDA_ERROR_INVALID_VALUE;
     Lock lock(state().mutex);

@@ -65,7 +65,7 @@ def test_gpu_suite_under_the_fake_driver(fake_driver_path):
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "gpu", "-rfEs", "--tb=short",
            str(TESTS_DIR)]
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=str(REPO))
-    print(r.stdout[-6000:])
+    print(r.stdout[-20000:])
     print(r.stderr[-3000:])
     assert r.returncode == 0, "the GPU tests failed under the fake driver (output above)"
     assert " passed" in r.stdout
