@@ -23,32 +23,7 @@
 
 #include <cucore.h>
 
-static int g_report = -1;
-static int g_failures = 0;
-
-static void report(const char *format, ...) {
-    char line[1024];
-    va_list args;
-    va_start(args, format);
-    int n = vsnprintf(line, sizeof line - 1, format, args);
-    va_end(args);
-    if (n < 0) return;
-    if (n > (int)sizeof line - 2) n = (int)sizeof line - 2;
-    line[n++] = '\n';
-    ssize_t off = 0;
-    while (off < n) {
-        ssize_t w = write(g_report, line + off, (size_t)(n - off));
-        if (w <= 0) return;
-        off += w;
-    }
-}
-
-/* Reports a failed step (status and message of the library's last error). */
-static void fail(const char *step, const char *what) {
-    ++g_failures;
-    report("fail %s: %s (%s: %s)", step, what, cucore_status_string(cucore_last_error_status()),
-           cucore_last_error_message());
-}
+#include "child_report.h"
 
 #define REQUIRE(step, expr)                                        \
     do {                                                           \
@@ -71,19 +46,6 @@ static void expect_refused(const char *step, cucore_status_t status, cucore_stat
         report("ok %s", step);
     }
 }
-
-static int from_hex(const char *text, uint8_t *out, size_t size) {
-    if (strlen(text) != 2 * size) return -1;
-    for (size_t i = 0; i < size; ++i) {
-        unsigned v = 0;
-        if (sscanf(text + 2 * i, "%2x", &v) != 1) return -1;
-        out[i] = (uint8_t)v;
-    }
-    return 0;
-}
-
-/* The same pattern as the parent's. */
-static uint8_t pattern_byte(size_t i, unsigned seed) { return (uint8_t)(i * 31u + seed * 7u + (i >> 8)); }
 
 /* Host functions must not call CUDA: this one only delays its stream. */
 static void delay_stream(void *unused) {
