@@ -256,6 +256,28 @@ inline Enum check_enum_range(const Enum &value, int32_t first, int32_t last, con
     return check_enum(value, [first, last](int32_t raw) { return raw >= first && raw <= last; }, argument, expected);
 }
 
+// An array out-argument of `count` handles: checked like require_array and cleared, so it reads NULLs if the
+// call fails.
+template <class Handle>
+inline void out_array(Handle **array, size_t count, const char *argument) {
+    require_array(array, count, argument);
+    for (size_t i = 0; i < count; ++i) array[i] = nullptr;
+}
+
+// A count that must be at least 1 (`what` says what it counts, for the message).
+inline void require_nonzero(size_t count, const char *argument, const char *what) {
+    if (count == 0) core::throw_invalid_argument(std::string("argument '") + argument + "' is 0; name at least one " + what);
+}
+
+// A clique of `rank_count` ranks (at least 1) and `rank`, one of them.
+inline void check_rank(int rank_count, int rank) {
+    if (rank_count < 1)
+        core::throw_invalid_argument("argument 'rank_count' is " + std::to_string(rank_count) + "; at least 1");
+    if (rank < 0 || rank >= rank_count)
+        core::throw_invalid_argument("argument 'rank' is " + std::to_string(rank) + "; ranks are 0.." +
+                                     std::to_string(rank_count - 1));
+}
+
 // A collective's element type: one of the named types (not UNSET).
 inline cucore_data_type_t check_data_type(const cucore_data_type_t &type, const char *argument) {
     return check_enum_range(type, CUCORE_DATA_TYPE_INT8, CUCORE_DATA_TYPE_FLOAT8_E5M2, argument,

@@ -8,7 +8,7 @@ extern "C" {
 cucore_status_t cucore_communicator_library_version(int *version) {
     return capi::guarded(__func__, [&] {
         int &result = capi::out(version, "version");
-        result = driver::nccl_api().version;
+        result = core::Communicator::library_version();
     });
 }
 
@@ -32,6 +32,7 @@ cucore_status_t cucore_communicator_create(cucore_device_t *device, const cucore
         cucore_communicator_t *&result = capi::out(communicator, "communicator");
         core::Device &object = capi::get(device, "device");
         capi::require(id, "id");
+        capi::check_rank(rank_count, rank);
         result = capi::give_new<cucore_communicator_t>(core::Communicator::create(object, *id, rank_count, rank));
     });
 }
@@ -39,8 +40,8 @@ cucore_status_t cucore_communicator_create(cucore_device_t *device, const cucore
 cucore_status_t cucore_communicator_create_all(cucore_device_t *const *devices, size_t count,
                                                cucore_communicator_t **communicators) {
     return capi::guarded(__func__, [&] {
-        capi::require_array(communicators, count, "communicators");
-        for (size_t i = 0; i < count; ++i) communicators[i] = nullptr;
+        capi::out_array(communicators, count, "communicators");
+        capi::require_nonzero(count, "count", "device");
         capi::require_array(devices, count, "devices");
         const std::vector<core::Device *> objects = capi::get_all(devices, count, "devices");
         size_t total = 0;

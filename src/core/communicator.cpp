@@ -19,37 +19,24 @@ namespace nc = driver::nccl;
 
 namespace {
 
+// NCCL's element type and reduction for the library's (valid: the C ABI checked them, the one place that does).
 nc::DataType nccl_type(cucore_data_type_t type) {
-    switch (type) {
-        case CUCORE_DATA_TYPE_INT8: return nc::kInt8;
-        case CUCORE_DATA_TYPE_UINT8: return nc::kUint8;
-        case CUCORE_DATA_TYPE_INT32: return nc::kInt32;
-        case CUCORE_DATA_TYPE_UINT32: return nc::kUint32;
-        case CUCORE_DATA_TYPE_INT64: return nc::kInt64;
-        case CUCORE_DATA_TYPE_UINT64: return nc::kUint64;
-        case CUCORE_DATA_TYPE_FLOAT16: return nc::kFloat16;
-        case CUCORE_DATA_TYPE_FLOAT32: return nc::kFloat32;
-        case CUCORE_DATA_TYPE_FLOAT64: return nc::kFloat64;
-        case CUCORE_DATA_TYPE_BFLOAT16: return nc::kBfloat16;
-        case CUCORE_DATA_TYPE_FLOAT8_E4M3:
-        case CUCORE_DATA_TYPE_FLOAT8_E5M2:
-            if (driver::nccl_api().version < nc::kFloat8Version)
-                throw Error(CUCORE_ERROR_NOT_SUPPORTED, "8-bit float collectives need NCCL 2.24 or later; NCCL " +
-                                                            std::to_string(driver::nccl_api().version) + " is loaded");
-            return type == CUCORE_DATA_TYPE_FLOAT8_E4M3 ? nc::kFloat8e4m3 : nc::kFloat8e5m2;
-        default: throw_invalid_argument("argument 'type' is not a data type");
-    }
+    constexpr nc::DataType kTypes[] = {nc::kInt8,    nc::kUint8,   nc::kInt32,   nc::kUint32,
+                                       nc::kInt64,   nc::kUint64,  nc::kFloat16, nc::kFloat32,
+                                       nc::kFloat64, nc::kBfloat16, nc::kFloat8e4m3, nc::kFloat8e5m2};
+    static_assert(CUCORE_DATA_TYPE_INT8 == 1 && CUCORE_DATA_TYPE_FLOAT8_E5M2 == 12, "kTypes follows the enum");
+    if ((type == CUCORE_DATA_TYPE_FLOAT8_E4M3 || type == CUCORE_DATA_TYPE_FLOAT8_E5M2) &&
+        driver::nccl_api().version < nc::kFloat8Version)
+        throw Error(CUCORE_ERROR_NOT_SUPPORTED, "8-bit float collectives need NCCL 2.24 or later; NCCL " +
+                                                    std::to_string(driver::nccl_api().version) + " is loaded");
+    return kTypes[type - CUCORE_DATA_TYPE_INT8];
 }
 
 nc::RedOp nccl_op(cucore_reduce_op_t op) {
-    switch (op) {
-        case CUCORE_REDUCE_SUM: return nc::kSum;
-        case CUCORE_REDUCE_PROD: return nc::kProd;
-        case CUCORE_REDUCE_MAX: return nc::kMax;
-        case CUCORE_REDUCE_MIN: return nc::kMin;
-        case CUCORE_REDUCE_AVG: return nc::kAvg;
-        default: throw_invalid_argument("argument 'op' is not a reduction");
-    }
+    static_assert(CUCORE_REDUCE_SUM == nc::kSum && CUCORE_REDUCE_PROD == nc::kProd && CUCORE_REDUCE_MAX == nc::kMax &&
+                      CUCORE_REDUCE_MIN == nc::kMin && CUCORE_REDUCE_AVG == nc::kAvg,
+                  "the library's reductions are NCCL's values");
+    return static_cast<nc::RedOp>(op);
 }
 
 // Destroys a communicator a create path made (reported, never thrown).
@@ -147,6 +134,8 @@ Communicator::Communicator(Ref<Context> context, nc::Comm comm, int rank, int ra
 
 Communicator::~Communicator() { DestroyComm{context_->cu()}(comm_); }
 
+int Communicator::library_version() { return driver::nccl_api().version; }
+
 void Communicator::make_id(cucore_communicator_id_t &id) {
     nc::UniqueId unique{};
     CUCORE_NCCL(ncclGetUniqueId, &unique);
@@ -156,10 +145,6 @@ void Communicator::make_id(cucore_communicator_id_t &id) {
 
 Ref<Communicator> Communicator::create(Device &device, const cucore_communicator_id_t &id, int rank_count, int rank) {
     driver::nccl_api();  // NOT_SUPPORTED before anything is made
-    if (rank_count < 1) throw_invalid_argument("argument 'rank_count' is " + std::to_string(rank_count) + "; at least 1");
-    if (rank < 0 || rank >= rank_count)
-        throw_invalid_argument("argument 'rank' is " + std::to_string(rank) + "; ranks are 0.." +
-                               std::to_string(rank_count - 1));
     Ref<Context> context = device.primary_context();
     nc::UniqueId unique;
     static_assert(sizeof unique == sizeof id.internal, "ncclUniqueId is 128 bytes");
@@ -177,7 +162,6 @@ Ref<Communicator> Communicator::create(Device &device, const cucore_communicator
 
 std::vector<Ref<Communicator>> Communicator::create_all(const std::vector<Device *> &devices) {
     driver::nccl_api();
-    if (devices.empty()) throw_invalid_argument("argument 'count' is 0; name at least one device");
     std::vector<int> ordinals;
     std::vector<Ref<Context>> contexts;
     for (size_t i = 0; i < devices.size(); ++i) {

@@ -27,11 +27,13 @@ class Stream;
 
 class Communicator final : public Object, public Pooled<Communicator> {
   public:
+    // The loaded NCCL's NCCL_VERSION_CODE (loads it; NOT_SUPPORTED when missing).
+    static int library_version();
     // A new clique id (ncclGetUniqueId).
     static void make_id(cucore_communicator_id_t &id);
-    // Rank `rank` of `rank_count` in clique `id` on `device` (ncclCommInitRank).
+    // Rank `rank` of `rank_count` (checked by the C ABI) in clique `id` on `device` (ncclCommInitRank).
     static Ref<Communicator> create(Device &device, const cucore_communicator_id_t &id, int rank_count, int rank);
-    // One communicator per device, ranks in order (ncclCommInitAll); all or none.
+    // One communicator per device (at least one), ranks in order (ncclCommInitAll); all or none.
     static std::vector<Ref<Communicator>> create_all(const std::vector<Device *> &devices);
 
     Communicator(Ref<Context> context, driver::nccl::Comm comm, int rank, int rank_count) noexcept;

@@ -215,7 +215,7 @@ void Device::enable_peer_access(Device &peer) {
     Ref<Context> context = pin_primary();
     Ref<Context> other = peer.pin_primary();
     ScopedContext bind(context->cu());
-    const CUresult result = driver::api().cuCtxEnablePeerAccess(other->cu(), 0);
+    const CUresult result = CUCORE_DRIVER(cuCtxEnablePeerAccess)(other->cu(), 0);
     if (result != CUDA_SUCCESS && result != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
         throw_cuda(result, "cuCtxEnablePeerAccess");
 }
@@ -226,7 +226,7 @@ void Device::disable_peer_access(Device &peer) {
     Ref<Context> context = primary_context();
     Ref<Context> other = peer.primary_context();
     ScopedContext bind(context->cu());
-    const CUresult result = driver::api().cuCtxDisablePeerAccess(other->cu());
+    const CUresult result = CUCORE_DRIVER(cuCtxDisablePeerAccess)(other->cu());
     if (result == CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)
         throw Error(CUCORE_ERROR_INVALID_STATE, "device " + std::to_string(ordinal()) + " has no peer access to device " +
                                                     std::to_string(peer.ordinal()) + " to disable",

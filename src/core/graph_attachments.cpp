@@ -192,7 +192,7 @@ class ReleaseQueue {
         if (queue_.empty()) return done;
         RelaxedCapture relaxed(api);
         for (auto it = queue_.begin(); it != queue_.end();) {
-            bool finished = it->event == nullptr || api == nullptr;
+            bool finished = it->event == nullptr || api == nullptr || api->cuEventQuery == nullptr;
             if (!finished) {
                 ScopedContext bind(it->context, ScopedContext::ReleasePath{"checking enqueued work's release event"});
                 finished = api->cuEventQuery(it->event) != CUDA_ERROR_NOT_READY;
@@ -252,7 +252,10 @@ void release_after(const std::vector<Ref<Stream>> &streams, std::shared_ptr<void
         {
             ScopedContext bind(stream->cu_context(), ScopedContext::ReleasePath{"releasing what enqueued work used"});
             const driver::Table *api = driver::peek();
-            const bool recorded = api && api->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
+            // (Each entry point may be missing from an old driver: then no event, as when recording fails.)
+            const bool recorded = api && api->cuEventCreate && api->cuEventRecord && api->cuEventQuery &&
+                                  api->cuEventDestroy &&
+                                  api->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
                                   api->cuEventRecord(event, stream->cu()) == CUDA_SUCCESS;
             if (!recorded) {
                 // No event: wait for the stream instead, then let the entry go at once.

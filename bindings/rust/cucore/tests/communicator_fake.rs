@@ -12,7 +12,6 @@ mod common;
 #[path = "communicator/scenarios.rs"]
 mod scenarios;
 
-use std::sync::Once;
 
 use common::*;
 use cucore::{group, Communicator, DataType, Group, ReduceOp};
@@ -20,25 +19,7 @@ use cucore::{group, Communicator, DataType, Group, ReduceOp};
 /// Devices 0 and 1 of the fake driver, with the fake NCCL, or None after printing why the test
 /// is skipped.
 fn fakes(test: &str) -> Option<Vec<Device>> {
-    static LOAD: Once = Once::new();
-    let cuda = match std::env::var_os("CUCORE_TEST_FAKE_CUDA") {
-        Some(p) if std::path::Path::new(&p).is_file() => std::path::PathBuf::from(p),
-        _ => {
-            skip(test, "CUCORE_TEST_FAKE_CUDA names no fake driver library (CTest's `rust` test sets it)");
-            return None;
-        }
-    };
-    let nccl = cuda.with_file_name("libcucore_fake_nccl.so");
-    if !nccl.is_file() {
-        skip(test, &format!("no fake NCCL at {} (tests/fake_nccl builds it)", nccl.display()));
-        return None;
-    }
-    // Before any library call of this process, under the tests' lock.
-    LOAD.call_once(|| {
-        std::env::set_var("CUCORE_CUDA_DRIVER_PATH", &cuda);
-        std::env::set_var("CUCORE_NCCL_PATH", &nccl);
-        std::env::set_var("FAKE_CUDA_DEVICES", "2");
-    });
+    use_fake_libraries(test, "libcucore_fake_nccl.so", "CUCORE_NCCL_PATH", &[])?;
     gpu(test)?;
     Some(vec![Device::get(0).unwrap(), Device::get(1).unwrap()])
 }

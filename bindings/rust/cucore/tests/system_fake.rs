@@ -8,7 +8,6 @@
 #[macro_use]
 mod common;
 
-use std::sync::Once;
 
 use common::*;
 use cucore::checkpoint::{Process, ProcessState};
@@ -19,26 +18,7 @@ use cucore::system::{
 use cucore::Status;
 
 fn fakes(test: &str) -> Option<Device> {
-    static LOAD: Once = Once::new();
-    let cuda = match std::env::var_os("CUCORE_TEST_FAKE_CUDA") {
-        Some(p) if std::path::Path::new(&p).is_file() => std::path::PathBuf::from(p),
-        _ => {
-            skip(test, "CUCORE_TEST_FAKE_CUDA names no fake driver library (CTest's `rust` test sets it)");
-            return None;
-        }
-    };
-    let nvml = cuda.with_file_name("libcucore_fake_nvml.so");
-    if !nvml.is_file() {
-        skip(test, &format!("no fake NVML at {} (tests/fake_nvml builds it)", nvml.display()));
-        return None;
-    }
-    // Before any library call of this process, under the tests' lock.
-    LOAD.call_once(|| {
-        std::env::set_var("CUCORE_CUDA_DRIVER_PATH", &cuda);
-        std::env::set_var("CUCORE_NVML_PATH", &nvml);
-        std::env::set_var("FAKE_CUDA_DEVICES", "2");
-        std::env::set_var("FAKE_NVML_DEVICES", "2");
-    });
+    use_fake_libraries(test, "libcucore_fake_nvml.so", "CUCORE_NVML_PATH", &[("FAKE_NVML_DEVICES", "2")])?;
     gpu(test)
 }
 

@@ -23,6 +23,36 @@ pub use arena::{peek, poke, Arena, Log};
 mod skips;
 pub use skips::skip;
 
+/// Points this process, once and before any library call, at the fake driver (`CUCORE_TEST_FAKE_CUDA`, 2
+/// devices) and at the fake library `companion` built beside it (`libcucore_fake_nccl.so`, named to the
+/// library through the environment variable `variable`), with the extra variables `extra`. None after
+/// printing why `test` is skipped.
+pub fn use_fake_libraries(test: &str, companion: &str, variable: &str, extra: &[(&str, &str)]) -> Option<()> {
+    static LOAD: std::sync::Once = std::sync::Once::new();
+    let cuda = match std::env::var_os("CUCORE_TEST_FAKE_CUDA") {
+        Some(p) if std::path::Path::new(&p).is_file() => std::path::PathBuf::from(p),
+        _ => {
+            skip(test, "CUCORE_TEST_FAKE_CUDA names no fake driver library (CTest's `rust` test sets it)");
+            return None;
+        }
+    };
+    let library = cuda.with_file_name(companion);
+    if !library.is_file() {
+        skip(test, &format!("no {} at {} (the tests' CMake builds it beside the fake driver)", companion, library.display()));
+        return None;
+    }
+    // Under the tests' lock, before the library reads these.
+    LOAD.call_once(|| {
+        std::env::set_var("CUCORE_CUDA_DRIVER_PATH", &cuda);
+        std::env::set_var(variable, &library);
+        std::env::set_var("FAKE_CUDA_DEVICES", "2");
+        for (name, value) in extra {
+            std::env::set_var(name, value);
+        }
+    });
+    Some(())
+}
+
 pub static SERIAL: Mutex<()> = Mutex::new(());
 
 pub fn serial() -> MutexGuard<'static, ()> {
