@@ -4,16 +4,16 @@ import ctypes
 import pytest
 
 import cucore
-from cucore import _abi, _abi_constants, _lib
+from cucore import _abi, _abi_constants, _abi_types, _lib
 
 
 def test_ctypes_structs_have_the_c_compilers_layout():
     # _lib checks this at import; here each struct is compared explicitly, field by field.
-    assert _abi.LAYOUTS.keys() == _abi.STRUCTS.keys()
-    for name, (size, align, offsets) in _abi.LAYOUTS.items():
+    assert _abi_types.LAYOUTS.keys() == _abi_types.STRUCTS.keys()
+    for name, (size, align, offsets) in _abi_types.LAYOUTS.items():
         cls = _lib.STRUCTS[name]
         assert (ctypes.sizeof(cls), ctypes.alignment(cls)) == (size, align), name
-        for (field, _), offset in zip(_abi.STRUCTS[name], offsets):
+        for (field, _), offset in zip(_abi_types.STRUCTS[name], offsets):
             assert getattr(cls, field).offset == offset, f"{name}.{field}"
 
 
@@ -30,11 +30,11 @@ class _LibraryWithOtherLayouts:
 
         def query(struct_name, field_name, value):
             name = struct_name.decode()
-            size, _, offsets = _abi.LAYOUTS[name]
+            size, _, offsets = _abi_types.LAYOUTS[name]
             if field_name is None:
                 result = size
             else:
-                fields = [f for f, _ in _abi.STRUCTS[name]]
+                fields = [f for f, _ in _abi_types.STRUCTS[name]]
                 result = offsets[fields.index(field_name.decode())]
                 if (name, field_name.decode()) == (self.struct, self.field):
                     result += 8
@@ -70,7 +70,7 @@ def test_python_enums_are_the_headers():
 
 
 def test_every_handle_type_has_an_object_type_and_retain_release():
-    for c_type, (noun, object_type) in _abi.HANDLE_TYPES.items():
+    for c_type, (noun, object_type) in _abi_types.HANDLE_TYPES.items():
         assert c_type == f"cucore_{noun}_t"
         assert dict(_abi_constants.ENUMS["cucore_object_type_t"])[f"CUCORE_OBJECT_{noun.upper()}"] == object_type
         for verb in ("retain", "release"):

@@ -6,14 +6,14 @@ import ctypes
 import pytest
 
 import cucore
-from cucore import Status, _abi
+from cucore import Status, _abi, _abi_types
 from cucore.common import error_from_status
 
 GARBAGE = [0x1, 0x2, 0x10, 0x1000, 0xDEADBEEF, 0xDEADBEEF0, 2**63, 2**64 - 1, 2**64 - 16]
 
 # One call per function taking a handle first: the handle, then harmless out-arguments.
 HANDLE_FUNCTIONS = sorted(name for name, (_, args) in _abi.ABI.items()
-                          if args and args[0].rstrip("*") in _abi.HANDLE_TYPES and args[0].count("*") == 1)
+                          if args and args[0].rstrip("*") in _abi_types.HANDLE_TYPES and args[0].count("*") == 1)
 
 
 _kept = []  # out buffers stay alive for the session (a few KiB)
@@ -25,7 +25,7 @@ def _out_args(name):
     out = []
     for spelling in _abi.ABI[name][1][1:]:
         t = _lib.ctype(spelling)
-        if spelling.rstrip("*") in _abi.HANDLE_TYPES and spelling.count("*") == 1:
+        if spelling.rstrip("*") in _abi_types.HANDLE_TYPES and spelling.count("*") == 1:
             out.append(None)  # a second handle argument: NULL
         elif spelling.endswith("*") and spelling not in ("void*",):
             # Room for the largest out the library writes: some are arrays (IPC
@@ -36,11 +36,11 @@ def _out_args(name):
                 out.append(ctypes.cast(room, t))
             else:
                 out.append(None)
-        elif spelling in _abi.CALLBACKS:
+        elif spelling in _abi_types.CALLBACKS:
             out.append(None)
         elif spelling == "void*":
             out.append(None)
-        elif spelling in _abi.STRUCTS:
+        elif spelling in _abi_types.STRUCTS:
             out.append(t())  # a struct passed by value (cucore_location_t): zeroed
         else:
             out.append(1)

@@ -22,7 +22,7 @@ import uuid
 import pytest
 
 import cucore
-from cucore import MemoryResourceKind, _abi, ipc
+from cucore import MemoryResourceKind, _abi, _abi_types, ipc
 from conftest import FAKE_DRIVER, REPO
 
 IPC_H = REPO / "include" / "cucore" / "ipc.h"
@@ -47,7 +47,7 @@ def test_every_ipc_function_is_in_the_abi_table():
     assert len(names) == 7
     for name in names:
         assert name in _abi.ABI, name
-    assert _abi.STRUCTS["cucore_ipc_pool_handle_t"][0] == ("fd", "int32_t")
+    assert _abi_types.STRUCTS["cucore_ipc_pool_handle_t"][0] == ("fd", "int32_t")
 
 
 def test_an_allocation_handle_owns_its_descriptor():

@@ -22,10 +22,10 @@ from conftest import REPO
 
 PACKAGE = REPO / "bindings" / "python" / "cucore"
 
-# Lowest first. _version, _abi, _abi_constants, device_attributes and typing are data (the middle three generated) and
-# import nothing of the package; __init__ is above them all.
+# Lowest first. _version, _abi, _abi_types, _abi_constants, device_attributes and typing are data (the middle four
+# generated) and import nothing of the package; __init__ is above them all.
 LAYERS = (
-    "_version", "_abi", "_abi_constants", "device_attributes", "typing",
+    "_version", "_abi", "_abi_types", "_abi_constants", "device_attributes", "typing",
     "_lib", "common", "_handle", "host", "_strided_layout",
     "device", "context", "event", "stream", "device_resources",
     "buffer", "memory_resource", "memory_pool", "managed_memory", "virtual_memory", "graph_memory", "user_memory",

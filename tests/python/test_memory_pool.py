@@ -11,7 +11,7 @@ import re
 import pytest
 
 import cucore
-from cucore import Status, _abi
+from cucore import Status, _abi, _abi_types
 from conftest import (
     REPO, MemoryHeaders, check_round_trip as _check_round_trip, memory_baseline as _baseline, or_skip as _or_skip,
 )
@@ -72,7 +72,7 @@ def test_options_struct_matches_the_header():
     body = re.search(r"typedef struct cucore_device_memory_resource_options \{(.*?)\}", text, re.S).group(1)
     body = re.sub(r"/\*.*?\*/", " ", body, flags=re.S)
     fields = re.findall(r"(\w+)\s+(\w+);", body)
-    assert tuple((name, ctype) for ctype, name in fields) == _abi.STRUCTS["cucore_device_memory_resource_options_t"]
+    assert tuple((name, ctype) for ctype, name in fields) == _abi_types.STRUCTS["cucore_device_memory_resource_options_t"]
     C = _lib.DeviceMemoryResourceOptionsC
     assert ctypes.sizeof(C) == 32
     assert (C.max_size.offset, C.release_threshold.offset, C.ipc_enabled.offset) == (8, 16, 24)

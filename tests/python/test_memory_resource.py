@@ -12,7 +12,7 @@ import re
 import pytest
 
 import cucore
-from cucore import _abi, _abi_constants, _lib
+from cucore import _abi, _abi_constants, _abi_types, _lib
 from cucore import buffer as buffer_module, memory_resource as memory_module
 from conftest import (
     REPO, MemoryHeaders, memory_baseline as _baseline, or_skip as _or_skip, random_bytes as _random_bytes,
@@ -61,7 +61,7 @@ def test_abi_table_has_every_memory_function():
                              memory_pool, virtual_memory, user_memory) for n in vars(m) if n.startswith("_cucore_")}
     assert set(names) <= bound, set(names) - bound
     for handle in ("cucore_memory_resource_t", "cucore_buffer_t"):
-        assert handle in _abi.HANDLE_TYPES
+        assert handle in _abi_types.HANDLE_TYPES
     assert "cucore_memory_resource_kind_t" in _abi_constants.ENUM_TYPES
 
 
@@ -97,13 +97,13 @@ def test_classes_cannot_be_instantiated_directly():
 def test_option_structs_match_the_header(name, size):
     if not MEMORY_H.is_file():
         pytest.skip("not running from a checkout")
-    assert [f for f, _ in _abi.STRUCTS[name]] == _header_struct_fields(name)
+    assert [f for f, _ in _abi_types.STRUCTS[name]] == _header_struct_fields(name)
     assert ctypes.sizeof(_lib.STRUCTS[name]) == size
     text = MEMORY_H.read_text()
     macro = name[:-2].upper() + "_INIT"
     if macro in text:  # the INIT macro lists every field
         init = re.search(rf"#define {macro}\s*\\\s*\{{(.*?)\}}\s*\n", text, re.S).group(1)
-        assert init.count(",") - init.count("{") == len(_abi.STRUCTS[name]) - 1, init
+        assert init.count(",") - init.count("{") == len(_abi_types.STRUCTS[name]) - 1, init
 
 
 def test_every_resource_name_is_exported():

@@ -120,7 +120,7 @@ def test_device_argument_validation():
 def test_abi_structs_match_the_headers():
     import re
     from conftest import REPO
-    from cucore import _abi, _abi_constants
+    from cucore import _abi, _abi_constants, _abi_types
     headers = REPO / "include" / "cucore"
     if not headers.is_dir():
         pytest.skip("not running from a checkout")
@@ -145,10 +145,10 @@ def test_abi_structs_match_the_headers():
                 spelling += f"[{_abi_constants.CONSTANTS.get(size, size)}]"
             fields.append((fm.group(2), spelling))
         found[m.group(3)] = tuple(fields)
-    assert set(found) == set(_abi.STRUCTS)
-    for name, fields in _abi.STRUCTS.items():
+    assert set(found) == set(_abi_types.STRUCTS)
+    for name, fields in _abi_types.STRUCTS.items():
         assert found[name] == fields, name
-    for name in _abi.CALLBACKS:
+    for name in _abi_types.CALLBACKS:
         if "." in name:  # a function-pointer field of a struct (checked above)
             struct, field = name.split(".")
             assert (field, name) in found[struct], name

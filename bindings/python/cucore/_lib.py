@@ -21,8 +21,8 @@ The library is searched, in order, at:
   4. the system loader ("libcucore.so.0").
 If none loads, every call raises LibraryNotFoundError naming what was searched.
 
-The package's lowest layer of code (bindings/python/README.md, "Layers"): of the package it imports only _abi and
-_abi_constants (data). hand_down() below is how a module gives the modules beneath it what their methods need of it.
+The package's lowest layer of code (bindings/python/README.md, "Layers"): of the package it imports only _abi,
+_abi_types and _abi_constants (data). hand_down() below is how a module gives the modules beneath it what their methods need of it.
 """
 import ctypes
 import importlib
@@ -33,7 +33,7 @@ import sys
 import threading
 from typing import Any, Dict, List
 
-from . import _abi, _abi_constants
+from . import _abi, _abi_constants, _abi_types
 
 # The errors of common.py, which is above this module (it imports this one to bind its C functions): handed
 # down by common.py; raised only by calls, after the package has been imported.
@@ -85,7 +85,7 @@ for _e in _abi_constants.ENUMS:
 _ARRAY = re.compile(r"^(.*)\[(\d+)\]$")
 
 # Struct classes exist before their fields are set, so that a function-pointer field may name its own struct.
-STRUCTS: Dict[str, Any] = {name: type(name, (ctypes.Structure,), {}) for name in _abi.STRUCTS}
+STRUCTS: Dict[str, Any] = {name: type(name, (ctypes.Structure,), {}) for name in _abi_types.STRUCTS}
 
 
 def ctype(spelling):
@@ -97,13 +97,13 @@ def ctype(spelling):
     array = _ARRAY.match(spelling)
     if array:
         return ctype(array.group(1)) * int(array.group(2))
-    if spelling in _abi.CALLBACKS:
+    if spelling in _abi_types.CALLBACKS:
         # A function pointer parameter: c_void_p accepts both a CFUNCTYPE instance and None (NULL),
         # where the CFUNCTYPE type itself would refuse None.
         return ctypes.c_void_p
     if spelling.endswith("*"):
         base = spelling[:-1]
-        if base in _abi.HANDLE_TYPES:
+        if base in _abi_types.HANDLE_TYPES:
             return ctypes.c_void_p  # an opaque handle: passed and stored as its address
         return ctypes.POINTER(ctype(base))
     raise TypeError(f"_abi.py uses a C type _lib.py cannot map: {spelling!r}")
@@ -119,22 +119,22 @@ def _callback_param(spelling):
 def _field_ctype(spelling):
     """A struct field's ctypes type: as ctype(), except that a function pointer field is its CFUNCTYPE
     (so a callback object can be stored in it)."""
-    if spelling in _abi.CALLBACKS:
+    if spelling in _abi_types.CALLBACKS:
         return CALLBACKS[spelling]
     return ctype(spelling)
 
 
 CALLBACKS = {name: ctypes.CFUNCTYPE(ctype(ret), *[_callback_param(a) for a in args])
-             for name, (ret, args) in _abi.CALLBACKS.items()}
-for _name, _fields in _abi.STRUCTS.items():  # in order: a struct used as a field comes before its users
+             for name, (ret, args) in _abi_types.CALLBACKS.items()}
+for _name, _fields in _abi_types.STRUCTS.items():  # in order: a struct used as a field comes before its users
     STRUCTS[_name]._fields_ = [(f, _field_ctype(t)) for f, t in _fields]
 
 
 def _check_layouts():
     """The ctypes structs against the C compiler's layouts recorded in _abi.py (a generator or ctypes bug)."""
-    for name, (size, align, offsets) in _abi.LAYOUTS.items():
+    for name, (size, align, offsets) in _abi_types.LAYOUTS.items():
         cls = STRUCTS[name]
-        got = (ctypes.sizeof(cls), ctypes.alignment(cls), tuple(getattr(cls, f).offset for f, _ in _abi.STRUCTS[name]))
+        got = (ctypes.sizeof(cls), ctypes.alignment(cls), tuple(getattr(cls, f).offset for f, _ in _abi_types.STRUCTS[name]))
         if got != (size, align, tuple(offsets)):
             raise ImportError(f"cucore: ctypes lays out {name} as (size, align, offsets) {got}; "
                               f"the C compiler as {(size, align, tuple(offsets))}")
@@ -154,8 +154,8 @@ def _check_library_layouts(dll, path):
     value = ctypes.c_size_t()
     out = ctypes.pointer(value)
     problems = []
-    for name, (size, _, offsets) in _abi.LAYOUTS.items():
-        fields = [f for f, _ in _abi.STRUCTS[name]]
+    for name, (size, _, offsets) in _abi_types.LAYOUTS.items():
+        fields = [f for f, _ in _abi_types.STRUCTS[name]]
         for field, want in [(None, size)] + list(zip(fields, offsets)):
             status = query(name.encode(), field.encode() if field else None, out)
             what = f"{name}.{field}" if field else f"sizeof({name})"
